@@ -1,0 +1,89 @@
+import pino, { type Logger } from "pino";
+import pinoPretty from "pino-pretty";
+
+export type { Logger };
+
+const EMAIL = /([A-Za-z0-9._%+-])[A-Za-z0-9._%+-]*@([A-Za-z0-9.-]+\.[A-Za-z]{2,})/g;
+
+/** `jane.doe@example.com` -> `j***@example.com`. */
+export function maskEmails(text: string): string {
+  return text.replace(EMAIL, "$1***@$2");
+}
+
+const secrets = new Set<string>();
+
+/** Registers a secret (the API key): every log line has it replaced by [REDACTED]. */
+export function registerSecret(secret: string | undefined): void {
+  if (secret && secret.length >= 4) secrets.add(secret);
+}
+
+/** Removes registered secrets from a string; used for logs and error messages alike. */
+export function redactSecrets(text: string): string {
+  let out = text;
+  for (const secret of secrets) out = out.split(secret).join("[REDACTED]");
+  return out;
+}
+
+function scrub(value: unknown, depth = 0): unknown {
+  if (typeof value === "string") return maskEmails(redactSecrets(value));
+  if (depth > 8 || value === null || typeof value !== "object") return value;
+  if (value instanceof Error) {
+    return {
+      type: value.name,
+      message: scrub(value.message, depth + 1),
+      stack: scrub(value.stack, depth + 1),
+    };
+  }
+  if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) out[key] = scrub(v, depth + 1);
+  return out;
+}
+
+/** Header and field names whose values are secrets, wherever they appear. */
+const REDACT_PATHS = [
+  "apiKey",
+  "*.apiKey",
+  "headers['x-api-key']",
+  "*.headers['x-api-key']",
+  "req.headers['x-api-key']",
+  "config.apiKey",
+];
+
+export interface LoggerOptions {
+  level?: string;
+  /** Human-readable output; default: when stderr is a terminal. */
+  pretty?: boolean;
+  /** Destination stream; default stderr (stdout is kept for --json documents). */
+  destination?: NodeJS.WritableStream;
+}
+
+/**
+ * The logger: JSON on stderr by default, readable on a terminal. Secrets are redacted and
+ * e-mail addresses masked in every message and field.
+ */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const pretty = options.pretty ?? Boolean(process.stderr.isTTY);
+  const destination =
+    options.destination ??
+    (pretty
+      ? // pino-pretty as a stream keeps logging synchronous: no worker thread, no lost lines on exit.
+        pinoPretty({ destination: 2, colorize: true, translateTime: "HH:MM:ss", sync: true })
+      : pino.destination({ dest: 2, sync: true }));
+  return pino(
+    {
+      level: options.level ?? "info",
+      redact: { paths: REDACT_PATHS, censor: "[REDACTED]" },
+      formatters: { log: (object) => scrub(object) as Record<string, unknown> },
+      hooks: {
+        logMethod(args, method) {
+          method.apply(this, args.map((a) => scrub(a)) as Parameters<typeof method>);
+        },
+      },
+    },
+    destination,
+  );
+}
+
+/** A logger that writes nothing: the library's default when the caller gives none. */
+export const silentLogger: Logger = pino({ level: "silent" });
