@@ -1,0 +1,272 @@
+import type { z } from "zod";
+import { errorFromResponse } from "./error-from-response.js";
+import {
+  type ApiError,
+  MalformedResponseError,
+  NetworkError,
+  RefusedRequestError,
+  RequestTimeoutError,
+} from "./errors/index.js";
+import type { CreateOrderOptions, OrderRequest } from "./order-request.js";
+import { type ProductQuery, productSearchParams } from "./product-query.js";
+import {
+  type AcceptedOrder,
+  AcceptedOrderSchema,
+  type Balance,
+  BalanceListSchema,
+  BalanceSchema,
+  type CatalogPage,
+  CatalogPageSchema,
+  type Order,
+  OrderSchema,
+  type RawProduct,
+} from "./schemas.js";
+
+export interface ApiClientOptions {
+  /** Base URL; the client appends `/v2/...`. A trailing `/v2` is accepted too. */
+  baseUrl: string;
+  apiKey?: string;
+  /** Dated API version sent as X-Api-Version; omitted when unset. */
+  apiVersion?: string;
+  /** Per-request timeout. @defaultValue 30000 */
+  timeoutMs?: number;
+  /** For tests: replaces global fetch. */
+  fetch?: typeof fetch;
+}
+
+/** A response the caller may inspect: parsed body plus status and the version the service applied. */
+export interface ApiResponse<T> {
+  status: number;
+  body: T;
+  apiVersion: string | null;
+}
+
+/** Result of createOrder: 200 with a completed order (sync), or 202 accepted (async). */
+export type CreateOrderResult =
+  | { kind: "completed"; status: number; order: Order }
+  | { kind: "accepted"; status: number; order: AcceptedOrder };
+
+/** Result of getOrder: the full order, or still processing. */
+export type OrderLookup =
+  | { kind: "order"; order: Order }
+  | { kind: "processing"; order: AcceptedOrder };
+
+interface RequestSpec {
+  method: "GET" | "POST";
+  path: string;
+  query?: URLSearchParams;
+  body?: unknown;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+/**
+ * Typed client of the Product Catalog and Order Service. Node's fetch keeps connections alive.
+ * Every failure is an ApiError subclass whose `outcome` tells retry-same-key, rate-limited,
+ * systemic, final or key-conflict; transport failures and timeouts are retry-same-key.
+ */
+export class ApiClient {
+  private readonly base: string;
+  private readonly timeoutMs: number;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(private readonly options: ApiClientOptions) {
+    this.base = options.baseUrl.replace(/\/+$/, "").replace(/\/v2$/, "");
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.fetchImpl = options.fetch ?? fetch;
+  }
+
+  /** One page of GET /v2/product. Products are returned exactly as received. */
+  async listProducts(query: ProductQuery = {}, signal?: AbortSignal): Promise<CatalogPage> {
+    const params = productSearchParams(query);
+    const raw = await this.request({ method: "GET", path: "/v2/product", query: params, signal });
+    return parseWith(CatalogPageSchema, raw.body, "catalog page") as CatalogPage;
+  }
+
+  /**
+   * Every page forward from `query.after` (or the start): yields each non-empty page and stops
+   * on an empty one. Throws when a page is malformed or `after` does not advance.
+   */
+  async *pages(
+    query: Omit<ProductQuery, "before"> = {},
+    signal?: AbortSignal,
+  ): AsyncGenerator<CatalogPage> {
+    let after = query.after;
+    for (;;) {
+      const page = await this.listProducts({ ...query, after }, signal);
+      if (page.catalog.length === 0) return;
+      yield page;
+      const next = page.pagination.cursors.after;
+      if (!next) {
+        throw new MalformedResponseError({
+          status: 200,
+          type: "malformed_page",
+          message: `catalog page after ${after ?? "the start"} has products but no after cursor`,
+        });
+      }
+      if (next === after) {
+        throw new MalformedResponseError({
+          status: 200,
+          type: "cursor_not_advancing",
+          message: `the after cursor did not advance (still ${JSON.stringify(next)}); stopping to avoid a loop`,
+        });
+      }
+      after = next;
+    }
+  }
+
+  async getProduct(code: string, signal?: AbortSignal): Promise<RawProduct> {
+    const raw = await this.request({
+      method: "GET",
+      path: `/v2/product/${encodeURIComponent(code)}`,
+      signal,
+    });
+    const body = raw.body as RawProduct;
+    if (!body || typeof body !== "object" || typeof body.code !== "string") {
+      throw malformed("product", "no code");
+    }
+    return body;
+  }
+
+  /** POST /v2/order. Refuses to send without an idempotency key or sync with several items. */
+  async createOrder(
+    request: OrderRequest,
+    options: CreateOrderOptions,
+  ): Promise<CreateOrderResult> {
+    const mode = options.executionMode ?? "async";
+    if (!options.idempotencyKey)
+      throw new RefusedRequestError("an idempotency key is required to create an order");
+    if (mode !== "async" && mode !== "sync")
+      throw new RefusedRequestError(`execution mode must be async or sync, got ${mode}`);
+    if (mode === "sync" && request.items.length !== 1) {
+      throw new RefusedRequestError(
+        `sync mode takes exactly one item, got ${request.items.length}`,
+      );
+    }
+    const headers: Record<string, string> = {
+      "x-idempotency-key": options.idempotencyKey,
+      "x-execution-mode": mode,
+    };
+    if (options.apiVersion) headers["x-api-version"] = options.apiVersion;
+    const raw = await this.request({
+      method: "POST",
+      path: "/v2/order",
+      body: request,
+      headers,
+      signal: options.signal,
+    });
+    if (raw.status === 202) {
+      return {
+        kind: "accepted",
+        status: raw.status,
+        order: parseWith(AcceptedOrderSchema, raw.body, "accepted order"),
+      };
+    }
+    return {
+      kind: "completed",
+      status: raw.status,
+      order: parseWith(OrderSchema, raw.body, "order"),
+    };
+  }
+
+  /** GET /v2/order/{id}: the full order, or `processing` while the service still works on it. */
+  async getOrder(id: string, signal?: AbortSignal): Promise<OrderLookup> {
+    const raw = await this.request({
+      method: "GET",
+      path: `/v2/order/${encodeURIComponent(id)}`,
+      signal,
+    });
+    const body = raw.body as { items?: unknown; status?: unknown };
+    if (body && typeof body === "object" && Array.isArray(body.items)) {
+      return { kind: "order", order: parseWith(OrderSchema, body, "order") };
+    }
+    return { kind: "processing", order: parseWith(AcceptedOrderSchema, body, "order status") };
+  }
+
+  /** GET /v2/balance?currency=XXX, or every balance when no currency is given. */
+  async getBalance(currency: string, signal?: AbortSignal): Promise<Balance>;
+  async getBalance(currency?: undefined, signal?: AbortSignal): Promise<Balance[]>;
+  async getBalance(currency?: string, signal?: AbortSignal): Promise<Balance | Balance[]> {
+    const query = currency ? new URLSearchParams({ currency }) : undefined;
+    const raw = await this.request({ method: "GET", path: "/v2/balance", query, signal });
+    if (currency) return parseWith(BalanceSchema, raw.body, "balance");
+    return parseWith(BalanceListSchema, raw.body, "balance list");
+  }
+
+  /** Sends one request; maps every failure to an ApiError. Returns the parsed JSON body. */
+  async request(spec: RequestSpec): Promise<ApiResponse<unknown>> {
+    const url = `${this.base}${spec.path}${spec.query && [...spec.query].length ? `?${spec.query}` : ""}`;
+    const headers: Record<string, string> = { accept: "application/json", ...spec.headers };
+    if (this.options.apiKey) headers["x-api-key"] = this.options.apiKey;
+    if (this.options.apiVersion && !headers["x-api-version"])
+      headers["x-api-version"] = this.options.apiVersion;
+    if (spec.body !== undefined) headers["content-type"] = "application/json";
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const signal = spec.signal ? AbortSignal.any([spec.signal, timeout]) : timeout;
+    let response: Response;
+    let text: string;
+    try {
+      response = await this.fetchImpl(url, {
+        method: spec.method,
+        headers,
+        body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+        signal,
+      });
+      text = await response.text();
+    } catch (error) {
+      throw transportError(error, spec, timeout, this.timeoutMs);
+    }
+    if (response.status < 200 || response.status >= 300)
+      throw errorFromResponse(response.status, text);
+    let body: unknown;
+    try {
+      body = text === "" ? null : JSON.parse(text);
+    } catch {
+      throw malformed(`${spec.method} ${spec.path} response`, "body is not JSON", response.status);
+    }
+    return { status: response.status, body, apiVersion: response.headers.get("x-api-version") };
+  }
+}
+
+function transportError(
+  error: unknown,
+  spec: RequestSpec,
+  timeout: AbortSignal,
+  timeoutMs: number,
+): ApiError | Error {
+  const what = `${spec.method} ${spec.path}`;
+  if (timeout.aborted && !spec.signal?.aborted) {
+    return new RequestTimeoutError({
+      status: 0,
+      type: "request_timeout",
+      message: `${what}: no response within ${timeoutMs} ms`,
+    });
+  }
+  if (spec.signal?.aborted) {
+    // The caller cancelled (shutdown). For an order this is as ambiguous as a dropped connection.
+    return new NetworkError({
+      status: 0,
+      type: "aborted",
+      message: `${what}: cancelled`,
+      cause: spec.signal.reason,
+    });
+  }
+  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+  const detail = cause?.code ?? cause?.message ?? (error as Error)?.message ?? "connection failed";
+  return new NetworkError({ status: 0, type: "network_error", message: `${what}: ${detail}` });
+}
+
+function malformed(what: string, problem: string, status = 200): MalformedResponseError {
+  return new MalformedResponseError({
+    status,
+    type: "malformed_response",
+    message: `${what}: ${problem}`,
+  });
+}
+
+function parseWith<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw malformed(what, `${issue?.path.join(".") || "(body)"} ${issue?.message ?? "is invalid"}`);
+}

@@ -1,0 +1,15 @@
+export { ApiError, type ApiErrorInit, type ErrorDetail } from "./api-error.js";
+export { IdempotencyConflictError } from "./idempotency-conflict-error.js";
+export { IdempotencyInProgressError } from "./idempotency-in-progress-error.js";
+export { InsufficientFundsError } from "./insufficient-funds-error.js";
+export { MalformedResponseError } from "./malformed-response-error.js";
+export { NetworkError } from "./network-error.js";
+export { OrderingRestrictedError } from "./ordering-restricted-error.js";
+export type { Outcome } from "./outcome.js";
+export { RateLimitedError } from "./rate-limited-error.js";
+export { RefusedRequestError } from "./refused-request-error.js";
+export { RequestRejectedError } from "./request-rejected-error.js";
+export { ServerError } from "./server-error.js";
+export { RequestTimeoutError } from "./timeout-error.js";
+export { UnauthorizedError } from "./unauthorized-error.js";
+export { ValidationError } from "./validation-error.js";

@@ -1,0 +1,33 @@
+/**
+ * One orderable code in the snapshot's compact index: the fields order validation needs.
+ * A subscription product contributes one entry per plan (`subscription_plan_code`), since a
+ * subscription is ordered by its plan code; `plan_of` then names the product.
+ */
+export interface CatalogIndexEntry {
+  code: string;
+  name: string;
+  payout_type: string;
+  is_orderable: boolean;
+  /** LIVE | TEMPORARILY_DISABLED | TEMPORARILY_DEGRADED | ... */
+  state: string;
+  currency: string;
+  countries: string[];
+  /**
+   * open: min..max inclusive; fixed: one of `list`. null when the product has none we can read
+   * (unknown payout types): such codes are refused by preflight.
+   */
+  denominations:
+    | { type: "open"; min: string; max: string }
+    | { type: "fixed"; list: string[] }
+    | null;
+  /** Decimal string, e.g. "0.0130"; "0" when absent. */
+  discount_multiplier: string;
+  /** For a subscription plan entry: the product's own code. */
+  plan_of?: string;
+}
+
+/** The index file: `index.json` beside `products.json` in each snapshot. */
+export interface CatalogIndex {
+  fetched_at: string;
+  entries: Record<string, CatalogIndexEntry>;
+}

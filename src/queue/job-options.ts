@@ -1,0 +1,27 @@
+import type { DefaultJobOptions } from "bullmq";
+
+/**
+ * Defaults for order jobs. Attempts with exponential backoff and jitter are the outer retry
+ * layer; p-retry inside one attempt covers only short blips, so the two do not multiply.
+ * Completed jobs are trimmed (the ledger is the record); failed ones kept for inspection.
+ */
+export const ORDER_JOB_OPTIONS: DefaultJobOptions = {
+  attempts: 8,
+  backoff: { type: "exponential", delay: 2000, jitter: 0.5 },
+  removeOnComplete: { count: 1000 },
+  removeOnFail: { count: 10000 },
+};
+
+export const STATUS_JOB_OPTIONS: DefaultJobOptions = {
+  attempts: 30,
+  backoff: { type: "exponential", delay: 1000, jitter: 0.3 },
+  removeOnComplete: { count: 1000 },
+  removeOnFail: { count: 10000 },
+};
+
+export const CATALOG_JOB_OPTIONS: DefaultJobOptions = {
+  attempts: 3,
+  backoff: { type: "exponential", delay: 30_000, jitter: 0.3 },
+  removeOnComplete: { count: 50 },
+  removeOnFail: { count: 50 },
+};
