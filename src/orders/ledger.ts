@@ -1,0 +1,243 @@
+import type { Redis } from "ioredis";
+import { redisKey } from "../queue/names.js";
+import { RECORD, REKEY, RELEASE_ROW, TRANSITION } from "./ledger-scripts.js";
+import { ROW_STATUSES, type RowStatus } from "./row-status.js";
+
+/** What the ledger keeps of a row: enough for the report, never the API key. */
+export interface LedgerRow {
+  line: number;
+  /** Current order key (changes only with the generation). */
+  key: string;
+  generation: number;
+  payload_hash: string;
+  email: string;
+  product_code: string;
+  face_value: string;
+  currency: string;
+  reference?: string;
+}
+
+/** What the ledger keeps of an order; its status is the status of all its rows. */
+export interface LedgerOrder {
+  identities: string[];
+  generation: number;
+  status: RowStatus | "superseded";
+  order_id?: string;
+  /** Item id per row identity, in the order's item order. */
+  item_ids?: Record<string, string>;
+  payout_status?: string;
+  /** Redemption links; only kept with --store-payout-urls. */
+  payout_urls?: Record<string, string>;
+  error_type?: string;
+  error_message?: string;
+  attempts?: number;
+  updated_at?: string;
+  replaces?: string;
+  superseded_by?: string;
+}
+
+export interface CampaignMeta {
+  execution_mode?: "async" | "sync";
+  items_per_order?: string;
+  created_at?: string;
+  paused_reason?: string;
+  paused_at?: string;
+}
+
+export type CampaignCounts = Record<RowStatus, number> & { total: number };
+
+type TransitionResult =
+  | { moved: true; previous: string }
+  | { moved: false; current: string | null };
+
+/** Campaign names are part of Redis keys and file names: keep them plain. */
+export const CAMPAIGN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
+/**
+ * The campaign ledger in Redis: per campaign a `rows` hash (identity -> row), an `orders` hash
+ * (order key -> order), a `counts` hash (rows per status) and a `meta` hash. Every change of
+ * status goes through a Lua script so counts are exact under concurrency.
+ */
+export class Ledger {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
+
+  keys(campaign: string) {
+    const base = redisKey(this.prefix, "campaign", campaign);
+    return {
+      orders: `${base}:orders`,
+      rows: `${base}:rows`,
+      counts: `${base}:counts`,
+      meta: `${base}:meta`,
+    };
+  }
+
+  private scriptKeys(campaign: string): [string, string, string] {
+    const k = this.keys(campaign);
+    return [k.orders, k.rows, k.counts];
+  }
+
+  async campaigns(): Promise<string[]> {
+    return (await this.redis.smembers(redisKey(this.prefix, "campaigns"))).sort();
+  }
+
+  async exists(campaign: string): Promise<boolean> {
+    return (await this.redis.sismember(redisKey(this.prefix, "campaigns"), campaign)) === 1;
+  }
+
+  async register(campaign: string, meta: CampaignMeta): Promise<void> {
+    await this.redis
+      .multi()
+      .sadd(redisKey(this.prefix, "campaigns"), campaign)
+      .hsetnx(this.keys(campaign).meta, "created_at", new Date().toISOString())
+      .hset(this.keys(campaign).meta, meta as Record<string, string>)
+      .exec();
+  }
+
+  async meta(campaign: string): Promise<CampaignMeta> {
+    return (await this.redis.hgetall(this.keys(campaign).meta)) as CampaignMeta;
+  }
+
+  async pause(campaign: string, reason: string): Promise<boolean> {
+    const set = await this.redis.hsetnx(this.keys(campaign).meta, "paused_reason", reason);
+    if (set) await this.redis.hset(this.keys(campaign).meta, "paused_at", new Date().toISOString());
+    return set === 1;
+  }
+
+  async resume(campaign: string): Promise<void> {
+    await this.redis.hdel(this.keys(campaign).meta, "paused_reason", "paused_at");
+  }
+
+  async pausedReason(campaign: string): Promise<string | null> {
+    return this.redis.hget(this.keys(campaign).meta, "paused_reason");
+  }
+
+  /** Rows of these identities, in the same order (undefined where unknown). */
+  async getRows(campaign: string, identities: string[]): Promise<(LedgerRow | undefined)[]> {
+    if (identities.length === 0) return [];
+    const raw = await this.redis.hmget(this.keys(campaign).rows, ...identities);
+    return raw.map((r) => (r ? (JSON.parse(r) as LedgerRow) : undefined));
+  }
+
+  async getOrder(campaign: string, key: string): Promise<LedgerOrder | undefined> {
+    const raw = await this.redis.hget(this.keys(campaign).orders, key);
+    return raw ? (JSON.parse(raw) as LedgerOrder) : undefined;
+  }
+
+  async getOrders(campaign: string, keys: string[]): Promise<(LedgerOrder | undefined)[]> {
+    if (keys.length === 0) return [];
+    const raw = await this.redis.hmget(this.keys(campaign).orders, ...keys);
+    return raw.map((r) => (r ? (JSON.parse(r) as LedgerOrder) : undefined));
+  }
+
+  /** Records new rows and orders (queued); what is already there is left alone. Returns rows added. */
+  async record(
+    campaign: string,
+    rows: [identity: string, row: LedgerRow][],
+    orders: [key: string, order: LedgerOrder][],
+  ): Promise<number> {
+    const args = [
+      JSON.stringify(rows.map(([id, row]) => [id, JSON.stringify(row)])),
+      JSON.stringify(orders.map(([key, order]) => [key, JSON.stringify(order)])),
+    ];
+    return Number(await this.redis.eval(RECORD, 3, ...this.scriptKeys(campaign), ...args));
+  }
+
+  /** Moves an order and its rows to `to` when its status is one of `from` ("*" for any). */
+  async transition(
+    campaign: string,
+    key: string,
+    from: readonly (RowStatus | "*")[],
+    to: RowStatus,
+    patch: Partial<LedgerOrder> = {},
+  ): Promise<TransitionResult> {
+    const full = { ...patch, updated_at: new Date().toISOString() };
+    const [code, status] = (await this.redis.eval(
+      TRANSITION,
+      3,
+      ...this.scriptKeys(campaign),
+      key,
+      from.join(","),
+      to,
+      JSON.stringify(full),
+    )) as [number, string];
+    if (code === 1) return { moved: true, previous: status };
+    return { moved: false, current: code === -1 ? null : status };
+  }
+
+  /**
+   * Moves `identities` of order `oldKey` to a new order `newKey` of generation `generation`
+   * (queued). The rows left behind take `restStatus` and `restPatch`. Only from `from` statuses.
+   */
+  async rekey(
+    campaign: string,
+    args: {
+      oldKey: string;
+      newKey: string;
+      identities: string[];
+      generation: number;
+      from: readonly RowStatus[];
+      restStatus?: RowStatus;
+      restPatch?: Partial<LedgerOrder>;
+    },
+  ): Promise<"done" | "not-allowed" | "unknown" | "already"> {
+    const code = Number(
+      await this.redis.eval(
+        REKEY,
+        3,
+        ...this.scriptKeys(campaign),
+        args.oldKey,
+        args.newKey,
+        JSON.stringify(args.identities),
+        String(args.generation),
+        args.restStatus ?? "failed_final",
+        JSON.stringify({ ...args.restPatch, updated_at: new Date().toISOString() }),
+        args.from.join(","),
+      ),
+    );
+    return code === 1 ? "done" : code === 0 ? "not-allowed" : code === 2 ? "already" : "unknown";
+  }
+
+  /** Takes a failed_final row out so its changed content can be recorded again. */
+  async releaseRow(
+    campaign: string,
+    identity: string,
+  ): Promise<{ released: true; generation: number } | { released: false; status: string }> {
+    const [code, value] = (await this.redis.eval(
+      RELEASE_ROW,
+      3,
+      ...this.scriptKeys(campaign),
+      identity,
+    )) as [number, string];
+    if (code === 1) return { released: true, generation: Number(value) };
+    return { released: false, status: value };
+  }
+
+  async counts(campaign: string): Promise<CampaignCounts> {
+    const raw = await this.redis.hgetall(this.keys(campaign).counts);
+    const counts = { total: Number(raw.total ?? 0) } as CampaignCounts;
+    for (const status of ROW_STATUSES) counts[status] = Number(raw[status] ?? 0);
+    return counts;
+  }
+
+  /** Every order of the campaign, in pages (HSCAN: no whole-campaign load in one reply). */
+  async *orders(campaign: string): AsyncGenerator<[string, LedgerOrder]> {
+    yield* this.scanHash<LedgerOrder>(this.keys(campaign).orders);
+  }
+
+  async *rows(campaign: string): AsyncGenerator<[string, LedgerRow]> {
+    yield* this.scanHash<LedgerRow>(this.keys(campaign).rows);
+  }
+
+  private async *scanHash<T>(key: string): AsyncGenerator<[string, T]> {
+    let cursor = "0";
+    do {
+      const [next, flat] = await this.redis.hscan(key, cursor, "COUNT", 1000);
+      cursor = next;
+      for (let i = 0; i < flat.length; i += 2)
+        yield [flat[i] as string, JSON.parse(flat[i + 1] as string) as T];
+    } while (cursor !== "0");
+  }
+}

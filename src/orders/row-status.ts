@@ -1,0 +1,20 @@
+/**
+ * Status of a row (and of the order that carries it). Every row ends in exactly one of
+ * completed, failed_final (no order was made) or failed_uncertain (an order may exist).
+ */
+export const ROW_STATUSES = [
+  "queued",
+  "in_flight",
+  "submitted",
+  "completed",
+  "failed_final",
+  "failed_uncertain",
+] as const;
+
+export type RowStatus = (typeof ROW_STATUSES)[number];
+
+/** Statuses in which a row still has work ahead of it. */
+export const PENDING_STATUSES: readonly RowStatus[] = ["queued", "in_flight", "submitted"];
+
+/** An order record that was replaced by a later generation; its rows are counted under the new one. */
+export const SUPERSEDED = "superseded";

@@ -1,0 +1,23 @@
+import { randomBytes } from "node:crypto";
+import { Redis } from "ioredis";
+
+export const REDIS_URL = process.env.GIFTJOBS_REDIS_URL ?? "redis://127.0.0.1:6379";
+
+/** A prefix of its own for one test: nothing it writes can meet another test's keys. */
+export function uniquePrefix(label = "t"): string {
+  return `gjtest-${label}-${randomBytes(5).toString("hex")}`;
+}
+
+export function testRedis(): Redis {
+  return new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
+}
+
+/** Deletes every key under the prefix (BullMQ keys included). */
+export async function cleanPrefix(redis: Redis, prefix: string): Promise<void> {
+  let cursor = "0";
+  do {
+    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
+    cursor = next;
+    if (keys.length) await redis.unlink(...keys);
+  } while (cursor !== "0");
+}
