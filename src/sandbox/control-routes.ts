@@ -1,0 +1,129 @@
+import { ApiError } from "./api-error.js";
+import { faultsToJson, parseFaults } from "./faults.js";
+import type { Reply } from "./product-routes.js";
+import type { CatalogMutation, SandboxState } from "./state.js";
+import type { Product } from "./types.js";
+
+/** Settings of the sandbox that POST /_sandbox/catalog can regenerate from. */
+export interface CatalogSource {
+  products: number;
+  seed: number;
+}
+
+function ok(body: unknown): Reply {
+  return { status: 200, body: JSON.stringify(body) };
+}
+
+function parseJsonObject(raw: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = raw.trim() === "" ? {} : JSON.parse(raw);
+  } catch {
+    throw new ApiError("bad_request", "The body is not valid JSON");
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new ApiError("bad_request", "The body must be a JSON object");
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** Runs a state change, turning its error into a 400 naming the problem. */
+function guarded<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof ApiError || !(error instanceof Error)) throw error;
+    throw new ApiError("bad_request", error.message);
+  }
+}
+
+function ordersJson(state: SandboxState): Reply {
+  const orders = [...state.book.orders.values()].map((stored) => ({
+    ...state.book.view(stored),
+    idempotency_key: stored.idempotencyKey,
+  }));
+  return ok({ orders });
+}
+
+function statsJson(state: SandboxState): Reply {
+  return ok({
+    ...state.stats.toJson(),
+    orders: state.book.orders.size,
+    items: state.book.itemCount,
+  });
+}
+
+/**
+ * POST /_sandbox/catalog: `{products?, seed?}` regenerates; `{catalog: [...]}` replaces;
+ * `{mutate: {remove?, update?, add?}}` edits. Answers the new size.
+ */
+function changeCatalog(state: SandboxState, source: CatalogSource, raw: string): Reply {
+  const body = parseJsonObject(raw);
+  guarded(() => {
+    if (Array.isArray(body.catalog)) state.setCatalog(body.catalog as Product[]);
+    else if (body.products !== undefined || body.seed !== undefined) {
+      const products = body.products ?? source.products;
+      const seed = body.seed ?? source.seed;
+      if (!Number.isInteger(products) || (products as number) < 0) {
+        throw new RangeError("products must be a whole number >= 0");
+      }
+      if (!Number.isInteger(seed)) throw new RangeError("seed must be a whole number");
+      source.products = products as number;
+      source.seed = seed as number;
+      state.regenerate(source.products, source.seed);
+    }
+    if (body.mutate !== undefined) state.mutateCatalog(body.mutate as CatalogMutation);
+  });
+  return ok({ products: state.catalog.size });
+}
+
+function changeFaults(state: SandboxState, raw: string): Reply {
+  const update = guarded(() => parseFaults(parseJsonObject(raw)));
+  return ok(faultsToJson(state.setFaults(update)));
+}
+
+/** POST /_sandbox/balances `{"USD": "100.00", ...}` sets balances. */
+function changeBalances(state: SandboxState, raw: string): Reply {
+  const body = parseJsonObject(raw);
+  guarded(() => {
+    for (const [currency, amount] of Object.entries(body)) {
+      if (!/^[A-Z]{3}$/.test(currency) || typeof amount !== "string") {
+        throw new RangeError(`balance ${currency} must be "CUR": "decimal string"`);
+      }
+      state.book.setBalance(currency, amount);
+    }
+  });
+  return ok(state.book.allBalances(state.catalog));
+}
+
+/** The inspection and control routes under /_sandbox (no auth, no latency). */
+export function controlRoute(
+  state: SandboxState,
+  source: CatalogSource,
+  method: string,
+  path: string,
+  raw: string,
+): Reply {
+  const route = `${method} ${path}`;
+  switch (route) {
+    case "GET /_sandbox/orders":
+      return ordersJson(state);
+    case "GET /_sandbox/stats":
+      return statsJson(state);
+    case "POST /_sandbox/reset":
+      state.reset();
+      return ok({ reset: true });
+    case "GET /_sandbox/faults":
+      return ok(faultsToJson(state.faults));
+    case "POST /_sandbox/faults":
+      return changeFaults(state, raw);
+    case "GET /_sandbox/catalog":
+      return ok({ products: state.catalog.size, seed: source.seed });
+    case "POST /_sandbox/catalog":
+      return changeCatalog(state, source, raw);
+    case "POST /_sandbox/balances":
+      return changeBalances(state, raw);
+    default:
+      throw new ApiError("not_found", `No sandbox route ${route}`);
+  }
+}

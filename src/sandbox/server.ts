@@ -1,0 +1,212 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { ApiError } from "./api-error.js";
+import { type CatalogSource, controlRoute } from "./control-routes.js";
+import type { Faults } from "./faults.js";
+import { generateCatalog } from "./generate-catalog.js";
+import { header, readBody, sendError, sendJson, sleep } from "./http-util.js";
+import { createOrder } from "./order-route.js";
+import {
+  getProduct,
+  listCategories,
+  listCountries,
+  listProducts,
+  type Reply,
+} from "./product-routes.js";
+import { SandboxState } from "./state.js";
+import type { Product } from "./types.js";
+
+export const LATEST_VERSION = "2024-02-05";
+/** Versions the sandbox serves; the OpenAPI document lists no earlier live one. */
+export const KNOWN_VERSIONS = new Set([LATEST_VERSION]);
+export const REMOVED_VERSIONS = new Set(["2023-07-27", "2023-01-16"]);
+
+export interface SandboxOptions extends Partial<Faults> {
+  /** 0 picks a free port. @defaultValue 0 */
+  port?: number;
+  /** @defaultValue `127.0.0.1` */
+  host?: string;
+  /** Size of the generated catalog. @defaultValue 250 */
+  products?: number;
+  /** Seed of the generated catalog. @defaultValue 1 */
+  seed?: number;
+  /** A catalog to serve instead of a generated one. */
+  catalog?: Product[];
+  /** The only key accepted; when unset any non-empty X-Api-Key is accepted. */
+  apiKey?: string;
+  /** Starting balances, e.g. `{USD: "100000"}`; other currencies get 1,000,000,000. */
+  balances?: Record<string, string>;
+  /** Seed of the fault draws (fail rate, drop rate, latency jitter). @defaultValue 1 */
+  faultSeed?: number;
+}
+
+export interface Sandbox {
+  /** Base URL, without `/v2`: `http://127.0.0.1:PORT`. */
+  url: string;
+  port: number;
+  host: string;
+  /** The in-memory state: catalog, orders and balances, faults, idempotency cache, stats. */
+  state: SandboxState;
+  setCatalog(products: Product[]): void;
+  /** Changes faults and limits at run time (as POST /_sandbox/faults). */
+  setFaults(update: Partial<Faults>): Faults;
+  /** As POST /_sandbox/reset. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+/** Route name for the stats: ids and codes folded into a placeholder. */
+function routeName(method: string, path: string): string {
+  const folded = path
+    .replace(/^\/v2\/order\/(?!estimate$)[^/]+$/, "/v2/order/{id}")
+    .replace(/^\/v2\/product\/(?!countries$|categories$)[^/]+$/, "/v2/product/{code}");
+  return `${method} ${folded}`;
+}
+
+function checkAuth(req: IncomingMessage, expected: string | undefined): string {
+  const key = header(req, "x-api-key");
+  if (!key) throw new ApiError("unauthorized", "The X-Api-Key header is required");
+  if (expected !== undefined && key !== expected) {
+    throw new ApiError("invalid_api_key", "The API key is not valid");
+  }
+  return key;
+}
+
+function checkVersion(version: string | undefined): void {
+  if (version === undefined || KNOWN_VERSIONS.has(version)) return;
+  if (REMOVED_VERSIONS.has(version)) {
+    throw new ApiError("version_removed", `API version ${version} has been removed`);
+  }
+  throw new ApiError("invalid_version", `Unknown API version ${version}`);
+}
+
+/** The read-only /v2 routes. */
+function readRoute(state: SandboxState, method: string, url: URL): Reply {
+  const path = url.pathname;
+  if (method === "GET") {
+    if (path === "/v2/ping") return { status: 200, body: '{"message":"pong"}' };
+    if (path === "/v2/product") return listProducts(state, url.searchParams);
+    if (path === "/v2/product/countries") return listCountries(state);
+    if (path === "/v2/product/categories") return listCategories(state);
+    if (path.startsWith("/v2/product/")) {
+      return getProduct(state, decodeURIComponent(path.slice("/v2/product/".length)));
+    }
+    if (path === "/v2/balance") return balance(state, url.searchParams);
+    if (path.startsWith("/v2/order/")) return getOrder(state, path.slice("/v2/order/".length));
+  }
+  throw new ApiError("not_found", `No route ${method} ${path}`);
+}
+
+function balance(state: SandboxState, params: URLSearchParams): Reply {
+  const currency = params.get("currency");
+  if (currency === null || currency === "") {
+    return { status: 200, body: JSON.stringify(state.book.allBalances(state.catalog)) };
+  }
+  if (!/^[A-Z]{3}$/.test(currency)) {
+    throw new ApiError("bad_request", "currency must be an ISO 4217 code");
+  }
+  return { status: 200, body: JSON.stringify(state.book.balance(currency)) };
+}
+
+function getOrder(state: SandboxState, id: string): Reply {
+  const stored = state.book.orders.get(decodeURIComponent(id));
+  if (!stored) throw new ApiError("not_found", `No order ${id}`);
+  return { status: 200, body: JSON.stringify(state.book.view(stored)) };
+}
+
+/**
+ * Starts the sandbox of the service: a real HTTP server on `host:port` with in-memory state.
+ * Resolves once it listens.
+ */
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const source: CatalogSource = { products: options.products ?? 250, seed: options.seed ?? 1 };
+  const products = options.catalog ?? generateCatalog(source);
+  const faults: Partial<Faults> = {};
+  for (const name of [
+    "failRate",
+    "dropRate",
+    "latencyMs",
+    "orderRateLimit",
+    "asyncCompleteMs",
+    "productPageFault",
+    "emptyPageCursors",
+  ] as const) {
+    if (options[name] !== undefined) Object.assign(faults, { [name]: options[name] });
+  }
+  const state = new SandboxState(products, faults, options.balances ?? {}, options.faultSeed ?? 1);
+
+  async function handleV2(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const version = header(req, "x-api-version");
+    res.setHeader("X-Api-Version", version ?? LATEST_VERSION);
+    const delayMs = state.dice.latency(state.faults.latencyMs);
+    const method = req.method ?? "GET";
+    if (method === "POST" && url.pathname === "/v2/order") {
+      let apiKey: string;
+      try {
+        apiKey = checkAuth(req, options.apiKey);
+        checkVersion(version);
+      } catch (error) {
+        await sleep(delayMs);
+        throw error;
+      }
+      const onDrop = () => state.stats.record(routeName(method, url.pathname), "dropped");
+      return createOrder({ state, req, res, apiKey, delayMs, onDrop });
+    }
+    await sleep(delayMs);
+    checkAuth(req, options.apiKey);
+    checkVersion(version);
+    const reply = readRoute(state, method, url);
+    sendJson(res, reply.status, reply.body);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://sandbox");
+    const method = req.method ?? "GET";
+    try {
+      if (url.pathname.startsWith("/_sandbox/")) {
+        const raw = method === "POST" ? await readBody(req) : "";
+        const reply = controlRoute(state, source, method, url.pathname, raw);
+        return sendJson(res, reply.status, reply.body);
+      }
+      if (url.pathname.startsWith("/v2/")) {
+        // Counted when the answer is written; a dropped connection is counted by onDrop.
+        res.on("finish", () => state.stats.record(routeName(method, url.pathname), res.statusCode));
+        return await handleV2(req, res, url);
+      }
+      throw new ApiError("not_found", `No route ${method} ${url.pathname}`);
+    } catch (error) {
+      sendError(res, error);
+    }
+  }
+
+  const server = createServer({ keepAlive: true }, (req, res) => {
+    void handle(req, res);
+  });
+  // Longer than clients' idle keep-alive, so the server is never the one to close a reused socket.
+  server.keepAliveTimeout = 65_000;
+  const host = options.host ?? "127.0.0.1";
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    host,
+    state,
+    setCatalog: (list) => state.setCatalog(list),
+    setFaults: (update) => state.setFaults(update),
+    reset: () => state.reset(),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}

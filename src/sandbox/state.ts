@@ -1,0 +1,83 @@
+import { Catalog } from "./catalog.js";
+import { DEFAULT_FAULTS, FaultDice, type Faults } from "./faults.js";
+import { generateCatalog } from "./generate-catalog.js";
+import { IdempotencyCache } from "./idempotency.js";
+import { OrderBook } from "./order-book.js";
+import { SlidingWindow } from "./rate-limit.js";
+import { Stats } from "./stats.js";
+import type { Product } from "./types.js";
+
+/** Changes to apply to the current catalog, in this order: remove, update, add. */
+export interface CatalogMutation {
+  /** Codes of products to remove. */
+  remove?: string[];
+  /** Shallow merges into existing products, found by `code`. */
+  update?: (Partial<Product> & { code: string })[];
+  /** Whole new products (their codes must be new). */
+  add?: Product[];
+}
+
+/** Everything the sandbox holds in memory; `catalog` is replaced whole, never edited in place. */
+export class SandboxState {
+  catalog: Catalog;
+  readonly faults: Faults;
+  readonly book: OrderBook;
+  readonly idempotency = new IdempotencyCache();
+  readonly orderWindow: SlidingWindow;
+  readonly dice: FaultDice;
+  readonly stats = new Stats();
+
+  constructor(
+    products: Product[],
+    faults: Partial<Faults>,
+    balances: Record<string, string>,
+    faultSeed: number,
+  ) {
+    this.catalog = new Catalog(products);
+    this.faults = { ...DEFAULT_FAULTS, ...faults };
+    this.book = new OrderBook(balances);
+    this.orderWindow = new SlidingWindow(this.faults.orderRateLimit);
+    this.dice = new FaultDice(faultSeed);
+  }
+
+  setCatalog(products: Product[]): void {
+    this.catalog = new Catalog(products);
+  }
+
+  regenerate(products: number, seed: number): void {
+    this.setCatalog(generateCatalog({ products, seed }));
+  }
+
+  mutateCatalog(mutation: CatalogMutation): void {
+    const remove = new Set(mutation.remove ?? []);
+    const byCode = new Map<string, Product>();
+    for (const product of this.catalog.products) {
+      if (!remove.has(product.code)) byCode.set(product.code, product);
+    }
+    for (const change of mutation.update ?? []) {
+      const current = byCode.get(change.code);
+      if (!current) throw new RangeError(`update: no product ${change.code}`);
+      byCode.set(change.code, { ...current, ...change });
+    }
+    for (const product of mutation.add ?? []) {
+      if (byCode.has(product.code)) throw new RangeError(`add: product ${product.code} exists`);
+      byCode.set(product.code, product);
+    }
+    this.setCatalog([...byCode.values()]);
+  }
+
+  setFaults(update: Partial<Faults>): Faults {
+    Object.assign(this.faults, update);
+    this.orderWindow.limit = this.faults.orderRateLimit;
+    return this.faults;
+  }
+
+  /** Clears orders, idempotency keys, balances, the rate window, stats and the fault dice. */
+  reset(): void {
+    this.book.reset();
+    this.idempotency.clear();
+    this.orderWindow.reset();
+    this.stats.reset();
+    this.dice.reset();
+  }
+}

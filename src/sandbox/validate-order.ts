@@ -1,0 +1,178 @@
+import { ApiError, type ValidationDetail } from "./api-error.js";
+
+/** A request body of POST /v2/order that passed the schema checks. */
+export interface NewOrder {
+  payment_method: { type: "ACCOUNT_BALANCE"; currency: string };
+  items: NewOrderItem[];
+  description: string | null;
+  metadata: Record<string, string> | null;
+}
+
+export interface NewOrderItem {
+  face_value: number;
+  distribution_method: { type: "EMAIL"; email_address: string; template_id: string | undefined };
+  products: { type: "SINGLE"; value: string };
+}
+
+/** The e-mail pattern of ajv-formats, so that what passes here also passes the OpenAPI schema. */
+const EMAIL =
+  /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+const CURRENCY = /^[A-Z]{3}$/;
+
+export const MAX_ASYNC_ITEMS = 200;
+export const MAX_SYNC_ITEMS = 1;
+
+type Obj = Record<string, unknown>;
+
+function isObject(value: unknown): value is Obj {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** Collects every problem, as a pydantic-style 422 does, instead of stopping at the first. */
+class Problems {
+  readonly details: ValidationDetail[] = [];
+  add(location: (string | number)[], type: string, message: string): void {
+    this.details.push({ type, message, location: ["body", ...location.map(String)] });
+  }
+}
+
+function checkPayment(value: unknown, problems: Problems): void {
+  if (value === undefined) {
+    problems.add(["payment_method"], "missing", "Field required");
+    return;
+  }
+  if (!isObject(value)) {
+    problems.add(["payment_method"], "object_type", "Must be an object");
+    return;
+  }
+  if (value.type !== "ACCOUNT_BALANCE") {
+    problems.add(["payment_method", "type"], "enum", "Must be 'ACCOUNT_BALANCE'");
+  }
+  if (value.currency === undefined) {
+    problems.add(["payment_method", "currency"], "missing", "Field required");
+  } else if (typeof value.currency !== "string" || !CURRENCY.test(value.currency)) {
+    problems.add(["payment_method", "currency"], "string_pattern_mismatch", "Must be ISO 4217");
+  }
+}
+
+function checkItem(item: unknown, index: number, problems: Problems): void {
+  const at = (...rest: string[]) => ["items", index, ...rest];
+  if (!isObject(item)) {
+    problems.add(at(), "object_type", "Must be an object");
+    return;
+  }
+  const face = item.face_value;
+  if (face === undefined) problems.add(at("face_value"), "missing", "Field required");
+  else if (typeof face !== "number" || !Number.isFinite(face)) {
+    problems.add(at("face_value"), "number_type", "Must be a number");
+  } else if (face < 0.01) {
+    problems.add(at("face_value"), "greater_than_equal", "Must be at least 0.01");
+  }
+
+  const dm = item.distribution_method;
+  if (dm === undefined) problems.add(at("distribution_method"), "missing", "Field required");
+  else if (!isObject(dm))
+    problems.add(at("distribution_method"), "object_type", "Must be an object");
+  else {
+    if (dm.type !== "EMAIL") {
+      problems.add(at("distribution_method", "type"), "enum", "Only 'EMAIL' is supported");
+    }
+    if (dm.email_address === undefined) {
+      problems.add(at("distribution_method", "email_address"), "missing", "Field required");
+    } else if (typeof dm.email_address !== "string" || !EMAIL.test(dm.email_address)) {
+      problems.add(at("distribution_method", "email_address"), "value_error", "Invalid e-mail");
+    }
+    if (dm.template_id !== undefined && dm.template_id !== null) {
+      if (typeof dm.template_id !== "string" || dm.template_id === "") {
+        problems.add(at("distribution_method", "template_id"), "string_type", "Must be a string");
+      }
+    }
+  }
+
+  const products = item.products;
+  if (products === undefined) problems.add(at("products"), "missing", "Field required");
+  else if (!isObject(products)) problems.add(at("products"), "object_type", "Must be an object");
+  else {
+    if (products.type !== "SINGLE") {
+      problems.add(at("products", "type"), "enum", "Only 'SINGLE' is supported");
+    }
+    if (typeof products.value !== "string" || products.value === "") {
+      problems.add(at("products", "value"), "string_type", "Must be a non-empty string");
+    }
+  }
+}
+
+function checkItems(value: unknown, maxItems: number, sync: boolean, problems: Problems): void {
+  if (value === undefined) {
+    problems.add(["items"], "missing", "Field required");
+    return;
+  }
+  if (!Array.isArray(value)) {
+    problems.add(["items"], "list_type", "Must be an array");
+    return;
+  }
+  if (value.length === 0) problems.add(["items"], "too_short", "At least 1 item is required");
+  if (value.length > maxItems) {
+    const why = sync ? "A sync order has a single item" : `At most ${maxItems} items`;
+    problems.add(["items"], "too_long", why);
+  }
+  value.forEach((item, index) => {
+    checkItem(item, index, problems);
+  });
+}
+
+function checkDescription(value: unknown, problems: Problems): void {
+  if (value === undefined || value === null) return;
+  if (typeof value !== "string") problems.add(["description"], "string_type", "Must be a string");
+  else if (value.length > 128)
+    problems.add(["description"], "string_too_long", "At most 128 chars");
+}
+
+function checkMetadata(value: unknown, problems: Problems): void {
+  if (value === undefined || value === null) return;
+  if (!isObject(value)) {
+    problems.add(["metadata"], "dict_type", "Must be an object");
+    return;
+  }
+  const entries = Object.entries(value);
+  if (entries.length > 20) problems.add(["metadata"], "too_long", "At most 20 keys");
+  for (const [key, v] of entries) {
+    if (key.length > 40) problems.add(["metadata", key], "string_too_long", "Key over 40 chars");
+    if (typeof v !== "string") problems.add(["metadata", key], "string_type", "Must be a string");
+    else if (v.length > 200) problems.add(["metadata", key], "string_too_long", "Over 200 chars");
+  }
+}
+
+/** Checks a parsed body against the request schema; throws a 422 with every problem found. */
+export function validateOrderBody(body: unknown, sync: boolean): NewOrder {
+  const problems = new Problems();
+  if (!isObject(body)) {
+    problems.add([], "model_type", "The body must be a JSON object");
+    throw new ApiError("validation_error", "Request failed validation", problems.details);
+  }
+  checkPayment(body.payment_method, problems);
+  checkItems(body.items, sync ? MAX_SYNC_ITEMS : MAX_ASYNC_ITEMS, sync, problems);
+  checkDescription(body.description, problems);
+  checkMetadata(body.metadata, problems);
+  if (problems.details.length > 0) {
+    throw new ApiError("validation_error", "Request failed validation", problems.details);
+  }
+  const payment = body.payment_method as NewOrder["payment_method"];
+  return {
+    payment_method: { type: "ACCOUNT_BALANCE", currency: payment.currency },
+    items: (body.items as Obj[]).map((item) => {
+      const dm = item.distribution_method as Obj;
+      return {
+        face_value: item.face_value as number,
+        distribution_method: {
+          type: "EMAIL",
+          email_address: dm.email_address as string,
+          template_id: (dm.template_id as string | null | undefined) ?? undefined,
+        },
+        products: { type: "SINGLE", value: (item.products as Obj).value as string },
+      };
+    }),
+    description: (body.description as string | null | undefined) ?? null,
+    metadata: (body.metadata as Record<string, string> | null | undefined) ?? null,
+  };
+}
