@@ -93,3 +93,13 @@ export function discountedPriceUnits(
   const discount = multiplyRounded(faceValue, discountMultiplier || "0", scale);
   return face - discount;
 }
+
+/**
+ * The canonical spelling of a plain decimal: no trailing fractional zeros, no bare dot
+ * ("10.50" -> "10.5", "10.00" -> "10"). Equal amounts spell the same, so hashes of rows agree.
+ */
+export function canonicalDecimal(text: string): string {
+  if (!isPlainDecimal(text)) throw new RangeError(`not a plain decimal: ${JSON.stringify(text)}`);
+  if (!text.includes(".")) return text;
+  return text.replace(/0+$/, "").replace(/\.$/, "");
+}

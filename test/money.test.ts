@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  canonicalDecimal,
   compareDecimal,
   discountedPriceUnits,
   fromUnits,
@@ -43,5 +44,15 @@ describe("money", () => {
     // 25.00 with 1.30% discount: 25 - 0.325 -> 25 - 0.33 (half-up) = 24.67
     expect(fromUnits(discountedPriceUnits("25", "0.0130", "USD"), 2)).toBe("24.67");
     expect(fromUnits(discountedPriceUnits("1000", "0.05", "JPY"), 0)).toBe("950");
+  });
+
+  it("spells equal decimals the same way", () => {
+    expect(canonicalDecimal("10.50")).toBe("10.5");
+    expect(canonicalDecimal("10.5")).toBe("10.5");
+    expect(canonicalDecimal("10.00")).toBe("10");
+    expect(canonicalDecimal("100")).toBe("100");
+    expect(canonicalDecimal("0.010")).toBe("0.01");
+    expect(canonicalDecimal("0.0")).toBe("0");
+    expect(() => canonicalDecimal("1e3")).toThrow(/plain decimal/);
   });
 });
