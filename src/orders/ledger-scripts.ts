@@ -88,9 +88,10 @@ return 1
 `;
 
 /**
- * Records new rows and their orders, once. ARGV: rowsJson ([[identity, rowJson], ...]),
- * ordersJson ([[key, orderJson], ...]). A row or order already present is left as it is
- * (a re-import never overwrites what a worker recorded). Returns the number of rows added.
+ * Records new rows, their orders and the orders' request bodies, once. KEYS[4] is the requests
+ * hash. ARGV: rowsJson ([[identity, rowJson], ...]), ordersJson ([[key, orderJson, requestJson], ...]).
+ * A row or order already present is left as it is (a re-import never overwrites what a worker
+ * recorded). Returns the number of rows added.
  */
 export const RECORD = `
 local rows = cjson.decode(ARGV[1])
@@ -101,6 +102,7 @@ for _, pair in ipairs(rows) do
 end
 for _, pair in ipairs(orders) do
   if redis.call('HSETNX', KEYS[1], pair[1], pair[2]) == 1 then
+    redis.call('HSETNX', KEYS[4], pair[1], pair[3])
     local order = cjson.decode(pair[2])
     redis.call('HINCRBY', KEYS[3], order.status, #order.identities)
   end

@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import type { OrderRequest } from "../api/order-request.js";
 import { redisKey } from "../queue/names.js";
 import { RECORD, REKEY, RELEASE_ROW, TRANSITION } from "./ledger-scripts.js";
 import { ROW_STATUSES, type RowStatus } from "./row-status.js";
@@ -28,8 +29,8 @@ export interface LedgerOrder {
   payout_status?: string;
   /** Redemption links; only kept with --store-payout-urls. */
   payout_urls?: Record<string, string>;
-  error_type?: string;
-  error_message?: string;
+  error_type?: string | null;
+  error_message?: string | null;
   attempts?: number;
   updated_at?: string;
   replaces?: string;
@@ -71,6 +72,7 @@ export class Ledger {
       rows: `${base}:rows`,
       counts: `${base}:counts`,
       meta: `${base}:meta`,
+      requests: `${base}:requests`,
     };
   }
 
@@ -132,17 +134,40 @@ export class Ledger {
     return raw.map((r) => (r ? (JSON.parse(r) as LedgerOrder) : undefined));
   }
 
-  /** Records new rows and orders (queued); what is already there is left alone. Returns rows added. */
+  /**
+   * Records new rows and orders (queued) with each order's request body; what is already there
+   * is left alone. Returns rows added.
+   */
   async record(
     campaign: string,
     rows: [identity: string, row: LedgerRow][],
-    orders: [key: string, order: LedgerOrder][],
+    orders: [key: string, order: LedgerOrder, request: OrderRequest][],
   ): Promise<number> {
     const args = [
       JSON.stringify(rows.map(([id, row]) => [id, JSON.stringify(row)])),
-      JSON.stringify(orders.map(([key, order]) => [key, JSON.stringify(order)])),
+      JSON.stringify(
+        orders.map(([key, order, request]) => [
+          key,
+          JSON.stringify(order),
+          JSON.stringify(request),
+        ]),
+      ),
     ];
-    return Number(await this.redis.eval(RECORD, 3, ...this.scriptKeys(campaign), ...args));
+    const keys = this.keys(campaign);
+    return Number(
+      await this.redis.eval(RECORD, 4, ...this.scriptKeys(campaign), keys.requests, ...args),
+    );
+  }
+
+  /** The request body recorded for an order key. */
+  async getRequest(campaign: string, key: string): Promise<OrderRequest | undefined> {
+    const raw = await this.redis.hget(this.keys(campaign).requests, key);
+    return raw ? (JSON.parse(raw) as OrderRequest) : undefined;
+  }
+
+  /** Records the body of an order made by the ledger itself (next generation). */
+  async saveRequest(campaign: string, key: string, request: OrderRequest): Promise<void> {
+    await this.redis.hsetnx(this.keys(campaign).requests, key, JSON.stringify(request));
   }
 
   /** Moves an order and its rows to `to` when its status is one of `from` ("*" for any). */

@@ -3,6 +3,17 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { Ledger, type LedgerRow } from "../../src/orders/ledger.js";
 import { cleanPrefix, testRedis, uniquePrefix } from "../helpers/redis.js";
 
+const REQUEST = {
+  payment_method: { type: "ACCOUNT_BALANCE" as const, currency: "USD" },
+  items: [
+    {
+      face_value: 10,
+      distribution_method: { type: "EMAIL" as const, email_address: "u@example.com" },
+      products: { type: "SINGLE" as const, value: "P1" },
+    },
+  ],
+};
+
 function row(key: string, line: number): LedgerRow {
   return {
     line,
@@ -43,8 +54,8 @@ describe("ledger", () => {
         ["c", row("k2", 4)],
       ],
       [
-        ["k1", { identities: ["a", "b"], generation: 0, status: "queued" }],
-        ["k2", { identities: ["c"], generation: 0, status: "queued" }],
+        ["k1", { identities: ["a", "b"], generation: 0, status: "queued" }, REQUEST],
+        ["k2", { identities: ["c"], generation: 0, status: "queued" }, REQUEST],
       ],
     );
     return added;
@@ -53,6 +64,7 @@ describe("ledger", () => {
   it("records once and counts rows", async () => {
     expect(await seed()).toBe(3);
     expect(await seed()).toBe(0);
+    expect(await ledger.getRequest("c1", "k2")).toEqual(REQUEST);
     const counts = await ledger.counts("c1");
     expect(counts).toMatchObject({ total: 3, queued: 3, completed: 0 });
   });

@@ -1,0 +1,316 @@
+import { DelayedError, type Job, type Queue, Worker } from "bullmq";
+import pRetry from "p-retry";
+import type { ApiClient, CreateOrderResult } from "../api/client.js";
+import { ApiError, RefusedRequestError, ValidationError } from "../api/errors/index.js";
+import type { Logger } from "../log.js";
+import { STATUS_JOB_OPTIONS } from "../queue/job-options.js";
+import { orderKey } from "./keys.js";
+import type { Ledger, LedgerOrder } from "./ledger.js";
+import { type OrderJobData, type StatusJobData, statusJobId } from "./order-job.js";
+import { completedPatch, failedItemIndex } from "./order-outcome.js";
+
+/** What the order processor needs. */
+export interface CreateOrderDeps {
+  client: ApiClient;
+  ledger: Ledger;
+  log: Logger;
+  /** Where a follow-up status job goes for async (202) orders. */
+  statusQueue: Queue<StatusJobData>;
+  /** Where the next generation's order goes when a 422 names one item of several. */
+  ordersQueue: Queue<OrderJobData>;
+  /** Shared with the worker: how long to hold the whole queue after a 429. */
+  rateLimiter: RateLimitBackoff;
+  /** Keep redemption links in the ledger. @defaultValue false */
+  storePayoutUrls?: boolean;
+  /** How long a job of a paused campaign waits before it looks again. @defaultValue 30000 */
+  pausedDelayMs?: number;
+  /** Short in-attempt retries for blips (same key). @defaultValue 1 */
+  blipRetries?: number;
+  /** Delay before the first poll of an async order. @defaultValue 1000 */
+  firstPollDelayMs?: number;
+}
+
+/** Result recorded on the job, for the dashboard. */
+export type CreateOrderJobResult = { status: string; order_id?: string; skipped?: boolean };
+
+/**
+ * Backoff after 429s: at least 5 s, doubling while they repeat, reset by a success.
+ * One instance per worker process; BullMQ applies the wait queue-wide.
+ */
+export class RateLimitBackoff {
+  private streak = 0;
+  constructor(
+    private readonly baseMs = 5000,
+    private readonly maxMs = 60_000,
+  ) {}
+  next(): number {
+    this.streak += 1;
+    return Math.min(this.baseMs * 2 ** (this.streak - 1), this.maxMs);
+  }
+  reset(): void {
+    this.streak = 0;
+  }
+}
+
+/**
+ * Processes one `orders` job: POST /v2/order under the job's key, then records the outcome.
+ * Each outcome of DESIGN.md is handled in its own function below.
+ */
+export async function processCreateOrder(
+  job: Job<OrderJobData>,
+  token: string | undefined,
+  signal: AbortSignal | undefined,
+  deps: CreateOrderDeps,
+): Promise<CreateOrderJobResult> {
+  const { campaign, key } = job.data;
+  const log = deps.log.child({ campaign, key, job: job.id });
+
+  if (await deps.ledger.pausedReason(campaign)) return waitWhilePaused(job, token, deps);
+
+  const start = await deps.ledger.transition(campaign, key, ["queued", "in_flight"], "in_flight", {
+    attempts: job.attemptsMade + 1,
+  });
+  if (!start.moved) return alreadyHandled(job, start.current, deps);
+
+  let result: CreateOrderResult;
+  try {
+    result = await sendOrder(job.data, signal, deps);
+  } catch (error) {
+    return handleFailure(job, token, error, deps, log);
+  }
+  deps.rateLimiter.reset();
+  if (result.kind === "completed") {
+    const patch = completedPatch(result.order, job.data.identities, deps.storePayoutUrls ?? false);
+    await deps.ledger.transition(campaign, key, ["in_flight"], "completed", patch);
+    log.info({ order_id: result.order.id }, "order completed");
+    return { status: "completed", order_id: result.order.id };
+  }
+  await deps.ledger.transition(campaign, key, ["in_flight"], "submitted", {
+    order_id: result.order.id,
+  });
+  await followOrder(job.data, result.order.id, deps);
+  log.info({ order_id: result.order.id }, "order submitted; following its status");
+  return { status: "submitted", order_id: result.order.id };
+}
+
+/** Sends the order; short blips (same key, always) are retried once inside the attempt. */
+function sendOrder(data: OrderJobData, signal: AbortSignal | undefined, deps: CreateOrderDeps) {
+  return pRetry(
+    () =>
+      deps.client.createOrder(data.request, {
+        idempotencyKey: data.key,
+        executionMode: data.executionMode,
+        signal,
+      }),
+    {
+      retries: deps.blipRetries ?? 1,
+      minTimeout: 200,
+      maxTimeout: 1000,
+      signal,
+      // Only transport blips: 5xx and in-progress go back to BullMQ's backoff, 429 to the limiter.
+      shouldRetry: ({ error }) =>
+        error instanceof ApiError && error.status === 0 && !signal?.aborted,
+    },
+  );
+}
+
+/** Adds the status job of an async order (idempotent: one job id per order key). */
+async function followOrder(
+  data: OrderJobData,
+  orderId: string,
+  deps: CreateOrderDeps,
+): Promise<void> {
+  await deps.statusQueue.add(
+    "order-status",
+    { campaign: data.campaign, key: data.key, orderId, polls: 0 },
+    { ...STATUS_JOB_OPTIONS, jobId: statusJobId(data.key), delay: deps.firstPollDelayMs ?? 1000 },
+  );
+}
+
+/**
+ * The ledger says this order is past queued/in_flight: a re-added or stalled job. Nothing is
+ * sent again. A submitted order whose status job was lost (crash) gets it back.
+ */
+async function alreadyHandled(
+  job: Job<OrderJobData>,
+  current: string | null,
+  deps: CreateOrderDeps,
+) {
+  if (current === "submitted") {
+    const order = await deps.ledger.getOrder(job.data.campaign, job.data.key);
+    if (order?.order_id) await followOrder(job.data, order.order_id, deps);
+  }
+  return { status: current ?? "unknown", skipped: true };
+}
+
+/** Rows stay queued; the job looks again later without using an attempt. */
+async function waitWhilePaused(
+  job: Job<OrderJobData>,
+  token: string | undefined,
+  deps: CreateOrderDeps,
+): Promise<never> {
+  await job.moveToDelayed(Date.now() + (deps.pausedDelayMs ?? 30_000), token);
+  throw new DelayedError();
+}
+
+async function handleFailure(
+  job: Job<OrderJobData>,
+  token: string | undefined,
+  error: unknown,
+  deps: CreateOrderDeps,
+  log: Logger,
+): Promise<CreateOrderJobResult> {
+  const { campaign, key } = job.data;
+  if (error instanceof RefusedRequestError) {
+    await markFailed(job, deps, "failed_final", "refused_by_client", error.message);
+    return { status: "failed_final" };
+  }
+  if (!(error instanceof ApiError)) {
+    // Not an answer from the service (a bug, Redis trouble): rows go back to queued, BullMQ retries.
+    await deps.ledger.transition(campaign, key, ["in_flight"], "queued");
+    throw error;
+  }
+  switch (error.outcome) {
+    case "rate-limited":
+      return rateLimited(job, deps, log);
+    case "systemic":
+      return pauseCampaign(job, token, error, deps, log);
+    case "final":
+      return finalFailure(job, error, deps, log);
+    case "key-conflict":
+      // The key exists with another body: an order may exist under it. Never retried.
+      await markFailed(job, deps, "failed_uncertain", error.type, error.message);
+      log.error({ type: error.type }, "idempotency key conflict: rows failed, not retried");
+      return { status: "failed_uncertain" };
+    default:
+      return retrySameKey(job, error, deps, log);
+  }
+}
+
+async function markFailed(
+  job: Job<OrderJobData>,
+  deps: CreateOrderDeps,
+  status: "failed_final" | "failed_uncertain",
+  type: string,
+  message: string,
+): Promise<void> {
+  await deps.ledger.transition(job.data.campaign, job.data.key, ["in_flight", "queued"], status, {
+    error_type: type,
+    error_message: message,
+  });
+}
+
+/** 5xx, network, timeout, in-progress: the SAME key again after BullMQ's backoff, or uncertain at the end. */
+async function retrySameKey(
+  job: Job<OrderJobData>,
+  error: ApiError,
+  deps: CreateOrderDeps,
+  log: Logger,
+) {
+  const attempts = job.opts.attempts ?? 1;
+  if (job.attemptsMade + 1 >= attempts) {
+    await markFailed(job, deps, "failed_uncertain", error.type, error.message);
+    log.warn(
+      { type: error.type, attempts },
+      "attempts used up; an order may exist: rows failed_uncertain",
+    );
+    return { status: "failed_uncertain" };
+  }
+  await deps.ledger.transition(job.data.campaign, job.data.key, ["in_flight"], "queued", {
+    error_type: error.type,
+    error_message: error.message,
+  });
+  log.warn(
+    { type: error.type, attempt: job.attemptsMade + 1 },
+    "ambiguous outcome; will retry with the same key",
+  );
+  throw error;
+}
+
+/** 429: hold the queue (queue-wide), put the job back to waiting without using an attempt. */
+async function rateLimited(
+  job: Job<OrderJobData>,
+  deps: CreateOrderDeps,
+  log: Logger,
+): Promise<never> {
+  await deps.ledger.transition(job.data.campaign, job.data.key, ["in_flight"], "queued");
+  const waitMs = deps.rateLimiter.next();
+  log.warn({ wait_ms: waitMs }, "rate limited by the service (429); holding the queue");
+  await deps.ordersQueue.rateLimit(waitMs);
+  throw Worker.RateLimitError();
+}
+
+/** 401/403, insufficient funds, ordering restricted: pause the campaign; rows stay queued. */
+async function pauseCampaign(
+  job: Job<OrderJobData>,
+  token: string | undefined,
+  error: ApiError,
+  deps: CreateOrderDeps,
+  log: Logger,
+): Promise<never> {
+  const { campaign, key } = job.data;
+  const reason = `${error.type}: ${error.message}`;
+  if (await deps.ledger.pause(campaign, reason)) {
+    log.error(
+      { type: error.type },
+      `campaign ${campaign} paused: ${reason}. Fix it, then: giftjobs orders resume --campaign ${campaign}`,
+    );
+  }
+  await deps.ledger.transition(campaign, key, ["in_flight"], "queued");
+  return waitWhilePaused(job, token, deps);
+}
+
+/**
+ * Other 4xx: nothing was made. A 422 naming one item of several fails that row only; the
+ * others go at once under the next generation's key (a new key, since the body changes).
+ */
+async function finalFailure(
+  job: Job<OrderJobData>,
+  error: ApiError,
+  deps: CreateOrderDeps,
+  log: Logger,
+) {
+  const { campaign, key, identities } = job.data;
+  const index = error instanceof ValidationError ? failedItemIndex(error.details) : undefined;
+  if (index === undefined || identities.length < 2 || index >= identities.length) {
+    await markFailed(job, deps, "failed_final", error.type, error.message);
+    log.warn(
+      { type: error.type },
+      "order refused by the service; rows failed_final (nothing was made)",
+    );
+    return { status: "failed_final" };
+  }
+  const rest = identities.filter((_, i) => i !== index);
+  const generation = job.data.generation + 1;
+  const newKey = orderKey(campaign, generation, rest);
+  const restPatch: Partial<LedgerOrder> = { error_type: error.type, error_message: error.message };
+  // The new body is recorded before the rows move, so a crash here leaves nothing unrecoverable.
+  const request = {
+    ...job.data.request,
+    items: job.data.request.items.filter((_, i) => i !== index),
+  };
+  await deps.ledger.saveRequest(campaign, newKey, request);
+  await deps.ledger.rekey(campaign, {
+    oldKey: key,
+    newKey,
+    identities: rest,
+    generation,
+    from: ["in_flight"],
+    restStatus: "failed_final",
+    restPatch,
+  });
+  const request = {
+    ...job.data.request,
+    items: job.data.request.items.filter((_, i) => i !== index),
+  };
+  await deps.ordersQueue.add(
+    "order-create",
+    { ...job.data, key: newKey, generation, identities: rest, request },
+    { jobId: newKey },
+  );
+  log.warn(
+    { type: error.type, item: index, next_key: newKey },
+    "one item refused; the others re-sent under the next generation",
+  );
+  return { status: "failed_final" };
+}

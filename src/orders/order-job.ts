@@ -1,0 +1,25 @@
+import type { ExecutionMode, OrderRequest } from "../api/order-request.js";
+
+/** Data of an `orders` job (jobId = order key). Never holds the API key. */
+export interface OrderJobData {
+  campaign: string;
+  key: string;
+  generation: number;
+  /** Row identities, in the order of `request.items`. */
+  identities: string[];
+  request: OrderRequest;
+  executionMode: ExecutionMode;
+}
+
+/** Data of an `order-status` job (jobId = `status-<order key>`). */
+export interface StatusJobData {
+  campaign: string;
+  key: string;
+  orderId: string;
+  /** Polls made so far (drives the backoff without using up attempts). */
+  polls?: number;
+}
+
+export function statusJobId(key: string): string {
+  return `status-${key}`;
+}

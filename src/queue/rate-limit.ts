@@ -1,0 +1,15 @@
+import type { RateLimiterOptions } from "bullmq";
+
+/** Share of the service's limit the queue uses: headroom for clock skew between windows. */
+const HEADROOM = 0.985;
+
+/**
+ * BullMQ limiter for `perMinute` orders a minute, spread out in small windows. One window of a
+ * minute would let the whole minute's allowance go in a burst, which a sliding-window limit at
+ * the service answers with 429s; small even windows stay under it in any 60 s span.
+ */
+export function limiterFor(perMinute: number): RateLimiterOptions {
+  const max = Math.max(1, Math.round(perMinute / 600));
+  const duration = Math.ceil((max * 60_000) / (perMinute * HEADROOM));
+  return { max, duration };
+}

@@ -1,0 +1,154 @@
+import { Queue, Worker } from "bullmq";
+import type { Redis } from "ioredis";
+import { ApiClient } from "../api/client.js";
+import type { Config } from "../config.js";
+import type { Logger } from "../log.js";
+import { processCreateOrder, RateLimitBackoff } from "../orders/create-order.js";
+import { processFollowOrder } from "../orders/follow-order.js";
+import { Ledger } from "../orders/ledger.js";
+import type { OrderJobData, StatusJobData } from "../orders/order-job.js";
+import { connectRedis } from "./connection.js";
+import { QUEUES } from "./names.js";
+import { limiterFor } from "./rate-limit.js";
+
+export type WorkerQueue = "orders" | "catalog";
+
+/** Options of `startWorkers`. */
+export interface StartWorkersOptions {
+  config: Config;
+  log: Logger;
+  /** @defaultValue ["orders", "catalog"] */
+  queues?: WorkerQueue[];
+  /** Jobs in flight at once per queue. @defaultValue 10 */
+  concurrency?: number;
+  /** Keep payout (redemption) URLs in the ledger. @defaultValue false */
+  storePayoutUrls?: boolean;
+  /** Processor of the `catalog` queue, when that queue is served. */
+  catalogProcessor?: ConstructorParameters<typeof Worker>[1];
+  /** Timings, shortened by tests. */
+  timings?: {
+    pausedDelayMs?: number;
+    firstPollDelayMs?: number;
+    pollDelayMs?: number;
+    rateLimitBaseMs?: number;
+  };
+}
+
+export interface RunningWorkers {
+  workers: Worker[];
+  /** Stops taking jobs, lets the active ones finish (or be released), closes Redis. */
+  close(): Promise<void>;
+}
+
+/** Starts the workers of the chosen queues under the configured prefix. */
+export async function startWorkers(options: StartWorkersOptions): Promise<RunningWorkers> {
+  const { config, log } = options;
+  const queues = options.queues ?? ["orders", "catalog"];
+  const concurrency = options.concurrency ?? 10;
+  const connection = connectRedis(config.redisUrl, { forWorker: true });
+  const workers: Worker[] = [];
+  const closers: (() => Promise<unknown>)[] = [];
+
+  if (queues.includes("orders")) {
+    const client = new ApiClient({
+      baseUrl: config.apiUrl,
+      apiKey: config.apiKey,
+      apiVersion: config.apiVersion,
+      timeoutMs: config.requestTimeoutMs,
+    });
+    const ledger = new Ledger(connection, config.prefix);
+    const ordersQueue = new Queue<OrderJobData>(QUEUES.orders, {
+      connection,
+      prefix: config.prefix,
+    });
+    const statusQueue = new Queue<StatusJobData>(QUEUES.orderStatus, {
+      connection,
+      prefix: config.prefix,
+    });
+    closers.push(
+      () => ordersQueue.close(),
+      () => statusQueue.close(),
+    );
+    const timings = options.timings ?? {};
+    const rateLimiter = new RateLimitBackoff(timings.rateLimitBaseMs ?? 5000);
+    const common = { connection, prefix: config.prefix, concurrency, maxStalledCount: 10 };
+    const orderWorker = new Worker<OrderJobData>(
+      QUEUES.orders,
+      (job, token, signal) =>
+        processCreateOrder(job, token, signal, {
+          client,
+          ledger,
+          log,
+          statusQueue,
+          ordersQueue,
+          rateLimiter,
+          storePayoutUrls: options.storePayoutUrls,
+          pausedDelayMs: timings.pausedDelayMs,
+          firstPollDelayMs: timings.firstPollDelayMs,
+        }),
+      // maxStartedAttempts caps 429 loops: a rate-limited job goes back without using an attempt.
+      { ...common, limiter: limiterFor(config.orderRateLimitPerMinute), maxStartedAttempts: 200 },
+    );
+    orderWorker.on("failed", (job, error) => void markLostJob(ledger, log, job, error));
+    const statusWorker = new Worker<StatusJobData>(
+      QUEUES.orderStatus,
+      (job, token, signal) =>
+        processFollowOrder(job, token, signal, {
+          client,
+          ledger,
+          log,
+          storePayoutUrls: options.storePayoutUrls,
+          pollDelayMs: timings.pollDelayMs,
+        }),
+      common,
+    );
+    workers.push(orderWorker, statusWorker);
+  }
+  if (queues.includes("catalog") && options.catalogProcessor) {
+    workers.push(
+      new Worker(QUEUES.catalog, options.catalogProcessor, {
+        connection,
+        prefix: config.prefix,
+        concurrency: 1,
+      }),
+    );
+  }
+  for (const worker of workers)
+    worker.on("error", (error) => log.error({ err: error }, "worker error"));
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  return {
+    workers,
+    close: async () => {
+      await Promise.all(workers.map((w) => w.close()));
+      await Promise.all(closers.map((c) => c()));
+      await connection.quit();
+    },
+  };
+}
+
+/**
+ * Safety net: a job BullMQ failed for good without the processor recording it (stalled too
+ * often, too many starts). Its rows must not stay queued forever: an order may exist.
+ */
+async function markLostJob(
+  ledger: Ledger,
+  log: Logger,
+  job: { data: OrderJobData; attemptsMade: number; opts: { attempts?: number } } | undefined,
+  error: Error,
+): Promise<void> {
+  if (!job) return;
+  const finalFailure =
+    job.attemptsMade >= (job.opts.attempts ?? 1) || error.name === "UnrecoverableError";
+  if (!finalFailure) return;
+  const moved = await ledger
+    .transition(job.data.campaign, job.data.key, ["queued", "in_flight"], "failed_uncertain", {
+      error_type: "job_failed",
+      error_message: error.message,
+    })
+    .catch(() => ({ moved: false }));
+  if (moved.moved)
+    log.warn(
+      { campaign: job.data.campaign, key: job.data.key },
+      `job failed for good (${error.message}); rows failed_uncertain`,
+    );
+}
