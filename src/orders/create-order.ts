@@ -299,10 +299,6 @@ async function finalFailure(
     restStatus: "failed_final",
     restPatch,
   });
-  const request = {
-    ...job.data.request,
-    items: job.data.request.items.filter((_, i) => i !== index),
-  };
   await deps.ordersQueue.add(
     "order-create",
     { ...job.data, key: newKey, generation, identities: rest, request },
