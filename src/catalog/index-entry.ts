@@ -24,6 +24,11 @@ export interface CatalogIndexEntry {
   discount_multiplier: string;
   /** For a subscription plan entry: the product's own code. */
   plan_of?: string;
+  /**
+   * What is wrong with the product's relied-on fields (productProblems); set only when something
+   * is, and then `denominations` is null so that preflight refuses the code with this reason.
+   */
+  problems?: string[];
 }
 
 /** The index file: `index.json` beside `products.json` in each snapshot. */

@@ -1,0 +1,35 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { replaceFileAtomically } from "./durable-files.js";
+import { currentPointerPath, snapshotsDir } from "./snapshot-layout.js";
+
+/** `current.json`: names the published snapshot readers use. */
+interface CurrentPointer {
+  snapshot: string;
+  switched_at: string;
+}
+
+/** The current snapshot's name and directory, or undefined when nothing was published yet. */
+export async function readCurrentPointer(
+  dataDir: string,
+): Promise<{ name: string; dir: string } | undefined> {
+  let text: string;
+  try {
+    text = await readFile(currentPointerPath(dataDir), "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+  const pointer = JSON.parse(text) as CurrentPointer;
+  // The pointer holds a bare name: it must not be able to point outside snapshots/.
+  if (typeof pointer.snapshot !== "string" || !/^[\w.-]+$/.test(pointer.snapshot)) {
+    throw new Error(`${currentPointerPath(dataDir)} does not name a snapshot`);
+  }
+  return { name: pointer.snapshot, dir: join(snapshotsDir(dataDir), pointer.snapshot) };
+}
+
+/** Points `current.json` at a published snapshot, atomically. */
+export async function switchCurrentPointer(dataDir: string, name: string): Promise<void> {
+  const pointer: CurrentPointer = { snapshot: name, switched_at: new Date().toISOString() };
+  await replaceFileAtomically(currentPointerPath(dataDir), `${JSON.stringify(pointer)}\n`);
+}

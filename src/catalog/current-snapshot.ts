@@ -1,0 +1,66 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { RawProduct } from "../api/schemas.js";
+import type { CatalogDiff } from "./catalog-diff.js";
+import { readCurrentPointer } from "./current-pointer.js";
+import type { CatalogIndex } from "./index-entry.js";
+import { NoSnapshotError } from "./no-snapshot-error.js";
+import { readProductsFile } from "./products-file-reader.js";
+import { catalogDir, SNAPSHOT_FILES } from "./snapshot-layout.js";
+import type { SnapshotManifest } from "./snapshot-manifest.js";
+
+/**
+ * A published snapshot. Its directory is never modified after publication, so the files can be
+ * read at leisure even while a newer sync publishes (retention keeps the newest ones).
+ */
+export interface CatalogSnapshot {
+  name: string;
+  dir: string;
+  manifest: SnapshotManifest;
+  /** Reads index.json: the compact per-code index order preflight uses. */
+  index(): Promise<CatalogIndex>;
+  /** Every product as received, one at a time (products.json is never read whole). */
+  products(): AsyncGenerator<RawProduct>;
+  /** The diff with the snapshot before it; undefined when the file is missing. */
+  diff(): Promise<CatalogDiff | undefined>;
+}
+
+async function readJson<T>(path: string): Promise<T> {
+  return JSON.parse(await readFile(path, "utf8")) as T;
+}
+
+/** The snapshot `current.json` points at, or undefined when no sync has published one. */
+export async function openCurrentSnapshot(dataDir: string): Promise<CatalogSnapshot | undefined> {
+  const pointer = await readCurrentPointer(dataDir);
+  if (!pointer) return undefined;
+  const { name, dir } = pointer;
+  const manifest = await readJson<SnapshotManifest>(join(dir, SNAPSHOT_FILES.manifest));
+  return {
+    name,
+    dir,
+    manifest,
+    index: () => readJson<CatalogIndex>(join(dir, SNAPSHOT_FILES.index)),
+    products: () => readProductsFile(join(dir, SNAPSHOT_FILES.products)),
+    diff: async () => {
+      try {
+        return await readJson<CatalogDiff>(join(dir, SNAPSHOT_FILES.diff));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+        throw error;
+      }
+    },
+  };
+}
+
+/** Like openCurrentSnapshot, but a missing snapshot is a NoSnapshotError (exit 2). */
+export async function requireCurrentSnapshot(dataDir: string): Promise<CatalogSnapshot> {
+  const snapshot = await openCurrentSnapshot(dataDir);
+  if (!snapshot) throw new NoSnapshotError(catalogDir(dataDir));
+  return snapshot;
+}
+
+/** The current snapshot's index, or undefined when there is none (order preflight). */
+export async function loadCurrentIndex(dataDir: string): Promise<CatalogIndex | undefined> {
+  const snapshot = await openCurrentSnapshot(dataDir);
+  return snapshot ? snapshot.index() : undefined;
+}

@@ -1,0 +1,39 @@
+import { type FileHandle, open } from "node:fs/promises";
+import type { CatalogIndexEntry } from "./index-entry.js";
+
+/**
+ * Streams `index.json` (a CatalogIndex) to disk page by page: `{"fetched_at":…,"entries":{` then
+ * one `"code":{…}` per line. A code seen twice is written twice; JSON.parse keeps the last, as a
+ * Map would, and the sync reports the duplicate as a warning.
+ */
+export class IndexFileWriter {
+  private first = true;
+
+  private constructor(private readonly handle: FileHandle) {}
+
+  static async create(path: string, fetchedAt: string): Promise<IndexFileWriter> {
+    const handle = await open(path, "w");
+    await handle.write(`{"fetched_at":${JSON.stringify(fetchedAt)},"entries":{\n`);
+    return new IndexFileWriter(handle);
+  }
+
+  async append(entries: readonly CatalogIndexEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    const parts: string[] = [];
+    for (const entry of entries) {
+      parts.push(this.first ? "" : ",\n", JSON.stringify(entry.code), ":", JSON.stringify(entry));
+      this.first = false;
+    }
+    await this.handle.write(parts.join(""));
+  }
+
+  async finish(): Promise<void> {
+    await this.handle.write("\n}}\n");
+    await this.handle.sync();
+    await this.handle.close();
+  }
+
+  async abort(): Promise<void> {
+    await this.handle.close().catch(() => undefined);
+  }
+}

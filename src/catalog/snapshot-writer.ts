@@ -1,0 +1,144 @@
+import { join } from "node:path";
+import { productProblems, type RawProduct } from "../api/schemas.js";
+import { type CatalogDiff, DiffBuilder } from "./catalog-diff.js";
+import { compactRecordOf } from "./compact-record.js";
+import { writeFileSynced } from "./durable-files.js";
+import { indexEntriesOf } from "./index-entries.js";
+import type { CatalogIndexEntry } from "./index-entry.js";
+import { IndexFileWriter } from "./index-file-writer.js";
+import { LinesFileWriter } from "./lines-file-writer.js";
+import { ProductsFileWriter } from "./products-file-writer.js";
+import { SNAPSHOT_FILES } from "./snapshot-layout.js";
+import type { ProductWarning, SnapshotManifest } from "./snapshot-manifest.js";
+
+/** The snapshot a new one is compared with. */
+export interface PreviousSnapshot {
+  name: string;
+  /** Compact records by code (loadCompactRecords); consumed by the diff. */
+  records: Map<string, string>;
+}
+
+/** What the sync knows at the end, beside what the writer counted. */
+export type ManifestMeta = Pick<
+  SnapshotManifest,
+  "snapshot" | "api_version" | "filters" | "pages" | "duration_ms" | "resumed_after_page"
+>;
+
+/**
+ * Writes one snapshot into a (temporary) directory as pages arrive: products.json, index.json
+ * and records.ndjson are streamed; counts, warnings and the diff are kept as running totals.
+ * finish() adds manifest.json and diff.json; everything is flushed to disk before it returns.
+ */
+export class SnapshotWriter {
+  private readonly byPayoutType: Record<string, number> = {};
+  private readonly byCurrency: Record<string, number> = {};
+  private readonly warnings: ProductWarning[] = [];
+  private readonly seen = new Set<string>();
+  private indexEntries = 0;
+
+  private constructor(
+    private readonly dir: string,
+    private readonly fetchedAt: string,
+    private readonly products: ProductsFileWriter,
+    private readonly index: IndexFileWriter,
+    private readonly records: LinesFileWriter,
+    private readonly diff: DiffBuilder,
+  ) {}
+
+  static async create(
+    dir: string,
+    fetchedAt: string,
+    previous: PreviousSnapshot | undefined,
+  ): Promise<SnapshotWriter> {
+    return new SnapshotWriter(
+      dir,
+      fetchedAt,
+      await ProductsFileWriter.create(join(dir, SNAPSHOT_FILES.products)),
+      await IndexFileWriter.create(join(dir, SNAPSHOT_FILES.index), fetchedAt),
+      await LinesFileWriter.create(join(dir, SNAPSHOT_FILES.records)),
+      new DiffBuilder(previous?.records ?? new Map(), previous?.name ?? null),
+    );
+  }
+
+  get productCount(): number {
+    return this.products.products;
+  }
+
+  /** Bytes of products.json so far: where a resumed sync truncates it back to. */
+  get productBytes(): number {
+    return this.products.bytes;
+  }
+
+  /** Adds one page of products, kept exactly as received. */
+  async add(page: readonly RawProduct[]): Promise<void> {
+    const entries: CatalogIndexEntry[] = [];
+    const lines: string[] = [];
+    for (const product of page) {
+      const problems = productProblems(product);
+      if (this.seen.has(product.code)) {
+        problems.push(`code: appears more than once; the last one is indexed`);
+      } else {
+        this.seen.add(product.code);
+        const record = compactRecordOf(product);
+        const line = JSON.stringify(record);
+        this.diff.observe(record, line);
+        lines.push(line);
+      }
+      if (problems.length > 0) this.warnings.push({ code: product.code, problems });
+      count(this.byPayoutType, product.payout_type);
+      count(this.byCurrency, product.currency);
+      for (const entry of indexEntriesOf(product, problems)) entries.push(entry);
+    }
+    this.indexEntries += entries.length;
+    await Promise.all([
+      this.products.append(page),
+      this.index.append(entries),
+      this.records.append(lines),
+    ]);
+  }
+
+  /** Completes every file and flushes it; the directory is then ready to be renamed. */
+  async finish(meta: ManifestMeta): Promise<{ manifest: SnapshotManifest; diff: CatalogDiff }> {
+    const [{ sha256, bytes }] = await Promise.all([
+      this.products.finish(),
+      this.index.finish(),
+      this.records.finish(),
+    ]);
+    const manifest: SnapshotManifest = {
+      snapshot: meta.snapshot,
+      fetched_at: this.fetchedAt,
+      api_version: meta.api_version,
+      filters: meta.filters,
+      product_count: this.products.products,
+      index_entries: this.indexEntries,
+      counts: { by_payout_type: this.byPayoutType, by_currency: this.byCurrency },
+      pages: meta.pages,
+      duration_ms: meta.duration_ms,
+      sha256,
+      products_bytes: bytes,
+      warnings: this.warnings,
+      ...(meta.resumed_after_page === undefined
+        ? {}
+        : { resumed_after_page: meta.resumed_after_page }),
+    };
+    const diff = this.diff.finish(meta.snapshot);
+    await writeFileSynced(
+      join(this.dir, SNAPSHOT_FILES.manifest),
+      `${JSON.stringify(manifest, null, 2)}\n`,
+    );
+    await writeFileSynced(
+      join(this.dir, SNAPSHOT_FILES.diff),
+      `${JSON.stringify(diff, null, 2)}\n`,
+    );
+    return { manifest, diff };
+  }
+
+  async abort(): Promise<void> {
+    await Promise.all([this.products.abort(), this.index.abort(), this.records.abort()]);
+  }
+}
+
+function count(counts: Record<string, number>, value: unknown): void {
+  const key = typeof value === "string" && value !== "" ? value : "(none)";
+  counts[key] = (counts[key] ?? 0) + 1;
+}
