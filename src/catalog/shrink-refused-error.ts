@@ -1,0 +1,18 @@
+import { RunError } from "../errors/runtime-error.js";
+
+/** The shrink guard held: the new catalog is much smaller than the current one (exit 1). */
+export class ShrinkRefusedError extends RunError {
+  override readonly name = "ShrinkRefusedError";
+  constructor(
+    readonly previousCount: number,
+    readonly newCount: number,
+    readonly maxShrink: number,
+  ) {
+    const percent = Math.round((1 - newCount / previousCount) * 1000) / 10;
+    super(
+      `catalog sync refused to publish: ${newCount} products is ${percent}% fewer than the current ${previousCount} ` +
+        `(more than ${Math.round(maxShrink * 100)}%); the current snapshot is unchanged; ` +
+        "rerun with --allow-shrink if the catalog really shrank",
+    );
+  }
+}

@@ -1,0 +1,241 @@
+import { mkdir, rename, rm } from "node:fs/promises";
+import { basename, join } from "node:path";
+import type { ApiClient } from "../api/client.js";
+import { ApiError } from "../api/errors/api-error.js";
+import { RunError } from "../errors/runtime-error.js";
+import { type Logger, silentLogger } from "../log.js";
+import type { CatalogDiff } from "./catalog-diff.js";
+import { type CatalogFilters, filtersToQuery, normalizeFilters } from "./catalog-filters.js";
+import { switchCurrentPointer } from "./current-pointer.js";
+import { type CatalogSnapshot, openCurrentSnapshot } from "./current-snapshot.js";
+import { fsyncPath } from "./durable-files.js";
+import { cleanLeftovers, markTmpDirActive } from "./leftover-cleanup.js";
+import { fetchPages } from "./page-fetcher.js";
+import { loadCompactRecords } from "./previous-records.js";
+import { readProductsFile } from "./products-file-reader.js";
+import type { RetryOptions } from "./retry-policy.js";
+import { ShrinkRefusedError } from "./shrink-refused-error.js";
+import {
+  catalogDir,
+  newSnapshotName,
+  newTmpName,
+  SNAPSHOT_FILES,
+  snapshotsDir,
+} from "./snapshot-layout.js";
+import type { SnapshotManifest } from "./snapshot-manifest.js";
+import { pruneSnapshots } from "./snapshot-retention.js";
+import { SnapshotWriter } from "./snapshot-writer.js";
+import {
+  adoptTmpDir,
+  type CheckpointOptions,
+  findCheckpoint,
+  type SyncCheckpoint,
+  saveCheckpoint,
+} from "./sync-checkpoint.js";
+
+/** Progress after each page. */
+export interface SyncProgress {
+  pages: number;
+  products: number;
+}
+
+export interface SyncCatalogOptions {
+  client: ApiClient;
+  /** `$GIFTJOBS_DATA_DIR`; the store lives in its `catalog/` folder. */
+  dataDir: string;
+  /** @defaultValue the whole catalog */
+  filters?: CatalogFilters;
+  /** Products per page (1..500). @defaultValue 500 */
+  pageSize?: number;
+  /** Publish even when the catalog shrank by more than `maxShrink`. @defaultValue false */
+  allowShrink?: boolean;
+  /** Largest fraction of products that may disappear without allowShrink. @defaultValue 0.2 */
+  maxShrink?: number;
+  /** Snapshots kept after a publish. @defaultValue 14 */
+  keep?: number;
+  retry?: RetryOptions;
+  /** Recorded in the manifest when the service does not echo X-Api-Version. */
+  apiVersion?: string;
+  /** Makes the sync resumable after a crash (the catalog-sync job). */
+  checkpoint?: CheckpointOptions;
+  onProgress?: (progress: SyncProgress) => void;
+  log?: Logger;
+  signal?: AbortSignal;
+}
+
+export interface SyncCatalogResult {
+  /** The published snapshot's name and directory. */
+  snapshot: string;
+  dir: string;
+  manifest: SnapshotManifest;
+  diff: Pick<CatalogDiff, "from" | "summary">;
+  /** Pages fetched before this run resumed from a checkpoint. */
+  resumedAfterPage?: number;
+}
+
+/**
+ * Pages through GET /v2/product and publishes a new snapshot (products, manifest, index, diff)
+ * atomically, then switches `current` to it and prunes old ones. Any failure — an HTTP error
+ * that outlives its retries, a malformed page, a cursor that does not advance, the shrink
+ * guard — throws a RunError and leaves the current snapshot as it was.
+ */
+export async function syncCatalog(options: SyncCatalogOptions): Promise<SyncCatalogResult> {
+  const log = options.log ?? silentLogger;
+  const started = Date.now();
+  const filters = normalizeFilters(options.filters);
+  const limit = options.pageSize ?? 500;
+  const dataDir = options.dataDir;
+  await mkdir(snapshotsDir(dataDir), { recursive: true });
+
+  const found = options.checkpoint
+    ? await findCheckpoint(dataDir, { ...options.checkpoint, filters, limit })
+    : undefined;
+  const removed = await cleanLeftovers(dataDir, { keep: found?.dir });
+  if (removed.length > 0) log.info({ removed }, "removed leftovers of earlier syncs");
+
+  const current = await openCurrentSnapshot(dataDir);
+  const previous = current
+    ? { name: current.name, records: await loadCompactRecords(current) }
+    : undefined;
+
+  const resume = found?.checkpoint;
+  const dir = found ? await adoptTmpDir(found.dir) : join(catalogDir(dataDir), newTmpName());
+  if (!found) await mkdir(dir);
+  markTmpDirActive(dir, true);
+  const fetchedAt = resume?.fetched_at ?? new Date(started).toISOString();
+  const name = resume?.snapshot ?? newSnapshotName(new Date(started));
+  let writer: SnapshotWriter | undefined;
+  let pages = resume?.pages ?? 0;
+  try {
+    writer = await startWriter(dir, fetchedAt, previous, resume);
+    if (resume) log.info({ pages, products: writer.productCount }, "resuming catalog sync");
+    let apiVersion = resume?.api_version ?? null;
+    for await (const page of fetchPages({
+      client: options.client,
+      query: filtersToQuery(filters, limit),
+      after: resume?.after,
+      pagesBefore: pages,
+      retry: options.retry,
+      signal: options.signal,
+      onRetry: (error, page, attempt) =>
+        log.warn({ page, attempt, error: describe(error) }, "retrying catalog page"),
+    })) {
+      await writer.add(page.products);
+      pages = page.number;
+      apiVersion = page.apiVersion ?? apiVersion;
+      if (options.checkpoint) {
+        const checkpoint: SyncCheckpoint = {
+          owner: options.checkpoint.owner,
+          tmp: basename(dir),
+          snapshot: name,
+          fetched_at: fetchedAt,
+          filters,
+          limit,
+          after: page.after,
+          pages,
+          products: writer.productCount,
+          bytes: writer.productBytes,
+          api_version: apiVersion,
+          elapsed_ms: (resume?.elapsed_ms ?? 0) + Date.now() - started,
+        };
+        await saveCheckpoint(dir, checkpoint);
+        await options.checkpoint.onSave?.(checkpoint);
+      }
+      options.onProgress?.({ pages, products: writer.productCount });
+    }
+    guardShrink(current, writer.productCount, options);
+    const { manifest, diff } = await writer.finish({
+      snapshot: name,
+      api_version: apiVersion ?? options.apiVersion ?? null,
+      filters,
+      pages,
+      duration_ms: (resume?.elapsed_ms ?? 0) + Date.now() - started,
+      resumed_after_page: resume?.pages,
+    });
+    const published = await publish(dataDir, dir, name);
+    markTmpDirActive(dir, false);
+    const pruned = await pruneSnapshots(dataDir, options.keep ?? 14, name);
+    if (pruned.length > 0) log.info({ pruned }, "removed old snapshots");
+    return {
+      snapshot: name,
+      dir: published,
+      manifest,
+      diff: { from: diff.from, summary: diff.summary },
+      ...(resume ? { resumedAfterPage: resume.pages } : {}),
+    };
+  } catch (error) {
+    await writer?.abort();
+    const keep = options.checkpoint?.keepOnFailure && !(error instanceof ShrinkRefusedError);
+    if (!keep) await rm(dir, { recursive: true, force: true });
+    markTmpDirActive(dir, false);
+    if (error instanceof RunError) throw error;
+    throw new RunError(
+      `catalog sync failed at page ${pages + 1}: ${describe(error)}; the current snapshot is unchanged`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+/** A fresh writer, or one rebuilt from the part of products.json a checkpoint vouches for. */
+async function startWriter(
+  dir: string,
+  fetchedAt: string,
+  previous: { name: string; records: Map<string, string> } | undefined,
+  resume: SyncCheckpoint | undefined,
+): Promise<SnapshotWriter> {
+  if (!resume) return SnapshotWriter.create(dir, fetchedAt, previous);
+  // Replaying the saved products through a new writer rebuilds the index, counts, warnings and
+  // diff exactly as an uninterrupted run would have; it reads the local disk, not the service.
+  const partial = join(dir, "products.partial");
+  await rename(join(dir, SNAPSHOT_FILES.products), partial);
+  const writer = await SnapshotWriter.create(dir, fetchedAt, previous);
+  let batch = [];
+  for await (const product of readProductsFile(partial, { end: resume.bytes })) {
+    batch.push(product);
+    if (batch.length >= resume.limit) {
+      await writer.add(batch);
+      batch = [];
+    }
+  }
+  await writer.add(batch);
+  await rm(partial, { force: true });
+  if (writer.productCount !== resume.products) {
+    await writer.abort();
+    throw new RunError(
+      `checkpoint of ${dir} promised ${resume.products} products, found ${writer.productCount}`,
+    );
+  }
+  return writer;
+}
+
+function guardShrink(
+  current: CatalogSnapshot | undefined,
+  count: number,
+  options: SyncCatalogOptions,
+): void {
+  if (!current || options.allowShrink) return;
+  const maxShrink = options.maxShrink ?? 0.2;
+  const before = current.manifest.product_count;
+  if (count < before * (1 - maxShrink)) throw new ShrinkRefusedError(before, count, maxShrink);
+}
+
+/** Renames the finished directory into snapshots/, then switches `current` to it. */
+async function publish(dataDir: string, dir: string, name: string): Promise<string> {
+  await rm(join(dir, SNAPSHOT_FILES.checkpoint), { force: true });
+  await fsyncPath(dir);
+  const target = join(snapshotsDir(dataDir), name);
+  await rename(dir, target);
+  await fsyncPath(snapshotsDir(dataDir));
+  await switchCurrentPointer(dataDir, name);
+  return target;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof ApiError) {
+    const status = error.status > 0 ? `, HTTP ${error.status}` : "";
+    return `${error.message} (${error.type}${status})`;
+  }
+  return (error as Error)?.message ?? String(error);
+}
