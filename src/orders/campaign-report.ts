@@ -1,0 +1,83 @@
+import { createWriteStream } from "node:fs";
+import { mkdir, rename } from "node:fs/promises";
+import { dirname } from "node:path";
+import { pipeline } from "node:stream/promises";
+import { stringify } from "csv-stringify";
+import type { Ledger, LedgerOrder, LedgerRow } from "./ledger.js";
+
+export const REPORT_COLUMNS = [
+  "line",
+  "reference",
+  "email",
+  "product_code",
+  "face_value",
+  "currency",
+  "status",
+  "order_id",
+  "item_id",
+  "idempotency_key",
+  "error_type",
+  "error_message",
+] as const;
+
+/**
+ * A cell a spreadsheet would run as a formula (= + - @, or tab/CR that some apps strip first)
+ * gets a leading apostrophe: the report is data, never code.
+ */
+export function neutralise(cell: string): string {
+  return /^[=+\-@\t\r]/.test(cell) ? `'${cell}` : cell;
+}
+
+/** One report line per row, in file-line order. */
+export async function* reportRecords(ledger: Ledger, campaign: string): AsyncGenerator<string[]> {
+  const rows: [string, LedgerRow][] = [];
+  for await (const entry of ledger.rows(campaign)) rows.push(entry);
+  rows.sort((a, b) => a[1].line - b[1].line);
+  const orderCache = new Map<string, LedgerOrder | undefined>();
+  for (let i = 0; i < rows.length; i += 500) {
+    const batch = rows.slice(i, i + 500);
+    const missing = [...new Set(batch.map(([, r]) => r.key).filter((k) => !orderCache.has(k)))];
+    const orders = await ledger.getOrders(campaign, missing);
+    missing.forEach((k, j) => orderCache.set(k, orders[j]));
+    for (const [identity, row] of batch) yield recordOf(identity, row, orderCache.get(row.key));
+    if (orderCache.size > 20_000) orderCache.clear();
+  }
+}
+
+function recordOf(identity: string, row: LedgerRow, order: LedgerOrder | undefined): string[] {
+  const cells = [
+    String(row.line),
+    row.reference ?? "",
+    row.email,
+    row.product_code,
+    row.face_value,
+    row.currency,
+    order?.status ?? "unknown",
+    order?.order_id ?? "",
+    order?.item_ids?.[identity] ?? "",
+    row.key,
+    order?.error_type ?? "",
+    order?.error_message ?? "",
+  ];
+  return cells.map(neutralise);
+}
+
+/** Writes the report CSV atomically (temporary file, then rename). Returns the row count. */
+export async function writeReport(ledger: Ledger, campaign: string, path: string): Promise<number> {
+  await mkdir(dirname(path), { recursive: true });
+  const temporary = `${path}.tmp-${process.pid}`;
+  let count = 0;
+  async function* counted() {
+    for await (const record of reportRecords(ledger, campaign)) {
+      count += 1;
+      yield record;
+    }
+  }
+  await pipeline(
+    counted(),
+    stringify({ header: true, columns: [...REPORT_COLUMNS] }),
+    createWriteStream(temporary),
+  );
+  await rename(temporary, path);
+  return count;
+}

@@ -1,0 +1,90 @@
+import type { Queue } from "bullmq";
+import { UserError } from "../errors/user-error.js";
+import { enqueueOrders } from "../queue/enqueue.js";
+import { orderKey } from "./keys.js";
+import type { Ledger } from "./ledger.js";
+import type { OrderJobData } from "./order-job.js";
+
+export interface RetryOptions {
+  /** Move failed_final rows to the next generation (a new key). */
+  newKey?: boolean;
+  /** With newKey: also failed_uncertain rows. That could pay twice. */
+  force?: boolean;
+}
+
+export interface RetryResult {
+  orders: number;
+  rows: number;
+  mode: "same-key" | "new-key";
+}
+
+/**
+ * `orders retry`: without newKey, failed_uncertain orders go again under their SAME key (the
+ * service replays an order that was made, so nothing is paid twice). With newKey, failed_final
+ * orders (nothing was made) go under the next generation's key; failed_uncertain ones only
+ * with force, since an order may exist under the old key.
+ */
+export async function retryCampaign(
+  ledger: Ledger,
+  queue: Queue<OrderJobData>,
+  campaign: string,
+  options: RetryOptions,
+): Promise<RetryResult> {
+  const meta = await ledger.meta(campaign);
+  const executionMode = meta.execution_mode ?? "async";
+  const statuses = options.newKey
+    ? options.force
+      ? ["failed_final", "failed_uncertain"]
+      : ["failed_final"]
+    : ["failed_uncertain"];
+  const jobs: OrderJobData[] = [];
+  let rows = 0;
+  for await (const [key, order] of ledger.orders(campaign)) {
+    if (!statuses.includes(order.status)) continue;
+    const request = await ledger.getRequest(campaign, key);
+    if (!request)
+      throw new UserError(
+        `campaign ${campaign}: order ${key} has no recorded request; re-import the file`,
+      );
+    if (options.newKey) {
+      const generation = order.generation + 1;
+      const newKey = orderKey(campaign, generation, order.identities);
+      await ledger.saveRequest(campaign, newKey, request);
+      const done = await ledger.rekey(campaign, {
+        oldKey: key,
+        newKey,
+        identities: order.identities,
+        generation,
+        from: statuses as ("failed_final" | "failed_uncertain")[],
+      });
+      if (done !== "done") continue;
+      jobs.push({
+        campaign,
+        key: newKey,
+        generation,
+        identities: order.identities,
+        request,
+        executionMode,
+      });
+    } else {
+      const moved = await ledger.transition(campaign, key, ["failed_uncertain"], "queued", {
+        error_type: null,
+        error_message: null,
+      });
+      if (!moved.moved) continue;
+      // The old job (same id) may still be held by BullMQ; remove it so the id can be added again.
+      await (await queue.getJob(key))?.remove().catch(() => undefined);
+      jobs.push({
+        campaign,
+        key,
+        generation: order.generation,
+        identities: order.identities,
+        request,
+        executionMode,
+      });
+    }
+    rows += order.identities.length;
+  }
+  await enqueueOrders(queue, jobs);
+  return { orders: jobs.length, rows, mode: options.newKey ? "new-key" : "same-key" };
+}

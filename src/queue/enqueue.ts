@@ -1,0 +1,26 @@
+import type { Queue } from "bullmq";
+import pRetry from "p-retry";
+import type { OrderJobData } from "../orders/order-job.js";
+import { ORDER_JOB_OPTIONS } from "./job-options.js";
+
+/** Jobs added per addBulk call: large enough to amortise round trips, small enough to retry. */
+export const ENQUEUE_CHUNK = 500;
+
+/**
+ * Adds order jobs in chunks with addBulk, jobId = order key. addBulk is not atomic: a chunk
+ * that fails is sent again, and the job ids make the repeat harmless (BullMQ ignores an id
+ * it already holds).
+ */
+export async function enqueueOrders(
+  queue: Queue<OrderJobData>,
+  jobs: OrderJobData[],
+): Promise<void> {
+  for (let i = 0; i < jobs.length; i += ENQUEUE_CHUNK) {
+    const chunk = jobs.slice(i, i + ENQUEUE_CHUNK).map((data) => ({
+      name: "order-create",
+      data,
+      opts: { ...ORDER_JOB_OPTIONS, jobId: data.key },
+    }));
+    await pRetry(() => queue.addBulk(chunk), { retries: 3, minTimeout: 200 });
+  }
+}
