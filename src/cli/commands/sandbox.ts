@@ -1,4 +1,117 @@
 import type { Command } from "commander";
+import { UserError } from "../../errors/user-error.js";
+import { isPlainDecimal } from "../../money.js";
+import { type SandboxOptions, startSandbox } from "../../sandbox/index.js";
+import { action } from "../run-action.js";
 
-/** Registers the `sandbox` command(s). */
-export function register(_program: Command): void {}
+interface SandboxFlags {
+  port: string;
+  host: string;
+  products: string;
+  seed: string;
+  apiKey?: string;
+  balance: string[];
+  asyncCompleteMs?: string;
+  orderRateLimit?: string;
+  failRate?: string;
+  dropRate?: string;
+  latencyMs?: string;
+}
+
+function wholeNumber(flag: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER) {
+  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!(n >= min && n <= max)) {
+    throw new UserError(`${flag} must be a whole number from ${min} to ${max} (got ${value})`);
+  }
+  return n;
+}
+
+function rate(flag: string, value: string): number {
+  const n = /^\d*\.?\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!(n >= 0 && n <= 1))
+    throw new UserError(`${flag} must be a number from 0 to 1 (got ${value})`);
+  return n;
+}
+
+function balances(values: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const value of values) {
+    const match = /^([A-Z]{3})=(.+)$/.exec(value);
+    if (!match || !isPlainDecimal(match[2] as string)) {
+      throw new UserError(`--balance must look like USD=100000 (got ${value})`);
+    }
+    out[match[1] as string] = match[2] as string;
+  }
+  return out;
+}
+
+/** Flags to sandbox options; a bad value throws a UserError naming its flag. */
+export function sandboxOptions(flags: SandboxFlags): SandboxOptions {
+  const options: SandboxOptions = {
+    port: wholeNumber("--port", flags.port, 0, 65535),
+    host: flags.host,
+    products: wholeNumber("--products", flags.products, 0, 2_000_000),
+    seed: wholeNumber("--seed", flags.seed, 0, 2 ** 32 - 1),
+    balances: balances(flags.balance),
+  };
+  if (flags.apiKey !== undefined) {
+    if (flags.apiKey === "") throw new UserError("--api-key must not be empty");
+    options.apiKey = flags.apiKey;
+  }
+  if (flags.asyncCompleteMs !== undefined) {
+    options.asyncCompleteMs = wholeNumber("--async-complete-ms", flags.asyncCompleteMs, 0);
+  }
+  if (flags.orderRateLimit !== undefined) {
+    options.orderRateLimit = wholeNumber("--order-rate-limit", flags.orderRateLimit, 1);
+  }
+  if (flags.failRate !== undefined) options.failRate = rate("--fail-rate", flags.failRate);
+  if (flags.dropRate !== undefined) options.dropRate = rate("--drop-rate", flags.dropRate);
+  if (flags.latencyMs !== undefined) {
+    options.latencyMs = wholeNumber("--latency-ms", flags.latencyMs, 0);
+  }
+  return options;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+async function run(flags: SandboxFlags): Promise<number> {
+  const options = sandboxOptions(flags);
+  const sandbox = await startSandbox(options);
+  const key = options.apiKey === undefined ? "none" : "set";
+  // The key itself is never printed: "set" says only that one is required.
+  process.stdout.write(
+    `sandbox listening on ${sandbox.url} (${sandbox.state.catalog.size} products, api key: ${key})\n`,
+  );
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+  await sandbox.close();
+  return 0;
+}
+
+/** Registers the `sandbox` command: the local service, for the demo, tests and benchmarks. */
+export function register(program: Command): void {
+  program
+    .command("sandbox")
+    .description("Run the local sandbox of the service (in memory) until SIGINT/SIGTERM.")
+    .option("--port <n>", "port to listen on (0: a free one)", "4010")
+    .option("--host <host>", "address to listen on", "127.0.0.1")
+    .option("--products <n>", "number of generated products", "250")
+    .option("--seed <s>", "seed of the generated catalog", "1")
+    .option("--api-key <key>", "the only API key accepted (default: any non-empty key)")
+    .option("--balance <CUR=AMOUNT>", "starting balance of a currency (repeatable)", collect, [])
+    .option("--async-complete-ms <ms>", "time an async order stays PROCESSING (default 1000)")
+    .option("--order-rate-limit <n>", "orders accepted per minute (default 300)")
+    .option("--fail-rate <r>", "share of orders answered 500 before anything is done (0..1)")
+    .option("--drop-rate <r>", "share of created orders whose connection is cut (0..1)")
+    .option("--latency-ms <ms>", "delay of every /v2 request, with ±20% jitter")
+    .action(action((flags: SandboxFlags) => run(flags)));
+}

@@ -1,0 +1,121 @@
+import {
+  type Product,
+  type Sandbox,
+  type SandboxOptions,
+  startSandbox,
+} from "../../src/sandbox/index.js";
+
+export const KEY = "test-key";
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies freely.
+  json: any;
+}
+
+export interface CallOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  /** An object is sent as JSON; a string as it is. */
+  body?: unknown;
+  /** The X-Api-Key; null sends none. @defaultValue KEY */
+  key?: string | null;
+}
+
+/** One HTTP call to the sandbox; the body is parsed as JSON when it is JSON. */
+export async function call(sandbox: Sandbox, path: string, options: CallOptions = {}) {
+  const headers: Record<string, string> = { ...options.headers };
+  const key = options.key === undefined ? KEY : options.key;
+  if (key !== null) headers["X-Api-Key"] = key;
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
+    headers["Content-Type"] = "application/json";
+  }
+  const res = await fetch(`${sandbox.url}${path}`, {
+    method: options.method ?? "GET",
+    headers,
+    body,
+  });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json } as Answer;
+}
+
+let keySerial = 0;
+
+/** A fresh idempotency key, unique in this process. */
+export function newKey(): string {
+  keySerial += 1;
+  return `key-${process.pid}-${Date.now()}-${keySerial}`;
+}
+
+export function postOrder(
+  sandbox: Sandbox,
+  body: unknown,
+  options: { key?: string; mode?: string; headers?: Record<string, string> } = {},
+) {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key !== "") headers["X-Idempotency-Key"] = options.key ?? newKey();
+  if (options.mode !== undefined) headers["X-Execution-Mode"] = options.mode;
+  return call(sandbox, "/v2/order", { method: "POST", headers, body });
+}
+
+/** An order item for `code` at `face`, sent by e-mail. */
+export function item(code: string, face: number, email = "jane.doe@example.com") {
+  return {
+    face_value: face,
+    distribution_method: { type: "EMAIL", email_address: email, template_id: "TPL-1" },
+    products: { type: "SINGLE", value: code },
+  };
+}
+
+export function orderBody(currency: string, items: unknown[], extra: Record<string, unknown> = {}) {
+  return { payment_method: { type: "ACCOUNT_BALANCE", currency }, items, ...extra };
+}
+
+/** A product of the sandbox's catalog matching `predicate`; fails the test when none does. */
+export function findProduct(sandbox: Sandbox, predicate: (p: Product) => boolean): Product {
+  const product = sandbox.state.catalog.products.find(predicate);
+  if (!product) throw new Error("no product in the catalog matches");
+  return product;
+}
+
+export const isLiveOrderable = (p: Product) => p.is_orderable && p.state === "LIVE";
+
+/** An orderable open gift card in `currency` (USD by default). */
+export function openCard(sandbox: Sandbox, currency = "USD"): Product {
+  return findProduct(
+    sandbox,
+    (p) =>
+      isLiveOrderable(p) && p.currency === currency && p.gift_card?.denominations.type === "open",
+  );
+}
+
+/** A valid sync order body for an open USD gift card at its minimum value. */
+export function validOrder(sandbox: Sandbox, extra: Record<string, unknown> = {}) {
+  const product = openCard(sandbox);
+  const face = Number(product.gift_card?.denominations.minimum_value);
+  return orderBody("USD", [item(product.code, face)], extra);
+}
+
+export async function start(options: SandboxOptions = {}): Promise<Sandbox> {
+  return startSandbox({ products: 300, seed: 42, ...options });
+}
+
+export async function waitFor<T>(fn: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
