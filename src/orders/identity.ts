@@ -1,0 +1,71 @@
+import { createHash } from "node:crypto";
+import { canonicalDecimal } from "../money.js";
+import type { OrderRow } from "./order-row.js";
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("base64url");
+}
+
+function sortedMetadata(row: OrderRow): [string, string][] {
+  return Object.entries(row.metadata).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * The row's content in one spelling: e-mail trimmed and lowercased, face value canonical
+ * ("10.50" == "10.5"), metadata sorted. A JSON array keeps fields from running into each other.
+ */
+function normalise(row: OrderRow, templateId: string | undefined): string {
+  return JSON.stringify([
+    "v1",
+    row.email.trim().toLowerCase(),
+    row.product_code,
+    canonicalDecimal(row.face_value),
+    templateId ?? "",
+    row.description ?? "",
+    sortedMetadata(row),
+  ]);
+}
+
+/**
+ * Hash of what the file says about the card (reference excluded; only a template the row
+ * itself names). Identical rows share it; the occurrence index then tells them apart.
+ */
+export function contentHash(row: OrderRow): string {
+  return sha256(normalise(row, row.template_source === "row" ? row.template_id : undefined));
+}
+
+/**
+ * Hash of what would be sent for the row (the default template included). The ledger keeps it
+ * per identity: a different hash under the same reference is a changed row, a conflict.
+ */
+export function payloadHash(row: OrderRow): string {
+  return sha256(normalise(row, row.template_id));
+}
+
+/**
+ * Counts each content hash as rows go by: the first identical row is #0, the second #1, so two
+ * identical rows are two deliberate cards. Memory is a Map of hash -> count: O(distinct rows),
+ * about 100 bytes each.
+ */
+export class OccurrenceCounter {
+  private readonly counts = new Map<string, number>();
+
+  next(hash: string): number {
+    const index = this.counts.get(hash) ?? 0;
+    this.counts.set(hash, index + 1);
+    return index;
+  }
+}
+
+/**
+ * A row's identity in the campaign ledger: `ref:` + hash of its reference when it has one,
+ * else `h:` + its content hash + `.` + occurrence index. Both are hashes: the ledger lives in
+ * Redis and holds no e-mail or reference in clear. Same file, any row order -> same identities,
+ * as long as identical rows without reference keep their relative order (they are
+ * interchangeable, so it does not matter which is #0).
+ */
+export function rowIdentity(row: OrderRow, occurrences: OccurrenceCounter): string {
+  if (row.reference !== undefined) return `ref:${sha256(`ref\n${row.reference}`)}`;
+  const hash = contentHash(row);
+  return `h:${hash}.${occurrences.next(hash)}`;
+}

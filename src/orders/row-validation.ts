@@ -1,0 +1,153 @@
+import { isPlainDecimal } from "../money.js";
+import { METADATA_PREFIX } from "./header.js";
+import type { OrderRow } from "./order-row.js";
+import type { ReferenceTracker } from "./reference-tracker.js";
+import type { RowError } from "./row-error.js";
+
+/** The service's limits on an order (API-NOTES, POST /v2/order). */
+export const LIMITS = {
+  descriptionChars: 128,
+  metadataKeys: 20,
+  metadataKeyChars: 40,
+  metadataValueChars: 200,
+  /** Not a service limit: references are kept per row in the ledger, so they stay short. */
+  referenceChars: 255,
+  emailChars: 254,
+} as const;
+
+/**
+ * Pragmatic, not RFC 5322: one @, no spaces, a dotted domain with no empty label. It catches
+ * the mistakes spreadsheets make (two addresses in a cell, a missing domain, a stray space).
+ */
+const EMAIL = /^[^\s@]+@(?:[^\s@.]+\.)+[^\s@.]+$/;
+
+export interface ValidateRowOptions {
+  /** Template for rows without template_id: --template-id, else the configuration's. */
+  defaultTemplateId?: string;
+  /** Checks that a reference is used once in the file; one tracker per file. */
+  references?: ReferenceTracker;
+}
+
+export type RowValidation = { ok: true; row: OrderRow } | { ok: false; errors: RowError[] };
+
+/** Length in characters as a person counts them (code points, not UTF-16 units). */
+function chars(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
+function checkEmail(email: string): string | undefined {
+  if (email === "") return "email is required";
+  if (chars(email) > LIMITS.emailChars)
+    return `email is longer than ${LIMITS.emailChars} characters`;
+  if (!EMAIL.test(email)) return `${JSON.stringify(email)} is not a valid e-mail address`;
+  return undefined;
+}
+
+function checkFaceValue(value: string): string | undefined {
+  if (value === "") return "face_value is required";
+  if (!isPlainDecimal(value)) {
+    return `face_value must be a plain decimal like 25 or 10.50, without sign, currency symbol, separators or exponent (got ${JSON.stringify(value)})`;
+  }
+  if (/^[0.]+$/.test(value)) return `face_value must be more than zero (got ${value})`;
+  return undefined;
+}
+
+function metadataOf(fields: Record<string, string>, line: number, errors: RowError[]) {
+  const metadata: Record<string, string> = {};
+  for (const [field, value] of Object.entries(fields)) {
+    if (!field.startsWith(METADATA_PREFIX) || value === "") continue;
+    const key = field.slice(METADATA_PREFIX.length);
+    if (chars(key) > LIMITS.metadataKeyChars) {
+      errors.push({
+        line,
+        column: field,
+        message: `metadata key ${JSON.stringify(key)} is longer than ${LIMITS.metadataKeyChars} characters`,
+      });
+    }
+    if (chars(value) > LIMITS.metadataValueChars) {
+      errors.push({
+        line,
+        column: field,
+        message: `metadata value is ${chars(value)} characters, at most ${LIMITS.metadataValueChars} allowed`,
+      });
+    }
+    metadata[key] = value;
+  }
+  const count = Object.keys(metadata).length;
+  if (count > LIMITS.metadataKeys) {
+    errors.push({
+      line,
+      column: "metadata",
+      message: `row has ${count} non-empty metadata cells, at most ${LIMITS.metadataKeys} allowed`,
+    });
+  }
+  return metadata;
+}
+
+function checkReference(
+  reference: string,
+  line: number,
+  references: ReferenceTracker | undefined,
+): string | undefined {
+  if (chars(reference) > LIMITS.referenceChars) {
+    return `reference is longer than ${LIMITS.referenceChars} characters`;
+  }
+  const earlier = references?.claim(reference, line);
+  if (earlier !== undefined)
+    return `reference ${JSON.stringify(reference)} is already used on line ${earlier}`;
+  return undefined;
+}
+
+function templateOf(fields: Record<string, string>, fallback: string | undefined) {
+  const own = fields.template_id?.trim();
+  if (own) return { template_id: own, template_source: "row" as const };
+  if (fallback) return { template_id: fallback, template_source: "default" as const };
+  return { template_source: "none" as const };
+}
+
+/**
+ * Validates one CSV row (cells keyed by field) into an OrderRow, or lists every problem of the
+ * row at once so the user fixes a row in one go. Catalog checks come later, at preflight.
+ */
+export function validateRow(
+  { line, fields }: { line: number; fields: Record<string, string> },
+  options: ValidateRowOptions = {},
+): RowValidation {
+  const errors: RowError[] = [];
+  const fail = (column: string, message: string | undefined) => {
+    if (message !== undefined) errors.push({ line, column, message });
+  };
+  const email = fields.email ?? "";
+  const productCode = fields.product_code ?? "";
+  const faceValue = fields.face_value ?? "";
+  fail("email", checkEmail(email));
+  fail("product_code", productCode === "" ? "product_code is required" : undefined);
+  fail("face_value", checkFaceValue(faceValue));
+  const description = fields.description || undefined;
+  if (description !== undefined && chars(description) > LIMITS.descriptionChars) {
+    fail(
+      "description",
+      `description is ${chars(description)} characters, at most ${LIMITS.descriptionChars} allowed`,
+    );
+  }
+  // Trimmed although other cells are not: a re-export that drops a stray space must still name
+  // the same card, or a re-import would pay it twice.
+  const reference = fields.reference?.trim() || undefined;
+  if (reference !== undefined)
+    fail("reference", checkReference(reference, line, options.references));
+  const metadata = metadataOf(fields, line, errors);
+  if (errors.length > 0) return { ok: false, errors };
+  const row: OrderRow = {
+    line,
+    email,
+    product_code: productCode,
+    face_value: faceValue,
+    ...templateOf(fields, options.defaultTemplateId),
+    metadata,
+  };
+  if (description !== undefined) row.description = description;
+  if (reference !== undefined) row.reference = reference;
+  return { ok: true, row };
+}
