@@ -61,12 +61,12 @@ function checkItem(
   const fail = (why: string) => new ApiError("product_validation_error", `items[${index}]: ${why}`);
   if (!found) throw fail(`product ${code} does not exist`);
   const { product, plan } = found;
-  if (product.subscription && !plan) {
-    throw fail(`product ${code} is a subscription: order one of its subscription_plan_code`);
-  }
-  if (!product.is_orderable) throw fail(`product ${code} is not orderable`);
   if (product.state !== "LIVE" && product.state !== "TEMPORARILY_DEGRADED") {
     throw fail(`product ${code} is ${product.state}`);
+  }
+  if (!product.is_orderable) throw fail(`product ${code} is not orderable`);
+  if (product.subscription && !plan) {
+    throw fail(`product ${code} is a subscription: order one of its subscription_plan_code`);
   }
   if (product.currency !== currency) {
     throw new ApiError(
