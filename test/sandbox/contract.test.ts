@@ -1,0 +1,230 @@
+import { readFileSync } from "node:fs";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Sandbox } from "../../src/sandbox/index.js";
+import { type Answer, call, item, orderBody, postOrder, start, validOrder } from "./helpers.js";
+
+// The repository's sibling shared/ folder: /work/main/test/sandbox -> /work/shared.
+const OPENAPI_URL = new URL("../../../shared/reference/openapi-2024-02-05.json", import.meta.url);
+const DOC_ID = "https://sandbox.test/openapi.json";
+
+type Node = Record<string, unknown>;
+
+/**
+ * The document marks nullable fields with `nullable: true`, an OpenAPI 3.0 keyword that JSON
+ * Schema 2020-12 ignores: turn it into types and enums that allow null.
+ */
+function allowNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(allowNulls);
+  if (value === null || typeof value !== "object") return value;
+  const out: Node = {};
+  for (const [key, child] of Object.entries(value as Node)) {
+    // Examples are data, not schemas.
+    out[key] = key === "example" || key === "examples" ? child : allowNulls(child);
+  }
+  if (!("nullable" in out)) return out;
+  const nullable = out.nullable === true;
+  delete out.nullable;
+  if (!nullable) return out;
+  if (Array.isArray(out.enum)) out.enum = [...out.enum, null];
+  if (typeof out.type === "string") {
+    out.type = [out.type, "null"];
+    return out;
+  }
+  return { anyOf: [out, { type: "null" }] };
+}
+
+function loadDocument(): Node {
+  const doc = allowNulls(JSON.parse(readFileSync(OPENAPI_URL, "utf8"))) as Node;
+  const schemas = (doc.components as Node).schemas as Record<string, Node>;
+  // Real data has four decimals ("0.0130") where the document's pattern allows two.
+  (schemas.ProductDiscountMultiplier as Node).pattern = "^[0-9]+\\.[0-9]{2,4}$";
+  // The interface document says fx is nullable, and real orders carry `"fx": null`.
+  const entry = (schemas.TransactionDetailEntry as Node).properties as Node;
+  entry.fx = { anyOf: [entry.fx, { type: "null" }] };
+  return { ...doc, $id: DOC_ID };
+}
+
+const DOC = loadDocument();
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats.default(ajv);
+ajv.addFormat("decimal", /^\d+(\.\d+)?$/);
+ajv.addFormat("html", true);
+ajv.addSchema(DOC);
+
+const pointerPart = (part: string) => part.replace(/~/g, "~0").replace(/\//g, "~1");
+
+/** The validator of one documented response (path, method, status), through its $ref if any. */
+function responseSchema(path: string, method: string, status: number) {
+  const paths = DOC.paths as Record<string, Record<string, Node>>;
+  const responses = paths[path]?.[method]?.responses as Record<string, Node> | undefined;
+  const response = responses?.[String(status)];
+  if (!response) throw new Error(`no response ${status} documented for ${method} ${path}`);
+  const at =
+    typeof response.$ref === "string"
+      ? response.$ref
+      : `#/paths/${pointerPart(path)}/${method}/responses/${status}`;
+  const validate = ajv.getSchema(`${DOC_ID}${at}/content/application~1json/schema`);
+  if (!validate) throw new Error(`no schema for ${method} ${path} ${status}`);
+  return validate;
+}
+
+function expectValid(answer: Answer, path: string, method: string) {
+  const validate = responseSchema(path, method, answer.status);
+  const ok = validate(answer.json);
+  expect(
+    ok,
+    `${method.toUpperCase()} ${path} ${answer.status}: ${ajv.errorsText(validate.errors)}`,
+  ).toBe(true);
+}
+
+describe("contract: sandbox responses against openapi-2024-02-05.json", () => {
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await start({ products: 400, seed: 8, orderRateLimit: 50, asyncCompleteMs: 60_000 });
+  });
+  afterAll(() => sandbox.close());
+
+  it("product pages, the empty page and one product", async () => {
+    let after: string | undefined;
+    let pages = 0;
+    for (;;) {
+      const res = await call(sandbox, `/v2/product?limit=150${after ? `&after=${after}` : ""}`);
+      expectValid(res, "/product", "get");
+      pages++;
+      if (res.json.catalog.length === 0) break;
+      after = res.json.pagination.cursors.after;
+    }
+    expect(pages).toBe(4);
+    const code = sandbox.state.catalog.products[3]?.code;
+    expectValid(await call(sandbox, `/v2/product/${code}`), "/product/{product_code}", "get");
+    expectValid(await call(sandbox, "/v2/product/countries"), "/product/countries", "get");
+    expectValid(await call(sandbox, "/v2/product/categories"), "/product/categories", "get");
+    expectValid(await call(sandbox, "/v2/ping"), "/ping", "get");
+  });
+
+  it("the validators do refuse what the document forbids", () => {
+    const product = structuredClone(sandbox.state.catalog.products[0]) as unknown as Node;
+    const page = { catalog: [product], pagination: { cursors: {}, page: { limit: 1 } } };
+    const validate = responseSchema("/product", "get", 200);
+    expect(validate(page)).toBe(true);
+    for (const broken of [
+      { ...product, code: undefined },
+      { ...product, state: "GONE" },
+      { ...product, discount_multiplier: "0.13000" },
+      { ...product, currency: "usd" },
+    ]) {
+      expect(validate({ ...page, catalog: [broken] }), JSON.stringify(broken).slice(0, 80)).toBe(
+        false,
+      );
+    }
+    expect(validate({ ...page, pagination: { cursors: { after: 3 }, page: {} } })).toBe(false);
+    expect(responseSchema("/order", "post", 429)({ message: "slow down" })).toBe(false);
+    expect(responseSchema("/order", "post", 422)({ type: "validation_error", message: "m" })).toBe(
+      false,
+    );
+    expect(responseSchema("/order", "post", 202)({ id: "O-1", status: "DONE" })).toBe(false);
+  });
+
+  it("every product kind validates as a Product", () => {
+    const validate = ajv.getSchema(`${DOC_ID}#/components/schemas/Product`);
+    for (const product of sandbox.state.catalog.products) {
+      expect(validate?.(product), `${product.code}: ${ajv.errorsText(validate?.errors)}`).toBe(
+        true,
+      );
+    }
+  });
+
+  it("sync and async orders, and their lookups", async () => {
+    const sync = await postOrder(
+      sandbox,
+      validOrder(sandbox, { description: "d", metadata: { a: "b" } }),
+      {
+        mode: "sync",
+      },
+    );
+    expect(sync.status).toBe(200);
+    expectValid(sync, "/order", "post");
+    expectValid(await call(sandbox, `/v2/order/${sync.json.id}`), "/order/{id}", "get");
+    const bare = await postOrder(sandbox, validOrder(sandbox), { mode: "sync" });
+    expectValid(bare, "/order", "post");
+
+    const accepted = await postOrder(sandbox, validOrder(sandbox));
+    expect(accepted.status).toBe(202);
+    expectValid(accepted, "/order", "post");
+    const processing = await call(sandbox, `/v2/order/${accepted.json.id}`);
+    expect(processing.json.status).toBe("PROCESSING");
+    expectValid(processing, "/order/{id}", "get");
+    sandbox.setFaults({ asyncCompleteMs: 0 });
+    const later = await postOrder(sandbox, validOrder(sandbox));
+    const completed = await call(sandbox, `/v2/order/${later.json.id}`);
+    expect(completed.json.status).toBe("COMPLETED");
+    expectValid(completed, "/order/{id}", "get");
+    sandbox.setFaults({ asyncCompleteMs: 60_000 });
+  });
+
+  it("balances, one and all", async () => {
+    expectValid(await call(sandbox, "/v2/balance?currency=USD"), "/balance", "get");
+    expectValid(await call(sandbox, "/v2/balance?currency=JPY"), "/balance", "get");
+    expectValid(await call(sandbox, "/v2/balance"), "/balance", "get");
+  });
+
+  it("every error: 400, 401, 403, 404, 422, 429, 500", async () => {
+    const product = sandbox.state.catalog.products.find((p) => p.currency === "USD");
+    const answers: [Answer, string, string][] = [
+      [await call(sandbox, "/v2/product?limit=0"), "/product", "get"],
+      [await call(sandbox, "/v2/product", { key: null }), "/product", "get"],
+      [await call(sandbox, "/v2/product/NOPE"), "/product/{product_code}", "get"],
+      [await call(sandbox, "/v2/order/O-NOPE"), "/order/{id}", "get"],
+      [await call(sandbox, "/v2/balance?currency=x"), "/balance", "get"],
+      [await postOrder(sandbox, { items: [{ face_value: "x" }] }), "/order", "post"],
+      [
+        await postOrder(sandbox, orderBody("EUR", [item(product?.code as string, 10)])),
+        "/order",
+        "post",
+      ],
+      [await postOrder(sandbox, validOrder(sandbox), { key: "" }), "/order", "post"],
+      [
+        await postOrder(sandbox, validOrder(sandbox), {
+          headers: { "X-Trigger-Error": "ordering_restricted" },
+        }),
+        "/order",
+        "post",
+      ],
+      [
+        await postOrder(sandbox, validOrder(sandbox), {
+          headers: { "X-Trigger-Error": "internal_server_error" },
+        }),
+        "/order",
+        "post",
+      ],
+    ];
+    const statuses = new Set<number>();
+    for (const [answer, path, method] of answers) {
+      statuses.add(answer.status);
+      expectValid(answer, path, method);
+    }
+    expect([...statuses].sort()).toEqual([400, 401, 403, 404, 422, 500]);
+    expect(answers[5]?.[0].json.details.length).toBeGreaterThan(0);
+
+    const key = "contract-conflict";
+    await postOrder(sandbox, validOrder(sandbox), { key });
+    const conflict = await postOrder(sandbox, {}, { key });
+    expect(conflict.json.type).toBe("idempotency_validation_error");
+    expectValid(conflict, "/order", "post");
+
+    // 410 is not documented per path: its body is the common error body.
+    const removed = await call(sandbox, "/v2/ping", { headers: { "X-Api-Version": "2023-01-16" } });
+    expect(removed.status).toBe(410);
+    const apiError = ajv.getSchema(`${DOC_ID}#/components/schemas/APIErrorResponse`);
+    expect(apiError?.(removed.json)).toBe(true);
+
+    sandbox.setFaults({ orderRateLimit: 1 });
+    sandbox.state.orderWindow.reset();
+    await postOrder(sandbox, {});
+    const limited = await postOrder(sandbox, {});
+    expect(limited.status).toBe(429);
+    expectValid(limited, "/order", "post");
+  });
+});
