@@ -1,0 +1,134 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { sandboxOptions } from "../../src/cli/commands/sandbox.js";
+import { UserError } from "../../src/errors/user-error.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+// bin/giftjobs.js runs the compiled dist/; the tests run the sources through tsx.
+const ENTRY =
+  'import("./src/cli/main.ts").then((m) => m.main(["node", "giftjobs", ...process.argv.slice(1)]))';
+
+const children: ChildProcess[] = [];
+
+function giftjobs(args: string[]): ChildProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", "-e", ENTRY, "--", ...args], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  return child;
+}
+
+function exit(
+  child: ChildProcess,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+});
+
+const defaults = {
+  port: "4010",
+  host: "127.0.0.1",
+  products: "250",
+  seed: "1",
+  balance: [] as string[],
+};
+
+describe("giftjobs sandbox", () => {
+  it("turns flags into options", () => {
+    expect(
+      sandboxOptions({
+        ...defaults,
+        balance: ["USD=100000", "JPY=5000"],
+        apiKey: "k",
+        failRate: "0.25",
+        dropRate: "1",
+        latencyMs: "20",
+        asyncCompleteMs: "0",
+        orderRateLimit: "3000",
+      }),
+    ).toEqual({
+      port: 4010,
+      host: "127.0.0.1",
+      products: 250,
+      seed: 1,
+      apiKey: "k",
+      balances: { USD: "100000", JPY: "5000" },
+      failRate: 0.25,
+      dropRate: 1,
+      latencyMs: 20,
+      asyncCompleteMs: 0,
+      orderRateLimit: 3000,
+    });
+  });
+
+  it("refuses bad values with a message naming the flag", () => {
+    const cases: [Partial<typeof defaults> & Record<string, unknown>, string][] = [
+      [{ products: "abc" }, "--products"],
+      [{ port: "70000" }, "--port"],
+      [{ seed: "-1" }, "--seed"],
+      [{ balance: ["USD:5"] }, "--balance"],
+      [{ balance: ["usd=5"] }, "--balance"],
+      [{ failRate: "1.5" }, "--fail-rate"],
+      [{ dropRate: "x" }, "--drop-rate"],
+      [{ latencyMs: "-5" }, "--latency-ms"],
+      [{ asyncCompleteMs: "1e3" }, "--async-complete-ms"],
+      [{ orderRateLimit: "0" }, "--order-rate-limit"],
+      [{ apiKey: "" }, "--api-key"],
+    ];
+    for (const [flags, name] of cases) {
+      expect(() => sandboxOptions({ ...defaults, ...flags })).toThrow(UserError);
+      expect(() => sandboxOptions({ ...defaults, ...flags })).toThrow(name);
+    }
+  });
+
+  it("exits 2 on a bad flag value", async () => {
+    const result = await exit(giftjobs(["sandbox", "--products", "abc"]));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--products");
+  });
+
+  it("serves until SIGTERM, prints one line without the key, exits 0", async () => {
+    const child = giftjobs([
+      "sandbox",
+      "--port",
+      "0",
+      "--products",
+      "12",
+      "--api-key",
+      "s3cret-key",
+    ]);
+    const done = exit(child);
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      child.stdout?.on("data", (chunk) => {
+        out += chunk;
+        if (out.includes("\n")) resolve(out);
+      });
+      child.on("close", () => reject(new Error(`exited early: ${out}`)));
+    });
+    expect(line).toMatch(
+      /^sandbox listening on http:\/\/127\.0\.0\.1:\d+ \(12 products, api key: set\)\n$/,
+    );
+    expect(line).not.toContain("s3cret-key");
+    const url = /http:\/\/[\d.:]+/.exec(line)?.[0];
+    const ping = await fetch(`${url}/v2/ping`, { headers: { "X-Api-Key": "s3cret-key" } });
+    expect(ping.status).toBe(200);
+    child.kill("SIGTERM");
+    const result = await done;
+    expect(result.code).toBe(0);
+    expect(result.stdout + result.stderr).not.toContain("s3cret-key");
+  });
+});
