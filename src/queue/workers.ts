@@ -1,5 +1,4 @@
-import { Queue, Worker } from "bullmq";
-import type { Redis } from "ioredis";
+import { type Job, Queue, Worker } from "bullmq";
 import { ApiClient } from "../api/client.js";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
@@ -24,7 +23,8 @@ export interface StartWorkersOptions {
   /** Keep payout (redemption) URLs in the ledger. @defaultValue false */
   storePayoutUrls?: boolean;
   /** Processor of the `catalog` queue, when that queue is served. */
-  catalogProcessor?: ConstructorParameters<typeof Worker>[1];
+  // biome-ignore lint/suspicious/noExplicitAny: the catalog job types live in jobs/, which this module must not import.
+  catalogProcessor?: (job: Job<any>, token?: string, signal?: AbortSignal) => Promise<unknown>;
   /** Timings, shortened by tests. */
   timings?: {
     pausedDelayMs?: number;

@@ -1,4 +1,389 @@
-import type { Command } from "commander";
+import { join, resolve } from "node:path";
+import { type Command, InvalidArgumentError, Option } from "commander";
+import { loadCurrentIndex } from "../../catalog/current-snapshot.js";
+import { UserError } from "../../errors/user-error.js";
+import { parseBudget } from "../../orders/budget.js";
+import { pauseCampaign, resumeCampaign } from "../../orders/campaign-control.js";
+import { writeReport } from "../../orders/campaign-report.js";
+import { retryCampaign } from "../../orders/campaign-retry.js";
+import {
+  anyFailed,
+  type CampaignStatus,
+  campaignStatus,
+  pendingRows,
+} from "../../orders/campaign-status.js";
+import { parseColumnMap } from "../../orders/column-map.js";
+import { ImportRefused, type ImportResult, importCampaign } from "../../orders/import-campaign.js";
+import type { Ledger } from "../../orders/ledger.js";
+import { formatRowError } from "../../orders/row-error.js";
+import { progressBar } from "../progress.js";
+import { action, createContext, printJson } from "../run-action.js";
+import { withServices } from "../services.js";
 
-/** Registers the `orders` command(s). */
-export function register(_program: Command): void {}
+function wholeNumber(flag: string) {
+  return (value: string) => {
+    if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${flag} must be a whole number`);
+    return Number(value);
+  };
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** Registers `orders import|status|report|retry|pause|resume`. */
+export function register(program: Command): void {
+  const orders = program
+    .command("orders")
+    .description("Order campaigns: import a CSV, follow, report, retry.");
+  registerImport(orders);
+  registerStatus(orders);
+  registerReport(orders);
+  registerRetry(orders);
+  orders
+    .command("pause")
+    .description("Pause a campaign: its rows stay queued until resumed.")
+    .requiredOption("--campaign <name>", "campaign name")
+    .action(
+      action(async (opts: { campaign: string }) => {
+        const ctx = createContext();
+        return withServices(ctx.config, async ({ ledger }) => {
+          await requireCampaign(ledger, opts.campaign);
+          const paused = await pauseCampaign(ledger, opts.campaign);
+          process.stderr.write(
+            paused
+              ? `campaign ${opts.campaign} paused\n`
+              : `campaign ${opts.campaign} was already paused\n`,
+          );
+          return 0;
+        });
+      }),
+    );
+  orders
+    .command("resume")
+    .description("Resume a paused campaign.")
+    .requiredOption("--campaign <name>", "campaign name")
+    .action(
+      action(async (opts: { campaign: string }) => {
+        const ctx = createContext();
+        return withServices(ctx.config, async ({ ledger, ordersQueue }) => {
+          await requireCampaign(ledger, opts.campaign);
+          const promoted = await resumeCampaign(ledger, ordersQueue, opts.campaign);
+          process.stderr.write(
+            `campaign ${opts.campaign} resumed (${promoted} waiting orders released)\n`,
+          );
+          return 0;
+        });
+      }),
+    );
+}
+
+async function requireCampaign(ledger: Ledger, campaign: string): Promise<void> {
+  if (!(await ledger.exists(campaign)))
+    throw new UserError(`--campaign ${campaign}: no such campaign (import a file first)`);
+}
+
+interface ImportFlags {
+  campaign: string;
+  dryRun?: boolean;
+  skipInvalid?: boolean;
+  budget?: string;
+  executionMode: "async" | "sync";
+  itemsPerOrder?: number;
+  templateId?: string;
+  map?: string[];
+  delimiter?: string;
+  catalogCheck: boolean;
+  balanceCheck: boolean;
+  currency?: string;
+  errorFile?: string;
+  json?: boolean;
+}
+
+function registerImport(orders: Command): void {
+  orders
+    .command("import")
+    .description("Validate an order CSV against the catalog snapshot and enqueue its rows.")
+    .argument("<file>", "CSV file with a header row")
+    .requiredOption("--campaign <name>", "campaign name (letters, digits, . _ -)")
+    .option("--dry-run", "validate and price only; nothing is recorded or enqueued")
+    .option("--skip-invalid", "enqueue the valid rows; write the invalid ones to an error file")
+    .option("--error-file <path>", "where --skip-invalid writes invalid rows")
+    .option("--budget <amount[:CUR]>", "refuse the campaign when it costs more")
+    .addOption(
+      new Option("--execution-mode <mode>", "async or sync")
+        .choices(["async", "sync"])
+        .default("async"),
+    )
+    .option(
+      "--items-per-order <n>",
+      "rows packed per order (1..200, async only)",
+      wholeNumber("--items-per-order"),
+    )
+    .option("--template-id <id>", "template for rows without template_id")
+    .option("--map <Header=field>", "map a source header to a field (repeatable)", collect)
+    .option("--delimiter <char>", "field delimiter, e.g. ';'")
+    .option("--currency <CUR>", "payment currency (required with --no-catalog-check)")
+    .option("--no-catalog-check", "skip the preflight against the catalog snapshot")
+    .option("--no-balance-check", "skip the check against the account balance")
+    .option("--json", "print one JSON document")
+    .action(action((file: string, opts: ImportFlags) => runImport(file, opts)));
+}
+
+async function runImport(file: string, opts: ImportFlags): Promise<number> {
+  const ctx = createContext(opts.json);
+  const budget = opts.budget ? parseBudget(opts.budget) : undefined;
+  const map = opts.map ? parseColumnMap(opts.map) : undefined;
+  const catalog = opts.catalogCheck ? await loadCurrentIndex(ctx.config.dataDir) : undefined;
+  if (opts.catalogCheck && !catalog) {
+    throw new UserError(
+      `no catalog snapshot in ${join(ctx.config.dataDir, "catalog")}: run \`giftjobs catalog sync\` first, or pass --no-catalog-check`,
+    );
+  }
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  const errorFile = resolve(
+    opts.errorFile ??
+      join(ctx.config.dataDir, "campaigns", opts.campaign, `invalid-rows-${stamp}.csv`),
+  );
+  const bar = progressBar(ctx.interactive, "{phase} |{bar}| rows {rows} enqueued {enqueued}");
+  return withServices(ctx.config, async ({ ledger, ordersQueue, client }) => {
+    try {
+      const result = await importCampaign(
+        {
+          file,
+          campaign: opts.campaign,
+          dryRun: opts.dryRun,
+          skipInvalid: opts.skipInvalid,
+          errorFile,
+          budget,
+          executionMode: opts.executionMode,
+          itemsPerOrder: opts.itemsPerOrder,
+          defaultTemplateId: opts.templateId ?? ctx.config.templateId,
+          map,
+          delimiter: opts.delimiter,
+          currency: opts.currency,
+          balanceCheck: opts.balanceCheck,
+          onProgress: (p) => bar.update(0, { phase: p.phase, rows: p.rows, enqueued: p.enqueued }),
+        },
+        { ledger, queue: ordersQueue, catalog, client, log: ctx.log },
+      );
+      bar.stop();
+      if (opts.json) printJson(importJson(result));
+      else printImportSummary(result);
+      return 0;
+    } catch (error) {
+      bar.stop();
+      if (!(error instanceof ImportRefused)) throw error;
+      if (opts.json) printJson(importJson(error.result));
+      else printRefusal(error);
+      return 2;
+    }
+  });
+}
+
+function importJson(r: ImportResult) {
+  return {
+    campaign: r.campaign,
+    rows: r.rows,
+    valid: r.valid,
+    invalid: r.invalid,
+    enqueued: r.enqueued,
+    already_known: r.already_known,
+    orders: r.orders,
+    totals: Object.fromEntries(
+      Object.entries(r.totals).map(([c, t]) => [c, { face_value: t.face_value, price: t.price }]),
+    ),
+    errors: r.errors,
+    ...(r.more_errors ? { more_errors: r.more_errors } : {}),
+    ...(r.error_file ? { error_file: r.error_file } : {}),
+  };
+}
+
+const number = (n: number) => n.toLocaleString("en-US");
+
+function printImportSummary(r: ImportResult): void {
+  const out = process.stdout;
+  out.write(
+    `campaign ${r.campaign}${r.dry_run ? " (dry run: nothing recorded or enqueued)" : ""}\n`,
+  );
+  out.write(`  rows ${number(r.rows)}: ${number(r.valid)} valid, ${number(r.invalid)} invalid\n`);
+  if (!r.dry_run) {
+    out.write(
+      `  ${number(r.enqueued)} new, ${number(r.already_known)} already known; ${number(r.orders)} orders enqueued\n`,
+    );
+  }
+  for (const [currency, t] of Object.entries(r.totals)) {
+    out.write(
+      `  ${currency}: face value ${t.face_value}, price ${t.price} (${number(t.rows)} rows)\n`,
+    );
+  }
+  if (r.error_file) out.write(`  invalid rows written to ${r.error_file}\n`);
+}
+
+function printRefusal(error: ImportRefused): void {
+  for (const e of error.result.errors) process.stderr.write(`${formatRowError(e)}\n`);
+  if (error.result.more_errors)
+    process.stderr.write(`... and ${number(error.result.more_errors)} more errors\n`);
+  process.stderr.write(`giftjobs: error: ${error.message}\n`);
+}
+
+function registerStatus(orders: Command): void {
+  orders
+    .command("status")
+    .description("Rows of a campaign by status; --wait blocks until nothing is pending.")
+    .requiredOption("--campaign <name>", "campaign name")
+    .option("--wait", "wait until nothing is queued, in flight or submitted")
+    .option(
+      "--timeout <seconds>",
+      "give up waiting after this long (exit 124)",
+      wholeNumber("--timeout"),
+    )
+    .option("--json", "print one JSON document")
+    .action(
+      action(
+        async (opts: { campaign: string; wait?: boolean; timeout?: number; json?: boolean }) => {
+          const ctx = createContext(opts.json);
+          return withServices(ctx.config, async ({ ledger }) => {
+            await requireCampaign(ledger, opts.campaign);
+            let status = await campaignStatus(ledger, opts.campaign);
+            if (opts.wait) {
+              const waited = await waitForCampaign(
+                ledger,
+                opts.campaign,
+                opts.timeout,
+                ctx.interactive,
+              );
+              status = waited.status;
+              if (waited.timedOut) {
+                report(status, opts.json);
+                return 124;
+              }
+            }
+            report(status, opts.json);
+            if (!opts.wait) return 0;
+            return anyFailed(status) ? 1 : 0;
+          });
+        },
+      ),
+    );
+}
+
+function report(status: CampaignStatus, json?: boolean): void {
+  if (json) {
+    printJson(status);
+    return;
+  }
+  const s = status;
+  process.stdout.write(
+    `campaign ${s.campaign}: ${number(s.total)} rows\n` +
+      `  queued ${number(s.queued)}, in flight ${number(s.in_flight)}, submitted ${number(s.submitted)}\n` +
+      `  completed ${number(s.completed)}, failed_final ${number(s.failed_final)}, failed_uncertain ${number(s.failed_uncertain)}\n` +
+      (s.paused ? `  PAUSED since ${s.paused.since}: ${s.paused.reason}\n` : ""),
+  );
+}
+
+/** Polls the counts until nothing is pending; a bar on a terminal. */
+export async function waitForCampaign(
+  ledger: Ledger,
+  campaign: string,
+  timeoutSeconds: number | undefined,
+  interactive: boolean,
+): Promise<{ status: CampaignStatus; timedOut: boolean }> {
+  const deadline =
+    timeoutSeconds === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeoutSeconds * 1000;
+  let status = await campaignStatus(ledger, campaign);
+  const bar = progressBar(
+    interactive,
+    "orders |{bar}| {value}/{total} rows done {paused}",
+    status.total,
+  );
+  try {
+    for (;;) {
+      bar.setTotal(status.total);
+      bar.update(status.total - pendingRows(status), { paused: status.paused ? "(PAUSED)" : "" });
+      if (pendingRows(status) === 0) return { status, timedOut: false };
+      if (Date.now() >= deadline) return { status, timedOut: true };
+      await new Promise((r) => setTimeout(r, 500));
+      status = await campaignStatus(ledger, campaign);
+    }
+  } finally {
+    bar.stop();
+  }
+}
+
+function registerReport(orders: Command): void {
+  orders
+    .command("report")
+    .description("Write a CSV with one line per row: status, order and item ids, errors.")
+    .requiredOption("--campaign <name>", "campaign name")
+    .option("--out <file>", "output file (default: DATA_DIR/campaigns/NAME/report.csv)")
+    .option("--json", "print one JSON document")
+    .action(
+      action(async (opts: { campaign: string; out?: string; json?: boolean }) => {
+        const ctx = createContext(opts.json);
+        const out = resolve(
+          opts.out ?? join(ctx.config.dataDir, "campaigns", opts.campaign, "report.csv"),
+        );
+        return withServices(ctx.config, async ({ ledger }) => {
+          await requireCampaign(ledger, opts.campaign);
+          const rows = await writeReport(ledger, opts.campaign, out);
+          if (opts.json) printJson({ campaign: opts.campaign, rows, report: out });
+          else process.stdout.write(`${number(rows)} rows written to ${out}\n`);
+          return 0;
+        });
+      }),
+    );
+}
+
+function registerRetry(orders: Command): void {
+  orders
+    .command("retry")
+    .description(
+      "Re-queue failed_uncertain rows under their SAME keys; --new-key moves failed_final rows to a new generation.",
+    )
+    .requiredOption("--campaign <name>", "campaign name")
+    .option(
+      "--new-key",
+      "retry failed_final rows under the next generation's key (nothing was made for them)",
+    )
+    .option(
+      "--force",
+      "with --new-key, also failed_uncertain rows: an order may exist for them, so this could pay twice",
+    )
+    .option("--json", "print one JSON document")
+    .action(
+      action(
+        async (opts: { campaign: string; newKey?: boolean; force?: boolean; json?: boolean }) => {
+          if (opts.force && !opts.newKey) throw new UserError("--force only goes with --new-key");
+          const ctx = createContext(opts.json);
+          return withServices(ctx.config, async ({ ledger, ordersQueue }) => {
+            await requireCampaign(ledger, opts.campaign);
+            if (opts.newKey && !opts.force) {
+              const status = await campaignStatus(ledger, opts.campaign);
+              if (status.failed_uncertain > 0) {
+                process.stderr.write(
+                  `note: ${status.failed_uncertain} failed_uncertain rows are left alone: an order may exist for them. ` +
+                    "Retry them with their same key (`orders retry` without --new-key); --new-key --force could pay twice.\n",
+                );
+              }
+            }
+            if (opts.force)
+              ctx.log.warn(
+                { campaign: opts.campaign },
+                "--force: failed_uncertain rows get new keys; this could pay twice",
+              );
+            const result = await retryCampaign(ledger, ordersQueue, opts.campaign, {
+              newKey: opts.newKey,
+              force: opts.force,
+            });
+            if (opts.json) printJson({ campaign: opts.campaign, ...result });
+            else
+              process.stdout.write(
+                `${number(result.rows)} rows in ${number(result.orders)} orders re-queued (${result.mode})\n`,
+              );
+            return 0;
+          });
+        },
+      ),
+    );
+}

@@ -1,0 +1,515 @@
+import type { Queue } from "bullmq";
+import type { ApiClient } from "../api/client.js";
+import type { ExecutionMode } from "../api/order-request.js";
+import type { CatalogIndex } from "../catalog/index-entry.js";
+import { UserError } from "../errors/user-error.js";
+import type { Logger } from "../log.js";
+import { compareDecimal } from "../money.js";
+import { enqueueOrders } from "../queue/enqueue.js";
+import { type Budget, checkBudget } from "./budget.js";
+import { type CsvItem, readOrderRows } from "./csv-rows.js";
+import { OccurrenceCounter, payloadHash, rowIdentity } from "./identity.js";
+import { InvalidRowsFile } from "./invalid-rows-file.js";
+import { orderKey } from "./keys.js";
+import { CAMPAIGN_NAME, type Ledger, type LedgerRow } from "./ledger.js";
+import type { OrderJobData } from "./order-job.js";
+import { buildOrderRequest } from "./order-request.js";
+import type { OrderRow } from "./order-row.js";
+import { checkItemsPerOrder, OrderPacker } from "./packing.js";
+import { preflightRow } from "./preflight.js";
+import { ReferenceTracker } from "./reference-tracker.js";
+import type { RowError } from "./row-error.js";
+import { validateRow } from "./row-validation.js";
+import { CampaignTotals, type CurrencyTotal } from "./totals.js";
+
+/** Options of `orders import`. */
+export interface ImportOptions {
+  file: string;
+  campaign: string;
+  /** Everything but the ledger and the queue. @defaultValue false */
+  dryRun?: boolean;
+  /** Enqueue the valid rows; write the invalid ones to `errorFile`. @defaultValue false */
+  skipInvalid?: boolean;
+  /** Where invalid rows go with --skip-invalid. */
+  errorFile?: string;
+  budget?: Budget;
+  /** @defaultValue "async" */
+  executionMode?: ExecutionMode;
+  /** @defaultValue 1 */
+  itemsPerOrder?: number;
+  defaultTemplateId?: string;
+  map?: Record<string, string>;
+  delimiter?: string;
+  /** Payment currency when there is no catalog check. */
+  currency?: string;
+  /** Refuse a campaign over the account balance where the service tells it. @defaultValue true */
+  balanceCheck?: boolean;
+  /** Called as rows are read and enqueued. */
+  onProgress?: (progress: {
+    phase: "validate" | "enqueue";
+    rows: number;
+    enqueued: number;
+  }) => void;
+}
+
+export interface ImportDeps {
+  ledger: Ledger;
+  queue: Queue<OrderJobData>;
+  /** The current catalog snapshot's index; undefined with --no-catalog-check. */
+  catalog: CatalogIndex | undefined;
+  /** For the balance check; none skips it. */
+  client?: ApiClient;
+  log: Logger;
+}
+
+/** `orders import --json`. */
+export interface ImportResult {
+  campaign: string;
+  rows: number;
+  valid: number;
+  invalid: number;
+  enqueued: number;
+  already_known: number;
+  orders: number;
+  totals: Record<string, CurrencyTotal>;
+  errors: RowError[];
+  /** Errors beyond the first 100 listed. */
+  more_errors: number;
+  error_file?: string;
+  dry_run: boolean;
+}
+
+/** Thrown when the import is refused (invalid rows in strict mode, budget, balance, conflicts): exit 2. */
+export class ImportRefused extends UserError {
+  override readonly name = "ImportRefused";
+  constructor(
+    message: string,
+    readonly result: ImportResult,
+  ) {
+    super(message);
+  }
+}
+
+const ERRORS_LISTED = 100;
+const BATCH = 500;
+
+/** A valid row on its way to the ledger. */
+interface PlannedRow {
+  row: OrderRow;
+  identity: string;
+  payload: string;
+  currency: string;
+  faceUnits: bigint;
+  priceUnits: bigint;
+}
+
+/** What pass 1 learned: counts, totals, errors, and for packing the new rows' identities. */
+class Survey {
+  rows = 0;
+  valid = 0;
+  newRows = 0;
+  known = 0;
+  errorCount = 0;
+  readonly errors: RowError[] = [];
+  readonly totals = new CampaignTotals();
+  readonly newTotals = new CampaignTotals();
+  /** Rows released from a final failure: identity -> next generation. */
+  readonly released = new Map<string, number>();
+  addError(error: RowError): void {
+    this.errorCount += 1;
+    if (this.errors.length < ERRORS_LISTED) this.errors.push(error);
+  }
+}
+
+/**
+ * Imports an order file into a campaign: validate every row (pass 1), then record the ledger
+ * and enqueue the new orders (pass 2). Strict by default: one invalid row and nothing is
+ * written. A re-import adds nothing for rows already known.
+ */
+export async function importCampaign(
+  options: ImportOptions,
+  deps: ImportDeps,
+): Promise<ImportResult> {
+  if (!CAMPAIGN_NAME.test(options.campaign)) {
+    throw new UserError(
+      `--campaign ${JSON.stringify(options.campaign)}: use letters, digits, '.', '_' or '-' (at most 100)`,
+    );
+  }
+  const mode = options.executionMode ?? "async";
+  const itemsPerOrder = checkItemsPerOrder(options.itemsPerOrder, mode);
+  const packer = itemsPerOrder > 1 ? new OrderPacker(itemsPerOrder) : undefined;
+  const invalidFile =
+    options.skipInvalid && options.errorFile && !options.dryRun
+      ? new InvalidRowsFile(options.errorFile)
+      : undefined;
+
+  const survey = await surveyFile(options, deps, packer, invalidFile);
+  const result = (enqueued: number, orders: number): ImportResult => ({
+    campaign: options.campaign,
+    rows: survey.rows,
+    valid: survey.valid,
+    invalid: survey.rows - survey.valid,
+    enqueued,
+    already_known: survey.known,
+    orders,
+    totals: survey.totals.toJSON(),
+    errors: survey.errors,
+    more_errors: Math.max(0, survey.errorCount - survey.errors.length),
+    error_file: invalidFile && survey.errorCount > 0 ? options.errorFile : undefined,
+    dry_run: options.dryRun ?? false,
+  });
+
+  if (survey.errorCount > 0 && !options.skipInvalid) {
+    await invalidFile?.discard();
+    throw new ImportRefused(
+      `${survey.errorCount} invalid row(s); nothing was enqueued`,
+      result(0, 0),
+    );
+  }
+  await invalidFile?.commit(survey.errorCount > 0);
+  if (options.budget) {
+    const check = checkBudget(options.budget, survey.totals);
+    if (!check.within) {
+      throw new ImportRefused(
+        `--budget ${check.budget} ${check.currency}: the campaign costs ${check.spend} ${check.currency}; nothing was enqueued`,
+        result(0, 0),
+      );
+    }
+  }
+  if (options.balanceCheck !== false && deps.client && !options.dryRun)
+    await checkBalance(deps, survey, result(0, 0));
+  if (options.dryRun) return result(0, 0);
+
+  await deps.ledger.register(options.campaign, {
+    execution_mode: mode,
+    items_per_order: String(itemsPerOrder),
+  });
+  const written = await writeCampaign(options, deps, survey, packer, mode);
+  deps.log.info(
+    {
+      campaign: options.campaign,
+      new_rows: written.rows,
+      orders: written.orders,
+      already_known: survey.known,
+    },
+    `${written.rows} new, ${survey.known} already known`,
+  );
+  return result(written.rows, written.orders);
+}
+
+/** Pass 1: read, validate, preflight, price, and classify each row against the ledger. */
+async function surveyFile(
+  options: ImportOptions,
+  deps: ImportDeps,
+  packer: OrderPacker | undefined,
+  invalidFile: InvalidRowsFile | undefined,
+): Promise<Survey> {
+  const survey = new Survey();
+  let batch: PlannedRow[] = [];
+  const flush = async () => {
+    await classify(options.campaign, batch, deps, survey, packer);
+    batch = [];
+    options.onProgress?.({ phase: "validate", rows: survey.rows, enqueued: 0 });
+  };
+  for await (const planned of plannedRows(options, deps.catalog, survey, invalidFile)) {
+    batch.push(planned);
+    if (batch.length >= BATCH) await flush();
+  }
+  if (batch.length) await flush();
+  return survey;
+}
+
+/** Valid rows with their identity, payload hash, currency and price; errors go to the survey. */
+async function* plannedRows(
+  options: ImportOptions,
+  catalog: CatalogIndex | undefined,
+  survey: Survey,
+  invalidFile: InvalidRowsFile | undefined,
+): AsyncGenerator<PlannedRow> {
+  const references = new ReferenceTracker();
+  const occurrences = new OccurrenceCounter();
+  for await (const item of readOrderRows(options.file, {
+    delimiter: options.delimiter,
+    map: options.map,
+  })) {
+    survey.rows += 1;
+    const outcome = checkItem(item, options, catalog, references);
+    if ("errors" in outcome) {
+      for (const error of outcome.errors) survey.addError(error);
+      await invalidFile?.write(item, outcome.errors);
+      continue;
+    }
+    survey.valid += 1;
+    survey.totals.add(outcome.currency, outcome.faceUnits, outcome.priceUnits);
+    yield {
+      row: outcome.row,
+      identity: rowIdentity(outcome.row, occurrences),
+      payload: payloadHash(outcome.row),
+      currency: outcome.currency,
+      faceUnits: outcome.faceUnits,
+      priceUnits: outcome.priceUnits,
+    };
+  }
+}
+
+type CheckedItem =
+  | { errors: RowError[] }
+  | { row: OrderRow; currency: string; faceUnits: bigint; priceUnits: bigint };
+
+function checkItem(
+  item: CsvItem,
+  options: ImportOptions,
+  catalog: CatalogIndex | undefined,
+  references: ReferenceTracker,
+): CheckedItem {
+  if (item.kind === "error") return { errors: [item.error] };
+  const validation = validateRow(item, {
+    defaultTemplateId: options.defaultTemplateId,
+    references,
+  });
+  if (!validation.ok) return { errors: validation.errors };
+  const preflight = preflightRow(validation.row, catalog, { currency: options.currency });
+  if (!preflight.ok) return { errors: preflight.errors };
+  return {
+    row: validation.row,
+    currency: preflight.currency,
+    faceUnits: preflight.faceUnits,
+    priceUnits: preflight.priceUnits,
+  };
+}
+
+/**
+ * Looks a batch up in the ledger: known with the same content -> already known; known with
+ * changed content -> a conflict, unless its order failed for good; unknown -> new.
+ */
+async function classify(
+  campaign: string,
+  batch: PlannedRow[],
+  deps: ImportDeps,
+  survey: Survey,
+  packer: OrderPacker | undefined,
+): Promise<void> {
+  const recorded = await deps.ledger.getRows(
+    campaign,
+    batch.map((p) => p.identity),
+  );
+  const keys = [
+    ...new Set(recorded.filter((r): r is LedgerRow => r !== undefined).map((r) => r.key)),
+  ];
+  const orders = new Map((await deps.ledger.getOrders(campaign, keys)).map((o, i) => [keys[i], o]));
+  batch.forEach((planned, i) => {
+    const known = recorded[i];
+    if (known && known.payload_hash === planned.payload) {
+      survey.known += 1;
+      return;
+    }
+    if (known) {
+      const status = orders.get(known.key)?.status;
+      if (status !== "failed_final") {
+        survey.addError({
+          line: planned.row.line,
+          column: "reference",
+          message: `row changed since line ${known.line} was imported under this reference (status ${status ?? "unknown"}); refused: use a new reference for a new card`,
+        });
+        return;
+      }
+      // Its earlier order failed for good (nothing was made): the changed row may go, as the next generation.
+      survey.released.set(planned.identity, known.generation + 1);
+    }
+    survey.newRows += 1;
+    survey.newTotals.add(planned.currency, planned.faceUnits, planned.priceUnits);
+    packer?.add(planned.identity, planned.currency);
+  });
+}
+
+/** Where GET /v2/balance answers, a campaign whose new rows cost more than the balance is refused. */
+async function checkBalance(
+  deps: ImportDeps,
+  survey: Survey,
+  refused: ImportResult,
+): Promise<void> {
+  for (const currency of survey.newTotals.currencies()) {
+    let balance: string;
+    try {
+      balance = (await deps.client!.getBalance(currency)).balance;
+    } catch (error) {
+      deps.log.warn({ currency, err: error }, "balance not available; balance check skipped");
+      continue;
+    }
+    const need = survey.newTotals.toJSON()[currency]!.price;
+    if (compareDecimal(need, balance) > 0) {
+      throw new ImportRefused(
+        `the new rows cost ${need} ${currency} but the balance is ${balance} ${currency}; nothing was enqueued (--no-balance-check to skip)`,
+        refused,
+      );
+    }
+  }
+}
+
+/** Pass 2: record the ledger, then add the jobs, a batch at a time. Returns what was new. */
+async function writeCampaign(
+  options: ImportOptions,
+  deps: ImportDeps,
+  survey: Survey,
+  packer: OrderPacker | undefined,
+  mode: ExecutionMode,
+): Promise<{ rows: number; orders: number }> {
+  const writer = new CampaignWriter(options.campaign, deps, survey, mode, packer);
+  const ignored = new Survey();
+  let batch: PlannedRow[] = [];
+  for await (const planned of plannedRows(options, deps.catalog, ignored, undefined)) {
+    batch.push(planned);
+    if (batch.length >= BATCH) {
+      await writer.write(batch);
+      batch = [];
+      options.onProgress?.({ phase: "enqueue", rows: ignored.rows, enqueued: writer.rows });
+    }
+  }
+  if (batch.length) await writer.write(batch);
+  await writer.finish();
+  options.onProgress?.({ phase: "enqueue", rows: ignored.rows, enqueued: writer.rows });
+  return { rows: writer.rows, orders: writer.orders };
+}
+
+/**
+ * Turns planned rows into ledger records and jobs. With one row per order each row is an order
+ * at once; with packing, rows wait until every row of their order has been read.
+ */
+class CampaignWriter {
+  rows = 0;
+  orders = 0;
+  /** identity -> index of its packed order; only with packing. */
+  private readonly orderOf = new Map<string, number>();
+  private readonly packed: { identities: string[]; currency: string }[] = [];
+  private readonly waiting = new Map<number, PlannedRow[]>();
+
+  constructor(
+    private readonly campaign: string,
+    private readonly deps: ImportDeps,
+    private readonly survey: Survey,
+    private readonly mode: ExecutionMode,
+    packer: OrderPacker | undefined,
+  ) {
+    if (!packer) return;
+    for (const order of packer.orders()) {
+      const index = this.packed.push(order) - 1;
+      for (const identity of order.identities) this.orderOf.set(identity, index);
+    }
+  }
+
+  async write(batch: PlannedRow[]): Promise<void> {
+    const recorded = await this.deps.ledger.getRows(
+      this.campaign,
+      batch.map((p) => p.identity),
+    );
+    const fresh: PlannedRow[] = [];
+    const knownKeys = new Set<string>();
+    batch.forEach((planned, i) => {
+      const known = recorded[i];
+      if (known && known.payload_hash === planned.payload) knownKeys.add(known.key);
+      else if (!known || this.survey.released.has(planned.identity)) fresh.push(planned);
+    });
+    await this.requeueKnown([...knownKeys]);
+    const ready = this.packed.length ? this.completeOrders(fresh) : fresh.map((p) => [p]);
+    await this.place(ready);
+  }
+
+  /** With packing: holds rows until their order is whole; returns the orders now whole. */
+  private completeOrders(fresh: PlannedRow[]): PlannedRow[][] {
+    const ready: PlannedRow[][] = [];
+    for (const planned of fresh) {
+      const index = this.orderOf.get(planned.identity);
+      if (index === undefined) continue;
+      const rows = this.waiting.get(index) ?? [];
+      rows.push(planned);
+      if (rows.length === this.packed[index]!.identities.length) {
+        this.waiting.delete(index);
+        ready.push(rows);
+      } else this.waiting.set(index, rows);
+    }
+    return ready;
+  }
+
+  async finish(): Promise<void> {
+    if (this.waiting.size > 0) {
+      // A row of the first pass did not come back in the second: the file changed while importing.
+      throw new UserError(`${this.campaign}: the file changed during the import; run it again`);
+    }
+  }
+
+  /** Ledger first, jobs after: a crash in between is repaired by importing again. */
+  private async place(orders: PlannedRow[][]): Promise<void> {
+    if (orders.length === 0) return;
+    const ledgerRows: [string, LedgerRow][] = [];
+    const ledgerOrders: Parameters<Ledger["record"]>[2] = [];
+    const jobs: OrderJobData[] = [];
+    for (const unsorted of orders) {
+      // Same rows, same body: the key hashes sorted identities, so the items follow that order too.
+      const rows = [...unsorted].sort((a, b) =>
+        a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0,
+      );
+      for (const p of rows) {
+        if (this.survey.released.has(p.identity))
+          await this.deps.ledger.releaseRow(this.campaign, p.identity);
+      }
+      const generation = Math.max(...rows.map((p) => this.survey.released.get(p.identity) ?? 0));
+      const identities = rows.map((p) => p.identity);
+      const key = orderKey(this.campaign, generation, identities);
+      const currency = rows[0]!.currency;
+      const request = buildOrderRequest(
+        rows.map((p) => p.row),
+        currency,
+        { name: this.campaign },
+      );
+      for (const p of rows) ledgerRows.push([p.identity, ledgerRow(p, key, generation)]);
+      ledgerOrders.push([key, { identities, generation, status: "queued" }, request]);
+      jobs.push({
+        campaign: this.campaign,
+        key,
+        generation,
+        identities,
+        request,
+        executionMode: this.mode,
+      });
+    }
+    await this.deps.ledger.record(this.campaign, ledgerRows, ledgerOrders);
+    await enqueueOrders(this.deps.queue, jobs);
+    this.rows += ledgerRows.length;
+    this.orders += jobs.length;
+  }
+
+  /** Known orders still queued get their job again (a no-op when BullMQ holds it). */
+  private async requeueKnown(keys: string[]): Promise<void> {
+    const orders = await this.deps.ledger.getOrders(this.campaign, keys);
+    const jobs: OrderJobData[] = [];
+    for (const [i, order] of orders.entries()) {
+      const key = keys[i]!;
+      if (order?.status !== "queued") continue;
+      const request = await this.deps.ledger.getRequest(this.campaign, key);
+      if (!request) continue;
+      jobs.push({
+        campaign: this.campaign,
+        key,
+        generation: order.generation,
+        identities: order.identities,
+        request,
+        executionMode: this.mode,
+      });
+    }
+    await enqueueOrders(this.deps.queue, jobs);
+  }
+}
+
+function ledgerRow(p: PlannedRow, key: string, generation: number): LedgerRow {
+  return {
+    line: p.row.line,
+    key,
+    generation,
+    payload_hash: p.payload,
+    email: p.row.email,
+    product_code: p.row.product_code,
+    face_value: p.row.face_value,
+    currency: p.currency,
+    ...(p.row.reference !== undefined ? { reference: p.row.reference } : {}),
+  };
+}
