@@ -1,0 +1,124 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { CatalogDiff } from "../../src/catalog/catalog-diff.js";
+import { openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
+import { syncCatalog } from "../../src/catalog/sync-catalog.js";
+import type { Product } from "../../src/sandbox/index.js";
+import { type CatalogFixture, catalogFixture, control, FAST_RETRY } from "./support.js";
+
+let fx: CatalogFixture;
+
+beforeEach(async () => {
+  fx = await catalogFixture();
+});
+
+afterEach(async () => {
+  await fx.close();
+});
+
+const sync = () => syncCatalog({ client: fx.client, dataDir: fx.dataDir, retry: FAST_RETRY });
+
+describe("the catalog diff", () => {
+  it("lists everything as added for the first snapshot", async () => {
+    const result = await sync();
+    expect(result.diff).toEqual({
+      from: null,
+      summary: { added: 1200, removed: 0, changed: 0, unchanged: 0 },
+    });
+  });
+
+  it("reports added, removed and changed codes with old and new values", async () => {
+    const first = await sync();
+    const products = fx.sandbox.state.catalog.products;
+    const [removed, disabled, repriced, moved] = [
+      products[3]!,
+      products[10]!,
+      products[20]!,
+      products[30]!,
+    ];
+    const touched = new Set([removed.code, disabled.code, repriced.code, moved.code]);
+    const giftCard = products.find((p) => p.gift_card && !touched.has(p.code))!;
+    const added: Product = { ...products[0]!, code: "ZZZ-NEW-00001", name: "Brand new" };
+    await control(fx.sandbox, "/_sandbox/catalog", {
+      mutate: {
+        remove: [removed.code],
+        add: [added],
+        update: [
+          { code: disabled.code, is_orderable: false, state: "TEMPORARILY_DISABLED" },
+          { code: repriced.code, discount_multiplier: "0.9999" },
+          { code: moved.code, countries_redeemable_in: ["ZZ"], availability: "realtime" },
+          {
+            code: giftCard.code,
+            gift_card: {
+              ...giftCard.gift_card!,
+              denominations: {
+                type: "fixed",
+                minimum_value: "1.00",
+                maximum_value: "2.00",
+                available_list: ["1.00", "2.00"],
+              },
+            },
+          },
+        ],
+      },
+    });
+    const second = await sync();
+    expect(second.diff.from).toBe(first.snapshot);
+    expect(second.diff.summary).toEqual({ added: 1, removed: 1, changed: 4, unchanged: 1195 });
+
+    const diff = JSON.parse(await readFile(join(second.dir, "diff.json"), "utf8")) as CatalogDiff;
+    expect(diff).toEqual(await (await openCurrentSnapshot(fx.dataDir))!.diff());
+    expect(diff.added).toEqual([{ code: added.code, name: "Brand new" }]);
+    expect(diff.removed).toEqual([{ code: removed.code, name: removed.name }]);
+    const byCode = Object.fromEntries(diff.changed.map((c) => [c.code, c.fields]));
+    expect(byCode[disabled.code]).toEqual({
+      is_orderable: { old: disabled.is_orderable, new: false },
+      state: { old: disabled.state, new: "TEMPORARILY_DISABLED" },
+    });
+    expect(byCode[repriced.code]).toEqual({
+      discount_multiplier: { old: repriced.discount_multiplier, new: "0.9999" },
+    });
+    expect(byCode[moved.code]).toEqual({
+      availability: { old: moved.availability, new: "realtime" },
+      countries_redeemable_in: {
+        old: [...moved.countries_redeemable_in].sort(),
+        new: ["ZZ"],
+      },
+    });
+    expect(byCode[giftCard.code]).toEqual({
+      denominations: {
+        old: expect.anything(),
+        new: { type: "fixed", list: ["1.00", "2.00"] },
+      },
+    });
+  });
+
+  it("reports nothing when the catalog did not change", async () => {
+    await sync();
+    const second = await sync();
+    expect(second.diff.summary).toEqual({ added: 0, removed: 0, changed: 0, unchanged: 1200 });
+  });
+
+  it("reports a changed subscription plan price", async () => {
+    await sync();
+    const sub = fx.sandbox.state.catalog.products.find((p) => p.payout_type === "subscription")!;
+    const plans = sub.subscription!.subscription_plans.map((plan, i) =>
+      i === 0 ? { ...plan, price: "1234.00" } : plan,
+    );
+    await control(fx.sandbox, "/_sandbox/catalog", {
+      mutate: {
+        update: [
+          { code: sub.code, subscription: { ...sub.subscription!, subscription_plans: plans } },
+        ],
+      },
+    });
+    const second = await sync();
+    const diff = (await (await openCurrentSnapshot(fx.dataDir))!.diff())!;
+    expect(second.diff.summary.changed).toBe(1);
+    expect(diff.changed[0]!.fields.denominations!.new).toEqual({
+      type: "plans",
+      plans: plans.map((p) => ({ code: p.subscription_plan_code, price: p.price })),
+    });
+  });
+});

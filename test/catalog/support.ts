@@ -1,0 +1,70 @@
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ApiClient } from "../../src/api/client.js";
+import type { RetryOptions } from "../../src/catalog/retry-policy.js";
+import { type Sandbox, type SandboxOptions, startSandbox } from "../../src/sandbox/index.js";
+
+/** Retries that keep tests fast. */
+export const FAST_RETRY: RetryOptions = {
+  retries: 2,
+  minDelayMs: 1,
+  maxDelayMs: 5,
+  rateLimitDelayMs: 1,
+};
+
+/** A sandbox plus a client whose every GET /v2/product cursor is recorded. */
+export interface CatalogFixture {
+  sandbox: Sandbox;
+  client: ApiClient;
+  /** `after` of each product page requested, in order ("" for the first page). */
+  requestedCursors: string[];
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+export async function catalogFixture(options: SandboxOptions = {}): Promise<CatalogFixture> {
+  const sandbox = await startSandbox({ products: 1200, seed: 7, port: 0, ...options });
+  const requestedCursors: string[] = [];
+  const recordingFetch: typeof fetch = (input, init) => {
+    const url = new URL(String(input));
+    if (url.pathname === "/v2/product") requestedCursors.push(url.searchParams.get("after") ?? "");
+    return fetch(input, init);
+  };
+  const client = new ApiClient({ baseUrl: sandbox.url, apiKey: "test-key", fetch: recordingFetch });
+  const dataDir = await mkdtemp(join(tmpdir(), "gj-catalog-"));
+  return {
+    sandbox,
+    client,
+    requestedCursors,
+    dataDir,
+    close: async () => {
+      await sandbox.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** POST to a sandbox control route over HTTP, as an operator would. */
+export async function control(sandbox: Sandbox, path: string, body: unknown): Promise<unknown> {
+  const response = await fetch(`${sandbox.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${path}: HTTP ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+/** The `after` cursor that requests page `n` (1-based) of the unfiltered catalog. */
+export function cursorOfPage(sandbox: Sandbox, n: number, limit = 500): string {
+  const product = sandbox.state.catalog.products[(n - 1) * limit - 1];
+  if (!product) throw new Error(`no page ${n}`);
+  return product.code;
+}
+
+/** Names in `catalog/` that are temporary directories. */
+export async function tmpDirs(dataDir: string): Promise<string[]> {
+  const names = await readdir(join(dataDir, "catalog")).catch(() => [] as string[]);
+  return names.filter((n) => n.startsWith("tmp-") || n.endsWith(".tmp"));
+}
