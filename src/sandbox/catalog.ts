@@ -27,7 +27,14 @@ export class Catalog {
   private readonly plans = new Map<string, Orderable>();
 
   constructor(products: Product[]) {
-    this.products = sortByCode([...products]);
+    // Checked before sorting: a product without a code would sort anywhere.
+    this.products = products.slice();
+    for (const product of this.products) {
+      if (typeof product?.code !== "string" || product.code === "") {
+        throw new Error("every product needs a non-empty string code");
+      }
+    }
+    sortByCode(this.products);
     for (const product of this.products) {
       if (this.byCode.has(product.code)) throw new Error(`duplicate product code ${product.code}`);
       this.byCode.set(product.code, product);

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "../../src/sandbox/index.js";
 import { type Answer, call, item, orderBody, postOrder, start, validOrder } from "./helpers.js";
 
@@ -85,6 +85,11 @@ describe("contract: sandbox responses against openapi-2024-02-05.json", () => {
     sandbox = await start({ products: 400, seed: 8, orderRateLimit: 50, asyncCompleteMs: 60_000 });
   });
   afterAll(() => sandbox.close());
+  // Tests change limits and faults: each starts from the same state, in any order.
+  afterEach(() => {
+    sandbox.reset();
+    sandbox.setFaults({ orderRateLimit: 50, asyncCompleteMs: 60_000 });
+  });
 
   it("product pages, the empty page and one product", async () => {
     let after: string | undefined;
@@ -161,7 +166,6 @@ describe("contract: sandbox responses against openapi-2024-02-05.json", () => {
     const completed = await call(sandbox, `/v2/order/${later.json.id}`);
     expect(completed.json.status).toBe("COMPLETED");
     expectValid(completed, "/order/{id}", "get");
-    sandbox.setFaults({ asyncCompleteMs: 60_000 });
   });
 
   it("balances, one and all", async () => {
@@ -221,7 +225,6 @@ describe("contract: sandbox responses against openapi-2024-02-05.json", () => {
     expect(apiError?.(removed.json)).toBe(true);
 
     sandbox.setFaults({ orderRateLimit: 1 });
-    sandbox.state.orderWindow.reset();
     await postOrder(sandbox, {});
     const limited = await postOrder(sandbox, {});
     expect(limited.status).toBe(429);
