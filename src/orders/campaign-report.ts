@@ -38,7 +38,7 @@ export async function* reportRecords(ledger: Ledger, campaign: string): AsyncGen
     const batch = rows.slice(i, i + 500);
     const missing = [...new Set(batch.map(([, r]) => r.key).filter((k) => !orderCache.has(k)))];
     const orders = await ledger.getOrders(campaign, missing);
-    missing.forEach((k, j) => orderCache.set(k, orders[j]));
+    for (const [j, k] of missing.entries()) orderCache.set(k, orders[j]);
     for (const [identity, row] of batch) yield recordOf(identity, row, orderCache.get(row.key));
     if (orderCache.size > 20_000) orderCache.clear();
   }
