@@ -169,11 +169,12 @@ export async function syncCatalog(options: SyncCatalogOptions): Promise<SyncCata
     if (!keep) await rm(dir, { recursive: true, force: true });
     markTmpDirActive(dir, false);
     if (error instanceof RunError) throw error;
+    const reason = describe(error);
+    // Page checks name their page already; HTTP errors do not.
+    const where = reason.startsWith("page ") ? "" : ` at page ${pages + 1}`;
     throw new RunError(
-      `catalog sync failed at page ${pages + 1}: ${describe(error)}; the current snapshot is unchanged`,
-      {
-        cause: error,
-      },
+      `catalog sync failed${where}: ${reason}; the current snapshot is unchanged`,
+      { cause: error },
     );
   }
 }
