@@ -1,0 +1,100 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type CatalogFixture, catalogFixture, control, cursorOfPage } from "./support.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+// bin/giftjobs.js runs the compiled dist/; the tests run the sources through tsx.
+const ENTRY =
+  'import("./src/cli/main.ts").then((m) => m.main(["node", "giftjobs", ...process.argv.slice(1)]))';
+
+let fx: CatalogFixture;
+
+beforeEach(async () => {
+  fx = await catalogFixture({ products: 600 });
+});
+
+afterEach(async () => {
+  await fx.close();
+});
+
+function giftjobs(
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "-e", ENTRY, "--", ...args], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      ...process.env,
+      GIFTJOBS_API_URL: fx.sandbox.url,
+      GIFTJOBS_API_KEY: "test-key",
+      GIFTJOBS_DATA_DIR: fx.dataDir,
+      GIFTJOBS_LOG_LEVEL: "warn",
+    },
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+describe("giftjobs catalog", () => {
+  it("says there is no snapshot yet in one line, exit 2", async () => {
+    for (const command of [["show"], ["diff"]]) {
+      const { code, stderr } = await giftjobs(["catalog", ...command]);
+      expect(code).toBe(2);
+      expect(stderr.trim()).toBe(
+        `giftjobs: error: no catalog snapshot in ${fx.dataDir}/catalog; run \`giftjobs catalog sync\` first`,
+      );
+    }
+  });
+
+  it("syncs with --json, then shows and diffs", async () => {
+    const sync = await giftjobs(["catalog", "sync", "--json"]);
+    expect(sync.code).toBe(0);
+    const doc = JSON.parse(sync.stdout);
+    expect(doc).toEqual({
+      products: 600,
+      pages: 2,
+      snapshot: expect.stringContaining(`${fx.dataDir}/catalog/snapshots/`),
+      added: 600,
+      removed: 0,
+      changed: 0,
+    });
+
+    const product = fx.sandbox.state.catalog.products[42]!;
+    const show = await giftjobs(["catalog", "show", "--code", product.code, "--json"]);
+    expect(show.code).toBe(0);
+    expect(JSON.parse(show.stdout)).toEqual([product]);
+
+    const table = await giftjobs(["catalog", "show", "--code", product.code]);
+    expect(table.stdout.split("\n")[0]).toMatch(/^CODE\s+NAME\s+TYPE\s+CURRENCY\s+ORDERABLE/);
+    expect(table.stdout).toContain(product.code);
+
+    const diff = await giftjobs(["catalog", "diff", "--json"]);
+    expect(JSON.parse(diff.stdout).summary).toMatchObject({ added: 600 });
+  });
+
+  it("fails with exit 1 and one line when the cursor does not advance", async () => {
+    await control(fx.sandbox, "/_sandbox/faults", {
+      product_page_fault: { after: cursorOfPage(fx.sandbox, 2), kind: "stuck_cursor" },
+    });
+    const { code, stdout, stderr } = await giftjobs(["catalog", "sync", "--json"]);
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr.trim()).toMatch(
+      /^giftjobs: failed: catalog sync failed: page 2: .*cursor did not advance.*; the current snapshot is unchanged$/,
+    );
+  });
+
+  it("refuses bad flags with exit 2", async () => {
+    const { code, stderr } = await giftjobs(["catalog", "sync", "--country", "GBR"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("--country");
+  });
+});
