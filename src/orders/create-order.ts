@@ -302,11 +302,17 @@ async function finalFailure(
   await deps.ordersQueue.add(
     "order-create",
     { ...job.data, key: newKey, generation, identities: rest, request },
-    { jobId: newKey },
+    // Same retry policy as the order it came from.
+    { ...retryOptionsOf(job), jobId: newKey },
   );
   log.warn(
     { type: error.type, item: index, next_key: newKey },
     "one item refused; the others re-sent under the next generation",
   );
   return { status: "failed_final" };
+}
+
+function retryOptionsOf(job: Job<OrderJobData>) {
+  const { attempts, backoff, removeOnComplete, removeOnFail } = job.opts;
+  return { attempts, backoff, removeOnComplete, removeOnFail };
 }

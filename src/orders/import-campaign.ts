@@ -1,4 +1,4 @@
-import type { Queue } from "bullmq";
+import type { JobsOptions, Queue } from "bullmq";
 import type { ApiClient } from "../api/client.js";
 import type { ExecutionMode } from "../api/order-request.js";
 import type { CatalogIndex } from "../catalog/index-entry.js";
@@ -44,6 +44,8 @@ export interface ImportOptions {
   currency?: string;
   /** Refuse a campaign over the account balance where the service tells it. @defaultValue true */
   balanceCheck?: boolean;
+  /** Attempts and backoff of the order jobs. @defaultValue ORDER_JOB_OPTIONS */
+  jobOptions?: JobsOptions;
   /** Called as rows are read and enqueued. */
   onProgress?: (progress: {
     phase: "validate" | "enqueue";
@@ -354,7 +356,14 @@ async function writeCampaign(
   packer: OrderPacker | undefined,
   mode: ExecutionMode,
 ): Promise<{ rows: number; orders: number }> {
-  const writer = new CampaignWriter(options.campaign, deps, survey, mode, packer);
+  const writer = new CampaignWriter(
+    options.campaign,
+    deps,
+    survey,
+    mode,
+    packer,
+    options.jobOptions,
+  );
   const ignored = new Survey();
   let batch: PlannedRow[] = [];
   for await (const planned of plannedRows(options, deps.catalog, ignored, undefined)) {
@@ -389,6 +398,7 @@ class CampaignWriter {
     private readonly survey: Survey,
     private readonly mode: ExecutionMode,
     packer: OrderPacker | undefined,
+    private readonly jobOptions?: JobsOptions,
   ) {
     if (!packer) return;
     for (const order of packer.orders()) {
@@ -473,7 +483,7 @@ class CampaignWriter {
       });
     }
     await this.deps.ledger.record(this.campaign, ledgerRows, ledgerOrders);
-    await enqueueOrders(this.deps.queue, jobs);
+    await enqueueOrders(this.deps.queue, jobs, this.jobOptions);
     this.rows += ledgerRows.length;
     this.orders += jobs.length;
   }
@@ -496,7 +506,7 @@ class CampaignWriter {
         executionMode: this.mode,
       });
     }
-    await enqueueOrders(this.deps.queue, jobs);
+    await enqueueOrders(this.deps.queue, jobs, this.jobOptions);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Queue } from "bullmq";
+import type { JobsOptions, Queue } from "bullmq";
 import pRetry from "p-retry";
 import type { OrderJobData } from "../orders/order-job.js";
 import { ORDER_JOB_OPTIONS } from "./job-options.js";
@@ -14,12 +14,13 @@ export const ENQUEUE_CHUNK = 500;
 export async function enqueueOrders(
   queue: Queue<OrderJobData>,
   jobs: OrderJobData[],
+  options: JobsOptions = ORDER_JOB_OPTIONS,
 ): Promise<void> {
   for (let i = 0; i < jobs.length; i += ENQUEUE_CHUNK) {
     const chunk = jobs.slice(i, i + ENQUEUE_CHUNK).map((data) => ({
       name: "order-create",
       data,
-      opts: { ...ORDER_JOB_OPTIONS, jobId: data.key },
+      opts: { ...options, jobId: data.key },
     }));
     await pRetry(() => queue.addBulk(chunk), { retries: 3, minTimeout: 200 });
   }

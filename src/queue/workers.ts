@@ -25,6 +25,11 @@ export interface StartWorkersOptions {
   /** Processor of the `catalog` queue, when that queue is served. */
   // biome-ignore lint/suspicious/noExplicitAny: the catalog job types live in jobs/, which this module must not import.
   catalogProcessor?: (job: Job<any>, token?: string, signal?: AbortSignal) => Promise<unknown>;
+  /**
+   * How long a job's lock lasts without renewal: a crashed worker's jobs are taken over after
+   * about this long. @defaultValue 30000
+   */
+  lockDurationMs?: number;
   /** Timings, shortened by tests. */
   timings?: {
     pausedDelayMs?: number;
@@ -71,7 +76,16 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     );
     const timings = options.timings ?? {};
     const rateLimiter = new RateLimitBackoff(timings.rateLimitBaseMs ?? 5000);
-    const common = { connection, prefix: config.prefix, concurrency, maxStalledCount: 10 };
+    // Taking over a stalled job is safe (same key), so stalls may repeat a few times.
+    const lockDuration = options.lockDurationMs ?? 30_000;
+    const common = {
+      connection,
+      prefix: config.prefix,
+      concurrency,
+      maxStalledCount: 10,
+      lockDuration,
+      stalledInterval: lockDuration,
+    };
     const orderWorker = new Worker<OrderJobData>(
       QUEUES.orders,
       (job, token, signal) =>
