@@ -1,4 +1,6 @@
 import { type CompactRecord, DIFF_FIELDS, type DiffField } from "./compact-record.js";
+import type { PreviousRecords } from "./previous-records.js";
+import { recordDigest } from "./record-digest.js";
 
 export interface DiffChange {
   code: string;
@@ -19,60 +21,58 @@ export interface CatalogDiff {
 }
 
 /**
- * Builds the diff while the new snapshot streams past: each new record is compared with the
- * previous one of its code (kept as its JSON line), which is then dropped, so whatever is left
- * at the end was removed. Memory: the previous records plus the differences, never products.
+ * Builds the diff while the new snapshot streams past: each new record's digest is compared
+ * with the previous one of its code, which is then dropped, so whatever is left at the end was
+ * removed. Memory: a digest per previous code plus the differences, never products. The old
+ * values of changed and removed codes are read back from the previous snapshot at the end.
  */
 export class DiffBuilder {
   private readonly added: CatalogDiff["added"] = [];
-  private readonly changed: DiffChange[] = [];
+  private readonly changed: CompactRecord[] = [];
   private unchanged = 0;
 
-  constructor(
-    private readonly previous: Map<string, string>,
-    private readonly from: string | null,
-  ) {}
+  constructor(private readonly previous: PreviousRecords | undefined) {}
 
   /** `line` is JSON.stringify(record): equal lines mean nothing the diff tracks changed. */
   observe(record: CompactRecord, line: string): void {
-    const before = this.previous.get(record.code);
+    const before = this.previous?.digests.get(record.code);
     if (before === undefined) {
       this.added.push({ code: record.code, name: record.name });
       return;
     }
-    this.previous.delete(record.code);
-    if (before === line) {
-      this.unchanged += 1;
-      return;
-    }
-    const old = JSON.parse(before) as CompactRecord;
-    const fields: DiffChange["fields"] = {};
-    for (const field of DIFF_FIELDS) {
-      if (JSON.stringify(old[field]) !== JSON.stringify(record[field])) {
-        fields[field] = { old: old[field], new: record[field] };
-      }
-    }
-    this.changed.push({ code: record.code, name: record.name, fields });
+    this.previous?.digests.delete(record.code);
+    if (before === recordDigest(line)) this.unchanged += 1;
+    else this.changed.push(record);
   }
 
-  finish(to: string): CatalogDiff {
-    const removed: CatalogDiff["removed"] = [];
-    for (const [code, line] of this.previous) {
-      removed.push({ code, name: (JSON.parse(line) as CompactRecord).name });
-    }
-    this.previous.clear();
+  async finish(to: string): Promise<CatalogDiff> {
+    const removedCodes = [...(this.previous?.digests.keys() ?? [])];
+    this.previous?.digests.clear();
+    const wanted = new Set([...removedCodes, ...this.changed.map((r) => r.code)]);
+    const old = (await this.previous?.read(wanted)) ?? new Map<string, CompactRecord>();
+    const changed = this.changed.map((record) => fieldChanges(old.get(record.code), record));
     return {
-      from: this.from,
+      from: this.previous?.name ?? null,
       to,
       summary: {
         added: this.added.length,
-        removed: removed.length,
-        changed: this.changed.length,
+        removed: removedCodes.length,
+        changed: changed.length,
         unchanged: this.unchanged,
       },
       added: this.added,
-      removed,
-      changed: this.changed,
+      removed: removedCodes.map((code) => ({ code, name: old.get(code)?.name ?? null })),
+      changed,
     };
   }
+}
+
+function fieldChanges(old: CompactRecord | undefined, record: CompactRecord): DiffChange {
+  const fields: DiffChange["fields"] = {};
+  for (const field of DIFF_FIELDS) {
+    if (JSON.stringify(old?.[field]) !== JSON.stringify(record[field])) {
+      fields[field] = { old: old?.[field] ?? null, new: record[field] };
+    }
+  }
+  return { code: record.code, name: record.name, fields };
 }

@@ -1,31 +1,72 @@
-import { createReadStream } from "node:fs";
 import { access } from "node:fs/promises";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
-import { compactRecordOf } from "./compact-record.js";
+import { type CompactRecord, compactRecordOf } from "./compact-record.js";
 import type { CatalogSnapshot } from "./current-snapshot.js";
+import { readLineBatches } from "./line-reader.js";
+import { recordDigest } from "./record-digest.js";
 import { SNAPSHOT_FILES } from "./snapshot-layout.js";
 
+/** The previous snapshot as the diff sees it: a digest per code, full records on demand. */
+export interface PreviousRecords {
+  name: string;
+  /** Digest of each code's compact record line; the diff consumes (empties) it. */
+  digests: Map<string, string>;
+  /** The full records of a few codes (the changed and removed ones), read again from disk. */
+  read(codes: ReadonlySet<string>): Promise<Map<string, CompactRecord>>;
+}
+
 /**
- * The compact records of a snapshot by code, each as its JSON line: what the next diff compares
- * against. Read from records.ndjson; rebuilt from products.json when that file is missing.
+ * Streams a snapshot's compact records: from records.ndjson, or rebuilt from products.json
+ * when that file is missing (snapshots written before it existed).
  */
-export async function loadCompactRecords(snapshot: CatalogSnapshot): Promise<Map<string, string>> {
-  const records = new Map<string, string>();
+async function* compactRecords(snapshot: CatalogSnapshot): AsyncGenerator<[string, string][]> {
   const path = join(snapshot.dir, SNAPSHOT_FILES.records);
   if (await exists(path)) {
-    const stream = createReadStream(path, { encoding: "utf8" });
-    for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
-      if (line === "") continue;
-      records.set((JSON.parse(line) as { code: string }).code, line);
+    for await (const lines of readLineBatches(path)) {
+      yield lines.filter((line) => line !== "").map((line) => [codeOfRecordLine(line), line]);
     }
-    return records;
+    return;
   }
   for await (const product of snapshot.products()) {
     const record = compactRecordOf(product);
-    records.set(record.code, JSON.stringify(record));
+    yield [[record.code, JSON.stringify(record)]];
   }
-  return records;
+}
+
+const CODE_PREFIX = '{"code":"';
+
+/**
+ * The code of a records.ndjson line without parsing all of it: lines are written by
+ * JSON.stringify(compactRecordOf(...)), so they start with the code as a JSON string.
+ */
+function codeOfRecordLine(line: string): string {
+  if (!line.startsWith(CODE_PREFIX)) return (JSON.parse(line) as CompactRecord).code;
+  let end = CODE_PREFIX.length;
+  while (end < line.length && line.charCodeAt(end) !== 34 /* " */) {
+    end += line.charCodeAt(end) === 92 /* \ */ ? 2 : 1;
+  }
+  return JSON.parse(line.slice(CODE_PREFIX.length - 1, end + 1)) as string;
+}
+
+export async function loadPreviousRecords(snapshot: CatalogSnapshot): Promise<PreviousRecords> {
+  const digests = new Map<string, string>();
+  for await (const batch of compactRecords(snapshot)) {
+    for (const [code, line] of batch) digests.set(code, recordDigest(line));
+  }
+  return {
+    name: snapshot.name,
+    digests,
+    read: async (codes) => {
+      const out = new Map<string, CompactRecord>();
+      if (codes.size === 0) return out;
+      for await (const batch of compactRecords(snapshot)) {
+        for (const [code, line] of batch) {
+          if (codes.has(code)) out.set(code, JSON.parse(line) as CompactRecord);
+        }
+      }
+      return out;
+    },
+  };
 }
 
 async function exists(path: string): Promise<boolean> {

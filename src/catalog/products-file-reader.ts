@@ -1,6 +1,5 @@
-import { createReadStream } from "node:fs";
-import { createInterface } from "node:readline";
 import type { RawProduct } from "../api/schemas.js";
+import { readLineBatches } from "./line-reader.js";
 
 /**
  * Reads the products of a `products.json` written by ProductsFileWriter one line at a time,
@@ -10,20 +9,11 @@ export async function* readProductsFile(
   path: string,
   options: { end?: number } = {},
 ): AsyncGenerator<RawProduct> {
-  if (options.end !== undefined && options.end <= 0) return;
-  const stream = createReadStream(path, {
-    encoding: "utf8",
-    end: options.end === undefined ? undefined : options.end - 1,
-  });
-  const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
-  try {
-    for await (const line of lines) {
+  for await (const lines of readLineBatches(path, options)) {
+    for (const line of lines) {
       if (line === "[" || line === "]" || line === "") continue;
       const json = line.endsWith(",") ? line.slice(0, -1) : line;
       yield JSON.parse(json) as RawProduct;
     }
-  } finally {
-    lines.close();
-    stream.destroy();
   }
 }

@@ -7,16 +7,10 @@ import { indexEntriesOf } from "./index-entries.js";
 import type { CatalogIndexEntry } from "./index-entry.js";
 import { IndexFileWriter } from "./index-file-writer.js";
 import { LinesFileWriter } from "./lines-file-writer.js";
+import type { PreviousRecords } from "./previous-records.js";
 import { ProductsFileWriter } from "./products-file-writer.js";
 import { SNAPSHOT_FILES } from "./snapshot-layout.js";
 import type { ProductWarning, SnapshotManifest } from "./snapshot-manifest.js";
-
-/** The snapshot a new one is compared with. */
-export interface PreviousSnapshot {
-  name: string;
-  /** Compact records by code (loadCompactRecords); consumed by the diff. */
-  records: Map<string, string>;
-}
 
 /** What the sync knows at the end, beside what the writer counted. */
 export type ManifestMeta = Pick<
@@ -48,7 +42,7 @@ export class SnapshotWriter {
   static async create(
     dir: string,
     fetchedAt: string,
-    previous: PreviousSnapshot | undefined,
+    previous: PreviousRecords | undefined,
   ): Promise<SnapshotWriter> {
     return new SnapshotWriter(
       dir,
@@ -56,7 +50,7 @@ export class SnapshotWriter {
       await ProductsFileWriter.create(join(dir, SNAPSHOT_FILES.products)),
       await IndexFileWriter.create(join(dir, SNAPSHOT_FILES.index), fetchedAt),
       await LinesFileWriter.create(join(dir, SNAPSHOT_FILES.records)),
-      new DiffBuilder(previous?.records ?? new Map(), previous?.name ?? null),
+      new DiffBuilder(previous),
     );
   }
 
@@ -121,7 +115,7 @@ export class SnapshotWriter {
         ? {}
         : { resumed_after_page: meta.resumed_after_page }),
     };
-    const diff = this.diff.finish(meta.snapshot);
+    const diff = await this.diff.finish(meta.snapshot);
     await writeFileSynced(
       join(this.dir, SNAPSHOT_FILES.manifest),
       `${JSON.stringify(manifest, null, 2)}\n`,

@@ -11,7 +11,7 @@ import { type CatalogSnapshot, openCurrentSnapshot } from "./current-snapshot.js
 import { fsyncPath } from "./durable-files.js";
 import { cleanLeftovers, markTmpDirActive } from "./leftover-cleanup.js";
 import { fetchPages } from "./page-fetcher.js";
-import { loadCompactRecords } from "./previous-records.js";
+import { loadPreviousRecords, type PreviousRecords } from "./previous-records.js";
 import { readProductsFile } from "./products-file-reader.js";
 import type { RetryOptions } from "./retry-policy.js";
 import { ShrinkRefusedError } from "./shrink-refused-error.js";
@@ -94,9 +94,7 @@ export async function syncCatalog(options: SyncCatalogOptions): Promise<SyncCata
   if (removed.length > 0) log.info({ removed }, "removed leftovers of earlier syncs");
 
   const current = await openCurrentSnapshot(dataDir);
-  const previous = current
-    ? { name: current.name, records: await loadCompactRecords(current) }
-    : undefined;
+  const previous = current ? await loadPreviousRecords(current) : undefined;
 
   const resume = found?.checkpoint;
   const dir = found ? await adoptTmpDir(found.dir) : join(catalogDir(dataDir), newTmpName());
@@ -183,7 +181,7 @@ export async function syncCatalog(options: SyncCatalogOptions): Promise<SyncCata
 async function startWriter(
   dir: string,
   fetchedAt: string,
-  previous: { name: string; records: Map<string, string> } | undefined,
+  previous: PreviousRecords | undefined,
   resume: SyncCheckpoint | undefined,
 ): Promise<SnapshotWriter> {
   if (!resume) return SnapshotWriter.create(dir, fetchedAt, previous);

@@ -1,0 +1,35 @@
+import { createReadStream } from "node:fs";
+
+/**
+ * The lines of a UTF-8 file in batches (one per 1 MiB chunk): one await per chunk instead of
+ * one per line makes it several times faster than node:readline on the 100k-line files of a
+ * snapshot. Holds a chunk at a time. `end` stops at a byte offset (exclusive).
+ */
+export async function* readLineBatches(
+  path: string,
+  options: { end?: number } = {},
+): AsyncGenerator<string[]> {
+  if (options.end !== undefined && options.end <= 0) return;
+  const stream = createReadStream(path, {
+    encoding: "utf8",
+    highWaterMark: 1 << 20,
+    end: options.end === undefined ? undefined : options.end - 1,
+  });
+  let rest = "";
+  try {
+    for await (const chunk of stream as AsyncIterable<string>) {
+      const text = rest + chunk;
+      const lines: string[] = [];
+      let start = 0;
+      for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", start)) {
+        lines.push(text.slice(start, nl));
+        start = nl + 1;
+      }
+      rest = text.slice(start);
+      if (lines.length > 0) yield lines;
+    }
+    if (rest !== "") yield [rest];
+  } finally {
+    stream.destroy();
+  }
+}
