@@ -71,6 +71,13 @@ export class ApiClient {
   private readonly fetchImpl: typeof fetch;
 
   constructor(private readonly options: ApiClientOptions) {
+    // fetch would reject such a key on every call with a message that quotes it, and the
+    // failure would pass for a transient network error: refuse it here, without quoting it.
+    if (options.apiKey !== undefined && !isHeaderValue(options.apiKey)) {
+      throw new TypeError(
+        "apiKey has a character an HTTP header cannot carry (a control character or one beyond Latin-1)",
+      );
+    }
     this.base = options.baseUrl.replace(/\/+$/, "").replace(/\/v2$/, "");
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.fetchImpl = options.fetch ?? fetch;
@@ -226,6 +233,16 @@ export class ApiClient {
     }
     return { status: response.status, body, apiVersion: response.headers.get("x-api-version") };
   }
+}
+
+/** What fetch accepts as a header value, once it trims the surrounding whitespace. */
+function isHeaderValue(value: string): boolean {
+  const trimmed = value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
+  for (let i = 0; i < trimmed.length; i++) {
+    const code = trimmed.charCodeAt(i);
+    if (code === 0 || code === 10 || code === 13 || code > 0xff) return false;
+  }
+  return true;
 }
 
 function transportError(
