@@ -32,6 +32,17 @@ export interface ApiClientOptions {
   timeoutMs?: number;
   /** For tests: replaces global fetch. */
   fetch?: typeof fetch;
+  /** Told of every request once it ends (metrics). Whatever it throws is ignored. */
+  onResponse?: (info: ResponseInfo) => void;
+}
+
+/** One finished request, for metrics. `path` has no query string. */
+export interface ResponseInfo {
+  method: string;
+  path: string;
+  /** HTTP status; 0 when no response came (network error, timeout, cancel). */
+  status: number;
+  durationMs: number;
 }
 
 /** A response the caller may inspect: parsed body plus status and the version the service applied. */
@@ -212,6 +223,7 @@ export class ApiClient {
     const signal = spec.signal ? AbortSignal.any([spec.signal, timeout]) : timeout;
     let response: Response;
     let text: string;
+    const started = performance.now();
     try {
       response = await this.fetchImpl(url, {
         method: spec.method,
@@ -221,8 +233,10 @@ export class ApiClient {
       });
       text = await response.text();
     } catch (error) {
+      this.report(spec, 0, started);
       throw transportError(error, spec, timeout, this.timeoutMs);
     }
+    this.report(spec, response.status, started);
     if (response.status < 200 || response.status >= 300)
       throw errorFromResponse(response.status, text);
     let body: unknown;
@@ -232,6 +246,16 @@ export class ApiClient {
       throw malformed(`${spec.method} ${spec.path} response`, "body is not JSON", response.status);
     }
     return { status: response.status, body, apiVersion: response.headers.get("x-api-version") };
+  }
+
+  private report(spec: RequestSpec, status: number, started: number): void {
+    if (!this.options.onResponse) return;
+    const durationMs = performance.now() - started;
+    try {
+      this.options.onResponse({ method: spec.method, path: spec.path, status, durationMs });
+    } catch {
+      // Metrics must never change what a request did.
+    }
   }
 }
 

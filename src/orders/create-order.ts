@@ -28,7 +28,21 @@ export interface CreateOrderDeps {
   blipRetries?: number;
   /** Delay before the first poll of an async order. @defaultValue 1000 */
   firstPollDelayMs?: number;
+  /** Told of each attempt's outcome (metrics). */
+  onOutcome?: (outcome: OrderOutcomeName) => void;
+  /** Told when this worker paused a campaign (metrics). */
+  onCampaignPaused?: (campaign: string) => void;
 }
+
+/** The outcomes of DESIGN.md, as metrics label them. */
+export type OrderOutcomeName =
+  | "completed"
+  | "submitted"
+  | "retry_same_key"
+  | "rate_limited"
+  | "systemic"
+  | "final"
+  | "key_conflict";
 
 /** Result recorded on the job, for the dashboard. */
 export type CreateOrderJobResult = { status: string; order_id?: string; skipped?: boolean };
@@ -82,6 +96,7 @@ export async function processCreateOrder(
   if (result.kind === "completed") {
     const patch = completedPatch(result.order, job.data.identities, deps.storePayoutUrls ?? false);
     await deps.ledger.transition(campaign, key, ["in_flight"], "completed", patch);
+    deps.onOutcome?.("completed");
     log.info({ order_id: result.order.id }, "order completed");
     return { status: "completed", order_id: result.order.id };
   }
@@ -89,6 +104,7 @@ export async function processCreateOrder(
     order_id: result.order.id,
   });
   await followOrder(job.data, result.order.id, deps);
+  deps.onOutcome?.("submitted");
   log.info({ order_id: result.order.id }, "order submitted; following its status");
   return { status: "submitted", order_id: result.order.id };
 }
@@ -163,6 +179,7 @@ async function handleFailure(
   const { campaign, key } = job.data;
   if (error instanceof RefusedRequestError) {
     await markFailed(job, deps, "failed_final", "refused_by_client", error.message);
+    deps.onOutcome?.("final");
     return { status: "failed_final" };
   }
   if (!(error instanceof ApiError)) {
@@ -180,6 +197,7 @@ async function handleFailure(
     case "key-conflict":
       // The key exists with another body: an order may exist under it. Never retried.
       await markFailed(job, deps, "failed_uncertain", error.type, error.message);
+      deps.onOutcome?.("key_conflict");
       log.error({ type: error.type }, "idempotency key conflict: rows failed, not retried");
       return { status: "failed_uncertain" };
     default:
@@ -207,6 +225,8 @@ async function retrySameKey(
   deps: CreateOrderDeps,
   log: Logger,
 ) {
+  // Counted as what the service's answer was, whether or not attempts remain.
+  deps.onOutcome?.("retry_same_key");
   const attempts = job.opts.attempts ?? 1;
   if (job.attemptsMade + 1 >= attempts) {
     await markFailed(job, deps, "failed_uncertain", error.type, error.message);
@@ -234,6 +254,7 @@ async function rateLimited(
   log: Logger,
 ): Promise<never> {
   await deps.ledger.transition(job.data.campaign, job.data.key, ["in_flight"], "queued");
+  deps.onOutcome?.("rate_limited");
   const waitMs = deps.rateLimiter.next();
   log.warn({ wait_ms: waitMs }, "rate limited by the service (429); holding the queue");
   await deps.ordersQueue.rateLimit(waitMs);
@@ -250,7 +271,9 @@ async function pauseCampaign(
 ): Promise<never> {
   const { campaign, key } = job.data;
   const reason = `${error.type}: ${error.message}`;
+  deps.onOutcome?.("systemic");
   if (await deps.ledger.pause(campaign, reason)) {
+    deps.onCampaignPaused?.(campaign);
     log.error(
       { type: error.type },
       `campaign ${campaign} paused: ${reason}. Fix it, then: giftjobs orders resume --campaign ${campaign}`,
@@ -272,6 +295,7 @@ async function finalFailure(
 ) {
   const { campaign, key, identities } = job.data;
   const index = error instanceof ValidationError ? failedItemIndex(error.details) : undefined;
+  deps.onOutcome?.("final");
   if (index === undefined || identities.length < 2 || index >= identities.length) {
     await markFailed(job, deps, "failed_final", error.type, error.message);
     log.warn(

@@ -1,8 +1,12 @@
 import { type Job, Queue, Worker } from "bullmq";
-import { ApiClient } from "../api/client.js";
+import { ApiClient, type ResponseInfo } from "../api/client.js";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
-import { processCreateOrder, RateLimitBackoff } from "../orders/create-order.js";
+import {
+  type OrderOutcomeName,
+  processCreateOrder,
+  RateLimitBackoff,
+} from "../orders/create-order.js";
 import { processFollowOrder } from "../orders/follow-order.js";
 import { Ledger } from "../orders/ledger.js";
 import type { OrderJobData, StatusJobData } from "../orders/order-job.js";
@@ -30,6 +34,8 @@ export interface StartWorkersOptions {
    * about this long. @defaultValue 30000
    */
   lockDurationMs?: number;
+  /** Told of order outcomes, campaign pauses and API requests (metrics). */
+  hooks?: WorkerHooks;
   /** Timings, shortened by tests. */
   timings?: {
     pausedDelayMs?: number;
@@ -37,6 +43,13 @@ export interface StartWorkersOptions {
     pollDelayMs?: number;
     rateLimitBaseMs?: number;
   };
+}
+
+/** Optional observers of the order workers; none of them changes what the workers do. */
+export interface WorkerHooks {
+  onOutcome?: (outcome: OrderOutcomeName) => void;
+  onCampaignPaused?: (campaign: string) => void;
+  onResponse?: (info: ResponseInfo) => void;
 }
 
 export interface RunningWorkers {
@@ -60,6 +73,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       apiKey: config.apiKey,
       apiVersion: config.apiVersion,
       timeoutMs: config.requestTimeoutMs,
+      onResponse: options.hooks?.onResponse,
     });
     const ledger = new Ledger(connection, config.prefix);
     const ordersQueue = new Queue<OrderJobData>(QUEUES.orders, {
@@ -99,6 +113,8 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
           storePayoutUrls: options.storePayoutUrls,
           pausedDelayMs: timings.pausedDelayMs,
           firstPollDelayMs: timings.firstPollDelayMs,
+          onOutcome: options.hooks?.onOutcome,
+          onCampaignPaused: options.hooks?.onCampaignPaused,
         }),
       // maxStartedAttempts caps 429 loops: a rate-limited job goes back without using an attempt.
       { ...common, limiter: limiterFor(config.orderRateLimitPerMinute), maxStartedAttempts: 200 },
