@@ -191,7 +191,7 @@ async function handleFailure(
     case "rate-limited":
       return rateLimited(job, deps, log);
     case "systemic":
-      return pauseCampaign(job, token, error, deps, log);
+      return pauseCampaign(job, error, deps, log);
     case "final":
       return finalFailure(job, error, deps, log);
     case "key-conflict":
@@ -261,15 +261,19 @@ async function rateLimited(
   throw Worker.RateLimitError();
 }
 
-/** 401/403, insufficient funds, ordering restricted: pause the campaign; rows stay queued. */
+/**
+ * 401/403, insufficient funds, ordering restricted: pause the campaign; rows stay queued.
+ * These are 4xx answers, which the service caches under the key and replays: sent again under
+ * the same key after a top-up, the order would get the same refusal forever. A 4xx guarantees
+ * nothing was made, so the rows move to the next generation's key now, and wait for resume.
+ */
 async function pauseCampaign(
   job: Job<OrderJobData>,
-  token: string | undefined,
   error: ApiError,
   deps: CreateOrderDeps,
   log: Logger,
-): Promise<never> {
-  const { campaign, key } = job.data;
+): Promise<CreateOrderJobResult> {
+  const { campaign, key, identities } = job.data;
   const reason = `${error.type}: ${error.message}`;
   deps.onOutcome?.("systemic");
   if (await deps.ledger.pause(campaign, reason)) {
@@ -279,8 +283,22 @@ async function pauseCampaign(
       `campaign ${campaign} paused: ${reason}. Fix it, then: giftjobs orders resume --campaign ${campaign}`,
     );
   }
-  await deps.ledger.transition(campaign, key, ["in_flight"], "queued");
-  return waitWhilePaused(job, token, deps);
+  const generation = job.data.generation + 1;
+  const newKey = orderKey(campaign, generation, identities);
+  await deps.ledger.saveRequest(campaign, newKey, job.data.request);
+  await deps.ledger.rekey(campaign, {
+    oldKey: key,
+    newKey,
+    identities,
+    generation,
+    from: ["in_flight"],
+  });
+  await deps.ordersQueue.add(
+    "order-create",
+    { ...job.data, key: newKey, generation },
+    { ...retryOptionsOf(job), jobId: newKey, delay: deps.pausedDelayMs ?? 30_000 },
+  );
+  return { status: "queued" };
 }
 
 /**

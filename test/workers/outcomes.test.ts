@@ -1,0 +1,322 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { OrderRequest } from "../../src/api/order-request.js";
+import { resumeCampaign } from "../../src/orders/campaign-control.js";
+import { retryCampaign } from "../../src/orders/campaign-retry.js";
+import { campaignStatus } from "../../src/orders/campaign-status.js";
+import { importCampaign } from "../../src/orders/import-campaign.js";
+import { orderKey } from "../../src/orders/keys.js";
+import { pickSampleProducts, sampleCsv } from "../../src/orders/sample-csv.js";
+import { enqueueOrders } from "../../src/queue/enqueue.js";
+import { type RunningWorkers, startWorkers } from "../../src/queue/workers.js";
+import { type CampaignEnv, campaignEnv, eventually, quietLog } from "../helpers/campaign-env.js";
+
+const FAST = { pausedDelayMs: 200, firstPollDelayMs: 50, pollDelayMs: 50, rateLimitBaseMs: 300 };
+const QUICK_JOBS = {
+  attempts: 3,
+  backoff: { type: "fixed", delay: 50 },
+  removeOnComplete: false,
+  removeOnFail: false,
+};
+
+interface SandboxOrder {
+  id: string;
+  idempotency_key: string;
+  items: { distribution_method: { email_address: string } }[];
+}
+
+async function sandboxOrders(env: CampaignEnv): Promise<SandboxOrder[]> {
+  return (
+    (await (await fetch(`${env.sandbox.url}/_sandbox/orders`)).json()) as { orders: SandboxOrder[] }
+  ).orders;
+}
+
+async function postControl(env: CampaignEnv, path: string, body: unknown): Promise<void> {
+  const res = await fetch(`${env.sandbox.url}${path}`, {
+    method: "POST",
+    body: JSON.stringify(body),
+    headers: { "content-type": "application/json" },
+  });
+  expect(res.ok).toBe(true);
+}
+
+describe("order outcomes", () => {
+  let env: CampaignEnv;
+  let workers: RunningWorkers | undefined;
+  afterEach(async () => {
+    await workers?.close();
+    workers = undefined;
+    await env?.dispose();
+  });
+
+  async function importRows(
+    rows: number,
+    options: Partial<Parameters<typeof importCampaign>[0]> = {},
+  ) {
+    const file = join(env.dataDir, `orders-${Math.random().toString(36).slice(2)}.csv`);
+    await writeFile(file, sampleCsv(env.index, { rows, products: 2 }));
+    const deps = {
+      ledger: env.ledger,
+      queue: env.queue,
+      catalog: env.index,
+      client: env.client,
+      log: quietLog,
+    };
+    return importCampaign({ file, campaign: "c", jobOptions: QUICK_JOBS, ...options }, deps);
+  }
+
+  async function work(concurrency = 4) {
+    workers = await startWorkers({
+      config: env.config,
+      log: quietLog,
+      queues: ["orders"],
+      concurrency,
+      timings: FAST,
+    });
+  }
+
+  const status = () => campaignStatus(env.ledger, "c");
+
+  it("200 COMPLETED (sync): rows completed with order and item ids", async () => {
+    env = await campaignEnv({}, "sync");
+    await importRows(3, { executionMode: "sync" });
+    await work();
+    await eventually(async () => (await status()).completed === 3, "3 completed");
+    const [key, order] = (await first(env.ledger.orders("c")))!;
+    expect(order).toMatchObject({ status: "completed" });
+    expect(order.order_id).toMatch(/^O-/);
+    expect(Object.values(order.item_ids ?? {})[0]).toMatch(/^E-/);
+    expect(order.payout_urls).toBeUndefined();
+    expect((await sandboxOrders(env)).find((o) => o.idempotency_key === key)?.id).toBe(
+      order.order_id,
+    );
+  });
+
+  it("202 PROCESSING: rows submitted, then followed to COMPLETED", async () => {
+    env = await campaignEnv({ asyncCompleteMs: 600 }, "async");
+    await importRows(2);
+    await work();
+    await eventually(async () => (await status()).submitted === 2, "2 submitted");
+    await eventually(async () => (await status()).completed === 2, "2 completed");
+    expect(await status()).toMatchObject({
+      total: 2,
+      completed: 2,
+      submitted: 0,
+      queued: 0,
+      in_flight: 0,
+    });
+  });
+
+  it("5xx: retried with the SAME key until it goes through; one order", async () => {
+    env = await campaignEnv({ failRate: 1 }, "5xx");
+    await importRows(1, { jobOptions: { ...QUICK_JOBS, attempts: 50 } });
+    await work(1);
+    await eventually(async () => {
+      const stats = (await (await fetch(`${env.sandbox.url}/_sandbox/stats`)).json()) as {
+        requests: Record<string, Record<string, number>>;
+      };
+      return (stats.requests["POST /v2/order"]?.["500"] ?? 0) >= 3;
+    }, "three 500s");
+    const [, order] = (await first(env.ledger.orders("c")))!;
+    expect(["queued", "in_flight"]).toContain(order.status);
+    env.sandbox.setFaults({ failRate: 0 });
+    await eventually(async () => (await status()).completed === 1, "completed");
+    expect(await sandboxOrders(env)).toHaveLength(1);
+  });
+
+  it("5xx until attempts run out: failed_uncertain; retry re-sends under the same key", async () => {
+    env = await campaignEnv({ failRate: 1 }, "uncertain");
+    await importRows(1, { jobOptions: { ...QUICK_JOBS, attempts: 2 } });
+    await work(1);
+    await eventually(async () => (await status()).failed_uncertain === 1, "failed_uncertain");
+    const [key, order] = (await first(env.ledger.orders("c")))!;
+    expect(order).toMatchObject({
+      status: "failed_uncertain",
+      error_type: "internal_server_error",
+    });
+    env.sandbox.setFaults({ failRate: 0 });
+    const retried = await retryCampaign(env.ledger, env.queue, "c", {});
+    expect(retried).toMatchObject({ orders: 1, rows: 1, mode: "same-key" });
+    await eventually(async () => (await status()).completed === 1, "completed after retry");
+    const orders = await sandboxOrders(env);
+    expect(orders.map((o) => o.idempotency_key)).toEqual([key]);
+  });
+
+  it("dropped connection after the order was made: same key again, still one order", async () => {
+    env = await campaignEnv({ dropRate: 1 }, "drop");
+    await importRows(1, { jobOptions: { ...QUICK_JOBS, attempts: 20 } });
+    await work(1);
+    await eventually(async () => (await sandboxOrders(env)).length === 1, "the order made");
+    env.sandbox.setFaults({ dropRate: 0 });
+    await eventually(async () => (await status()).completed === 1, "completed");
+    expect(await sandboxOrders(env)).toHaveLength(1);
+  });
+
+  it("429: the job waits without losing an attempt; rows stay queued", async () => {
+    env = await campaignEnv({ orderRateLimit: 2 }, "429");
+    await importRows(4, { jobOptions: { ...QUICK_JOBS, attempts: 1 } });
+    await work(2);
+    await eventually(async () => (await status()).completed === 2, "2 completed within the limit");
+    const stats = (await (await fetch(`${env.sandbox.url}/_sandbox/stats`)).json()) as {
+      requests: Record<string, Record<string, number>>;
+    };
+    expect(stats.requests["POST /v2/order"]?.["429"] ?? 0).toBeGreaterThan(0);
+    expect(await status()).toMatchObject({ completed: 2, failed_uncertain: 0, failed_final: 0 });
+    env.sandbox.setFaults({ orderRateLimit: 1000 });
+    // attempts: 1 — had a 429 used an attempt, these rows would have failed.
+    await eventually(
+      async () => (await status()).completed === 4,
+      "all completed once the limit allows",
+    );
+    expect(await sandboxOrders(env)).toHaveLength(4);
+  });
+
+  it("insufficient_funds: campaign paused, rows stay queued; resume finishes it", async () => {
+    env = await campaignEnv(
+      { balances: { USD: "0.00", EUR: "0.00", GBP: "0.00", CAD: "0.00", JPY: "0" } },
+      "funds",
+    );
+    await importRows(3, { balanceCheck: false });
+    await work();
+    await eventually(async () => (await status()).paused !== null, "paused");
+    const paused = await status();
+    expect(paused.paused?.reason).toMatch(/^insufficient_funds/);
+    expect(paused).toMatchObject({ queued: 3, completed: 0, failed_final: 0, failed_uncertain: 0 });
+    await postControl(env, "/_sandbox/balances", {
+      USD: "1000000.00",
+      EUR: "1000000.00",
+      GBP: "1000000.00",
+      CAD: "1000000.00",
+      JPY: "100000000",
+    });
+    await resumeCampaign(env.ledger, env.queue, "c");
+    await eventually(async () => (await status()).completed === 3, "completed after resume");
+    expect((await status()).paused).toBeNull();
+    // The refused keys were never paid; each row was paid once, under its next generation's key.
+    const keys = (await sandboxOrders(env)).map((o) => o.idempotency_key);
+    expect(keys).toHaveLength(3);
+    for await (const [key, order] of env.ledger.orders("c")) {
+      if (order.status === "completed") expect(order.generation).toBe(1);
+      else expect([order.status, keys.includes(key)]).toEqual(["superseded", false]);
+    }
+  });
+
+  it("other 4xx: failed_final, nothing made; retry --new-key pays under the next generation", async () => {
+    env = await campaignEnv({}, "final");
+    const [product] = pickSampleProducts(env.index, 1);
+    await postControl(env, "/_sandbox/catalog", {
+      mutate: { update: [{ code: product!.code, is_orderable: false }] },
+    });
+    await importRows(2, { products: 1 } as never);
+    await work();
+    await eventually(async () => (await status()).failed_final > 0, "failed_final");
+    const failed = [];
+    for await (const [key, order] of env.ledger.orders("c"))
+      if (order.status === "failed_final") failed.push([key, order] as const);
+    expect(failed[0]![1]).toMatchObject({ error_type: "product_validation_error" });
+    const madeBefore = (await sandboxOrders(env)).length;
+    await postControl(env, "/_sandbox/catalog", {
+      mutate: { update: [{ code: product!.code, is_orderable: true }] },
+    });
+    const retried = await retryCampaign(env.ledger, env.queue, "c", { newKey: true });
+    expect(retried.mode).toBe("new-key");
+    await eventually(
+      async () => (await status()).completed === 2,
+      "completed after retry --new-key",
+    );
+    const keys = (await sandboxOrders(env)).map((o) => o.idempotency_key);
+    expect(keys).toHaveLength(madeBefore + retried.orders);
+    expect(keys).not.toContain(failed[0]![0]);
+    const [row] = await env.ledger.getRows("c", failed[0]![1].identities);
+    expect(row?.generation).toBe(1);
+  });
+
+  it("a 422 naming one item of several: that row fails, the others go under the next generation", async () => {
+    env = await campaignEnv({}, "split");
+    const product = pickSampleProducts(env.index, 1)[0]!;
+    const face =
+      product.denominations?.type === "fixed"
+        ? product.denominations.list[0]!
+        : (product.denominations as { min: string }).min;
+    const identities = ["id-a", "id-b", "id-c"];
+    const emails = ["a@example.com", "not an email", "c@example.com"];
+    const request: OrderRequest = {
+      payment_method: { type: "ACCOUNT_BALANCE", currency: product.currency },
+      items: emails.map((email) => ({
+        face_value: Number(face),
+        distribution_method: { type: "EMAIL", email_address: email },
+        products: { type: "SINGLE", value: product.code },
+      })),
+    };
+    const key = orderKey("c", 0, identities);
+    await env.ledger.register("c", { execution_mode: "async" });
+    await env.ledger.record(
+      "c",
+      identities.map((id, i) => [
+        id,
+        {
+          line: i + 2,
+          key,
+          generation: 0,
+          payload_hash: id,
+          email: emails[i]!,
+          product_code: product.code,
+          face_value: face,
+          currency: product.currency,
+        },
+      ]),
+      [[key, { identities, generation: 0, status: "queued" }, request]],
+    );
+    await enqueueOrders(
+      env.queue,
+      [{ campaign: "c", key, generation: 0, identities, request, executionMode: "async" }],
+      QUICK_JOBS,
+    );
+    await work();
+    await eventually(async () => (await status()).completed === 2, "the two good rows completed");
+    expect(await status()).toMatchObject({ total: 3, completed: 2, failed_final: 1 });
+    expect(await env.ledger.getOrder("c", key)).toMatchObject({
+      identities: ["id-b"],
+      status: "failed_final",
+      error_type: "validation_error",
+    });
+    const next = orderKey("c", 1, ["id-a", "id-c"]);
+    expect(await env.ledger.getOrder("c", next)).toMatchObject({
+      status: "completed",
+      generation: 1,
+    });
+    const orders = await sandboxOrders(env);
+    expect(orders.map((o) => o.idempotency_key)).toEqual([next]);
+    expect(orders[0]!.items).toHaveLength(2);
+  });
+
+  it("idempotency_validation_error: rows failed_uncertain, never retried", async () => {
+    env = await campaignEnv({}, "conflict");
+    await importRows(1, { jobOptions: { ...QUICK_JOBS, attempts: 5 } });
+    const [key, order] = (await first(env.ledger.orders("c")))!;
+    // Another body already went out under this key (someone else's script, an edited file).
+    const request = (await env.ledger.getRequest("c", key))!;
+    await env.client.createOrder(
+      { ...request, description: "something else" },
+      { idempotencyKey: key, executionMode: "sync" },
+    );
+    await work(1);
+    await eventually(async () => (await status()).failed_uncertain === 1, "failed_uncertain");
+    expect(await env.ledger.getOrder("c", key)).toMatchObject({
+      status: "failed_uncertain",
+      error_type: "idempotency_validation_error",
+    });
+    await new Promise((r) => setTimeout(r, 400));
+    const stats = (await (await fetch(`${env.sandbox.url}/_sandbox/stats`)).json()) as {
+      requests: Record<string, Record<string, number>>;
+    };
+    expect(stats.requests["POST /v2/order"]?.["400"]).toBe(1);
+    expect(order.status).toBe("queued");
+  });
+});
+
+async function first<T>(iterable: AsyncIterable<T>): Promise<T | undefined> {
+  for await (const item of iterable) return item;
+  return undefined;
+}
