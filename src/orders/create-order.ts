@@ -90,7 +90,7 @@ export async function processCreateOrder(
   try {
     result = await sendOrder(job.data, signal, deps);
   } catch (error) {
-    return handleFailure(job, token, error, deps, log);
+    return handleFailure(job, error, deps, log);
   }
   deps.rateLimiter.reset();
   if (result.kind === "completed") {
@@ -171,7 +171,6 @@ async function waitWhilePaused(
 
 async function handleFailure(
   job: Job<OrderJobData>,
-  token: string | undefined,
   error: unknown,
   deps: CreateOrderDeps,
   log: Logger,
