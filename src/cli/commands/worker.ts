@@ -1,6 +1,10 @@
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
 import { createCatalogSyncProcessor } from "../../../jobs/catalog-sync.js";
+import { ApiClient } from "../../api/client.js";
+import type { Config } from "../../config.js";
+import type { Logger } from "../../log.js";
+import { type RunningMetrics, startMetrics } from "../../metrics/start-metrics.js";
 import { startWorkers, type WorkerQueue } from "../../queue/workers.js";
 import { action, createContext } from "../run-action.js";
 import { apiClient } from "../services.js";
@@ -25,6 +29,21 @@ function positive(value: string): number {
   return Number(value);
 }
 
+/** A TCP port; 0 asks the system for a free one. */
+export function portNumber(value: string): number {
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65535)
+    throw new InvalidArgumentError("must be a port number from 0 to 65535");
+  return Number(value);
+}
+
+interface WorkerFlags {
+  concurrency: number;
+  queues: WorkerQueue[];
+  storePayoutUrls?: boolean;
+  metricsPort?: number;
+  metricsHost: string;
+}
+
 /** Registers `worker`. */
 export function register(program: Command): void {
   program
@@ -39,38 +58,77 @@ export function register(program: Command): void {
       "--store-payout-urls",
       "keep redemption links in the ledger (they are money in the open)",
     )
+    .option(
+      "--metrics-port <port>",
+      "serve Prometheus metrics at /metrics on this port",
+      portNumber,
+    )
+    .option("--metrics-host <host>", "interface for --metrics-port", "127.0.0.1")
     .action(
-      action(
-        async (opts: { concurrency: number; queues: WorkerQueue[]; storePayoutUrls?: boolean }) => {
-          const ctx = createContext();
-          const running = await startWorkers({
-            config: ctx.config,
+      action(async (opts: WorkerFlags) => {
+        const ctx = createContext();
+        const metrics = await metricsIfAsked(opts, ctx.config, ctx.log);
+        const running = await startWorkers({
+          config: ctx.config,
+          log: ctx.log,
+          queues: opts.queues,
+          concurrency: opts.concurrency,
+          storePayoutUrls: opts.storePayoutUrls,
+          hooks: metrics?.hooks,
+          catalogProcessor: createCatalogSyncProcessor({
+            client: metrics ? observedClient(ctx.config, metrics) : apiClient(ctx.config),
+            dataDir: ctx.config.dataDir,
+            apiVersion: ctx.config.apiVersion,
             log: ctx.log,
-            queues: opts.queues,
-            concurrency: opts.concurrency,
-            storePayoutUrls: opts.storePayoutUrls,
-            catalogProcessor: createCatalogSyncProcessor({
-              client: apiClient(ctx.config),
-              dataDir: ctx.config.dataDir,
-              apiVersion: ctx.config.apiVersion,
-              log: ctx.log,
-            }),
-          });
-          ctx.log.info(
-            { queues: opts.queues, concurrency: opts.concurrency },
-            "worker started; SIGINT or SIGTERM to stop",
-          );
-          await untilSignal();
-          ctx.log.info("stopping: no new jobs; finishing the active ones");
-          await running.close();
-          ctx.log.info("worker stopped");
-          return 0;
-        },
-      ),
+          }),
+        }).catch(async (error) => {
+          // An open metrics server would keep the process alive after the failure.
+          await metrics?.close();
+          throw error;
+        });
+        ctx.log.info(
+          { queues: opts.queues, concurrency: opts.concurrency },
+          "worker started; SIGINT or SIGTERM to stop",
+        );
+        await untilSignal();
+        ctx.log.info("stopping: no new jobs; finishing the active ones");
+        await running.close();
+        await metrics?.close();
+        ctx.log.info("worker stopped");
+        return 0;
+      }),
     );
 }
 
-function untilSignal(): Promise<NodeJS.Signals> {
+async function metricsIfAsked(
+  opts: WorkerFlags,
+  config: Config,
+  log: Logger,
+): Promise<RunningMetrics | undefined> {
+  if (opts.metricsPort === undefined) return undefined;
+  const metrics = await startMetrics({
+    config,
+    port: opts.metricsPort,
+    host: opts.metricsHost,
+    log,
+  });
+  log.info({ url: metrics.url }, "serving metrics");
+  return metrics;
+}
+
+/** The catalog sync's client, its requests counted like the order workers' ones. */
+function observedClient(config: Config, metrics: RunningMetrics): ApiClient {
+  return new ApiClient({
+    baseUrl: config.apiUrl,
+    apiKey: config.apiKey,
+    apiVersion: config.apiVersion,
+    timeoutMs: config.requestTimeoutMs,
+    onResponse: metrics.hooks.onResponse,
+  });
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+export function untilSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
       process.off("SIGINT", stop);

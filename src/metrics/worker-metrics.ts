@@ -1,0 +1,124 @@
+import type { JobType, Queue } from "bullmq";
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { ResponseInfo } from "../api/client.js";
+import type { Logger } from "../log.js";
+import { silentLogger } from "../log.js";
+import type { OrderOutcomeName } from "../orders/create-order.js";
+import type { WorkerHooks } from "../queue/workers.js";
+import { routeLabel } from "./route-label.js";
+
+/** Every outcome, so each series exists (at 0) from the first scrape. */
+export const ORDER_OUTCOMES: readonly OrderOutcomeName[] = [
+  "completed",
+  "submitted",
+  "retry_same_key",
+  "rate_limited",
+  "systemic",
+  "final",
+  "key_conflict",
+];
+
+/** Job states reported as queue depth. */
+const QUEUE_STATES: JobType[] = [
+  "waiting",
+  "active",
+  "delayed",
+  "prioritized",
+  "waiting-children",
+  "failed",
+  "completed",
+];
+
+/** Seconds; from a fast sandbox answer to the client's default 30 s timeout. */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export interface WorkerMetricsOptions {
+  /** Queues whose job counts are read on each scrape. @defaultValue [] */
+  queues?: Queue[];
+  /** Where a failed queue-depth read is reported. @defaultValue silentLogger */
+  log?: Logger;
+}
+
+/**
+ * The worker's Prometheus metrics in a registry of their own (not prom-client's global one, so
+ * two workers in one process, or a test, never collide). `hooks` plugs into `startWorkers`.
+ */
+export class WorkerMetrics {
+  readonly registry = new Registry();
+  readonly hooks: Required<WorkerHooks>;
+  private readonly orders: Counter<"outcome">;
+  private readonly requests: Counter<"method" | "route" | "status">;
+  private readonly rateLimited: Counter;
+  private readonly latency: Histogram<"method" | "route">;
+  private readonly pauses: Counter;
+
+  constructor(options: WorkerMetricsOptions = {}) {
+    const registers = [this.registry];
+    this.orders = new Counter({
+      name: "giftjobs_orders_total",
+      help: "Order attempts by outcome",
+      labelNames: ["outcome"],
+      registers,
+    });
+    for (const outcome of ORDER_OUTCOMES) this.orders.inc({ outcome }, 0);
+    this.requests = new Counter({
+      name: "giftjobs_http_requests_total",
+      help: "Requests to the service by method, route and status (0: no response)",
+      labelNames: ["method", "route", "status"],
+      registers,
+    });
+    this.rateLimited = new Counter({
+      name: "giftjobs_http_rate_limited_total",
+      help: "429 answers from the service",
+      registers,
+    });
+    this.latency = new Histogram({
+      name: "giftjobs_http_request_duration_seconds",
+      help: "Time from sending a request to the end of its response body",
+      labelNames: ["method", "route"],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.pauses = new Counter({
+      name: "giftjobs_campaign_pauses_total",
+      help: "Campaigns paused by this worker (401/403, insufficient funds, ordering restricted)",
+      registers,
+    });
+    queueDepthGauge(registers, options.queues ?? [], options.log ?? silentLogger);
+    this.hooks = {
+      onOutcome: (outcome) => this.orders.inc({ outcome }),
+      onCampaignPaused: () => this.pauses.inc(),
+      onResponse: (info) => this.observe(info),
+    };
+  }
+
+  private observe(info: ResponseInfo): void {
+    const route = routeLabel(info.path);
+    this.requests.inc({ method: info.method, route, status: String(info.status) });
+    this.latency.observe({ method: info.method, route }, info.durationMs / 1000);
+    if (info.status === 429) this.rateLimited.inc();
+  }
+}
+
+/** Job counts per queue and state, read from Redis when Prometheus scrapes. */
+function queueDepthGauge(registers: Registry[], queues: Queue[], log: Logger): void {
+  new Gauge({
+    name: "giftjobs_queue_jobs",
+    help: "Jobs per queue and state, read at scrape time",
+    labelNames: ["queue", "state"],
+    registers,
+    async collect() {
+      // Old values would look current; with Redis unreachable the series go away instead.
+      this.reset();
+      try {
+        const all = await Promise.all(queues.map((q) => q.getJobCounts(...QUEUE_STATES)));
+        for (const [i, counts] of all.entries()) {
+          const queue = queues[i]?.name ?? "";
+          for (const state of QUEUE_STATES) this.set({ queue, state }, counts[state] ?? 0);
+        }
+      } catch (error) {
+        log.warn({ err: error }, "metrics: queue depths could not be read");
+      }
+    },
+  });
+}

@@ -1,0 +1,124 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type RunningMetrics, startMetrics } from "../../src/metrics/start-metrics.js";
+import { campaignStatus } from "../../src/orders/campaign-status.js";
+import { importCampaign } from "../../src/orders/import-campaign.js";
+import { sampleCsv } from "../../src/orders/sample-csv.js";
+import { type RunningWorkers, startWorkers } from "../../src/queue/workers.js";
+import { type CampaignEnv, campaignEnv, eventually, quietLog } from "../helpers/campaign-env.js";
+
+const FAST = { pausedDelayMs: 200, firstPollDelayMs: 50, pollDelayMs: 50, rateLimitBaseMs: 300 };
+const ZERO_BALANCES = { USD: "0.00", EUR: "0.00", GBP: "0.00", CAD: "0.00", JPY: "0" };
+
+/** `name{labels} value` lines of the Prometheus text format, keyed by `name{labels}`. */
+function samples(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split("\n")) {
+    if (!line || line.startsWith("#")) continue;
+    const at = line.lastIndexOf(" ");
+    out.set(line.slice(0, at), Number(line.slice(at + 1)));
+  }
+  return out;
+}
+
+describe("worker metrics", () => {
+  let env: CampaignEnv | undefined;
+  let metrics: RunningMetrics | undefined;
+  let workers: RunningWorkers | undefined;
+  afterEach(async () => {
+    await workers?.close();
+    await metrics?.close();
+    await env?.dispose();
+    workers = undefined;
+    metrics = undefined;
+    env = undefined;
+  });
+
+  async function run(e: CampaignEnv, rows: number, balanceCheck = true) {
+    const file = join(e.dataDir, "orders.csv");
+    await writeFile(file, sampleCsv(e.index, { rows, products: 2 }));
+    const deps = { ledger: e.ledger, queue: e.queue, catalog: e.index, client: e.client };
+    await importCampaign({ file, campaign: "m", balanceCheck }, { ...deps, log: quietLog });
+    metrics = await startMetrics({ config: e.config, port: 0 });
+    workers = await startWorkers({
+      config: e.config,
+      log: quietLog,
+      queues: ["orders"],
+      concurrency: 3,
+      timings: FAST,
+      hooks: metrics.hooks,
+    });
+  }
+
+  async function scrape(): Promise<Map<string, number>> {
+    const res = await fetch(metrics!.url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/plain/);
+    return samples(await res.text());
+  }
+
+  it("counts outcomes, requests by folded route, latency and queue depths", async () => {
+    env = await campaignEnv({ asyncCompleteMs: 50 }, "metrics");
+    await run(env, 5);
+    const e = env;
+    await eventually(async () => (await campaignStatus(e.ledger, "m")).completed === 5, "done");
+
+    const m = await scrape();
+    expect(m.get('giftjobs_orders_total{outcome="submitted"}')).toBe(5);
+    expect(m.get('giftjobs_orders_total{outcome="key_conflict"}')).toBe(0);
+    expect(
+      m.get('giftjobs_http_requests_total{method="POST",route="/v2/order",status="202"}'),
+    ).toBe(5);
+    // Polls of five different orders fold into one series.
+    const polls = [...m.keys()].filter((k) => k.includes('route="/v2/order/'));
+    expect(polls.length).toBeGreaterThan(0);
+    expect(polls.filter((k) => !k.includes('route="/v2/order/{id}"'))).toEqual([]);
+    expect(
+      m.get('giftjobs_http_request_duration_seconds_count{method="POST",route="/v2/order"}'),
+    ).toBe(5);
+    expect(m.get("giftjobs_http_rate_limited_total")).toBe(0);
+    expect(m.get("giftjobs_campaign_pauses_total")).toBe(0);
+    for (const queue of ["orders", "order-status", "catalog"])
+      expect(m.has(`giftjobs_queue_jobs{queue="${queue}",state="waiting"}`)).toBe(true);
+    expect(m.get('giftjobs_queue_jobs{queue="orders",state="active"}')).toBe(0);
+
+    const other = await fetch(metrics!.url.replace("/metrics", "/elsewhere"));
+    expect(other.status).toBe(404);
+  });
+
+  it("queue depth is read at scrape time", async () => {
+    env = await campaignEnv({}, "depth");
+    await env.queue.add("order-create", {} as never, { delay: 60_000 });
+    metrics = await startMetrics({ config: env.config, port: 0 });
+    const m = await scrape();
+    expect(m.get('giftjobs_queue_jobs{queue="orders",state="delayed"}')).toBe(1);
+  });
+
+  it("counts 429s and rate-limited outcomes", async () => {
+    env = await campaignEnv({ orderRateLimit: 2 }, "metrics429");
+    await run(env, 4);
+    const e = env;
+    await eventually(
+      async () => (await scrape()).get("giftjobs_http_rate_limited_total")! > 0,
+      "a 429",
+    );
+    e.sandbox.setFaults({ orderRateLimit: 1000 });
+    await eventually(async () => (await campaignStatus(e.ledger, "m")).completed === 4, "done");
+    const m = await scrape();
+    expect(m.get('giftjobs_orders_total{outcome="rate_limited"}')).toBeGreaterThan(0);
+    expect(
+      m.get('giftjobs_http_requests_total{method="POST",route="/v2/order",status="429"}'),
+    ).toBe(m.get("giftjobs_http_rate_limited_total"));
+  });
+
+  it("counts a campaign pause once, and its systemic outcomes", async () => {
+    env = await campaignEnv({ balances: ZERO_BALANCES }, "metricspause");
+    await run(env, 3, false);
+    const e = env;
+    await eventually(async () => (await campaignStatus(e.ledger, "m")).paused !== null, "paused");
+    const m = await scrape();
+    expect(m.get("giftjobs_campaign_pauses_total")).toBe(1);
+    expect(m.get('giftjobs_orders_total{outcome="systemic"}')).toBeGreaterThan(0);
+  });
+});
