@@ -42,6 +42,7 @@ interface WorkerFlags {
   storePayoutUrls?: boolean;
   metricsPort?: number;
   metricsHost: string;
+  lockDuration: number;
 }
 
 /** Registers `worker`. */
@@ -64,6 +65,12 @@ export function register(program: Command): void {
       portNumber,
     )
     .option("--metrics-host <host>", "interface for --metrics-port", "127.0.0.1")
+    .option(
+      "--lock-duration <ms>",
+      "how soon a crashed worker's jobs are taken over by other workers",
+      positive,
+      30000,
+    )
     .action(
       action(async (opts: WorkerFlags) => {
         const ctx = createContext();
@@ -74,6 +81,7 @@ export function register(program: Command): void {
           queues: opts.queues,
           concurrency: opts.concurrency,
           storePayoutUrls: opts.storePayoutUrls,
+          lockDurationMs: opts.lockDuration,
           hooks: metrics?.hooks,
           catalogProcessor: createCatalogSyncProcessor({
             client: metrics ? observedClient(ctx.config, metrics) : apiClient(ctx.config),
