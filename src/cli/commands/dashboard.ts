@@ -1,4 +1,38 @@
 import type { Command } from "commander";
+import { startDashboard } from "../../dashboard/start-dashboard.js";
+import { action, createContext } from "../run-action.js";
+import { portNumber, untilSignal } from "./worker.js";
 
-/** Registers the `dashboard` command(s). */
-export function register(_program: Command): void {}
+interface DashboardFlags {
+  port: number;
+  host: string;
+  allowActions?: boolean;
+}
+
+/** Registers `dashboard`. */
+export function register(program: Command): void {
+  program
+    .command("dashboard")
+    .description(
+      "Serve the campaigns page and the queue dashboard (bull-board) until SIGINT/SIGTERM.",
+    )
+    .option("--port <port>", "port to listen on (0: any free port)", portNumber, 3000)
+    .option("--host <host>", "interface to bind; others than loopback expose it", "127.0.0.1")
+    .option("--allow-actions", "allow retrying failed jobs and cleaning finished ones")
+    .action(
+      action(async (opts: DashboardFlags) => {
+        const ctx = createContext();
+        const dashboard = await startDashboard({
+          config: ctx.config,
+          port: opts.port,
+          host: opts.host,
+          allowActions: opts.allowActions ?? false,
+          log: ctx.log,
+        });
+        process.stdout.write(`dashboard on ${dashboard.url}\n`);
+        await untilSignal();
+        await dashboard.close();
+        return 0;
+      }),
+    );
+}

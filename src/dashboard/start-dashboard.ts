@@ -1,0 +1,114 @@
+import { createServer } from "node:http";
+import { Queue } from "bullmq";
+import express, { type Express, type NextFunction, type Request, type Response } from "express";
+import type { Config } from "../config.js";
+import type { Logger } from "../log.js";
+import { silentLogger } from "../log.js";
+import { closeServer, httpUrl, listen } from "../metrics/listen.js";
+import { Ledger } from "../orders/ledger.js";
+import { assertRedisAnswers, connectRedis } from "../queue/connection.js";
+import { QUEUES } from "../queue/names.js";
+import { campaignStatuses } from "./campaign-statuses.js";
+import { renderCampaignsPage } from "./campaigns-page.js";
+import { isLoopback, loopbackHostOnly } from "./host-guard.js";
+import { escapeHtml } from "./html-escape.js";
+import { queueBoard } from "./queue-board.js";
+
+/** Where bull-board is mounted. */
+export const BOARD_PATH = "/queues";
+
+/** Options of `startDashboard`. */
+export interface StartDashboardOptions {
+  config: Config;
+  /** 0 picks a free port. @defaultValue 3000 */
+  port?: number;
+  /** Interface to bind; anything but loopback shows the queues to the network. @defaultValue `127.0.0.1` */
+  host?: string;
+  /** Retry failed jobs and clean finished ones from the page. @defaultValue false */
+  allowActions?: boolean;
+  /** @defaultValue silentLogger */
+  log?: Logger;
+}
+
+export interface RunningDashboard {
+  /** `http://host:port/`: the campaigns page; the queues are under `/queues`. */
+  url: string;
+  /** Stops listening, then closes the queues and Redis. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves the campaigns page (`/`, `/campaigns`, `/campaigns.json`) and bull-board for the
+ * giftjobs queues (`/queues`) under the configured prefix.
+ */
+export async function startDashboard(options: StartDashboardOptions): Promise<RunningDashboard> {
+  const { config } = options;
+  const host = options.host ?? "127.0.0.1";
+  const log = options.log ?? silentLogger;
+  const redis = connectRedis(config.redisUrl);
+  redis.on("error", () => {
+    // Each page that needs Redis reports it; no unhandled-error noise per reconnect.
+  });
+  const queues = Object.values(QUEUES).map(
+    (name) => new Queue(name, { connection: redis, prefix: config.prefix }),
+  );
+  const closeRedis = async () => {
+    await Promise.all(queues.map((q) => q.close()));
+    await redis.quit().catch(() => redis.disconnect());
+  };
+  try {
+    await assertRedisAnswers(redis, config.redisUrl);
+    const app = dashboardApp({
+      ledger: new Ledger(redis, config.prefix),
+      queues,
+      allowActions: options.allowActions ?? false,
+      loopbackOnly: isLoopback(host),
+      log,
+    });
+    const server = createServer(app);
+    const port = await listen(server, options.port ?? 3000, host);
+    return {
+      url: httpUrl(host, port),
+      close: async () => {
+        await closeServer(server);
+        await closeRedis();
+      },
+    };
+  } catch (error) {
+    await closeRedis();
+    throw error;
+  }
+}
+
+interface AppDeps {
+  ledger: Ledger;
+  queues: Queue[];
+  allowActions: boolean;
+  loopbackOnly: boolean;
+  log: Logger;
+}
+
+function dashboardApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  if (deps.loopbackOnly) app.use(loopbackHostOnly);
+  app.get(["/", "/campaigns"], async (_req, res) => {
+    const statuses = await campaignStatuses(deps.ledger);
+    res.type("html").send(renderCampaignsPage(statuses, { boardPath: BOARD_PATH }));
+  });
+  app.get("/campaigns.json", async (_req, res) => {
+    res.json({ campaigns: await campaignStatuses(deps.ledger) });
+  });
+  app.use(
+    BOARD_PATH,
+    queueBoard({ queues: deps.queues, basePath: BOARD_PATH, allowActions: deps.allowActions }),
+  );
+  app.use((error: Error, _req: Request, res: Response, _next: NextFunction) => {
+    deps.log.error({ err: error }, "dashboard: request failed");
+    res
+      .status(500)
+      .type("html")
+      .send(`<p>giftjobs dashboard: ${escapeHtml(error.message)}</p>`);
+  });
+  return app;
+}

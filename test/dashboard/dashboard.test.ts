@@ -1,0 +1,262 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdir } from "node:fs/promises";
+import { request as httpRequest } from "node:http";
+import { fileURLToPath } from "node:url";
+import { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { type Browser, chromium } from "playwright-core";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type Config, loadConfig } from "../../src/config.js";
+import { type RunningDashboard, startDashboard } from "../../src/dashboard/start-dashboard.js";
+import { Ledger, type LedgerRow } from "../../src/orders/ledger.js";
+import type { OrderJobData } from "../../src/orders/order-job.js";
+import { QUEUES } from "../../src/queue/names.js";
+import { cleanPrefix, REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+const HOSTILE_REASON = `insufficient_funds: <script>window.__pwned = 1</script> & "more"`;
+
+const REQUEST = {
+  payment_method: { type: "ACCOUNT_BALANCE" as const, currency: "USD" },
+  items: [
+    {
+      face_value: 10,
+      distribution_method: { type: "EMAIL" as const, email_address: "jane.doe@example.com" },
+      products: { type: "SINGLE" as const, value: "P1" },
+    },
+  ],
+};
+
+function row(key: string, line: number): LedgerRow {
+  return {
+    line,
+    key,
+    generation: 0,
+    payload_hash: `p${line}`,
+    email: `u${line}@example.com`,
+    product_code: "P1",
+    face_value: "10",
+    currency: "USD",
+  };
+}
+
+/** Two campaigns: `spring-gifts` (3 rows, 1 completed) and `paused-one` (paused, hostile reason). */
+async function seed(ledger: Ledger): Promise<void> {
+  await ledger.register("spring-gifts", { execution_mode: "async" });
+  await ledger.record(
+    "spring-gifts",
+    [
+      ["a", row("k1", 2)],
+      ["b", row("k2", 3)],
+      ["c", row("k3", 4)],
+    ],
+    [
+      ["k1", { identities: ["a"], generation: 0, status: "queued" }, REQUEST],
+      ["k2", { identities: ["b"], generation: 0, status: "queued" }, REQUEST],
+      ["k3", { identities: ["c"], generation: 0, status: "queued" }, REQUEST],
+    ],
+  );
+  await ledger.transition("spring-gifts", "k1", ["queued"], "completed", { order_id: "O-1" });
+  await ledger.register("paused-one", { execution_mode: "sync" });
+  await ledger.record(
+    "paused-one",
+    [["d", row("k4", 2)]],
+    [["k4", { identities: ["d"], generation: 0, status: "queued" }, REQUEST]],
+  );
+  await ledger.pause("paused-one", HOSTILE_REASON);
+}
+
+function orderJob(key: string): OrderJobData {
+  return {
+    campaign: "spring-gifts",
+    key,
+    generation: 0,
+    identities: ["b"],
+    request: REQUEST,
+    executionMode: "async",
+  };
+}
+
+/** A GET with a Host header of our choosing (fetch does not let one set it). */
+function getWithHost(url: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { headers: { host } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+describe("giftjobs dashboard", () => {
+  let browser: Browser;
+  let redis: Redis;
+  let prefix: string;
+  let config: Config;
+  let queue: Queue<OrderJobData>;
+  let dashboard: RunningDashboard | undefined;
+
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+    redis = testRedis();
+    await mkdir(ARTIFACTS, { recursive: true });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await redis?.quit();
+  });
+  beforeEach(async () => {
+    prefix = uniquePrefix("dash");
+    config = loadConfig({
+      env: {
+        GIFTJOBS_API_URL: "http://127.0.0.1:9",
+        GIFTJOBS_REDIS_URL: REDIS_URL,
+        GIFTJOBS_PREFIX: prefix,
+      },
+    });
+    await seed(new Ledger(redis, prefix));
+    queue = new Queue<OrderJobData>(QUEUES.orders, { connection: redis, prefix });
+    await queue.add("order-create", orderJob("k2"), { jobId: "k2" });
+  });
+  afterEach(async () => {
+    await dashboard?.close();
+    dashboard = undefined;
+    await queue.close();
+    await cleanPrefix(redis, prefix);
+  });
+
+  it("shows campaigns with their counts, escaping what it shows", async () => {
+    dashboard = await startDashboard({ config, port: 0 });
+    expect(dashboard.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    const page = await browser.newPage();
+    try {
+      await page.goto(dashboard.url);
+      const spring = page.locator("tr", { hasText: "spring-gifts" });
+      await expect(spring.locator("td").allInnerTexts()).resolves.toEqual([
+        "spring-gifts",
+        "3",
+        "2",
+        "0",
+        "0",
+        "1",
+        "0",
+        "0",
+        "",
+      ]);
+      const paused = page.locator("tr", { hasText: "paused-one" });
+      expect(await paused.textContent()).toContain(HOSTILE_REASON);
+      expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+      expect(await page.locator("main script").count()).toBe(0);
+      await page.screenshot({ path: `${ARTIFACTS}dashboard-campaigns.png`, fullPage: true });
+    } finally {
+      await page.close();
+    }
+    const json = (await (await fetch(`${dashboard.url}campaigns.json`)).json()) as {
+      campaigns: { campaign: string; total: number; completed: number; paused: unknown }[];
+    };
+    expect(json.campaigns.map((c) => c.campaign)).toEqual(["paused-one", "spring-gifts"]);
+    expect(json.campaigns[1]).toMatchObject({ total: 3, completed: 1, paused: null });
+  });
+
+  it("shows the giftjobs queues and their jobs in bull-board, e-mail addresses masked", async () => {
+    dashboard = await startDashboard({ config, port: 0 });
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${dashboard.url}queues`);
+      for (const name of Object.values(QUEUES))
+        await page.getByText(name, { exact: true }).first().waitFor({ timeout: 15_000 });
+      await page.getByText("Loading...").waitFor({ state: "hidden", timeout: 15_000 });
+      await page.screenshot({ path: `${ARTIFACTS}dashboard-queues.png`, fullPage: true });
+
+      await page.goto(`${dashboard.url}queues/queue/${QUEUES.orders}?status=waiting`);
+      await page.getByText("k2").first().waitFor({ timeout: 15_000 });
+      await page.screenshot({ path: `${ARTIFACTS}dashboard-orders-queue.png`, fullPage: true });
+    } finally {
+      await page.close();
+    }
+    const api = await fetch(`${dashboard.url}queues/api/queues?activeQueue=orders&status=waiting`);
+    const text = await api.text();
+    expect(text).toContain("j***@example.com");
+    expect(text).not.toContain("jane.doe@example.com");
+  });
+
+  it("is read-only unless actions are allowed", async () => {
+    dashboard = await startDashboard({ config, port: 0 });
+    const clean = await fetch(`${dashboard.url}queues/api/queues/orders/clean/completed`, {
+      method: "PUT",
+    });
+    expect(clean.status).toBe(405);
+  });
+
+  it("with --allow-actions: retry and clean of finished jobs only", async () => {
+    dashboard = await startDashboard({ config, port: 0, allowActions: true });
+    const put = (path: string) =>
+      fetch(`${dashboard!.url}queues/api/queues/orders/${path}`, { method: "PUT" });
+    expect((await put("clean/completed")).status).toBeLessThan(300);
+    expect((await put("retry/failed")).status).toBeLessThan(300);
+    // A waiting order job removed would leave its rows queued in the ledger, unsent.
+    expect((await put("clean/wait")).status).toBe(403);
+    expect((await put("k2/clean")).status).toBe(403);
+    expect((await put("obliterate")).status).toBe(403);
+    expect((await put("pause")).status).toBe(403);
+    expect(await queue.getJobState("k2")).toBe("waiting");
+  });
+
+  it("on a loopback bind, refuses requests for another host name (DNS rebinding)", async () => {
+    dashboard = await startDashboard({ config, port: 0 });
+    const port = new URL(dashboard.url).port;
+    expect(await getWithHost(dashboard.url, `localhost:${port}`)).toBe(200);
+    expect(await getWithHost(dashboard.url, `attacker.example:${port}`)).toBe(421);
+  });
+});
+
+describe("giftjobs dashboard (command)", () => {
+  let child: ChildProcess | undefined;
+  const prefix = uniquePrefix("dashcli");
+  afterEach(async () => {
+    if (child?.exitCode === null) child.kill("SIGKILL");
+    const redis = testRedis();
+    await cleanPrefix(redis, prefix);
+    await redis.quit();
+  });
+
+  it("prints its URL, serves, and exits 0 on SIGTERM", async () => {
+    const entry =
+      'import("./src/cli/main.ts").then((m) => m.main(["node", "giftjobs", ...process.argv.slice(1)]))';
+    child = spawn(
+      process.execPath,
+      ["--import", "tsx", "-e", entry, "--", "dashboard", "--port", "0"],
+      {
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, GIFTJOBS_PREFIX: prefix, GIFTJOBS_REDIS_URL: REDIS_URL },
+      },
+    );
+    const proc = child;
+    let stdout = "";
+    proc.stdout?.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => proc.on("close", resolve));
+    const deadline = Date.now() + 30_000;
+    while (!stdout.includes("\n") && Date.now() < deadline && proc.exitCode === null)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(stdout).toMatch(/^dashboard on http:\/\/127\.0\.0\.1:\d+\/\n$/);
+    const url = stdout.trim().replace("dashboard on ", "");
+    expect((await fetch(`${url}campaigns.json`)).status).toBe(200);
+    proc.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  });
+});
