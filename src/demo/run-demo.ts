@@ -1,0 +1,189 @@
+import { join, resolve } from "node:path";
+import { Queue } from "bullmq";
+import { ApiClient } from "../api/client.js";
+import { loadCurrentIndex } from "../catalog/current-snapshot.js";
+import { SNAPSHOT_FILES } from "../catalog/snapshot-layout.js";
+import { syncCatalog } from "../catalog/sync-catalog.js";
+import type { Config } from "../config.js";
+import { RunError } from "../errors/runtime-error.js";
+import type { Logger } from "../log.js";
+import { writeReport } from "../orders/campaign-report.js";
+import { type CampaignStatus, campaignStatus, pendingRows } from "../orders/campaign-status.js";
+import { importCampaign } from "../orders/import-campaign.js";
+import { Ledger } from "../orders/ledger.js";
+import type { OrderJobData } from "../orders/order-job.js";
+import { writeSampleCsv } from "../orders/sample-csv.js";
+import { assertRedisAnswers, connectRedis } from "../queue/connection.js";
+import { QUEUES } from "../queue/names.js";
+import { startWorkers } from "../queue/workers.js";
+import { startSandbox } from "../sandbox/server.js";
+import { type PrivateRedis, redisServerInstalled, startPrivateRedis } from "./private-redis.js";
+
+export const DEMO_CAMPAIGN = "demo";
+
+export interface DemoOptions {
+  config: Config;
+  log: Logger;
+  /** Rows in the sample campaign. @defaultValue 200 */
+  rows?: number;
+  /** Draws progress (sync, orders). */
+  onProgress?: (event: { phase: "sync" | "orders"; done: number; total: number }) => void;
+}
+
+export interface DemoResult {
+  campaign: string;
+  rows: number;
+  new_rows: number;
+  already_known: number;
+  orders: number;
+  totals: Record<string, { face_value: string; price: string }>;
+  status: CampaignStatus;
+  duration_ms: number;
+  redis: string;
+  snapshot: string;
+  diff: string;
+  csv: string;
+  report: string;
+}
+
+/**
+ * The whole product on one machine: an in-process sandbox, a catalog sync, a sample CSV built
+ * from the snapshot, an import, workers until the campaign is done, and a report. Everything
+ * lives under `<dataDir>/demo` and the Redis prefix `<prefix>-demo`, so the demo never mixes
+ * with real campaigns or sends a job a real worker could pick up.
+ */
+export async function runDemo(options: DemoOptions): Promise<DemoResult> {
+  const started = Date.now();
+  const dataDir = resolve(options.config.dataDir, "demo");
+  const redis = await demoRedis(options.config.redisUrl, dataDir, options.log);
+  const sandbox = await startSandbox({
+    products: 400,
+    seed: 2024,
+    orderRateLimit: 3000,
+    asyncCompleteMs: 300,
+  });
+  try {
+    const config: Config = {
+      ...options.config,
+      apiUrl: sandbox.url,
+      apiKey: "demo-sandbox-key",
+      apiVersion: undefined,
+      redisUrl: redis.url,
+      prefix: `${options.config.prefix}-demo`,
+      dataDir,
+      orderRateLimitPerMinute: 3000,
+    };
+    return await demoCampaign(config, options, started, redis.url);
+  } finally {
+    await sandbox.close();
+    await redis.stop();
+  }
+}
+
+async function demoCampaign(
+  config: Config,
+  options: DemoOptions,
+  started: number,
+  redisLabel: string,
+): Promise<DemoResult> {
+  const client = new ApiClient({
+    baseUrl: config.apiUrl,
+    apiKey: config.apiKey,
+    timeoutMs: config.requestTimeoutMs,
+  });
+  const synced = await syncCatalog({
+    client,
+    dataDir: config.dataDir,
+    allowShrink: true,
+    onProgress: (p) => options.onProgress?.({ phase: "sync", done: p.products, total: 400 }),
+  });
+  const index = (await loadCurrentIndex(config.dataDir))!;
+  const csv = join(config.dataDir, "demo-orders.csv");
+  await writeSampleCsv(csv, index, { rows: options.rows ?? 200, products: 4 });
+
+  const connection = connectRedis(config.redisUrl);
+  const queue = new Queue<OrderJobData>(QUEUES.orders, { connection, prefix: config.prefix });
+  const ledger = new Ledger(connection, config.prefix);
+  const workers = await startWorkers({
+    config,
+    log: options.log,
+    queues: ["orders"],
+    concurrency: 20,
+  });
+  try {
+    const imported = await importCampaign(
+      { file: csv, campaign: DEMO_CAMPAIGN, itemsPerOrder: 1 },
+      { ledger, queue, catalog: index, client, log: options.log },
+    );
+    const status = await waitUntilDone(ledger, options);
+    const report = join(config.dataDir, "report.csv");
+    await writeReport(ledger, DEMO_CAMPAIGN, report);
+    return {
+      campaign: DEMO_CAMPAIGN,
+      rows: imported.rows,
+      new_rows: imported.enqueued,
+      already_known: imported.already_known,
+      orders: imported.orders,
+      totals: Object.fromEntries(
+        Object.entries(imported.totals).map(([c, t]) => [
+          c,
+          { face_value: t.face_value, price: t.price },
+        ]),
+      ),
+      status,
+      duration_ms: Date.now() - started,
+      redis: redisLabel,
+      snapshot: synced.dir,
+      diff: join(synced.dir, SNAPSHOT_FILES.diff),
+      csv,
+      report,
+    };
+  } finally {
+    await workers.close();
+    await queue.close();
+    await connection.quit();
+  }
+}
+
+async function waitUntilDone(ledger: Ledger, options: DemoOptions): Promise<CampaignStatus> {
+  const deadline = Date.now() + 5 * 60_000;
+  for (;;) {
+    const status = await campaignStatus(ledger, DEMO_CAMPAIGN);
+    options.onProgress?.({
+      phase: "orders",
+      done: status.total - pendingRows(status),
+      total: status.total,
+    });
+    if (pendingRows(status) === 0) return status;
+    if (status.paused) throw new RunError(`the demo campaign paused: ${status.paused.reason}`);
+    if (Date.now() > deadline)
+      throw new RunError("the demo campaign did not finish within 5 minutes");
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** The configured Redis when it answers; else a private redis-server; else one clear line. */
+async function demoRedis(
+  url: string,
+  dataDir: string,
+  log: Logger,
+): Promise<{ url: string; stop(): Promise<void> }> {
+  const probe = connectRedis(url, { lazy: true });
+  probe.on("error", () => {});
+  try {
+    await probe.connect();
+    await assertRedisAnswers(probe, url, 2000);
+    return { url, stop: async () => {} };
+  } catch {
+    if (!redisServerInstalled()) {
+      throw new RunError(
+        `no Redis answers at ${url} and redis-server is not installed: install Redis 7 (e.g. apt-get install redis-server) or set GIFTJOBS_REDIS_URL`,
+      );
+    }
+    log.info("no Redis at the configured URL; starting a private redis-server for the demo");
+    const server: PrivateRedis = await startPrivateRedis(join(dataDir, "redis"));
+    return server;
+  } finally {
+    probe.disconnect();
+  }
+}
