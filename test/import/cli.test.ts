@@ -1,0 +1,296 @@
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { SandboxOptions } from "../../src/sandbox/index.js";
+import { type CampaignEnv, campaignEnv } from "../helpers/campaign-env.js";
+import { csvFile, giftjobs, validCsv } from "./support.js";
+
+let env: CampaignEnv | undefined;
+
+afterEach(async () => {
+  await env?.dispose();
+  env = undefined;
+});
+
+async function setup(options: SandboxOptions = {}): Promise<CampaignEnv> {
+  env = await campaignEnv(options, "cli-import");
+  return env;
+}
+
+/**
+ * Every key under the test's prefix: what the command left in Redis. BullMQ's queue meta key
+ * is left out: the test's own Queue object writes it when it connects, before any import.
+ */
+async function redisKeys(e: CampaignEnv): Promise<string[]> {
+  const keys = await e.redis.keys(`${e.config.prefix}:*`);
+  return keys.filter((key) => key !== `${e.config.prefix}:orders:meta`);
+}
+
+/** A file of `valid` good rows followed by a bad e-mail and a bad face value. */
+function withTwoBadRows(e: CampaignEnv, valid: number): string {
+  const good = validCsv(e.index, valid).text;
+  const code = good.split("\n")[1]!.split(",")[1]!;
+  return `${good}not-an-email,${code},10\n ok@example.com,${code},-5\n`;
+}
+
+describe("giftjobs orders import", () => {
+  it("--json prints exactly one JSON document with the documented keys", async () => {
+    const e = await setup();
+    const { text, currency } = validCsv(e.index, 12);
+    const file = await csvFile(e, "orders.csv", text);
+    const run = await giftjobs(e, ["orders", "import", file, "--campaign", "json", "--json"]);
+    expect(run.code).toBe(0);
+    const doc = JSON.parse(run.stdout);
+    expect(Object.keys(doc)).toEqual([
+      "campaign",
+      "rows",
+      "valid",
+      "invalid",
+      "enqueued",
+      "already_known",
+      "orders",
+      "totals",
+      "errors",
+    ]);
+    expect(doc).toMatchObject({
+      campaign: "json",
+      rows: 12,
+      valid: 12,
+      invalid: 0,
+      enqueued: 12,
+      already_known: 0,
+      orders: 12,
+      errors: [],
+    });
+    expect(Object.keys(doc.totals)).toEqual([currency]);
+    expect(Object.keys(doc.totals[currency])).toEqual(["face_value", "price"]);
+    expect(doc.totals[currency].face_value).toMatch(/^\d+(\.\d+)?$/);
+    expect(await e.queue.count()).toBe(12);
+  });
+
+  it("strict mode: exit 2, errors with line and column on stderr, nothing queued or recorded", async () => {
+    const e = await setup();
+    const file = await csvFile(e, "bad.csv", withTwoBadRows(e, 3));
+    const run = await giftjobs(e, ["orders", "import", file, "--campaign", "strict"]);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    const lines = run.stderr.trim().split("\n");
+    expect(lines[0]).toMatch(/^line 5, column email: /);
+    expect(lines[1]).toMatch(/^line 6, column face_value: /);
+    expect(lines.at(-1)).toBe("giftjobs: error: 2 invalid row(s); nothing was enqueued");
+    expect(await e.queue.count()).toBe(0);
+    expect(await e.ledger.exists("strict")).toBe(false);
+    expect(await redisKeys(e)).toEqual([]);
+
+    const json = await giftjobs(e, ["orders", "import", file, "--campaign", "strict", "--json"]);
+    expect(json.code).toBe(2);
+    const doc = JSON.parse(json.stdout);
+    expect(doc).toMatchObject({ rows: 5, valid: 3, invalid: 2, enqueued: 0, orders: 0 });
+    expect(doc.errors).toEqual([
+      { line: 5, column: "email", message: expect.any(String) },
+      { line: 6, column: "face_value", message: expect.any(String) },
+    ]);
+  });
+
+  it("--skip-invalid writes the error file and enqueues the valid rows", async () => {
+    const e = await setup();
+    const file = await csvFile(e, "bad.csv", withTwoBadRows(e, 3));
+    const run = await giftjobs(e, [
+      "orders",
+      "import",
+      file,
+      "--campaign",
+      "skip",
+      "--skip-invalid",
+      "--json",
+    ]);
+    expect(run.code).toBe(0);
+    const doc = JSON.parse(run.stdout);
+    expect(doc).toMatchObject({ rows: 5, valid: 3, invalid: 2, enqueued: 3, orders: 3 });
+    expect(doc.error_file).toMatch(/campaigns\/skip\/invalid-rows-.*\.csv$/);
+    const errors = (await readFile(doc.error_file, "utf8")).trim().split("\n");
+    expect(errors[0]).toBe("line,column,message,row");
+    expect(errors[1]).toMatch(/^5,email,/);
+    expect(errors[2]).toMatch(/^6,face_value,/);
+    expect(errors).toHaveLength(3);
+    expect(await e.queue.count()).toBe(3);
+    // Only the error file is left in the campaign folder: no temporary file behind it.
+    expect(await readdir(join(e.dataDir, "campaigns", "skip"))).toHaveLength(1);
+  });
+
+  it("--dry-run writes nothing to Redis", async () => {
+    const e = await setup();
+    const file = await csvFile(e, "orders.csv", validCsv(e.index, 8).text);
+    const run = await giftjobs(e, [
+      "orders",
+      "import",
+      file,
+      "--campaign",
+      "dry",
+      "--dry-run",
+      "--json",
+    ]);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ rows: 8, valid: 8, enqueued: 0, orders: 0 });
+    expect(await redisKeys(e)).toEqual([]);
+
+    const text = await giftjobs(e, ["orders", "import", file, "--campaign", "dry", "--dry-run"]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain("dry run: nothing recorded or enqueued");
+    expect(await redisKeys(e)).toEqual([]);
+  });
+
+  it("--budget below the campaign's price: exit 2, nothing enqueued", async () => {
+    const e = await setup();
+    const { text, currency } = validCsv(e.index, 10);
+    const file = await csvFile(e, "orders.csv", text);
+    const over = await giftjobs(e, [
+      "orders",
+      "import",
+      file,
+      "--campaign",
+      "budget",
+      "--budget",
+      `1:${currency}`,
+    ]);
+    expect(over.code).toBe(2);
+    expect(over.stderr).toMatch(new RegExp(`--budget 1 ${currency}: the campaign costs`));
+    expect(await e.queue.count()).toBe(0);
+    expect(await e.ledger.exists("budget")).toBe(false);
+
+    const within = await giftjobs(e, [
+      "orders",
+      "import",
+      file,
+      "--campaign",
+      "budget",
+      "--budget",
+      "100000000",
+    ]);
+    expect(within.code).toBe(0);
+    expect(await e.queue.count()).toBe(10);
+  });
+
+  it("refuses a campaign over the sandbox balance; --no-balance-check skips the check", async () => {
+    const probe = await setup();
+    const { text, currency } = validCsv(probe.index, 6);
+    await probe.dispose();
+    const e = await setup({ balances: { [currency]: "1.00" } });
+    const file = await csvFile(e, "orders.csv", text);
+    const refused = await giftjobs(e, ["orders", "import", file, "--campaign", "bal"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`but the balance is 1.00 ${currency}`);
+    expect(await e.queue.count()).toBe(0);
+
+    const skipped = await giftjobs(e, [
+      "orders",
+      "import",
+      file,
+      "--campaign",
+      "bal",
+      "--no-balance-check",
+      "--json",
+    ]);
+    expect(skipped.code).toBe(0);
+    expect(JSON.parse(skipped.stdout)).toMatchObject({ enqueued: 6 });
+  });
+
+  it("without a snapshot: one line, exit 2; --no-catalog-check --currency USD imports", async () => {
+    const e = await setup();
+    const empty = await mkdtemp(join(tmpdir(), "giftjobs-nosnap-"));
+    try {
+      const file = await csvFile(
+        e,
+        "orders.csv",
+        "email,product_code,face_value\na@example.com,ANY-1,10\nb@example.com,ANY-2,12.50\n",
+      );
+      const args = ["orders", "import", file, "--campaign", "nocat"];
+      const refused = await giftjobs(e, args, { GIFTJOBS_DATA_DIR: empty });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toBe(
+        `giftjobs: error: no catalog snapshot in ${join(empty, "catalog")}: run \`giftjobs catalog sync\` first, or pass --no-catalog-check\n`,
+      );
+      const done = await giftjobs(
+        e,
+        [...args, "--no-catalog-check", "--currency", "USD", "--no-balance-check", "--json"],
+        { GIFTJOBS_DATA_DIR: empty },
+      );
+      expect(done.code).toBe(0);
+      expect(JSON.parse(done.stdout)).toMatchObject({
+        enqueued: 2,
+        totals: { USD: { face_value: "22.50", price: "22.50" } },
+      });
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+
+  it("--map renames a header and --delimiter ';' reads a ';' file", async () => {
+    const e = await setup();
+    const lines = validCsv(e.index, 4).text.trimEnd().split("\n").slice(1);
+    const text = `Email Address;product_code;face_value\n${lines.map((l) => l.replaceAll(",", ";")).join("\n")}\n`;
+    const file = await csvFile(e, "semicolon.csv", text);
+    const plain = await giftjobs(e, ["orders", "import", file, "--campaign", "map"]);
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toContain("use --delimiter ';'");
+    const run = await giftjobs(e, [
+      "orders",
+      "import",
+      file,
+      "--campaign",
+      "map",
+      "--map",
+      "Email Address=email",
+      "--delimiter",
+      ";",
+      "--json",
+    ]);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ rows: 4, valid: 4, enqueued: 4 });
+  });
+
+  it("re-importing a shuffled copy prints 0 new, N already known", async () => {
+    const e = await setup();
+    const { text } = validCsv(e.index, 9);
+    const first = await csvFile(e, "a.csv", text);
+    const [header, ...rows] = text.trimEnd().split("\n");
+    const second = await csvFile(e, "b.csv", `${[header, ...rows.reverse()].join("\n")}\n`);
+    expect((await giftjobs(e, ["orders", "import", first, "--campaign", "again"])).code).toBe(0);
+    const run = await giftjobs(e, ["orders", "import", second, "--campaign", "again"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("0 new, 9 already known; 0 orders enqueued");
+  });
+
+  it("a changed row under a known reference: exit 2", async () => {
+    const e = await setup();
+    const { text } = validCsv(e.index, 3, "ref");
+    const file = await csvFile(e, "a.csv", text);
+    expect((await giftjobs(e, ["orders", "import", file, "--campaign", "chg"])).code).toBe(0);
+    const changed = await csvFile(e, "b.csv", text.replace("recipient-000002@", "someone@"));
+    const run = await giftjobs(e, ["orders", "import", changed, "--campaign", "chg"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^line 3, column reference: row changed since line 3/);
+  });
+
+  it("--items-per-order 200 with --execution-mode sync: exit 2", async () => {
+    const e = await setup();
+    const file = await csvFile(e, "orders.csv", validCsv(e.index, 2).text);
+    const run = await giftjobs(e, [
+      "orders",
+      "import",
+      file,
+      "--campaign",
+      "sync",
+      "--items-per-order",
+      "200",
+      "--execution-mode",
+      "sync",
+    ]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      "giftjobs: error: --items-per-order 200 needs --execution-mode async: a sync order holds exactly one item\n",
+    );
+    expect(await redisKeys(e)).toEqual([]);
+  });
+});

@@ -1,0 +1,163 @@
+import { readFile } from "node:fs/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { UserError } from "../../src/errors/user-error.js";
+import { ImportRefused, importCampaign } from "../../src/orders/import-campaign.js";
+import type { LedgerRow } from "../../src/orders/ledger.js";
+import { type CampaignEnv, campaignEnv } from "../helpers/campaign-env.js";
+import { csvFile, depsOf, jobIds, shuffleLines, validCsv } from "./support.js";
+
+let env: CampaignEnv | undefined;
+
+afterEach(async () => {
+  await env?.dispose();
+  env = undefined;
+});
+
+async function setup(label: string): Promise<CampaignEnv> {
+  env = await campaignEnv({}, label);
+  return env;
+}
+
+/** Every row of the campaign with its identity. */
+async function ledgerRows(e: CampaignEnv, campaign: string): Promise<[string, LedgerRow][]> {
+  const rows: [string, LedgerRow][] = [];
+  for await (const entry of e.ledger.rows(campaign)) rows.push(entry);
+  return rows;
+}
+
+describe("re-importing a campaign", () => {
+  it("a shuffled copy adds nothing and keeps every key, with and without packing", async () => {
+    const e = await setup("shuffle");
+    // No references: identities come from content, so only the content may decide the keys.
+    const { text } = validCsv(e.index, 57);
+    const original = await csvFile(e, "a.csv", text);
+    const shuffled = await csvFile(e, "b.csv", shuffleLines(text));
+    expect(await readFile(shuffled, "utf8")).not.toBe(text);
+
+    for (const [campaign, itemsPerOrder, orders] of [
+      ["single", 1, 57],
+      ["packed", 10, 6],
+    ] as const) {
+      const first = await importCampaign({ file: original, campaign, itemsPerOrder }, depsOf(e));
+      expect(first).toMatchObject({ enqueued: 57, already_known: 0, orders });
+      const idsBefore = await jobIds(e.queue);
+      const again = await importCampaign({ file: shuffled, campaign, itemsPerOrder }, depsOf(e));
+      expect(again).toMatchObject({ rows: 57, enqueued: 0, already_known: 57, orders: 0 });
+      expect(await jobIds(e.queue)).toEqual(idsBefore);
+    }
+    expect(await e.queue.count()).toBe(57 + 6);
+  });
+
+  it("identical rows are distinct cards with distinct keys", async () => {
+    const e = await setup("twins");
+    const row = validCsv(e.index, 1).text.trimEnd().split("\n")[1]!;
+    const file = await csvFile(
+      e,
+      "twins.csv",
+      `email,product_code,face_value\n${row}\n${row}\n${row}\n`,
+    );
+    const result = await importCampaign({ file, campaign: "twins" }, depsOf(e));
+    expect(result).toMatchObject({ rows: 3, valid: 3, enqueued: 3, orders: 3 });
+    const ids = await jobIds(e.queue);
+    expect(new Set(ids).size).toBe(3);
+    const rows = await ledgerRows(e, "twins");
+    expect(new Set(rows.map(([identity]) => identity)).size).toBe(3);
+    expect(new Set(rows.map(([, r]) => r.key))).toEqual(new Set(ids));
+
+    const again = await importCampaign({ file, campaign: "twins" }, depsOf(e));
+    expect(again).toMatchObject({ enqueued: 0, already_known: 3 });
+    // One more identical row is one more card: only it is new.
+    await csvFile(
+      e,
+      "twins.csv",
+      `email,product_code,face_value\n${row}\n${row}\n${row}\n${row}\n`,
+    );
+    const more = await importCampaign({ file, campaign: "twins" }, depsOf(e));
+    expect(more).toMatchObject({ enqueued: 1, already_known: 3 });
+  });
+
+  it("a changed row under a known reference is refused, unless its order failed for good", async () => {
+    const e = await setup("changed");
+    const { text } = validCsv(e.index, 4, "ref");
+    const file = await csvFile(e, "a.csv", text);
+    await importCampaign({ file, campaign: "chg" }, depsOf(e));
+    const before = await ledgerRows(e, "chg");
+    const target = before.find(([, r]) => r.reference === "ref-000002")!;
+    const [identity, oldRow] = target;
+
+    const changedText = text.replace("recipient-000002@", "changed-000002@");
+    const changed = await csvFile(e, "b.csv", changedText);
+    const refused = await importCampaign({ file: changed, campaign: "chg" }, depsOf(e)).catch(
+      (error) => error,
+    );
+    expect(refused).toBeInstanceOf(ImportRefused);
+    expect(refused.result.errors).toEqual([
+      {
+        line: 3,
+        column: "reference",
+        message: expect.stringContaining("row changed since line 3 was imported"),
+      },
+    ]);
+    expect(refused.result.errors[0].message).toContain("status queued");
+    expect((await e.ledger.getRows("chg", [identity]))[0]).toEqual(oldRow);
+
+    // Only a final failure (nothing was made) lets the changed row go, under a new key.
+    const moved = await e.ledger.transition("chg", oldRow.key, ["queued"], "failed_final", {
+      error_type: "validation_error",
+    });
+    expect(moved.moved).toBe(true);
+    const accepted = await importCampaign({ file: changed, campaign: "chg" }, depsOf(e));
+    expect(accepted).toMatchObject({ enqueued: 1, already_known: 3, orders: 1 });
+    const [row] = await e.ledger.getRows("chg", [identity]);
+    expect(row).toMatchObject({ generation: 1, email: "changed-000002@example.com" });
+    expect(row!.key).not.toBe(oldRow.key);
+    expect(await e.ledger.getOrder("chg", row!.key)).toMatchObject({
+      status: "queued",
+      generation: 1,
+      identities: [identity],
+    });
+    expect(await e.ledger.getOrder("chg", oldRow.key)).toMatchObject({ status: "superseded" });
+    const job = await e.queue.getJob(row!.key);
+    expect(job?.data).toMatchObject({ key: row!.key, generation: 1 });
+    const counts = await e.ledger.counts("chg");
+    expect(counts).toMatchObject({ total: 4, queued: 4, failed_final: 0 });
+
+    // The accepted change is now the recorded content: importing it again adds nothing.
+    const again = await importCampaign({ file: changed, campaign: "chg" }, depsOf(e));
+    expect(again).toMatchObject({ enqueued: 0, already_known: 4 });
+  });
+
+  it("a crash between the ledger and the queue is repaired by importing again", async () => {
+    const e = await setup("crash");
+    const { text } = validCsv(e.index, 30);
+    const file = await csvFile(e, "a.csv", text);
+    await importCampaign({ file, campaign: "crash", itemsPerOrder: 4 }, depsOf(e));
+    const ids = await jobIds(e.queue);
+    expect(ids).toHaveLength(8);
+    // One order went through before the crash: its job must not come back.
+    await e.ledger.transition("crash", ids[0]!, ["queued"], "completed");
+    // The ledger survived, the jobs did not (as if the process died between the two writes).
+    await e.queue.obliterate({ force: true });
+    expect(await jobIds(e.queue)).toEqual([]);
+
+    const again = await importCampaign({ file, campaign: "crash", itemsPerOrder: 4 }, depsOf(e));
+    expect(again).toMatchObject({ enqueued: 0, already_known: 30, orders: 0 });
+    expect(await jobIds(e.queue)).toEqual(ids.slice(1));
+    const job = await e.queue.getJob(ids[1]!);
+    const request = await e.ledger.getRequest("crash", ids[1]!);
+    expect(job?.data.request).toEqual(request);
+    expect(job?.data.identities).toEqual((await e.ledger.getOrder("crash", ids[1]!))!.identities);
+  });
+
+  it("refuses --items-per-order 200 in sync mode before touching anything", async () => {
+    const e = await setup("sync");
+    const file = await csvFile(e, "a.csv", validCsv(e.index, 2).text);
+    const error = await importCampaign(
+      { file, campaign: "sync", itemsPerOrder: 200, executionMode: "sync" },
+      depsOf(e),
+    ).catch((err) => err);
+    expect(error).toBeInstanceOf(UserError);
+    expect(error.message).toContain("needs --execution-mode async");
+    expect(await e.ledger.exists("sync")).toBe(false);
+  });
+});
