@@ -3,14 +3,17 @@ import { fileURLToPath } from "node:url";
 
 const ENTRY = fileURLToPath(new URL("./cli-entry.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+// By path, not by name: a child running in a temporary folder cannot resolve "tsx" from there.
+const TSX = new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
 
 /** Starts `giftjobs ARGS` as a real child process; output is collected for diagnosis. */
 export function spawnCli(
   args: string[],
   env: Record<string, string>,
+  cwd = ROOT,
 ): ChildProcess & { output: () => string } {
-  const child = spawn(process.execPath, ["--import", "tsx", ENTRY, ...args], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, ["--import", TSX, ENTRY, ...args], {
+    cwd,
     env: { ...process.env, ...env, CI: "true" },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -28,10 +31,11 @@ export function spawnCli(
 export function runCli(
   args: string[],
   env: Record<string, string>,
+  cwd = ROOT,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", ENTRY, ...args], {
-      cwd: ROOT,
+    const child = spawn(process.execPath, ["--import", TSX, ENTRY, ...args], {
+      cwd,
       env: { ...process.env, ...env, CI: "true" },
       stdio: ["ignore", "pipe", "pipe"],
     });
