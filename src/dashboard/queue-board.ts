@@ -22,11 +22,15 @@ export interface QueueBoardOptions {
 export function queueBoard(options: QueueBoardOptions): Router {
   const allowActions = options.allowActions ?? false;
   const serverAdapter = new ExpressAdapter().setBasePath(options.basePath);
+  // allowCompletedRetries is read by bull-board but missing from its option type: hence a variable.
+  // The action guard refuses retrying completed jobs anyway; this hides the button.
+  const adapterOptions = {
+    readOnlyMode: !allowActions,
+    allowRetries: allowActions,
+    allowCompletedRetries: false,
+  };
   const adapters = options.queues.map((queue) => {
-    const adapter = new BullMQAdapter(queue, {
-      readOnlyMode: !allowActions,
-      allowRetries: allowActions,
-    });
+    const adapter = new BullMQAdapter(queue, adapterOptions);
     adapter.setFormatter("data", maskEmailsDeep);
     return adapter;
   });

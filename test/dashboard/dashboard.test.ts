@@ -88,6 +88,15 @@ function orderJob(key: string): OrderJobData {
   };
 }
 
+/** What bull-board tells its page about the orders queue's actions. */
+async function queueFlags(url: string) {
+  const body = (await (await fetch(`${url}queues/api/queues`)).json()) as {
+    queues: { name: string; readOnlyMode: boolean; allowRetries: boolean }[];
+  };
+  const orders = body.queues.find((q) => q.name === QUEUES.orders);
+  return { readOnlyMode: orders?.readOnlyMode, allowRetries: orders?.allowRetries };
+}
+
 /** A GET with a Host header of our choosing (fetch does not let one set it). */
 function getWithHost(url: string, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -198,6 +207,7 @@ describe("giftjobs dashboard", () => {
       method: "PUT",
     });
     expect(clean.status).toBe(405);
+    expect(await queueFlags(dashboard.url)).toEqual({ readOnlyMode: true, allowRetries: false });
   });
 
   it("with --allow-actions: retry and clean of finished jobs only", async () => {
@@ -212,6 +222,7 @@ describe("giftjobs dashboard", () => {
     expect((await put("obliterate")).status).toBe(403);
     expect((await put("pause")).status).toBe(403);
     expect(await queue.getJobState("k2")).toBe("waiting");
+    expect(await queueFlags(dashboard.url)).toEqual({ readOnlyMode: false, allowRetries: true });
   });
 
   it("on a loopback bind, refuses requests for another host name (DNS rebinding)", async () => {
