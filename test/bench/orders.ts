@@ -1,0 +1,247 @@
+// Benchmark of placing orders against the in-process sandbox:
+// (a) end to end (import, then startWorkers) beside a bare p-limit loop of ApiClient.createOrder;
+// (b) how much of the service's rate limit the worker's limiter uses, and how many 429s it meets;
+// (c) rows delivered per minute under that limit with 200 items per order against 1.
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Queue } from "bullmq";
+import pLimit from "p-limit";
+import { ApiClient } from "../../src/api/client.js";
+import type { OrderRequest } from "../../src/api/order-request.js";
+import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
+import type { CatalogIndex } from "../../src/catalog/index-entry.js";
+import { syncCatalog } from "../../src/catalog/sync-catalog.js";
+import { type Config, loadConfig } from "../../src/config.js";
+import { silentLogger } from "../../src/log.js";
+import { importCampaign } from "../../src/orders/import-campaign.js";
+import { Ledger } from "../../src/orders/ledger.js";
+import type { OrderJobData } from "../../src/orders/order-job.js";
+import { pickSampleProducts, sampleCsv } from "../../src/orders/sample-csv.js";
+import { QUEUES } from "../../src/queue/names.js";
+import { startWorkers } from "../../src/queue/workers.js";
+import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import { cleanPrefix, REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
+
+const ORDERS = Number(process.env.BENCH_ORDERS ?? 2000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 120);
+const PACKED_ROWS = Number(process.env.BENCH_PACKED_ROWS ?? 100_000);
+const CONCURRENCY = 50;
+const LATENCY_MS = 50;
+const LIMIT_PER_MINUTE = 3000;
+const UNLIMITED = 10_000_000;
+const API_KEY = "bench-key-123456";
+
+interface Bench {
+  sandbox: Sandbox;
+  index: CatalogIndex;
+  currency: string;
+  dataDir: string;
+  client: ApiClient;
+}
+
+/** Clears the sandbox (orders, keys, rate window, stats) and gives it money for any campaign. */
+async function resetSandbox(bench: Bench, faults: Record<string, number>): Promise<void> {
+  const post = (path: string, body: unknown) =>
+    fetch(`${bench.sandbox.url}${path}`, { method: "POST", body: JSON.stringify(body) });
+  await post("/_sandbox/reset", {});
+  await post("/_sandbox/faults", faults);
+  await post("/_sandbox/balances", { [bench.currency]: "1000000000000" });
+}
+
+async function orderStats(bench: Bench): Promise<Record<string, number>> {
+  const res = await fetch(`${bench.sandbox.url}/_sandbox/stats`);
+  const stats = (await res.json()) as { requests: Record<string, Record<string, number>> };
+  return stats.requests["POST /v2/order"] ?? {};
+}
+
+/** A campaign of `rows` rows under a fresh prefix, imported and ready for workers. */
+async function campaign(bench: Bench, label: string, rows: number, itemsPerOrder = 1) {
+  const prefix = uniquePrefix(`bench-${label}`);
+  const redis = testRedis();
+  const queue = new Queue<OrderJobData>(QUEUES.orders, { connection: redis, prefix });
+  const ledger = new Ledger(redis, prefix);
+  const file = join(bench.dataDir, `${label}.csv`);
+  await writeFile(file, sampleCsv(bench.index, { rows, currency: bench.currency }));
+  const started = performance.now();
+  const result = await importCampaign(
+    { file, campaign: label, itemsPerOrder },
+    { ledger, queue, catalog: bench.index, log: silentLogger },
+  );
+  const importMs = performance.now() - started;
+  return {
+    prefix,
+    redis,
+    ledger,
+    orders: result.orders,
+    importMs,
+    config: (perMinute: number): Config =>
+      loadConfig({
+        env: {
+          GIFTJOBS_API_URL: bench.sandbox.url,
+          GIFTJOBS_API_KEY: API_KEY,
+          GIFTJOBS_REDIS_URL: REDIS_URL,
+          GIFTJOBS_PREFIX: prefix,
+          GIFTJOBS_DATA_DIR: bench.dataDir,
+          GIFTJOBS_ORDER_RATE_LIMIT: String(perMinute),
+          GIFTJOBS_LOG_LEVEL: "silent",
+        },
+      }),
+    /** Rows whose order the service has answered (created or refused). */
+    sent: async () => {
+      const c = await ledger.counts(label);
+      return c.total - c.queued - c.in_flight;
+    },
+    dispose: async () => {
+      await queue.close();
+      await cleanPrefix(redis, prefix);
+      await redis.quit();
+    },
+  };
+}
+
+type Campaign = Awaited<ReturnType<typeof campaign>>;
+
+/** Runs workers until every row is sent or `seconds` pass; returns rows sent and the time. */
+async function work(c: Campaign, perMinute: number, rows: number, seconds = Infinity) {
+  const workers = await startWorkers({
+    config: c.config(perMinute),
+    log: silentLogger,
+    queues: ["orders"],
+    concurrency: CONCURRENCY,
+  });
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  let sent = 0;
+  try {
+    while (performance.now() < deadline) {
+      sent = await c.sent();
+      if (sent >= rows) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return { sent, ms: performance.now() - started };
+  } finally {
+    await workers.close();
+  }
+}
+
+/** What a hand-written script does: the same bodies and keys, p-limit, createOrder. */
+async function bareLoop(bench: Bench, c: Campaign, label: string): Promise<number> {
+  const requests = await c.redis.hgetall(c.ledger.keys(label).requests);
+  const limit = pLimit(CONCURRENCY);
+  const started = performance.now();
+  await Promise.all(
+    Object.entries(requests).map(([key, body]) =>
+      limit(() =>
+        bench.client.createOrder(JSON.parse(body) as OrderRequest, { idempotencyKey: key }),
+      ),
+    ),
+  );
+  return performance.now() - started;
+}
+
+const fixed = (n: number, digits = 0) =>
+  n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+function table(rows: string[][]): void {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)) + 2);
+  for (const row of rows)
+    process.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i]!)).join("")}\n`);
+}
+
+async function endToEnd(bench: Bench): Promise<void> {
+  await resetSandbox(bench, { latency_ms: LATENCY_MS, order_rate_limit: UNLIMITED });
+  const c = await campaign(bench, "e2e", ORDERS);
+  try {
+    const bareMs = await bareLoop(bench, c, "e2e");
+    await resetSandbox(bench, { latency_ms: LATENCY_MS, order_rate_limit: UNLIMITED });
+    const run = await work(c, UNLIMITED, ORDERS);
+    const workerRate = run.sent / (run.ms / 1000);
+    const bareRate = ORDERS / (bareMs / 1000);
+    process.stdout.write(
+      `(a) ${fixed(ORDERS)} async orders, concurrency ${CONCURRENCY}, latency ${LATENCY_MS} ms (import took ${fixed(c.importMs / 1000, 1)} s)\n`,
+    );
+    table([
+      ["", "time", "orders/s"],
+      ["workers", `${fixed(run.ms / 1000, 1)} s`, fixed(workerRate)],
+      ["bare p-limit", `${fixed(bareMs / 1000, 1)} s`, fixed(bareRate)],
+    ]);
+    process.stdout.write(
+      `    workers / bare = ${fixed(workerRate / bareRate, 2)}x (goal >= 0.9x)\n`,
+    );
+  } finally {
+    await c.dispose();
+  }
+}
+
+/** (b); returns rows (= orders) sent per minute, for (c). */
+async function rateLimit(bench: Bench): Promise<number> {
+  await resetSandbox(bench, { latency_ms: LATENCY_MS, order_rate_limit: LIMIT_PER_MINUTE });
+  // More rows than the window can take: the limiter, not the file, must be the bound.
+  const rows = Math.ceil((LIMIT_PER_MINUTE * SECONDS) / 60 + 1000);
+  const c = await campaign(bench, "limit", rows);
+  try {
+    const run = await work(c, LIMIT_PER_MINUTE, rows, SECONDS);
+    const stats = await orderStats(bench);
+    const limited = stats["429"] ?? 0;
+    const total = Object.values(stats).reduce((a, b) => a + b, 0);
+    const created = (stats["200"] ?? 0) + (stats["201"] ?? 0) + (stats["202"] ?? 0);
+    const perMinute = created / (run.ms / 60_000);
+    process.stdout.write(
+      `\n(b) sandbox limit ${fixed(LIMIT_PER_MINUTE)}/min, worker limiter from orderRateLimitPerMinute ${fixed(LIMIT_PER_MINUTE)}, ${fixed(run.ms / 1000, 1)} s\n`,
+    );
+    table([
+      ["orders created", "per minute", "achieved / allowed", "429s", "share of 429s"],
+      [
+        fixed(created),
+        fixed(perMinute),
+        `${fixed(perMinute / LIMIT_PER_MINUTE, 3)} (goal >= 0.97)`,
+        fixed(limited),
+        `${fixed((100 * limited) / Math.max(1, total), 2)}% (goal <= 1%)`,
+      ],
+    ]);
+    return perMinute;
+  } finally {
+    await c.dispose();
+  }
+}
+
+async function packing(bench: Bench, singleRowsPerMinute: number): Promise<void> {
+  await resetSandbox(bench, { latency_ms: LATENCY_MS, order_rate_limit: LIMIT_PER_MINUTE });
+  const c = await campaign(bench, "packed", PACKED_ROWS, 200);
+  try {
+    const run = await work(c, LIMIT_PER_MINUTE, PACKED_ROWS);
+    const perMinute = run.sent / (run.ms / 60_000);
+    process.stdout.write(
+      `\n(c) ${fixed(PACKED_ROWS)} rows in ${fixed(c.orders)} orders of 200 items, same limit (import took ${fixed(c.importMs / 1000, 1)} s)\n`,
+    );
+    table([
+      ["items per order", "rows", "time", "rows per minute"],
+      ["200", fixed(run.sent), `${fixed(run.ms / 1000, 1)} s`, fixed(perMinute)],
+      ["1 (from b)", "", "", fixed(singleRowsPerMinute)],
+    ]);
+    process.stdout.write(
+      `    200 vs 1: ${fixed(perMinute / singleRowsPerMinute, 1)}x (goal >= 150x)\n`,
+    );
+  } finally {
+    await c.dispose();
+  }
+}
+
+export async function run(): Promise<void> {
+  const sandbox = await startSandbox({ products: 300, seed: 5, asyncCompleteMs: 200 });
+  const dataDir = await mkdtemp(join(tmpdir(), "gj-bench-orders-"));
+  try {
+    const client = new ApiClient({ baseUrl: sandbox.url, apiKey: API_KEY, timeoutMs: 30_000 });
+    await syncCatalog({ client, dataDir });
+    const index = (await loadCurrentIndex(dataDir))!;
+    const currency = pickSampleProducts(index)[0]!.currency;
+    const bench: Bench = { sandbox, index, currency, dataDir, client };
+    await endToEnd(bench);
+    const single = await rateLimit(bench);
+    await packing(bench, single);
+  } finally {
+    await sandbox.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
