@@ -17,7 +17,11 @@ export function register(program: Command): void {
       "Serve the campaigns page and the queue dashboard (bull-board) until SIGINT/SIGTERM.",
     )
     .option("--port <port>", "port to listen on (0: any free port)", portNumber, 3000)
-    .option("--host <host>", "interface to bind; others than loopback expose it", "127.0.0.1")
+    .option(
+      "--host <host>",
+      "interface to bind (anything but loopback exposes the queues)",
+      "127.0.0.1",
+    )
     .option("--allow-actions", "allow retrying failed jobs and cleaning finished ones")
     .action(
       action(async (opts: DashboardFlags) => {
