@@ -1,16 +1,9 @@
 import type { CampaignStatus } from "../orders/campaign-status.js";
+import { ROW_STATUSES } from "../orders/row-status.js";
 import { escapeHtml } from "./html-escape.js";
 
 /** Count columns of the table, in the order rows move through them. */
-const COLUMNS = [
-  "total",
-  "queued",
-  "in_flight",
-  "submitted",
-  "completed",
-  "failed_final",
-  "failed_uncertain",
-] as const;
+const COLUMNS = ["total", ...ROW_STATUSES] as const;
 
 export interface CampaignsPageOptions {
   /** Where the queue dashboard is mounted, e.g. `/queues`. */

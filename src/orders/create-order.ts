@@ -188,7 +188,7 @@ async function handleFailure(
   }
   switch (error.outcome) {
     case "rate-limited":
-      return rateLimited(job, deps, log);
+      return rateLimited(job, error, deps, log);
     case "systemic":
       return pauseCampaign(job, error, deps, log);
     case "final":
@@ -246,12 +246,19 @@ async function retrySameKey(
   throw error;
 }
 
+/** After this many 429s one job's further 429s use attempts, so nothing loops forever. */
+export const MAX_RATE_LIMITED = 100;
+
 /** 429: hold the queue (queue-wide), put the job back to waiting without using an attempt. */
 async function rateLimited(
   job: Job<OrderJobData>,
+  error: ApiError,
   deps: CreateOrderDeps,
   log: Logger,
-): Promise<never> {
+): Promise<CreateOrderJobResult> {
+  const count = (job.data.rateLimited ?? 0) + 1;
+  if (count > MAX_RATE_LIMITED) return retrySameKey(job, error, deps, log);
+  await job.updateData({ ...job.data, rateLimited: count });
   await deps.ledger.transition(job.data.campaign, job.data.key, ["in_flight"], "queued");
   deps.onOutcome?.("rate_limited");
   const waitMs = deps.rateLimiter.next();

@@ -9,6 +9,8 @@ export interface OrderJobData {
   identities: string[];
   request: OrderRequest;
   executionMode: ExecutionMode;
+  /** 429s this job met; past MAX_RATE_LIMITED they use up attempts like any ambiguous outcome. */
+  rateLimited?: number;
 }
 
 /** Data of an `order-status` job (jobId = `status-<order key>`). */

@@ -116,8 +116,9 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
           onOutcome: options.hooks?.onOutcome,
           onCampaignPaused: options.hooks?.onCampaignPaused,
         }),
-      // maxStartedAttempts caps 429 loops: a rate-limited job goes back without using an attempt.
-      { ...common, limiter: limiterFor(config.orderRateLimitPerMinute), maxStartedAttempts: 200 },
+      // No maxStartedAttempts: it would also count the wake-ups of a paused campaign's jobs.
+      // 429 loops are capped by the processor itself (OrderJobData.rateLimited).
+      { ...common, limiter: limiterFor(config.orderRateLimitPerMinute) },
     );
     orderWorker.on("failed", (job, error) => void markLostJob(ledger, log, job, error));
     const statusWorker = new Worker<StatusJobData>(

@@ -1,0 +1,108 @@
+import type { Job, Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { ApiClient } from "../../src/api/client.js";
+import { RateLimitedError } from "../../src/api/errors/index.js";
+import { silentLogger } from "../../src/log.js";
+import {
+  MAX_RATE_LIMITED,
+  processCreateOrder,
+  RateLimitBackoff,
+} from "../../src/orders/create-order.js";
+import { Ledger } from "../../src/orders/ledger.js";
+import type { OrderJobData } from "../../src/orders/order-job.js";
+import { cleanPrefix, testRedis, uniquePrefix } from "../helpers/redis.js";
+
+const REQUEST = {
+  payment_method: { type: "ACCOUNT_BALANCE" as const, currency: "USD" },
+  items: [
+    {
+      face_value: 10,
+      distribution_method: { type: "EMAIL" as const, email_address: "a@example.com" },
+      products: { type: "SINGLE" as const, value: "P" },
+    },
+  ],
+};
+
+describe("429 cap", () => {
+  let redis: Redis;
+  const prefix = uniquePrefix("cap");
+  beforeAll(() => {
+    redis = testRedis();
+  });
+  afterEach(() => cleanPrefix(redis, prefix));
+  afterAll(() => redis.quit());
+
+  // A stub job and queue: this unit test is about the processor's decision, not BullMQ.
+  function stubJob(rateLimited: number) {
+    const data: OrderJobData = {
+      campaign: "c",
+      key: "k1",
+      generation: 0,
+      identities: ["a"],
+      request: REQUEST,
+      executionMode: "async",
+      rateLimited,
+    };
+    return {
+      id: "k1",
+      data,
+      attemptsMade: 0,
+      opts: { attempts: 5 },
+      updateData: async (d: OrderJobData) => Object.assign(data, d),
+    } as unknown as Job<OrderJobData>;
+  }
+
+  async function run(rateLimited: number) {
+    const ledger = new Ledger(redis, prefix);
+    await ledger.record(
+      "c",
+      [
+        [
+          "a",
+          {
+            line: 2,
+            key: "k1",
+            generation: 0,
+            payload_hash: "p",
+            email: "a@example.com",
+            product_code: "P",
+            face_value: "10",
+            currency: "USD",
+          },
+        ],
+      ],
+      [["k1", { identities: ["a"], generation: 0, status: "queued" }, REQUEST]],
+    );
+    const client = {
+      createOrder: async () =>
+        Promise.reject(
+          new RateLimitedError({ status: 429, type: "rate_limited", message: "rate exceeded" }),
+        ),
+    } as unknown as ApiClient;
+    const queue = { rateLimit: async () => {} } as unknown as Queue;
+    const job = stubJob(rateLimited);
+    const outcome = await processCreateOrder(job, "t", undefined, {
+      client,
+      ledger,
+      log: silentLogger,
+      statusQueue: queue,
+      ordersQueue: queue,
+      rateLimiter: new RateLimitBackoff(1),
+    }).catch((e: Error) => e);
+    return { outcome, job, order: await ledger.getOrder("c", "k1") };
+  }
+
+  it("puts a rate-limited job back without using an attempt, counting the 429", async () => {
+    const { outcome, job, order } = await run(3);
+    expect((outcome as Error).message).toBe("bullmq:rateLimitExceeded");
+    expect(job.data.rateLimited).toBe(4);
+    expect(order?.status).toBe("queued");
+  });
+
+  it("past the cap, a 429 uses an attempt like any ambiguous outcome", async () => {
+    const { outcome, order } = await run(MAX_RATE_LIMITED);
+    expect(outcome).toBeInstanceOf(RateLimitedError);
+    expect(order).toMatchObject({ status: "queued", error_type: "rate_limited" });
+  });
+});
