@@ -1,0 +1,50 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { campaignStatus } from "../../src/orders/campaign-status.js";
+import { importCampaign } from "../../src/orders/import-campaign.js";
+import { sampleCsv } from "../../src/orders/sample-csv.js";
+import { type CampaignEnv, campaignEnv, eventually, quietLog } from "../helpers/campaign-env.js";
+import { exited, spawnCli } from "../helpers/cli-process.js";
+
+describe("worker shutdown", () => {
+  let env: CampaignEnv;
+  afterEach(async () => {
+    await env?.dispose();
+  });
+
+  it("on SIGTERM finishes its active orders, leaves none in flight, and exits 0", async () => {
+    env = await campaignEnv({ latencyMs: 300 }, "shutdown");
+    const file = join(env.dataDir, "orders.csv");
+    await writeFile(file, sampleCsv(env.index, { rows: 30 }));
+    await importCampaign(
+      { file, campaign: "s" },
+      {
+        ledger: env.ledger,
+        queue: env.queue,
+        catalog: env.index,
+        client: env.client,
+        log: quietLog,
+      },
+    );
+    const worker = spawnCli(["worker", "--queues", "orders", "--concurrency", "5"], {
+      GIFTJOBS_API_URL: env.config.apiUrl,
+      GIFTJOBS_API_KEY: env.config.apiKey!,
+      GIFTJOBS_REDIS_URL: env.config.redisUrl,
+      GIFTJOBS_PREFIX: env.config.prefix,
+      GIFTJOBS_DATA_DIR: env.dataDir,
+      GIFTJOBS_ORDER_RATE_LIMIT: "60000",
+    });
+    await eventually(
+      async () => (await campaignStatus(env.ledger, "s")).in_flight > 0,
+      "orders in flight",
+    );
+    worker.kill("SIGTERM");
+    expect(await exited(worker)).toBe(0);
+    const status = await campaignStatus(env.ledger, "s");
+    expect(status.in_flight).toBe(0);
+    expect(status.queued + status.submitted + status.completed).toBe(30);
+    expect(status.queued).toBeGreaterThan(0);
+    expect(worker.output()).toContain("worker stopped");
+  }, 60_000);
+});
