@@ -41,12 +41,14 @@ export async function retryCampaign(
   let rows = 0;
   for await (const [key, order] of ledger.orders(campaign)) {
     if (!statuses.includes(order.status)) continue;
-    const request = await ledger.getRequest(campaign, key);
-    if (!request)
-      throw new UserError(
-        `campaign ${campaign}: order ${key} has no recorded request; re-import the file`,
-      );
+    const mode = order.mode ?? executionMode;
     if (options.newKey) {
+      const request = await ledger.getRequest(campaign, key);
+      if (!request) {
+        throw new UserError(
+          `campaign ${campaign}: order ${key} has no recorded request; re-import the file`,
+        );
+      }
       const generation = order.generation + 1;
       const newKey = orderKey(campaign, generation, order.identities);
       await ledger.saveRequest(campaign, newKey, request);
@@ -58,14 +60,7 @@ export async function retryCampaign(
         from: statuses as ("failed_final" | "failed_uncertain")[],
       });
       if (done !== "done") continue;
-      jobs.push({
-        campaign,
-        key: newKey,
-        generation,
-        identities: order.identities,
-        request,
-        executionMode,
-      });
+      jobs.push({ campaign, key: newKey, executionMode: mode });
     } else {
       const moved = await ledger.transition(campaign, key, ["failed_uncertain"], "queued", {
         error_type: null,
@@ -74,14 +69,7 @@ export async function retryCampaign(
       if (!moved.moved) continue;
       // The old job (same id) may still be held by BullMQ; remove it so the id can be added again.
       await (await queue.getJob(key))?.remove().catch(() => undefined);
-      jobs.push({
-        campaign,
-        key,
-        generation: order.generation,
-        identities: order.identities,
-        request,
-        executionMode,
-      });
+      jobs.push({ campaign, key, executionMode: mode });
     }
     rows += order.identities.length;
   }

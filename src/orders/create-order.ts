@@ -2,6 +2,7 @@ import { DelayedError, type Job, type Queue, Worker } from "bullmq";
 import pRetry from "p-retry";
 import type { ApiClient, CreateOrderResult } from "../api/client.js";
 import { ApiError, RefusedRequestError, ValidationError } from "../api/errors/index.js";
+import type { OrderRequest } from "../api/order-request.js";
 import type { Logger } from "../log.js";
 import { STATUS_JOB_OPTIONS } from "../queue/job-options.js";
 import { orderKey } from "./keys.js";
@@ -67,6 +68,21 @@ export class RateLimitBackoff {
 }
 
 /**
+ * One attempt at an order: the job, and what the ledger holds for its key (rows, generation,
+ * request body). The body comes from the ledger, never from the job, so every attempt under a
+ * key sends the very bytes recorded at import.
+ */
+interface Attempt {
+  job: Job<OrderJobData>;
+  campaign: string;
+  key: string;
+  identities: string[];
+  generation: number;
+  request: OrderRequest;
+  log: Logger;
+}
+
+/**
  * Processes one `orders` job: POST /v2/order under the job's key, then records the outcome.
  * Each outcome of DESIGN.md is handled in its own function below.
  */
@@ -85,16 +101,33 @@ export async function processCreateOrder(
     attempts: job.attemptsMade + 1,
   });
   if (!start.moved) return alreadyHandled(job, start.current, deps);
+  const { order, request } = await deps.ledger.getOrderAndRequest(campaign, key);
+  if (!order || !request) {
+    await deps.ledger.transition(campaign, key, ["in_flight"], "failed_final", {
+      error_type: "no_request",
+      error_message: "the ledger holds no request body for this order; nothing was sent",
+    });
+    return { status: "failed_final" };
+  }
+  const attempt: Attempt = {
+    job,
+    campaign,
+    key,
+    identities: order.identities,
+    generation: order.generation,
+    request,
+    log,
+  };
 
   let result: CreateOrderResult;
   try {
-    result = await sendOrder(job.data, signal, deps);
+    result = await sendOrder(attempt, signal, deps);
   } catch (error) {
-    return handleFailure(job, error, deps, log);
+    return handleFailure(attempt, error, deps);
   }
   deps.rateLimiter.reset();
   if (result.kind === "completed") {
-    const patch = completedPatch(result.order, job.data.identities, deps.storePayoutUrls ?? false);
+    const patch = completedPatch(result.order, attempt.identities, deps.storePayoutUrls ?? false);
     await deps.ledger.transition(campaign, key, ["in_flight"], "completed", patch);
     deps.onOutcome?.("completed");
     log.info({ order_id: result.order.id }, "order completed");
@@ -110,12 +143,12 @@ export async function processCreateOrder(
 }
 
 /** Sends the order; short blips (same key, always) are retried once inside the attempt. */
-function sendOrder(data: OrderJobData, signal: AbortSignal | undefined, deps: CreateOrderDeps) {
+function sendOrder(attempt: Attempt, signal: AbortSignal | undefined, deps: CreateOrderDeps) {
   return pRetry(
     () =>
-      deps.client.createOrder(data.request, {
-        idempotencyKey: data.key,
-        executionMode: data.executionMode,
+      deps.client.createOrder(attempt.request, {
+        idempotencyKey: attempt.key,
+        executionMode: attempt.job.data.executionMode,
         signal,
       }),
     {
@@ -170,72 +203,66 @@ async function waitWhilePaused(
 }
 
 async function handleFailure(
-  job: Job<OrderJobData>,
+  attempt: Attempt,
   error: unknown,
   deps: CreateOrderDeps,
-  log: Logger,
 ): Promise<CreateOrderJobResult> {
-  const { campaign, key } = job.data;
   if (error instanceof RefusedRequestError) {
-    await markFailed(job, deps, "failed_final", "refused_by_client", error.message);
+    await markFailed(attempt, deps, "failed_final", "refused_by_client", error.message);
     deps.onOutcome?.("final");
     return { status: "failed_final" };
   }
   if (!(error instanceof ApiError)) {
     // Not an answer from the service (a bug, Redis trouble): rows go back to queued, BullMQ retries.
-    await deps.ledger.transition(campaign, key, ["in_flight"], "queued");
+    await deps.ledger.transition(attempt.campaign, attempt.key, ["in_flight"], "queued");
     throw error;
   }
   switch (error.outcome) {
     case "rate-limited":
-      return rateLimited(job, error, deps, log);
+      return rateLimited(attempt, error, deps);
     case "systemic":
-      return pauseCampaign(job, error, deps, log);
+      return pauseCampaign(attempt, error, deps);
     case "final":
-      return finalFailure(job, error, deps, log);
+      return finalFailure(attempt, error, deps);
     case "key-conflict":
       // The key exists with another body: an order may exist under it. Never retried.
-      await markFailed(job, deps, "failed_uncertain", error.type, error.message);
+      await markFailed(attempt, deps, "failed_uncertain", error.type, error.message);
       deps.onOutcome?.("key_conflict");
-      log.error({ type: error.type }, "idempotency key conflict: rows failed, not retried");
+      attempt.log.error({ type: error.type }, "idempotency key conflict: rows failed, not retried");
       return { status: "failed_uncertain" };
     default:
-      return retrySameKey(job, error, deps, log);
+      return retrySameKey(attempt, error, deps);
   }
 }
 
 async function markFailed(
-  job: Job<OrderJobData>,
+  attempt: Attempt,
   deps: CreateOrderDeps,
   status: "failed_final" | "failed_uncertain",
   type: string,
   message: string,
 ): Promise<void> {
-  await deps.ledger.transition(job.data.campaign, job.data.key, ["in_flight", "queued"], status, {
+  await deps.ledger.transition(attempt.campaign, attempt.key, ["in_flight", "queued"], status, {
     error_type: type,
     error_message: message,
   });
 }
 
 /** 5xx, network, timeout, in-progress: the SAME key again after BullMQ's backoff, or uncertain at the end. */
-async function retrySameKey(
-  job: Job<OrderJobData>,
-  error: ApiError,
-  deps: CreateOrderDeps,
-  log: Logger,
-) {
+async function retrySameKey(attempt: Attempt, error: ApiError, deps: CreateOrderDeps) {
+  const { job, log } = attempt;
   // Counted as what the service's answer was, whether or not attempts remain.
   deps.onOutcome?.("retry_same_key");
   const attempts = job.opts.attempts ?? 1;
   if (job.attemptsMade + 1 >= attempts) {
-    await markFailed(job, deps, "failed_uncertain", error.type, error.message);
+    await markFailed(attempt, deps, "failed_uncertain", error.type, error.message);
     log.warn(
       { type: error.type, attempts },
       "attempts used up; an order may exist: rows failed_uncertain",
     );
     return { status: "failed_uncertain" };
   }
-  await deps.ledger.transition(job.data.campaign, job.data.key, ["in_flight"], "queued", {
+  await deps.ledger.transition(attempt.campaign, attempt.key, ["in_flight"], "queued", {
     error_type: error.type,
     error_message: error.message,
   });
@@ -251,15 +278,15 @@ export const MAX_RATE_LIMITED = 100;
 
 /** 429: hold the queue (queue-wide), put the job back to waiting without using an attempt. */
 async function rateLimited(
-  job: Job<OrderJobData>,
+  attempt: Attempt,
   error: ApiError,
   deps: CreateOrderDeps,
-  log: Logger,
 ): Promise<CreateOrderJobResult> {
+  const { job, log } = attempt;
   const count = (job.data.rateLimited ?? 0) + 1;
-  if (count > MAX_RATE_LIMITED) return retrySameKey(job, error, deps, log);
+  if (count > MAX_RATE_LIMITED) return retrySameKey(attempt, error, deps);
   await job.updateData({ ...job.data, rateLimited: count });
-  await deps.ledger.transition(job.data.campaign, job.data.key, ["in_flight"], "queued");
+  await deps.ledger.transition(attempt.campaign, attempt.key, ["in_flight"], "queued");
   deps.onOutcome?.("rate_limited");
   const waitMs = deps.rateLimiter.next();
   log.warn({ wait_ms: waitMs }, "rate limited by the service (429); holding the queue");
@@ -274,12 +301,11 @@ async function rateLimited(
  * nothing was made, so the rows move to the next generation's key now, and wait for resume.
  */
 async function pauseCampaign(
-  job: Job<OrderJobData>,
+  attempt: Attempt,
   error: ApiError,
   deps: CreateOrderDeps,
-  log: Logger,
 ): Promise<CreateOrderJobResult> {
-  const { campaign, key, identities } = job.data;
+  const { campaign, log } = attempt;
   const reason = `${error.type}: ${error.message}`;
   deps.onOutcome?.("systemic");
   if (await deps.ledger.pause(campaign, reason)) {
@@ -289,21 +315,9 @@ async function pauseCampaign(
       `campaign ${campaign} paused: ${reason}. Fix it, then: giftjobs orders resume --campaign ${campaign}`,
     );
   }
-  const generation = job.data.generation + 1;
-  const newKey = orderKey(campaign, generation, identities);
-  await deps.ledger.saveRequest(campaign, newKey, job.data.request);
-  await deps.ledger.rekey(campaign, {
-    oldKey: key,
-    newKey,
-    identities,
-    generation,
-    from: ["in_flight"],
+  await nextGeneration(attempt, attempt.identities, attempt.request, deps, {
+    delay: deps.pausedDelayMs ?? 30_000,
   });
-  await deps.ordersQueue.add(
-    "order-create",
-    { ...job.data, key: newKey, generation },
-    { ...retryOptionsOf(job), jobId: newKey, delay: deps.pausedDelayMs ?? 30_000 },
-  );
   return { status: "queued" };
 }
 
@@ -311,17 +325,12 @@ async function pauseCampaign(
  * Other 4xx: nothing was made. A 422 naming one item of several fails that row only; the
  * others go at once under the next generation's key (a new key, since the body changes).
  */
-async function finalFailure(
-  job: Job<OrderJobData>,
-  error: ApiError,
-  deps: CreateOrderDeps,
-  log: Logger,
-) {
-  const { campaign, key, identities } = job.data;
+async function finalFailure(attempt: Attempt, error: ApiError, deps: CreateOrderDeps) {
+  const { identities, log } = attempt;
   const index = error instanceof ValidationError ? failedItemIndex(error.details) : undefined;
   deps.onOutcome?.("final");
   if (index === undefined || identities.length < 2 || index >= identities.length) {
-    await markFailed(job, deps, "failed_final", error.type, error.message);
+    await markFailed(attempt, deps, "failed_final", error.type, error.message);
     log.warn(
       { type: error.type },
       "order refused by the service; rows failed_final (nothing was made)",
@@ -329,35 +338,51 @@ async function finalFailure(
     return { status: "failed_final" };
   }
   const rest = identities.filter((_, i) => i !== index);
-  const generation = job.data.generation + 1;
-  const newKey = orderKey(campaign, generation, rest);
-  const restPatch: Partial<LedgerOrder> = { error_type: error.type, error_message: error.message };
-  // The new body is recorded before the rows move, so a crash here leaves nothing unrecoverable.
   const request = {
-    ...job.data.request,
-    items: job.data.request.items.filter((_, i) => i !== index),
+    ...attempt.request,
+    items: attempt.request.items.filter((_, i) => i !== index),
   };
-  await deps.ledger.saveRequest(campaign, newKey, request);
-  await deps.ledger.rekey(campaign, {
-    oldKey: key,
-    newKey,
-    identities: rest,
-    generation,
-    from: ["in_flight"],
-    restStatus: "failed_final",
-    restPatch,
+  const newKey = await nextGeneration(attempt, rest, request, deps, {
+    restPatch: { error_type: error.type, error_message: error.message },
   });
-  await deps.ordersQueue.add(
-    "order-create",
-    { ...job.data, key: newKey, generation, identities: rest, request },
-    // Same retry policy as the order it came from.
-    { ...retryOptionsOf(job), jobId: newKey },
-  );
   log.warn(
     { type: error.type, item: index, next_key: newKey },
     "one item refused; the others re-sent under the next generation",
   );
   return { status: "failed_final" };
+}
+
+/**
+ * Moves `identities` (all or some rows of the attempt's order) to a new order under the next
+ * generation's key and queues it. The body is recorded before the rows move, so a crash in
+ * between leaves nothing unrecoverable. Rows left behind become failed_final with `restPatch`.
+ */
+async function nextGeneration(
+  attempt: Attempt,
+  identities: string[],
+  request: OrderRequest,
+  deps: CreateOrderDeps,
+  options: { delay?: number; restPatch?: Partial<LedgerOrder> },
+): Promise<string> {
+  const generation = attempt.generation + 1;
+  const newKey = orderKey(attempt.campaign, generation, identities);
+  await deps.ledger.saveRequest(attempt.campaign, newKey, request);
+  await deps.ledger.rekey(attempt.campaign, {
+    oldKey: attempt.key,
+    newKey,
+    identities,
+    generation,
+    from: ["in_flight"],
+    restStatus: "failed_final",
+    restPatch: options.restPatch,
+  });
+  await deps.ordersQueue.add(
+    "order-create",
+    { campaign: attempt.campaign, key: newKey, executionMode: attempt.job.data.executionMode },
+    // Same retry policy as the order it came from.
+    { ...retryOptionsOf(attempt.job), jobId: newKey, delay: options.delay },
+  );
+  return newKey;
 }
 
 function retryOptionsOf(job: Job<OrderJobData>) {

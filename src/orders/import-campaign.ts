@@ -98,6 +98,8 @@ const BATCH = 500;
 /** A valid row on its way to the ledger. */
 interface PlannedRow {
   row: OrderRow;
+  /** The row as read, for the error file should the ledger refuse it. */
+  item: CsvItem;
   identity: string;
   payload: string;
   currency: string;
@@ -209,7 +211,7 @@ async function surveyFile(
   const survey = new Survey();
   let batch: PlannedRow[] = [];
   const flush = async () => {
-    await classify(options.campaign, batch, deps, survey, packer);
+    await classify(options.campaign, batch, deps, survey, packer, invalidFile);
     batch = [];
     options.onProgress?.({ phase: "validate", rows: survey.rows, enqueued: 0 });
   };
@@ -241,10 +243,9 @@ async function* plannedRows(
       await invalidFile?.write(item, outcome.errors);
       continue;
     }
-    survey.valid += 1;
-    survey.totals.add(outcome.currency, outcome.faceUnits, outcome.priceUnits);
     yield {
       row: outcome.row,
+      item,
       identity: rowIdentity(outcome.row, occurrences),
       payload: payloadHash(outcome.row),
       currency: outcome.currency,
@@ -290,6 +291,7 @@ async function classify(
   deps: ImportDeps,
   survey: Survey,
   packer: OrderPacker | undefined,
+  invalidFile: InvalidRowsFile | undefined,
 ): Promise<void> {
   const recorded = await deps.ledger.getRows(
     campaign,
@@ -299,29 +301,34 @@ async function classify(
     ...new Set(recorded.filter((r): r is LedgerRow => r !== undefined).map((r) => r.key)),
   ];
   const orders = new Map((await deps.ledger.getOrders(campaign, keys)).map((o, i) => [keys[i], o]));
-  batch.forEach((planned, i) => {
+  for (const [i, planned] of batch.entries()) {
     const known = recorded[i];
-    if (known && known.payload_hash === planned.payload) {
-      survey.known += 1;
-      return;
-    }
-    if (known) {
+    if (known && known.payload_hash !== planned.payload) {
       const status = orders.get(known.key)?.status;
       if (status !== "failed_final") {
-        survey.addError({
+        // A conflict is an invalid row: not counted as valid, not in the totals, in the error file.
+        const error = {
           line: planned.row.line,
           column: "reference",
           message: `row changed since line ${known.line} was imported under this reference (status ${status ?? "unknown"}); refused: use a new reference for a new card`,
-        });
-        return;
+        };
+        survey.addError(error);
+        await invalidFile?.write(planned.item, [error]);
+        continue;
       }
       // Its earlier order failed for good (nothing was made): the changed row may go, as the next generation.
       survey.released.set(planned.identity, known.generation + 1);
     }
+    survey.valid += 1;
+    survey.totals.add(planned.currency, planned.faceUnits, planned.priceUnits);
+    if (known && !survey.released.has(planned.identity)) {
+      survey.known += 1;
+      continue;
+    }
     survey.newRows += 1;
     survey.newTotals.add(planned.currency, planned.faceUnits, planned.priceUnits);
     packer?.add(planned.identity, planned.currency);
-  });
+  }
 }
 
 /** Where GET /v2/balance answers, a campaign whose new rows cost more than the balance is refused. */
@@ -472,15 +479,12 @@ class CampaignWriter {
         { name: this.campaign },
       );
       for (const p of rows) ledgerRows.push([p.identity, ledgerRow(p, key, generation)]);
-      ledgerOrders.push([key, { identities, generation, status: "queued" }, request]);
-      jobs.push({
-        campaign: this.campaign,
+      ledgerOrders.push([
         key,
-        generation,
-        identities,
+        { identities, generation, status: "queued", mode: this.mode },
         request,
-        executionMode: this.mode,
-      });
+      ]);
+      jobs.push({ campaign: this.campaign, key, executionMode: this.mode });
     }
     await this.deps.ledger.record(this.campaign, ledgerRows, ledgerOrders);
     await enqueueOrders(this.deps.queue, jobs, this.jobOptions);
@@ -493,18 +497,13 @@ class CampaignWriter {
     const orders = await this.deps.ledger.getOrders(this.campaign, keys);
     const jobs: OrderJobData[] = [];
     for (const [i, order] of orders.entries()) {
-      const key = keys[i]!;
-      if (order?.status !== "queued") continue;
-      const request = await this.deps.ledger.getRequest(this.campaign, key);
-      if (!request) continue;
-      jobs.push({
-        campaign: this.campaign,
-        key,
-        generation: order.generation,
-        identities: order.identities,
-        request,
-        executionMode: this.mode,
-      });
+      // The mode it was imported with, which this import's flags do not change.
+      if (order?.status === "queued")
+        jobs.push({
+          campaign: this.campaign,
+          key: keys[i]!,
+          executionMode: order.mode ?? this.mode,
+        });
     }
     await enqueueOrders(this.deps.queue, jobs, this.jobOptions);
   }

@@ -60,7 +60,7 @@ local rest = {}
 for _, id in ipairs(old.identities) do
   if not is_moved[id] then table.insert(rest, id) end
 end
-local new_order = { identities = moved, generation = tonumber(ARGV[4]), status = 'queued', replaces = ARGV[1] }
+local new_order = { identities = moved, generation = tonumber(ARGV[4]), status = 'queued', replaces = ARGV[1], mode = old.mode }
 redis.call('HSET', KEYS[1], ARGV[2], cjson.encode(new_order))
 move_counts(KEYS[3], old.status, 'queued', #moved)
 for _, id in ipairs(moved) do

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { OrderRequest } from "../api/order-request.js";
+import type { ExecutionMode, OrderRequest } from "../api/order-request.js";
 import { redisKey } from "../queue/names.js";
 import { RECORD, REKEY, RELEASE_ROW, TRANSITION } from "./ledger-scripts.js";
 import { ROW_STATUSES, type RowStatus } from "./row-status.js";
@@ -23,6 +23,8 @@ export interface LedgerOrder {
   identities: string[];
   generation: number;
   status: RowStatus | "superseded";
+  /** Execution mode the order was imported with; kept by later generations. */
+  mode?: ExecutionMode;
   order_id?: string;
   /** Item id per row identity, in the order's item order. */
   item_ids?: Record<string, string>;
@@ -51,6 +53,13 @@ type TransitionResult =
   | { moved: true; previous: string }
   | { moved: false; current: string | null };
 
+const SCRIPTS = {
+  giftjobsLedgerRecord: RECORD,
+  giftjobsLedgerTransition: TRANSITION,
+  giftjobsLedgerRekey: REKEY,
+  giftjobsLedgerReleaseRow: RELEASE_ROW,
+};
+
 /** Campaign names are part of Redis keys and file names: keep them plain. */
 export const CAMPAIGN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
@@ -63,7 +72,19 @@ export class Ledger {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
-  ) {}
+  ) {
+    // Defined once per connection: ioredis then sends EVALSHA, not the script text each call.
+    for (const [name, lua] of Object.entries(SCRIPTS)) {
+      if (!(name in redis)) redis.defineCommand(name, { lua });
+    }
+  }
+
+  private script(name: keyof typeof SCRIPTS, keys: string[], args: string[]): Promise<unknown> {
+    const command = (
+      this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<unknown>>
+    )[name]!;
+    return command.call(this.redis, keys.length, ...keys, ...args);
+  }
 
   keys(campaign: string) {
     const base = redisKey(this.prefix, "campaign", campaign);
@@ -89,13 +110,14 @@ export class Ledger {
     return (await this.redis.sismember(redisKey(this.prefix, "campaigns"), campaign)) === 1;
   }
 
+  /** Registers a campaign; settings recorded by its first import are kept. */
   async register(campaign: string, meta: CampaignMeta): Promise<void> {
-    await this.redis
-      .multi()
-      .sadd(redisKey(this.prefix, "campaigns"), campaign)
-      .hsetnx(this.keys(campaign).meta, "created_at", new Date().toISOString())
-      .hset(this.keys(campaign).meta, meta as Record<string, string>)
-      .exec();
+    const k = this.keys(campaign);
+    const tx = this.redis.multi().sadd(redisKey(this.prefix, "campaigns"), campaign);
+    tx.hsetnx(k.meta, "created_at", new Date().toISOString());
+    for (const [field, value] of Object.entries(meta))
+      if (value !== undefined) tx.hsetnx(k.meta, field, String(value));
+    await tx.exec();
   }
 
   async meta(campaign: string): Promise<CampaignMeta> {
@@ -155,8 +177,29 @@ export class Ledger {
     ];
     const keys = this.keys(campaign);
     return Number(
-      await this.redis.eval(RECORD, 4, ...this.scriptKeys(campaign), keys.requests, ...args),
+      await this.script(
+        "giftjobsLedgerRecord",
+        [...this.scriptKeys(campaign), keys.requests],
+        args,
+      ),
     );
+  }
+
+  /** An order and its request body, in one round trip. */
+  async getOrderAndRequest(
+    campaign: string,
+    key: string,
+  ): Promise<{ order?: LedgerOrder; request?: OrderRequest }> {
+    const k = this.keys(campaign);
+    const [[, order], [, request]] = (await this.redis
+      .multi()
+      .hget(k.orders, key)
+      .hget(k.requests, key)
+      .exec()) as [[unknown, string | null], [unknown, string | null]];
+    return {
+      order: order ? (JSON.parse(order) as LedgerOrder) : undefined,
+      request: request ? (JSON.parse(request) as OrderRequest) : undefined,
+    };
   }
 
   /** The request body recorded for an order key. */
@@ -179,14 +222,10 @@ export class Ledger {
     patch: Partial<LedgerOrder> = {},
   ): Promise<TransitionResult> {
     const full = { ...patch, updated_at: new Date().toISOString() };
-    const [code, status] = (await this.redis.eval(
-      TRANSITION,
-      3,
-      ...this.scriptKeys(campaign),
-      key,
-      from.join(","),
-      to,
-      JSON.stringify(full),
+    const [code, status] = (await this.script(
+      "giftjobsLedgerTransition",
+      this.scriptKeys(campaign),
+      [key, from.join(","), to, JSON.stringify(full)],
     )) as [number, string];
     if (code === 1) return { moved: true, previous: status };
     return { moved: false, current: code === -1 ? null : status };
@@ -209,10 +248,7 @@ export class Ledger {
     },
   ): Promise<"done" | "not-allowed" | "unknown" | "already"> {
     const code = Number(
-      await this.redis.eval(
-        REKEY,
-        3,
-        ...this.scriptKeys(campaign),
+      await this.script("giftjobsLedgerRekey", this.scriptKeys(campaign), [
         args.oldKey,
         args.newKey,
         JSON.stringify(args.identities),
@@ -220,7 +256,7 @@ export class Ledger {
         args.restStatus ?? "failed_final",
         JSON.stringify({ ...args.restPatch, updated_at: new Date().toISOString() }),
         args.from.join(","),
-      ),
+      ]),
     );
     return code === 1 ? "done" : code === 0 ? "not-allowed" : code === 2 ? "already" : "unknown";
   }
@@ -230,11 +266,10 @@ export class Ledger {
     campaign: string,
     identity: string,
   ): Promise<{ released: true; generation: number } | { released: false; status: string }> {
-    const [code, value] = (await this.redis.eval(
-      RELEASE_ROW,
-      3,
-      ...this.scriptKeys(campaign),
-      identity,
+    const [code, value] = (await this.script(
+      "giftjobsLedgerReleaseRow",
+      this.scriptKeys(campaign),
+      [identity],
     )) as [number, string];
     if (code === 1) return { released: true, generation: Number(value) };
     return { released: false, status: value };

@@ -1,13 +1,12 @@
-import type { ExecutionMode, OrderRequest } from "../api/order-request.js";
+import type { ExecutionMode } from "../api/order-request.js";
 
-/** Data of an `orders` job (jobId = order key). Never holds the API key. */
+/**
+ * Data of an `orders` job (jobId = order key): just enough to find the order in the ledger,
+ * which holds its rows, generation and request body. No e-mail address, never the API key.
+ */
 export interface OrderJobData {
   campaign: string;
   key: string;
-  generation: number;
-  /** Row identities, in the order of `request.items`. */
-  identities: string[];
-  request: OrderRequest;
   executionMode: ExecutionMode;
   /** 429s this job met; past MAX_RATE_LIMITED they use up attempts like any ambiguous outcome. */
   rateLimited?: number;

@@ -99,7 +99,27 @@ describe("re-importing a campaign", () => {
       },
     ]);
     expect(refused.result.errors[0].message).toContain("status queued");
+    // The refused row is an invalid row: not valid, not in the totals.
+    const rowsOf = (r: { totals: Record<string, { rows: number }> }) =>
+      Object.values(r.totals).reduce((n, t) => n + t.rows, 0);
+    expect(refused.result).toMatchObject({ rows: 4, valid: 3, invalid: 1 });
+    expect(rowsOf(refused.result)).toBe(3);
     expect((await e.ledger.getRows("chg", [identity]))[0]).toEqual(oldRow);
+
+    // With --skip-invalid the others go on and the conflict is written to the error file.
+    const errorFile = `${file}.errors.csv`;
+    const skipped = await importCampaign(
+      { file: changed, campaign: "chg", skipInvalid: true, errorFile },
+      depsOf(e),
+    );
+    expect(skipped).toMatchObject({
+      valid: 3,
+      invalid: 1,
+      enqueued: 0,
+      already_known: 3,
+      error_file: errorFile,
+    });
+    expect(await readFile(errorFile, "utf8")).toContain("row changed since line 3");
 
     // Only a final failure (nothing was made) lets the changed row go, under a new key.
     const moved = await e.ledger.transition("chg", oldRow.key, ["queued"], "failed_final", {
@@ -118,7 +138,11 @@ describe("re-importing a campaign", () => {
     });
     expect(await e.ledger.getOrder("chg", oldRow.key)).toMatchObject({ status: "superseded" });
     const job = await e.queue.getJob(row!.key);
-    expect(job?.data).toMatchObject({ key: row!.key, generation: 1 });
+    expect(job?.data).toEqual({ campaign: "chg", key: row!.key, executionMode: "async" });
+    expect(await e.ledger.getOrder("chg", row!.key)).toMatchObject({
+      generation: 1,
+      status: "queued",
+    });
     const counts = await e.ledger.counts("chg");
     expect(counts).toMatchObject({ total: 4, queued: 4, failed_final: 0 });
 
@@ -144,9 +168,9 @@ describe("re-importing a campaign", () => {
     expect(again).toMatchObject({ enqueued: 0, already_known: 30, orders: 0 });
     expect(await jobIds(e.queue)).toEqual(ids.slice(1));
     const job = await e.queue.getJob(ids[1]!);
-    const request = await e.ledger.getRequest("crash", ids[1]!);
-    expect(job?.data.request).toEqual(request);
-    expect(job?.data.identities).toEqual((await e.ledger.getOrder("crash", ids[1]!))!.identities);
+    // The job names the order; its body is the one the ledger recorded at the first import.
+    expect(job?.data).toEqual({ campaign: "crash", key: ids[1], executionMode: "async" });
+    expect(await e.ledger.getRequest("crash", ids[1]!)).toMatchObject({ items: expect.any(Array) });
   });
 
   it("refuses --items-per-order 200 in sync mode before touching anything", async () => {

@@ -268,11 +268,7 @@ describe("order outcomes", () => {
       ]),
       [[key, { identities, generation: 0, status: "queued" }, request]],
     );
-    await enqueueOrders(
-      env.queue,
-      [{ campaign: "c", key, generation: 0, identities, request, executionMode: "async" }],
-      QUICK_JOBS,
-    );
+    await enqueueOrders(env.queue, [{ campaign: "c", key, executionMode: "async" }], QUICK_JOBS);
     await work();
     await eventually(async () => (await status()).completed === 2, "the two good rows completed");
     expect(await status()).toMatchObject({ total: 3, completed: 2, failed_final: 1 });

@@ -38,9 +38,6 @@ describe("429 cap", () => {
     const data: OrderJobData = {
       campaign: "c",
       key: "k1",
-      generation: 0,
-      identities: ["a"],
-      request: REQUEST,
       executionMode: "async",
       rateLimited,
     };
