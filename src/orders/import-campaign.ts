@@ -157,7 +157,7 @@ export async function importCampaign(
     already_known: survey.known,
     orders,
     totals: survey.totals.toJSON(),
-    errors: survey.errors,
+    errors: [...survey.errors].sort((a, b) => a.line - b.line),
     more_errors: Math.max(0, survey.errorCount - survey.errors.length),
     error_file: invalidFile && survey.errorCount > 0 ? options.errorFile : undefined,
     dry_run: options.dryRun ?? false,
@@ -209,18 +209,42 @@ async function surveyFile(
   invalidFile: InvalidRowsFile | undefined,
 ): Promise<Survey> {
   const survey = new Survey();
+  const lookups = new OneAtATime();
   let batch: PlannedRow[] = [];
-  const flush = async () => {
-    await classify(options.campaign, batch, deps, survey, packer, invalidFile);
-    batch = [];
-    options.onProgress?.({ phase: "validate", rows: survey.rows, enqueued: 0 });
-  };
   for await (const planned of plannedRows(options, deps.catalog, survey, invalidFile)) {
     batch.push(planned);
-    if (batch.length >= BATCH) await flush();
+    if (batch.length < BATCH) continue;
+    const full = batch;
+    batch = [];
+    await lookups.run(async () => {
+      await classify(options.campaign, full, deps, survey, packer, invalidFile);
+      options.onProgress?.({ phase: "validate", rows: survey.rows, enqueued: 0 });
+    });
   }
-  if (batch.length) await flush();
+  const last = batch;
+  if (last.length)
+    await lookups.run(() => classify(options.campaign, last, deps, survey, packer, invalidFile));
+  await lookups.drain();
   return survey;
+}
+
+/**
+ * Runs async steps one at a time, in order, while the caller goes on: the next batch is parsed
+ * and validated while Redis answers for the previous one. `run` waits for the step before, so
+ * at most one is in flight; a failure surfaces at the next `run` or at `drain`.
+ */
+class OneAtATime {
+  private last: Promise<void> = Promise.resolve();
+  async run(step: () => Promise<void>): Promise<void> {
+    await this.last;
+    const next = step();
+    // Kept for the next run or drain; the catch only stops an "unhandled rejection" meanwhile.
+    next.catch(() => {});
+    this.last = next;
+  }
+  drain(): Promise<void> {
+    return this.last;
+  }
 }
 
 /** Valid rows with their identity, payload hash, currency and price; errors go to the survey. */
@@ -372,16 +396,21 @@ async function writeCampaign(
     options.jobOptions,
   );
   const ignored = new Survey();
+  const writes = new OneAtATime();
   let batch: PlannedRow[] = [];
   for await (const planned of plannedRows(options, deps.catalog, ignored, undefined)) {
     batch.push(planned);
-    if (batch.length >= BATCH) {
-      await writer.write(batch);
-      batch = [];
+    if (batch.length < BATCH) continue;
+    const full = batch;
+    batch = [];
+    await writes.run(async () => {
+      await writer.write(full);
       options.onProgress?.({ phase: "enqueue", rows: ignored.rows, enqueued: writer.rows });
-    }
+    });
   }
-  if (batch.length) await writer.write(batch);
+  const last = batch;
+  if (last.length) await writes.run(() => writer.write(last));
+  await writes.drain();
   await writer.finish();
   options.onProgress?.({ phase: "enqueue", rows: ignored.rows, enqueued: writer.rows });
   return { rows: writer.rows, orders: writer.orders };

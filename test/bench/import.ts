@@ -21,7 +21,7 @@ import { pickSampleProducts } from "../../src/orders/sample-csv.js";
 import { ENQUEUE_CHUNK } from "../../src/queue/enqueue.js";
 import { ORDER_JOB_OPTIONS } from "../../src/queue/job-options.js";
 import { QUEUES } from "../../src/queue/names.js";
-import { startSandbox } from "../../src/sandbox/index.js";
+import { exited, spawnCli } from "../helpers/cli-process.js";
 import { cleanPrefix, testRedis, uniquePrefix } from "../helpers/redis.js";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
@@ -85,7 +85,8 @@ const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 const perSecond = (rows: number, ms: number) => Math.round(rows / (ms / 1000));
 
 export async function run(): Promise<void> {
-  const sandbox = await startSandbox({ products: PRODUCTS, seed: 11 });
+  // The sandbox runs in a child process, so the RSS measured here is the importer's own.
+  const sandbox = await childSandbox();
   const dataDir = await mkdtemp(join(tmpdir(), "gj-bench-import-"));
   const redis = testRedis();
   const prefix = uniquePrefix("bench-import");
@@ -151,7 +152,23 @@ export async function run(): Promise<void> {
     await cleanPrefix(redis, prefix);
     await cleanPrefix(redis, floorPrefix);
     await redis.quit();
-    await sandbox.close();
+    sandbox.child.kill("SIGTERM");
+    await exited(sandbox.child);
     await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function childSandbox(): Promise<{ url: string; child: ReturnType<typeof spawnCli> }> {
+  const child = spawnCli(
+    ["sandbox", "--port", "0", "--products", String(PRODUCTS), "--seed", "11"],
+    {},
+  );
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const url = /listening on (http:\/\/\S+)/.exec(child.output())?.[1];
+    if (url) return { url, child };
+    if (Date.now() > deadline || child.exitCode !== null)
+      throw new Error(`sandbox did not start: ${child.output()}`);
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
