@@ -1,7 +1,8 @@
 import type { Command } from "commander";
 import { startDashboard } from "../../dashboard/start-dashboard.js";
+import { portNumber } from "../option-parsers.js";
 import { action, createContext } from "../run-action.js";
-import { portNumber, untilSignal } from "./worker.js";
+import { untilSignal } from "../until-signal.js";
 
 interface DashboardFlags {
   port: number;

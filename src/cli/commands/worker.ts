@@ -6,8 +6,10 @@ import type { Config } from "../../config.js";
 import type { Logger } from "../../log.js";
 import { type RunningMetrics, startMetrics } from "../../metrics/start-metrics.js";
 import { startWorkers, type WorkerQueue } from "../../queue/workers.js";
+import { portNumber, positiveWhole } from "../option-parsers.js";
 import { action, createContext } from "../run-action.js";
 import { apiClient } from "../services.js";
+import { untilSignal } from "../until-signal.js";
 
 function parseQueues(value: string): WorkerQueue[] {
   const names = value
@@ -21,19 +23,6 @@ function parseQueues(value: string): WorkerQueue[] {
   }
   if (names.length === 0) throw new InvalidArgumentError("name at least one queue");
   return names as WorkerQueue[];
-}
-
-function positive(value: string): number {
-  if (!/^[1-9]\d*$/.test(value))
-    throw new InvalidArgumentError("must be a whole number of at least 1");
-  return Number(value);
-}
-
-/** A TCP port; 0 asks the system for a free one. */
-export function portNumber(value: string): number {
-  if (!/^\d{1,5}$/.test(value) || Number(value) > 65535)
-    throw new InvalidArgumentError("must be a port number from 0 to 65535");
-  return Number(value);
 }
 
 interface WorkerFlags {
@@ -50,7 +39,7 @@ export function register(program: Command): void {
   program
     .command("worker")
     .description("Process order and catalog jobs until SIGINT/SIGTERM.")
-    .option("--concurrency <n>", "jobs in flight at once per queue", positive, 10)
+    .option("--concurrency <n>", "jobs in flight at once per queue", positiveWhole, 10)
     .option("--queues <list>", "queues to serve: orders, catalog", parseQueues, [
       "orders",
       "catalog",
@@ -68,7 +57,7 @@ export function register(program: Command): void {
     .option(
       "--lock-duration <ms>",
       "how soon a crashed worker's jobs are taken over by other workers",
-      positive,
+      positiveWhole,
       30000,
     )
     .action(
@@ -132,18 +121,5 @@ function observedClient(config: Config, metrics: RunningMetrics): ApiClient {
     apiVersion: config.apiVersion,
     timeoutMs: config.requestTimeoutMs,
     onResponse: metrics.hooks.onResponse,
-  });
-}
-
-/** Resolves on the first SIGINT or SIGTERM. */
-export function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      resolve(signal);
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
   });
 }
