@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { productProblems, type RawProduct } from "../api/schemas.js";
+import type { RawProduct } from "../api/schemas.js";
 import { type CatalogDiff, DiffBuilder } from "./catalog-diff.js";
 import { compactRecordOf } from "./compact-record.js";
 import { writeFileSynced } from "./durable-files.js";
@@ -8,6 +8,7 @@ import type { CatalogIndexEntry } from "./index-entry.js";
 import { IndexFileWriter } from "./index-file-writer.js";
 import { LinesFileWriter } from "./lines-file-writer.js";
 import type { PreviousRecords } from "./previous-records.js";
+import { catalogProductProblems } from "./product-check.js";
 import { ProductsFileWriter } from "./products-file-writer.js";
 import { SNAPSHOT_FILES } from "./snapshot-layout.js";
 import type { ProductWarning, SnapshotManifest } from "./snapshot-manifest.js";
@@ -68,7 +69,7 @@ export class SnapshotWriter {
     const entries: CatalogIndexEntry[] = [];
     const lines: string[] = [];
     for (const product of page) {
-      const problems = productProblems(product);
+      const problems = catalogProductProblems(product);
       if (this.seen.has(product.code)) {
         problems.push(`code: appears more than once; the last one is indexed`);
       } else {
