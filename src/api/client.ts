@@ -52,6 +52,15 @@ export interface ApiResponse<T> {
   apiVersion: string | null;
 }
 
+/** A response with the body's bytes exactly as received, beside the JSON parsed from them. */
+export interface RawApiResponse<T> extends ApiResponse<T> {
+  /** The body before decoding; `body` is parsed from the same bytes, decoded as UTF-8. */
+  bytes: Buffer;
+}
+
+/** Decodes as Response.text() does: UTF-8, a leading BOM dropped, bad bytes replaced. */
+const UTF8 = new TextDecoder();
+
 /** Result of createOrder: 200 with a completed order (sync), or 202 accepted (async). */
 export type CreateOrderResult =
   | { kind: "completed"; status: number; order: Order }
@@ -213,6 +222,21 @@ export class ApiClient {
 
   /** Sends one request; maps every failure to an ApiError. Returns the parsed JSON body. */
   async request(spec: RequestSpec): Promise<ApiResponse<unknown>> {
+    return this.send(spec, false);
+  }
+
+  /**
+   * As request(), and also returns the body's bytes as received: for a caller that stores parts
+   * of a response verbatim (the catalog sync writes each product's own JSON text).
+   */
+  async requestRaw(spec: RequestSpec): Promise<RawApiResponse<unknown>> {
+    return (await this.send(spec, true)) as RawApiResponse<unknown>;
+  }
+
+  private async send(
+    spec: RequestSpec,
+    keepBytes: boolean,
+  ): Promise<ApiResponse<unknown> & { bytes?: Buffer }> {
     const url = `${this.base}${spec.path}${spec.query && [...spec.query].length ? `?${spec.query}` : ""}`;
     const headers: Record<string, string> = { accept: "application/json", ...spec.headers };
     if (this.options.apiKey) headers["x-api-key"] = this.options.apiKey;
@@ -223,6 +247,7 @@ export class ApiClient {
     const signal = spec.signal ? AbortSignal.any([spec.signal, timeout]) : timeout;
     let response: Response;
     let text: string;
+    let bytes: Buffer | undefined;
     const started = performance.now();
     try {
       response = await this.fetchImpl(url, {
@@ -231,7 +256,12 @@ export class ApiClient {
         body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
         signal,
       });
-      text = await response.text();
+      if (keepBytes) {
+        bytes = Buffer.from(await response.arrayBuffer());
+        text = UTF8.decode(bytes);
+      } else {
+        text = await response.text();
+      }
     } catch (error) {
       this.report(spec, 0, started);
       throw transportError(error, spec, timeout, this.timeoutMs);
@@ -245,7 +275,10 @@ export class ApiClient {
     } catch {
       throw malformed(`${spec.method} ${spec.path} response`, "body is not JSON", response.status);
     }
-    return { status: response.status, body, apiVersion: response.headers.get("x-api-version") };
+    const apiVersion = response.headers.get("x-api-version");
+    return bytes
+      ? { status: response.status, body, apiVersion, bytes }
+      : { status: response.status, body, apiVersion };
   }
 
   private report(spec: RequestSpec, status: number, started: number): void {

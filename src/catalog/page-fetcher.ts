@@ -2,6 +2,7 @@ import type { ApiClient } from "../api/client.js";
 import { MalformedResponseError } from "../api/errors/malformed-response-error.js";
 import { type ProductQuery, productSearchParams } from "../api/product-query.js";
 import type { RawProduct } from "../api/schemas.js";
+import { catalogSlices } from "./catalog-slices.js";
 import { type RetryOptions, withRetries } from "./retry-policy.js";
 
 /** One page of GET /v2/product as the sync uses it. */
@@ -11,6 +12,11 @@ export interface FetchedPage {
   /** The cursor this page was asked for; undefined for the first page. */
   requestedAfter: string | undefined;
   products: RawProduct[];
+  /**
+   * Each product's JSON text as the service sent it (catalogSlices), to be stored as is; absent,
+   * or undefined for a product, where it cannot be, and the product is serialised instead.
+   */
+  raw?: (Buffer | undefined)[];
   /** The cursor of the next page. */
   after: string;
   /** X-Api-Version the service answered with. */
@@ -69,7 +75,7 @@ async function fetchPage(
   const params = productSearchParams({ ...options.query, after });
   const response = await withRetries(
     () =>
-      options.client.request({
+      options.client.requestRaw({
         method: "GET",
         path: "/v2/product",
         query: params,
@@ -79,7 +85,17 @@ async function fetchPage(
     options.signal,
     (error, attempt) => options.onRetry?.(error, number, attempt),
   );
-  return checkPage(response.body, number, after, response.apiVersion);
+  const page = checkPage(response.body, number, after, response.apiVersion);
+  const raw = page.products.length > 0 ? catalogSlices(response.bytes) : undefined;
+  // The slices come from the same bytes as the parsed products; a count that differs would
+  // mean the scan is wrong, and then nothing of it is used.
+  if (raw && raw.length === page.products.length && raw.every(isObjectText)) page.raw = raw;
+  return page;
+}
+
+/** An object's text: each product is one (checkPage made sure it has a code). */
+function isObjectText(text: Buffer | undefined): boolean {
+  return text === undefined || (text[0] === 0x7b && text[text.length - 1] === 0x7d);
 }
 
 /**

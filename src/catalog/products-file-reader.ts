@@ -17,3 +17,17 @@ export async function* readProductsFile(
     }
   }
 }
+
+/** As readProductsFile, with each product's JSON text as it stands in the file. */
+export async function* readProductLines(
+  path: string,
+  options: { end?: number } = {},
+): AsyncGenerator<{ product: RawProduct; text: string }> {
+  for await (const lines of readLineBatches(path, options)) {
+    for (const line of lines) {
+      if (line === "[" || line === "]" || line === "") continue;
+      const text = line.endsWith(",") ? line.slice(0, -1) : line;
+      yield { product: JSON.parse(text) as RawProduct, text };
+    }
+  }
+}

@@ -1,10 +1,13 @@
 import { createHash, type Hash } from "node:crypto";
 import { type FileHandle, open } from "node:fs/promises";
 
+const SEPARATOR = Buffer.from(",\n");
+
 /**
  * Streams `products.json` to disk: a JSON array with one product per line, so `jq` reads it
- * whole and giftjobs reads it line by line (JSON.stringify never emits a raw newline). Only the
- * page being written is in memory; the sha256 is computed over the bytes as they are written.
+ * whole and giftjobs reads it line by line (neither JSON.stringify nor a product's text as
+ * received, when it is on one line, has a raw newline). Only the page being written is in
+ * memory; the sha256 is computed over the bytes as they are written.
  *
  * Layout: `[\n` + products joined by `,\n` + `\n]\n`.
  */
@@ -17,7 +20,7 @@ export class ProductsFileWriter {
 
   static async create(path: string): Promise<ProductsFileWriter> {
     const writer = new ProductsFileWriter(await open(path, "w"));
-    await writer.write("[\n");
+    await writer.write(Buffer.from("[\n"));
     return writer;
   }
 
@@ -31,20 +34,37 @@ export class ProductsFileWriter {
     return this.bytesWritten;
   }
 
-  /** Appends products; resolves once the bytes are handed to the file system. */
-  async append(products: readonly unknown[]): Promise<void> {
+  /**
+   * Appends products; resolves once the bytes are handed to the file system. `raw` holds each
+   * product's JSON text as received, written byte for byte instead of JSON.stringify(product)
+   * where given; it must be that product's text on one line (catalogSlices makes sure).
+   */
+  async append(
+    products: readonly unknown[],
+    raw?: readonly (Uint8Array | undefined)[],
+  ): Promise<void> {
     if (products.length === 0) return;
-    const parts: string[] = [];
-    for (const product of products) {
-      parts.push(this.count === 0 ? "" : ",\n", JSON.stringify(product));
+    if (!raw) {
+      const parts: string[] = [];
+      for (const product of products) {
+        parts.push(this.count === 0 ? "" : ",\n", JSON.stringify(product));
+        this.count += 1;
+      }
+      await this.write(Buffer.from(parts.join(""), "utf8"));
+      return;
+    }
+    const parts: Uint8Array[] = [];
+    for (let i = 0; i < products.length; i++) {
+      if (this.count > 0) parts.push(SEPARATOR);
+      parts.push(raw[i] ?? Buffer.from(JSON.stringify(products[i]), "utf8"));
       this.count += 1;
     }
-    await this.write(parts.join(""));
+    await this.write(Buffer.concat(parts));
   }
 
   /** Closes the array, flushes the file to disk and returns the sha256 of its content. */
   async finish(): Promise<{ sha256: string; bytes: number }> {
-    await this.write("\n]\n");
+    await this.write(Buffer.from("\n]\n"));
     await this.handle.sync();
     await this.handle.close();
     return { sha256: this.hash.digest("hex"), bytes: this.bytesWritten };
@@ -55,8 +75,7 @@ export class ProductsFileWriter {
     await this.handle.close().catch(() => undefined);
   }
 
-  private async write(text: string): Promise<void> {
-    const buffer = Buffer.from(text, "utf8");
+  private async write(buffer: Buffer): Promise<void> {
     this.hash.update(buffer);
     let offset = 0;
     while (offset < buffer.length) {

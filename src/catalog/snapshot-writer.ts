@@ -64,8 +64,11 @@ export class SnapshotWriter {
     return this.products.bytes;
   }
 
-  /** Adds one page of products, kept exactly as received. */
-  async add(page: readonly RawProduct[]): Promise<void> {
+  /**
+   * Adds one page of products, kept exactly as received. `raw` holds their JSON text as
+   * received where known (see ProductsFileWriter.append); the rest is serialised.
+   */
+  async add(page: readonly RawProduct[], raw?: readonly (Uint8Array | undefined)[]): Promise<void> {
     const entries: CatalogIndexEntry[] = [];
     const lines: string[] = [];
     for (const product of page) {
@@ -86,7 +89,7 @@ export class SnapshotWriter {
     }
     this.indexEntries += entries.length;
     await Promise.all([
-      this.products.append(page),
+      this.products.append(page, raw),
       this.index.append(entries),
       this.records.append(lines),
     ]);

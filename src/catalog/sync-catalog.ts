@@ -2,6 +2,7 @@ import { mkdir, rename, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
 import type { ApiClient } from "../api/client.js";
 import { ApiError } from "../api/errors/api-error.js";
+import type { RawProduct } from "../api/schemas.js";
 import { RunError } from "../errors/runtime-error.js";
 import { type Logger, silentLogger } from "../log.js";
 import type { CatalogDiff } from "./catalog-diff.js";
@@ -12,7 +13,7 @@ import { fsyncPath } from "./durable-files.js";
 import { cleanLeftovers, markTmpDirActive } from "./leftover-cleanup.js";
 import { fetchPages } from "./page-fetcher.js";
 import { loadPreviousRecords, type PreviousRecords } from "./previous-records.js";
-import { readProductsFile } from "./products-file-reader.js";
+import { readProductLines } from "./products-file-reader.js";
 import type { RetryOptions } from "./retry-policy.js";
 import { ShrinkRefusedError } from "./shrink-refused-error.js";
 import {
@@ -118,7 +119,7 @@ export async function syncCatalog(options: SyncCatalogOptions): Promise<SyncCata
       onRetry: (error, page, attempt) =>
         log.warn({ page, attempt, error: describe(error) }, "retrying catalog page"),
     })) {
-      await writer.add(page.products);
+      await writer.add(page.products, page.raw);
       pages = page.number;
       apiVersion = page.apiVersion ?? apiVersion;
       if (options.checkpoint) {
@@ -190,15 +191,19 @@ async function startWriter(
   const partial = join(dir, "products.partial");
   await rename(join(dir, SNAPSHOT_FILES.products), partial);
   const writer = await SnapshotWriter.create(dir, fetchedAt, previous);
-  let batch = [];
-  for await (const product of readProductsFile(partial, { end: resume.bytes })) {
+  // Each product goes back byte for byte as it was written (as received, mostly).
+  let batch: RawProduct[] = [];
+  let raw: Buffer[] = [];
+  for await (const { product, text } of readProductLines(partial, { end: resume.bytes })) {
     batch.push(product);
+    raw.push(Buffer.from(text, "utf8"));
     if (batch.length >= resume.limit) {
-      await writer.add(batch);
+      await writer.add(batch, raw);
       batch = [];
+      raw = [];
     }
   }
-  await writer.add(batch);
+  await writer.add(batch, raw);
   await rm(partial, { force: true });
   if (writer.productCount !== resume.products) {
     await writer.abort();
