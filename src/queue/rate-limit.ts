@@ -1,19 +1,23 @@
 import type { RateLimiterOptions } from "bullmq";
 
 /**
- * Share of the service's limit the queue aims at. BullMQ reaches about 98% of its own limiter
- * (a short gap each window), so the headroom is small: 3000/min gives 5 jobs per 101 ms, at most
- * 2,975 in any 60 s.
- */
-const HEADROOM = 0.995;
-
-/**
- * BullMQ limiter for `perMinute` orders a minute, spread out in small windows. One window of a
- * minute would let the whole minute's allowance go in a burst, which a sliding-window limit at
- * the service answers with 429s; small even windows stay under it in any 60 s span.
+ * BullMQ limiter for a service that allows `perMinute` orders in any sliding minute.
+ *
+ * The limiter lets `max` jobs start at the beginning of each `duration` window, so a sliding
+ * minute can hold the bursts of up to 60/d + 1 windows: max x (60 s / d + 1) <= perMinute keeps
+ * it under the service's limit in the worst case, hence d = 60 s x max / (perMinute - max).
+ * Windows of about 400 ms (max = perMinute / 150) balance that bound against the small gap
+ * BullMQ loses at each window: about 99% of the limit in theory, no 429 from bursts.
  */
 export function limiterFor(perMinute: number): RateLimiterOptions {
-  const max = Math.max(1, Math.round(perMinute / 600));
-  const duration = Math.ceil((max * 60_000) / (perMinute * HEADROOM));
+  // One a minute: a window just over a minute, so two starts never share one.
+  if (perMinute < 2) return { max: 1, duration: 60_001 };
+  const max = Math.max(1, Math.round(perMinute / 150));
+  const duration = Math.ceil((60_000 * max) / (perMinute - max));
   return { max, duration };
+}
+
+/** The most jobs the limiter can start in any sliding minute (bursts at window starts). */
+export function worstCaseMinute({ max, duration }: RateLimiterOptions): number {
+  return max * (Math.floor(60_000 / duration) + 1);
 }
