@@ -95,14 +95,11 @@ export async function processCreateOrder(
   const { campaign, key } = job.data;
   const log = deps.log.child({ campaign, key, job: job.id });
 
-  if (await deps.ledger.pausedReason(campaign)) return waitWhilePaused(job, token, deps);
-
-  const start = await deps.ledger.transition(campaign, key, ["queued", "in_flight"], "in_flight", {
-    attempts: job.attemptsMade + 1,
-  });
-  if (!start.moved) return alreadyHandled(job, start.current, deps);
-  const { order, request } = await deps.ledger.getOrderAndRequest(campaign, key);
-  if (!order || !request) {
+  const start = await deps.ledger.start(campaign, key, { attempts: job.attemptsMade + 1 });
+  if (start.kind === "paused") return waitWhilePaused(job, token, deps);
+  if (start.kind === "past") return alreadyHandled(job, start.status, deps);
+  const { order, request } = start;
+  if (!request) {
     await deps.ledger.transition(campaign, key, ["in_flight"], "failed_final", {
       error_type: "no_request",
       error_message: "the ledger holds no request body for this order; nothing was sent",

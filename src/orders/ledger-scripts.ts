@@ -40,6 +40,30 @@ return {1, current}
 `;
 
 /**
+ * The start of an attempt, in one round trip: refuses while the campaign is paused, moves the
+ * order to in_flight from queued or in_flight, and returns the order with its request body.
+ * KEYS: orders, rows, counts, meta, requests. ARGV: orderKey, patch (JSON merged in).
+ * Returns {2, reason} when paused, {1, orderJson, requestJson} when started, {0, status}
+ * when the order is past starting, {-1, ""} when unknown.
+ */
+export const START = `${HELPERS}
+local reason = redis.call('HGET', KEYS[4], 'paused_reason')
+if reason then return {2, reason} end
+local raw = redis.call('HGET', KEYS[1], ARGV[1])
+if not raw then return {-1, ''} end
+local order = cjson.decode(raw)
+local current = order.status
+if current ~= 'queued' and current ~= 'in_flight' then return {0, current} end
+local patch = cjson.decode(ARGV[2])
+for k, v in pairs(patch) do order[k] = v end
+order.status = 'in_flight'
+local encoded = cjson.encode(order)
+redis.call('HSET', KEYS[1], ARGV[1], encoded)
+move_counts(KEYS[3], current, 'in_flight', #order.identities)
+return {1, encoded, redis.call('HGET', KEYS[5], ARGV[1]) or ''}
+`;
+
+/**
  * Replaces an order by a new one under another key (next generation): the old record becomes
  * superseded (or keeps a status for the rows left in it), the new one is queued, and the moved
  * rows point at the new key. Used by `retry --new-key` and by a 422 that names one item.

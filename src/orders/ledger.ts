@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import type { ExecutionMode, OrderRequest } from "../api/order-request.js";
 import { redisKey } from "../queue/names.js";
-import { RECORD, REKEY, RELEASE_ROW, TRANSITION } from "./ledger-scripts.js";
+import { RECORD, REKEY, RELEASE_ROW, START, TRANSITION } from "./ledger-scripts.js";
 import { ROW_STATUSES, type RowStatus } from "./row-status.js";
 
 /** What the ledger keeps of a row: enough for the report, never the API key. */
@@ -58,7 +58,14 @@ const SCRIPTS = {
   giftjobsLedgerTransition: TRANSITION,
   giftjobsLedgerRekey: REKEY,
   giftjobsLedgerReleaseRow: RELEASE_ROW,
+  giftjobsLedgerStart: START,
 };
+
+/** What starting an attempt found: paused, started (with the order and its body), or past it. */
+export type StartResult =
+  | { kind: "paused"; reason: string }
+  | { kind: "started"; order: LedgerOrder; request: OrderRequest | undefined }
+  | { kind: "past"; status: string | null };
 
 /** Campaign names are part of Redis keys and file names: keep them plain. */
 export const CAMPAIGN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -185,21 +192,26 @@ export class Ledger {
     );
   }
 
-  /** An order and its request body, in one round trip. */
-  async getOrderAndRequest(
-    campaign: string,
-    key: string,
-  ): Promise<{ order?: LedgerOrder; request?: OrderRequest }> {
+  /**
+   * Starts an attempt in one round trip: unless the campaign is paused, moves the order to
+   * in_flight (from queued or in_flight) and returns it with its request body.
+   */
+  async start(campaign: string, key: string, patch: Partial<LedgerOrder>): Promise<StartResult> {
     const k = this.keys(campaign);
-    const [[, order], [, request]] = (await this.redis
-      .multi()
-      .hget(k.orders, key)
-      .hget(k.requests, key)
-      .exec()) as [[unknown, string | null], [unknown, string | null]];
-    return {
-      order: order ? (JSON.parse(order) as LedgerOrder) : undefined,
-      request: request ? (JSON.parse(request) as OrderRequest) : undefined,
-    };
+    const [code, a, b] = (await this.script(
+      "giftjobsLedgerStart",
+      [k.orders, k.rows, k.counts, k.meta, k.requests],
+      [key, JSON.stringify({ ...patch, updated_at: new Date().toISOString() })],
+    )) as [number, string, string?];
+    if (code === 2) return { kind: "paused", reason: a };
+    if (code === 1) {
+      return {
+        kind: "started",
+        order: JSON.parse(a) as LedgerOrder,
+        request: b ? (JSON.parse(b) as OrderRequest) : undefined,
+      };
+    }
+    return { kind: "past", status: code === -1 ? null : a };
   }
 
   /** The request body recorded for an order key. */
