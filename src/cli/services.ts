@@ -1,6 +1,7 @@
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import { ApiClient } from "../api/client.js";
+import type { ApiClient } from "../api/client.js";
+import { apiClientFor } from "../api/client-for-config.js";
 import type { Config } from "../config.js";
 import { Ledger } from "../orders/ledger.js";
 import type { OrderJobData } from "../orders/order-job.js";
@@ -33,21 +34,12 @@ export async function openServices(config: Config): Promise<Services> {
     redis,
     ledger: new Ledger(redis, config.prefix),
     ordersQueue,
-    client: apiClient(config),
+    client: apiClientFor(config),
     close: async () => {
       await ordersQueue.close();
       await redis.quit();
     },
   };
-}
-
-export function apiClient(config: Config): ApiClient {
-  return new ApiClient({
-    baseUrl: config.apiUrl,
-    apiKey: config.apiKey,
-    apiVersion: config.apiVersion,
-    timeoutMs: config.requestTimeoutMs,
-  });
 }
 
 /** Runs `fn` with services open, closing them whatever happens. */

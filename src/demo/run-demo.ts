@@ -1,6 +1,6 @@
 import { join, resolve } from "node:path";
 import { Queue } from "bullmq";
-import { ApiClient } from "../api/client.js";
+import { apiClientFor } from "../api/client-for-config.js";
 import { loadCurrentIndex } from "../catalog/current-snapshot.js";
 import { SNAPSHOT_FILES } from "../catalog/snapshot-layout.js";
 import { syncCatalog } from "../catalog/sync-catalog.js";
@@ -86,11 +86,7 @@ async function demoCampaign(
   started: number,
   redisLabel: string,
 ): Promise<DemoResult> {
-  const client = new ApiClient({
-    baseUrl: config.apiUrl,
-    apiKey: config.apiKey,
-    timeoutMs: config.requestTimeoutMs,
-  });
+  const client = apiClientFor(config);
   const synced = await syncCatalog({
     client,
     dataDir: config.dataDir,

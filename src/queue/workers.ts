@@ -1,5 +1,6 @@
 import { type Job, Queue, Worker } from "bullmq";
-import { ApiClient, type ResponseInfo } from "../api/client.js";
+import type { ResponseInfo } from "../api/client.js";
+import { apiClientFor } from "../api/client-for-config.js";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
 import {
@@ -68,13 +69,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const closers: (() => Promise<unknown>)[] = [];
 
   if (queues.includes("orders")) {
-    const client = new ApiClient({
-      baseUrl: config.apiUrl,
-      apiKey: config.apiKey,
-      apiVersion: config.apiVersion,
-      timeoutMs: config.requestTimeoutMs,
-      onResponse: options.hooks?.onResponse,
-    });
+    const client = apiClientFor(config, options.hooks?.onResponse);
     const ledger = new Ledger(connection, config.prefix);
     const ordersQueue = new Queue<OrderJobData>(QUEUES.orders, {
       connection,

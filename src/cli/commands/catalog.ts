@@ -1,6 +1,6 @@
 import cliProgress from "cli-progress";
 import type { Command } from "commander";
-import { ApiClient } from "../../api/client.js";
+import { apiClientFor } from "../../api/client-for-config.js";
 import type { RawProduct } from "../../api/schemas.js";
 import { requireCurrentSnapshot } from "../../catalog/current-snapshot.js";
 import { diffSummaryLine, diffText } from "../../catalog/diff-text.js";
@@ -11,7 +11,6 @@ import {
   tableLine,
 } from "../../catalog/product-summary.js";
 import { type SyncProgress, syncCatalog } from "../../catalog/sync-catalog.js";
-import type { Config } from "../../config.js";
 import { UserError } from "../../errors/user-error.js";
 import {
   DEFAULT_CATALOG_CRON,
@@ -55,15 +54,6 @@ function wholeNumber(flag: string, value: string, min: number): number {
   return n;
 }
 
-function clientFor(config: Config): ApiClient {
-  return new ApiClient({
-    baseUrl: config.apiUrl,
-    apiKey: config.apiKey,
-    apiVersion: config.apiVersion,
-    timeoutMs: config.requestTimeoutMs,
-  });
-}
-
 /** A progress line on the terminal; nothing when not interactive. */
 function progressReporter(ctx: CommandContext): {
   update: (progress: SyncProgress) => void;
@@ -93,7 +83,7 @@ async function runSync(flags: SyncFlags): Promise<number> {
   let result: Awaited<ReturnType<typeof syncCatalog>>;
   try {
     result = await syncCatalog({
-      client: clientFor(ctx.config),
+      client: apiClientFor(ctx.config),
       dataDir: ctx.config.dataDir,
       apiVersion: ctx.config.apiVersion,
       filters,

@@ -1,14 +1,13 @@
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
 import { createCatalogSyncProcessor } from "../../../jobs/catalog-sync.js";
-import { ApiClient } from "../../api/client.js";
+import { apiClientFor } from "../../api/client-for-config.js";
 import type { Config } from "../../config.js";
 import type { Logger } from "../../log.js";
 import { type RunningMetrics, startMetrics } from "../../metrics/start-metrics.js";
 import { startWorkers, type WorkerQueue } from "../../queue/workers.js";
 import { portNumber, positiveWhole } from "../option-parsers.js";
 import { action, createContext } from "../run-action.js";
-import { apiClient } from "../services.js";
 import { untilSignal } from "../until-signal.js";
 
 function parseQueues(value: string): WorkerQueue[] {
@@ -73,7 +72,8 @@ export function register(program: Command): void {
           lockDurationMs: opts.lockDuration,
           hooks: metrics?.hooks,
           catalogProcessor: createCatalogSyncProcessor({
-            client: metrics ? observedClient(ctx.config, metrics) : apiClient(ctx.config),
+            // The catalog sync's requests are counted like the order workers' ones.
+            client: apiClientFor(ctx.config, metrics?.hooks.onResponse),
             dataDir: ctx.config.dataDir,
             apiVersion: ctx.config.apiVersion,
             log: ctx.log,
@@ -111,15 +111,4 @@ async function metricsIfAsked(
   });
   log.info({ url: metrics.url }, "serving metrics");
   return metrics;
-}
-
-/** The catalog sync's client, its requests counted like the order workers' ones. */
-function observedClient(config: Config, metrics: RunningMetrics): ApiClient {
-  return new ApiClient({
-    baseUrl: config.apiUrl,
-    apiKey: config.apiKey,
-    apiVersion: config.apiVersion,
-    timeoutMs: config.requestTimeoutMs,
-    onResponse: metrics.hooks.onResponse,
-  });
 }
