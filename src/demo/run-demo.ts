@@ -8,11 +8,12 @@ import type { Config } from "../config.js";
 import { RunError } from "../errors/runtime-error.js";
 import type { Logger } from "../log.js";
 import { writeReport } from "../orders/campaign-report.js";
-import { type CampaignStatus, campaignStatus, pendingRows } from "../orders/campaign-status.js";
+import { type CampaignStatus, pendingRows } from "../orders/campaign-status.js";
 import { importCampaign } from "../orders/import-campaign.js";
 import { Ledger } from "../orders/ledger.js";
 import type { OrderJobData } from "../orders/order-job.js";
 import { writeSampleCsv } from "../orders/sample-csv.js";
+import { waitForCampaign } from "../orders/wait-for-campaign.js";
 import { assertRedisAnswers, connectRedis } from "../queue/connection.js";
 import { QUEUES } from "../queue/names.js";
 import { startWorkers } from "../queue/workers.js";
@@ -142,20 +143,16 @@ async function demoCampaign(
 }
 
 async function waitUntilDone(ledger: Ledger, options: DemoOptions): Promise<CampaignStatus> {
-  const deadline = Date.now() + 5 * 60_000;
-  for (;;) {
-    const status = await campaignStatus(ledger, DEMO_CAMPAIGN);
-    options.onProgress?.({
-      phase: "orders",
-      done: status.total - pendingRows(status),
-      total: status.total,
-    });
-    if (pendingRows(status) === 0) return status;
-    if (status.paused) throw new RunError(`the demo campaign paused: ${status.paused.reason}`);
-    if (Date.now() > deadline)
-      throw new RunError("the demo campaign did not finish within 5 minutes");
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const { status, timedOut } = await waitForCampaign(ledger, DEMO_CAMPAIGN, {
+    timeoutMs: 5 * 60_000,
+    pollMs: 200,
+    onStatus: (s) => {
+      options.onProgress?.({ phase: "orders", done: s.total - pendingRows(s), total: s.total });
+      if (s.paused) throw new RunError(`the demo campaign paused: ${s.paused.reason}`);
+    },
+  });
+  if (timedOut) throw new RunError("the demo campaign did not finish within 5 minutes");
+  return status;
 }
 
 /** The configured Redis when it answers; else a private redis-server; else one clear line. */

@@ -16,6 +16,7 @@ import { parseColumnMap } from "../../orders/column-map.js";
 import { ImportRefused, type ImportResult, importCampaign } from "../../orders/import-campaign.js";
 import type { Ledger } from "../../orders/ledger.js";
 import { formatRowError } from "../../orders/row-error.js";
+import { waitForCampaign } from "../../orders/wait-for-campaign.js";
 import { progressBar } from "../progress.js";
 import { action, createContext, printJson } from "../run-action.js";
 import { withServices } from "../services.js";
@@ -247,7 +248,7 @@ function registerStatus(orders: Command): void {
             await requireCampaign(ledger, opts.campaign);
             let status = await campaignStatus(ledger, opts.campaign);
             if (opts.wait) {
-              const waited = await waitForCampaign(
+              const waited = await waitWithBar(
                 ledger,
                 opts.campaign,
                 opts.timeout,
@@ -282,30 +283,22 @@ function report(status: CampaignStatus, json?: boolean): void {
   );
 }
 
-/** Polls the counts until nothing is pending; a bar on a terminal. */
-export async function waitForCampaign(
+/** Waits for the campaign with a bar on a terminal. */
+async function waitWithBar(
   ledger: Ledger,
   campaign: string,
   timeoutSeconds: number | undefined,
   interactive: boolean,
 ): Promise<{ status: CampaignStatus; timedOut: boolean }> {
-  const deadline =
-    timeoutSeconds === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeoutSeconds * 1000;
-  let status = await campaignStatus(ledger, campaign);
-  const bar = progressBar(
-    interactive,
-    "orders |{bar}| {value}/{total} rows done {paused}",
-    status.total,
-  );
+  const bar = progressBar(interactive, "orders |{bar}| {value}/{total} rows done {paused}");
   try {
-    for (;;) {
-      bar.setTotal(status.total);
-      bar.update(status.total - pendingRows(status), { paused: status.paused ? "(PAUSED)" : "" });
-      if (pendingRows(status) === 0) return { status, timedOut: false };
-      if (Date.now() >= deadline) return { status, timedOut: true };
-      await new Promise((r) => setTimeout(r, 500));
-      status = await campaignStatus(ledger, campaign);
-    }
+    return await waitForCampaign(ledger, campaign, {
+      timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
+      onStatus: (status) => {
+        bar.setTotal(status.total);
+        bar.update(status.total - pendingRows(status), { paused: status.paused ? "(PAUSED)" : "" });
+      },
+    });
   } finally {
     bar.stop();
   }

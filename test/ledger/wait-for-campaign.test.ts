@@ -1,0 +1,61 @@
+import type { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { Ledger } from "../../src/orders/ledger.js";
+import { waitForCampaign } from "../../src/orders/wait-for-campaign.js";
+import { cleanPrefix, testRedis, uniquePrefix } from "../helpers/redis.js";
+
+const REQUEST = {
+  payment_method: { type: "ACCOUNT_BALANCE" as const, currency: "USD" },
+  items: [
+    {
+      face_value: 10,
+      distribution_method: { type: "EMAIL" as const, email_address: "a@example.com" },
+      products: { type: "SINGLE" as const, value: "P" },
+    },
+  ],
+};
+
+describe("waitForCampaign", () => {
+  let redis: Redis;
+  const prefix = uniquePrefix("wait");
+  beforeAll(() => {
+    redis = testRedis();
+  });
+  afterEach(() => cleanPrefix(redis, prefix));
+  afterAll(() => redis.quit());
+
+  it("times out while rows are pending, and returns once none is", async () => {
+    const ledger = new Ledger(redis, prefix);
+    await ledger.record(
+      "w",
+      [
+        [
+          "a",
+          {
+            line: 2,
+            key: "k",
+            generation: 0,
+            payload_hash: "p",
+            email: "a@example.com",
+            product_code: "P",
+            face_value: "10",
+            currency: "USD",
+          },
+        ],
+      ],
+      [["k", { identities: ["a"], generation: 0, status: "queued" }, REQUEST]],
+    );
+    const seen: number[] = [];
+    const waited = await waitForCampaign(ledger, "w", {
+      timeoutMs: 150,
+      pollMs: 20,
+      onStatus: (s) => seen.push(s.queued),
+    });
+    expect(waited).toMatchObject({ timedOut: true, status: { queued: 1 } });
+    expect(seen.length).toBeGreaterThan(1);
+
+    setTimeout(() => void ledger.transition("w", "k", ["queued"], "completed"), 50);
+    const done = await waitForCampaign(ledger, "w", { timeoutMs: 5000, pollMs: 20 });
+    expect(done).toMatchObject({ timedOut: false, status: { completed: 1, queued: 0 } });
+  });
+});
