@@ -1,7 +1,6 @@
 import type { z } from "zod";
 import { errorFromResponse } from "./error-from-response.js";
 import {
-  type ApiError,
   MalformedResponseError,
   NetworkError,
   RefusedRequestError,
@@ -21,6 +20,7 @@ import {
   OrderSchema,
   type RawProduct,
 } from "./schemas.js";
+import { fetchTransport, httpTransport, type Transport, TransportFailure } from "./transport.js";
 
 export interface ApiClientOptions {
   /** Base URL; the client appends `/v2/...`. A trailing `/v2` is accepted too. */
@@ -30,7 +30,7 @@ export interface ApiClientOptions {
   apiVersion?: string;
   /** Per-request timeout. @defaultValue 30000 */
   timeoutMs?: number;
-  /** For tests: replaces global fetch. */
+  /** Sends the requests through this fetch instead of node:http (tests, proxies). */
   fetch?: typeof fetch;
   /** Told of every request once it ends (metrics). Whatever it throws is ignored. */
   onResponse?: (info: ResponseInfo) => void;
@@ -81,14 +81,15 @@ interface RequestSpec {
 }
 
 /**
- * Typed client of the Product Catalog and Order Service. Node's fetch keeps connections alive.
+ * Typed client of the Product Catalog and Order Service, over keep-alive connections.
  * Every failure is an ApiError subclass whose `outcome` tells retry-same-key, rate-limited,
  * systemic, final or key-conflict; transport failures and timeouts are retry-same-key.
  */
 export class ApiClient {
   private readonly base: string;
   private readonly timeoutMs: number;
-  private readonly fetchImpl: typeof fetch;
+  private readonly transport: Transport;
+  private readonly apiKey: string | undefined;
 
   constructor(private readonly options: ApiClientOptions) {
     // fetch would reject such a key on every call with a message that quotes it, and the
@@ -100,7 +101,9 @@ export class ApiClient {
     }
     this.base = options.baseUrl.replace(/\/+$/, "").replace(/\/v2$/, "");
     this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.fetchImpl = options.fetch ?? fetch;
+    this.transport = options.fetch ? fetchTransport(options.fetch) : httpTransport();
+    // Sent trimmed, as fetch would send it: a key read from a file often ends in a newline.
+    this.apiKey = options.apiKey?.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
   }
 
   /** One page of GET /v2/product. Products are returned exactly as received. */
@@ -237,36 +240,29 @@ export class ApiClient {
     spec: RequestSpec,
     keepBytes: boolean,
   ): Promise<ApiResponse<unknown> & { bytes?: Buffer }> {
-    const url = `${this.base}${spec.path}${spec.query && [...spec.query].length ? `?${spec.query}` : ""}`;
+    const query = spec.query && [...spec.query].length ? `?${spec.query}` : "";
     const headers: Record<string, string> = { accept: "application/json", ...spec.headers };
-    if (this.options.apiKey) headers["x-api-key"] = this.options.apiKey;
+    if (this.apiKey) headers["x-api-key"] = this.apiKey;
     if (this.options.apiVersion && !headers["x-api-version"])
       headers["x-api-version"] = this.options.apiVersion;
     if (spec.body !== undefined) headers["content-type"] = "application/json";
-    const timeout = AbortSignal.timeout(this.timeoutMs);
-    const signal = spec.signal ? AbortSignal.any([spec.signal, timeout]) : timeout;
-    let response: Response;
-    let text: string;
-    let bytes: Buffer | undefined;
     const started = performance.now();
+    let response: Awaited<ReturnType<Transport>>;
     try {
-      response = await this.fetchImpl(url, {
+      response = await this.transport({
         method: spec.method,
+        url: new URL(`${this.base}${spec.path}${query}`),
         headers,
         body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
-        signal,
+        signal: spec.signal,
+        timeoutMs: this.timeoutMs,
       });
-      if (keepBytes) {
-        bytes = Buffer.from(await response.arrayBuffer());
-        text = UTF8.decode(bytes);
-      } else {
-        text = await response.text();
-      }
     } catch (error) {
       this.report(spec, 0, started);
-      throw transportError(error, spec, timeout, this.timeoutMs);
+      throw transportError(error, spec, this.timeoutMs);
     }
     this.report(spec, response.status, started);
+    const text = UTF8.decode(response.bytes);
     if (response.status < 200 || response.status >= 300)
       throw errorFromResponse(response.status, text);
     let body: unknown;
@@ -275,9 +271,9 @@ export class ApiClient {
     } catch {
       throw malformed(`${spec.method} ${spec.path} response`, "body is not JSON", response.status);
     }
-    const apiVersion = response.headers.get("x-api-version");
-    return bytes
-      ? { status: response.status, body, apiVersion, bytes }
+    const apiVersion = response.header("x-api-version");
+    return keepBytes
+      ? { status: response.status, body, apiVersion, bytes: response.bytes }
       : { status: response.status, body, apiVersion };
   }
 
@@ -302,32 +298,30 @@ function isHeaderValue(value: string): boolean {
   return true;
 }
 
-function transportError(
-  error: unknown,
-  spec: RequestSpec,
-  timeout: AbortSignal,
-  timeoutMs: number,
-): ApiError | Error {
+function transportError(error: unknown, spec: RequestSpec, timeoutMs: number): Error {
+  if (!(error instanceof TransportFailure)) return error as Error;
   const what = `${spec.method} ${spec.path}`;
-  if (timeout.aborted && !spec.signal?.aborted) {
+  if (error.kind === "timeout") {
     return new RequestTimeoutError({
       status: 0,
       type: "request_timeout",
       message: `${what}: no response within ${timeoutMs} ms`,
     });
   }
-  if (spec.signal?.aborted) {
+  if (error.kind === "aborted") {
     // The caller cancelled (shutdown). For an order this is as ambiguous as a dropped connection.
     return new NetworkError({
       status: 0,
       type: "aborted",
       message: `${what}: cancelled`,
-      cause: spec.signal.reason,
+      cause: spec.signal?.reason,
     });
   }
-  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
-  const detail = cause?.code ?? cause?.message ?? (error as Error)?.message ?? "connection failed";
-  return new NetworkError({ status: 0, type: "network_error", message: `${what}: ${detail}` });
+  return new NetworkError({
+    status: 0,
+    type: "network_error",
+    message: `${what}: ${error.detail}`,
+  });
 }
 
 function malformed(what: string, problem: string, status = 200): MalformedResponseError {

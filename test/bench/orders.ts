@@ -27,6 +27,9 @@ const ORDERS = Number(process.env.BENCH_ORDERS ?? 2000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 120);
 const PACKED_ROWS = Number(process.env.BENCH_PACKED_ROWS ?? 100_000);
 const CONCURRENCY = 50;
+// BENCH_ONLY=a (or b, c) runs one part; (c) needs (b)'s figure, so it runs (b) too.
+const ONLY = process.env.BENCH_ONLY;
+const only = (part: string) => !ONLY || ONLY === part;
 const LATENCY_MS = 50;
 const LIMIT_PER_MINUTE = 3000;
 const UNLIMITED = 10_000_000;
@@ -253,9 +256,11 @@ export async function run(): Promise<void> {
     const index = (await loadCurrentIndex(dataDir))!;
     const currency = pickSampleProducts(index)[0]!.currency;
     const bench: Bench = { sandbox, index, currency, dataDir, client };
-    await endToEnd(bench);
-    const single = await rateLimit(bench);
-    await packing(bench, single);
+    if (only("a")) await endToEnd(bench);
+    if (only("b") || only("c")) {
+      const single = await rateLimit(bench);
+      if (only("c")) await packing(bench, single);
+    }
   } finally {
     await sandbox.close();
     await rm(dataDir, { recursive: true, force: true });
