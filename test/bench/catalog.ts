@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ApiClient } from "../../src/api/client.js";
+import { httpTransport } from "../../src/api/transport.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 
 const PRODUCTS = Number(process.env.BENCH_CATALOG_PRODUCTS ?? 100_000);
@@ -58,18 +59,25 @@ async function startChildSandbox(): Promise<{ url: string; child: ChildProcess }
   return { url, child };
 }
 
-/** The floor: sequential cursor pages, plain fetch and JSON.parse, nothing kept. */
+/**
+ * The floor: sequential cursor pages over the client's own transport (node:http keep-alive,
+ * cheaper than fetch) and JSON.parse, nothing kept.
+ */
 async function rawFetch(url: string): Promise<{ products: number; pages: number }> {
+  const transport = httpTransport();
   let after: string | undefined;
   let products = 0;
   let pages = 0;
   for (;;) {
     const query = new URLSearchParams({ limit: "500" });
     if (after) query.set("after", after);
-    const response = await fetch(`${url}/v2/product?${query}`, {
+    const response = await transport({
+      method: "GET",
+      url: new URL(`${url}/v2/product?${query}`),
       headers: { "x-api-key": "bench", accept: "application/json" },
+      timeoutMs: 30_000,
     });
-    const page = JSON.parse(await response.text()) as {
+    const page = JSON.parse(response.bytes.toString("utf8")) as {
       catalog: unknown[];
       pagination: { cursors: { after?: string } };
     };
