@@ -4,10 +4,9 @@ import type { ApiClient, CreateOrderResult } from "../api/client.js";
 import { ApiError, RefusedRequestError, ValidationError } from "../api/errors/index.js";
 import type { OrderRequest } from "../api/order-request.js";
 import type { Logger } from "../log.js";
-import { STATUS_JOB_OPTIONS } from "../queue/job-options.js";
 import { orderKey } from "./keys.js";
 import type { Ledger, LedgerOrder } from "./ledger.js";
-import { type OrderJobData, type StatusJobData, statusJobId } from "./order-job.js";
+import type { OrderJobData } from "./order-job.js";
 import { completedPatch, failedItemIndex } from "./order-outcome.js";
 
 /** What the order processor needs. */
@@ -15,8 +14,6 @@ export interface CreateOrderDeps {
   client: ApiClient;
   ledger: Ledger;
   log: Logger;
-  /** Where a follow-up status job goes for async (202) orders. */
-  statusQueue: Queue<StatusJobData>;
   /** Where the next generation's order goes when a 422 names one item of several. */
   ordersQueue: Queue<OrderJobData>;
   /** Shared with the worker: how long to hold the whole queue after a 429. */
@@ -130,10 +127,15 @@ export async function processCreateOrder(
     log.info({ order_id: result.order.id }, "order completed");
     return { status: "completed", order_id: result.order.id };
   }
-  await deps.ledger.transition(campaign, key, ["in_flight"], "submitted", {
-    order_id: result.order.id,
-  });
-  await followOrder(job.data, result.order.id, deps);
+  // Submitted and followed in one step: the OrderFollower reads its status from then on.
+  await deps.ledger.transition(
+    campaign,
+    key,
+    ["in_flight"],
+    "submitted",
+    { order_id: result.order.id },
+    { at: Date.now() + (deps.firstPollDelayMs ?? 1000) },
+  );
   deps.onOutcome?.("submitted");
   log.info({ order_id: result.order.id }, "order submitted; following its status");
   return { status: "submitted", order_id: result.order.id };
@@ -160,32 +162,17 @@ function sendOrder(attempt: Attempt, signal: AbortSignal | undefined, deps: Crea
   );
 }
 
-/** Adds the status job of an async order (idempotent: one job id per order key). */
-async function followOrder(
-  data: OrderJobData,
-  orderId: string,
-  deps: CreateOrderDeps,
-): Promise<void> {
-  await deps.statusQueue.add(
-    "order-status",
-    { campaign: data.campaign, key: data.key, orderId, polls: 0 },
-    { ...STATUS_JOB_OPTIONS, jobId: statusJobId(data.key), delay: deps.firstPollDelayMs ?? 1000 },
-  );
-}
-
 /**
  * The ledger says this order is past queued/in_flight: a re-added or stalled job. Nothing is
- * sent again. A submitted order whose status job was lost (crash) gets it back.
+ * sent again. A submitted order is followed again if it somehow is not (follow is idempotent).
  */
 async function alreadyHandled(
   job: Job<OrderJobData>,
   current: string | null,
   deps: CreateOrderDeps,
 ) {
-  if (current === "submitted") {
-    const order = await deps.ledger.getOrder(job.data.campaign, job.data.key);
-    if (order?.order_id) await followOrder(job.data, order.order_id, deps);
-  }
+  if (current === "submitted")
+    await deps.ledger.follow(job.data.campaign, job.data.key, Date.now());
   return { status: current ?? "unknown", skipped: true };
 }
 

@@ -20,8 +20,10 @@ end
 
 /**
  * Moves an order (and all its rows) to a new status when its current status is allowed.
- * ARGV: orderKey, allowedFrom ("queued,in_flight" or "*"), to, patch (JSON object merged in).
- * Returns {1, previous} when moved, {0, current} when not allowed, {-1, ""} when unknown.
+ * KEYS: orders, rows, counts, follow set. ARGV: orderKey, allowedFrom ("queued,in_flight" or
+ * "*"), to, patch (JSON object merged in), then optionally 'follow' with a due time (ms) or
+ * 'unfollow', and the follow-set member: the status follower's entry changes with the status,
+ * atomically, so an accepted order can never be left unfollowed. Returns {1, previous} when moved, {0, current} when not allowed, {-1, ""} when unknown.
  */
 export const TRANSITION = `${HELPERS}
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
@@ -36,7 +38,19 @@ end
 order.status = ARGV[3]
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(order))
 move_counts(KEYS[3], current, ARGV[3], #order.identities)
+if ARGV[5] == 'follow' then redis.call('ZADD', KEYS[4], ARGV[6], ARGV[7]) end
+if ARGV[5] == 'unfollow' then redis.call('ZREM', KEYS[4], ARGV[7]) end
 return {1, current}
+`;
+
+/**
+ * Takes up to ARGV[2] followed orders due by ARGV[1] (ms) and leases them until ARGV[3]: a
+ * follower that dies holding them lets them fall due again then. KEYS: the follow set.
+ */
+export const CLAIM_FOLLOWED = `
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[3], member) end
+return due
 `;
 
 /**

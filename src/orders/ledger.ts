@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import type { ExecutionMode, OrderRequest } from "../api/order-request.js";
 import { redisKey } from "../queue/names.js";
-import { RECORD, REKEY, RELEASE_ROW, START, TRANSITION } from "./ledger-scripts.js";
+import { CLAIM_FOLLOWED, RECORD, REKEY, RELEASE_ROW, START, TRANSITION } from "./ledger-scripts.js";
 import { ROW_STATUSES, type RowStatus } from "./row-status.js";
 
 /** What the ledger keeps of a row: enough for the report, never the API key. */
@@ -34,6 +34,8 @@ export interface LedgerOrder {
   error_type?: string | null;
   error_message?: string | null;
   attempts?: number;
+  /** Status checks of an async order so far (drives the delay between them). */
+  polls?: number;
   updated_at?: string;
   replaces?: string;
   superseded_by?: string;
@@ -59,13 +61,29 @@ const SCRIPTS = {
   giftjobsLedgerRekey: REKEY,
   giftjobsLedgerReleaseRow: RELEASE_ROW,
   giftjobsLedgerStart: START,
+  giftjobsLedgerClaimFollowed: CLAIM_FOLLOWED,
 };
+
+/** What a transition does to the order's entry in the follow set (see OrderFollower). */
+export type FollowChange = { at: number } | "unfollow";
+
+/** A followed order taken by a follower: where it is, and the ledger's record of it. */
+export interface FollowedOrder {
+  campaign: string;
+  key: string;
+  order: LedgerOrder | undefined;
+}
 
 /** What starting an attempt found: paused, started (with the order and its body), or past it. */
 export type StartResult =
   | { kind: "paused"; reason: string }
   | { kind: "started"; order: LedgerOrder; request: OrderRequest | undefined }
   | { kind: "past"; status: string | null };
+
+/** A follow-set member: campaign names and order keys hold no space. */
+function followMember(campaign: string, key: string): string {
+  return `${campaign} ${key}`;
+}
 
 /** Campaign names are part of Redis keys and file names: keep them plain. */
 export const CAMPAIGN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -225,22 +243,73 @@ export class Ledger {
     await this.redis.hsetnx(this.keys(campaign).requests, key, JSON.stringify(request));
   }
 
-  /** Moves an order and its rows to `to` when its status is one of `from` ("*" for any). */
+  /**
+   * Moves an order and its rows to `to` when its status is one of `from` ("*" for any), and
+   * with `follow` changes its entry in the follow set in the same step.
+   */
   async transition(
     campaign: string,
     key: string,
     from: readonly (RowStatus | "*")[],
     to: RowStatus,
     patch: Partial<LedgerOrder> = {},
+    follow?: FollowChange,
   ): Promise<TransitionResult> {
     const full = { ...patch, updated_at: new Date().toISOString() };
+    const args = [key, from.join(","), to, JSON.stringify(full)];
+    if (follow === "unfollow") args.push("unfollow", "0", followMember(campaign, key));
+    else if (follow) args.push("follow", String(follow.at), followMember(campaign, key));
     const [code, status] = (await this.script(
       "giftjobsLedgerTransition",
-      this.scriptKeys(campaign),
-      [key, from.join(","), to, JSON.stringify(full)],
+      [...this.scriptKeys(campaign), this.followKey()],
+      args,
     )) as [number, string];
     if (code === 1) return { moved: true, previous: status };
     return { moved: false, current: code === -1 ? null : status };
+  }
+
+  /** The sorted set of async orders whose status is still to be read, scored by when. */
+  followKey(): string {
+    return redisKey(this.prefix, "follow");
+  }
+
+  /** Follows an order from `at` unless it is followed already (the safety net of a re-run job). */
+  async follow(campaign: string, key: string, at: number): Promise<void> {
+    await this.redis.zadd(this.followKey(), "NX", at, followMember(campaign, key));
+  }
+
+  async unfollow(campaign: string, key: string): Promise<void> {
+    await this.redis.zrem(this.followKey(), followMember(campaign, key));
+  }
+
+  /** How many orders are followed. */
+  async followedCount(): Promise<number> {
+    return this.redis.zcard(this.followKey());
+  }
+
+  /**
+   * Takes up to `max` followed orders due by `now`, leased for `leaseMs` (they fall due again
+   * if the taker dies), with their ledger records, in two round trips.
+   */
+  async claimFollowed(now: number, max: number, leaseMs: number): Promise<FollowedOrder[]> {
+    const members = (await this.script(
+      "giftjobsLedgerClaimFollowed",
+      [this.followKey()],
+      [String(now), String(max), String(now + leaseMs)],
+    )) as string[];
+    if (members.length === 0) return [];
+    const entries = members.map((member) => {
+      const space = member.indexOf(" ");
+      return { campaign: member.slice(0, space), key: member.slice(space + 1) };
+    });
+    const pipeline = this.redis.pipeline();
+    for (const e of entries) pipeline.hget(this.keys(e.campaign).orders, e.key);
+    const results = (await pipeline.exec()) ?? [];
+    return entries.map((e, i) => {
+      const [error, raw] = results[i] ?? [null, null];
+      if (error) throw error;
+      return { ...e, order: raw ? (JSON.parse(raw as string) as LedgerOrder) : undefined };
+    });
   }
 
   /**

@@ -11,16 +11,3 @@ export interface OrderJobData {
   /** 429s this job met; past MAX_RATE_LIMITED they use up attempts like any ambiguous outcome. */
   rateLimited?: number;
 }
-
-/** Data of an `order-status` job (jobId = `status-<order key>`). */
-export interface StatusJobData {
-  campaign: string;
-  key: string;
-  orderId: string;
-  /** Polls made so far (drives the backoff without using up attempts). */
-  polls?: number;
-}
-
-export function statusJobId(key: string): string {
-  return `status-${key}`;
-}

@@ -12,13 +12,6 @@ export const ORDER_JOB_OPTIONS: DefaultJobOptions = {
   removeOnFail: { count: 10000 },
 };
 
-export const STATUS_JOB_OPTIONS: DefaultJobOptions = {
-  attempts: 30,
-  backoff: { type: "exponential", delay: 1000, jitter: 0.3 },
-  removeOnComplete: { count: 1000 },
-  removeOnFail: { count: 10000 },
-};
-
 export const CATALOG_JOB_OPTIONS: DefaultJobOptions = {
   attempts: 3,
   backoff: { type: "exponential", delay: 30_000, jitter: 0.3 },

@@ -1,7 +1,6 @@
 /** Queue names. Every Redis key lives under the configured prefix (BullMQ `prefix` option). */
 export const QUEUES = {
   orders: "orders",
-  orderStatus: "order-status",
   catalog: "catalog",
 } as const;
 

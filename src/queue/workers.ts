@@ -8,9 +8,9 @@ import {
   processCreateOrder,
   RateLimitBackoff,
 } from "../orders/create-order.js";
-import { processFollowOrder } from "../orders/follow-order.js";
 import { Ledger } from "../orders/ledger.js";
-import type { OrderJobData, StatusJobData } from "../orders/order-job.js";
+import { OrderFollower } from "../orders/order-follower.js";
+import type { OrderJobData } from "../orders/order-job.js";
 import { connectRedis } from "./connection.js";
 import { QUEUES } from "./names.js";
 import { limiterFor } from "./rate-limit.js";
@@ -42,6 +42,8 @@ export interface StartWorkersOptions {
     pausedDelayMs?: number;
     firstPollDelayMs?: number;
     pollDelayMs?: number;
+    /** How often the status follower looks for due orders. */
+    followTickMs?: number;
     rateLimitBaseMs?: number;
   };
 }
@@ -67,6 +69,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const connection = connectRedis(config.redisUrl, { forWorker: true });
   const workers: Worker[] = [];
   const closers: (() => Promise<unknown>)[] = [];
+  const stoppers: (() => Promise<unknown>)[] = [];
 
   if (queues.includes("orders")) {
     const client = apiClientFor(config, options.hooks?.onResponse);
@@ -75,14 +78,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       connection,
       prefix: config.prefix,
     });
-    const statusQueue = new Queue<StatusJobData>(QUEUES.orderStatus, {
-      connection,
-      prefix: config.prefix,
-    });
-    closers.push(
-      () => ordersQueue.close(),
-      () => statusQueue.close(),
-    );
+    closers.push(() => ordersQueue.close());
     const timings = options.timings ?? {};
     const rateLimiter = new RateLimitBackoff(timings.rateLimitBaseMs ?? 5000);
     // Taking over a stalled job is safe (same key), so stalls may repeat a few times.
@@ -102,7 +98,6 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
           client,
           ledger,
           log,
-          statusQueue,
           ordersQueue,
           rateLimiter,
           storePayoutUrls: options.storePayoutUrls,
@@ -116,19 +111,19 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       { ...common, limiter: limiterFor(config.orderRateLimitPerMinute) },
     );
     orderWorker.on("failed", (job, error) => void markLostJob(ledger, log, job, error));
-    const statusWorker = new Worker<StatusJobData>(
-      QUEUES.orderStatus,
-      (job, token, signal) =>
-        processFollowOrder(job, token, signal, {
-          client,
-          ledger,
-          log,
-          storePayoutUrls: options.storePayoutUrls,
-          pollDelayMs: timings.pollDelayMs,
-        }),
-      common,
-    );
-    workers.push(orderWorker, statusWorker);
+    const follower = new OrderFollower({
+      client,
+      ledger,
+      log,
+      concurrency,
+      storePayoutUrls: options.storePayoutUrls,
+      pollDelayMs: timings.pollDelayMs,
+      tickMs: timings.followTickMs,
+    });
+    follower.start();
+    // Stopped before Redis closes, after the order workers (which may still submit orders).
+    stoppers.push(() => follower.close());
+    workers.push(orderWorker);
   }
   if (queues.includes("catalog") && options.catalogProcessor) {
     workers.push(
@@ -146,6 +141,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     workers,
     close: async () => {
       await Promise.all(workers.map((w) => w.close()));
+      await Promise.all(stoppers.map((stop) => stop()));
       await Promise.all(closers.map((c) => c()));
       await connection.quit();
     },

@@ -79,7 +79,7 @@ describe("worker metrics", () => {
     ).toBe(5);
     expect(m.get("giftjobs_http_rate_limited_total")).toBe(0);
     expect(m.get("giftjobs_campaign_pauses_total")).toBe(0);
-    for (const queue of ["orders", "order-status", "catalog"])
+    for (const queue of ["orders", "catalog"])
       expect(m.has(`giftjobs_queue_jobs{queue="${queue}",state="waiting"}`)).toBe(true);
     expect(m.get('giftjobs_queue_jobs{queue="orders",state="active"}')).toBe(0);
 

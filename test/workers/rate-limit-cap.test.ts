@@ -83,7 +83,6 @@ describe("429 cap", () => {
       client,
       ledger,
       log: silentLogger,
-      statusQueue: queue,
       ordersQueue: queue,
       rateLimiter: new RateLimitBackoff(1),
     }).catch((e: Error) => e);
