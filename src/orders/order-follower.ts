@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { ApiClient, OrderLookup } from "../api/client.js";
 import { ApiError } from "../api/errors/index.js";
 import type { Logger } from "../log.js";
@@ -47,6 +48,8 @@ export class OrderFollower {
 
   constructor(private readonly options: OrderFollowerOptions) {
     this.concurrency = options.concurrency ?? 10;
+    // Every poll in flight listens to this one signal.
+    setMaxListeners(0, this.abort.signal);
   }
 
   start(): void {
