@@ -289,7 +289,7 @@ export class Ledger {
 
   /**
    * Takes up to `max` followed orders due by `now`, leased for `leaseMs` (they fall due again
-   * if the taker dies), with their ledger records, in two round trips.
+   * if the taker dies), with their ledger records.
    */
   async claimFollowed(now: number, max: number, leaseMs: number): Promise<FollowedOrder[]> {
     const members = (await this.script(
@@ -302,13 +302,23 @@ export class Ledger {
       const space = member.indexOf(" ");
       return { campaign: member.slice(0, space), key: member.slice(space + 1) };
     });
-    const pipeline = this.redis.pipeline();
-    for (const e of entries) pipeline.hget(this.keys(e.campaign).orders, e.key);
-    const results = (await pipeline.exec()) ?? [];
-    return entries.map((e, i) => {
-      const [error, raw] = results[i] ?? [null, null];
-      if (error) throw error;
-      return { ...e, order: raw ? (JSON.parse(raw as string) as LedgerOrder) : undefined };
+    // One HMGET per campaign (usually one in all) rather than a pipeline of HGETs.
+    const byCampaign = new Map<string, string[]>();
+    for (const e of entries) {
+      const keys = byCampaign.get(e.campaign);
+      if (keys) keys.push(e.key);
+      else byCampaign.set(e.campaign, [e.key]);
+    }
+    const records = new Map<string, string | null>();
+    await Promise.all(
+      [...byCampaign].map(async ([campaign, keys]) => {
+        const raws = await this.redis.hmget(this.keys(campaign).orders, ...keys);
+        keys.forEach((key, i) => records.set(followMember(campaign, key), raws[i] ?? null));
+      }),
+    );
+    return entries.map((e) => {
+      const raw = records.get(followMember(e.campaign, e.key));
+      return { ...e, order: raw ? (JSON.parse(raw) as LedgerOrder) : undefined };
     });
   }
 
