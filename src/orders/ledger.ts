@@ -313,7 +313,8 @@ export class Ledger {
     await Promise.all(
       [...byCampaign].map(async ([campaign, keys]) => {
         const raws = await this.redis.hmget(this.keys(campaign).orders, ...keys);
-        keys.forEach((key, i) => records.set(followMember(campaign, key), raws[i] ?? null));
+        for (const [i, key] of keys.entries())
+          records.set(followMember(campaign, key), raws[i] ?? null);
       }),
     );
     return entries.map((e) => {
