@@ -23,7 +23,8 @@ end
  * KEYS: orders, rows, counts, follow set. ARGV: orderKey, allowedFrom ("queued,in_flight" or
  * "*"), to, patch (JSON object merged in), then optionally 'follow' with a due time (ms) or
  * 'unfollow', and the follow-set member: the status follower's entry changes with the status,
- * atomically, so an accepted order can never be left unfollowed. Returns {1, previous} when moved, {0, current} when not allowed, {-1, ""} when unknown.
+ * atomically, so an accepted order can never be left unfollowed.
+ * Returns {1, previous} when moved, {0, current} when not allowed, {-1, ""} when unknown.
  */
 export const TRANSITION = `${HELPERS}
 local raw = redis.call('HGET', KEYS[1], ARGV[1])

@@ -302,25 +302,21 @@ export class Ledger {
       const space = member.indexOf(" ");
       return { campaign: member.slice(0, space), key: member.slice(space + 1) };
     });
-    // One HMGET per campaign (usually one in all) rather than a pipeline of HGETs.
+    // One read per campaign taken from (usually one in all).
     const byCampaign = new Map<string, string[]>();
     for (const e of entries) {
       const keys = byCampaign.get(e.campaign);
       if (keys) keys.push(e.key);
       else byCampaign.set(e.campaign, [e.key]);
     }
-    const records = new Map<string, string | null>();
+    const records = new Map<string, LedgerOrder | undefined>();
     await Promise.all(
       [...byCampaign].map(async ([campaign, keys]) => {
-        const raws = await this.redis.hmget(this.keys(campaign).orders, ...keys);
-        for (const [i, key] of keys.entries())
-          records.set(followMember(campaign, key), raws[i] ?? null);
+        const orders = await this.getOrders(campaign, keys);
+        for (const [i, key] of keys.entries()) records.set(followMember(campaign, key), orders[i]);
       }),
     );
-    return entries.map((e) => {
-      const raw = records.get(followMember(e.campaign, e.key));
-      return { ...e, order: raw ? (JSON.parse(raw) as LedgerOrder) : undefined };
-    });
+    return entries.map((e) => ({ ...e, order: records.get(followMember(e.campaign, e.key)) }));
   }
 
   /**
