@@ -50,22 +50,23 @@ export function httpTransport(): Transport {
     "https:": new https.Agent({ keepAlive: true, timeout: 4000 }),
   };
   return (request) =>
-    exchange(request, request.url.protocol === "https:" ? "https:" : "http:", agents);
+    request.url.protocol === "https:"
+      ? exchange(request, https.request, agents["https:"])
+      : exchange(request, http.request, agents["http:"]);
 }
 
 function exchange(
   request: TransportRequest,
-  protocol: "http:" | "https:",
-  agents: { "http:": http.Agent; "https:": https.Agent },
+  send: typeof http.request,
+  agent: http.Agent,
 ): Promise<TransportResponse> {
   const { signal } = request;
   if (signal?.aborted) return Promise.reject(new TransportFailure("aborted", "cancelled"));
   return new Promise((resolve, reject) => {
-    const lib = protocol === "https:" ? https : http;
-    const req = lib.request(request.url, {
+    const req = send(request.url, {
       method: request.method,
       headers: { ...request.headers, "accept-encoding": "gzip, br" },
-      agent: agents[protocol],
+      agent,
     });
     let settled = false;
     const timer = setTimeout(

@@ -42,8 +42,6 @@ export interface StartWorkersOptions {
     pausedDelayMs?: number;
     firstPollDelayMs?: number;
     pollDelayMs?: number;
-    /** How often the status follower looks for due orders. */
-    followTickMs?: number;
     rateLimitBaseMs?: number;
   };
 }
@@ -69,7 +67,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const connection = connectRedis(config.redisUrl, { forWorker: true });
   const workers: Worker[] = [];
   const closers: (() => Promise<unknown>)[] = [];
-  const stoppers: (() => Promise<unknown>)[] = [];
+  let follower: OrderFollower | undefined;
 
   if (queues.includes("orders")) {
     const client = apiClientFor(config, options.hooks?.onResponse);
@@ -111,18 +109,15 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       { ...common, limiter: limiterFor(config.orderRateLimitPerMinute) },
     );
     orderWorker.on("failed", (job, error) => void markLostJob(ledger, log, job, error));
-    const follower = new OrderFollower({
+    follower = new OrderFollower({
       client,
       ledger,
       log,
       concurrency,
       storePayoutUrls: options.storePayoutUrls,
       pollDelayMs: timings.pollDelayMs,
-      tickMs: timings.followTickMs,
     });
     follower.start();
-    // Stopped before Redis closes, after the order workers (which may still submit orders).
-    stoppers.push(() => follower.close());
     workers.push(orderWorker);
   }
   if (queues.includes("catalog") && options.catalogProcessor) {
@@ -141,7 +136,8 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     workers,
     close: async () => {
       await Promise.all(workers.map((w) => w.close()));
-      await Promise.all(stoppers.map((stop) => stop()));
+      // After the order workers (which may still submit orders), before Redis closes.
+      await follower?.close();
       await Promise.all(closers.map((c) => c()));
       await connection.quit();
     },
