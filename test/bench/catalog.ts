@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { ApiClient } from "../../src/api/client.js";
 import { httpTransport } from "../../src/api/transport.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
+import { median } from "../helpers/median.js";
 
 const PRODUCTS = Number(process.env.BENCH_CATALOG_PRODUCTS ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -167,14 +168,6 @@ async function runChild(
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
-
 export async function run(): Promise<void> {
   const script = RUNTIME === "tsx" ? SELF : await compileSelf();
   const { url, child } = await startChildSandbox();

@@ -21,6 +21,7 @@ import { pickSampleProducts, sampleCsv } from "../../src/orders/sample-csv.js";
 import { QUEUES } from "../../src/queue/names.js";
 import { startWorkers } from "../../src/queue/workers.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import { median } from "../helpers/median.js";
 import { cleanPrefix, REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
 
 // Enough orders (about 6 s) for status polls, which start 1 s after each order, to run beside
@@ -222,12 +223,6 @@ async function endToEnd(bench: Bench): Promise<void> {
       `    create path alone (polls held back): ${fixed(createRate)} orders/s\n`,
   );
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /** (b); returns rows (= orders) sent per minute, for (c). */
 async function rateLimit(bench: Bench): Promise<number> {
