@@ -2,25 +2,27 @@
 // server does not share an event loop with the client), against the floor of fetching the same
 // pages raw.
 //
-// Each measurement runs in a fresh child process of its own — the sync in one, the floor in
-// another — so that neither inherits the other's heap, JIT state or connection, and each peak
-// RSS is that child's own (process.resourceUsage().maxRSS at its end). Both children run this
-// same file compiled to one JavaScript module (esbuild, npm packages left external), as the
-// CLI runs compiled JS; they load the same module graph, so their baselines are comparable.
-// BENCH_CATALOG_RUNTIME=tsx runs the children under tsx instead (about 40 MB more RSS each).
+// Each measurement runs in a fresh child process of its own (test/helpers/bench-child.ts): the
+// sync in one, the floor in another.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ApiClient } from "../../src/api/client.js";
 import { httpTransport } from "../../src/api/transport.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
+import {
+  CHILD_RUNTIME,
+  type ChildMeasure,
+  childScript,
+  measureInChild,
+  runChild,
+} from "../helpers/bench-child.js";
 import { median } from "../helpers/median.js";
 
 const PRODUCTS = Number(process.env.BENCH_CATALOG_PRODUCTS ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const RUNTIME = process.env.BENCH_CATALOG_RUNTIME === "tsx" ? "tsx" : "compiled";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
 const SANDBOX = `import("./src/sandbox/index.ts").then(async (m) => {
@@ -29,18 +31,11 @@ const SANDBOX = `import("./src/sandbox/index.ts").then(async (m) => {
 })`;
 
 /** What a measuring child reports on its last stdout line. */
-interface ChildReport {
-  ms: number;
+interface ChildReport extends ChildMeasure {
   pages: number;
   products: number;
   /** products.json bytes (sync only). */
   bytes?: number;
-  /** RSS once the modules are loaded, before any work. */
-  startRss: number;
-  /** process.resourceUsage().maxRSS at the end, in bytes. */
-  maxRss: number;
-  /** User + system CPU of the measured part. */
-  cpuMs: number;
 }
 
 async function startChildSandbox(): Promise<{ url: string; child: ChildProcess }> {
@@ -92,96 +87,42 @@ async function rawFetch(url: string): Promise<{ products: number; pages: number 
 
 /** Child side: one measurement, reported as JSON on stdout. */
 async function measure(kind: string, url: string, dataDir: string): Promise<void> {
-  const startRss = process.memoryUsage().rss;
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  let report: Omit<ChildReport, "startRss" | "maxRss" | "cpuMs" | "ms">;
-  if (kind === "floor") {
-    report = await rawFetch(url);
-  } else {
+  await measureInChild(async () => {
+    if (kind === "floor") return rawFetch(url);
     const client = new ApiClient({ baseUrl: url, apiKey: "bench" });
     const { manifest } = await syncCatalog({ client, dataDir, keep: 2 });
-    report = {
+    return {
       pages: manifest.pages,
       products: manifest.product_count,
       bytes: manifest.products_bytes,
     };
-  }
-  const ms = performance.now() - started;
-  const used = process.cpuUsage(cpu);
-  const maxRss = process.resourceUsage().maxRSS * 1024;
-  const full: ChildReport = {
-    ...report,
-    ms,
-    startRss,
-    maxRss,
-    cpuMs: (used.user + used.system) / 1000,
-  };
-  process.stdout.write(`${JSON.stringify(full)}\n`);
+  });
 }
 
-/** Compiles this file to one ES module next to node_modules, so npm packages still resolve. */
-async function compileSelf(): Promise<string> {
-  const dir = join(ROOT, "node_modules", ".cache", "giftjobs-bench");
-  await mkdir(dir, { recursive: true });
-  const outfile = join(dir, "catalog-child.mjs");
-  const esbuild = await import("esbuild");
-  await esbuild.build({
-    entryPoints: [SELF],
-    outfile,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    packages: "external",
-    logLevel: "warning",
+function measureOnce(script: string, kind: "floor" | "sync", url: string, dataDir: string) {
+  return runChild<ChildReport>(script, {
+    BENCH_CATALOG_CHILD: kind,
+    BENCH_CATALOG_URL: url,
+    BENCH_CATALOG_DIR: dataDir,
   });
-  return outfile;
-}
-
-async function runChild(
-  script: string,
-  kind: "floor" | "sync",
-  url: string,
-  dataDir: string,
-): Promise<ChildReport> {
-  const args = RUNTIME === "tsx" ? ["--import", "tsx", script] : [script];
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "inherit"],
-    env: {
-      ...process.env,
-      BENCH_CATALOG_CHILD: kind,
-      BENCH_CATALOG_URL: url,
-      BENCH_CATALOG_DIR: dataDir,
-    },
-  });
-  let out = "";
-  child.stdout?.on("data", (chunk) => {
-    out += chunk;
-  });
-  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-  const last = out.trim().split("\n").pop();
-  if (code !== 0 || !last) throw new Error(`${kind} child exited with ${code}: ${out}`);
-  return JSON.parse(last) as ChildReport;
 }
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 export async function run(): Promise<void> {
-  const script = RUNTIME === "tsx" ? SELF : await compileSelf();
+  const script = await childScript(SELF);
   const { url, child } = await startChildSandbox();
   const dataDir = await mkdtemp(join(tmpdir(), "gj-bench-catalog-"));
   try {
-    await runChild(script, "floor", url, dataDir); // warm-up: the server's JIT and caches
-    process.stdout.write(`children run ${RUNTIME === "tsx" ? "under tsx" : "compiled JS"}\n`);
+    await measureOnce(script, "floor", url, dataDir); // warm-up: the server's JIT and caches
+    process.stdout.write(`children run ${CHILD_RUNTIME === "tsx" ? "under tsx" : "compiled JS"}\n`);
     const ratios: number[] = [];
     const syncRss: number[] = [];
     const floorRss: number[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      const floor = await runChild(script, "floor", url, dataDir);
+      const floor = await measureOnce(script, "floor", url, dataDir);
       // Round 1 has no previous snapshot; later rounds diff against 100k previous records.
-      const sync = await runChild(script, "sync", url, dataDir);
+      const sync = await measureOnce(script, "sync", url, dataDir);
       const ratio = sync.ms / floor.ms;
       ratios.push(ratio);
       syncRss.push(sync.maxRss);

@@ -1,14 +1,18 @@
 // Benchmark of `orders import`: a generated file of BENCH_ROWS rows (1,000,000 by default)
 // against a 5,000-product snapshot, beside the floor of the same file parsed by csv-parse with
 // no validation and added with bare addBulk to a scratch queue, in chunks of the same size.
+// Each side runs in a fresh child process (test/helpers/bench-child.ts), so its peak RSS is its
+// own, as `giftjobs orders import` would have it; the Redis CPU each cost is printed beside.
 
 import { once } from "node:events";
 import { createReadStream, createWriteStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Queue } from "bullmq";
 import { parse } from "csv-parse";
+import type { Redis } from "ioredis";
 import { ApiClient } from "../../src/api/client.js";
 import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
 import type { CatalogIndex } from "../../src/catalog/index-entry.js";
@@ -21,10 +25,18 @@ import { pickSampleProducts } from "../../src/orders/sample-csv.js";
 import { ENQUEUE_CHUNK } from "../../src/queue/enqueue.js";
 import { ORDER_JOB_OPTIONS } from "../../src/queue/job-options.js";
 import { QUEUES } from "../../src/queue/names.js";
+import {
+  CHILD_RUNTIME,
+  type ChildMeasure,
+  childScript,
+  measureInChild,
+  runChild,
+} from "../helpers/bench-child.js";
 import { exited, spawnCli } from "../helpers/cli-process.js";
 import { cleanPrefix, testRedis, uniquePrefix } from "../helpers/redis.js";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const SELF = fileURLToPath(import.meta.url);
 const PRODUCTS = 5000;
 
 /** Streams ROWS valid rows (distinct e-mails and references) from the snapshot's products. */
@@ -46,18 +58,11 @@ async function writeCsv(index: CatalogIndex, path: string): Promise<void> {
   await once(out, "finish");
 }
 
-/** Peak RSS while `fn` runs, sampled every 50 ms. */
-async function withPeakRss<T>(fn: () => Promise<T>): Promise<{ value: T; peakRss: number }> {
-  let peakRss = process.memoryUsage().rss;
-  const timer = setInterval(() => {
-    peakRss = Math.max(peakRss, process.memoryUsage().rss);
-  }, 50);
-  try {
-    const value = await fn();
-    return { value, peakRss: Math.max(peakRss, process.memoryUsage().rss) };
-  } finally {
-    clearInterval(timer);
-  }
+/** Redis server CPU seconds so far (user + system): where the time goes besides the child. */
+async function redisCpu(redis: Redis): Promise<number> {
+  const info = await redis.info("cpu");
+  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+  return field("used_cpu_user") + field("used_cpu_sys");
 }
 
 /** The floor: parse, no checks, addBulk in chunks, one chunk in flight (as the importer does). */
@@ -81,76 +86,110 @@ async function floor(file: string, queue: Queue): Promise<number> {
   return rows;
 }
 
+interface ChildReport extends ChildMeasure {
+  rows: number;
+}
+
+/** Child side: the importer or the floor, on the prepared file, snapshot and prefix. */
+async function measure(kind: string, dataDir: string, prefix: string): Promise<void> {
+  const redis = testRedis();
+  const file = join(dataDir, "orders.csv");
+  try {
+    if (kind === "floor") {
+      const queue = new Queue("floor", { connection: redis, prefix });
+      await measureInChild(async () => ({ rows: await floor(file, queue) }));
+      await queue.close();
+      return;
+    }
+    const catalog = (await loadCurrentIndex(dataDir))!;
+    const queue = new Queue<OrderJobData>(QUEUES.orders, { connection: redis, prefix });
+    const ledger = new Ledger(redis, prefix);
+    await measureInChild(async () => {
+      const result = await importCampaign(
+        { file, campaign: "bench", balanceCheck: false },
+        { ledger, queue, catalog, log: silentLogger },
+      );
+      return { rows: result.enqueued };
+    });
+    await queue.close();
+  } finally {
+    await redis.quit();
+  }
+}
+
+/** One measurement in a fresh child, with the Redis CPU it cost; its keys are deleted after. */
+async function measureOnce(
+  script: string,
+  kind: "importer" | "floor",
+  dataDir: string,
+  redis: Redis,
+): Promise<ChildReport & { redisCpu: number }> {
+  const prefix = uniquePrefix(`bench-${kind}`);
+  const before = await redisCpu(redis);
+  try {
+    const report = await runChild<ChildReport>(script, {
+      BENCH_IMPORT_CHILD: kind,
+      BENCH_IMPORT_DIR: dataDir,
+      BENCH_IMPORT_PREFIX: prefix,
+    });
+    if (report.rows !== ROWS) throw new Error(`${kind}: ${report.rows} rows, expected ${ROWS}`);
+    return { ...report, redisCpu: (await redisCpu(redis)) - before };
+  } finally {
+    await cleanPrefix(redis, prefix);
+  }
+}
+
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const perSecond = (rows: number, ms: number) => Math.round(rows / (ms / 1000));
 
+function printTable(
+  importer: ChildReport & { redisCpu: number },
+  bare: ChildReport & { redisCpu: number },
+): void {
+  const table = [
+    ["", "time", "rows/s", "peak RSS", "start RSS", "CPU", "Redis CPU"],
+    ...(
+      [
+        ["importer", importer],
+        ["floor", bare],
+      ] as const
+    ).map(([name, r]) => [
+      name,
+      seconds(r.ms),
+      perSecond(r.rows, r.ms).toLocaleString("en-US"),
+      mb(r.maxRss),
+      mb(r.startRss),
+      seconds(r.cpuMs),
+      seconds(r.redisCpu * 1000),
+    ]),
+  ];
+  for (const row of table)
+    process.stdout.write(`${row.map((c, i) => c.padEnd(i === 0 ? 10 : 12)).join("")}\n`);
+}
+
 export async function run(): Promise<void> {
-  // The sandbox runs in a child process, so the RSS measured here is the importer's own.
+  const script = await childScript(SELF);
   const sandbox = await childSandbox();
   const dataDir = await mkdtemp(join(tmpdir(), "gj-bench-import-"));
   const redis = testRedis();
-  const prefix = uniquePrefix("bench-import");
-  const floorPrefix = uniquePrefix("bench-floor");
-  const queue = new Queue<OrderJobData>(QUEUES.orders, { connection: redis, prefix });
-  const scratch = new Queue("floor", { connection: redis, prefix: floorPrefix });
   try {
     const client = new ApiClient({ baseUrl: sandbox.url, apiKey: "bench" });
     await syncCatalog({ client, dataDir });
     const index = (await loadCurrentIndex(dataDir))!;
-    const file = join(dataDir, "orders.csv");
-    await writeCsv(index, file);
+    await writeCsv(index, join(dataDir, "orders.csv"));
     process.stdout.write(
-      `${ROWS.toLocaleString("en-US")} rows, ${Object.keys(index.entries).length} products in the snapshot; RSS before: ${mb(process.memoryUsage().rss)}\n`,
+      `${ROWS.toLocaleString("en-US")} rows, ${Object.keys(index.entries).length} products in the snapshot; ` +
+        `each side in a fresh child process (${CHILD_RUNTIME === "tsx" ? "under tsx" : "compiled JS"})\n`,
     );
-
-    // The importer first: its peak RSS must not include what the floor left in the heap.
-    const imported = await withPeakRss(async () => {
-      const started = performance.now();
-      const result = await importCampaign(
-        { file, campaign: "bench" },
-        { ledger: new Ledger(redis, prefix), queue, catalog: index, client, log: silentLogger },
-      );
-      return { ms: performance.now() - started, result };
-    });
-    if (imported.value.result.enqueued !== ROWS)
-      throw new Error(`imported ${imported.value.result.enqueued} rows, expected ${ROWS}`);
-    await cleanPrefix(redis, prefix);
-
-    const bare = await withPeakRss(async () => {
-      const started = performance.now();
-      const rows = await floor(file, scratch);
-      return { ms: performance.now() - started, rows };
-    });
-    await cleanPrefix(redis, floorPrefix);
-
-    const importRate = perSecond(ROWS, imported.value.ms);
-    const floorRate = perSecond(bare.value.rows, bare.value.ms);
-    const ratio = imported.value.ms / bare.value.ms;
-    const table = [
-      ["", "time", "rows/s", "peak RSS"],
-      [
-        "importer",
-        `${(imported.value.ms / 1000).toFixed(1)} s`,
-        importRate.toLocaleString("en-US"),
-        mb(imported.peakRss),
-      ],
-      [
-        "floor",
-        `${(bare.value.ms / 1000).toFixed(1)} s`,
-        floorRate.toLocaleString("en-US"),
-        mb(bare.peakRss),
-      ],
-    ];
-    for (const row of table)
-      process.stdout.write(`${row.map((c, i) => c.padEnd(i === 0 ? 10 : 14)).join("")}\n`);
+    const importer = await measureOnce(script, "importer", dataDir, redis);
+    const bare = await measureOnce(script, "floor", dataDir, redis);
+    printTable(importer, bare);
     process.stdout.write(
-      `importer/floor time ratio ${ratio.toFixed(2)}x (goal <= 2x); importer peak RSS ${mb(imported.peakRss)} (goal <= 300 MB)\n`,
+      `importer/floor time ratio ${(importer.ms / bare.ms).toFixed(2)}x (goal <= 2x); ` +
+        `importer peak RSS ${mb(importer.maxRss)} (goal <= 300 MB)\n`,
     );
   } finally {
-    await queue.close();
-    await scratch.close();
-    await cleanPrefix(redis, prefix);
-    await cleanPrefix(redis, floorPrefix);
     await redis.quit();
     sandbox.child.kill("SIGTERM");
     await exited(sandbox.child);
@@ -171,4 +210,13 @@ async function childSandbox(): Promise<{ url: string; child: ReturnType<typeof s
       throw new Error(`sandbox did not start: ${child.output()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+const childKind = process.env.BENCH_IMPORT_CHILD;
+if (childKind) {
+  await measure(
+    childKind,
+    process.env.BENCH_IMPORT_DIR ?? "",
+    process.env.BENCH_IMPORT_PREFIX ?? "",
+  );
 }

@@ -1,0 +1,81 @@
+// Benchmarks measure each side in a fresh child process of its own, so that neither inherits the
+// other's heap, JIT state or connections, and each peak RSS is that child's own. The children run
+// the bench file compiled to one JavaScript module (esbuild, npm packages left external), as the
+// CLI runs compiled JS; BENCH_RUNTIME=tsx runs them under tsx instead (about 40 MB more RSS each).
+import { spawn } from "node:child_process";
+import { mkdir } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+export const CHILD_RUNTIME = process.env.BENCH_RUNTIME === "tsx" ? "tsx" : "compiled";
+
+/** What every measuring child reports besides its own figures. */
+export interface ChildMeasure {
+  ms: number;
+  /** RSS once the modules are loaded, before any work. */
+  startRss: number;
+  /** process.resourceUsage().maxRSS at the end, in bytes. */
+  maxRss: number;
+  /** User + system CPU of the measured part. */
+  cpuMs: number;
+}
+
+/**
+ * The script a child runs: `file` compiled next to node_modules (so npm packages still
+ * resolve), or `file` itself under tsx.
+ */
+export async function childScript(file: string): Promise<string> {
+  if (CHILD_RUNTIME === "tsx") return file;
+  const dir = join(ROOT, "node_modules", ".cache", "giftjobs-bench");
+  await mkdir(dir, { recursive: true });
+  const outfile = join(dir, basename(file).replace(/\.ts$/, "-child.mjs"));
+  const esbuild = await import("esbuild");
+  await esbuild.build({
+    entryPoints: [file],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    logLevel: "warning",
+  });
+  return outfile;
+}
+
+/** Runs `script` with `env` to its end; its last stdout line is its report, as JSON. */
+export async function runChild<T>(script: string, env: Record<string, string>): Promise<T> {
+  const args = CHILD_RUNTIME === "tsx" ? ["--import", "tsx", script] : [script];
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, ...env },
+  });
+  let out = "";
+  child.stdout?.on("data", (chunk) => {
+    out += chunk;
+  });
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const last = out.trim().split("\n").pop();
+  if (code !== 0 || !last) throw new Error(`bench child ${script} exited with ${code}: ${out}`);
+  return JSON.parse(last) as T;
+}
+
+/** Child side: runs `work`, then prints its report with time, CPU and RSS as the last line. */
+export async function measureInChild<T extends object>(work: () => Promise<T>): Promise<void> {
+  const startRss = process.memoryUsage().rss;
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const report = await work();
+  const ms = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  const measure: ChildMeasure = {
+    ms,
+    startRss,
+    maxRss: process.resourceUsage().maxRSS * 1024,
+    cpuMs: (used.user + used.system) / 1000,
+  };
+  process.stdout.write(`${JSON.stringify({ ...report, ...measure })}\n`);
+}
