@@ -1,10 +1,6 @@
-import { createHash } from "node:crypto";
 import { canonicalDecimal } from "../money.js";
+import { sha256 } from "../sha256.js";
 import type { OrderRow } from "./order-row.js";
-
-function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("base64url");
-}
 
 function sortedMetadata(row: OrderRow): [string, string][] {
   return Object.entries(row.metadata).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

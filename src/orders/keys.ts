@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256 } from "../sha256.js";
 
 /** Version prefix: a future change of the recipe gets new keys instead of colliding ones. */
 const KEY_PREFIX = "gj1_";
@@ -19,8 +19,5 @@ export function orderKey(
     throw new RangeError(`generation must be a whole number >= 0 (got ${generation})`);
   }
   const sorted = [...identities].sort();
-  const digest = createHash("sha256")
-    .update(JSON.stringify([campaign, generation, sorted]))
-    .digest("base64url");
-  return KEY_PREFIX + digest;
+  return KEY_PREFIX + sha256(JSON.stringify([campaign, generation, sorted]));
 }
