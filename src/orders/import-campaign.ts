@@ -16,9 +16,10 @@ import type { OrderJobData } from "./order-job.js";
 import { buildOrderRequest } from "./order-request.js";
 import type { OrderRow } from "./order-row.js";
 import { checkItemsPerOrder, OrderPacker } from "./packing.js";
-import { preflightRow } from "./preflight.js";
+import { PreflightMemo } from "./preflight.js";
 import { ReferenceTracker } from "./reference-tracker.js";
 import type { RowError } from "./row-error.js";
+import { RowSpool, type SpoolEntry, type SpooledRequeue, type SpooledRow } from "./row-spool.js";
 import { validateRow } from "./row-validation.js";
 import { CampaignTotals, type CurrencyTotal } from "./totals.js";
 
@@ -147,7 +148,28 @@ export async function importCampaign(
       ? new InvalidRowsFile(options.errorFile)
       : undefined;
 
-  const survey = await surveyFile(options, deps, packer, invalidFile);
+  const spool = options.dryRun ? undefined : await RowSpool.create();
+  try {
+    return await importWithSpool(options, deps, {
+      mode,
+      itemsPerOrder,
+      packer,
+      invalidFile,
+      spool,
+    });
+  } finally {
+    await spool?.close();
+  }
+}
+
+/** The import once its spool is open: pass 1, the checks that may refuse it, pass 2. */
+async function importWithSpool(
+  options: ImportOptions,
+  deps: ImportDeps,
+  plan: ImportPlan,
+): Promise<ImportResult> {
+  const { mode, itemsPerOrder, packer, invalidFile, spool } = plan;
+  const survey = await surveyFile(options, deps, plan);
   const result = (enqueued: number, orders: number): ImportResult => ({
     campaign: options.campaign,
     rows: survey.rows,
@@ -182,13 +204,13 @@ export async function importCampaign(
   }
   if (options.balanceCheck !== false && deps.client && !options.dryRun)
     await checkBalance(deps, survey, result(0, 0));
-  if (options.dryRun) return result(0, 0);
+  if (!spool) return result(0, 0);
 
   await deps.ledger.register(options.campaign, {
     execution_mode: mode,
     items_per_order: String(itemsPerOrder),
   });
-  const written = await writeCampaign(options, deps, survey, packer, mode);
+  const written = await writeCampaign(options, deps, survey, packer, mode, spool);
   deps.log.info(
     {
       campaign: options.campaign,
@@ -201,29 +223,30 @@ export async function importCampaign(
   return result(written.rows, written.orders);
 }
 
-/** Pass 1: read, validate, preflight, price, and classify each row against the ledger. */
+/**
+ * Pass 1: read, validate, preflight, price, and classify each row against the ledger. What
+ * pass 2 must write goes to the spool (none on a dry run).
+ */
 async function surveyFile(
   options: ImportOptions,
   deps: ImportDeps,
-  packer: OrderPacker | undefined,
-  invalidFile: InvalidRowsFile | undefined,
+  plan: ImportPlan,
 ): Promise<Survey> {
   const survey = new Survey();
   const lookups = new OneAtATime();
   let batch: PlannedRow[] = [];
-  for await (const planned of plannedRows(options, deps.catalog, survey, invalidFile)) {
+  for await (const planned of plannedRows(options, deps.catalog, survey, plan.invalidFile)) {
     batch.push(planned);
     if (batch.length < BATCH) continue;
     const full = batch;
     batch = [];
     await lookups.run(async () => {
-      await classify(options.campaign, full, deps, survey, packer, invalidFile);
+      await classify(options.campaign, full, deps, survey, plan);
       options.onProgress?.({ phase: "validate", rows: survey.rows, enqueued: 0 });
     });
   }
   const last = batch;
-  if (last.length)
-    await lookups.run(() => classify(options.campaign, last, deps, survey, packer, invalidFile));
+  if (last.length) await lookups.run(() => classify(options.campaign, last, deps, survey, plan));
   await lookups.drain();
   return survey;
 }
@@ -255,13 +278,14 @@ async function* plannedRows(
   invalidFile: InvalidRowsFile | undefined,
 ): AsyncGenerator<PlannedRow> {
   const references = new ReferenceTracker();
+  const preflight = new PreflightMemo(catalog, { currency: options.currency });
   const occurrences = new OccurrenceCounter();
   for await (const item of readOrderRows(options.file, {
     delimiter: options.delimiter,
     map: options.map,
   })) {
     survey.rows += 1;
-    const outcome = checkItem(item, options, catalog, references);
+    const outcome = checkItem(item, options, preflight, references);
     if ("errors" in outcome) {
       for (const error of outcome.errors) survey.addError(error);
       await invalidFile?.write(item, outcome.errors);
@@ -286,7 +310,7 @@ type CheckedItem =
 function checkItem(
   item: CsvItem,
   options: ImportOptions,
-  catalog: CatalogIndex | undefined,
+  preflight: PreflightMemo,
   references: ReferenceTracker,
 ): CheckedItem {
   if (item.kind === "error") return { errors: [item.error] };
@@ -295,27 +319,37 @@ function checkItem(
     references,
   });
   if (!validation.ok) return { errors: validation.errors };
-  const preflight = preflightRow(validation.row, catalog, { currency: options.currency });
-  if (!preflight.ok) return { errors: preflight.errors };
+  const checked = preflight.check(validation.row);
+  if (!checked.ok) return { errors: checked.errors };
   return {
     row: validation.row,
-    currency: preflight.currency,
-    faceUnits: preflight.faceUnits,
-    priceUnits: preflight.priceUnits,
+    currency: checked.currency,
+    faceUnits: checked.faceUnits,
+    priceUnits: checked.priceUnits,
   };
 }
 
+/** How this import runs, and where pass 1 sends what it decides besides the survey. */
+interface ImportPlan {
+  mode: ExecutionMode;
+  itemsPerOrder: number;
+  packer: OrderPacker | undefined;
+  invalidFile: InvalidRowsFile | undefined;
+  /** None on a dry run. */
+  spool: RowSpool | undefined;
+}
+
 /**
- * Looks a batch up in the ledger: known with the same content -> already known; known with
- * changed content -> a conflict, unless its order failed for good; unknown -> new.
+ * Looks a batch up in the ledger: known with the same content -> already known (its job is
+ * added again while its order is queued); known with changed content -> a conflict, unless its
+ * order failed for good; unknown -> new.
  */
 async function classify(
   campaign: string,
   batch: PlannedRow[],
   deps: ImportDeps,
   survey: Survey,
-  packer: OrderPacker | undefined,
-  invalidFile: InvalidRowsFile | undefined,
+  { packer, invalidFile, spool, mode }: ImportPlan,
 ): Promise<void> {
   const recorded = await deps.ledger.getRows(
     campaign,
@@ -325,16 +359,18 @@ async function classify(
     ...new Set(recorded.filter((r): r is LedgerRow => r !== undefined).map((r) => r.key)),
   ];
   const orders = new Map((await deps.ledger.getOrders(campaign, keys)).map((o, i) => [keys[i], o]));
+  const toWrite: SpoolEntry[] = [];
+  const requeued = new Set<string>();
   for (const [i, planned] of batch.entries()) {
     const known = recorded[i];
+    const order = known ? orders.get(known.key) : undefined;
     if (known && known.payload_hash !== planned.payload) {
-      const status = orders.get(known.key)?.status;
-      if (status !== "failed_final") {
+      if (order?.status !== "failed_final") {
         // A conflict is an invalid row: not counted as valid, not in the totals, in the error file.
         const error = {
           line: planned.row.line,
           column: "reference",
-          message: `row changed since line ${known.line} was imported under this reference (status ${status ?? "unknown"}); refused: use a new reference for a new card`,
+          message: `row changed since line ${known.line} was imported under this reference (status ${order?.status ?? "unknown"}); refused: use a new reference for a new card`,
         };
         survey.addError(error);
         await invalidFile?.write(planned.item, [error]);
@@ -347,12 +383,20 @@ async function classify(
     survey.totals.add(planned.currency, planned.faceUnits, planned.priceUnits);
     if (known && !survey.released.has(planned.identity)) {
       survey.known += 1;
+      // Recorded by an import that stopped before adding its job: the job is added again.
+      if (order?.status === "queued" && !requeued.has(known.key)) {
+        requeued.add(known.key);
+        toWrite.push({ kind: "requeue", key: known.key, mode: order.mode ?? mode });
+      }
       continue;
     }
     survey.newRows += 1;
     survey.newTotals.add(planned.currency, planned.faceUnits, planned.priceUnits);
     packer?.add(planned.identity, planned.currency);
+    const { identity, payload, currency, row } = planned;
+    toWrite.push({ kind: "new", identity, payload, currency, row });
   }
+  await spool?.write(toWrite);
 }
 
 /** Where GET /v2/balance answers, a campaign whose new rows cost more than the balance is refused. */
@@ -379,13 +423,17 @@ async function checkBalance(
   }
 }
 
-/** Pass 2: record the ledger, then add the jobs, a batch at a time. Returns what was new. */
+/**
+ * Pass 2: from the spool of pass 1, record the ledger, then add the jobs, a batch at a time.
+ * Returns what was new.
+ */
 async function writeCampaign(
   options: ImportOptions,
   deps: ImportDeps,
   survey: Survey,
   packer: OrderPacker | undefined,
   mode: ExecutionMode,
+  spool: RowSpool,
 ): Promise<{ rows: number; orders: number }> {
   const writer = new CampaignWriter(
     options.campaign,
@@ -395,24 +443,21 @@ async function writeCampaign(
     packer,
     options.jobOptions,
   );
-  const ignored = new Survey();
   const writes = new OneAtATime();
-  let batch: PlannedRow[] = [];
-  for await (const planned of plannedRows(options, deps.catalog, ignored, undefined)) {
-    batch.push(planned);
-    if (batch.length < BATCH) continue;
-    const full = batch;
-    batch = [];
-    await writes.run(async () => {
-      await writer.write(full);
-      options.onProgress?.({ phase: "enqueue", rows: ignored.rows, enqueued: writer.rows });
-    });
+  const progress = () =>
+    options.onProgress?.({ phase: "enqueue", rows: survey.rows, enqueued: writer.rows });
+  for await (const entries of spool.read()) {
+    for (let i = 0; i < entries.length; i += BATCH) {
+      const batch = entries.slice(i, i + BATCH);
+      await writes.run(async () => {
+        await writer.write(batch);
+        progress();
+      });
+    }
   }
-  const last = batch;
-  if (last.length) await writes.run(() => writer.write(last));
   await writes.drain();
-  await writer.finish();
-  options.onProgress?.({ phase: "enqueue", rows: ignored.rows, enqueued: writer.rows });
+  writer.finish();
+  progress();
   return { rows: writer.rows, orders: writer.orders };
 }
 
@@ -426,7 +471,7 @@ class CampaignWriter {
   /** identity -> index of its packed order; only with packing. */
   private readonly orderOf = new Map<string, number>();
   private readonly packed: { identities: string[]; currency: string }[] = [];
-  private readonly waiting = new Map<number, PlannedRow[]>();
+  private readonly waiting = new Map<number, SpooledRow[]>();
 
   constructor(
     private readonly campaign: string,
@@ -443,26 +488,21 @@ class CampaignWriter {
     }
   }
 
-  async write(batch: PlannedRow[]): Promise<void> {
-    const recorded = await this.deps.ledger.getRows(
-      this.campaign,
-      batch.map((p) => p.identity),
-    );
-    const fresh: PlannedRow[] = [];
-    const knownKeys = new Set<string>();
-    batch.forEach((planned, i) => {
-      const known = recorded[i];
-      if (known && known.payload_hash === planned.payload) knownKeys.add(known.key);
-      else if (!known || this.survey.released.has(planned.identity)) fresh.push(planned);
-    });
-    await this.requeueKnown([...knownKeys]);
+  async write(batch: SpoolEntry[]): Promise<void> {
+    const fresh: SpooledRow[] = [];
+    const requeue: SpooledRequeue[] = [];
+    for (const entry of batch) {
+      if (entry.kind === "new") fresh.push(entry);
+      else requeue.push(entry);
+    }
+    await this.requeueKnown(requeue);
     const ready = this.packed.length ? this.completeOrders(fresh) : fresh.map((p) => [p]);
     await this.place(ready);
   }
 
   /** With packing: holds rows until their order is whole; returns the orders now whole. */
-  private completeOrders(fresh: PlannedRow[]): PlannedRow[][] {
-    const ready: PlannedRow[][] = [];
+  private completeOrders(fresh: SpooledRow[]): SpooledRow[][] {
+    const ready: SpooledRow[][] = [];
     for (const planned of fresh) {
       const index = this.orderOf.get(planned.identity);
       if (index === undefined) continue;
@@ -476,15 +516,14 @@ class CampaignWriter {
     return ready;
   }
 
-  async finish(): Promise<void> {
-    if (this.waiting.size > 0) {
-      // A row of the first pass did not come back in the second: the file changed while importing.
-      throw new UserError(`${this.campaign}: the file changed during the import; run it again`);
-    }
+  finish(): void {
+    // Pass 1 packed exactly the rows it spooled, so every order is whole by now.
+    if (this.waiting.size > 0)
+      throw new Error(`${this.campaign}: ${this.waiting.size} packed order(s) left incomplete`);
   }
 
   /** Ledger first, jobs after: a crash in between is repaired by importing again. */
-  private async place(orders: PlannedRow[][]): Promise<void> {
+  private async place(orders: SpooledRow[][]): Promise<void> {
     if (orders.length === 0) return;
     const ledgerRows: [string, LedgerRow][] = [];
     const ledgerOrders: Parameters<Ledger["record"]>[2] = [];
@@ -522,23 +561,18 @@ class CampaignWriter {
   }
 
   /** Known orders still queued get their job again (a no-op when BullMQ holds it). */
-  private async requeueKnown(keys: string[]): Promise<void> {
-    const orders = await this.deps.ledger.getOrders(this.campaign, keys);
-    const jobs: OrderJobData[] = [];
-    for (const [i, order] of orders.entries()) {
-      // The mode it was imported with, which this import's flags do not change.
-      if (order?.status === "queued")
-        jobs.push({
-          campaign: this.campaign,
-          key: keys[i]!,
-          executionMode: order.mode ?? this.mode,
-        });
-    }
+  private async requeueKnown(requeue: SpooledRequeue[]): Promise<void> {
+    // The mode each was imported with, which this import's flags do not change.
+    const jobs = requeue.map(({ key, mode }) => ({
+      campaign: this.campaign,
+      key,
+      executionMode: mode,
+    }));
     await enqueueOrders(this.deps.queue, jobs, this.jobOptions);
   }
 }
 
-function ledgerRow(p: PlannedRow, key: string, generation: number): LedgerRow {
+function ledgerRow(p: SpooledRow, key: string, generation: number): LedgerRow {
   return {
     line: p.row.line,
     key,

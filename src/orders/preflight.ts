@@ -118,3 +118,28 @@ export function preflightRow(
     ? fail(row, "face_value", problem)
     : pass(currency, row.face_value, entry.discount_multiplier);
 }
+
+/**
+ * preflightRow with its passes remembered by product code and face value: a campaign sends few
+ * distinct cards to many people, and pricing in BigInt is the costliest check of a row. A
+ * failure is not kept (it names the row's line). Past `limit` distinct pairs, new pairs are
+ * checked each time, so memory stays bounded whatever the file.
+ */
+export class PreflightMemo {
+  private readonly passes = new Map<string, PreflightPass>();
+
+  constructor(
+    private readonly catalog: CatalogIndex | undefined,
+    private readonly options: PreflightOptions = {},
+    private readonly limit = 10_000,
+  ) {}
+
+  check(row: OrderRow): PreflightResult {
+    const key = `${row.product_code}\n${row.face_value}`;
+    const known = this.passes.get(key);
+    if (known) return known;
+    const result = preflightRow(row, this.catalog, this.options);
+    if (result.ok && this.passes.size < this.limit) this.passes.set(key, result);
+    return result;
+  }
+}

@@ -11,6 +11,9 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 export const CHILD_RUNTIME = process.env.BENCH_RUNTIME === "tsx" ? "tsx" : "compiled";
 
+/** Node options for the children only, e.g. BENCH_CHILD_NODE_ARGS="--cpu-prof" to profile one side. */
+const CHILD_NODE_ARGS = (process.env.BENCH_CHILD_NODE_ARGS ?? "").split(" ").filter(Boolean);
+
 /** What every measuring child reports besides its own figures. */
 export interface ChildMeasure {
   ms: number;
@@ -47,7 +50,11 @@ export async function childScript(file: string): Promise<string> {
 
 /** Runs `script` with `env` to its end; its last stdout line is its report, as JSON. */
 export async function runChild<T>(script: string, env: Record<string, string>): Promise<T> {
-  const args = CHILD_RUNTIME === "tsx" ? ["--import", "tsx", script] : [script];
+  const args = [
+    ...CHILD_NODE_ARGS,
+    ...(CHILD_RUNTIME === "tsx" ? ["--import", "tsx"] : []),
+    script,
+  ];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "inherit"],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CatalogIndex, CatalogIndexEntry } from "../../src/catalog/index-entry.js";
-import { preflightRow } from "../../src/orders/preflight.js";
+import { PreflightMemo, preflightRow } from "../../src/orders/preflight.js";
 import { row } from "./helpers.js";
 
 function entry(code: string, overrides: Partial<CatalogIndexEntry> = {}): CatalogIndexEntry {
@@ -121,5 +121,40 @@ describe("preflightRow", () => {
       errors: [{ message: expect.stringMatching(/--currency/) }],
     });
     expect(preflightRow(r, undefined, { currency: "JPY" }).ok).toBe(false);
+  });
+});
+
+describe("PreflightMemo", () => {
+  const at = (line: number, product_code: string, face_value: string) =>
+    row({ line, product_code, face_value });
+
+  it("answers as preflightRow does, failures naming each row's own line", () => {
+    const memo = new PreflightMemo(catalog);
+    for (const [code, face] of [
+      ["OPEN", "25"],
+      ["FIXED", "25.00"],
+      ["FIXED", "26"],
+      ["YEN", "1000"],
+      ["OFF", "10"],
+    ] as const) {
+      for (const line of [2, 9]) {
+        expect(memo.check(at(line, code, face))).toEqual(
+          preflightRow(at(line, code, face), catalog),
+        );
+      }
+    }
+  });
+
+  it("keeps the currency option, and no more pairs than its limit", () => {
+    const memo = new PreflightMemo(catalog, { currency: "EUR" }, 2);
+    expect(memo.check(at(3, "OPEN", "25"))).toMatchObject({ ok: false });
+    const open = new PreflightMemo(catalog, {}, 2);
+    const first = open.check(at(2, "OPEN", "10"));
+    open.check(at(3, "OPEN", "11"));
+    const third = open.check(at(4, "OPEN", "12"));
+    expect(open.check(at(5, "OPEN", "10"))).toBe(first);
+    // Past the limit the pair is checked again each time: equal, not the same object.
+    expect(open.check(at(6, "OPEN", "12"))).not.toBe(third);
+    expect(open.check(at(6, "OPEN", "12"))).toEqual(third);
   });
 });

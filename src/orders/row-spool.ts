@@ -1,0 +1,71 @@
+import { type FileHandle, mkdtemp, open, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ExecutionMode } from "../api/order-request.js";
+import { readLineBatches } from "../catalog/line-reader.js";
+import type { OrderRow } from "./order-row.js";
+
+/** A new row as pass 1 checked it: what pass 2 records and sends. */
+export interface SpooledRow {
+  kind: "new";
+  identity: string;
+  payload: string;
+  currency: string;
+  row: OrderRow;
+}
+
+/** An order already in the ledger and still queued: its job is added again (a no-op if held). */
+export interface SpooledRequeue {
+  kind: "requeue";
+  key: string;
+  mode: ExecutionMode;
+}
+
+export type SpoolEntry = SpooledRow | SpooledRequeue;
+
+/**
+ * What pass 1 of an import decided, kept on disk for pass 2 (one JSON line per entry), so that
+ * pass 2 records and sends exactly the rows pass 1 checked and priced — a file edited during
+ * the import cannot slip an unchecked row in — without parsing and validating the file again.
+ *
+ * The lines hold e-mail addresses, so the file is private (0600, in a 0700 folder) and, where
+ * the system allows it, unlinked as soon as it is open: a crashed import leaves nothing behind.
+ */
+export class RowSpool {
+  private constructor(
+    private readonly handle: FileHandle,
+    /** The folder still to remove at close, where it could not be removed at once. */
+    private readonly leftover: string | undefined,
+  ) {}
+
+  /** A new, empty spool in a private folder under `parent`. */
+  static async create(parent = tmpdir()): Promise<RowSpool> {
+    const dir = await mkdtemp(join(parent, "giftjobs-import-"));
+    const handle = await open(join(dir, "rows.jsonl"), "w+", 0o600);
+    try {
+      await rm(dir, { recursive: true });
+      return new RowSpool(handle, undefined);
+    } catch {
+      // Windows refuses to delete an open file: the folder goes at close instead.
+      return new RowSpool(handle, dir);
+    }
+  }
+
+  async write(entries: readonly SpoolEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    let text = "";
+    for (const entry of entries) text += `${JSON.stringify(entry)}\n`;
+    await this.handle.write(text);
+  }
+
+  /** Every entry written, in order, in batches. */
+  async *read(): AsyncGenerator<SpoolEntry[]> {
+    for await (const lines of readLineBatches(this.handle))
+      yield lines.map((line) => JSON.parse(line) as SpoolEntry);
+  }
+
+  async close(): Promise<void> {
+    await this.handle.close();
+    if (this.leftover) await rm(this.leftover, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,83 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ApiClient } from "../../src/api/client.js";
+import { importCampaign } from "../../src/orders/import-campaign.js";
+import type { OrderRow } from "../../src/orders/order-row.js";
+import { RowSpool, type SpoolEntry } from "../../src/orders/row-spool.js";
+import { type CampaignEnv, campaignEnv } from "../helpers/campaign-env.js";
+import { csvFile, depsOf, validCsv } from "./support.js";
+
+let env: CampaignEnv | undefined;
+let scratch: string | undefined;
+
+afterEach(async () => {
+  await env?.dispose();
+  env = undefined;
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+  scratch = undefined;
+});
+
+const row = (line: number): OrderRow => ({
+  line,
+  email: `p${line}@example.com`,
+  product_code: "P1",
+  face_value: "10.50",
+  template_source: "none",
+  metadata: { team: 'a,b\n"c"' },
+});
+
+describe("the row spool", () => {
+  it("gives back every entry in order and leaves no file behind, even before close", async () => {
+    scratch = await mkdtemp(join(tmpdir(), "gj-spool-test-"));
+    const spool = await RowSpool.create(scratch);
+    // Unlinked at once: a crash from here on leaves no e-mail address on disk.
+    expect(await readdir(scratch)).toEqual([]);
+    const entries: SpoolEntry[] = [];
+    for (let i = 0; i < 3000; i++) {
+      entries.push(
+        i % 100 === 0
+          ? { kind: "requeue", key: `k${i}`, mode: "sync" }
+          : { kind: "new", identity: `ref:${i}`, payload: `h${i}`, currency: "EUR", row: row(i) },
+      );
+    }
+    await spool.write(entries.slice(0, 1234));
+    await spool.write([]);
+    await spool.write(entries.slice(1234));
+    const read: SpoolEntry[] = [];
+    for await (const batch of spool.read()) read.push(...batch);
+    await spool.close();
+    expect(read).toEqual(entries);
+    expect(await readdir(scratch)).toEqual([]);
+  });
+});
+
+describe("import pass 2", () => {
+  it("sends the rows pass 1 checked, however the file changes between the passes", async () => {
+    env = await campaignEnv({}, "spool");
+    const e = env;
+    const { text } = validCsv(e.index, 40, "ref-");
+    const file = await csvFile(e, "orders.csv", text);
+    // The balance is asked for between the passes: the file is rewritten there, every face
+    // value made invalid and a row added. Re-reading the file would now record unchecked rows.
+    const lines = text.trimEnd().split("\n");
+    const client = {
+      getBalance: async () => {
+        const edited = lines.map((l, i) => (i === 0 ? l : l.replace(/,([\d.]+),/, ",99999999,")));
+        await writeFile(file, `${[...edited, edited[1]!.replace("ref-", "new-")].join("\n")}\n`);
+        return { balance: "1000000000", currency: "USD" };
+      },
+    } as unknown as ApiClient;
+
+    const result = await importCampaign({ file, campaign: "edited" }, { ...depsOf(e), client });
+
+    expect(result).toMatchObject({ rows: 40, valid: 40, enqueued: 40, orders: 40 });
+    expect(await readFile(file, "utf8")).toContain("99999999");
+    const recorded: string[] = [];
+    for await (const [, r] of e.ledger.rows("edited")) recorded.push(r.face_value);
+    expect(recorded).toHaveLength(40);
+    expect(recorded).not.toContain("99999999");
+    expect(await e.queue.count()).toBe(40);
+  });
+});
