@@ -7,6 +7,7 @@ import {
 } from "../../src/orders/identity.js";
 import { orderKey } from "../../src/orders/keys.js";
 import { validateRow } from "../../src/orders/row-validation.js";
+import { sha256 } from "../../src/sha256.js";
 import { readAll, row } from "./helpers.js";
 
 const HEADER = "email,product_code,face_value,reference,description,metadata.a,metadata.b";
@@ -117,9 +118,10 @@ describe("row identity and order keys", () => {
     expect(() => orderKey("a", -1, ids)).toThrow(RangeError);
   });
 
-  it("counts occurrences per content", () => {
+  it("counts occurrences per content hash", () => {
     const counter = new OccurrenceCounter();
-    expect([counter.next("a"), counter.next("b"), counter.next("a"), counter.next("a")]).toEqual([
+    const [a, b] = [sha256("a"), sha256("b")];
+    expect([counter.next(a), counter.next(b), counter.next(a), counter.next(a)]).toEqual([
       0, 0, 1, 2,
     ]);
   });

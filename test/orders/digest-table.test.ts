@@ -1,0 +1,48 @@
+import { hash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { DigestTable } from "../../src/orders/digest-table.js";
+
+const digest = (text: string) => hash("sha256", text, "buffer");
+
+describe("DigestTable", () => {
+  it("keeps 100,000 keys through its growth, each with its own value", () => {
+    const table = new DigestTable();
+    for (let i = 0; i < 100_000; i++) table.set(digest(`k${i}`), i * 3);
+    expect(table.size).toBe(100_000);
+    for (let i = 0; i < 100_000; i += 7) expect(table.get(digest(`k${i}`))).toBe(i * 3);
+    expect(table.get(digest("k100000"))).toBeUndefined();
+  });
+
+  it("overwrites a value without counting the key twice, and keeps 0", () => {
+    const table = new DigestTable();
+    table.set(digest("a"), 0);
+    expect(table.get(digest("a"))).toBe(0);
+    table.set(digest("a"), 5);
+    expect(table.get(digest("a"))).toBe(5);
+    expect(table.size).toBe(1);
+  });
+
+  it("tells keys apart by all 16 bytes, whatever slot they land in", () => {
+    const table = new DigestTable();
+    // Same first word (same slot), different later bytes: only the full key compares equal.
+    const base = new Uint8Array(32);
+    const other = new Uint8Array(32);
+    other[15] = 1;
+    table.set(base, 1);
+    expect(table.get(other)).toBeUndefined();
+    table.set(other, 2);
+    expect([table.get(base), table.get(other), table.size]).toEqual([1, 2, 2]);
+    // Beyond byte 16 nothing counts: the table keys on a 128-bit prefix.
+    const tail = new Uint8Array(32);
+    tail[20] = 9;
+    expect(table.get(tail)).toBe(1);
+  });
+
+  it("refuses values it cannot hold and keys shorter than 16 bytes", () => {
+    const table = new DigestTable();
+    expect(() => table.set(digest("a"), -1)).toThrow(RangeError);
+    expect(() => table.set(digest("a"), 2 ** 32)).toThrow(RangeError);
+    expect(() => table.set(digest("a"), 1.5)).toThrow(RangeError);
+    expect(() => table.get(new Uint8Array(8))).toThrow(RangeError);
+  });
+});
