@@ -171,15 +171,36 @@ function table(rows: string[][]): void {
     process.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i]!)).join("")}\n`);
 }
 
+/** CPU seconds of this process (workers and sandbox both) and of Redis while `fn` runs. */
+async function cpuOf<T>(
+  redis: Campaign["redis"],
+  fn: () => Promise<T>,
+): Promise<{ value: T; cpu: number; redisCpu: number }> {
+  const redisCpu = async () => {
+    const info = await redis.info("cpu");
+    const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+    return field("used_cpu_user") + field("used_cpu_sys");
+  };
+  const redisBefore = await redisCpu();
+  const before = process.cpuUsage();
+  const value = await fn();
+  const used = process.cpuUsage(before);
+  return {
+    value,
+    cpu: (used.user + used.system) / 1e6,
+    redisCpu: (await redisCpu()) - redisBefore,
+  };
+}
+
 /** One round of (a): the bare loop, then the workers, on the same orders (keys replayed). */
 async function endToEndRound(bench: Bench, round: number) {
   await resetSandbox(bench, { latency_ms: LATENCY_MS, order_rate_limit: UNLIMITED });
   const c = await campaign(bench, `e2e-${round}`, ORDERS);
   try {
-    const bareMs = await bareLoop(bench, c, `e2e-${round}`);
+    const bare = await cpuOf(c.redis, () => bareLoop(bench, c, `e2e-${round}`));
     await resetSandbox(bench, { latency_ms: LATENCY_MS, order_rate_limit: UNLIMITED });
-    const run = await work(c, UNLIMITED, ORDERS, Infinity, undefined, true);
-    return { bareMs, run, importMs: c.importMs };
+    const run = await cpuOf(c.redis, () => work(c, UNLIMITED, ORDERS, Infinity, undefined, true));
+    return { bare, run, importMs: c.importMs };
   } finally {
     await c.dispose();
   }
@@ -190,11 +211,24 @@ async function endToEnd(bench: Bench): Promise<void> {
     `(a) ${fixed(ORDERS)} async orders, concurrency ${CONCURRENCY}, latency ${LATENCY_MS} ms, ${E2E_ROUNDS} rounds\n`,
   );
   const rows = [
-    ["", "import", "bare p-limit", "workers", "orders/s bare", "workers", "ratio", "all COMPLETED"],
+    [
+      "",
+      "import",
+      "bare p-limit",
+      "workers",
+      "orders/s bare",
+      "workers",
+      "ratio",
+      "all COMPLETED",
+      "CPU bare/workers",
+      "Redis CPU",
+    ],
   ];
   const ratios: number[] = [];
   for (let round = 1; round <= E2E_ROUNDS; round++) {
-    const { bareMs, run, importMs } = await endToEndRound(bench, round);
+    const { bare, run: measured, importMs } = await endToEndRound(bench, round);
+    const bareMs = bare.value;
+    const run = measured.value;
     const bareRate = ORDERS / (bareMs / 1000);
     const workerRate = run.sent / (run.ms / 1000);
     ratios.push(workerRate / bareRate);
@@ -207,6 +241,8 @@ async function endToEnd(bench: Bench): Promise<void> {
       fixed(workerRate),
       `${fixed(workerRate / bareRate, 2)}x`,
       `${fixed(run.settledMs / 1000, 1)} s`,
+      `${fixed(bare.cpu, 1)} s / ${fixed(measured.cpu, 1)} s`,
+      `${fixed(bare.redisCpu, 1)} s / ${fixed(measured.redisCpu, 1)} s`,
     ]);
   }
   table(rows);
