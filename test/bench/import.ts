@@ -33,7 +33,7 @@ import {
   runChild,
 } from "../helpers/bench-child.js";
 import { exited, spawnCli } from "../helpers/cli-process.js";
-import { cleanPrefix, testRedis, uniquePrefix } from "../helpers/redis.js";
+import { cleanPrefix, redisCpuSeconds, testRedis, uniquePrefix } from "../helpers/redis.js";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const SELF = fileURLToPath(import.meta.url);
@@ -56,13 +56,6 @@ async function writeCsv(index: CatalogIndex, path: string): Promise<void> {
   }
   out.end();
   await once(out, "finish");
-}
-
-/** Redis server CPU seconds so far (user + system): where the time goes besides the child. */
-async function redisCpu(redis: Redis): Promise<number> {
-  const info = await redis.info("cpu");
-  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
-  return field("used_cpu_user") + field("used_cpu_sys");
 }
 
 /** The floor: parse, no checks, addBulk in chunks, one chunk in flight (as the importer does). */
@@ -125,7 +118,7 @@ async function measureOnce(
   redis: Redis,
 ): Promise<ChildReport & { redisCpu: number }> {
   const prefix = uniquePrefix(`bench-${kind}`);
-  const before = await redisCpu(redis);
+  const before = await redisCpuSeconds(redis);
   try {
     const report = await runChild<ChildReport>(script, {
       BENCH_IMPORT_CHILD: kind,
@@ -133,7 +126,7 @@ async function measureOnce(
       BENCH_IMPORT_PREFIX: prefix,
     });
     if (report.rows !== ROWS) throw new Error(`${kind}: ${report.rows} rows, expected ${ROWS}`);
-    return { ...report, redisCpu: (await redisCpu(redis)) - before };
+    return { ...report, redisCpu: (await redisCpuSeconds(redis)) - before };
   } finally {
     await cleanPrefix(redis, prefix);
   }

@@ -22,7 +22,13 @@ import { QUEUES } from "../../src/queue/names.js";
 import { startWorkers } from "../../src/queue/workers.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
 import { median } from "../helpers/median.js";
-import { cleanPrefix, REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
+import {
+  cleanPrefix,
+  REDIS_URL,
+  redisCpuSeconds,
+  testRedis,
+  uniquePrefix,
+} from "../helpers/redis.js";
 
 // Enough orders (about 6 s) for status polls, which start 1 s after each order, to run beside
 // the creates in a steady state rather than mostly after the measurement.
@@ -176,19 +182,14 @@ async function cpuOf<T>(
   redis: Campaign["redis"],
   fn: () => Promise<T>,
 ): Promise<{ value: T; cpu: number; redisCpu: number }> {
-  const redisCpu = async () => {
-    const info = await redis.info("cpu");
-    const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
-    return field("used_cpu_user") + field("used_cpu_sys");
-  };
-  const redisBefore = await redisCpu();
+  const redisBefore = await redisCpuSeconds(redis);
   const before = process.cpuUsage();
   const value = await fn();
   const used = process.cpuUsage(before);
   return {
     value,
     cpu: (used.user + used.system) / 1e6,
-    redisCpu: (await redisCpu()) - redisBefore,
+    redisCpu: (await redisCpuSeconds(redis)) - redisBefore,
   };
 }
 

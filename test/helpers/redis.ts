@@ -21,3 +21,10 @@ export async function cleanPrefix(redis: Redis, prefix: string): Promise<void> {
     if (keys.length) await redis.unlink(...keys);
   } while (cursor !== "0");
 }
+
+/** Redis server CPU seconds so far (user + system), for benches to show what Redis spent. */
+export async function redisCpuSeconds(redis: Redis): Promise<number> {
+  const info = await redis.info("cpu");
+  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+  return field("used_cpu_user") + field("used_cpu_sys");
+}
