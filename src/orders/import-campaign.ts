@@ -168,7 +168,7 @@ async function importWithSpool(
   deps: ImportDeps,
   plan: ImportPlan,
 ): Promise<ImportResult> {
-  const { mode, itemsPerOrder, packer, invalidFile, spool } = plan;
+  const { mode, itemsPerOrder, invalidFile, spool } = plan;
   const survey = await surveyFile(options, deps, plan);
   const result = (enqueued: number, orders: number): ImportResult => ({
     campaign: options.campaign,
@@ -210,7 +210,7 @@ async function importWithSpool(
     execution_mode: mode,
     items_per_order: String(itemsPerOrder),
   });
-  const written = await writeCampaign(options, deps, survey, packer, mode, spool);
+  const written = await writeCampaign(options, deps, survey, { ...plan, spool });
   deps.log.info(
     {
       campaign: options.campaign,
@@ -431,9 +431,7 @@ async function writeCampaign(
   options: ImportOptions,
   deps: ImportDeps,
   survey: Survey,
-  packer: OrderPacker | undefined,
-  mode: ExecutionMode,
-  spool: RowSpool,
+  { mode, packer, spool }: ImportPlan & { spool: RowSpool },
 ): Promise<{ rows: number; orders: number }> {
   const writer = new CampaignWriter(
     options.campaign,

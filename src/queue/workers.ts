@@ -64,7 +64,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const { config, log } = options;
   const queues = options.queues ?? ["orders", "catalog"];
   const concurrency = options.concurrency ?? 10;
-  // Fifty jobs' ledger and BullMQ commands go out together rather than a write each.
+  // The ledger and BullMQ commands of all jobs in flight go out a turn at a time, not a write each.
   const connection = connectRedis(config.redisUrl, { forWorker: true, coalesceWrites: true });
   const workers: Worker[] = [];
   const closers: (() => Promise<unknown>)[] = [];
