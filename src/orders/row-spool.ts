@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ExecutionMode } from "../api/order-request.js";
 import { readLineBatches } from "../catalog/line-reader.js";
+import { UserError } from "../errors/user-error.js";
 import type { OrderRow } from "./order-row.js";
 
 /** A new row as pass 1 checked it: what pass 2 records and sends. */
@@ -38,10 +39,19 @@ export class RowSpool {
     private readonly leftover: string | undefined,
   ) {}
 
-  /** A new, empty spool in a private folder under `parent`. */
+  /** A new, empty spool in a private folder under `parent` (TMPDIR by default). */
   static async create(parent = tmpdir()): Promise<RowSpool> {
-    const dir = await mkdtemp(join(parent, "giftjobs-import-"));
-    const handle = await open(join(dir, "rows.jsonl"), "w+", 0o600);
+    let dir: string | undefined;
+    let handle: FileHandle;
+    try {
+      dir = await mkdtemp(join(parent, "giftjobs-import-"));
+      handle = await open(join(dir, "rows.jsonl"), "w+", 0o600);
+    } catch (error) {
+      if (dir) await rm(dir, { recursive: true, force: true });
+      throw new UserError(
+        `cannot create the import's spool file in ${parent} (set TMPDIR to a writable folder with room for about 300 bytes a row): ${(error as Error).message}`,
+      );
+    }
     try {
       await rm(dir, { recursive: true });
       return new RowSpool(handle, undefined);

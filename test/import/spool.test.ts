@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/client.js";
+import { UserError } from "../../src/errors/user-error.js";
 import { importCampaign } from "../../src/orders/import-campaign.js";
 import type { OrderRow } from "../../src/orders/order-row.js";
 import { RowSpool, type SpoolEntry } from "../../src/orders/row-spool.js";
@@ -50,6 +51,19 @@ describe("the row spool", () => {
     await spool.close();
     expect(read).toEqual(entries);
     expect(await readdir(scratch)).toEqual([]);
+  });
+
+  it("refuses an unusable folder with one line naming TMPDIR, and leaves nothing there", async () => {
+    scratch = await mkdtemp(join(tmpdir(), "gj-spool-test-"));
+    // A file where a folder should be: mkdtemp fails (permissions would not stop root).
+    const notAFolder = join(scratch, "file");
+    await writeFile(notAFolder, "");
+    const refused = RowSpool.create(notAFolder);
+    await expect(refused).rejects.toBeInstanceOf(UserError);
+    await expect(refused).rejects.toThrow(
+      new RegExp(`^cannot create the import's spool file in ${notAFolder} \\(set TMPDIR `),
+    );
+    expect(await readdir(scratch)).toEqual(["file"]);
   });
 });
 
