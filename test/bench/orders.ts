@@ -5,6 +5,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Queue } from "bullmq";
 import pLimit from "p-limit";
 import { ApiClient } from "../../src/api/client.js";
@@ -21,6 +22,13 @@ import { pickSampleProducts, sampleCsv } from "../../src/orders/sample-csv.js";
 import { QUEUES } from "../../src/queue/names.js";
 import { startWorkers } from "../../src/queue/workers.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import {
+  CHILD_RUNTIME,
+  type ChildMeasure,
+  childScript,
+  measureInChild,
+  runChild,
+} from "../helpers/bench-child.js";
 import { median } from "../helpers/median.js";
 import {
   cleanPrefix,
@@ -44,6 +52,11 @@ const LATENCY_MS = 50;
 const LIMIT_PER_MINUTE = 3000;
 const UNLIMITED = 10_000_000;
 const API_KEY = "bench-key-123456";
+const SELF = fileURLToPath(import.meta.url);
+// (a) runs the bare loop and the workers each in a child process of their own, as a script and
+// `giftjobs worker` run beside a service that is elsewhere; BENCH_ORDERS_SHARED_THREAD=1 runs
+// them in this process, on the sandbox's thread (sessions 1 to 3 measured that way).
+const SHARED_THREAD = process.env.BENCH_ORDERS_SHARED_THREAD === "1";
 
 interface Bench {
   sandbox: Sandbox;
@@ -68,34 +81,23 @@ async function orderStats(bench: Bench): Promise<Record<string, number>> {
   return stats.requests["POST /v2/order"] ?? {};
 }
 
-/** A campaign of `rows` rows under a fresh prefix, imported and ready for workers. */
-async function campaign(bench: Bench, label: string, rows: number, itemsPerOrder = 1) {
-  const prefix = uniquePrefix(`bench-${label}`);
+/** What the clients of a campaign need: its ledger, worker config and progress counts. */
+function campaignHandle(url: string, dataDir: string, prefix: string, label: string) {
   const redis = testRedis();
-  const queue = new Queue<OrderJobData>(QUEUES.orders, { connection: redis, prefix });
   const ledger = new Ledger(redis, prefix);
-  const file = join(bench.dataDir, `${label}.csv`);
-  await writeFile(file, sampleCsv(bench.index, { rows, currency: bench.currency }));
-  const started = performance.now();
-  const result = await importCampaign(
-    { file, campaign: label, itemsPerOrder },
-    { ledger, queue, catalog: bench.index, log: silentLogger },
-  );
-  const importMs = performance.now() - started;
   return {
     prefix,
+    label,
     redis,
     ledger,
-    orders: result.orders,
-    importMs,
     config: (perMinute: number): Config =>
       loadConfig({
         env: {
-          GIFTJOBS_API_URL: bench.sandbox.url,
+          GIFTJOBS_API_URL: url,
           GIFTJOBS_API_KEY: API_KEY,
           GIFTJOBS_REDIS_URL: REDIS_URL,
           GIFTJOBS_PREFIX: prefix,
-          GIFTJOBS_DATA_DIR: bench.dataDir,
+          GIFTJOBS_DATA_DIR: dataDir,
           GIFTJOBS_ORDER_RATE_LIMIT: String(perMinute),
           GIFTJOBS_LOG_LEVEL: "silent",
         },
@@ -110,10 +112,39 @@ async function campaign(bench: Bench, label: string, rows: number, itemsPerOrder
       const c = await ledger.counts(label);
       return c.completed + c.failed_final + c.failed_uncertain;
     },
+  };
+}
+
+type CampaignHandle = ReturnType<typeof campaignHandle>;
+
+/** A campaign of `rows` rows under a fresh prefix, imported and ready for workers. */
+async function campaign(bench: Bench, label: string, rows: number, itemsPerOrder = 1) {
+  const handle = campaignHandle(
+    bench.sandbox.url,
+    bench.dataDir,
+    uniquePrefix(`bench-${label}`),
+    label,
+  );
+  const queue = new Queue<OrderJobData>(QUEUES.orders, {
+    connection: handle.redis,
+    prefix: handle.prefix,
+  });
+  const file = join(bench.dataDir, `${label}.csv`);
+  await writeFile(file, sampleCsv(bench.index, { rows, currency: bench.currency }));
+  const started = performance.now();
+  const result = await importCampaign(
+    { file, campaign: label, itemsPerOrder },
+    { ledger: handle.ledger, queue, catalog: bench.index, log: silentLogger },
+  );
+  const importMs = performance.now() - started;
+  return {
+    ...handle,
+    orders: result.orders,
+    importMs,
     dispose: async () => {
       await queue.close();
-      await cleanPrefix(redis, prefix);
-      await redis.quit();
+      await cleanPrefix(handle.redis, handle.prefix);
+      await handle.redis.quit();
     },
   };
 }
@@ -122,7 +153,7 @@ type Campaign = Awaited<ReturnType<typeof campaign>>;
 
 /** Runs workers until every row is sent or `seconds` pass; returns rows sent and the time. */
 async function work(
-  c: Campaign,
+  c: CampaignHandle,
   perMinute: number,
   rows: number,
   seconds = Infinity,
@@ -153,19 +184,67 @@ async function work(
   }
 }
 
-/** What a hand-written script does: the same bodies and keys, p-limit, createOrder. */
-async function bareLoop(bench: Bench, c: Campaign, label: string): Promise<number> {
-  const requests = await c.redis.hgetall(c.ledger.keys(label).requests);
+/**
+ * What a hand-written script does: the same bodies and keys, p-limit, createOrder. Returns the
+ * time of the loop (the bodies are read before it).
+ */
+async function bareLoop(url: string, c: CampaignHandle): Promise<number> {
+  const client = new ApiClient({ baseUrl: url, apiKey: API_KEY, timeoutMs: 30_000 });
+  const requests = await c.redis.hgetall(c.ledger.keys(c.label).requests);
   const limit = pLimit(CONCURRENCY);
   const started = performance.now();
   await Promise.all(
     Object.entries(requests).map(([key, body]) =>
-      limit(() =>
-        bench.client.createOrder(JSON.parse(body) as OrderRequest, { idempotencyKey: key }),
-      ),
+      limit(() => client.createOrder(JSON.parse(body) as OrderRequest, { idempotencyKey: key })),
     ),
   );
   return performance.now() - started;
+}
+
+/** One client of (a), as the parent describes it to a child process. */
+interface ClientSpec {
+  kind: "bare" | "workers";
+  url: string;
+  dataDir: string;
+  prefix: string;
+  label: string;
+  rows: number;
+  /** Workers: hold status polls back this long (the create path alone). */
+  firstPollDelayMs?: number;
+}
+
+interface ClientRun {
+  /** Rows sent, the time until they were, and until all settled (workers). */
+  sent: number;
+  ms: number;
+  settledMs: number;
+}
+
+/** Runs one client of (a) here: in the child process, or in the parent with SHARED_THREAD. */
+async function runClientHere(spec: ClientSpec): Promise<ClientRun> {
+  const handle = campaignHandle(spec.url, spec.dataDir, spec.prefix, spec.label);
+  try {
+    if (spec.kind === "bare") {
+      const ms = await bareLoop(spec.url, handle);
+      return { sent: spec.rows, ms, settledMs: ms };
+    }
+    const untilSettled = spec.firstPollDelayMs === undefined;
+    return await work(handle, UNLIMITED, spec.rows, Infinity, spec.firstPollDelayMs, untilSettled);
+  } finally {
+    await handle.redis.quit();
+  }
+}
+
+/** Runs one client of (a) in a child process of its own; its CPU is its own. */
+async function runClient(
+  script: string,
+  spec: ClientSpec,
+): Promise<ClientRun & { clientCpu?: number }> {
+  if (SHARED_THREAD) return runClientHere(spec);
+  const report = await runChild<ClientRun & ChildMeasure>(script, {
+    BENCH_ORDERS_CLIENT: JSON.stringify(spec),
+  });
+  return { ...report, clientCpu: report.cpuMs / 1000 };
 }
 
 const fixed = (n: number, digits = 0) =>
@@ -177,7 +256,7 @@ function table(rows: string[][]): void {
     process.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i]!)).join("")}\n`);
 }
 
-/** CPU seconds of this process (workers and sandbox both) and of Redis while `fn` runs. */
+/** CPU seconds of this process and of Redis while `fn` runs. */
 async function cpuOf<T>(
   redis: Campaign["redis"],
   fn: () => Promise<T>,
@@ -193,23 +272,47 @@ async function cpuOf<T>(
   };
 }
 
+const E2E_FAULTS = { latency_ms: LATENCY_MS, order_rate_limit: UNLIMITED };
+
 /** One round of (a): the bare loop, then the workers, on the same orders (keys replayed). */
-async function endToEndRound(bench: Bench, round: number) {
-  await resetSandbox(bench, { latency_ms: LATENCY_MS, order_rate_limit: UNLIMITED });
+async function endToEndRound(bench: Bench, script: string, round: number) {
+  await resetSandbox(bench, E2E_FAULTS);
   const c = await campaign(bench, `e2e-${round}`, ORDERS);
+  const spec = { ...specOf(bench, c), rows: ORDERS };
   try {
-    const bare = await cpuOf(c.redis, () => bareLoop(bench, c, `e2e-${round}`));
-    await resetSandbox(bench, { latency_ms: LATENCY_MS, order_rate_limit: UNLIMITED });
-    const run = await cpuOf(c.redis, () => work(c, UNLIMITED, ORDERS, Infinity, undefined, true));
-    return { bare, run, importMs: c.importMs };
+    const bare = await cpuOf(c.redis, () => runClient(script, { ...spec, kind: "bare" }));
+    await resetSandbox(bench, E2E_FAULTS);
+    const workers = await cpuOf(c.redis, () => runClient(script, { ...spec, kind: "workers" }));
+    return { bare, workers, importMs: c.importMs };
   } finally {
     await c.dispose();
   }
 }
 
+function specOf(bench: Bench, c: Campaign) {
+  return { url: bench.sandbox.url, dataDir: bench.dataDir, prefix: c.prefix, label: c.label };
+}
+
+type Measured = Awaited<ReturnType<typeof cpuOf<Awaited<ReturnType<typeof runClient>>>>>;
+
+/**
+ * CPU of a run: with clients in children, the client's own and the sandbox's (this process);
+ * on a shared thread, both together.
+ */
+function cpuText(m: Measured): string {
+  const client = m.value.clientCpu;
+  return client === undefined
+    ? `${fixed(m.cpu, 1)} s`
+    : `${fixed(client, 1)} + ${fixed(m.cpu, 1)} s`;
+}
+
 async function endToEnd(bench: Bench): Promise<void> {
+  const script = SHARED_THREAD ? "" : await childScript(SELF);
   process.stdout.write(
-    `(a) ${fixed(ORDERS)} async orders, concurrency ${CONCURRENCY}, latency ${LATENCY_MS} ms, ${E2E_ROUNDS} rounds\n`,
+    `(a) ${fixed(ORDERS)} async orders, concurrency ${CONCURRENCY}, latency ${LATENCY_MS} ms, ${E2E_ROUNDS} rounds; ` +
+      (SHARED_THREAD
+        ? "clients on the sandbox's thread (BENCH_ORDERS_SHARED_THREAD=1)\n"
+        : `each client in a process of its own (${CHILD_RUNTIME === "tsx" ? "tsx" : "compiled JS"}), the sandbox in this one\n`),
   );
   const rows = [
     [
@@ -221,39 +324,40 @@ async function endToEnd(bench: Bench): Promise<void> {
       "workers",
       "ratio",
       "all COMPLETED",
-      "CPU bare/workers",
+      SHARED_THREAD ? "CPU bare / workers" : "CPU client + sandbox: bare / workers",
       "Redis CPU",
     ],
   ];
   const ratios: number[] = [];
   for (let round = 1; round <= E2E_ROUNDS; round++) {
-    const { bare, run: measured, importMs } = await endToEndRound(bench, round);
-    const bareMs = bare.value;
-    const run = measured.value;
-    const bareRate = ORDERS / (bareMs / 1000);
-    const workerRate = run.sent / (run.ms / 1000);
+    const { bare, workers, importMs } = await endToEndRound(bench, script, round);
+    const bareRate = ORDERS / (bare.value.ms / 1000);
+    const workerRate = workers.value.sent / (workers.value.ms / 1000);
     ratios.push(workerRate / bareRate);
     rows.push([
       `round ${round}`,
       `${fixed(importMs / 1000, 1)} s`,
-      `${fixed(bareMs / 1000, 1)} s`,
-      `${fixed(run.ms / 1000, 1)} s`,
+      `${fixed(bare.value.ms / 1000, 1)} s`,
+      `${fixed(workers.value.ms / 1000, 1)} s`,
       fixed(bareRate),
       fixed(workerRate),
       `${fixed(workerRate / bareRate, 2)}x`,
-      `${fixed(run.settledMs / 1000, 1)} s`,
-      `${fixed(bare.cpu, 1)} s / ${fixed(measured.cpu, 1)} s`,
-      `${fixed(bare.redisCpu, 1)} s / ${fixed(measured.redisCpu, 1)} s`,
+      `${fixed(workers.value.settledMs / 1000, 1)} s`,
+      `${cpuText(bare)} / ${cpuText(workers)}`,
+      `${fixed(bare.redisCpu, 1)} s / ${fixed(workers.redisCpu, 1)} s`,
     ]);
   }
   table(rows);
   // The same once more with the follow-up of async orders (GET /v2/order polls) held back
   // until the orders are sent: what the create path costs on its own.
-  await resetSandbox(bench, { latency_ms: LATENCY_MS, order_rate_limit: UNLIMITED });
+  await resetSandbox(bench, E2E_FAULTS);
   const again = await campaign(bench, "e2e-nopoll", ORDERS);
-  const createOnly = await work(again, UNLIMITED, ORDERS, Infinity, 600_000).finally(() =>
-    again.dispose(),
-  );
+  const createOnly = await runClient(script, {
+    ...specOf(bench, again),
+    kind: "workers",
+    rows: ORDERS,
+    firstPollDelayMs: 600_000,
+  }).finally(() => again.dispose());
   const createRate = createOnly.sent / (createOnly.ms / 1000);
   process.stdout.write(
     `    workers / bare: median ${fixed(median(ratios), 2)}x, worst ${fixed(Math.min(...ratios), 2)}x (goal >= 0.9x)\n` +
@@ -333,4 +437,10 @@ export async function run(): Promise<void> {
     await sandbox.close();
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+const clientSpec = process.env.BENCH_ORDERS_CLIENT;
+if (clientSpec) {
+  await measureInChild(() => runClientHere(JSON.parse(clientSpec) as ClientSpec));
+  process.exit(0);
 }
