@@ -1,5 +1,6 @@
 import { readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { isProcessAlive } from "./process-alive.js";
 import { catalogDir, currentPointerPath, SNAPSHOT_FILES, tmpOwnerPid } from "./snapshot-layout.js";
 
 /** Temporary directories this process is writing now: never cleaned from under it. */
@@ -58,7 +59,7 @@ async function isAbandoned(path: string, pid: number, options: CleanupOptions): 
   const lastWrite = await newestMtime(path);
   const idleMs = Date.now() - lastWrite;
   if (idleMs > (options.staleAfterMs ?? 86_400_000)) return true;
-  if (pid !== process.pid && isAlive(pid)) return false;
+  if (pid !== process.pid && isProcessAlive(pid)) return false;
   const checkpoint = await stat(join(path, SNAPSHOT_FILES.checkpoint)).catch(() => undefined);
   if (checkpoint && Date.now() - checkpoint.mtimeMs < (options.checkpointTtlMs ?? 86_400_000)) {
     return false;
@@ -73,14 +74,4 @@ async function newestMtime(dir: string): Promise<number> {
     if (info && info.mtimeMs > newest) newest = info.mtimeMs;
   }
   return newest;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

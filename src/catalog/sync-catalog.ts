@@ -33,6 +33,7 @@ import {
   type SyncCheckpoint,
   saveCheckpoint,
 } from "./sync-checkpoint.js";
+import { acquireSyncLock } from "./sync-lock.js";
 
 /** Progress after each page. */
 export interface SyncProgress {
@@ -81,6 +82,16 @@ export interface SyncCatalogResult {
  * guard — throws a RunError and leaves the current snapshot as it was.
  */
 export async function syncCatalog(options: SyncCatalogOptions): Promise<SyncCatalogResult> {
+  // One sync at a time per store: see acquireSyncLock.
+  const lock = await acquireSyncLock(options.dataDir);
+  try {
+    return await syncLocked(options);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function syncLocked(options: SyncCatalogOptions): Promise<SyncCatalogResult> {
   const log = options.log ?? silentLogger;
   const started = Date.now();
   const filters = normalizeFilters(options.filters);

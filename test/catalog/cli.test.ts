@@ -1,4 +1,7 @@
 import { spawn } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type CatalogFixture, catalogFixture, control, cursorOfPage } from "./support.js";
@@ -89,6 +92,18 @@ describe("giftjobs catalog", () => {
     expect(stdout).toBe("");
     expect(stderr.trim()).toMatch(
       /^giftjobs: failed: catalog sync failed: page 2: .*cursor did not advance.*; the current snapshot is unchanged$/,
+    );
+  });
+
+  it("fails with exit 1 and one line while another sync holds the lock", async () => {
+    await mkdir(join(fx.dataDir, "catalog"), { recursive: true });
+    const owner = { pid: process.pid, host: hostname(), started_at: "2026-11-21T02:00:00.000Z" };
+    await writeFile(join(fx.dataDir, "catalog", "sync.lock"), JSON.stringify(owner));
+    const { code, stdout, stderr } = await giftjobs(["catalog", "sync", "--json"]);
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr.trim()).toBe(
+      `giftjobs: failed: another catalog sync is running (pid ${process.pid} on ${hostname()}, since 2026-11-21T02:00:00.000Z); the current snapshot is unchanged. If none is running, remove ${fx.dataDir}/catalog/sync.lock`,
     );
   });
 
