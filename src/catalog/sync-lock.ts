@@ -19,8 +19,11 @@ export interface SyncLock {
   release(): Promise<void>;
 }
 
-/** A lock of another host is only taken over after this long (its pid cannot be checked). */
-const OTHER_HOST_STALE_MS = 24 * 3600_000;
+/**
+ * A lock is taken over after this long whoever holds it: a sync takes minutes, and a pid can be
+ * reused after a reboot. Another host's lock is only taken over then (its pid cannot be checked).
+ */
+const STALE_AFTER_MS = 24 * 3600_000;
 /** An unreadable lock may be one being written this instant; after this long it is debris. */
 const UNREADABLE_STALE_MS = 60_000;
 
@@ -84,9 +87,9 @@ async function isOldFile(path: string): Promise<boolean> {
 }
 
 function isStale(owner: LockOwner): boolean {
-  if (owner.host === hostname()) return !isProcessAlive(owner.pid);
   const age = Date.now() - Date.parse(owner.started_at);
-  return !(age < OTHER_HOST_STALE_MS);
+  if (!(age < STALE_AFTER_MS)) return true;
+  return owner.host === hostname() && !isProcessAlive(owner.pid);
 }
 
 async function releaseIfOwned(path: string, token: string): Promise<void> {

@@ -89,6 +89,11 @@ describe("the catalog sync lock", () => {
     expect(await exists(syncLockPath(fx.dataDir))).toBe(false);
   });
 
+  it("takes over a day-old lock of a live pid (reused after a reboot)", async () => {
+    await lockAs(process.pid, hostname(), new Date(Date.now() - 25 * 3600_000));
+    await expect(sync()).resolves.toMatchObject({ manifest: { product_count: 1200 } });
+  });
+
   it("respects another host's lock for a day, then takes it over", async () => {
     await lockAs(1, "elsewhere.example");
     await expect(sync()).rejects.toThrow(
