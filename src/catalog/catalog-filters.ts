@@ -38,3 +38,14 @@ export function filtersToQuery(filters: NormalizedFilters, limit: number): Produ
 export function sameFilters(a: NormalizedFilters, b: NormalizedFilters): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
+
+/** What differs from `before` to `after`, as "countries: - -> US; orderable_only: false -> true". */
+export function filterChange(before: NormalizedFilters, after: NormalizedFilters): string {
+  const show = (value: boolean | string[]) =>
+    Array.isArray(value) ? value.join(",") || "-" : String(value);
+  const keys = ["orderable_only", "countries", "categories"] as const;
+  return keys
+    .filter((key) => show(before[key]) !== show(after[key]))
+    .map((key) => `${key}: ${show(before[key])} -> ${show(after[key])}`)
+    .join("; ");
+}

@@ -6,7 +6,13 @@ import type { RawProduct } from "../api/schemas.js";
 import { RunError } from "../errors/runtime-error.js";
 import { type Logger, silentLogger } from "../log.js";
 import type { CatalogDiff } from "./catalog-diff.js";
-import { type CatalogFilters, filtersToQuery, normalizeFilters } from "./catalog-filters.js";
+import {
+  type CatalogFilters,
+  filterChange,
+  filtersToQuery,
+  type NormalizedFilters,
+  normalizeFilters,
+} from "./catalog-filters.js";
 import { switchCurrentPointer } from "./current-pointer.js";
 import { type CatalogSnapshot, openCurrentSnapshot } from "./current-snapshot.js";
 import { fsyncPath } from "./durable-files.js";
@@ -153,7 +159,7 @@ async function syncLocked(options: SyncCatalogOptions): Promise<SyncCatalogResul
       }
       options.onProgress?.({ pages, products: writer.productCount });
     }
-    guardShrink(current, writer.productCount, options);
+    guardShrink(current, writer.productCount, filters, options);
     const { manifest, diff } = await writer.finish({
       snapshot: name,
       api_version: apiVersion ?? options.apiVersion ?? null,
@@ -228,12 +234,18 @@ async function startWriter(
 function guardShrink(
   current: CatalogSnapshot | undefined,
   count: number,
+  filters: NormalizedFilters,
   options: SyncCatalogOptions,
 ): void {
   if (!current || options.allowShrink) return;
   const maxShrink = options.maxShrink ?? 0.2;
   const before = current.manifest.product_count;
-  if (count < before * (1 - maxShrink)) throw new ShrinkRefusedError(before, count, maxShrink);
+  if (count >= before * (1 - maxShrink)) return;
+  // Narrower filters shrink the catalog too; the guard still holds, but says so.
+  const change = current.manifest.filters
+    ? filterChange(current.manifest.filters, filters)
+    : undefined;
+  throw new ShrinkRefusedError(before, count, maxShrink, change || undefined);
 }
 
 /** Renames the finished directory into snapshots/, then switches `current` to it. */

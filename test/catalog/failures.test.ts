@@ -119,13 +119,26 @@ describe("the shrink guard", () => {
     const error = await sync().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ShrinkRefusedError);
     expect((error as ShrinkRefusedError).exitCode).toBe(1);
-    expect((error as Error).message).toMatch(/900 products is 25% fewer than the current 1200/);
+    expect((error as Error).message).toMatch(
+      /900 products is 25% fewer than the current 1200 \(more than 20%\); the current snapshot/,
+    );
     expect((await openCurrentSnapshot(fx.dataDir))?.name).toBe(first.snapshot);
     expect(await tmpDirs(fx.dataDir)).toEqual([]);
 
     const allowed = await sync({ allowShrink: true });
     expect(allowed.manifest.product_count).toBe(900);
     expect((await openCurrentSnapshot(fx.dataDir))?.name).toBe(allowed.snapshot);
+  });
+
+  it("says when the filters changed since the current snapshot", async () => {
+    await sync();
+    const error = await sync({ filters: { countries: ["US"] } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ShrinkRefusedError);
+    expect((error as Error).message).toMatch(
+      /fewer than the current 1200 \(more than 20%\); the filters differ from the current snapshot's \(countries: - -> US\), which may explain it; the current snapshot is unchanged; rerun with --allow-shrink/,
+    );
+    const allowed = await sync({ filters: { countries: ["US"] }, allowShrink: true });
+    expect(allowed.manifest.filters.countries).toEqual(["US"]);
   });
 
   it("lets a shrink of exactly 20% through", async () => {
