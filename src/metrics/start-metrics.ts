@@ -2,6 +2,7 @@ import { Queue } from "bullmq";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
 import { silentLogger } from "../log.js";
+import { Ledger } from "../orders/ledger.js";
 import { connectRedis } from "../queue/connection.js";
 import { QUEUES } from "../queue/names.js";
 import type { WorkerHooks } from "../queue/workers.js";
@@ -42,7 +43,7 @@ export async function startMetrics(options: StartMetricsOptions): Promise<Runnin
   const queues = Object.values(QUEUES).map(
     (name) => new Queue(name, { connection: redis, prefix: config.prefix }),
   );
-  const metrics = new WorkerMetrics({ queues, log });
+  const metrics = new WorkerMetrics({ queues, ledger: new Ledger(redis, config.prefix), log });
   const closeQueues = async () => {
     await Promise.all(queues.map((q) => q.close()));
     await redis.quit().catch(() => redis.disconnect());

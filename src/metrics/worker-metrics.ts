@@ -4,6 +4,7 @@ import type { ResponseInfo } from "../api/client.js";
 import type { Logger } from "../log.js";
 import { silentLogger } from "../log.js";
 import type { OrderOutcomeName } from "../orders/create-order.js";
+import type { Ledger } from "../orders/ledger.js";
 import type { WorkerHooks } from "../queue/workers.js";
 import { routeLabel } from "./route-label.js";
 
@@ -35,6 +36,8 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 export interface WorkerMetricsOptions {
   /** Queues whose job counts are read on each scrape. @defaultValue [] */
   queues?: Queue[];
+  /** The ledger whose follow set is read on each scrape. @defaultValue none (no such gauges) */
+  ledger?: Ledger;
   /** Where a failed queue-depth read is reported. @defaultValue silentLogger */
   log?: Logger;
 }
@@ -85,6 +88,7 @@ export class WorkerMetrics {
       registers,
     });
     queueDepthGauge(registers, options.queues ?? [], options.log ?? silentLogger);
+    if (options.ledger) followSetGauges(registers, options.ledger, options.log ?? silentLogger);
     this.hooks = {
       onOutcome: (outcome) => this.orders.inc({ outcome }),
       onCampaignPaused: () => this.pauses.inc(),
@@ -121,4 +125,40 @@ function queueDepthGauge(registers: Registry[], queues: Queue[], log: Logger): v
       }
     },
   });
+}
+
+/** A poll this late is a follower that has fallen behind, or no worker serving orders. */
+const OVERDUE_MS = 60_000;
+
+/**
+ * Async orders waiting for their final status (the follow set, see OrderFollower), and how many
+ * of them are over a minute past their poll: a number that keeps growing means no follower is
+ * keeping up. Both are read from Redis at scrape time.
+ */
+function followSetGauges(registers: Registry[], ledger: Ledger, log: Logger): void {
+  const gauge = (name: string, help: string, read: () => Promise<number>) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      async collect() {
+        // Old values would look current; with Redis unreachable the series go away instead.
+        this.reset();
+        try {
+          this.set(await read());
+        } catch (error) {
+          log.warn({ err: error }, `metrics: ${name} could not be read`);
+        }
+      },
+    });
+  gauge(
+    "giftjobs_followed_orders",
+    "Async orders accepted by the service and waiting for their final status",
+    () => ledger.followedCount(),
+  );
+  gauge(
+    "giftjobs_followed_orders_overdue",
+    `Followed orders whose status poll is more than ${OVERDUE_MS / 1000} s late`,
+    () => ledger.followedDueCount(Date.now() - OVERDUE_MS),
+  );
 }

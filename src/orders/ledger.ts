@@ -287,6 +287,11 @@ export class Ledger {
     return this.redis.zcard(this.followKey());
   }
 
+  /** How many followed orders were due for a poll before `before` and are not taken yet. */
+  async followedDueCount(before: number): Promise<number> {
+    return this.redis.zcount(this.followKey(), "-inf", `(${before}`);
+  }
+
   /**
    * Takes up to `max` followed orders due by `now`, leased for `leaseMs` (they fall due again
    * if the taker dies), with their ledger records.

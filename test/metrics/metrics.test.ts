@@ -95,6 +95,27 @@ describe("worker metrics", () => {
     expect(m.get('giftjobs_queue_jobs{queue="orders",state="delayed"}')).toBe(1);
   });
 
+  it("reads the follow set at scrape time: followed orders, and those over a minute late", async () => {
+    env = await campaignEnv({}, "follow");
+    metrics = await startMetrics({ config: env.config, port: 0 });
+    let m = await scrape();
+    expect(m.get("giftjobs_followed_orders")).toBe(0);
+    expect(m.get("giftjobs_followed_orders_overdue")).toBe(0);
+
+    const now = Date.now();
+    await env.ledger.follow("c", "due-now", now);
+    await env.ledger.follow("c", "late", now - 61_000);
+    await env.ledger.follow("c", "later", now + 5_000);
+    m = await scrape();
+    expect(m.get("giftjobs_followed_orders")).toBe(3);
+    expect(m.get("giftjobs_followed_orders_overdue")).toBe(1);
+
+    await env.ledger.unfollow("c", "late");
+    m = await scrape();
+    expect(m.get("giftjobs_followed_orders")).toBe(2);
+    expect(m.get("giftjobs_followed_orders_overdue")).toBe(0);
+  });
+
   it("counts 429s and rate-limited outcomes", async () => {
     env = await campaignEnv({ orderRateLimit: 2 }, "metrics429");
     await run(env, 4);
