@@ -242,9 +242,7 @@ function guardShrink(
   const before = current.manifest.product_count;
   if (count >= before * (1 - maxShrink)) return;
   // Narrower filters shrink the catalog too; the guard still holds, but says so.
-  const change = current.manifest.filters
-    ? filterChange(current.manifest.filters, filters)
-    : undefined;
+  const change = filterChange(current.manifest.filters, filters);
   throw new ShrinkRefusedError(before, count, maxShrink, change || undefined);
 }
 
