@@ -65,7 +65,7 @@ export async function acquireSyncLock(dataDir: string): Promise<SyncLock> {
           `the current snapshot is unchanged. If none is running, remove ${path}`,
       );
     }
-    await rm(path, { force: true });
+    await removeIfUnchanged(path, held);
   }
   throw new RunError(`could not take the catalog sync lock ${path}; another sync took it first`);
 }
@@ -90,6 +90,16 @@ function isStale(owner: LockOwner): boolean {
   const age = Date.now() - Date.parse(owner.started_at);
   if (!(age < STALE_AFTER_MS)) return true;
   return owner.host === hostname() && !isProcessAlive(owner.pid);
+}
+
+/**
+ * Removes a stale lock unless another sync replaced it since it was read: two syncs that found
+ * the same stale lock must not remove each other's fresh one (a gap of microseconds remains
+ * between this read and the removal; a file system offers no conditional unlink).
+ */
+async function removeIfUnchanged(path: string, stale: LockOwner | undefined): Promise<void> {
+  const now = await readOwner(path);
+  if (now?.token === stale?.token) await rm(path, { force: true });
 }
 
 async function releaseIfOwned(path: string, token: string): Promise<void> {
