@@ -37,10 +37,10 @@ export interface FetchPagesOptions {
 
 /**
  * Every page forward, stopping on an empty one. The next page is requested as soon as this
- * page's cursor is known, so the service prepares it while the caller writes this one; the
- * order stays strictly sequential (one cursor at a time). Each request is retried on its own.
- * Throws MalformedResponseError on a page that is not a catalog page or a cursor that does
- * not advance.
+ * page's cursor is known, so the service prepares it while this page is cut into products and
+ * the caller writes it; the order stays strictly sequential (one cursor at a time). Each
+ * request is retried on its own. Throws MalformedResponseError on a page that is not a catalog
+ * page or a cursor that does not advance.
  */
 export async function* fetchPages(options: FetchPagesOptions): AsyncGenerator<FetchedPage> {
   let number = (options.pagesBefore ?? 0) + 1;
@@ -49,7 +49,7 @@ export async function* fetchPages(options: FetchPagesOptions): AsyncGenerator<Fe
   const seen = new Set<string>(after === undefined ? [] : [after]);
   let pending = fetchPage(options, after, number);
   for (;;) {
-    const page = await pending;
+    const { page, bytes } = await pending;
     if (page.products.length === 0) return;
     if (seen.has(page.after)) {
       throw malformed(
@@ -63,15 +63,36 @@ export async function* fetchPages(options: FetchPagesOptions): AsyncGenerator<Fe
     pending = fetchPage(options, after, number);
     // If the caller stops early the prefetch must not become an unhandled rejection.
     pending.catch(() => undefined);
+    await requestWritten();
+    attachSlices(page, bytes);
     yield page;
   }
+}
+
+/**
+ * Lets the request just made reach the socket. node:http writes it from a process.nextTick,
+ * and those run only once the microtask queue is empty: without this turn of the event loop
+ * the request would wait for all the synchronous work on this page (cutting, indexing,
+ * diffing), and the service would prepare the next page only after it.
+ */
+function requestWritten(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Each product's text as received, where catalogSlices can vouch for it. */
+function attachSlices(page: FetchedPage, bytes: Buffer): void {
+  if (page.products.length === 0) return;
+  const raw = catalogSlices(bytes);
+  // The slices come from the same bytes as the parsed products; a count that differs would
+  // mean the scan is wrong, and then nothing of it is used.
+  if (raw && raw.length === page.products.length && raw.every(isObjectText)) page.raw = raw;
 }
 
 async function fetchPage(
   options: FetchPagesOptions,
   after: string | undefined,
   number: number,
-): Promise<FetchedPage> {
+): Promise<{ page: FetchedPage; bytes: Buffer }> {
   const params = productSearchParams({ ...options.query, after });
   const response = await withRetries(
     () =>
@@ -86,11 +107,7 @@ async function fetchPage(
     (error, attempt) => options.onRetry?.(error, number, attempt),
   );
   const page = checkPage(response.body, number, after, response.apiVersion);
-  const raw = page.products.length > 0 ? catalogSlices(response.bytes) : undefined;
-  // The slices come from the same bytes as the parsed products; a count that differs would
-  // mean the scan is wrong, and then nothing of it is used.
-  if (raw && raw.length === page.products.length && raw.every(isObjectText)) page.raw = raw;
-  return page;
+  return { page, bytes: response.bytes };
 }
 
 /** An object's text: each product is one (checkPage made sure it has a code). */
