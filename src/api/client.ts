@@ -20,7 +20,13 @@ import {
   OrderSchema,
   type RawProduct,
 } from "./schemas.js";
-import { fetchTransport, httpTransport, type Transport, TransportFailure } from "./transport.js";
+import {
+  fetchTransport,
+  httpTransport,
+  type Transport,
+  TransportFailure,
+  type TransportResponse,
+} from "./transport.js";
 
 export interface ApiClientOptions {
   /** Base URL; the client appends `/v2/...`. A trailing `/v2` is accepted too. */
@@ -52,10 +58,12 @@ export interface ApiResponse<T> {
   apiVersion: string | null;
 }
 
-/** A response with the body's bytes exactly as received, beside the JSON parsed from them. */
-export interface RawApiResponse<T> extends ApiResponse<T> {
-  /** The body before decoding; `body` is parsed from the same bytes, decoded as UTF-8. */
+/** A response whose body is left as the bytes received (requestBytes). */
+export interface BytesApiResponse {
+  status: number;
   bytes: Buffer;
+  /** X-Api-Version the service answered with, if any. */
+  apiVersion: string | null;
 }
 
 /** Decodes as Response.text() does: UTF-8, a leading BOM dropped, bad bytes replaced. */
@@ -225,21 +233,37 @@ export class ApiClient {
 
   /** Sends one request; maps every failure to an ApiError. Returns the parsed JSON body. */
   async request(spec: RequestSpec): Promise<ApiResponse<unknown>> {
-    return this.send(spec, false);
+    return this.send(spec);
   }
 
   /**
-   * As request(), and also returns the body's bytes as received: for a caller that stores parts
-   * of a response verbatim (the catalog sync writes each product's own JSON text).
+   * As request(), but the body is returned as the bytes received, neither decoded nor parsed:
+   * for a caller that parses it in parts and stores parts of it verbatim (the catalog sync).
+   * HTTP errors fail exactly as in request().
    */
-  async requestRaw(spec: RequestSpec): Promise<RawApiResponse<unknown>> {
-    return (await this.send(spec, true)) as RawApiResponse<unknown>;
+  async requestBytes(spec: RequestSpec): Promise<BytesApiResponse> {
+    const response = await this.exchange(spec);
+    return {
+      status: response.status,
+      bytes: response.bytes,
+      apiVersion: response.header("x-api-version"),
+    };
   }
 
-  private async send(
-    spec: RequestSpec,
-    keepBytes: boolean,
-  ): Promise<ApiResponse<unknown> & { bytes?: Buffer }> {
+  private async send(spec: RequestSpec): Promise<ApiResponse<unknown>> {
+    const response = await this.exchange(spec);
+    const text = UTF8.decode(response.bytes);
+    let body: unknown;
+    try {
+      body = text === "" ? null : JSON.parse(text);
+    } catch {
+      throw malformed(`${spec.method} ${spec.path} response`, "body is not JSON", response.status);
+    }
+    return { status: response.status, body, apiVersion: response.header("x-api-version") };
+  }
+
+  /** One exchange; a transport failure or a status outside 2xx becomes an ApiError. */
+  private async exchange(spec: RequestSpec): Promise<TransportResponse> {
     const query = spec.query && [...spec.query].length ? `?${spec.query}` : "";
     const headers: Record<string, string> = { accept: "application/json", ...spec.headers };
     if (this.apiKey) headers["x-api-key"] = this.apiKey;
@@ -247,7 +271,7 @@ export class ApiClient {
       headers["x-api-version"] = this.options.apiVersion;
     if (spec.body !== undefined) headers["content-type"] = "application/json";
     const started = performance.now();
-    let response: Awaited<ReturnType<Transport>>;
+    let response: TransportResponse;
     try {
       response = await this.transport({
         method: spec.method,
@@ -262,19 +286,9 @@ export class ApiClient {
       throw transportError(error, spec, this.timeoutMs);
     }
     this.report(spec, response.status, started);
-    const text = UTF8.decode(response.bytes);
     if (response.status < 200 || response.status >= 300)
-      throw errorFromResponse(response.status, text);
-    let body: unknown;
-    try {
-      body = text === "" ? null : JSON.parse(text);
-    } catch {
-      throw malformed(`${spec.method} ${spec.path} response`, "body is not JSON", response.status);
-    }
-    const apiVersion = response.header("x-api-version");
-    return keepBytes
-      ? { status: response.status, body, apiVersion, bytes: response.bytes }
-      : { status: response.status, body, apiVersion };
+      throw errorFromResponse(response.status, UTF8.decode(response.bytes));
+    return response;
   }
 
   private report(spec: RequestSpec, status: number, started: number): void {

@@ -4,6 +4,7 @@ import { isUtf8 } from "node:buffer";
  * Each product's own JSON text, cut out of a catalog page's body: what the sync writes to
  * products.json instead of JSON.stringify(product), so that a product is stored byte for byte
  * as the service sent it (escapes, number spellings and all) and is never serialised again.
+ * Only pages not in the usual shape need it (see receivePage): a usual page is stored whole.
  *
  * Returns one entry per element of the page's top-level `catalog` array, in order; an entry is
  * undefined when that element cannot be stored as one line as received (its text spans lines

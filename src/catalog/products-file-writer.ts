@@ -4,12 +4,14 @@ import { type FileHandle, open } from "node:fs/promises";
 const SEPARATOR = Buffer.from(",\n");
 
 /**
- * Streams `products.json` to disk: a JSON array with one product per line, so `jq` reads it
- * whole and giftjobs reads it line by line (neither JSON.stringify nor a product's text as
- * received, when it is on one line, has a raw newline). Only the page being written is in
- * memory; the sha256 is computed over the bytes as they are written.
+ * Streams `products.json` to disk: a JSON array with one page of products per line, so `jq`
+ * reads it whole and giftjobs reads it a line at a time (a page's text as received, when it is
+ * on one line, has no raw newline, and neither has JSON.stringify's). Only the page being
+ * written is in memory; the sha256 is computed over the bytes as they are written.
  *
- * Layout: `[\n` + products joined by `,\n` + `\n]\n`.
+ * Layout: `[\n` + pages joined by `,\n` + `\n]\n`, where a page is its products joined by `,`.
+ * Files written before pages were kept whole have one product per line: the same layout with
+ * one-product pages, and readProductsFile reads both.
  */
 export class ProductsFileWriter {
   private readonly hash: Hash = createHash("sha256");
@@ -35,31 +37,16 @@ export class ProductsFileWriter {
   }
 
   /**
-   * Appends products; resolves once the bytes are handed to the file system. `raw` holds each
-   * product's JSON text as received, written byte for byte instead of JSON.stringify(product)
-   * where given; it must be that product's text on one line (catalogSlices makes sure).
+   * Appends a page of products as one line; resolves once the bytes are handed to the file
+   * system. `text` is the page as it should be stored, the products' JSON texts joined by
+   * commas on one line (FetchedPage.text); without it the products are serialised.
    */
-  async append(
-    products: readonly unknown[],
-    raw?: readonly (Uint8Array | undefined)[],
-  ): Promise<void> {
+  async appendPage(products: readonly unknown[], text?: Uint8Array): Promise<void> {
     if (products.length === 0) return;
-    if (!raw) {
-      const parts: string[] = [];
-      for (const product of products) {
-        parts.push(this.count === 0 ? "" : ",\n", JSON.stringify(product));
-        this.count += 1;
-      }
-      await this.write(Buffer.from(parts.join(""), "utf8"));
-      return;
-    }
-    const parts: Uint8Array[] = [];
-    for (let i = 0; i < products.length; i++) {
-      if (this.count > 0) parts.push(SEPARATOR);
-      parts.push(raw[i] ?? Buffer.from(JSON.stringify(products[i]), "utf8"));
-      this.count += 1;
-    }
-    await this.write(Buffer.concat(parts));
+    const line = text ?? Buffer.from(products.map((p) => JSON.stringify(p)).join(","), "utf8");
+    if (this.count > 0) await this.write(SEPARATOR);
+    this.count += products.length;
+    await this.write(line);
   }
 
   /** Closes the array, flushes the file to disk and returns the sha256 of its content. */
@@ -75,7 +62,7 @@ export class ProductsFileWriter {
     await this.handle.close().catch(() => undefined);
   }
 
-  private async write(buffer: Buffer): Promise<void> {
+  private async write(buffer: Uint8Array): Promise<void> {
     this.hash.update(buffer);
     let offset = 0;
     while (offset < buffer.length) {

@@ -65,10 +65,10 @@ export class SnapshotWriter {
   }
 
   /**
-   * Adds one page of products, kept exactly as received. `raw` holds their JSON text as
-   * received where known (see ProductsFileWriter.append); the rest is serialised.
+   * Adds one page of products, kept exactly as received: `text` is the page's products on one
+   * line as they should be stored (FetchedPage.text); without it they are serialised.
    */
-  async add(page: readonly RawProduct[], raw?: readonly (Uint8Array | undefined)[]): Promise<void> {
+  async add(page: readonly RawProduct[], text?: Uint8Array): Promise<void> {
     const entries: CatalogIndexEntry[] = [];
     const lines: string[] = [];
     for (const product of page) {
@@ -89,7 +89,7 @@ export class SnapshotWriter {
     }
     this.indexEntries += entries.length;
     await Promise.all([
-      this.products.append(page, raw),
+      this.products.appendPage(page, text),
       this.index.append(entries),
       this.records.append(lines),
     ]);

@@ -2,7 +2,6 @@ import { mkdir, rename, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
 import type { ApiClient } from "../api/client.js";
 import { ApiError } from "../api/errors/api-error.js";
-import type { RawProduct } from "../api/schemas.js";
 import { RunError } from "../errors/runtime-error.js";
 import { type Logger, silentLogger } from "../log.js";
 import type { CatalogDiff } from "./catalog-diff.js";
@@ -19,7 +18,7 @@ import { fsyncPath } from "./durable-files.js";
 import { cleanLeftovers, markTmpDirActive } from "./leftover-cleanup.js";
 import { fetchPages } from "./page-fetcher.js";
 import { loadPreviousRecords, type PreviousRecords } from "./previous-records.js";
-import { readProductLines } from "./products-file-reader.js";
+import { readProductPages } from "./products-file-reader.js";
 import type { RetryOptions } from "./retry-policy.js";
 import { ShrinkRefusedError } from "./shrink-refused-error.js";
 import {
@@ -136,7 +135,7 @@ async function syncLocked(options: SyncCatalogOptions): Promise<SyncCatalogResul
       onRetry: (error, page, attempt) =>
         log.warn({ page, attempt, error: describe(error) }, "retrying catalog page"),
     })) {
-      await writer.add(page.products, page.raw);
+      await writer.add(page.products, page.text);
       pages = page.number;
       apiVersion = page.apiVersion ?? apiVersion;
       if (options.checkpoint) {
@@ -208,19 +207,10 @@ async function startWriter(
   const partial = join(dir, "products.partial");
   await rename(join(dir, SNAPSHOT_FILES.products), partial);
   const writer = await SnapshotWriter.create(dir, fetchedAt, previous);
-  // Each product goes back byte for byte as it was written (as received, mostly).
-  let batch: RawProduct[] = [];
-  let raw: Buffer[] = [];
-  for await (const { product, text } of readProductLines(partial, { end: resume.bytes })) {
-    batch.push(product);
-    raw.push(Buffer.from(text, "utf8"));
-    if (batch.length >= resume.limit) {
-      await writer.add(batch, raw);
-      batch = [];
-      raw = [];
-    }
+  // Each page goes back byte for byte as it was written (as received, mostly).
+  for await (const { products, text } of readProductPages(partial, { end: resume.bytes })) {
+    await writer.add(products, Buffer.from(text, "utf8"));
   }
-  await writer.add(batch, raw);
   await rm(partial, { force: true });
   if (writer.productCount !== resume.products) {
     await writer.abort();

@@ -87,7 +87,7 @@ describe("a failing catalog sync", () => {
   it("stops on a malformed page", async () => {
     await sync();
     await fault("malformed", 2);
-    await expectFailureKeepsCurrent(/page 2: .*not JSON/);
+    await expectFailureKeepsCurrent(/page 2 \(after .*\): the body is not JSON/);
   });
 
   it("fails when there is no snapshot yet, too, and publishes nothing", async () => {

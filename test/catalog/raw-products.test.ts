@@ -48,8 +48,11 @@ function stubClient(): ApiClient {
   return new ApiClient({ baseUrl: "http://catalog.invalid", apiKey: "k", fetch: stub });
 }
 
-/** products.json as the sync should write it: raw text where it is one line, else re-serialised. */
-const EXPECTED = `[\n${[FANCY, MALFORMED, SPACED, JSON.stringify(JSON.parse(PRETTY))].join(",\n")}\n]\n`;
+/**
+ * products.json as the sync should write it: a page per line, each product's text as received
+ * where it is on one line, else re-serialised.
+ */
+const EXPECTED = `[\n${FANCY},${MALFORMED},\n${SPACED},${JSON.stringify(JSON.parse(PRETTY))}\n]\n`;
 
 beforeEach(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "gj-catalog-raw-"));
@@ -83,7 +86,7 @@ describe("products.json keeps each product's text as received", () => {
     expect(index!.entries["RAW-2"]).toMatchObject({ denominations: null });
     expect(index!.entries["RAW-3"]).toMatchObject({ payout_type: "payment", countries: ["GB"] });
 
-    // Readers read it line by line as before.
+    // Readers read it a line at a time.
     const snapshot = await openCurrentSnapshot(dataDir);
     const codes: string[] = [];
     for await (const product of snapshot!.products()) codes.push(product.code);
