@@ -163,7 +163,9 @@ describe("giftjobs dashboard", () => {
       ]);
       const paused = page.locator("tr", { hasText: "paused-one" });
       expect(await paused.textContent()).toContain(HOSTILE_REASON);
-      expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+      expect(
+        await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned),
+      ).toBeUndefined();
       expect(await page.locator("main script").count()).toBe(0);
       await page.screenshot({ path: `${ARTIFACTS}dashboard-campaigns.png`, fullPage: true });
     } finally {

@@ -81,7 +81,7 @@ export function validCsv(
 
 /** Jobs anywhere in the queue (waiting, delayed, prioritized...), by id. */
 export async function jobIds(queue: Queue<OrderJobData>): Promise<string[]> {
-  const jobs = await queue.getJobs(["wait", "paused", "delayed", "prioritized", "active"]);
+  const jobs = await queue.getJobs(["wait", "delayed", "prioritized", "active"]);
   return jobs.map((j) => j.id!).sort();
 }
 
