@@ -233,7 +233,15 @@ export class ApiClient {
 
   /** Sends one request; maps every failure to an ApiError. Returns the parsed JSON body. */
   async request(spec: RequestSpec): Promise<ApiResponse<unknown>> {
-    return this.send(spec);
+    const response = await this.exchange(spec);
+    const text = UTF8.decode(response.bytes);
+    let body: unknown;
+    try {
+      body = text === "" ? null : JSON.parse(text);
+    } catch {
+      throw malformed(`${spec.method} ${spec.path} response`, "body is not JSON", response.status);
+    }
+    return { status: response.status, body, apiVersion: response.header("x-api-version") };
   }
 
   /**
@@ -248,18 +256,6 @@ export class ApiClient {
       bytes: response.bytes,
       apiVersion: response.header("x-api-version"),
     };
-  }
-
-  private async send(spec: RequestSpec): Promise<ApiResponse<unknown>> {
-    const response = await this.exchange(spec);
-    const text = UTF8.decode(response.bytes);
-    let body: unknown;
-    try {
-      body = text === "" ? null : JSON.parse(text);
-    } catch {
-      throw malformed(`${spec.method} ${spec.path} response`, "body is not JSON", response.status);
-    }
-    return { status: response.status, body, apiVersion: response.header("x-api-version") };
   }
 
   /** One exchange; a transport failure or a status outside 2xx becomes an ApiError. */
