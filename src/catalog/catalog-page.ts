@@ -1,7 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import { MalformedResponseError } from "../api/errors/malformed-response-error.js";
 import type { RawProduct } from "../api/schemas.js";
-import { catalogSlices } from "./catalog-slices.js";
+import { catalogSlices, isWhitespace } from "./catalog-slices.js";
 
 /** One page of GET /v2/product as the sync uses it. */
 export interface FetchedPage {
@@ -204,10 +204,7 @@ function isBlank(bytes: Buffer, start: number, end: number): boolean {
   return true;
 }
 
-function isWhitespace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
-
-function malformed(type: string, message: string): MalformedResponseError {
+/** A page the sync cannot use: the run stops with this error's message. */
+export function malformed(type: string, message: string): MalformedResponseError {
   return new MalformedResponseError({ status: 200, type, message });
 }

@@ -135,6 +135,7 @@ function slice(bytes: Buffer, start: number, end: number, broken: boolean): Buff
   return broken ? undefined : bytes.subarray(start, stop);
 }
 
-function isWhitespace(c: number): boolean {
+/** JSON's whitespace between tokens. */
+export function isWhitespace(c: number): boolean {
   return c === SPACE || c === 0x0a || c === 0x0d || c === 0x09;
 }

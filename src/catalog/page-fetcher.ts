@@ -1,7 +1,6 @@
 import type { ApiClient } from "../api/client.js";
-import { MalformedResponseError } from "../api/errors/malformed-response-error.js";
 import { type ProductQuery, productSearchParams } from "../api/product-query.js";
-import { type FetchedPage, type ReceivedPage, receivePage } from "./catalog-page.js";
+import { type FetchedPage, malformed, type ReceivedPage, receivePage } from "./catalog-page.js";
 import { type RetryOptions, withRetries } from "./retry-policy.js";
 
 export type { FetchedPage } from "./catalog-page.js";
@@ -85,8 +84,4 @@ async function fetchPage(
     requestedAfter: after,
     apiVersion: response.apiVersion,
   });
-}
-
-function malformed(type: string, message: string): MalformedResponseError {
-  return new MalformedResponseError({ status: 200, type, message });
 }

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ApiClient } from "../../src/api/client.js";
 import { httpTransport } from "../../src/api/transport.js";
+import { receivePage } from "../../src/catalog/catalog-page.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import {
   CHILD_RUNTIME,
@@ -61,9 +62,9 @@ async function startChildSandbox(): Promise<{ url: string; child: ChildProcess }
  * cheaper than fetch) and JSON.parse, nothing kept: what a hand-written script does.
  *
  * With `cursorOnly`, the stricter floor: each page's cursor is read from the pagination at its
- * end (as the sync does before parsing products) and the products are never parsed, so this is
+ * end, as the sync does before parsing products, and the products are never parsed, so this is
  * about the time the service takes to answer. Printed beside the goal's floor so that the
- * reader sees both; it only knows the sandbox's page shape.
+ * reader sees both.
  */
 async function rawFetch(url: string, cursorOnly: boolean): Promise<{ pages: number }> {
   const transport = httpTransport();
@@ -94,17 +95,10 @@ function parseWhole(bytes: Buffer): { empty: boolean; after?: string } {
   return { empty: page.catalog.length === 0, after: page.pagination.cursors.after };
 }
 
-const EMPTY_PAGE = Buffer.from('{"catalog":[]');
-const PAGINATION = Buffer.from('],"pagination":');
-
+/** The cursor as the sync reads it first (receivePage): the products are not parsed. */
 function cursorOf(bytes: Buffer): { empty: boolean; after?: string } {
-  const at = bytes.lastIndexOf(PAGINATION);
-  const end = bytes.lastIndexOf("}");
-  const pagination = JSON.parse(bytes.toString("utf8", at + PAGINATION.length, end)) as {
-    cursors: { after?: string };
-  };
-  const empty = bytes.subarray(0, EMPTY_PAGE.length).equals(EMPTY_PAGE);
-  return { empty, after: pagination.cursors.after };
+  const page = receivePage(bytes, { number: 0, requestedAfter: undefined, apiVersion: null });
+  return { empty: page.empty, after: page.after };
 }
 
 /** Child side: one measurement, reported as JSON on stdout. */
