@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ApiError, isErrorType } from "./api-error.js";
 import { header, RateExceeded, readBody, sendJson, sleep } from "./http-util.js";
-import { bodyHash, type RecordedResponse } from "./idempotency.js";
+import type { RecordedResponse } from "./idempotency.js";
 import type { SandboxState } from "./state.js";
 import { validateOrderBody } from "./validate-order.js";
 
@@ -78,8 +78,7 @@ export async function createOrder(ctx: OrderContext): Promise<void> {
   }
   const { key, sync } = arrival;
   const raw = await readBody(req);
-  const hash = bodyHash(raw);
-  const lookup = state.idempotency.begin(apiKey, key, hash);
+  const lookup = state.idempotency.begin(apiKey, key, raw);
   if (lookup.kind !== "new") {
     await sleep(ctx.delayMs);
     if (lookup.kind === "running") {
@@ -108,7 +107,7 @@ export async function createOrder(ctx: OrderContext): Promise<void> {
     }
     response = { status: error.status, body: JSON.stringify(error.body()), headers: {} };
   }
-  state.idempotency.finish(apiKey, key, hash, response);
+  state.idempotency.finish(apiKey, key, raw, response);
   if (created && state.dice.roll(state.faults.dropRate)) {
     // The order exists and its key is recorded; the client just never hears of it.
     ctx.onDrop();
