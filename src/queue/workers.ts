@@ -1,15 +1,13 @@
 import { type Job, Queue, Worker } from "bullmq";
+import { createOrderCreateProcessor } from "../../jobs/order-create.js";
+import { startOrderStatusFollower } from "../../jobs/order-status.js";
 import type { ResponseInfo } from "../api/client.js";
 import { apiClientFor } from "../api/client-for-config.js";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
-import {
-  type OrderOutcomeName,
-  processCreateOrder,
-  RateLimitBackoff,
-} from "../orders/create-order.js";
+import { type OrderOutcomeName, RateLimitBackoff } from "../orders/create-order.js";
 import { Ledger } from "../orders/ledger.js";
-import { OrderFollower } from "../orders/order-follower.js";
+import type { OrderFollower } from "../orders/order-follower.js";
 import type { OrderJobData } from "../orders/order-job.js";
 import { connectRedis } from "./connection.js";
 import { QUEUES } from "./names.js";
@@ -28,7 +26,7 @@ export interface StartWorkersOptions {
   /** Keep payout (redemption) URLs in the ledger. @defaultValue false */
   storePayoutUrls?: boolean;
   /** Processor of the `catalog` queue, when that queue is served. */
-  // biome-ignore lint/suspicious/noExplicitAny: the catalog job types live in jobs/, which this module must not import.
+  // biome-ignore lint/suspicious/noExplicitAny: the caller builds it (jobs/catalog-sync.ts) with the data dir and sync options it reads; its job types stay there.
   catalogProcessor?: (job: Job<any>, token?: string, signal?: AbortSignal) => Promise<unknown>;
   /**
    * How long a job's lock lasts without renewal: a crashed worker's jobs are taken over after
@@ -92,25 +90,24 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     };
     const orderWorker = new Worker<OrderJobData>(
       QUEUES.orders,
-      (job, token, signal) =>
-        processCreateOrder(job, token, signal, {
-          client,
-          ledger,
-          log,
-          ordersQueue,
-          rateLimiter,
-          storePayoutUrls: options.storePayoutUrls,
-          pausedDelayMs: timings.pausedDelayMs,
-          firstPollDelayMs: timings.firstPollDelayMs,
-          onOutcome: options.hooks?.onOutcome,
-          onCampaignPaused: options.hooks?.onCampaignPaused,
-        }),
+      createOrderCreateProcessor({
+        client,
+        ledger,
+        log,
+        ordersQueue,
+        rateLimiter,
+        storePayoutUrls: options.storePayoutUrls,
+        pausedDelayMs: timings.pausedDelayMs,
+        firstPollDelayMs: timings.firstPollDelayMs,
+        onOutcome: options.hooks?.onOutcome,
+        onCampaignPaused: options.hooks?.onCampaignPaused,
+      }),
       // No maxStartedAttempts: it would also count the wake-ups of a paused campaign's jobs.
       // 429 loops are capped by the processor itself (OrderJobData.rateLimited).
       { ...common, limiter: limiterFor(config.orderRateLimitPerMinute) },
     );
     orderWorker.on("failed", (job, error) => void markLostJob(ledger, log, job, error));
-    follower = new OrderFollower({
+    follower = startOrderStatusFollower({
       client,
       ledger,
       log,
@@ -118,7 +115,6 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       storePayoutUrls: options.storePayoutUrls,
       pollDelayMs: timings.pollDelayMs,
     });
-    follower.start();
     workers.push(orderWorker);
   }
   if (queues.includes("catalog") && options.catalogProcessor) {
