@@ -1,10 +1,11 @@
-import { type Job, UnrecoverableError } from "bullmq";
+import { DelayedError, type Job, UnrecoverableError } from "bullmq";
 import type { ApiClient } from "../src/api/client.js";
 import type { CatalogFilters } from "../src/catalog/catalog-filters.js";
 import type { RetryOptions } from "../src/catalog/retry-policy.js";
 import { ShrinkRefusedError } from "../src/catalog/shrink-refused-error.js";
 import { syncCatalog } from "../src/catalog/sync-catalog.js";
 import type { SyncCheckpoint } from "../src/catalog/sync-checkpoint.js";
+import { SyncLockHeldError } from "../src/catalog/sync-lock.js";
 import { type Logger, silentLogger } from "../src/log.js";
 
 /** Data of a catalog-sync job; the scheduler's template sets the filters. */
@@ -13,6 +14,8 @@ export interface CatalogSyncJobData {
   allowShrink?: boolean;
   /** How far an earlier attempt got; written by the processor itself. */
   checkpoint?: SyncCheckpoint;
+  /** Times this job found another sync running and waited for it; written by the processor. */
+  lockWaits?: number;
 }
 
 /** What a catalog-sync job returns (kept in Redis as the job's return value). */
@@ -39,6 +42,10 @@ export interface CatalogSyncDeps {
   keep?: number;
   /** Products per page. @defaultValue 500 */
   pageSize?: number;
+  /** How long a job that finds another sync running waits before it tries again. @defaultValue 60000 */
+  lockWaitMs?: number;
+  /** Waits for another sync before the job gives up. @defaultValue 120 (two hours at the default wait) */
+  maxLockWaits?: number;
 }
 
 /**
@@ -50,8 +57,8 @@ export interface CatalogSyncDeps {
  */
 export function createCatalogSyncProcessor(
   deps: CatalogSyncDeps,
-): (job: Job<CatalogSyncJobData>) => Promise<CatalogSyncJobResult> {
-  return async (job) => {
+): (job: Job<CatalogSyncJobData>, token?: string) => Promise<CatalogSyncJobResult> {
+  return async (job, token) => {
     const log = (deps.log ?? silentLogger).child({ jobId: job.id, queue: job.queueName });
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     try {
@@ -90,7 +97,33 @@ export function createCatalogSyncProcessor(
     } catch (error) {
       // Fetching the same smaller catalog again would be refused again: do not retry.
       if (error instanceof ShrinkRefusedError) throw new UnrecoverableError(error.message);
+      if (error instanceof SyncLockHeldError && token) return waitForOtherSync(job, token, deps);
       throw error;
     }
   };
+}
+
+/**
+ * Another sync (a manual `catalog sync`, say) holds the lock: the job looks again later instead
+ * of failing an attempt, so a long manual run does not use up the nightly job's attempts and
+ * lose that night's snapshot. The waits are capped, so a lock that never frees ends the job.
+ */
+async function waitForOtherSync(
+  job: Job<CatalogSyncJobData>,
+  token: string,
+  deps: CatalogSyncDeps,
+): Promise<never> {
+  const waits = (job.data.lockWaits ?? 0) + 1;
+  const maxWaits = deps.maxLockWaits ?? 120;
+  const waitMs = deps.lockWaitMs ?? 60_000;
+  if (waits > maxWaits) {
+    throw new UnrecoverableError(
+      `another catalog sync held the lock through ${maxWaits} waits of ${waitMs} ms; giving up`,
+    );
+  }
+  await job.updateData({ ...job.data, lockWaits: waits });
+  const log = (deps.log ?? silentLogger).child({ jobId: job.id, queue: job.queueName });
+  log.info({ wait_ms: waitMs, waits }, "another catalog sync is running; waiting for it");
+  await job.moveToDelayed(Date.now() + waitMs, token);
+  throw new DelayedError();
 }

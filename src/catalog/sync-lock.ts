@@ -27,6 +27,11 @@ const STALE_AFTER_MS = 24 * 3600_000;
 /** An unreadable lock may be one being written this instant; after this long it is debris. */
 const UNREADABLE_STALE_MS = 60_000;
 
+/** The lock is held by a sync that is still running: trying again later may succeed. */
+export class SyncLockHeldError extends RunError {
+  override readonly name = "SyncLockHeldError";
+}
+
 export function syncLockPath(dataDir: string): string {
   return join(catalogDir(dataDir), "sync.lock");
 }
@@ -60,7 +65,7 @@ export async function acquireSyncLock(dataDir: string): Promise<SyncLock> {
       const who = held
         ? `pid ${held.pid} on ${held.host}, since ${held.started_at}`
         : "its lock file is being written";
-      throw new RunError(
+      throw new SyncLockHeldError(
         `another catalog sync is running (${who}); ` +
           `the current snapshot is unchanged. If none is running, remove ${path}`,
       );

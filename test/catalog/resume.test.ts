@@ -2,13 +2,15 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Job, Queue } from "bullmq";
+import { Job, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type CatalogSyncJobData, createCatalogSyncProcessor } from "../../jobs/catalog-sync.js";
 import { openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
+import { acquireSyncLock } from "../../src/catalog/sync-lock.js";
 import { RunError } from "../../src/errors/runtime-error.js";
+import { connectRedis } from "../../src/queue/connection.js";
 import { QUEUES } from "../../src/queue/names.js";
 import { cleanPrefix, REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
 import {
@@ -111,6 +113,73 @@ describe("a catalog-sync job", () => {
     const error = await processor()(await addJob()).catch((e: unknown) => e);
     expect((error as Error).name).toBe("UnrecoverableError");
     expect((error as Error).message).toMatch(/fewer than the current 2600/);
+  });
+
+  it("waits while another sync holds the lock, without using an attempt, then runs", async () => {
+    const lock = await acquireSyncLock(fx.dataDir); // a manual `catalog sync`, say
+    const workerRedis = connectRedis(REDIS_URL, { forWorker: true });
+    const worker = new Worker(
+      QUEUES.catalog,
+      createCatalogSyncProcessor({ client: fx.client, dataDir: fx.dataDir, lockWaitMs: 200 }),
+      { connection: workerRedis, prefix },
+    );
+    try {
+      const job = await queue.add("catalog-sync", {}, { attempts: 1 });
+      let waited = job;
+      for (let i = 0; i < 200 && (waited.data.lockWaits ?? 0) < 2; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        waited = await reload(job);
+      }
+      // Two waits on one attempt: a failure would have ended it (attempts: 1).
+      expect(waited.data.lockWaits).toBeGreaterThanOrEqual(2);
+      expect(await waited.getState()).not.toBe("failed");
+      expect(await openCurrentSnapshot(fx.dataDir)).toBeUndefined();
+
+      await lock.release();
+      let state = await job.getState();
+      for (let i = 0; i < 250 && state !== "completed" && state !== "failed"; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        state = await job.getState();
+      }
+      expect(state).toBe("completed");
+      expect((await reload(job)).returnvalue).toMatchObject({ products: 2600, added: 2600 });
+    } finally {
+      await worker.close();
+      workerRedis.disconnect();
+      await lock.release();
+    }
+  });
+
+  it("gives up after its last wait for another sync's lock", async () => {
+    const lock = await acquireSyncLock(fx.dataDir);
+    const workerRedis = connectRedis(REDIS_URL, { forWorker: true });
+    const worker = new Worker(
+      QUEUES.catalog,
+      createCatalogSyncProcessor({
+        client: fx.client,
+        dataDir: fx.dataDir,
+        lockWaitMs: 50,
+        maxLockWaits: 2,
+      }),
+      { connection: workerRedis, prefix },
+    );
+    try {
+      const job = await queue.add("catalog-sync", {}, { attempts: 3 });
+      let state = await job.getState();
+      for (let i = 0; i < 250 && state !== "failed"; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        state = await job.getState();
+      }
+      expect(state).toBe("failed");
+      const failed = await reload(job);
+      expect(failed.failedReason).toMatch(/held the lock through 2 waits of 50 ms; giving up/);
+      // Given up at once, not retried: the lock would still be held.
+      expect(failed.attemptsMade).toBe(1);
+    } finally {
+      await worker.close();
+      workerRedis.disconnect();
+      await lock.release();
+    }
   });
 
   it("resumes from its checkpoint after the worker process is killed mid-sync", async () => {
