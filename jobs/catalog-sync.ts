@@ -97,7 +97,8 @@ export function createCatalogSyncProcessor(
     } catch (error) {
       // Fetching the same smaller catalog again would be refused again: do not retry.
       if (error instanceof ShrinkRefusedError) throw new UnrecoverableError(error.message);
-      if (error instanceof SyncLockHeldError && token) return waitForOtherSync(job, token, deps);
+      if (error instanceof SyncLockHeldError && token)
+        return waitForOtherSync(job, token, deps, log);
       throw error;
     }
   };
@@ -112,6 +113,7 @@ async function waitForOtherSync(
   job: Job<CatalogSyncJobData>,
   token: string,
   deps: CatalogSyncDeps,
+  log: Logger,
 ): Promise<never> {
   const waits = (job.data.lockWaits ?? 0) + 1;
   const maxWaits = deps.maxLockWaits ?? 120;
@@ -122,7 +124,6 @@ async function waitForOtherSync(
     );
   }
   await job.updateData({ ...job.data, lockWaits: waits });
-  const log = (deps.log ?? silentLogger).child({ jobId: job.id, queue: job.queueName });
   log.info({ wait_ms: waitMs, waits }, "another catalog sync is running; waiting for it");
   await job.moveToDelayed(Date.now() + waitMs, token);
   throw new DelayedError();

@@ -44,7 +44,7 @@ export type Lookup =
   | { kind: "replay"; response: RecordedResponse };
 
 /** Whether two request bodies are the same request: the same bytes, or the same JSON. */
-export function sameBody(a: string, b: string): boolean {
+function sameBody(a: string, b: string): boolean {
   return a === b || bodyHash(a) === bodyHash(b);
 }
 

@@ -12,6 +12,7 @@ import { acquireSyncLock } from "../../src/catalog/sync-lock.js";
 import { RunError } from "../../src/errors/runtime-error.js";
 import { connectRedis } from "../../src/queue/connection.js";
 import { QUEUES } from "../../src/queue/names.js";
+import { eventually } from "../helpers/campaign-env.js";
 import { cleanPrefix, REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
 import {
   type CatalogFixture,
@@ -61,6 +62,24 @@ async function addJob(): Promise<Job<CatalogSyncJobData>> {
 
 async function reload(job: Job<CatalogSyncJobData>): Promise<Job<CatalogSyncJobData>> {
   return (await Job.fromId<CatalogSyncJobData>(queue, job.id!))!;
+}
+
+const isFinished = (state: string) => state === "completed" || state === "failed";
+
+/** A BullMQ worker of the catalog queue running the processor; close() also closes Redis. */
+function catalogWorker(options: { lockWaitMs: number; maxLockWaits?: number }) {
+  const connection = connectRedis(REDIS_URL, { forWorker: true });
+  const worker = new Worker(
+    QUEUES.catalog,
+    createCatalogSyncProcessor({ client: fx.client, dataDir: fx.dataDir, ...options }),
+    { connection, prefix },
+  );
+  return {
+    close: async () => {
+      await worker.close();
+      connection.disconnect();
+    },
+  };
 }
 
 const processor = () =>
@@ -117,67 +136,37 @@ describe("a catalog-sync job", () => {
 
   it("waits while another sync holds the lock, without using an attempt, then runs", async () => {
     const lock = await acquireSyncLock(fx.dataDir); // a manual `catalog sync`, say
-    const workerRedis = connectRedis(REDIS_URL, { forWorker: true });
-    const worker = new Worker(
-      QUEUES.catalog,
-      createCatalogSyncProcessor({ client: fx.client, dataDir: fx.dataDir, lockWaitMs: 200 }),
-      { connection: workerRedis, prefix },
-    );
+    const worker = catalogWorker({ lockWaitMs: 200 });
     try {
       const job = await queue.add("catalog-sync", {}, { attempts: 1 });
-      let waited = job;
-      for (let i = 0; i < 200 && (waited.data.lockWaits ?? 0) < 2; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        waited = await reload(job);
-      }
+      await eventually(async () => ((await reload(job)).data.lockWaits ?? 0) >= 2, "two waits");
       // Two waits on one attempt: a failure would have ended it (attempts: 1).
-      expect(waited.data.lockWaits).toBeGreaterThanOrEqual(2);
-      expect(await waited.getState()).not.toBe("failed");
+      expect(await job.getState()).not.toBe("failed");
       expect(await openCurrentSnapshot(fx.dataDir)).toBeUndefined();
 
       await lock.release();
-      let state = await job.getState();
-      for (let i = 0; i < 250 && state !== "completed" && state !== "failed"; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        state = await job.getState();
-      }
-      expect(state).toBe("completed");
+      await eventually(async () => isFinished(await job.getState()), "the job to end", 10_000);
+      expect(await job.getState()).toBe("completed");
       expect((await reload(job)).returnvalue).toMatchObject({ products: 2600, added: 2600 });
     } finally {
       await worker.close();
-      workerRedis.disconnect();
       await lock.release();
     }
   });
 
   it("gives up after its last wait for another sync's lock", async () => {
     const lock = await acquireSyncLock(fx.dataDir);
-    const workerRedis = connectRedis(REDIS_URL, { forWorker: true });
-    const worker = new Worker(
-      QUEUES.catalog,
-      createCatalogSyncProcessor({
-        client: fx.client,
-        dataDir: fx.dataDir,
-        lockWaitMs: 50,
-        maxLockWaits: 2,
-      }),
-      { connection: workerRedis, prefix },
-    );
+    const worker = catalogWorker({ lockWaitMs: 50, maxLockWaits: 2 });
     try {
       const job = await queue.add("catalog-sync", {}, { attempts: 3 });
-      let state = await job.getState();
-      for (let i = 0; i < 250 && state !== "failed"; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        state = await job.getState();
-      }
-      expect(state).toBe("failed");
+      await eventually(async () => isFinished(await job.getState()), "the job to end", 10_000);
       const failed = await reload(job);
+      expect(await failed.getState()).toBe("failed");
       expect(failed.failedReason).toMatch(/held the lock through 2 waits of 50 ms; giving up/);
       // Given up at once, not retried: the lock would still be held.
       expect(failed.attemptsMade).toBe(1);
     } finally {
       await worker.close();
-      workerRedis.disconnect();
       await lock.release();
     }
   });
