@@ -1,6 +1,5 @@
 import { type CompactRecord, DIFF_FIELDS, type DiffField } from "./compact-record.js";
 import type { PreviousRecords } from "./previous-records.js";
-import { recordDigest } from "./record-digest.js";
 
 export interface DiffChange {
   code: string;
@@ -33,15 +32,18 @@ export class DiffBuilder {
 
   constructor(private readonly previous: PreviousRecords | undefined) {}
 
-  /** `line` is JSON.stringify(record): equal lines mean nothing the diff tracks changed. */
-  observe(record: CompactRecord, line: string): void {
+  /**
+   * `digest` is recordDigest(JSON.stringify(record)): equal digests mean nothing the diff
+   * tracks changed.
+   */
+  observe(record: CompactRecord, digest: string): void {
     const before = this.previous?.digests.get(record.code);
     if (before === undefined) {
       this.added.push({ code: record.code, name: record.name });
       return;
     }
     this.previous?.digests.delete(record.code);
-    if (before === recordDigest(line)) this.unchanged += 1;
+    if (before === digest) this.unchanged += 1;
     else this.changed.push(record);
   }
 

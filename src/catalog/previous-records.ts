@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { type CompactRecord, compactRecordOf } from "./compact-record.js";
 import type { CatalogSnapshot } from "./current-snapshot.js";
 import { readLineBatches } from "./line-reader.js";
-import { recordDigest } from "./record-digest.js";
+import { parseDigestLine, recordDigest } from "./record-digest.js";
 import { SNAPSHOT_FILES } from "./snapshot-layout.js";
 
 /** The previous snapshot as the diff sees it: a digest per code, full records on demand. */
@@ -48,11 +48,35 @@ function codeOfRecordLine(line: string): string {
   return JSON.parse(line.slice(CODE_PREFIX.length - 1, end + 1)) as string;
 }
 
-export async function loadPreviousRecords(snapshot: CatalogSnapshot): Promise<PreviousRecords> {
+/**
+ * The digests saved beside the records (digests.txt), or undefined when the file is missing
+ * (older snapshots) or holds a line that is not a digest line: then they are computed again.
+ */
+async function savedDigests(snapshot: CatalogSnapshot): Promise<Map<string, string> | undefined> {
+  const path = join(snapshot.dir, SNAPSHOT_FILES.digests);
+  if (!(await exists(path))) return undefined;
+  const digests = new Map<string, string>();
+  for await (const lines of readLineBatches(path)) {
+    for (const line of lines) {
+      if (line === "") continue;
+      const parsed = parseDigestLine(line);
+      if (!parsed) return undefined;
+      digests.set(parsed.code, parsed.digest);
+    }
+  }
+  return digests;
+}
+
+async function computedDigests(snapshot: CatalogSnapshot): Promise<Map<string, string>> {
   const digests = new Map<string, string>();
   for await (const batch of compactRecords(snapshot)) {
     for (const [code, line] of batch) digests.set(code, recordDigest(line));
   }
+  return digests;
+}
+
+export async function loadPreviousRecords(snapshot: CatalogSnapshot): Promise<PreviousRecords> {
+  const digests = (await savedDigests(snapshot)) ?? (await computedDigests(snapshot));
   return {
     name: snapshot.name,
     digests,

@@ -15,6 +15,11 @@ export const SNAPSHOT_FILES = {
   diff: "diff.json",
   /** One compact diff record per line; the next sync diffs against it without re-reading products. */
   records: "records.ndjson",
+  /**
+   * The digest of each records.ndjson line with its code (digestLine): the next sync loads
+   * these rather than reading and hashing every record again.
+   */
+  digests: "digests.txt",
   /** Only in a temporary directory: how far a resumable sync got. */
   checkpoint: "checkpoint.json",
 } as const;

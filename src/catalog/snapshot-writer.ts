@@ -10,6 +10,7 @@ import { LinesFileWriter } from "./lines-file-writer.js";
 import type { PreviousRecords } from "./previous-records.js";
 import { catalogProductProblems } from "./product-check.js";
 import { ProductsFileWriter } from "./products-file-writer.js";
+import { digestLine, recordDigest } from "./record-digest.js";
 import { SNAPSHOT_FILES } from "./snapshot-layout.js";
 import type { ProductWarning, SnapshotManifest } from "./snapshot-manifest.js";
 
@@ -20,8 +21,8 @@ export type ManifestMeta = Pick<
 >;
 
 /**
- * Writes one snapshot into a (temporary) directory as pages arrive: products.json, index.json
- * and records.ndjson are streamed; counts, warnings and the diff are kept as running totals.
+ * Writes one snapshot into a (temporary) directory as pages arrive: products.json, index.json,
+ * records.ndjson and digests.txt are streamed; counts, warnings and the diff are kept as running totals.
  * finish() adds manifest.json and diff.json; everything is flushed to disk before it returns.
  */
 export class SnapshotWriter {
@@ -37,6 +38,7 @@ export class SnapshotWriter {
     private readonly products: ProductsFileWriter,
     private readonly index: IndexFileWriter,
     private readonly records: LinesFileWriter,
+    private readonly digests: LinesFileWriter,
     private readonly diff: DiffBuilder,
   ) {}
 
@@ -51,6 +53,7 @@ export class SnapshotWriter {
       await ProductsFileWriter.create(join(dir, SNAPSHOT_FILES.products)),
       await IndexFileWriter.create(join(dir, SNAPSHOT_FILES.index), fetchedAt),
       await LinesFileWriter.create(join(dir, SNAPSHOT_FILES.records)),
+      await LinesFileWriter.create(join(dir, SNAPSHOT_FILES.digests)),
       new DiffBuilder(previous),
     );
   }
@@ -71,6 +74,7 @@ export class SnapshotWriter {
   async add(page: readonly RawProduct[], text?: Uint8Array): Promise<void> {
     const entries: CatalogIndexEntry[] = [];
     const lines: string[] = [];
+    const digests: string[] = [];
     for (const product of page) {
       const problems = catalogProductProblems(product);
       if (this.seen.has(product.code)) {
@@ -79,8 +83,10 @@ export class SnapshotWriter {
         this.seen.add(product.code);
         const record = compactRecordOf(product);
         const line = JSON.stringify(record);
-        this.diff.observe(record, line);
+        const digest = recordDigest(line);
+        this.diff.observe(record, digest);
         lines.push(line);
+        digests.push(digestLine(product.code, digest));
       }
       if (problems.length > 0) this.warnings.push({ code: product.code, problems });
       count(this.byPayoutType, product.payout_type);
@@ -92,6 +98,7 @@ export class SnapshotWriter {
       this.products.appendPage(page, text),
       this.index.append(entries),
       this.records.append(lines),
+      this.digests.append(digests),
     ]);
   }
 
@@ -101,6 +108,7 @@ export class SnapshotWriter {
       this.products.finish(),
       this.index.finish(),
       this.records.finish(),
+      this.digests.finish(),
     ]);
     const manifest: SnapshotManifest = {
       snapshot: meta.snapshot,
@@ -132,7 +140,12 @@ export class SnapshotWriter {
   }
 
   async abort(): Promise<void> {
-    await Promise.all([this.products.abort(), this.index.abort(), this.records.abort()]);
+    await Promise.all([
+      this.products.abort(),
+      this.index.abort(),
+      this.records.abort(),
+      this.digests.abort(),
+    ]);
   }
 }
 

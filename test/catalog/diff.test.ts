@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CatalogDiff } from "../../src/catalog/catalog-diff.js";
@@ -121,4 +121,35 @@ describe("the catalog diff", () => {
       plans: plans.map((p) => ({ code: p.subscription_plan_code, price: p.price })),
     });
   });
+
+  it("saves one digest per record for the next sync", async () => {
+    const first = await sync();
+    const records = await readLines(join(first.dir, "records.ndjson"));
+    const digests = await readLines(join(first.dir, "digests.txt"));
+    expect(digests).toHaveLength(1200);
+    expect(digests.map((line) => JSON.parse(line.slice(28)))).toEqual(
+      records.map((line) => JSON.parse(line).code),
+    );
+  });
+
+  // Snapshots written before digests.txt existed, or whose file is damaged, are hashed again.
+  for (const [what, damage] of [
+    ["missing", (path: string) => rm(path)],
+    ["not digest lines", (path: string) => writeFile(path, "garbage\n")],
+  ] as const) {
+    it(`diffs against the records when digests.txt is ${what}`, async () => {
+      const first = await sync();
+      await damage(join(first.dir, "digests.txt"));
+      const product = fx.sandbox.state.catalog.products[7]!;
+      await control(fx.sandbox, "/_sandbox/catalog", {
+        mutate: { update: [{ code: product.code, state: "TEMPORARILY_DISABLED" }] },
+      });
+      const second = await sync();
+      expect(second.diff.summary).toEqual({ added: 0, removed: 0, changed: 1, unchanged: 1199 });
+    });
+  }
 });
+
+async function readLines(path: string): Promise<string[]> {
+  return (await readFile(path, "utf8")).split("\n").filter((line) => line !== "");
+}
