@@ -23,7 +23,9 @@ import {
 import { median } from "../helpers/median.js";
 
 const PRODUCTS = Number(process.env.BENCH_CATALOG_PRODUCTS ?? 100_000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+// Five rounds: on two cores one round's ratio moves by 0.3x with whatever else runs; the median
+// of five is what the goal is judged by.
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
 const SANDBOX = `import("./src/sandbox/index.ts").then(async (m) => {
