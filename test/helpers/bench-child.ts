@@ -84,5 +84,9 @@ export async function measureInChild<T extends object>(work: () => Promise<T>): 
     maxRss: process.resourceUsage().maxRSS * 1024,
     cpuMs: (used.user + used.system) / 1000,
   };
+  // A report field named like a measure would be overwritten without a word (orders (a) once
+  // reported its whole run as its send time that way).
+  const clash = Object.keys(measure).filter((key) => key in report);
+  if (clash.length > 0) throw new Error(`bench child report overwrites ${clash.join(", ")}`);
   process.stdout.write(`${JSON.stringify({ ...report, ...measure })}\n`);
 }
