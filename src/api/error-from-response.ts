@@ -65,13 +65,21 @@ export function errorFromResponse(status: number, rawBody: string): ApiError {
   } catch {
     // Not JSON: keep the status, describe the body by its length only.
   }
-  const type =
-    text(body.type, 100) ??
-    (status === 429 ? "rate_limited" : status >= 500 ? "internal_server_error" : `http_${status}`);
+  const type = text(body.type, 100) ?? typeOfStatus(status);
   const message =
     text(body.message) ??
     text(body.error) ??
     `HTTP ${status}${rawBody ? ` (${rawBody.length} bytes, not an error body)` : ""}`;
   const ErrorType = classFor(status, type);
   return new ErrorType({ status, type, message, help: text(body.help), details: detailsOf(body) });
+}
+
+/**
+ * The type of an error whose body names none. Only a bare 500 is the service's own
+ * internal_server_error; a 502 or 503 is usually a proxy's page, and is reported as what it is.
+ */
+function typeOfStatus(status: number): string {
+  if (status === 429) return "rate_limited";
+  if (status === 500) return "internal_server_error";
+  return `http_${status}`;
 }

@@ -67,7 +67,7 @@ describe("errorFromResponse", () => {
     const html = "<html><body><h1>502 Bad Gateway</h1><p>secret-internal-host</p></body></html>";
     const error = errorFromResponse(502, html);
     expect(error).toBeInstanceOf(ServerError);
-    expect(error).toMatchObject({ status: 502, outcome: "retry-same-key" });
+    expect(error).toMatchObject({ status: 502, type: "http_502", outcome: "retry-same-key" });
     expect(error.message).toBe(`HTTP 502 (${html.length} bytes, not an error body)`);
     expect(JSON.stringify(error)).not.toContain("secret-internal-host");
   });
