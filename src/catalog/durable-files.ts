@@ -1,4 +1,4 @@
-import { open, rename } from "node:fs/promises";
+import { type FileHandle, open, rename } from "node:fs/promises";
 import { dirname } from "node:path";
 
 /** Flushes a file or directory to disk, so that a rename that follows survives a power cut. */
@@ -34,4 +34,37 @@ export async function replaceFileAtomically(path: string, text: string): Promise
   await writeFileSynced(tmp, text);
   await rename(tmp, path);
   await fsyncPath(dirname(path));
+}
+
+/**
+ * Starts flushing a file being written every `everyBytes`, without waiting: the disk takes the
+ * bytes while the writer goes on, and the fsync that ends the file has only the tail left to
+ * wait for. At most one flush runs at a time; a failed one is reported by the final sync.
+ */
+export class BackgroundFlush {
+  private sinceFlush = 0;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly handle: FileHandle,
+    private readonly everyBytes = 16 << 20,
+  ) {}
+
+  /** Counts bytes handed to the file system; may start a flush. */
+  wrote(bytes: number): void {
+    this.sinceFlush += bytes;
+    if (this.sinceFlush < this.everyBytes || this.running) return;
+    this.sinceFlush = 0;
+    this.running = this.handle
+      .datasync()
+      .catch(() => undefined)
+      .finally(() => {
+        this.running = undefined;
+      });
+  }
+
+  /** Waits for a flush in progress (before the final sync and close). */
+  async settle(): Promise<void> {
+    await this.running;
+  }
 }

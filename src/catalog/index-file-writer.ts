@@ -1,4 +1,5 @@
 import { type FileHandle, open } from "node:fs/promises";
+import { BackgroundFlush } from "./durable-files.js";
 import type { CatalogIndexEntry } from "./index-entry.js";
 
 /**
@@ -8,8 +9,11 @@ import type { CatalogIndexEntry } from "./index-entry.js";
  */
 export class IndexFileWriter {
   private first = true;
+  private readonly flush: BackgroundFlush;
 
-  private constructor(private readonly handle: FileHandle) {}
+  private constructor(private readonly handle: FileHandle) {
+    this.flush = new BackgroundFlush(handle);
+  }
 
   static async create(path: string, fetchedAt: string): Promise<IndexFileWriter> {
     const handle = await open(path, "w");
@@ -24,11 +28,15 @@ export class IndexFileWriter {
       parts.push(this.first ? "" : ",\n", JSON.stringify(entry.code), ":", JSON.stringify(entry));
       this.first = false;
     }
-    await this.handle.write(parts.join(""));
+    const text = parts.join("");
+    await this.handle.write(text);
+    // Characters, not bytes: near enough to decide when to flush.
+    this.flush.wrote(text.length);
   }
 
   async finish(): Promise<void> {
     await this.handle.write("\n}}\n");
+    await this.flush.settle();
     await this.handle.sync();
     await this.handle.close();
   }

@@ -1,5 +1,6 @@
 import { createHash, type Hash } from "node:crypto";
 import { type FileHandle, open } from "node:fs/promises";
+import { BackgroundFlush } from "./durable-files.js";
 
 const SEPARATOR = Buffer.from(",\n");
 
@@ -17,8 +18,11 @@ export class ProductsFileWriter {
   private readonly hash: Hash = createHash("sha256");
   private count = 0;
   private bytesWritten = 0;
+  private readonly flush: BackgroundFlush;
 
-  private constructor(private readonly handle: FileHandle) {}
+  private constructor(private readonly handle: FileHandle) {
+    this.flush = new BackgroundFlush(handle);
+  }
 
   static async create(path: string): Promise<ProductsFileWriter> {
     const writer = new ProductsFileWriter(await open(path, "w"));
@@ -53,6 +57,7 @@ export class ProductsFileWriter {
   /** Closes the array, flushes the file to disk and returns the sha256 of its content. */
   async finish(): Promise<{ sha256: string; bytes: number }> {
     await this.write(Buffer.from("\n]\n"));
+    await this.flush.settle();
     await this.handle.sync();
     await this.handle.close();
     return { sha256: this.hash.digest("hex"), bytes: this.bytesWritten };
@@ -78,5 +83,6 @@ export class ProductsFileWriter {
       }
     }
     this.bytesWritten += total;
+    this.flush.wrote(total);
   }
 }
