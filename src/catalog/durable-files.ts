@@ -39,11 +39,13 @@ export async function replaceFileAtomically(path: string, text: string): Promise
 /**
  * Starts flushing a file being written every `everyBytes`, without waiting: the disk takes the
  * bytes while the writer goes on, and the fsync that ends the file has only the tail left to
- * wait for. At most one flush runs at a time; a failed one is reported by the final sync.
+ * wait for. At most one flush runs at a time. A failed flush fails settle(): after an fsync
+ * error Linux may report the next fsync as clean although the data never reached the disk.
  */
 export class BackgroundFlush {
   private sinceFlush = 0;
   private running: Promise<void> | undefined;
+  private failure: unknown;
 
   constructor(
     private readonly handle: FileHandle,
@@ -57,14 +59,17 @@ export class BackgroundFlush {
     this.sinceFlush = 0;
     this.running = this.handle
       .datasync()
-      .catch(() => undefined)
+      .catch((error: unknown) => {
+        this.failure ??= error;
+      })
       .finally(() => {
         this.running = undefined;
       });
   }
 
-  /** Waits for a flush in progress (before the final sync and close). */
+  /** Waits for a flush in progress (before the final sync); throws if any flush failed. */
   async settle(): Promise<void> {
     await this.running;
+    if (this.failure !== undefined) throw this.failure;
   }
 }
