@@ -13,20 +13,20 @@ export function recordDigest(line: string): string {
 export const DIGEST_LENGTH = 28;
 
 /**
- * A digests.txt line: the digest, then the code as a JSON string (a code may hold any
+ * A digests.txt line: the digest, a space, then the code as a JSON string (a code may hold any
  * character, a newline included).
  */
 export function digestLine(code: string, digest: string): string {
-  return digest + JSON.stringify(code);
+  return `${digest} ${JSON.stringify(code)}`;
 }
 
 /** The code and digest of a digestLine, or undefined when the line is not one. */
 export function parseDigestLine(line: string): { code: string; digest: string } | undefined {
-  if (line.length < DIGEST_LENGTH + 2 || line.charCodeAt(DIGEST_LENGTH) !== 34 /* " */) {
+  if (line.length < DIGEST_LENGTH + 3 || line.charCodeAt(DIGEST_LENGTH) !== 32 /* space */) {
     return undefined;
   }
   try {
-    const code = JSON.parse(line.slice(DIGEST_LENGTH)) as unknown;
+    const code = JSON.parse(line.slice(DIGEST_LENGTH + 1)) as unknown;
     return typeof code === "string" ? { code, digest: line.slice(0, DIGEST_LENGTH) } : undefined;
   } catch {
     return undefined;

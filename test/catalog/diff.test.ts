@@ -127,7 +127,7 @@ describe("the catalog diff", () => {
     const records = await readLines(join(first.dir, "records.ndjson"));
     const digests = await readLines(join(first.dir, "digests.txt"));
     expect(digests).toHaveLength(1200);
-    expect(digests.map((line) => JSON.parse(line.slice(28)))).toEqual(
+    expect(digests.map((line) => JSON.parse(line.slice(29)))).toEqual(
       records.map((line) => JSON.parse(line).code),
     );
   });
