@@ -30,5 +30,7 @@ export function indexEntriesOf(product: RawProduct, problems: string[] = []): Ca
       plan_of: product.code,
     }));
   }
-  return [{ ...base, denominations: denominationsOf(product) }];
+  // Filled in place: one object per product rather than a copy of `base` each.
+  base.denominations = denominationsOf(product);
+  return [base];
 }
