@@ -27,32 +27,41 @@ export interface CatalogDiff {
  */
 export class DiffBuilder {
   private readonly added: CatalogDiff["added"] = [];
-  private readonly changed: CompactRecord[] = [];
+  /** The record lines of codes whose digest changed; parsed only at the end. */
+  private readonly changed: string[] = [];
   private unchanged = 0;
 
   constructor(private readonly previous: PreviousRecords | undefined) {}
 
   /**
-   * `digest` is recordDigest(JSON.stringify(record)): equal digests mean nothing the diff
-   * tracks changed.
+   * `digest` is recordDigest(line), and `line` the product's records.ndjson line (recordLineOf):
+   * equal digests mean nothing the diff tracks changed.
    */
-  observe(record: CompactRecord, digest: string): void {
-    const before = this.previous?.digests.get(record.code);
+  observe(code: string, name: unknown, digest: string, line: string): void {
+    const before = this.previous?.digests.get(code);
     if (before === undefined) {
-      this.added.push({ code: record.code, name: record.name });
+      this.added.push({ code, name });
       return;
     }
-    this.previous?.digests.delete(record.code);
+    this.previous?.digests.delete(code);
     if (before === digest) this.unchanged += 1;
-    else this.changed.push(record);
+    else this.changed.push(line);
   }
 
   async finish(to: string): Promise<CatalogDiff> {
     const removedCodes = [...(this.previous?.digests.keys() ?? [])];
     this.previous?.digests.clear();
-    const wanted = new Set([...removedCodes, ...this.changed.map((r) => r.code)]);
+    const records = this.changed.map((line) => JSON.parse(line) as CompactRecord);
+    const wanted = new Set([...removedCodes, ...records.map((r) => r.code)]);
     const old = (await this.previous?.read(wanted)) ?? new Map<string, CompactRecord>();
-    const changed = this.changed.map((record) => fieldChanges(old.get(record.code), record));
+    const changed: DiffChange[] = [];
+    for (const record of records) {
+      const change = fieldChanges(old.get(record.code), record);
+      // A line can differ where no diffed field does (a snapshot written by an older giftjobs,
+      // whose lines had another shape): that is no change.
+      if (Object.keys(change.fields).length > 0) changed.push(change);
+      else this.unchanged += 1;
+    }
     return {
       from: this.previous?.name ?? null,
       to,

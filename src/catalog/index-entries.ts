@@ -16,7 +16,8 @@ export function indexEntriesOf(product: RawProduct, problems: string[] = []): Ca
     is_orderable: product.is_orderable === true,
     state: asString(product.state) ?? "",
     currency: asString(product.currency) ?? "",
-    countries: asStringList(product.countries_redeemable_in) ?? [],
+    // Sorted: their order means nothing, and the diff must not see a reordering as a change.
+    countries: [...(asStringList(product.countries_redeemable_in) ?? [])].sort(),
     denominations: null,
     discount_multiplier: asString(product.discount_multiplier) ?? "0",
   };

@@ -21,13 +21,14 @@ export class IndexFileWriter {
     return new IndexFileWriter(handle);
   }
 
-  async append(entries: readonly CatalogIndexEntry[]): Promise<void> {
+  /** Appends entries with their JSON texts (JSON.stringify(entry), made once by the caller). */
+  async append(entries: readonly CatalogIndexEntry[], texts: readonly string[]): Promise<void> {
     if (entries.length === 0) return;
     const parts: string[] = [];
-    for (const entry of entries) {
-      parts.push(this.first ? "" : ",\n", JSON.stringify(entry.code), ":", JSON.stringify(entry));
+    entries.forEach((entry, i) => {
+      parts.push(this.first ? "" : ",\n", JSON.stringify(entry.code), ":", texts[i] as string);
       this.first = false;
-    }
+    });
     const text = parts.join("");
     await this.handle.write(text);
     // Characters, not bytes: near enough to decide when to flush.

@@ -1,8 +1,10 @@
 import { access } from "node:fs/promises";
 import { join } from "node:path";
-import { type CompactRecord, compactRecordOf } from "./compact-record.js";
+import { type CompactRecord, compactRecordOf, recordLineOf } from "./compact-record.js";
 import type { CatalogSnapshot } from "./current-snapshot.js";
+import { indexEntriesOf } from "./index-entries.js";
 import { readLineBatches } from "./line-reader.js";
+import { catalogProductProblems } from "./product-check.js";
 import { parseDigestLine, recordDigest } from "./record-digest.js";
 import { SNAPSHOT_FILES } from "./snapshot-layout.js";
 
@@ -67,10 +69,18 @@ async function savedDigests(snapshot: CatalogSnapshot): Promise<Map<string, stri
   return digests;
 }
 
+/**
+ * The digests a snapshot without digests.txt would have saved, from its products: its own
+ * records.ndjson may hold lines of an older shape, whose digests would all differ.
+ */
 async function computedDigests(snapshot: CatalogSnapshot): Promise<Map<string, string>> {
   const digests = new Map<string, string>();
-  for await (const batch of compactRecords(snapshot)) {
-    for (const [code, line] of batch) digests.set(code, recordDigest(line));
+  for await (const product of snapshot.products()) {
+    // The first of a repeated code is the one with a record, as in SnapshotWriter.add.
+    if (digests.has(product.code)) continue;
+    const entries = indexEntriesOf(product, catalogProductProblems(product));
+    const texts = entries.map((entry) => JSON.stringify(entry));
+    digests.set(product.code, recordDigest(recordLineOf(product, entries, texts)));
   }
   return digests;
 }

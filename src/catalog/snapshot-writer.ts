@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { RawProduct } from "../api/schemas.js";
 import { type CatalogDiff, DiffBuilder } from "./catalog-diff.js";
-import { compactRecordOf } from "./compact-record.js";
+import { recordLineOf } from "./compact-record.js";
 import { writeFileSynced } from "./durable-files.js";
 import { indexEntriesOf } from "./index-entries.js";
 import type { CatalogIndexEntry } from "./index-entry.js";
@@ -73,30 +73,35 @@ export class SnapshotWriter {
    */
   async add(page: readonly RawProduct[], text?: Uint8Array): Promise<void> {
     const entries: CatalogIndexEntry[] = [];
+    const texts: string[] = [];
     const lines: string[] = [];
     const digests: string[] = [];
     for (const product of page) {
       const problems = catalogProductProblems(product);
-      if (this.seen.has(product.code)) {
-        problems.push(`code: appears more than once; the last one is indexed`);
-      } else {
-        this.seen.add(product.code);
-        const record = compactRecordOf(product);
-        const line = JSON.stringify(record);
+      const repeated = this.seen.has(product.code);
+      if (repeated) problems.push(`code: appears more than once; the last one is indexed`);
+      else this.seen.add(product.code);
+      const own = indexEntriesOf(product, problems);
+      const ownTexts = own.map((entry) => JSON.stringify(entry));
+      if (!repeated) {
+        const line = recordLineOf(product, own, ownTexts);
         const digest = recordDigest(line);
-        this.diff.observe(record, digest);
+        this.diff.observe(product.code, product.name ?? null, digest, line);
         lines.push(line);
         digests.push(digestLine(product.code, digest));
       }
       if (problems.length > 0) this.warnings.push({ code: product.code, problems });
       count(this.byPayoutType, product.payout_type);
       count(this.byCurrency, product.currency);
-      for (const entry of indexEntriesOf(product, problems)) entries.push(entry);
+      for (const [i, entry] of own.entries()) {
+        entries.push(entry);
+        texts.push(ownTexts[i] as string);
+      }
     }
     this.indexEntries += entries.length;
     await Promise.all([
       this.products.appendPage(page, text),
-      this.index.append(entries),
+      this.index.append(entries, texts),
       this.records.append(lines),
       this.digests.append(digests),
     ]);

@@ -2,6 +2,7 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CatalogDiff } from "../../src/catalog/catalog-diff.js";
+import { compactRecordOf } from "../../src/catalog/compact-record.js";
 import { openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import type { Product } from "../../src/sandbox/index.js";
@@ -148,6 +149,49 @@ describe("the catalog diff", () => {
       expect(second.diff.summary).toEqual({ added: 0, removed: 0, changed: 1, unchanged: 1199 });
     });
   }
+});
+
+describe("the catalog diff across record shapes", () => {
+  it("does not report a reordering of countries", async () => {
+    await sync();
+    const product = fx.sandbox.state.catalog.products.find(
+      (p) => p.countries_redeemable_in.length > 1,
+    )!;
+    const reversed = [...product.countries_redeemable_in].reverse();
+    await control(fx.sandbox, "/_sandbox/catalog", {
+      mutate: { update: [{ code: product.code, countries_redeemable_in: reversed }] },
+    });
+    const second = await sync();
+    expect(second.diff.summary).toEqual({ added: 0, removed: 0, changed: 0, unchanged: 1200 });
+  });
+
+  // Snapshots of earlier versions hold one compact record per line and no digests.txt.
+  it("diffs against a snapshot whose records have the older shape", async () => {
+    const first = await sync();
+    const snapshot = (await openCurrentSnapshot(fx.dataDir))!;
+    const older: string[] = [];
+    for await (const product of snapshot.products()) {
+      older.push(JSON.stringify(compactRecordOf(product)));
+    }
+    await writeFile(join(first.dir, "records.ndjson"), `${older.join("\n")}\n`);
+    await rm(join(first.dir, "digests.txt"));
+    const product = fx.sandbox.state.catalog.products[11]!;
+    await control(fx.sandbox, "/_sandbox/catalog", {
+      mutate: { update: [{ code: product.code, discount_multiplier: "0.4242" }] },
+    });
+    const second = await sync();
+    expect(second.diff.summary).toEqual({ added: 0, removed: 0, changed: 1, unchanged: 1199 });
+    const diff = (await (await openCurrentSnapshot(fx.dataDir))!.diff())!;
+    expect(diff.changed).toEqual([
+      {
+        code: product.code,
+        name: product.name,
+        fields: {
+          discount_multiplier: { old: product.discount_multiplier ?? null, new: "0.4242" },
+        },
+      },
+    ]);
+  });
 });
 
 async function readLines(path: string): Promise<string[]> {
