@@ -142,9 +142,7 @@ describe("the catalog diff", () => {
       const first = await sync();
       await damage(join(first.dir, "digests.txt"));
       const product = fx.sandbox.state.catalog.products[7]!;
-      await control(fx.sandbox, "/_sandbox/catalog", {
-        mutate: { update: [{ code: product.code, state: "TEMPORARILY_DISABLED" }] },
-      });
+      await updateProduct(product.code, { state: "TEMPORARILY_DISABLED" });
       const second = await sync();
       expect(second.diff.summary).toEqual({ added: 0, removed: 0, changed: 1, unchanged: 1199 });
     });
@@ -158,9 +156,7 @@ describe("the catalog diff across record shapes", () => {
       (p) => p.countries_redeemable_in.length > 1,
     )!;
     const reversed = [...product.countries_redeemable_in].reverse();
-    await control(fx.sandbox, "/_sandbox/catalog", {
-      mutate: { update: [{ code: product.code, countries_redeemable_in: reversed }] },
-    });
+    await updateProduct(product.code, { countries_redeemable_in: reversed });
     const second = await sync();
     expect(second.diff.summary).toEqual({ added: 0, removed: 0, changed: 0, unchanged: 1200 });
   });
@@ -176,9 +172,7 @@ describe("the catalog diff across record shapes", () => {
     await writeFile(join(first.dir, "records.ndjson"), `${older.join("\n")}\n`);
     await rm(join(first.dir, "digests.txt"));
     const product = fx.sandbox.state.catalog.products[11]!;
-    await control(fx.sandbox, "/_sandbox/catalog", {
-      mutate: { update: [{ code: product.code, discount_multiplier: "0.4242" }] },
-    });
+    await updateProduct(product.code, { discount_multiplier: "0.4242" });
     const second = await sync();
     expect(second.diff.summary).toEqual({ added: 0, removed: 0, changed: 1, unchanged: 1199 });
     const diff = (await (await openCurrentSnapshot(fx.dataDir))!.diff())!;
@@ -193,6 +187,11 @@ describe("the catalog diff across record shapes", () => {
     ]);
   });
 });
+
+/** Changes some fields of one product in the sandbox's catalog. */
+async function updateProduct(code: string, fields: Partial<Product>): Promise<void> {
+  await control(fx.sandbox, "/_sandbox/catalog", { mutate: { update: [{ code, ...fields }] } });
+}
 
 async function readLines(path: string): Promise<string[]> {
   return (await readFile(path, "utf8")).split("\n").filter((line) => line !== "");
