@@ -1,28 +1,17 @@
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { CatalogDiff } from "../../src/catalog/catalog-diff.js";
 import { compactRecordOf } from "../../src/catalog/compact-record.js";
 import { openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
-import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import type { Product } from "../../src/sandbox/index.js";
-import { type CatalogFixture, catalogFixture, control, FAST_RETRY } from "./support.js";
+import { control, useCatalogFixture } from "./support.js";
 
-let fx: CatalogFixture;
-
-beforeEach(async () => {
-  fx = await catalogFixture();
-});
-
-afterEach(async () => {
-  await fx.close();
-});
-
-const sync = () => syncCatalog({ client: fx.client, dataDir: fx.dataDir, retry: FAST_RETRY });
+const fx = useCatalogFixture();
 
 describe("the catalog diff", () => {
   it("lists everything as added for the first snapshot", async () => {
-    const result = await sync();
+    const result = await fx.sync();
     expect(result.diff).toEqual({
       from: null,
       summary: { added: 1200, removed: 0, changed: 0, unchanged: 0 },
@@ -30,7 +19,7 @@ describe("the catalog diff", () => {
   });
 
   it("reports added, removed and changed codes with old and new values", async () => {
-    const first = await sync();
+    const first = await fx.sync();
     const products = fx.sandbox.state.catalog.products;
     const [removed, disabled, repriced, moved] = [
       products[3]!,
@@ -64,7 +53,7 @@ describe("the catalog diff", () => {
         ],
       },
     });
-    const second = await sync();
+    const second = await fx.sync();
     expect(second.diff.from).toBe(first.snapshot);
     expect(second.diff.summary).toEqual({ added: 1, removed: 1, changed: 4, unchanged: 1195 });
 
@@ -96,13 +85,13 @@ describe("the catalog diff", () => {
   });
 
   it("reports nothing when the catalog did not change", async () => {
-    await sync();
-    const second = await sync();
+    await fx.sync();
+    const second = await fx.sync();
     expect(second.diff.summary).toEqual({ added: 0, removed: 0, changed: 0, unchanged: 1200 });
   });
 
   it("reports a changed subscription plan price", async () => {
-    await sync();
+    await fx.sync();
     const sub = fx.sandbox.state.catalog.products.find((p) => p.payout_type === "subscription")!;
     const plans = sub.subscription!.subscription_plans.map((plan, i) =>
       i === 0 ? { ...plan, price: "1234.00" } : plan,
@@ -114,7 +103,7 @@ describe("the catalog diff", () => {
         ],
       },
     });
-    const second = await sync();
+    const second = await fx.sync();
     const diff = (await (await openCurrentSnapshot(fx.dataDir))!.diff())!;
     expect(second.diff.summary.changed).toBe(1);
     expect(diff.changed[0]!.fields.denominations!.new).toEqual({
@@ -124,7 +113,7 @@ describe("the catalog diff", () => {
   });
 
   it("saves one digest per record for the next sync", async () => {
-    const first = await sync();
+    const first = await fx.sync();
     const records = await readLines(join(first.dir, "records.ndjson"));
     const digests = await readLines(join(first.dir, "digests.txt"));
     expect(digests).toHaveLength(1200);
@@ -139,11 +128,11 @@ describe("the catalog diff", () => {
     ["not digest lines", (path: string) => writeFile(path, "garbage\n")],
   ] as const) {
     it(`diffs against the records when digests.txt is ${what}`, async () => {
-      const first = await sync();
+      const first = await fx.sync();
       await damage(join(first.dir, "digests.txt"));
       const product = fx.sandbox.state.catalog.products[7]!;
       await updateProduct(product.code, { state: "TEMPORARILY_DISABLED" });
-      const second = await sync();
+      const second = await fx.sync();
       expect(second.diff.summary).toEqual({ added: 0, removed: 0, changed: 1, unchanged: 1199 });
     });
   }
@@ -151,19 +140,19 @@ describe("the catalog diff", () => {
 
 describe("the catalog diff across record shapes", () => {
   it("does not report a reordering of countries", async () => {
-    await sync();
+    await fx.sync();
     const product = fx.sandbox.state.catalog.products.find(
       (p) => p.countries_redeemable_in.length > 1,
     )!;
     const reversed = [...product.countries_redeemable_in].reverse();
     await updateProduct(product.code, { countries_redeemable_in: reversed });
-    const second = await sync();
+    const second = await fx.sync();
     expect(second.diff.summary).toEqual({ added: 0, removed: 0, changed: 0, unchanged: 1200 });
   });
 
   // Snapshots of earlier versions hold one compact record per line and no digests.txt.
   it("diffs against a snapshot whose records have the older shape", async () => {
-    const first = await sync();
+    const first = await fx.sync();
     const snapshot = (await openCurrentSnapshot(fx.dataDir))!;
     const older: string[] = [];
     for await (const product of snapshot.products()) {
@@ -173,7 +162,7 @@ describe("the catalog diff across record shapes", () => {
     await rm(join(first.dir, "digests.txt"));
     const product = fx.sandbox.state.catalog.products[11]!;
     await updateProduct(product.code, { discount_multiplier: "0.4242" });
-    const second = await sync();
+    const second = await fx.sync();
     expect(second.diff.summary).toEqual({ added: 0, removed: 0, changed: 1, unchanged: 1199 });
     const diff = (await (await openCurrentSnapshot(fx.dataDir))!.diff())!;
     expect(diff.changed).toEqual([

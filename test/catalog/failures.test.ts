@@ -1,33 +1,13 @@
 import { spawnSync } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
 import { ShrinkRefusedError } from "../../src/catalog/shrink-refused-error.js";
-import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import { RunError } from "../../src/errors/runtime-error.js";
-import {
-  type CatalogFixture,
-  catalogFixture,
-  control,
-  cursorOfPage,
-  FAST_RETRY,
-  tmpDirs,
-} from "./support.js";
+import { control, cursorOfPage, tmpDirs, useCatalogFixture } from "./support.js";
 
-let fx: CatalogFixture;
-
-beforeEach(async () => {
-  fx = await catalogFixture();
-});
-
-afterEach(async () => {
-  await fx.close();
-});
-
-async function sync(extra: Partial<Parameters<typeof syncCatalog>[0]> = {}) {
-  return syncCatalog({ client: fx.client, dataDir: fx.dataDir, retry: FAST_RETRY, ...extra });
-}
+const fx = useCatalogFixture();
 
 async function fault(kind: string, page: number, times?: number): Promise<void> {
   await control(fx.sandbox, "/_sandbox/faults", {
@@ -46,7 +26,7 @@ async function clearFault(): Promise<void> {
 /** The sync fails with one line, and the snapshot published before it stays current. */
 async function expectFailureKeepsCurrent(pattern: RegExp): Promise<void> {
   const before = await openCurrentSnapshot(fx.dataDir);
-  const error = await sync().catch((e: unknown) => e);
+  const error = await fx.sync().catch((e: unknown) => e);
   expect(error).toBeInstanceOf(RunError);
   expect((error as Error).message).toMatch(pattern);
   expect((error as Error).message).toMatch(/the current snapshot is unchanged/);
@@ -60,45 +40,45 @@ async function expectFailureKeepsCurrent(pattern: RegExp): Promise<void> {
 describe("a failing catalog sync", () => {
   it("retries a 500 a few times and then succeeds", async () => {
     await fault("500", 2, 2);
-    const result = await sync();
+    const result = await fx.sync();
     expect(result.manifest.product_count).toBe(1200);
     const page2 = cursorOfPage(fx.sandbox, 2);
     expect(fx.requestedCursors.filter((c) => c === page2)).toHaveLength(3);
   });
 
   it("leaves the previous snapshot current when page 2 keeps failing", async () => {
-    await sync();
+    await fx.sync();
     await fault("500", 2);
     await expectFailureKeepsCurrent(/page 2: .*internal_server_error, HTTP 500/);
     // 1 try + 2 retries of page 2, nothing after it.
     const page2 = cursorOfPage(fx.sandbox, 2);
     expect(fx.requestedCursors.filter((c) => c === page2)).toHaveLength(1 + 1 + 2);
     await clearFault();
-    await sync();
+    await fx.sync();
     expect(await tmpDirs(fx.dataDir)).toEqual([]);
   });
 
   it("stops when the after cursor does not advance", async () => {
-    await sync();
+    await fx.sync();
     await fault("stuck_cursor", 2);
     await expectFailureKeepsCurrent(/cursor did not advance/);
   });
 
   it("stops on a malformed page", async () => {
-    await sync();
+    await fx.sync();
     await fault("malformed", 2);
     await expectFailureKeepsCurrent(/page 2 \(after .*\): the body is not JSON/);
   });
 
   it("fails when there is no snapshot yet, too, and publishes nothing", async () => {
     await fault("500", 2);
-    await expect(sync()).rejects.toThrow(RunError);
+    await expect(fx.sync()).rejects.toThrow(RunError);
     expect(await openCurrentSnapshot(fx.dataDir)).toBeUndefined();
     expect(await tmpDirs(fx.dataDir)).toEqual([]);
   });
 
   it("cleans what a killed sync left behind on the next run", async () => {
-    await sync();
+    await fx.sync();
     // A pid that surely is gone: a child that has already exited.
     const dead = spawnSync(process.execPath, ["-e", ""]).pid;
     const leftover = join(fx.dataDir, "catalog", `tmp-${dead}-0badf00d`);
@@ -106,17 +86,17 @@ describe("a failing catalog sync", () => {
     await writeFile(join(leftover, "products.json"), '[\n{"code":"HALF"');
     await writeFile(join(fx.dataDir, "catalog", "current.json.tmp"), '{"snap');
     expect(await tmpDirs(fx.dataDir)).toHaveLength(2);
-    await sync();
+    await fx.sync();
     expect(await tmpDirs(fx.dataDir)).toEqual([]);
   });
 });
 
 describe("the shrink guard", () => {
   it("refuses to publish a catalog more than 20% smaller, unless allowed", async () => {
-    const first = await sync();
+    const first = await fx.sync();
     const keep = fx.sandbox.state.catalog.products.slice(0, 900);
     await control(fx.sandbox, "/_sandbox/catalog", { catalog: keep });
-    const error = await sync().catch((e: unknown) => e);
+    const error = await fx.sync().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ShrinkRefusedError);
     expect((error as ShrinkRefusedError).exitCode).toBe(1);
     expect((error as Error).message).toMatch(
@@ -125,27 +105,27 @@ describe("the shrink guard", () => {
     expect((await openCurrentSnapshot(fx.dataDir))?.name).toBe(first.snapshot);
     expect(await tmpDirs(fx.dataDir)).toEqual([]);
 
-    const allowed = await sync({ allowShrink: true });
+    const allowed = await fx.sync({ allowShrink: true });
     expect(allowed.manifest.product_count).toBe(900);
     expect((await openCurrentSnapshot(fx.dataDir))?.name).toBe(allowed.snapshot);
   });
 
   it("says when the filters changed since the current snapshot", async () => {
-    await sync();
-    const error = await sync({ filters: { countries: ["US"] } }).catch((e: unknown) => e);
+    await fx.sync();
+    const error = await fx.sync({ filters: { countries: ["US"] } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ShrinkRefusedError);
     expect((error as Error).message).toMatch(
       /fewer than the current 1200 \(more than 20%\); the filters differ from the current snapshot's \(countries: - -> US\), which may explain it; the current snapshot is unchanged; rerun with --allow-shrink/,
     );
-    const allowed = await sync({ filters: { countries: ["US"] }, allowShrink: true });
+    const allowed = await fx.sync({ filters: { countries: ["US"] }, allowShrink: true });
     expect(allowed.manifest.filters.countries).toEqual(["US"]);
   });
 
   it("lets a shrink of exactly 20% through", async () => {
-    await sync();
+    await fx.sync();
     const keep = fx.sandbox.state.catalog.products.slice(0, 960);
     await control(fx.sandbox, "/_sandbox/catalog", { catalog: keep });
-    expect((await sync()).manifest.product_count).toBe(960);
+    expect((await fx.sync()).manifest.product_count).toBe(960);
     const current = await openCurrentSnapshot(fx.dataDir);
     expect(JSON.parse(await readFile(join(current!.dir, "products.json"), "utf8"))).toHaveLength(
       960,

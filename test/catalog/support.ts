@@ -1,8 +1,10 @@
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach, beforeEach } from "vitest";
 import { ApiClient } from "../../src/api/client.js";
 import type { RetryOptions } from "../../src/catalog/retry-policy.js";
+import { type SyncCatalogOptions, syncCatalog } from "../../src/catalog/sync-catalog.js";
 import { type Sandbox, type SandboxOptions, startSandbox } from "../../src/sandbox/index.js";
 
 /** Retries that keep tests fast. */
@@ -20,6 +22,8 @@ export interface CatalogFixture {
   /** `after` of each product page requested, in order ("" for the first page). */
   requestedCursors: string[];
   dataDir: string;
+  /** syncCatalog against this sandbox and data dir with FAST_RETRY, plus `extra`. */
+  sync(extra?: Partial<SyncCatalogOptions>): ReturnType<typeof syncCatalog>;
   close(): Promise<void>;
 }
 
@@ -38,11 +42,27 @@ export async function catalogFixture(options: SandboxOptions = {}): Promise<Cata
     client,
     requestedCursors,
     dataDir,
+    sync: (extra = {}) => syncCatalog({ client, dataDir, retry: FAST_RETRY, ...extra }),
     close: async () => {
       await sandbox.close();
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A fresh catalogFixture for each test of the file, closed after it. The object returned stays
+ * the same; its fields are the current test's.
+ */
+export function useCatalogFixture(options: SandboxOptions = {}): CatalogFixture {
+  const fx = {} as CatalogFixture;
+  beforeEach(async () => {
+    Object.assign(fx, await catalogFixture(options));
+  });
+  afterEach(async () => {
+    await fx.close();
+  });
+  return fx;
 }
 
 /** POST to a sandbox control route over HTTP, as an operator would. */

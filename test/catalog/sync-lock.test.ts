@@ -2,32 +2,13 @@ import { spawnSync } from "node:child_process";
 import { access, mkdir, readFile, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
-import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import { acquireSyncLock, syncLockPath } from "../../src/catalog/sync-lock.js";
 import { RunError } from "../../src/errors/runtime-error.js";
-import {
-  type CatalogFixture,
-  catalogFixture,
-  control,
-  cursorOfPage,
-  FAST_RETRY,
-} from "./support.js";
+import { control, cursorOfPage, useCatalogFixture } from "./support.js";
 
-let fx: CatalogFixture;
-
-beforeEach(async () => {
-  fx = await catalogFixture();
-});
-
-afterEach(async () => {
-  await fx.close();
-});
-
-function sync() {
-  return syncCatalog({ client: fx.client, dataDir: fx.dataDir, retry: FAST_RETRY });
-}
+const fx = useCatalogFixture();
 
 const exists = (path: string) =>
   access(path).then(
@@ -53,12 +34,12 @@ function deadPid(): number {
 describe("the catalog sync lock", () => {
   it("refuses a second sync while one runs, and leaves the first one's lock alone", async () => {
     await control(fx.sandbox, "/_sandbox/faults", { latency_ms: 150 });
-    const first = sync();
+    const first = fx.sync();
     // The first sync holds the lock before its first request.
     for (let i = 0; i < 400 && !(await exists(syncLockPath(fx.dataDir))); i++)
       await new Promise((r) => setTimeout(r, 5));
 
-    const second = await sync().catch((e: unknown) => e);
+    const second = await fx.sync().catch((e: unknown) => e);
     expect(second).toBeInstanceOf(RunError);
     expect((second as Error).message).toMatch(
       new RegExp(
@@ -72,37 +53,37 @@ describe("the catalog sync lock", () => {
     expect((await openCurrentSnapshot(fx.dataDir))?.name).toBe(result.snapshot);
     expect(await exists(syncLockPath(fx.dataDir))).toBe(false);
     await control(fx.sandbox, "/_sandbox/faults", { latency_ms: 0 });
-    await expect(sync()).resolves.toMatchObject({ manifest: { product_count: 1200 } });
+    await expect(fx.sync()).resolves.toMatchObject({ manifest: { product_count: 1200 } });
   });
 
   it("releases the lock when the sync fails", async () => {
     await control(fx.sandbox, "/_sandbox/faults", {
       product_page_fault: { after: cursorOfPage(fx.sandbox, 2), kind: "500" },
     });
-    await expect(sync()).rejects.toThrow(RunError);
+    await expect(fx.sync()).rejects.toThrow(RunError);
     expect(await exists(syncLockPath(fx.dataDir))).toBe(false);
   });
 
   it("takes over the lock of a process that is gone", async () => {
     await lockAs(deadPid());
-    await expect(sync()).resolves.toMatchObject({ manifest: { product_count: 1200 } });
+    await expect(fx.sync()).resolves.toMatchObject({ manifest: { product_count: 1200 } });
     expect(await exists(syncLockPath(fx.dataDir))).toBe(false);
   });
 
   it("takes over a day-old lock of a live pid (reused after a reboot)", async () => {
     await lockAs(process.pid, hostname(), new Date(Date.now() - 25 * 3600_000));
-    await expect(sync()).resolves.toMatchObject({ manifest: { product_count: 1200 } });
+    await expect(fx.sync()).resolves.toMatchObject({ manifest: { product_count: 1200 } });
   });
 
   it("respects another host's lock for a day, then takes it over", async () => {
     await lockAs(1, "elsewhere.example");
-    await expect(sync()).rejects.toThrow(
+    await expect(fx.sync()).rejects.toThrow(
       /another catalog sync is running \(pid 1 on elsewhere\.example/,
     );
     expect(JSON.parse(await readFile(syncLockPath(fx.dataDir), "utf8")).token).toBe("theirs");
 
     await lockAs(1, "elsewhere.example", new Date(Date.now() - 25 * 3600_000));
-    await expect(sync()).resolves.toMatchObject({ manifest: { product_count: 1200 } });
+    await expect(fx.sync()).resolves.toMatchObject({ manifest: { product_count: 1200 } });
   });
 
   it("does not release a lock another sync has taken since", async () => {

@@ -1,22 +1,13 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { CatalogFilters } from "../../src/catalog/catalog-filters.js";
 import { loadCurrentIndex, openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
-import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import type { Product } from "../../src/sandbox/index.js";
-import { type CatalogFixture, catalogFixture, FAST_RETRY, tmpDirs } from "./support.js";
+import { tmpDirs, useCatalogFixture } from "./support.js";
 
-let fx: CatalogFixture;
-
-beforeEach(async () => {
-  fx = await catalogFixture();
-});
-
-afterEach(async () => {
-  await fx.close();
-});
+const fx = useCatalogFixture();
 
 function expected(products: Product[], filters: CatalogFilters): Product[] {
   return products.filter(
@@ -40,12 +31,7 @@ describe("catalog sync", () => {
   it.each(FILTERS)("mirrors 1,200 products exactly as received (%s)", async (_label, filters) => {
     const want = expected(fx.sandbox.state.catalog.products, filters);
     expect(want.length).toBeGreaterThan(0);
-    const result = await syncCatalog({
-      client: fx.client,
-      dataDir: fx.dataDir,
-      filters,
-      retry: FAST_RETRY,
-    });
+    const result = await fx.sync({ filters });
     expect(result.manifest.product_count).toBe(want.length);
     expect(result.manifest.pages).toBe(Math.ceil(want.length / 500));
     expect(result.manifest.filters).toEqual({
@@ -70,7 +56,7 @@ describe("catalog sync", () => {
   });
 
   it("writes a manifest with counts, version and duration", async () => {
-    const result = await syncCatalog({ client: fx.client, dataDir: fx.dataDir, retry: FAST_RETRY });
+    const result = await fx.sync();
     const manifest = JSON.parse(await readFile(join(result.dir, "manifest.json"), "utf8"));
     const products = fx.sandbox.state.catalog.products;
     const byType: Record<string, number> = {};
@@ -87,7 +73,7 @@ describe("catalog sync", () => {
   });
 
   it("indexes subscription plans by plan code and gift cards by denominations", async () => {
-    await syncCatalog({ client: fx.client, dataDir: fx.dataDir, retry: FAST_RETRY });
+    await fx.sync();
     const index = await loadCurrentIndex(fx.dataDir);
     const products = fx.sandbox.state.catalog.products;
     const subscription = products.find((p) => p.payout_type === "subscription")!;
@@ -119,7 +105,7 @@ describe("catalog sync", () => {
 
   it("keeps the newest snapshots only", async () => {
     for (let i = 0; i < 4; i++) {
-      await syncCatalog({ client: fx.client, dataDir: fx.dataDir, keep: 2, retry: FAST_RETRY });
+      await fx.sync({ keep: 2 });
     }
     const { readdir } = await import("node:fs/promises");
     const names = await readdir(join(fx.dataDir, "catalog", "snapshots"));

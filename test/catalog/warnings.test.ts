@@ -1,19 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
-import { syncCatalog } from "../../src/catalog/sync-catalog.js";
-import { type CatalogFixture, catalogFixture, control, FAST_RETRY } from "./support.js";
+import { control, useCatalogFixture } from "./support.js";
 
-let fx: CatalogFixture;
-
-beforeEach(async () => {
-  fx = await catalogFixture({ products: 40 });
-});
-
-afterEach(async () => {
-  await fx.close();
-});
+const fx = useCatalogFixture({ products: 40 });
 
 describe("products the sync does not fully understand", () => {
   it("keeps malformed products and lists them as warnings; keeps unknown payout types", async () => {
@@ -31,7 +22,7 @@ describe("products the sync does not fully understand", () => {
     delete (crypto as Record<string, unknown>).gift_card;
     await control(fx.sandbox, "/_sandbox/catalog", { catalog: [...products, crypto] });
 
-    const result = await syncCatalog({ client: fx.client, dataDir: fx.dataDir, retry: FAST_RETRY });
+    const result = await fx.sync();
     expect(result.manifest.product_count).toBe(41);
     const kept = JSON.parse(await readFile(join(result.dir, "products.json"), "utf8"));
     expect(kept.find((p: { code: string }) => p.code === crypto.code)).toEqual(crypto);
