@@ -34,7 +34,7 @@ export class DiffBuilder {
   constructor(private readonly previous: PreviousRecords | undefined) {}
 
   /**
-   * `digest` is recordDigest(line), and `line` the product's records.ndjson line (recordLineOf):
+   * `digest` is recordDigest(line), and `line` the product's records.ndjson line (serialiseProduct):
    * equal digests mean nothing the diff tracks changed.
    */
   observe(code: string, name: unknown, digest: string, line: string): void {

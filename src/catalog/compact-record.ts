@@ -1,5 +1,6 @@
 import type { RawProduct } from "../api/schemas.js";
-import type { CatalogIndexEntry } from "./index-entry.js";
+import { indexEntriesOf } from "./index-entries.js";
+import type { IndexedEntry } from "./index-entry.js";
 import { type Denominations, denominationsOf } from "./product-denominations.js";
 import { asStringList, subscriptionPlans } from "./product-fields.js";
 
@@ -59,34 +60,42 @@ function recordDenominations(product: RawProduct): RecordDenominations {
 }
 
 /**
- * The records.ndjson line of a product, given its index entries and their JSON texts. For a
+ * What a snapshot writes of a product besides its text: its index entries, each with its JSON
+ * text (see indexEntriesOf for `problems`), and its records.ndjson line (recordLineOf).
+ */
+export function serialiseProduct(
+  product: RawProduct,
+  problems: string[],
+): { indexed: IndexedEntry[]; line: string } {
+  const indexed = indexEntriesOf(product, problems).map((entry) => ({
+    entry,
+    text: JSON.stringify(entry),
+  }));
+  return { indexed, line: recordLineOf(product, indexed) };
+}
+
+/**
+ * The records.ndjson line of a product, given its index entries with their texts. For a
  * product without problems that is not a subscription, the one index entry already holds every
  * diffed field but availability, with the values a compact record would hold (its checks make
- * them so, given a discount_multiplier), and its countries sorted: the line is that
- * text with availability and countries_redeemable_in added, which saves serialising the product
- * a second time (about a tenth of a 100k sync). Other products get JSON.stringify(compactRecordOf).
+ * them so, given a discount_multiplier), and its countries sorted: the line is that text with
+ * availability and countries_redeemable_in added, which saves serialising the product a second
+ * time (about a tenth of a 100k sync). Other products get JSON.stringify(compactRecordOf).
  * Either line parses to an object with every DIFF_FIELDS key.
  */
-export function recordLineOf(
-  product: RawProduct,
-  entries: readonly CatalogIndexEntry[],
-  texts: readonly string[],
-): string {
-  const entry = entries[0];
-  const text = texts[0];
+function recordLineOf(product: RawProduct, indexed: readonly IndexedEntry[]): string {
+  const only = indexed.length === 1 ? indexed[0] : undefined;
   if (
-    entries.length === 1 &&
-    entry !== undefined &&
-    text !== undefined &&
-    entry.code === product.code &&
-    entry.problems === undefined &&
-    entry.plan_of === undefined &&
+    only !== undefined &&
+    only.entry.code === product.code &&
+    only.entry.problems === undefined &&
+    only.entry.plan_of === undefined &&
     product.payout_type !== "subscription" &&
     typeof product.discount_multiplier === "string"
   ) {
     const availability = JSON.stringify(product.availability ?? null);
-    const countries = JSON.stringify(entry.countries);
-    return `${text.slice(0, -1)},"availability":${availability},"countries_redeemable_in":${countries}}`;
+    const countries = JSON.stringify(only.entry.countries);
+    return `${only.text.slice(0, -1)},"availability":${availability},"countries_redeemable_in":${countries}}`;
   }
   return JSON.stringify(compactRecordOf(product));
 }

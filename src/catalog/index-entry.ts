@@ -36,3 +36,9 @@ export interface CatalogIndex {
   fetched_at: string;
   entries: Record<string, CatalogIndexEntry>;
 }
+
+/** An index entry with its JSON text, serialised once for index.json and the records line. */
+export interface IndexedEntry {
+  entry: CatalogIndexEntry;
+  text: string;
+}

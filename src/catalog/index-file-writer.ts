@@ -1,6 +1,6 @@
 import { type FileHandle, open } from "node:fs/promises";
 import { BackgroundFlush } from "./durable-files.js";
-import type { CatalogIndexEntry } from "./index-entry.js";
+import type { IndexedEntry } from "./index-entry.js";
 
 /**
  * Streams `index.json` (a CatalogIndex) to disk page by page: `{"fetched_at":…,"entries":{` then
@@ -21,14 +21,13 @@ export class IndexFileWriter {
     return new IndexFileWriter(handle);
   }
 
-  /** Appends entries with their JSON texts (JSON.stringify(entry), made once by the caller). */
-  async append(entries: readonly CatalogIndexEntry[], texts: readonly string[]): Promise<void> {
+  async append(entries: readonly IndexedEntry[]): Promise<void> {
     if (entries.length === 0) return;
     const parts: string[] = [];
-    entries.forEach((entry, i) => {
-      parts.push(this.first ? "" : ",\n", JSON.stringify(entry.code), ":", texts[i] as string);
+    for (const { entry, text } of entries) {
+      parts.push(this.first ? "" : ",\n", JSON.stringify(entry.code), ":", text);
       this.first = false;
-    });
+    }
     const text = parts.join("");
     await this.handle.write(text);
     // Characters, not bytes: near enough to decide when to flush.

@@ -1,8 +1,7 @@
 import { access } from "node:fs/promises";
 import { join } from "node:path";
-import { type CompactRecord, compactRecordOf, recordLineOf } from "./compact-record.js";
+import { type CompactRecord, compactRecordOf, serialiseProduct } from "./compact-record.js";
 import type { CatalogSnapshot } from "./current-snapshot.js";
-import { indexEntriesOf } from "./index-entries.js";
 import { readLineBatches } from "./line-reader.js";
 import { catalogProductProblems } from "./product-check.js";
 import { parseDigestLine, recordDigest } from "./record-digest.js";
@@ -78,9 +77,8 @@ async function computedDigests(snapshot: CatalogSnapshot): Promise<Map<string, s
   for await (const product of snapshot.products()) {
     // The first of a repeated code is the one with a record, as in SnapshotWriter.add.
     if (digests.has(product.code)) continue;
-    const entries = indexEntriesOf(product, catalogProductProblems(product));
-    const texts = entries.map((entry) => JSON.stringify(entry));
-    digests.set(product.code, recordDigest(recordLineOf(product, entries, texts)));
+    const { line } = serialiseProduct(product, catalogProductProblems(product));
+    digests.set(product.code, recordDigest(line));
   }
   return digests;
 }

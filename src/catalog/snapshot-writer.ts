@@ -1,10 +1,9 @@
 import { join } from "node:path";
 import type { RawProduct } from "../api/schemas.js";
 import { type CatalogDiff, DiffBuilder } from "./catalog-diff.js";
-import { recordLineOf } from "./compact-record.js";
+import { serialiseProduct } from "./compact-record.js";
 import { writeFileSynced } from "./durable-files.js";
-import { indexEntriesOf } from "./index-entries.js";
-import type { CatalogIndexEntry } from "./index-entry.js";
+import type { IndexedEntry } from "./index-entry.js";
 import { IndexFileWriter } from "./index-file-writer.js";
 import { LinesFileWriter } from "./lines-file-writer.js";
 import type { PreviousRecords } from "./previous-records.js";
@@ -72,8 +71,7 @@ export class SnapshotWriter {
    * line as they should be stored (FetchedPage.text); without it they are serialised.
    */
   async add(page: readonly RawProduct[], text?: Uint8Array): Promise<void> {
-    const entries: CatalogIndexEntry[] = [];
-    const texts: string[] = [];
+    const entries: IndexedEntry[] = [];
     const lines: string[] = [];
     const digests: string[] = [];
     for (const product of page) {
@@ -81,10 +79,8 @@ export class SnapshotWriter {
       const repeated = this.seen.has(product.code);
       if (repeated) problems.push(`code: appears more than once; the last one is indexed`);
       else this.seen.add(product.code);
-      const own = indexEntriesOf(product, problems);
-      const ownTexts = own.map((entry) => JSON.stringify(entry));
+      const { indexed, line } = serialiseProduct(product, problems);
       if (!repeated) {
-        const line = recordLineOf(product, own, ownTexts);
         const digest = recordDigest(line);
         this.diff.observe(product.code, product.name ?? null, digest, line);
         lines.push(line);
@@ -93,15 +89,12 @@ export class SnapshotWriter {
       if (problems.length > 0) this.warnings.push({ code: product.code, problems });
       count(this.byPayoutType, product.payout_type);
       count(this.byCurrency, product.currency);
-      for (const [i, entry] of own.entries()) {
-        entries.push(entry);
-        texts.push(ownTexts[i] as string);
-      }
+      for (const item of indexed) entries.push(item);
     }
     this.indexEntries += entries.length;
     await Promise.all([
       this.products.appendPage(page, text),
-      this.index.append(entries, texts),
+      this.index.append(entries),
       this.records.append(lines),
       this.digests.append(digests),
     ]);

@@ -1,23 +1,22 @@
 import { describe, expect, it } from "vitest";
 import type { RawProduct } from "../../src/api/schemas.js";
-import { compactRecordOf, DIFF_FIELDS, recordLineOf } from "../../src/catalog/compact-record.js";
+import {
+  compactRecordOf,
+  DIFF_FIELDS,
+  serialiseProduct,
+} from "../../src/catalog/compact-record.js";
 import { indexEntriesOf } from "../../src/catalog/index-entries.js";
 import { catalogProductProblems } from "../../src/catalog/product-check.js";
 import { generateCatalog } from "../../src/sandbox/index.js";
 
 function lineOf(product: RawProduct): string {
-  const entries = indexEntriesOf(product, catalogProductProblems(product));
-  return recordLineOf(
-    product,
-    entries,
-    entries.map((entry) => JSON.stringify(entry)),
-  );
+  return serialiseProduct(product, catalogProductProblems(product)).line;
 }
 
 const diffed = (record: Record<string, unknown>) =>
   Object.fromEntries(DIFF_FIELDS.map((field) => [field, record[field]]));
 
-describe("recordLineOf", () => {
+describe("serialiseProduct's records line", () => {
   const products = generateCatalog({ products: 1200, seed: 9 }) as unknown as RawProduct[];
 
   it("holds the compact record's values for every diffed field, whatever the product", () => {
