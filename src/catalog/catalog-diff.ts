@@ -1,4 +1,4 @@
-import { type CompactRecord, DIFF_FIELDS, type DiffField } from "./compact-record.js";
+import { type CompactRecord, DIFF_FIELDS, type DiffField, recordOfText } from "./compact-record.js";
 import type { PreviousRecords } from "./previous-records.js";
 
 export interface DiffChange {
@@ -27,17 +27,17 @@ export interface CatalogDiff {
  */
 export class DiffBuilder {
   private readonly added: CatalogDiff["added"] = [];
-  /** The record lines of codes whose digest changed; parsed only at the end. */
+  /** The record texts of codes whose digest changed; parsed only at the end. */
   private readonly changed: string[] = [];
   private unchanged = 0;
 
   constructor(private readonly previous: PreviousRecords | undefined) {}
 
   /**
-   * `digest` is recordDigest(line), and `line` the product's records.ndjson line (serialiseProduct):
+   * `digest` is recordDigest(record), and `record` the product's record text (serialiseProduct):
    * equal digests mean nothing the diff tracks changed.
    */
-  observe(code: string, name: unknown, digest: string, line: string): void {
+  observe(code: string, name: unknown, digest: string, record: string): void {
     const before = this.previous?.digests.get(code);
     if (before === undefined) {
       this.added.push({ code, name });
@@ -45,20 +45,20 @@ export class DiffBuilder {
     }
     this.previous?.digests.delete(code);
     if (before === digest) this.unchanged += 1;
-    else this.changed.push(line);
+    else this.changed.push(record);
   }
 
   async finish(to: string): Promise<CatalogDiff> {
     const removedCodes = [...(this.previous?.digests.keys() ?? [])];
     this.previous?.digests.clear();
-    const records = this.changed.map((line) => JSON.parse(line) as CompactRecord);
+    const records = this.changed.map(recordOfText);
     const wanted = new Set([...removedCodes, ...records.map((r) => r.code)]);
     const old = (await this.previous?.read(wanted)) ?? new Map<string, CompactRecord>();
     const changed: DiffChange[] = [];
     for (const record of records) {
       const change = fieldChanges(old.get(record.code), record);
-      // A line can differ where no diffed field does (a snapshot written by an older giftjobs,
-      // whose lines had another shape): that is no change.
+      // A record text can differ where no diffed field does (a snapshot written by an older
+      // giftjobs, whose texts had another shape): that is no change.
       if (Object.keys(change.fields).length > 0) changed.push(change);
       else this.unchanged += 1;
     }

@@ -15,6 +15,7 @@ export function indexEntriesOf(product: RawProduct, problems: string[] = []): Ca
     payout_type: asString(product.payout_type) ?? "",
     is_orderable: product.is_orderable === true,
     state: asString(product.state) ?? "",
+    availability: asString(product.availability) ?? null,
     currency: asString(product.currency) ?? "",
     // Sorted: their order means nothing, and the diff must not see a reordering as a change.
     countries: [...(asStringList(product.countries_redeemable_in) ?? [])].sort(),

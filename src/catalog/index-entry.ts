@@ -10,6 +10,12 @@ export interface CatalogIndexEntry {
   is_orderable: boolean;
   /** LIVE | TEMPORARILY_DISABLED | TEMPORARILY_DEGRADED | ... */
   state: string;
+  /**
+   * stocked | realtime (how the service fulfils it), as received; null when absent or not a
+   * string. Not used by validation: it is here so that a plain product's entry holds every field
+   * the diff compares (see serialiseProduct). Absent in snapshots written before it was added.
+   */
+  availability?: string | null;
   currency: string;
   countries: string[];
   /**

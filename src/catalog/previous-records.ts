@@ -1,24 +1,31 @@
 import { access } from "node:fs/promises";
 import { join } from "node:path";
-import { type CompactRecord, compactRecordOf, serialiseProduct } from "./compact-record.js";
+import {
+  type CompactRecord,
+  compactRecordOf,
+  recordOfEntry,
+  serialiseProduct,
+} from "./compact-record.js";
 import type { CatalogSnapshot } from "./current-snapshot.js";
+import type { CatalogIndexEntry } from "./index-entry.js";
 import { readLineBatches } from "./line-reader.js";
 import { catalogProductProblems } from "./product-check.js";
-import { parseDigestLine, recordDigest } from "./record-digest.js";
+import { DIGESTS_HEADER, parseDigestLine, recordDigest } from "./record-digest.js";
 import { SNAPSHOT_FILES } from "./snapshot-layout.js";
 
 /** The previous snapshot as the diff sees it: a digest per code, full records on demand. */
 export interface PreviousRecords {
   name: string;
-  /** Digest of each code's compact record line; the diff consumes (empties) it. */
+  /** Digest of each code's record text; the diff consumes (empties) it. */
   digests: Map<string, string>;
   /** The full records of a few codes (the changed and removed ones), read again from disk. */
   read(codes: ReadonlySet<string>): Promise<Map<string, CompactRecord>>;
 }
 
 /**
- * Streams a snapshot's compact records: from records.ndjson, or rebuilt from products.json
- * when that file is missing (snapshots written before it existed).
+ * Streams the compact records of records.ndjson: the products that are not plain (see
+ * serialiseProduct), or every product in snapshots of earlier versions; rebuilt from
+ * products.json when that file is missing (snapshots written before it existed).
  */
 async function* compactRecords(snapshot: CatalogSnapshot): AsyncGenerator<[string, string][]> {
   const path = join(snapshot.dir, SNAPSHOT_FILES.records);
@@ -34,38 +41,75 @@ async function* compactRecords(snapshot: CatalogSnapshot): AsyncGenerator<[strin
   }
 }
 
-const CODE_PREFIX = '{"code":"';
+/**
+ * The plain products' records from index.json, whose entry lines are `"code":{entry}` with a
+ * comma after all but the last (IndexFileWriter). Entries of subscription plans and of
+ * products with problems are not records (those are in records.ndjson); of a code written
+ * twice, the first is the record, as in SnapshotWriter.add.
+ */
+async function indexRecords(
+  snapshot: CatalogSnapshot,
+  codes: ReadonlySet<string>,
+  out: Map<string, CompactRecord>,
+): Promise<void> {
+  for await (const lines of readLineBatches(join(snapshot.dir, SNAPSHOT_FILES.index))) {
+    for (const line of lines) {
+      if (line.charCodeAt(0) !== 34 /* " */) continue; // the first and last lines
+      const key = jsonStringAt(line, 0);
+      if (!codes.has(key.value) || out.has(key.value) || line[key.end] !== ":") continue;
+      const text = line.slice(key.end + 1, line.endsWith(",") ? -1 : undefined);
+      const entry = JSON.parse(text) as CatalogIndexEntry;
+      if (entry.plan_of === undefined && entry.problems === undefined) {
+        out.set(key.value, recordOfEntry(entry));
+      }
+    }
+  }
+}
+
+const CODE_PREFIX = '{"code":';
 
 /**
  * The code of a records.ndjson line without parsing all of it: lines are written by
- * JSON.stringify(compactRecordOf(...)), so they start with the code as a JSON string.
+ * JSON.stringify of an object whose first key is the code.
  */
 function codeOfRecordLine(line: string): string {
-  if (!line.startsWith(CODE_PREFIX)) return (JSON.parse(line) as CompactRecord).code;
-  let end = CODE_PREFIX.length;
+  if (!line.startsWith(`${CODE_PREFIX}"`)) return (JSON.parse(line) as CompactRecord).code;
+  return jsonStringAt(line, CODE_PREFIX.length).value;
+}
+
+/** The JSON string whose opening quote is at `start`, and the index just past its end. */
+function jsonStringAt(line: string, start: number): { value: string; end: number } {
+  let end = start + 1;
   while (end < line.length && line.charCodeAt(end) !== 34 /* " */) {
     end += line.charCodeAt(end) === 92 /* \ */ ? 2 : 1;
   }
-  return JSON.parse(line.slice(CODE_PREFIX.length - 1, end + 1)) as string;
+  return { value: JSON.parse(line.slice(start, end + 1)) as string, end: end + 1 };
 }
 
 /**
- * The digests saved beside the records (digests.txt), or undefined when the file is missing
- * (older snapshots) or holds a line that is not a digest line: then they are computed again.
+ * The digests saved beside the records (digests.txt), or undefined when the file is missing or
+ * of an earlier version (older snapshots) or holds a line that is not a digest line: then they
+ * are computed again.
  */
 async function savedDigests(snapshot: CatalogSnapshot): Promise<Map<string, string> | undefined> {
   const path = join(snapshot.dir, SNAPSHOT_FILES.digests);
   if (!(await exists(path))) return undefined;
   const digests = new Map<string, string>();
+  let first = true;
   for await (const lines of readLineBatches(path)) {
     for (const line of lines) {
+      if (first) {
+        if (line !== DIGESTS_HEADER) return undefined;
+        first = false;
+        continue;
+      }
       if (line === "") continue;
       const parsed = parseDigestLine(line);
       if (!parsed) return undefined;
       digests.set(parsed.code, parsed.digest);
     }
   }
-  return digests;
+  return first ? undefined : digests;
 }
 
 /**
@@ -77,8 +121,8 @@ async function computedDigests(snapshot: CatalogSnapshot): Promise<Map<string, s
   for await (const product of snapshot.products()) {
     // The first of a repeated code is the one with a record, as in SnapshotWriter.add.
     if (digests.has(product.code)) continue;
-    const { line } = serialiseProduct(product, catalogProductProblems(product));
-    digests.set(product.code, recordDigest(line));
+    const { record } = serialiseProduct(product, catalogProductProblems(product));
+    digests.set(product.code, recordDigest(record));
   }
   return digests;
 }
@@ -96,6 +140,7 @@ export async function loadPreviousRecords(snapshot: CatalogSnapshot): Promise<Pr
           if (codes.has(code)) out.set(code, JSON.parse(line) as CompactRecord);
         }
       }
+      if (out.size < codes.size) await indexRecords(snapshot, codes, out);
       return out;
     },
   };

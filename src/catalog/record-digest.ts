@@ -1,13 +1,20 @@
 import { hash } from "node:crypto";
 
 /**
- * Digest of a compact record line. The diff keeps one per previous product instead of the whole
+ * Digest of a record text (SerialisedProduct.record). The diff keeps one per previous product instead of the whole
  * line: about 90 bytes per code rather than 350, which is what lets a million products fit.
  * The one-shot crypto.hash is several times faster per short string than a hand-written hash.
  */
 export function recordDigest(line: string): string {
   return hash("sha1", line, "base64");
 }
+
+/**
+ * The first line of digests.txt. The digests are of record texts as serialiseProduct makes
+ * them; a file without this line was written by an earlier version, whose record texts had
+ * another shape and whose digests would all differ, so it counts as missing.
+ */
+export const DIGESTS_HEADER = "giftjobs record digests 2";
 
 /** Characters of a recordDigest: 20 bytes in base64. */
 export const DIGEST_LENGTH = 28;

@@ -9,7 +9,7 @@ import { LinesFileWriter } from "./lines-file-writer.js";
 import type { PreviousRecords } from "./previous-records.js";
 import { catalogProductProblems } from "./product-check.js";
 import { ProductsFileWriter } from "./products-file-writer.js";
-import { digestLine, recordDigest } from "./record-digest.js";
+import { DIGESTS_HEADER, digestLine, recordDigest } from "./record-digest.js";
 import { SNAPSHOT_FILES } from "./snapshot-layout.js";
 import type { ProductWarning, SnapshotManifest } from "./snapshot-manifest.js";
 
@@ -21,7 +21,8 @@ export type ManifestMeta = Pick<
 
 /**
  * Writes one snapshot into a (temporary) directory as pages arrive: products.json, index.json,
- * records.ndjson and digests.txt are streamed; counts, warnings and the diff are kept as running totals.
+ * records.ndjson (the records not in index.json) and digests.txt (every product's record digest)
+ * are streamed; counts, warnings and the diff are kept as running totals.
  * finish() adds manifest.json and diff.json; everything is flushed to disk before it returns.
  */
 export class SnapshotWriter {
@@ -46,13 +47,15 @@ export class SnapshotWriter {
     fetchedAt: string,
     previous: PreviousRecords | undefined,
   ): Promise<SnapshotWriter> {
+    const digests = await LinesFileWriter.create(join(dir, SNAPSHOT_FILES.digests));
+    await digests.append([DIGESTS_HEADER]);
     return new SnapshotWriter(
       dir,
       fetchedAt,
       await ProductsFileWriter.create(join(dir, SNAPSHOT_FILES.products)),
       await IndexFileWriter.create(join(dir, SNAPSHOT_FILES.index), fetchedAt),
       await LinesFileWriter.create(join(dir, SNAPSHOT_FILES.records)),
-      await LinesFileWriter.create(join(dir, SNAPSHOT_FILES.digests)),
+      digests,
       new DiffBuilder(previous),
     );
   }
@@ -79,11 +82,11 @@ export class SnapshotWriter {
       const repeated = this.seen.has(product.code);
       if (repeated) problems.push(`code: appears more than once; the last one is indexed`);
       else this.seen.add(product.code);
-      const { indexed, line } = serialiseProduct(product, problems);
+      const { indexed, record, ownLine } = serialiseProduct(product, problems);
       if (!repeated) {
-        const digest = recordDigest(line);
-        this.diff.observe(product.code, product.name ?? null, digest, line);
-        lines.push(line);
+        const digest = recordDigest(record);
+        this.diff.observe(product.code, product.name ?? null, digest, record);
+        if (ownLine) lines.push(record);
         digests.push(digestLine(product.code, digest));
       }
       if (problems.length > 0) this.warnings.push({ code: product.code, problems });

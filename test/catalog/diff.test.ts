@@ -1,9 +1,13 @@
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import type { RawProduct } from "../../src/api/schemas.js";
 import type { CatalogDiff } from "../../src/catalog/catalog-diff.js";
-import { compactRecordOf } from "../../src/catalog/compact-record.js";
+import { compactRecordOf, serialiseProduct } from "../../src/catalog/compact-record.js";
 import { openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
+import { loadPreviousRecords } from "../../src/catalog/previous-records.js";
+import { catalogProductProblems } from "../../src/catalog/product-check.js";
+import { DIGESTS_HEADER } from "../../src/catalog/record-digest.js";
 import type { Product } from "../../src/sandbox/index.js";
 import { control, useCatalogFixture } from "./support.js";
 
@@ -112,14 +116,32 @@ describe("the catalog diff", () => {
     });
   });
 
-  it("saves one digest per record for the next sync", async () => {
+  it("saves one digest per product, and records only for those not plain", async () => {
     const first = await fx.sync();
+    const snapshot = (await openCurrentSnapshot(fx.dataDir))!;
+    const [header, ...digests] = await readLines(join(first.dir, "digests.txt"));
+    expect(header).toBe(DIGESTS_HEADER);
+    const products: RawProduct[] = [];
+    for await (const product of snapshot.products()) products.push(product);
+    expect(digests.map((line) => JSON.parse(line.slice(29)))).toEqual(products.map((p) => p.code));
+    // A plain product's record is its index.json entry; the others have a records.ndjson line.
     const records = await readLines(join(first.dir, "records.ndjson"));
-    const digests = await readLines(join(first.dir, "digests.txt"));
-    expect(digests).toHaveLength(1200);
-    expect(digests.map((line) => JSON.parse(line.slice(29)))).toEqual(
-      records.map((line) => JSON.parse(line).code),
-    );
+    const notPlain = products.filter((p) => serialiseProduct(p, catalogProductProblems(p)).ownLine);
+    expect(notPlain.length).toBeGreaterThan(0);
+    expect(records.map((line) => JSON.parse(line).code)).toEqual(notPlain.map((p) => p.code));
+  });
+
+  // Digests of an earlier version hash texts of another shape: every one would differ.
+  it("computes the digests again when digests.txt has no header", async () => {
+    const first = await fx.sync();
+    const path = join(first.dir, "digests.txt");
+    const snapshot = (await openCurrentSnapshot(fx.dataDir))!;
+    const saved = (await loadPreviousRecords(snapshot)).digests;
+    const stale = (await readLines(path))
+      .slice(1)
+      .map((line) => `${"A".repeat(28)}${line.slice(28)}`);
+    await writeFile(path, `${stale.join("\n")}\n`);
+    expect((await loadPreviousRecords(snapshot)).digests).toEqual(saved);
   });
 
   // Snapshots written before digests.txt existed, or whose file is damaged, are hashed again.
