@@ -19,38 +19,62 @@ export interface CatalogDiff {
   changed: DiffChange[];
 }
 
+/** What a code maps to once this run has seen it; a digest is never empty. */
+const SEEN = "";
+
 /**
  * Builds the diff while the new snapshot streams past: each new record's digest is compared
- * with the previous one of its code, which is then dropped, so whatever is left at the end was
- * removed. Memory: a digest per previous code plus the differences, never products. The old
- * values of changed and removed codes are read back from the previous snapshot at the end.
+ * with the previous one of its code, which is then marked seen, so whatever is not seen at the
+ * end was removed. Memory: a digest per previous code plus the differences, never products. The
+ * old values of changed and removed codes are read back from the previous snapshot at the end.
  */
 export class DiffBuilder {
   private readonly added: CatalogDiff["added"] = [];
   /** The record texts of codes whose digest changed; parsed only at the end. */
   private readonly changed: string[] = [];
   private unchanged = 0;
+  /**
+   * One map for the previous digests and the codes seen so far (SEEN): one lookup per product
+   * tells both whether it repeats and what it was.
+   */
+  private readonly codes: Map<string, string>;
 
-  constructor(private readonly previous: PreviousRecords | undefined) {}
+  constructor(private readonly previous: PreviousRecords | undefined) {
+    this.codes = previous?.digests ?? new Map();
+  }
 
   /**
-   * `digest` is recordDigest(record), and `record` the product's record text (serialiseProduct):
-   * equal digests mean nothing the diff tracks changed.
+   * Marks `code` seen. Returns its previous digest (null when the previous snapshot did not
+   * have it), or undefined when this run has seen it already: a repeated code.
    */
-  observe(code: string, name: unknown, digest: string, record: string): void {
-    const before = this.previous?.digests.get(code);
-    if (before === undefined) {
-      this.added.push({ code, name });
-      return;
-    }
-    this.previous?.digests.delete(code);
-    if (before === digest) this.unchanged += 1;
+  see(code: string): string | null | undefined {
+    const before = this.codes.get(code);
+    if (before === SEEN) return undefined;
+    this.codes.set(code, SEEN);
+    return before ?? null;
+  }
+
+  /**
+   * Compares a code's record with its previous digest (`before`, from see()): `digest` is
+   * recordDigest(record), and `record` the product's record text (serialiseProduct); equal
+   * digests mean nothing the diff tracks changed.
+   */
+  compare(
+    code: string,
+    name: unknown,
+    before: string | null,
+    digest: string,
+    record: string,
+  ): void {
+    if (before === null) this.added.push({ code, name });
+    else if (before === digest) this.unchanged += 1;
     else this.changed.push(record);
   }
 
   async finish(to: string): Promise<CatalogDiff> {
-    const removedCodes = [...(this.previous?.digests.keys() ?? [])];
-    this.previous?.digests.clear();
+    const removedCodes: string[] = [];
+    for (const [code, digest] of this.codes) if (digest !== SEEN) removedCodes.push(code);
+    this.codes.clear();
     const records = this.changed.map(recordOfText);
     const wanted = new Set([...removedCodes, ...records.map((r) => r.code)]);
     const old = (await this.previous?.read(wanted)) ?? new Map<string, CompactRecord>();

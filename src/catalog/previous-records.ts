@@ -16,7 +16,7 @@ import { SNAPSHOT_FILES } from "./snapshot-layout.js";
 /** The previous snapshot as the diff sees it: a digest per code, full records on demand. */
 export interface PreviousRecords {
   name: string;
-  /** Digest of each code's record text; the diff consumes (empties) it. */
+  /** Digest of each code's record text; the diff takes it over (and clears it at the end). */
   digests: Map<string, string>;
   /** The full records of a few codes (the changed and removed ones), read again from disk. */
   read(codes: ReadonlySet<string>): Promise<Map<string, CompactRecord>>;

@@ -29,7 +29,6 @@ export class SnapshotWriter {
   private readonly byPayoutType: Record<string, number> = {};
   private readonly byCurrency: Record<string, number> = {};
   private readonly warnings: ProductWarning[] = [];
-  private readonly seen = new Set<string>();
   private indexEntries = 0;
 
   private constructor(
@@ -79,13 +78,13 @@ export class SnapshotWriter {
     const digests: string[] = [];
     for (const product of page) {
       const problems = catalogProductProblems(product);
-      const repeated = this.seen.has(product.code);
-      if (repeated) problems.push(`code: appears more than once; the last one is indexed`);
-      else this.seen.add(product.code);
+      const before = this.diff.see(product.code);
+      if (before === undefined)
+        problems.push(`code: appears more than once; the last one is indexed`);
       const { indexed, record, ownLine } = serialiseProduct(product, problems);
-      if (!repeated) {
+      if (before !== undefined) {
         const digest = recordDigest(record);
-        this.diff.observe(product.code, product.name ?? null, digest, record);
+        this.diff.compare(product.code, product.name ?? null, before, digest, record);
         if (ownLine) lines.push(record);
         digests.push(digestLine(product.code, digest));
       }

@@ -19,6 +19,9 @@ describe("digests.txt lines", () => {
       `${digest}"no-space"`,
       `${digest} not-json`,
       `${digest} 42`,
+      `${digest} "a"b"`,
+      `${digest} "raw\u0001control"`,
+      `${digest} "unterminated`,
     ]) {
       expect(parseDigestLine(line)).toBeUndefined();
     }

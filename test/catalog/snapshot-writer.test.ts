@@ -1,0 +1,50 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { RawProduct } from "../../src/api/schemas.js";
+import type { CatalogIndex } from "../../src/catalog/index-entry.js";
+import { DIGESTS_HEADER } from "../../src/catalog/record-digest.js";
+import { SnapshotWriter } from "../../src/catalog/snapshot-writer.js";
+import { generateCatalog } from "../../src/sandbox/index.js";
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "gj-writer-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const META = {
+  snapshot: "s",
+  api_version: null,
+  filters: { orderable_only: false, countries: [], categories: [] },
+  pages: 1,
+  duration_ms: 0,
+};
+
+describe("SnapshotWriter with a code that appears twice", () => {
+  const [a, b] = generateCatalog({ products: 2, seed: 3 }) as unknown as RawProduct[];
+  const again = { ...a!, name: "Second of the same code" } as RawProduct;
+
+  it("keeps both products, indexes the last with a warning, and diffs the code once", async () => {
+    const writer = await SnapshotWriter.create(dir, "2026-01-01T00:00:00Z", undefined);
+    await writer.add([a!, b!, again]);
+    const { manifest, diff } = await writer.finish(META);
+
+    expect(manifest.product_count).toBe(3);
+    expect(manifest.warnings).toEqual([
+      { code: a!.code, problems: ["code: appears more than once; the last one is indexed"] },
+    ]);
+    expect(diff.added).toEqual([
+      { code: a!.code, name: a!.name },
+      { code: b!.code, name: b!.name },
+    ]);
+    const index = JSON.parse(await readFile(join(dir, "index.json"), "utf8")) as CatalogIndex;
+    expect(index.entries[a!.code]).toMatchObject({ name: again.name, denominations: null });
+    const digests = (await readFile(join(dir, "digests.txt"), "utf8")).trimEnd().split("\n");
+    expect(digests[0]).toBe(DIGESTS_HEADER);
+    expect(digests.slice(1).map((line) => JSON.parse(line.slice(29)))).toEqual([a!.code, b!.code]);
+  });
+});
