@@ -1,4 +1,5 @@
 import { type CompactRecord, DIFF_FIELDS, type DiffField, recordOfText } from "./compact-record.js";
+import { PreviousDigests } from "./previous-digests.js";
 import type { PreviousRecords } from "./previous-records.js";
 
 export interface DiffChange {
@@ -19,9 +20,6 @@ export interface CatalogDiff {
   changed: DiffChange[];
 }
 
-/** What a code maps to once this run has seen it; a digest is never empty. */
-const SEEN = "";
-
 /**
  * Builds the diff while the new snapshot streams past: each new record's digest is compared
  * with the previous one of its code, which is then marked seen, so whatever is not seen at the
@@ -33,14 +31,12 @@ export class DiffBuilder {
   /** The record texts of codes whose digest changed; parsed only at the end. */
   private readonly changed: string[] = [];
   private unchanged = 0;
-  /**
-   * One map for the previous digests and the codes seen so far (SEEN): one lookup per product
-   * tells both whether it repeats and what it was.
-   */
-  private readonly codes: Map<string, string>;
+  private readonly before: PreviousDigests;
+  /** Codes of this run the previous snapshot did not have, to tell when one repeats. */
+  private readonly newCodes = new Set<string>();
 
   constructor(private readonly previous: PreviousRecords | undefined) {
-    this.codes = previous?.digests ?? new Map();
+    this.before = previous?.digests ?? new PreviousDigests();
   }
 
   /**
@@ -48,10 +44,11 @@ export class DiffBuilder {
    * have it), or undefined when this run has seen it already: a repeated code.
    */
   see(code: string): string | null | undefined {
-    const before = this.codes.get(code);
-    if (before === SEEN) return undefined;
-    this.codes.set(code, SEEN);
-    return before ?? null;
+    const before = this.before.see(code);
+    if (before !== null) return before;
+    if (this.newCodes.has(code)) return undefined;
+    this.newCodes.add(code);
+    return null;
   }
 
   /**
@@ -72,9 +69,8 @@ export class DiffBuilder {
   }
 
   async finish(to: string): Promise<CatalogDiff> {
-    const removedCodes: string[] = [];
-    for (const [code, digest] of this.codes) if (digest !== SEEN) removedCodes.push(code);
-    this.codes.clear();
+    const removedCodes = this.before.unseen();
+    this.newCodes.clear();
     const records = this.changed.map(recordOfText);
     const wanted = new Set([...removedCodes, ...records.map((r) => r.code)]);
     const old = (await this.previous?.read(wanted)) ?? new Map<string, CompactRecord>();

@@ -9,6 +9,7 @@ import {
 import type { CatalogSnapshot } from "./current-snapshot.js";
 import type { CatalogIndexEntry } from "./index-entry.js";
 import { readLineBatches } from "./line-reader.js";
+import { PreviousDigests } from "./previous-digests.js";
 import { catalogProductProblems } from "./product-check.js";
 import { DIGESTS_HEADER, parseDigestLine, recordDigest } from "./record-digest.js";
 import { SNAPSHOT_FILES } from "./snapshot-layout.js";
@@ -16,8 +17,8 @@ import { SNAPSHOT_FILES } from "./snapshot-layout.js";
 /** The previous snapshot as the diff sees it: a digest per code, full records on demand. */
 export interface PreviousRecords {
   name: string;
-  /** Digest of each code's record text; the diff takes it over (and clears it at the end). */
-  digests: Map<string, string>;
+  /** Digest of each code's record text, in the snapshot's order; the diff marks them seen. */
+  digests: PreviousDigests;
   /** The full records of a few codes (the changed and removed ones), read again from disk. */
   read(codes: ReadonlySet<string>): Promise<Map<string, CompactRecord>>;
 }
@@ -91,10 +92,10 @@ function jsonStringAt(line: string, start: number): { value: string; end: number
  * of an earlier version (older snapshots) or holds a line that is not a digest line: then they
  * are computed again.
  */
-async function savedDigests(snapshot: CatalogSnapshot): Promise<Map<string, string> | undefined> {
+async function savedDigests(snapshot: CatalogSnapshot): Promise<PreviousDigests | undefined> {
   const path = join(snapshot.dir, SNAPSHOT_FILES.digests);
   if (!(await exists(path))) return undefined;
-  const digests = new Map<string, string>();
+  const digests = new PreviousDigests();
   let first = true;
   for await (const lines of readLineBatches(path)) {
     for (const line of lines) {
@@ -106,7 +107,7 @@ async function savedDigests(snapshot: CatalogSnapshot): Promise<Map<string, stri
       if (line === "") continue;
       const parsed = parseDigestLine(line);
       if (!parsed) return undefined;
-      digests.set(parsed.code, parsed.digest);
+      digests.push(parsed.code, parsed.digest);
     }
   }
   return first ? undefined : digests;
@@ -116,13 +117,15 @@ async function savedDigests(snapshot: CatalogSnapshot): Promise<Map<string, stri
  * The digests a snapshot without digests.txt would have saved, from its products: its own
  * records.ndjson may hold lines of an older shape, whose digests would all differ.
  */
-async function computedDigests(snapshot: CatalogSnapshot): Promise<Map<string, string>> {
-  const digests = new Map<string, string>();
+async function computedDigests(snapshot: CatalogSnapshot): Promise<PreviousDigests> {
+  const digests = new PreviousDigests();
+  const codes = new Set<string>();
   for await (const product of snapshot.products()) {
     // The first of a repeated code is the one with a record, as in SnapshotWriter.add.
-    if (digests.has(product.code)) continue;
+    if (codes.has(product.code)) continue;
+    codes.add(product.code);
     const { record } = serialiseProduct(product, catalogProductProblems(product));
-    digests.set(product.code, recordDigest(record));
+    digests.push(product.code, recordDigest(record));
   }
   return digests;
 }

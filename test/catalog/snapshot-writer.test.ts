@@ -1,9 +1,11 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RawProduct } from "../../src/api/schemas.js";
+import type { CatalogSnapshot } from "../../src/catalog/current-snapshot.js";
 import type { CatalogIndex } from "../../src/catalog/index-entry.js";
+import { loadPreviousRecords } from "../../src/catalog/previous-records.js";
 import { DIGESTS_HEADER } from "../../src/catalog/record-digest.js";
 import { SnapshotWriter } from "../../src/catalog/snapshot-writer.js";
 import { generateCatalog } from "../../src/sandbox/index.js";
@@ -46,5 +48,33 @@ describe("SnapshotWriter with a code that appears twice", () => {
     const digests = (await readFile(join(dir, "digests.txt"), "utf8")).trimEnd().split("\n");
     expect(digests[0]).toBe(DIGESTS_HEADER);
     expect(digests.slice(1).map((line) => JSON.parse(line.slice(29)))).toEqual([a!.code, b!.code]);
+  });
+});
+
+describe("SnapshotWriter's diff", () => {
+  const [a, b, c, d] = generateCatalog({ products: 4, seed: 5 }) as unknown as RawProduct[];
+
+  it("matches codes that come back in another order", async () => {
+    const first = await SnapshotWriter.create(dir, "2026-01-01T00:00:00Z", undefined);
+    await first.add([a!, b!, c!]);
+    await first.finish(META);
+    const snapshot = { name: "first", dir } as CatalogSnapshot;
+    const next = join(dir, "next");
+    await mkdir(next);
+    const renamed = { ...a!, name: "Renamed" } as RawProduct;
+    const writer = await SnapshotWriter.create(
+      next,
+      "2026-01-02T00:00:00Z",
+      await loadPreviousRecords(snapshot),
+    );
+    await writer.add([c!, renamed, d!, c!]);
+    const { diff } = await writer.finish(META);
+
+    expect(diff.summary).toEqual({ added: 1, removed: 1, changed: 1, unchanged: 1 });
+    expect(diff.added).toEqual([{ code: d!.code, name: d!.name }]);
+    expect(diff.removed).toEqual([{ code: b!.code, name: b!.name }]);
+    expect(diff.changed).toEqual([
+      { code: a!.code, name: "Renamed", fields: { name: { old: a!.name, new: "Renamed" } } },
+    ]);
   });
 });
