@@ -22,10 +22,6 @@ export class PreviousDigests {
     this.digests.push(digest);
   }
 
-  get size(): number {
-    return this.codes.length;
-  }
-
   /**
    * Marks `code` seen. Returns its previous digest (null when the previous snapshot did not have
    * it), or undefined when it was marked seen already.
