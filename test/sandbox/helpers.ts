@@ -110,12 +110,4 @@ export async function start(options: SandboxOptions = {}): Promise<Sandbox> {
   return startSandbox({ products: 300, seed: 42, ...options });
 }
 
-export async function waitFor<T>(fn: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+export { waitFor } from "../helpers/wait-for.js";
