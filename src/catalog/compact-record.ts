@@ -95,7 +95,7 @@ export function serialiseProduct(product: RawProduct, problems: string[]): Seria
   return { indexed, record: JSON.stringify(compactRecordOf(product)), ownLine: true };
 }
 
-function isPlain(product: RawProduct, entry: IndexedEntry["entry"]): boolean {
+function isPlain(product: RawProduct, entry: CatalogIndexEntry): boolean {
   const availability = product.availability;
   return (
     entry.code === product.code &&

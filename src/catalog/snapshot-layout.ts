@@ -13,11 +13,14 @@ export const SNAPSHOT_FILES = {
   manifest: "manifest.json",
   index: "index.json",
   diff: "diff.json",
-  /** One compact diff record per line; the next sync diffs against it without re-reading products. */
+  /**
+   * The compact diff records of the products whose index entry is not their record (see
+   * serialiseProduct), one per line; the next sync reads old values from it and index.json.
+   */
   records: "records.ndjson",
   /**
-   * The digest of each records.ndjson line with its code (digestLine): the next sync loads
-   * these rather than reading and hashing every record again.
+   * A version line (DIGESTS_HEADER), then each product's record digest with its code
+   * (digestLine): the next sync loads these rather than hashing every record again.
    */
   digests: "digests.txt",
   /** Only in a temporary directory: how far a resumable sync got. */
