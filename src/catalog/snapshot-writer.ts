@@ -46,17 +46,25 @@ export class SnapshotWriter {
     fetchedAt: string,
     previous: PreviousRecords | undefined,
   ): Promise<SnapshotWriter> {
-    const digests = await LinesFileWriter.create(join(dir, SNAPSHOT_FILES.digests));
-    await digests.append([DIGESTS_HEADER]);
-    return new SnapshotWriter(
-      dir,
-      fetchedAt,
-      await ProductsFileWriter.create(join(dir, SNAPSHOT_FILES.products)),
-      await IndexFileWriter.create(join(dir, SNAPSHOT_FILES.index), fetchedAt),
-      await LinesFileWriter.create(join(dir, SNAPSHOT_FILES.records)),
-      digests,
-      new DiffBuilder(previous),
-    );
+    // Opened one after another so that, when one fails, those already open can be closed.
+    const opened: { abort(): Promise<void> }[] = [];
+    const track = async <W extends { abort(): Promise<void> }>(pending: Promise<W>): Promise<W> => {
+      const writer = await pending;
+      opened.push(writer);
+      return writer;
+    };
+    try {
+      const products = await track(ProductsFileWriter.create(join(dir, SNAPSHOT_FILES.products)));
+      const index = await track(IndexFileWriter.create(join(dir, SNAPSHOT_FILES.index), fetchedAt));
+      const records = await track(LinesFileWriter.create(join(dir, SNAPSHOT_FILES.records)));
+      const digests = await track(LinesFileWriter.create(join(dir, SNAPSHOT_FILES.digests)));
+      await digests.append([DIGESTS_HEADER]);
+      const diff = new DiffBuilder(previous);
+      return new SnapshotWriter(dir, fetchedAt, products, index, records, digests, diff);
+    } catch (error) {
+      await Promise.all(opened.map((writer) => writer.abort()));
+      throw error;
+    }
   }
 
   get productCount(): number {

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, readlink, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -78,3 +78,24 @@ describe("SnapshotWriter's diff", () => {
     ]);
   });
 });
+
+describe("SnapshotWriter.create", () => {
+  it("closes the files it opened when a later one cannot be opened", async () => {
+    // records.ndjson is opened after products.json and index.json: a directory in its place fails it.
+    await mkdir(join(dir, "records.ndjson"));
+    await expect(SnapshotWriter.create(dir, "2026-01-01T00:00:00Z", undefined)).rejects.toThrow(
+      /EISDIR/,
+    );
+    expect(await openFilesUnder(dir)).toEqual([]);
+  });
+});
+
+/** Paths under `dir` this process holds open (Linux: /proc/self/fd). */
+async function openFilesUnder(dir: string): Promise<string[]> {
+  const targets = await Promise.all(
+    (await readdir("/proc/self/fd")).map((fd) =>
+      readlink(join("/proc/self/fd", fd)).catch(() => ""),
+    ),
+  );
+  return targets.filter((target) => target.startsWith(dir));
+}
