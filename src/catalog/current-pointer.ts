@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { DamagedFileError, parseFileJson } from "./damaged-file-error.js";
 import { replaceFileAtomically } from "./durable-files.js";
 import { currentPointerPath, snapshotsDir } from "./snapshot-layout.js";
 
@@ -20,10 +21,10 @@ export async function readCurrentPointer(
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
   }
-  const pointer = JSON.parse(text) as CurrentPointer;
+  const pointer = parseFileJson<CurrentPointer>(text, currentPointerPath(dataDir));
   // The pointer holds a bare name: it must not be able to point outside snapshots/.
   if (typeof pointer.snapshot !== "string" || !/^[\w.-]+$/.test(pointer.snapshot)) {
-    throw new Error(`${currentPointerPath(dataDir)} does not name a snapshot`);
+    throw new DamagedFileError(currentPointerPath(dataDir), undefined, "does not name a snapshot");
   }
   return { name: pointer.snapshot, dir: join(snapshotsDir(dataDir), pointer.snapshot) };
 }

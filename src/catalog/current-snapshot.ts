@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { RawProduct } from "../api/schemas.js";
 import type { CatalogDiff } from "./catalog-diff.js";
 import { readCurrentPointer } from "./current-pointer.js";
+import { DamagedFileError, parseFileJson } from "./damaged-file-error.js";
 import type { CatalogIndex } from "./index-entry.js";
 import { NoSnapshotError } from "./no-snapshot-error.js";
 import { readProductsFile } from "./products-file-reader.js";
@@ -25,8 +26,16 @@ export interface CatalogSnapshot {
   diff(): Promise<CatalogDiff | undefined>;
 }
 
+/** A JSON file of the snapshot; missing or not JSON, it is a DamagedFileError naming it. */
 async function readJson<T>(path: string): Promise<T> {
-  return JSON.parse(await readFile(path, "utf8")) as T;
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    throw new DamagedFileError(path, undefined, "missing");
+  }
+  return parseFileJson<T>(text, path);
 }
 
 /** The snapshot `current.json` points at, or undefined when no sync has published one. */
@@ -45,7 +54,7 @@ export async function openCurrentSnapshot(dataDir: string): Promise<CatalogSnaps
       try {
         return await readJson<CatalogDiff>(join(dir, SNAPSHOT_FILES.diff));
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+        if (error instanceof DamagedFileError && error.problem === "missing") return undefined;
         throw error;
       }
     },

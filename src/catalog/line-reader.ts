@@ -39,3 +39,15 @@ export async function* readLineBatches(
     stream.destroy();
   }
 }
+
+/** readLineBatches with the number (from 1) of each batch's first line, for error messages. */
+export async function* readNumberedLineBatches(
+  file: string | FileHandle,
+  options: { end?: number } = {},
+): AsyncGenerator<{ lines: string[]; first: number }> {
+  let first = 1;
+  for await (const lines of readLineBatches(file, options)) {
+    yield { lines, first };
+    first += lines.length;
+  }
+}

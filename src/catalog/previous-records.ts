@@ -7,8 +7,9 @@ import {
   serialiseProduct,
 } from "./compact-record.js";
 import type { CatalogSnapshot } from "./current-snapshot.js";
+import { atLine } from "./damaged-file-error.js";
 import type { CatalogIndexEntry } from "./index-entry.js";
-import { readLineBatches } from "./line-reader.js";
+import { readLineBatches, readNumberedLineBatches } from "./line-reader.js";
 import { PreviousDigests } from "./previous-digests.js";
 import { catalogProductProblems } from "./product-check.js";
 import { DIGESTS_HEADER, parseDigestLine, recordDigest } from "./record-digest.js";
@@ -24,22 +25,38 @@ export interface PreviousRecords {
 }
 
 /**
- * Streams the compact records of records.ndjson: the products that are not plain (see
- * serialiseProduct), or every product in snapshots of earlier versions; rebuilt from
- * products.json when that file is missing (snapshots written before it existed).
+ * Streams the compact records of `codes` from records.ndjson, which holds the products that
+ * are not plain (see serialiseProduct), or every product in snapshots of earlier versions;
+ * rebuilt from products.json when that file is missing (snapshots written before it existed).
  */
-async function* compactRecords(snapshot: CatalogSnapshot): AsyncGenerator<[string, string][]> {
+async function* compactRecords(
+  snapshot: CatalogSnapshot,
+  codes: ReadonlySet<string>,
+): AsyncGenerator<CompactRecord[]> {
   const path = join(snapshot.dir, SNAPSHOT_FILES.records);
   if (await exists(path)) {
-    for await (const lines of readLineBatches(path)) {
-      yield lines.filter((line) => line !== "").map((line) => [codeOfRecordLine(line), line]);
+    for await (const { lines, first } of readNumberedLineBatches(path)) {
+      const records: CompactRecord[] = [];
+      lines.forEach((line, i) => {
+        if (line === "") return;
+        const record = atLine(path, first + i, () => recordOfLine(line, codes));
+        if (record) records.push(record);
+      });
+      yield records;
     }
     return;
   }
   for await (const product of snapshot.products()) {
-    const record = compactRecordOf(product);
-    yield [[record.code, JSON.stringify(record)]];
+    if (codes.has(product.code)) yield [compactRecordOf(product)];
   }
+}
+
+/** The record of a records.ndjson line when its code is one of `codes`. */
+function recordOfLine(line: string, codes: ReadonlySet<string>): CompactRecord | undefined {
+  if (!codes.has(codeOfRecordLine(line))) return undefined;
+  const record = JSON.parse(line) as CompactRecord;
+  if (typeof record?.code !== "string") throw new Error("no code");
+  return record;
 }
 
 /**
@@ -53,17 +70,28 @@ async function indexRecords(
   codes: ReadonlySet<string>,
   out: Map<string, CompactRecord>,
 ): Promise<void> {
-  for await (const lines of readLineBatches(join(snapshot.dir, SNAPSHOT_FILES.index))) {
-    for (const line of lines) {
-      if (line.charCodeAt(0) !== 34 /* " */) continue; // the first and last lines
-      const key = jsonStringAt(line, 0);
-      if (!codes.has(key.value) || out.has(key.value) || line[key.end] !== ":") continue;
-      const text = line.slice(key.end + 1, line.endsWith(",") ? -1 : undefined);
-      const entry = JSON.parse(text) as CatalogIndexEntry;
-      if (entry.plan_of === undefined && entry.problems === undefined) {
-        out.set(key.value, recordOfEntry(entry));
-      }
-    }
+  const path = join(snapshot.dir, SNAPSHOT_FILES.index);
+  for await (const { lines, first } of readNumberedLineBatches(path)) {
+    lines.forEach((line, i) => {
+      if (line.charCodeAt(0) !== 34 /* " */) return; // the first and last lines
+      atLine(path, first + i, () => addIndexRecord(line, codes, out));
+    });
+  }
+}
+
+/** Adds the record of an index.json entry line to `out` when its code is wanted and plain. */
+function addIndexRecord(
+  line: string,
+  codes: ReadonlySet<string>,
+  out: Map<string, CompactRecord>,
+): void {
+  const key = jsonStringAt(line, 0);
+  if (!codes.has(key.value) || out.has(key.value)) return;
+  if (line[key.end] !== ":") throw new Error(`no ":" after the code`);
+  const text = line.slice(key.end + 1, line.endsWith(",") ? -1 : undefined);
+  const entry = JSON.parse(text) as CatalogIndexEntry;
+  if (entry.plan_of === undefined && entry.problems === undefined) {
+    out.set(key.value, recordOfEntry(entry));
   }
 }
 
@@ -138,10 +166,8 @@ export async function loadPreviousRecords(snapshot: CatalogSnapshot): Promise<Pr
     read: async (codes) => {
       const out = new Map<string, CompactRecord>();
       if (codes.size === 0) return out;
-      for await (const batch of compactRecords(snapshot)) {
-        for (const [code, line] of batch) {
-          if (codes.has(code)) out.set(code, JSON.parse(line) as CompactRecord);
-        }
+      for await (const records of compactRecords(snapshot, codes)) {
+        for (const record of records) out.set(record.code, record);
       }
       if (out.size < codes.size) await indexRecords(snapshot, codes, out);
       return out;

@@ -1,5 +1,6 @@
 import type { RawProduct } from "../api/schemas.js";
-import { readLineBatches } from "./line-reader.js";
+import { parseFileJson } from "./damaged-file-error.js";
+import { readNumberedLineBatches } from "./line-reader.js";
 
 /**
  * Reads the products of a `products.json` written by ProductsFileWriter a line (a page) at a
@@ -12,16 +13,20 @@ export async function* readProductsFile(
   for await (const { products } of readProductPages(path, options)) yield* products;
 }
 
-/** As readProductsFile, a line at a time: its products, and its text as it stands in the file. */
+/**
+ * As readProductsFile, a line at a time: its products, and its text as it stands in the file.
+ * A line that is not JSON is a DamagedFileError naming it.
+ */
 export async function* readProductPages(
   path: string,
   options: { end?: number } = {},
 ): AsyncGenerator<{ products: RawProduct[]; text: string }> {
-  for await (const lines of readLineBatches(path, options)) {
-    for (const line of lines) {
+  for await (const { lines, first } of readNumberedLineBatches(path, options)) {
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i] as string;
       if (line === "[" || line === "]" || line === "") continue;
       const text = line.endsWith(",") ? line.slice(0, -1) : line;
-      yield { products: JSON.parse(`[${text}]`) as RawProduct[], text };
+      yield { products: parseFileJson<RawProduct[]>(`[${text}]`, path, first + i), text };
     }
   }
 }

@@ -1,5 +1,5 @@
 import { mkdir, rename, rm } from "node:fs/promises";
-import { basename, join } from "node:path";
+import { basename, join, sep } from "node:path";
 import type { ApiClient } from "../api/client.js";
 import { ApiError } from "../api/errors/api-error.js";
 import { RunError } from "../errors/runtime-error.js";
@@ -14,6 +14,7 @@ import {
 } from "./catalog-filters.js";
 import { switchCurrentPointer } from "./current-pointer.js";
 import { type CatalogSnapshot, openCurrentSnapshot } from "./current-snapshot.js";
+import { DamagedFileError } from "./damaged-file-error.js";
 import { fsyncPath } from "./durable-files.js";
 import { cleanLeftovers, markTmpDirActive } from "./leftover-cleanup.js";
 import { fetchPages } from "./page-fetcher.js";
@@ -23,6 +24,7 @@ import type { RetryOptions } from "./retry-policy.js";
 import { ShrinkRefusedError } from "./shrink-refused-error.js";
 import {
   catalogDir,
+  currentPointerPath,
   newSnapshotName,
   newTmpName,
   SNAPSHOT_FILES,
@@ -110,8 +112,7 @@ async function syncLocked(options: SyncCatalogOptions): Promise<SyncCatalogResul
   const removed = await cleanLeftovers(dataDir, { keep: found?.dir });
   if (removed.length > 0) log.info({ removed }, "removed leftovers of earlier syncs");
 
-  const current = await openCurrentSnapshot(dataDir);
-  const previous = current ? await loadPreviousRecords(current) : undefined;
+  const { current, previous } = await openPrevious(dataDir);
 
   const resume = found?.checkpoint;
   const dir = found ? await adoptTmpDir(found.dir) : join(catalogDir(dataDir), newTmpName());
@@ -183,6 +184,9 @@ async function syncLocked(options: SyncCatalogOptions): Promise<SyncCatalogResul
     const keep = options.checkpoint?.keepOnFailure && !(error instanceof ShrinkRefusedError);
     if (!keep) await rm(dir, { recursive: true, force: true });
     markTmpDirActive(dir, false);
+    if (error instanceof DamagedFileError && current && isInside(error.path, current.dir)) {
+      throw damagedCurrent(error, dataDir);
+    }
     if (error instanceof RunError) throw error;
     const reason = describe(error);
     // Page checks name their page already; HTTP errors do not.
@@ -192,6 +196,35 @@ async function syncLocked(options: SyncCatalogOptions): Promise<SyncCatalogResul
       { cause: error },
     );
   }
+}
+
+/** The current snapshot and what the diff needs of it; either may be damaged (damagedCurrent). */
+async function openPrevious(
+  dataDir: string,
+): Promise<{ current?: CatalogSnapshot; previous?: PreviousRecords }> {
+  try {
+    const current = await openCurrentSnapshot(dataDir);
+    return { current, previous: current ? await loadPreviousRecords(current) : undefined };
+  } catch (error) {
+    throw error instanceof DamagedFileError ? damagedCurrent(error, dataDir) : error;
+  }
+}
+
+/**
+ * A current snapshot that cannot be read stops the sync, loudly, rather than publishing a diff
+ * that would be wrong; the way on without it is for the user to choose.
+ */
+function damagedCurrent(error: DamagedFileError, dataDir: string): RunError {
+  return new RunError(
+    `catalog sync failed: cannot compare with the current snapshot: ${error.message}; ` +
+      "nothing was published and the current snapshot is unchanged; to sync without " +
+      `comparing, remove ${currentPointerPath(dataDir)}`,
+    { cause: error },
+  );
+}
+
+function isInside(path: string, dir: string): boolean {
+  return path.startsWith(`${dir}${sep}`);
 }
 
 /** A fresh writer, or one rebuilt from the part of products.json a checkpoint vouches for. */

@@ -1,0 +1,36 @@
+import { RunError } from "../errors/runtime-error.js";
+
+/**
+ * A file giftjobs wrote that cannot be read back as written (cut short, edited by hand, a bad
+ * disk): the message names the file, the line when there is one, and what is wrong.
+ */
+export class DamagedFileError extends RunError {
+  override readonly name = "DamagedFileError";
+  constructor(
+    readonly path: string,
+    readonly line: number | undefined,
+    readonly problem: string,
+  ) {
+    super(`${path}${line === undefined ? "" : ` line ${line}`}: ${problem}`);
+  }
+}
+
+/** JSON.parse whose failure is a DamagedFileError naming `path` and `line`. */
+export function parseFileJson<T>(text: string, path: string, line?: number): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch (error) {
+    throw new DamagedFileError(path, line, `not valid JSON (${(error as Error).message})`);
+  }
+}
+
+/** Runs `read` on line `line` of `path`; a failure becomes a DamagedFileError naming them. */
+export function atLine<T>(path: string, line: number, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof DamagedFileError) throw error;
+    const what = error instanceof SyntaxError ? "not valid JSON" : "not as written";
+    throw new DamagedFileError(path, line, `${what} (${(error as Error).message})`);
+  }
+}
