@@ -14,6 +14,7 @@ import type { OrderJobData } from "../../src/orders/order-job.js";
 import { QUEUES } from "../../src/queue/names.js";
 import { type Sandbox, type SandboxOptions, startSandbox } from "../../src/sandbox/index.js";
 import { cleanPrefix, REDIS_URL, testRedis, uniquePrefix } from "./redis.js";
+import { waitFor } from "./wait-for.js";
 
 /**
  * Everything an order test needs, real: a sandbox over HTTP, a synced catalog snapshot in a
@@ -82,10 +83,5 @@ export async function eventually(
   what: string,
   timeoutMs = 30_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+  await waitFor(async () => ((await check()) ? true : undefined), timeoutMs, what);
 }
