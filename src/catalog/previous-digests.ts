@@ -35,13 +35,21 @@ export class PreviousDigests {
     return this.digests[at] as string;
   }
 
-  /** The codes never seen, in the previous snapshot's order. */
+  /**
+   * The codes never seen, in the previous snapshot's order. digests.txt holds each code once;
+   * one damaged to repeat a line must still not list a code seen under its other line, nor list
+   * a code twice. The second pass runs only when something was removed.
+   */
   unseen(): string[] {
-    const out: string[] = [];
+    const unseen = new Set<string>();
     for (let i = 0; i < this.codes.length; i++) {
-      if (this.seen[i] !== 1) out.push(this.codes[i] as string);
+      if (this.seen[i] !== 1) unseen.add(this.codes[i] as string);
     }
-    return out;
+    if (unseen.size === 0) return [];
+    for (let i = 0; i < this.codes.length; i++) {
+      if (this.seen[i] === 1) unseen.delete(this.codes[i] as string);
+    }
+    return [...unseen];
   }
 
   private find(code: string): number {

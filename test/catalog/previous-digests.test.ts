@@ -33,3 +33,18 @@ describe("PreviousDigests", () => {
     expect(digests.unseen()).toEqual(["d"]);
   });
 });
+
+// digests.txt is written with each code once; these are files damaged to repeat a line.
+describe("PreviousDigests holding a code twice", () => {
+  it("does not list a code removed that was seen under its other line", () => {
+    const digests = digestsOf("a", "b", "a", "c");
+    for (const code of ["a", "b", "c"]) digests.see(code);
+    expect(digests.unseen()).toEqual([]);
+  });
+
+  it("lists a removed code once", () => {
+    const digests = digestsOf("a", "b", "a", "c");
+    for (const code of ["b", "c"]) digests.see(code);
+    expect(digests.unseen()).toEqual(["a"]);
+  });
+});
