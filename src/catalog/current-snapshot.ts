@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { RawProduct } from "../api/schemas.js";
@@ -22,6 +24,11 @@ export interface CatalogSnapshot {
   index(): Promise<CatalogIndex>;
   /** Every product as received, one at a time (products.json is never read whole). */
   products(): AsyncGenerator<RawProduct>;
+  /**
+   * Checks products.json against the sha256 in its manifest: a DamagedFileError when it changed
+   * since publication. Run before printing products, so no output stops half-way.
+   */
+  verifyProducts(): Promise<void>;
   /** The diff with the snapshot before it; undefined when the file is missing. */
   diff(): Promise<CatalogDiff | undefined>;
 }
@@ -50,6 +57,16 @@ export async function openCurrentSnapshot(dataDir: string): Promise<CatalogSnaps
     manifest,
     index: () => readJson<CatalogIndex>(join(dir, SNAPSHOT_FILES.index)),
     products: () => readProductsFile(join(dir, SNAPSHOT_FILES.products)),
+    verifyProducts: async () => {
+      const path = join(dir, SNAPSHOT_FILES.products);
+      if ((await sha256OfFile(path)) !== manifest.sha256) {
+        throw new DamagedFileError(
+          path,
+          undefined,
+          "changed since it was published (sha256 differs from manifest.json)",
+        );
+      }
+    },
     diff: async () => {
       try {
         return await readJson<CatalogDiff>(join(dir, SNAPSHOT_FILES.diff));
@@ -59,6 +76,12 @@ export async function openCurrentSnapshot(dataDir: string): Promise<CatalogSnaps
       }
     },
   };
+}
+
+async function sha256OfFile(path: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk);
+  return hash.digest("hex");
 }
 
 /** Like openCurrentSnapshot, but a missing snapshot is a NoSnapshotError (exit 2). */

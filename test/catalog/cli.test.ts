@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -81,6 +81,20 @@ describe("giftjobs catalog", () => {
 
     const diff = await giftjobs(["catalog", "diff", "--json"]);
     expect(JSON.parse(diff.stdout).summary).toMatchObject({ added: 600 });
+  });
+
+  it("shows nothing of a products.json changed since publication: one line, exit 1", async () => {
+    const sync = await giftjobs(["catalog", "sync", "--json"]);
+    const path = join(JSON.parse(sync.stdout).snapshot, "products.json");
+    await writeFile(path, (await readFile(path, "utf8")).slice(0, 5000));
+    for (const json of [["--json"], []]) {
+      const { code, stdout, stderr } = await giftjobs(["catalog", "show", ...json]);
+      expect(code).toBe(1);
+      expect(stdout).toBe("");
+      expect(stderr.trim()).toBe(
+        `giftjobs: failed: ${path}: changed since it was published (sha256 differs from manifest.json)`,
+      );
+    }
   });
 
   it("fails with exit 1 and one line when the cursor does not advance", async () => {

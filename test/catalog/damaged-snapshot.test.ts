@@ -71,6 +71,21 @@ describe("reading a damaged current snapshot", () => {
   });
 });
 
+describe("a current snapshot whose products.json was changed", () => {
+  it("fails verification even when the file is still valid JSON", async () => {
+    const first = await fx.sync();
+    const snapshot = (await openCurrentSnapshot(fx.dataDir))!;
+    await snapshot.verifyProducts();
+    const path = join(first.dir, "products.json");
+    const product = fx.sandbox.state.catalog.products[0]!;
+    const text = await readFile(path, "utf8");
+    await writeFile(path, text.replace(JSON.stringify(product.name), '"Edited by hand"'));
+    await expect(snapshot.verifyProducts()).rejects.toThrow(
+      `${path}: changed since it was published (sha256 differs from manifest.json)`,
+    );
+  });
+});
+
 /**
  * The one line a sync fails with when `damage` (a file, line and problem; `*` stands for
  * JSON.parse's own words, which vary between Node versions) is in the current snapshot.

@@ -144,6 +144,7 @@ async function runShow(flags: ShowFlags): Promise<number> {
   const ctx = createContext(Boolean(flags.json));
   const country = flags.country === undefined ? undefined : countryCode("--country", flags.country);
   const snapshot = await requireCurrentSnapshot(ctx.config.dataDir);
+  await snapshot.verifyProducts();
   const matches = (product: RawProduct) =>
     (flags.code === undefined || productHasCode(product, flags.code)) &&
     (country === undefined ||
