@@ -17,7 +17,12 @@ export class IndexFileWriter {
 
   static async create(path: string, fetchedAt: string): Promise<IndexFileWriter> {
     const handle = await open(path, "w");
-    await handle.write(`{"fetched_at":${JSON.stringify(fetchedAt)},"entries":{\n`);
+    try {
+      await handle.write(`{"fetched_at":${JSON.stringify(fetchedAt)},"entries":{\n`);
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw error;
+    }
     return new IndexFileWriter(handle);
   }
 

@@ -26,7 +26,12 @@ export class ProductsFileWriter {
 
   static async create(path: string): Promise<ProductsFileWriter> {
     const writer = new ProductsFileWriter(await open(path, "w"));
-    await writer.write(Buffer.from("[\n"));
+    try {
+      await writer.write(Buffer.from("[\n"));
+    } catch (error) {
+      await writer.abort();
+      throw error;
+    }
     return writer;
   }
 

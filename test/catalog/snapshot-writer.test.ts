@@ -5,7 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RawProduct } from "../../src/api/schemas.js";
 import type { CatalogSnapshot } from "../../src/catalog/current-snapshot.js";
 import type { CatalogIndex } from "../../src/catalog/index-entry.js";
+import { IndexFileWriter } from "../../src/catalog/index-file-writer.js";
 import { loadPreviousRecords } from "../../src/catalog/previous-records.js";
+import { ProductsFileWriter } from "../../src/catalog/products-file-writer.js";
 import { DIGESTS_HEADER } from "../../src/catalog/record-digest.js";
 import { SnapshotWriter } from "../../src/catalog/snapshot-writer.js";
 import { generateCatalog } from "../../src/sandbox/index.js";
@@ -87,6 +89,17 @@ describe("SnapshotWriter.create", () => {
       /EISDIR/,
     );
     expect(await openFilesUnder(dir)).toEqual([]);
+  });
+});
+
+// /dev/full opens for writing and fails every write (ENOSPC), as a full disk would.
+describe("the file writers' create", () => {
+  it.each([
+    ["ProductsFileWriter", () => ProductsFileWriter.create("/dev/full")],
+    ["IndexFileWriter", () => IndexFileWriter.create("/dev/full", "2026-01-01T00:00:00Z")],
+  ])("%s closes its file when the first write fails", async (_name, create) => {
+    await expect(create()).rejects.toThrow(/ENOSPC/);
+    expect(await openFilesUnder("/dev/full")).toEqual([]);
   });
 });
 
