@@ -73,3 +73,61 @@ export class BackgroundFlush {
     if (this.failure !== undefined) throw this.failure;
   }
 }
+
+/**
+ * A snapshot file written front to back: each write counts toward a BackgroundFlush, and
+ * finish() makes it durable. create() closes the file again when its head cannot be written
+ * (a full disk), so a writer that fails to start leaves no handle open.
+ */
+export class StreamedFile {
+  private readonly flush: BackgroundFlush;
+
+  private constructor(private readonly handle: FileHandle) {
+    this.flush = new BackgroundFlush(handle);
+  }
+
+  static async create(path: string, head?: string | Uint8Array): Promise<StreamedFile> {
+    const file = new StreamedFile(await open(path, "w"));
+    if (head === undefined) return file;
+    try {
+      await file.write(typeof head === "string" ? head : [head]);
+    } catch (error) {
+      await file.abort();
+      throw error;
+    }
+    return file;
+  }
+
+  /** Writes a text, or buffers in one writev (one trip to the thread pool). */
+  async write(data: string | readonly Uint8Array[]): Promise<void> {
+    if (typeof data === "string") {
+      await this.handle.write(data);
+      // Characters, not bytes: near enough to decide when to flush.
+      this.flush.wrote(data.length);
+      return;
+    }
+    let total = 0;
+    for (const buffer of data) total += buffer.length;
+    let offset = (await this.handle.writev(data as Uint8Array[])).bytesWritten;
+    if (offset < total) {
+      // A short write (rare for a file) goes on from where it stopped.
+      const rest = Buffer.concat(data);
+      while (offset < total) {
+        offset += (await this.handle.write(rest, offset, total - offset)).bytesWritten;
+      }
+    }
+    this.flush.wrote(total);
+  }
+
+  /** Waits for any background flush, flushes the rest and closes. */
+  async finish(): Promise<void> {
+    await this.flush.settle();
+    await this.handle.sync();
+    await this.handle.close();
+  }
+
+  /** Closes without finishing (a failed sync). */
+  async abort(): Promise<void> {
+    await this.handle.close().catch(() => undefined);
+  }
+}

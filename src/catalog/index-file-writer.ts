@@ -1,5 +1,4 @@
-import { type FileHandle, open } from "node:fs/promises";
-import { BackgroundFlush } from "./durable-files.js";
+import { StreamedFile } from "./durable-files.js";
 import type { IndexedEntry } from "./index-entry.js";
 
 /**
@@ -9,21 +8,12 @@ import type { IndexedEntry } from "./index-entry.js";
  */
 export class IndexFileWriter {
   private first = true;
-  private readonly flush: BackgroundFlush;
 
-  private constructor(private readonly handle: FileHandle) {
-    this.flush = new BackgroundFlush(handle);
-  }
+  private constructor(private readonly file: StreamedFile) {}
 
   static async create(path: string, fetchedAt: string): Promise<IndexFileWriter> {
-    const handle = await open(path, "w");
-    try {
-      await handle.write(`{"fetched_at":${JSON.stringify(fetchedAt)},"entries":{\n`);
-    } catch (error) {
-      await handle.close().catch(() => undefined);
-      throw error;
-    }
-    return new IndexFileWriter(handle);
+    const head = `{"fetched_at":${JSON.stringify(fetchedAt)},"entries":{\n`;
+    return new IndexFileWriter(await StreamedFile.create(path, head));
   }
 
   async append(entries: readonly IndexedEntry[]): Promise<void> {
@@ -33,20 +23,15 @@ export class IndexFileWriter {
       parts.push(this.first ? "" : ",\n", JSON.stringify(entry.code), ":", text);
       this.first = false;
     }
-    const text = parts.join("");
-    await this.handle.write(text);
-    // Characters, not bytes: near enough to decide when to flush.
-    this.flush.wrote(text.length);
+    await this.file.write(parts.join(""));
   }
 
   async finish(): Promise<void> {
-    await this.handle.write("\n}}\n");
-    await this.flush.settle();
-    await this.handle.sync();
-    await this.handle.close();
+    await this.file.write("\n}}\n");
+    await this.file.finish();
   }
 
-  async abort(): Promise<void> {
-    await this.handle.close().catch(() => undefined);
+  abort(): Promise<void> {
+    return this.file.abort();
   }
 }

@@ -1,8 +1,9 @@
 import { createHash, type Hash } from "node:crypto";
-import { type FileHandle, open } from "node:fs/promises";
-import { BackgroundFlush } from "./durable-files.js";
+import { StreamedFile } from "./durable-files.js";
 
+const HEAD = Buffer.from("[\n");
 const SEPARATOR = Buffer.from(",\n");
+const TAIL = Buffer.from("\n]\n");
 
 /**
  * Streams `products.json` to disk: a JSON array with one page of products per line, so `jq`
@@ -18,21 +19,13 @@ export class ProductsFileWriter {
   private readonly hash: Hash = createHash("sha256");
   private count = 0;
   private bytesWritten = 0;
-  private readonly flush: BackgroundFlush;
 
-  private constructor(private readonly handle: FileHandle) {
-    this.flush = new BackgroundFlush(handle);
+  private constructor(private readonly file: StreamedFile) {
+    this.counted([HEAD]);
   }
 
   static async create(path: string): Promise<ProductsFileWriter> {
-    const writer = new ProductsFileWriter(await open(path, "w"));
-    try {
-      await writer.write(Buffer.from("[\n"));
-    } catch (error) {
-      await writer.abort();
-      throw error;
-    }
-    return writer;
+    return new ProductsFileWriter(await StreamedFile.create(path, HEAD));
   }
 
   /** Products written so far. */
@@ -56,38 +49,31 @@ export class ProductsFileWriter {
     const first = this.count === 0;
     this.count += products.length;
     // One write for the separator and the page: one trip to the thread pool per page.
-    await this.write(...(first ? [line] : [SEPARATOR, line]));
+    await this.write(first ? [line] : [SEPARATOR, line]);
   }
 
   /** Closes the array, flushes the file to disk and returns the sha256 of its content. */
   async finish(): Promise<{ sha256: string; bytes: number }> {
-    await this.write(Buffer.from("\n]\n"));
-    await this.flush.settle();
-    await this.handle.sync();
-    await this.handle.close();
+    await this.write([TAIL]);
+    await this.file.finish();
     return { sha256: this.hash.digest("hex"), bytes: this.bytesWritten };
   }
 
   /** Closes without finishing (a failed sync). */
-  async abort(): Promise<void> {
-    await this.handle.close().catch(() => undefined);
+  abort(): Promise<void> {
+    return this.file.abort();
   }
 
-  private async write(...buffers: Uint8Array[]): Promise<void> {
-    let total = 0;
+  private async write(buffers: Uint8Array[]): Promise<void> {
+    this.counted(buffers);
+    await this.file.write(buffers);
+  }
+
+  /** Adds bytes about to be written to the sha256 and the byte count. */
+  private counted(buffers: readonly Uint8Array[]): void {
     for (const buffer of buffers) {
       this.hash.update(buffer);
-      total += buffer.length;
+      this.bytesWritten += buffer.length;
     }
-    let offset = (await this.handle.writev(buffers)).bytesWritten;
-    if (offset < total) {
-      // A short write (rare for a file) goes on from where it stopped.
-      const rest = Buffer.concat(buffers);
-      while (offset < total) {
-        offset += (await this.handle.write(rest, offset, total - offset)).bytesWritten;
-      }
-    }
-    this.bytesWritten += total;
-    this.flush.wrote(total);
   }
 }
