@@ -17,15 +17,11 @@ export class DamagedFileError extends RunError {
 
 /** JSON.parse whose failure is a DamagedFileError naming `path` and `line`. */
 export function parseFileJson<T>(text: string, path: string, line?: number): T {
-  try {
-    return JSON.parse(text) as T;
-  } catch (error) {
-    throw new DamagedFileError(path, line, `not valid JSON (${(error as Error).message})`);
-  }
+  return atLine(path, line, () => JSON.parse(text) as T);
 }
 
 /** Runs `read` on line `line` of `path`; a failure becomes a DamagedFileError naming them. */
-export function atLine<T>(path: string, line: number, read: () => T): T {
+export function atLine<T>(path: string, line: number | undefined, read: () => T): T {
   try {
     return read();
   } catch (error) {

@@ -1,9 +1,9 @@
-import { readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
 import { DamagedFileError } from "../../src/catalog/damaged-file-error.js";
-import { control, useCatalogFixture } from "./support.js";
+import { control, tmpDirs, useCatalogFixture } from "./support.js";
 
 const fx = useCatalogFixture();
 
@@ -20,7 +20,7 @@ describe("a sync whose current snapshot is damaged", () => {
       syncFailure(`${first.dir}/index.json line ${line}: not valid JSON (*)`),
     );
     expect((await openCurrentSnapshot(fx.dataDir))!.name).toBe(first.snapshot);
-    expect(await tmpDirs()).toEqual([]);
+    expect(await tmpDirs(fx.dataDir)).toEqual([]);
 
     await rm(join(fx.dataDir, "catalog", "current.json"));
     const next = await fx.sync();
@@ -126,8 +126,4 @@ async function failedSync(): Promise<Error> {
   expect(error).toBeInstanceOf(Error);
   expect((error as Error).name).toBe("RunError");
   return error as Error;
-}
-
-async function tmpDirs(): Promise<string[]> {
-  return (await readdir(join(fx.dataDir, "catalog"))).filter((name) => name.startsWith("tmp-"));
 }
