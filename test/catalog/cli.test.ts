@@ -111,13 +111,16 @@ describe("giftjobs catalog", () => {
 
   it("fails with exit 1 and one line while another sync holds the lock", async () => {
     await mkdir(join(fx.dataDir, "catalog"), { recursive: true });
-    const owner = { pid: process.pid, host: hostname(), started_at: "2026-11-21T02:00:00.000Z" };
+    // Relative to now: the code treats a lock older than 24 h as stale, so a fixed date breaks
+    // the day the calendar passes it.
+    const startedAt = new Date(Date.now() - 60_000).toISOString();
+    const owner = { pid: process.pid, host: hostname(), started_at: startedAt };
     await writeFile(join(fx.dataDir, "catalog", "sync.lock"), JSON.stringify(owner));
     const { code, stdout, stderr } = await giftjobs(["catalog", "sync", "--json"]);
     expect(code).toBe(1);
     expect(stdout).toBe("");
     expect(stderr.trim()).toBe(
-      `giftjobs: failed: another catalog sync is running (pid ${process.pid} on ${hostname()}, since 2026-11-21T02:00:00.000Z); the current snapshot is unchanged. If none is running, remove ${fx.dataDir}/catalog/sync.lock`,
+      `giftjobs: failed: another catalog sync is running (pid ${process.pid} on ${hostname()}, since ${startedAt}); the current snapshot is unchanged. If none is running, remove ${fx.dataDir}/catalog/sync.lock`,
     );
   });
 
