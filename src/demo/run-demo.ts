@@ -6,6 +6,7 @@ import { SNAPSHOT_FILES } from "../catalog/snapshot-layout.js";
 import { syncCatalog } from "../catalog/sync-catalog.js";
 import type { Config } from "../config.js";
 import { RunError } from "../errors/runtime-error.js";
+import { startWorkers } from "../jobs/workers.js";
 import type { Logger } from "../log.js";
 import { writeReport } from "../orders/campaign-report.js";
 import { type CampaignStatus, pendingRows } from "../orders/campaign-status.js";
@@ -16,7 +17,6 @@ import { writeSampleCsv } from "../orders/sample-csv.js";
 import { waitForCampaign } from "../orders/wait-for-campaign.js";
 import { assertRedisAnswers, connectRedis } from "../queue/connection.js";
 import { QUEUES } from "../queue/names.js";
-import { startWorkers } from "../queue/workers.js";
 import { startSandbox } from "../sandbox/server.js";
 import { type PrivateRedis, redisServerInstalled, startPrivateRedis } from "./private-redis.js";
 

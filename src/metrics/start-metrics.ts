@@ -1,11 +1,11 @@
 import { Queue } from "bullmq";
 import type { Config } from "../config.js";
+import type { WorkerHooks } from "../jobs/workers.js";
 import type { Logger } from "../log.js";
 import { silentLogger } from "../log.js";
 import { Ledger } from "../orders/ledger.js";
 import { connectRedis } from "../queue/connection.js";
 import { QUEUES } from "../queue/names.js";
-import type { WorkerHooks } from "../queue/workers.js";
 import { startMetricsServer } from "./metrics-server.js";
 import { WorkerMetrics } from "./worker-metrics.js";
 

@@ -1,11 +1,11 @@
 import type { JobType, Queue } from "bullmq";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { ResponseInfo } from "../api/client.js";
+import type { OrderOutcomeName } from "../jobs/order-create.js";
+import type { WorkerHooks } from "../jobs/workers.js";
 import type { Logger } from "../log.js";
 import { silentLogger } from "../log.js";
-import type { OrderOutcomeName } from "../orders/create-order.js";
 import type { Ledger } from "../orders/ledger.js";
-import type { WorkerHooks } from "../queue/workers.js";
 import { routeLabel } from "./route-label.js";
 
 /** Every outcome, so each series exists (at 0) from the first scrape. */

@@ -1,6 +1,6 @@
 import type { Queue } from "bullmq";
 import { UserError } from "../errors/user-error.js";
-import { enqueueOrders } from "../queue/enqueue.js";
+import { enqueueOrders } from "./enqueue-orders.js";
 import { orderKey } from "./keys.js";
 import type { Ledger } from "./ledger.js";
 import type { OrderJobData } from "./order-job.js";

@@ -18,11 +18,11 @@ import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
 import type { CatalogIndex } from "../../src/catalog/index-entry.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import { silentLogger } from "../../src/log.js";
+import { ENQUEUE_CHUNK } from "../../src/orders/enqueue-orders.js";
 import { importCampaign } from "../../src/orders/import-campaign.js";
 import { Ledger } from "../../src/orders/ledger.js";
 import type { OrderJobData } from "../../src/orders/order-job.js";
 import { pickSampleProducts } from "../../src/orders/sample-csv.js";
-import { ENQUEUE_CHUNK } from "../../src/queue/enqueue.js";
 import { ORDER_JOB_OPTIONS } from "../../src/queue/job-options.js";
 import { QUEUES } from "../../src/queue/names.js";
 import {

@@ -14,13 +14,13 @@ import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
 import type { CatalogIndex } from "../../src/catalog/index-entry.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import { type Config, loadConfig } from "../../src/config.js";
+import { startWorkers } from "../../src/jobs/workers.js";
 import { silentLogger } from "../../src/log.js";
 import { importCampaign } from "../../src/orders/import-campaign.js";
 import { Ledger } from "../../src/orders/ledger.js";
 import type { OrderJobData } from "../../src/orders/order-job.js";
 import { pickSampleProducts, sampleCsv } from "../../src/orders/sample-csv.js";
 import { QUEUES } from "../../src/queue/names.js";
-import { startWorkers } from "../../src/queue/workers.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
 import {
   CHILD_RUNTIME,

@@ -1,10 +1,10 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { type RunningWorkers, startWorkers } from "../../src/jobs/workers.js";
 import { campaignStatus } from "../../src/orders/campaign-status.js";
 import { ImportRefused, importCampaign } from "../../src/orders/import-campaign.js";
 import { sampleCsv } from "../../src/orders/sample-csv.js";
-import { type RunningWorkers, startWorkers } from "../../src/queue/workers.js";
 import { type CampaignEnv, campaignEnv, eventually, quietLog } from "../helpers/campaign-env.js";
 
 const FAST = { pausedDelayMs: 200, firstPollDelayMs: 50, pollDelayMs: 50, rateLimitBaseMs: 200 };

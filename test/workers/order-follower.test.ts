@@ -3,8 +3,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/client.js";
+import { OrderFollower } from "../../src/jobs/order-status.js";
 import type { LedgerOrder } from "../../src/orders/ledger.js";
-import { OrderFollower } from "../../src/orders/order-follower.js";
 import { validOrder } from "../api/helpers.js";
 import { type CampaignEnv, campaignEnv, eventually, quietLog } from "../helpers/campaign-env.js";
 

@@ -2,14 +2,14 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { OrderRequest } from "../../src/api/order-request.js";
+import { type RunningWorkers, startWorkers } from "../../src/jobs/workers.js";
 import { resumeCampaign } from "../../src/orders/campaign-control.js";
 import { retryCampaign } from "../../src/orders/campaign-retry.js";
 import { campaignStatus } from "../../src/orders/campaign-status.js";
+import { enqueueOrders } from "../../src/orders/enqueue-orders.js";
 import { importCampaign } from "../../src/orders/import-campaign.js";
 import { orderKey } from "../../src/orders/keys.js";
 import { pickSampleProducts, sampleCsv } from "../../src/orders/sample-csv.js";
-import { enqueueOrders } from "../../src/queue/enqueue.js";
-import { type RunningWorkers, startWorkers } from "../../src/queue/workers.js";
 import { type CampaignEnv, campaignEnv, eventually, quietLog } from "../helpers/campaign-env.js";
 
 const FAST = { pausedDelayMs: 200, firstPollDelayMs: 50, pollDelayMs: 50, rateLimitBaseMs: 300 };

@@ -3,12 +3,12 @@ import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/client.js";
 import { RateLimitedError } from "../../src/api/errors/index.js";
-import { silentLogger } from "../../src/log.js";
 import {
   MAX_RATE_LIMITED,
   processCreateOrder,
   RateLimitBackoff,
-} from "../../src/orders/create-order.js";
+} from "../../src/jobs/order-create.js";
+import { silentLogger } from "../../src/log.js";
 import { Ledger } from "../../src/orders/ledger.js";
 import type { OrderJobData } from "../../src/orders/order-job.js";
 import { cleanPrefix, testRedis, uniquePrefix } from "../helpers/redis.js";

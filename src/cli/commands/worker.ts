@@ -1,11 +1,9 @@
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
-import { createCatalogSyncProcessor } from "../../../jobs/catalog-sync.js";
-import { apiClientFor } from "../../api/client-for-config.js";
 import type { Config } from "../../config.js";
+import { startWorkers, type WorkerQueue } from "../../jobs/workers.js";
 import type { Logger } from "../../log.js";
 import { type RunningMetrics, startMetrics } from "../../metrics/start-metrics.js";
-import { startWorkers, type WorkerQueue } from "../../queue/workers.js";
 import { portNumber, positiveWhole } from "../option-parsers.js";
 import { action, createContext } from "../run-action.js";
 import { untilSignal } from "../until-signal.js";
@@ -71,13 +69,6 @@ export function register(program: Command): void {
           storePayoutUrls: opts.storePayoutUrls,
           lockDurationMs: opts.lockDuration,
           hooks: metrics?.hooks,
-          catalogProcessor: createCatalogSyncProcessor({
-            // The catalog sync's requests are counted like the order workers' ones.
-            client: apiClientFor(ctx.config, metrics?.hooks.onResponse),
-            dataDir: ctx.config.dataDir,
-            apiVersion: ctx.config.apiVersion,
-            log: ctx.log,
-          }),
         }).catch(async (error) => {
           // An open metrics server would keep the process alive after the failure.
           await metrics?.close();

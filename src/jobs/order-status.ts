@@ -2,8 +2,8 @@ import { setMaxListeners } from "node:events";
 import type { ApiClient, OrderLookup } from "../api/client.js";
 import { ApiError } from "../api/errors/index.js";
 import type { Logger } from "../log.js";
-import type { FollowedOrder, Ledger } from "./ledger.js";
-import { completedPatch } from "./order-outcome.js";
+import type { FollowedOrder, Ledger } from "../orders/ledger.js";
+import { completedPatch } from "../orders/order-outcome.js";
 
 export interface OrderFollowerOptions {
   client: ApiClient;
@@ -223,4 +223,14 @@ export class OrderFollower {
       },
     );
   }
+}
+
+/**
+ * `order-status`: follows async orders (202 PROCESSING) until COMPLETED or FAILED. It is not one
+ * BullMQ job per poll: see OrderFollower above, and docs/architecture.md "Following async orders".
+ */
+export function startOrderStatusFollower(options: OrderFollowerOptions): OrderFollower {
+  const follower = new OrderFollower(options);
+  follower.start();
+  return follower;
 }

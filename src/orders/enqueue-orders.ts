@@ -1,7 +1,7 @@
 import type { JobsOptions, Queue } from "bullmq";
 import pRetry from "p-retry";
-import type { OrderJobData } from "../orders/order-job.js";
-import { ORDER_JOB_OPTIONS } from "./job-options.js";
+import { ORDER_JOB_OPTIONS } from "../queue/job-options.js";
+import type { OrderJobData } from "./order-job.js";
 
 /** Jobs added per addBulk call: large enough to amortise round trips, small enough to retry. */
 export const ENQUEUE_CHUNK = 500;

@@ -1,12 +1,12 @@
 import { DelayedError, type Job, UnrecoverableError } from "bullmq";
-import type { ApiClient } from "../src/api/client.js";
-import type { CatalogFilters } from "../src/catalog/catalog-filters.js";
-import type { RetryOptions } from "../src/catalog/retry-policy.js";
-import { ShrinkRefusedError } from "../src/catalog/shrink-refused-error.js";
-import { syncCatalog } from "../src/catalog/sync-catalog.js";
-import type { SyncCheckpoint } from "../src/catalog/sync-checkpoint.js";
-import { SyncLockHeldError } from "../src/catalog/sync-lock.js";
-import { type Logger, silentLogger } from "../src/log.js";
+import type { ApiClient } from "../api/client.js";
+import type { CatalogFilters } from "../catalog/catalog-filters.js";
+import type { RetryOptions } from "../catalog/retry-policy.js";
+import { ShrinkRefusedError } from "../catalog/shrink-refused-error.js";
+import { syncCatalog } from "../catalog/sync-catalog.js";
+import type { SyncCheckpoint } from "../catalog/sync-checkpoint.js";
+import { SyncLockHeldError } from "../catalog/sync-lock.js";
+import { type Logger, silentLogger } from "../log.js";
 
 /** Data of a catalog-sync job; the scheduler's template sets the filters. */
 export interface CatalogSyncJobData {

@@ -4,10 +4,10 @@ import type { ApiClient, CreateOrderResult } from "../api/client.js";
 import { ApiError, RefusedRequestError, ValidationError } from "../api/errors/index.js";
 import type { OrderRequest } from "../api/order-request.js";
 import type { Logger } from "../log.js";
-import { orderKey } from "./keys.js";
-import type { Ledger, LedgerOrder } from "./ledger.js";
-import type { OrderJobData } from "./order-job.js";
-import { completedPatch, failedItemIndex } from "./order-outcome.js";
+import { orderKey } from "../orders/keys.js";
+import type { Ledger, LedgerOrder } from "../orders/ledger.js";
+import type { OrderJobData } from "../orders/order-job.js";
+import { completedPatch, failedItemIndex } from "../orders/order-outcome.js";
 
 /** What the order processor needs. */
 export interface CreateOrderDeps {
@@ -32,7 +32,7 @@ export interface CreateOrderDeps {
   onCampaignPaused?: (campaign: string) => void;
 }
 
-/** The outcomes of DESIGN.md, as metrics label them. */
+/** The outcomes of docs/architecture.md, as metrics label them. */
 export type OrderOutcomeName =
   | "completed"
   | "submitted"
@@ -81,7 +81,7 @@ interface Attempt {
 
 /**
  * Processes one `orders` job: POST /v2/order under the job's key, then records the outcome.
- * Each outcome of DESIGN.md is handled in its own function below.
+ * Each outcome of docs/architecture.md is handled in its own function below.
  */
 export async function processCreateOrder(
   job: Job<OrderJobData>,
@@ -372,4 +372,15 @@ async function nextGeneration(
 function retryOptionsOf(job: Job<OrderJobData>) {
   const { attempts, backoff, removeOnComplete, removeOnFail } = job.opts;
   return { attempts, backoff, removeOnComplete, removeOnFail };
+}
+
+/**
+ * The processor of `order-create` jobs on the `orders` queue: POST /v2/order under the job's
+ * key and the outcome recorded in the ledger (docs/architecture.md, "Outcomes"). The job's
+ * AbortSignal cancels the request when the worker shuts down.
+ */
+export function createOrderCreateProcessor(
+  deps: CreateOrderDeps,
+): (job: Job<OrderJobData>, token?: string, signal?: AbortSignal) => Promise<CreateOrderJobResult> {
+  return (job, token, signal) => processCreateOrder(job, token, signal, deps);
 }

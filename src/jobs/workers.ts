@@ -1,17 +1,26 @@
-import { type Job, Queue, Worker } from "bullmq";
-import { createOrderCreateProcessor } from "../../jobs/order-create.js";
-import { startOrderStatusFollower } from "../../jobs/order-status.js";
+import { Queue, Worker } from "bullmq";
 import type { ResponseInfo } from "../api/client.js";
 import { apiClientFor } from "../api/client-for-config.js";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
-import { type OrderOutcomeName, RateLimitBackoff } from "../orders/create-order.js";
 import { Ledger } from "../orders/ledger.js";
-import type { OrderFollower } from "../orders/order-follower.js";
 import type { OrderJobData } from "../orders/order-job.js";
-import { connectRedis } from "./connection.js";
-import { QUEUES } from "./names.js";
-import { limiterFor } from "./rate-limit.js";
+import { connectRedis } from "../queue/connection.js";
+import { QUEUES } from "../queue/names.js";
+import { limiterFor } from "../queue/rate-limit.js";
+import {
+  type CatalogSyncDeps,
+  type CatalogSyncJobData,
+  type CatalogSyncJobResult,
+  createCatalogSyncProcessor,
+} from "./catalog-sync.js";
+import {
+  createOrderCreateProcessor,
+  type OrderOutcomeName,
+  RateLimitBackoff,
+} from "./order-create.js";
+import type { OrderFollower } from "./order-status.js";
+import { startOrderStatusFollower } from "./order-status.js";
 
 export type WorkerQueue = "orders" | "catalog";
 
@@ -25,9 +34,8 @@ export interface StartWorkersOptions {
   concurrency?: number;
   /** Keep payout (redemption) URLs in the ledger. @defaultValue false */
   storePayoutUrls?: boolean;
-  /** Processor of the `catalog` queue, when that queue is served. */
-  // biome-ignore lint/suspicious/noExplicitAny: the caller builds it (jobs/catalog-sync.ts) with the data dir and sync options it reads; its job types stay there.
-  catalogProcessor?: (job: Job<any>, token?: string, signal?: AbortSignal) => Promise<unknown>;
+  /** Settings of the `catalog` queue's sync beyond the config's data dir and API version. */
+  catalog?: Pick<CatalogSyncDeps, "retry" | "keep" | "pageSize" | "lockWaitMs" | "maxLockWaits">;
   /**
    * How long a job's lock lasts without renewal: a crashed worker's jobs are taken over after
    * about this long. @defaultValue 30000
@@ -117,9 +125,17 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     });
     workers.push(orderWorker);
   }
-  if (queues.includes("catalog") && options.catalogProcessor) {
+  if (queues.includes("catalog")) {
+    const processor = createCatalogSyncProcessor({
+      ...options.catalog,
+      // The catalog sync's requests are counted like the order workers' ones.
+      client: apiClientFor(config, options.hooks?.onResponse),
+      dataDir: config.dataDir,
+      apiVersion: config.apiVersion,
+      log,
+    });
     workers.push(
-      new Worker(QUEUES.catalog, options.catalogProcessor, {
+      new Worker<CatalogSyncJobData, CatalogSyncJobResult>(QUEUES.catalog, processor, {
         connection,
         prefix: config.prefix,
         concurrency: 1,
