@@ -15,6 +15,7 @@ import {
 import { parseColumnMap } from "../../orders/column-map.js";
 import { ImportRefused, type ImportResult, importCampaign } from "../../orders/import-campaign.js";
 import type { Ledger } from "../../orders/ledger.js";
+import { OrderFileError } from "../../orders/order-file-error.js";
 import { formatRowError } from "../../orders/row-error.js";
 import { waitForCampaign } from "../../orders/wait-for-campaign.js";
 import { progressBar } from "../progress.js";
@@ -132,6 +133,43 @@ function registerImport(orders: Command): void {
 }
 
 async function runImport(file: string, opts: ImportFlags): Promise<number> {
+  try {
+    return await importFile(file, opts);
+  } catch (error) {
+    // --json promises one document on every exit: a refusal of the whole file included.
+    if (opts.json && error instanceof UserError) printJson(refusalJson(opts.campaign, error));
+    throw error;
+  }
+}
+
+/**
+ * `orders import --json` when the import stopped before any row was judged (a bad header, a
+ * quote never closed, an unreadable file, a bad flag): nothing valid, nothing invalid, and the
+ * reason in `errors`, with its line (null when it is not about a line) and column where known.
+ */
+function refusalJson(campaign: string, error: UserError) {
+  const errors =
+    error instanceof OrderFileError
+      ? error.errors.map((e) => ({
+          line: e.line,
+          ...(e.column ? { column: e.column } : {}),
+          message: e.message,
+        }))
+      : [{ line: null, message: error.message }];
+  return {
+    campaign,
+    rows: 0,
+    valid: 0,
+    invalid: 0,
+    enqueued: 0,
+    already_known: 0,
+    orders: 0,
+    totals: {},
+    errors,
+  };
+}
+
+async function importFile(file: string, opts: ImportFlags): Promise<number> {
   const ctx = createContext(opts.json);
   const budget = opts.budget ? parseBudget(opts.budget) : undefined;
   const map = opts.map ? parseColumnMap(opts.map) : undefined;

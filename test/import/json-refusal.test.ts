@@ -1,0 +1,63 @@
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type CampaignEnv, campaignEnv } from "../helpers/campaign-env.js";
+import { csvFile, giftjobs, validCsv } from "./support.js";
+
+let env: CampaignEnv | undefined;
+
+afterEach(async () => {
+  await env?.dispose();
+  env = undefined;
+});
+
+/** `orders import --json` of a file refused whole: exit 2, one JSON document, one stderr line. */
+async function refused(e: CampaignEnv, file: string) {
+  const run = await giftjobs(e, ["orders", "import", file, "--campaign", "whole", "--json"]);
+  expect(run.code).toBe(2);
+  const doc = JSON.parse(run.stdout);
+  expect(doc).toMatchObject({ campaign: "whole", valid: 0, invalid: 0, enqueued: 0 });
+  expect(run.stderr.trim().split("\n")).toHaveLength(1);
+  return doc.errors as { line: number | null; column?: string; message: string }[];
+}
+
+describe("orders import --json when the whole file is refused", () => {
+  it("an unknown header names its line and column", async () => {
+    const e = (env = await campaignEnv({}, "json-refusal"));
+    const file = await csvFile(e, "h.csv", "email,product_code,face_value,colour\n");
+    const errors = await refused(e, file);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        line: 1,
+        column: "colour",
+        message: expect.stringMatching(/unknown column/),
+      }),
+    ]);
+  });
+
+  it("a duplicate header and a missing required column", async () => {
+    const e = (env = await campaignEnv({}, "json-refusal"));
+    const file = await csvFile(e, "d.csv", "email,email,face_value\n");
+    const errors = await refused(e, file);
+    expect(errors.length).toBeGreaterThanOrEqual(2);
+    expect(errors.every((x) => x.line === 1)).toBe(true);
+    expect(errors.map((x) => x.message).join(" ")).toMatch(/product_code/);
+  });
+
+  it("a quote that never closes names the line it starts on", async () => {
+    const e = (env = await campaignEnv({}, "json-refusal"));
+    const good = validCsv(e.index, 3).text;
+    const file = await csvFile(e, "q.csv", `${good}"open@example.com,X,1\n`);
+    const errors = await refused(e, file);
+    expect(errors).toEqual([
+      expect.objectContaining({ line: 5, message: expect.stringMatching(/never closed/) }),
+    ]);
+  });
+
+  it("a missing file: the reason, with no line", async () => {
+    const e = (env = await campaignEnv({}, "json-refusal"));
+    const errors = await refused(e, join(e.dataDir, "nowhere.csv"));
+    expect(errors).toEqual([
+      { line: null, message: expect.stringMatching(/cannot read .*nowhere\.csv/) },
+    ]);
+  });
+});
