@@ -1,4 +1,4 @@
-import { type CompactRecord, DIFF_FIELDS, type DiffField, recordOfText } from "./compact-record.js";
+import { type CompactRecord, DIFF_FIELDS, recordOfText } from "./compact-record.js";
 import type { CatalogDiff, DiffChange } from "./diff-file.js";
 import { PreviousDigests } from "./previous-digests.js";
 import type { PreviousRecords } from "./previous-records.js";

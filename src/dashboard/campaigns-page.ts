@@ -39,10 +39,14 @@ ${refresh > 0 ? `<meta http-equiv="refresh" content="${refresh}">` : ""}
 }
 
 function table(statuses: CampaignStatus[]): string {
-  const head = ["campaign", ...COLUMNS, "paused"].map((c) => `<th>${escapeHtml(c)}</th>`);
+  const head = ["campaign", "state", ...COLUMNS, "replayed", "paused"].map(
+    (c) => `<th>${escapeHtml(c)}</th>`,
+  );
   const rows = statuses.map((s) => {
-    const counts = COLUMNS.map((c) => `<td class="n">${escapeHtml(s[c])}</td>`);
-    return `<tr><td>${escapeHtml(s.campaign)}</td>${counts.join("")}<td>${paused(s)}</td></tr>`;
+    const counts = [...COLUMNS, "replayed" as const].map(
+      (c) => `<td class="n">${escapeHtml(s[c])}</td>`,
+    );
+    return `<tr><td>${escapeHtml(s.campaign)}</td><td>${escapeHtml(s.state)}</td>${counts.join("")}<td>${paused(s)}</td></tr>`;
   });
   return `<table><thead><tr>${head.join("")}</tr></thead><tbody>\n${rows.join("\n")}\n</tbody></table>`;
 }

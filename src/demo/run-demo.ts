@@ -110,7 +110,7 @@ async function demoCampaign(
   try {
     const imported = await importCampaign(
       { file: csv, campaign: DEMO_CAMPAIGN, itemsPerOrder: 1 },
-      { ledger, queue, catalog: index, client, log: options.log },
+      { ledger, catalog: index, client, log: options.log },
     );
     const status = await waitUntilDone(ledger, options);
     const report = join(config.dataDir, "report.csv");

@@ -1,13 +1,13 @@
-import { DelayedError, type Job, type Queue, Worker } from "bullmq";
+import { type Job, type Queue, Worker } from "bullmq";
 import pRetry from "p-retry";
 import type { ApiClient, CreateOrderResult } from "../api/client.js";
 import { ApiError, RefusedRequestError, ValidationError } from "../api/errors/index.js";
-import type { OrderRequest } from "../api/order-request.js";
+import type { ExecutionMode, OrderRequest } from "../api/order-request.js";
 import type { Logger } from "../log.js";
 import { orderKey } from "../orders/keys.js";
 import type { Ledger, LedgerOrder } from "../orders/ledger.js";
 import type { OrderJobData } from "../orders/order-job.js";
-import { completedPatch, failedItemIndex } from "../orders/order-outcome.js";
+import { completedPatch, failedItemIndex, warnReplayed } from "../orders/order-outcome.js";
 
 /** What the order processor needs. */
 export interface CreateOrderDeps {
@@ -20,8 +20,6 @@ export interface CreateOrderDeps {
   rateLimiter: RateLimitBackoff;
   /** Keep redemption links in the ledger. @defaultValue false */
   storePayoutUrls?: boolean;
-  /** How long a job of a paused campaign waits before it looks again. @defaultValue 30000 */
-  pausedDelayMs?: number;
   /** Short in-attempt retries for blips (same key). @defaultValue 1 */
   blipRetries?: number;
   /** Delay before the first poll of an async order. @defaultValue 1000 */
@@ -76,6 +74,8 @@ interface Attempt {
   identities: string[];
   generation: number;
   request: OrderRequest;
+  mode: ExecutionMode;
+  campaignCreatedAt: string | undefined;
   log: Logger;
 }
 
@@ -85,7 +85,6 @@ interface Attempt {
  */
 export async function processCreateOrder(
   job: Job<OrderJobData>,
-  token: string | undefined,
   signal: AbortSignal | undefined,
   deps: CreateOrderDeps,
 ): Promise<CreateOrderJobResult> {
@@ -93,7 +92,8 @@ export async function processCreateOrder(
   const log = deps.log.child({ campaign, key, job: job.id });
 
   const start = await deps.ledger.start(campaign, key, { attempts: job.attemptsMade + 1 });
-  if (start.kind === "paused") return waitWhilePaused(job, token, deps);
+  // Held or paused: the ledger put the order back on its pending list; this job is over.
+  if (start.kind === "paused") return { status: "queued", skipped: true };
   if (start.kind === "past") return alreadyHandled(job, start.status, deps);
   const { order, request } = start;
   if (!request) {
@@ -110,6 +110,8 @@ export async function processCreateOrder(
     identities: order.identities,
     generation: order.generation,
     request,
+    mode: order.mode ?? job.data.executionMode ?? "async",
+    campaignCreatedAt: start.campaignCreatedAt,
     log,
   };
 
@@ -121,10 +123,17 @@ export async function processCreateOrder(
   }
   deps.rateLimiter.reset();
   if (result.kind === "completed") {
-    const patch = completedPatch(result.order, attempt.identities, deps.storePayoutUrls ?? false);
+    const store = deps.storePayoutUrls ?? false;
+    const patch = completedPatch(
+      result.order,
+      attempt.identities,
+      store,
+      attempt.campaignCreatedAt,
+    );
     await deps.ledger.transition(campaign, key, ["in_flight"], "completed", patch);
     deps.onOutcome?.("completed");
-    log.info({ order_id: result.order.id }, "order completed");
+    if (patch.replayed) warnReplayed(log, campaign, result.order.created_at);
+    else log.info({ order_id: result.order.id }, "order completed");
     return { status: "completed", order_id: result.order.id };
   }
   // Submitted and followed in one step: the OrderFollower reads its status from then on.
@@ -147,7 +156,7 @@ function sendOrder(attempt: Attempt, signal: AbortSignal | undefined, deps: Crea
     () =>
       deps.client.createOrder(attempt.request, {
         idempotencyKey: attempt.key,
-        executionMode: attempt.job.data.executionMode,
+        executionMode: attempt.mode,
         signal,
       }),
     {
@@ -174,16 +183,6 @@ async function alreadyHandled(
   if (current === "submitted")
     await deps.ledger.follow(job.data.campaign, job.data.key, Date.now());
   return { status: current ?? "unknown", skipped: true };
-}
-
-/** Rows stay queued; the job looks again later without using an attempt. */
-async function waitWhilePaused(
-  job: Job<OrderJobData>,
-  token: string | undefined,
-  deps: CreateOrderDeps,
-): Promise<never> {
-  await job.moveToDelayed(Date.now() + (deps.pausedDelayMs ?? 30_000), token);
-  throw new DelayedError();
 }
 
 async function handleFailure(
@@ -299,9 +298,8 @@ async function pauseCampaign(
       `campaign ${campaign} paused: ${reason}. Fix it, then: giftjobs orders resume --campaign ${campaign}`,
     );
   }
-  await nextGeneration(attempt, attempt.identities, attempt.request, deps, {
-    delay: deps.pausedDelayMs ?? 30_000,
-  });
+  // The next generation waits on the pending list; the dispatcher sends it after resume.
+  await nextGeneration(attempt, attempt.identities, attempt.request, deps, {});
   return { status: "queued" };
 }
 
@@ -338,7 +336,8 @@ async function finalFailure(attempt: Attempt, error: ApiError, deps: CreateOrder
 
 /**
  * Moves `identities` (all or some rows of the attempt's order) to a new order under the next
- * generation's key and queues it. The body is recorded before the rows move, so a crash in
+ * generation's key, at the front of the campaign's pending list (the rekey script puts it
+ * there; the dispatcher sends it). The body is recorded before the rows move, so a crash in
  * between leaves nothing unrecoverable. Rows left behind become failed_final with `restPatch`.
  */
 async function nextGeneration(
@@ -346,7 +345,7 @@ async function nextGeneration(
   identities: string[],
   request: OrderRequest,
   deps: CreateOrderDeps,
-  options: { delay?: number; restPatch?: Partial<LedgerOrder> },
+  options: { restPatch?: Partial<LedgerOrder> },
 ): Promise<string> {
   const generation = attempt.generation + 1;
   const newKey = orderKey(attempt.campaign, generation, identities);
@@ -360,18 +359,7 @@ async function nextGeneration(
     restStatus: "failed_final",
     restPatch: options.restPatch,
   });
-  await deps.ordersQueue.add(
-    "order-create",
-    { campaign: attempt.campaign, key: newKey, executionMode: attempt.job.data.executionMode },
-    // Same retry policy as the order it came from.
-    { ...retryOptionsOf(attempt.job), jobId: newKey, delay: options.delay },
-  );
   return newKey;
-}
-
-function retryOptionsOf(job: Job<OrderJobData>) {
-  const { attempts, backoff, removeOnComplete, removeOnFail } = job.opts;
-  return { attempts, backoff, removeOnComplete, removeOnFail };
 }
 
 /**
@@ -382,5 +370,5 @@ function retryOptionsOf(job: Job<OrderJobData>) {
 export function createOrderCreateProcessor(
   deps: CreateOrderDeps,
 ): (job: Job<OrderJobData>, token?: string, signal?: AbortSignal) => Promise<CreateOrderJobResult> {
-  return (job, token, signal) => processCreateOrder(job, token, signal, deps);
+  return (job, _token, signal) => processCreateOrder(job, signal, deps);
 }

@@ -3,7 +3,7 @@ import type { ApiClient, OrderLookup } from "../api/client.js";
 import { ApiError } from "../api/errors/index.js";
 import type { Logger } from "../log.js";
 import type { FollowedOrder, Ledger } from "../orders/ledger.js";
-import { completedPatch } from "../orders/order-outcome.js";
+import { completedPatch, warnReplayed } from "../orders/order-outcome.js";
 
 export interface OrderFollowerOptions {
   client: ApiClient;
@@ -45,6 +45,7 @@ export class OrderFollower {
   private readonly polls = new Set<Promise<void>>();
   private loop: Promise<void> | undefined;
   private readonly abort = new AbortController();
+  private readonly createdAt = new Map<string, string | undefined>();
 
   constructor(private readonly options: OrderFollowerOptions) {
     this.concurrency = options.concurrency ?? 10;
@@ -150,9 +151,12 @@ export class OrderFollower {
       return;
     }
     if (lookup.order.status === "COMPLETED") {
-      const patch = completedPatch(lookup.order, identities, this.options.storePayoutUrls ?? false);
+      const createdAt = await this.campaignCreatedAt(campaign);
+      const store = this.options.storePayoutUrls ?? false;
+      const patch = completedPatch(lookup.order, identities, store, createdAt);
       await ledger.transition(campaign, key, ["submitted"], "completed", patch, "unfollow");
-      log.info("async order completed");
+      if (patch.replayed) warnReplayed(log, campaign, lookup.order.created_at);
+      else log.info("async order completed");
       return;
     }
     // FAILED (or a status we do not know): the service says the order did not go through.
@@ -169,6 +173,13 @@ export class OrderFollower {
       "unfollow",
     );
     log.warn({ status: lookup.order.status }, "async order did not complete");
+  }
+
+  /** When the campaign was first imported (kept per campaign: it never changes). */
+  private async campaignCreatedAt(campaign: string): Promise<string | undefined> {
+    if (!this.createdAt.has(campaign))
+      this.createdAt.set(campaign, (await this.options.ledger.meta(campaign)).created_at);
+    return this.createdAt.get(campaign);
   }
 
   private async onError(entry: FollowedOrder, error: unknown, log: Logger): Promise<void> {

@@ -14,6 +14,7 @@ import {
   type CatalogSyncJobResult,
   createCatalogSyncProcessor,
 } from "./catalog-sync.js";
+import { Dispatcher, dispatchWindow } from "./dispatcher.js";
 import {
   createOrderCreateProcessor,
   type OrderOutcomeName,
@@ -43,9 +44,12 @@ export interface StartWorkersOptions {
   lockDurationMs?: number;
   /** Told of order outcomes, campaign pauses and API requests (metrics). */
   hooks?: WorkerHooks;
+  /** Jobs of one campaign in BullMQ at once. @defaultValue dispatchWindow(the rate limit) */
+  dispatchWindow?: number;
   /** Timings, shortened by tests. */
   timings?: {
-    pausedDelayMs?: number;
+    /** How often the dispatcher looks at the campaigns when nothing wakes it. */
+    dispatchTickMs?: number;
     firstPollDelayMs?: number;
     pollDelayMs?: number;
     rateLimitBaseMs?: number;
@@ -75,6 +79,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const workers: Worker[] = [];
   const closers: (() => Promise<unknown>)[] = [];
   let follower: OrderFollower | undefined;
+  let dispatcher: Dispatcher | undefined;
 
   if (queues.includes("orders")) {
     const client = apiClientFor(config, options.hooks?.onResponse);
@@ -105,7 +110,6 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
         ordersQueue,
         rateLimiter,
         storePayoutUrls: options.storePayoutUrls,
-        pausedDelayMs: timings.pausedDelayMs,
         firstPollDelayMs: timings.firstPollDelayMs,
         onOutcome: options.hooks?.onOutcome,
         onCampaignPaused: options.hooks?.onCampaignPaused,
@@ -115,6 +119,16 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       { ...common, limiter: limiterFor(config.orderRateLimitPerMinute) },
     );
     orderWorker.on("failed", (job, error) => void markLostJob(ledger, log, job, error));
+    dispatcher = new Dispatcher({
+      ledger,
+      queue: ordersQueue,
+      log,
+      window: options.dispatchWindow ?? dispatchWindow(config.orderRateLimitPerMinute),
+      tickMs: timings.dispatchTickMs,
+    });
+    // A job that ends leaves room in its campaign's window.
+    orderWorker.on("completed", () => dispatcher?.wake());
+    dispatcher.start();
     follower = startOrderStatusFollower({
       client,
       ledger,
@@ -148,6 +162,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   return {
     workers,
     close: async () => {
+      await dispatcher?.close();
       await Promise.all(workers.map((w) => w.close()));
       // After the order workers (which may still submit orders), before Redis closes.
       await follower?.close();

@@ -1,42 +1,56 @@
-import type { Job, Queue } from "bullmq";
-import type { Ledger } from "./ledger.js";
-import type { OrderJobData } from "./order-job.js";
+import { UserError } from "../errors/user-error.js";
+import { storedState } from "./campaign-state.js";
+import type { Ledger, StoredState } from "./ledger.js";
 
-/** Pauses a campaign: its jobs wait (rows stay queued) until resumed. */
+/**
+ * Pauses a running campaign: the dispatcher hands it no more jobs, and the few already in the
+ * queue (its window) go back to its pending list when a worker takes them, unsent.
+ * Returns false when it was already paused.
+ */
 export async function pauseCampaign(
   ledger: Ledger,
   campaign: string,
   reason = "paused by operator",
 ): Promise<boolean> {
-  return ledger.pause(campaign, reason);
+  if (await ledger.pause(campaign, reason)) return true;
+  const state = storedState(await ledger.meta(campaign));
+  if (state === "paused") return false;
+  throw notIn(campaign, state, "paused", "running");
+}
+
+/** Resumes a paused campaign: the dispatcher sends its pending orders again. */
+export async function resumeCampaign(ledger: Ledger, campaign: string): Promise<boolean> {
+  if (await ledger.resume(campaign)) return true;
+  const state = storedState(await ledger.meta(campaign));
+  if (state === "running") return false;
+  throw notIn(campaign, state, "resumed", "paused");
+}
+
+/** Approves a held campaign: it runs from now on. */
+export async function approveCampaign(ledger: Ledger, campaign: string): Promise<void> {
+  const result = await ledger.setState(campaign, "running", ["held"], {
+    approved_at: new Date().toISOString(),
+  });
+  if (!result.changed) throw notIn(campaign, result.previous, "approved", "held");
 }
 
 /**
- * Resumes a campaign: clears the pause and promotes its delayed jobs, so they run now rather
- * than when their wait runs out. Returns the number of jobs promoted.
+ * Cancels a campaign for good: no order of it is created after this returns (one being sent
+ * at this moment may still complete). Rows not yet sent become `cancelled`; a row whose last
+ * attempt ended ambiguously becomes failed_uncertain (an order may exist); orders already
+ * accepted are still followed to their end. Returns the orders cancelled from the pending list.
  */
-export async function resumeCampaign(
-  ledger: Ledger,
-  queue: Queue<OrderJobData>,
-  campaign: string,
-): Promise<number> {
-  await ledger.resume(campaign);
-  // Collect first, promote after: promoting while paging would shift the pages.
-  const mine: Job<OrderJobData>[] = [];
-  const pageSize = 1000;
-  for (let start = 0; ; start += pageSize) {
-    const jobs = await queue.getDelayed(start, start + pageSize - 1);
-    for (const job of jobs) if (job?.data?.campaign === campaign) mine.push(job);
-    if (jobs.length < pageSize) break;
-  }
-  let promoted = 0;
-  for (const job of mine) {
-    try {
-      await job.promote();
-      promoted += 1;
-    } catch {
-      // Already moved on (picked up, or promoted by another resume): nothing to do.
-    }
-  }
-  return promoted;
+export async function cancelCampaign(ledger: Ledger, campaign: string): Promise<number> {
+  const result = await ledger.setState(campaign, "cancelled", ["held", "running", "paused"], {
+    cancelled_at: new Date().toISOString(),
+  });
+  if (!result.changed && result.previous !== "cancelled")
+    throw notIn(campaign, result.previous, "cancelled", "held, running or paused");
+  return ledger.cancelPending(campaign);
+}
+
+function notIn(campaign: string, state: StoredState, done: string, needed: string): UserError {
+  return new UserError(
+    `campaign ${campaign} is ${state}: only a ${needed} campaign can be ${done}`,
+  );
 }

@@ -1,9 +1,6 @@
-import type { Queue } from "bullmq";
 import { UserError } from "../errors/user-error.js";
-import { enqueueOrders } from "./enqueue-orders.js";
 import { orderKey } from "./keys.js";
 import type { Ledger } from "./ledger.js";
-import type { OrderJobData } from "./order-job.js";
 
 export interface RetryOptions {
   /** Move failed_final rows to the next generation (a new key). */
@@ -22,26 +19,23 @@ export interface RetryResult {
  * `orders retry`: without newKey, failed_uncertain orders go again under their SAME key (the
  * service replays an order that was made, so nothing is paid twice). With newKey, failed_final
  * orders (nothing was made) go under the next generation's key; failed_uncertain ones only
- * with force, since an order may exist under the old key.
+ * with force, since an order may exist under the old key. Either way the orders go on the
+ * campaign's pending list, and the dispatcher sends them while the campaign runs.
  */
 export async function retryCampaign(
   ledger: Ledger,
-  queue: Queue<OrderJobData>,
   campaign: string,
   options: RetryOptions,
 ): Promise<RetryResult> {
-  const meta = await ledger.meta(campaign);
-  const executionMode = meta.execution_mode ?? "async";
   const statuses = options.newKey
     ? options.force
       ? ["failed_final", "failed_uncertain"]
       : ["failed_final"]
     : ["failed_uncertain"];
-  const jobs: OrderJobData[] = [];
+  let orders = 0;
   let rows = 0;
   for await (const [key, order] of ledger.orders(campaign)) {
     if (!statuses.includes(order.status)) continue;
-    const mode = order.mode ?? executionMode;
     if (options.newKey) {
       const request = await ledger.getRequest(campaign, key);
       if (!request) {
@@ -60,19 +54,19 @@ export async function retryCampaign(
         from: statuses as ("failed_final" | "failed_uncertain")[],
       });
       if (done !== "done") continue;
-      jobs.push({ campaign, key: newKey, executionMode: mode });
     } else {
-      const moved = await ledger.transition(campaign, key, ["failed_uncertain"], "queued", {
-        error_type: null,
-        error_message: null,
-      });
+      const moved = await ledger.transition(
+        campaign,
+        key,
+        ["failed_uncertain"],
+        "queued",
+        { error_type: null, error_message: null },
+        "pending",
+      );
       if (!moved.moved) continue;
-      // The old job (same id) may still be held by BullMQ; remove it so the id can be added again.
-      await (await queue.getJob(key))?.remove().catch(() => undefined);
-      jobs.push({ campaign, key, executionMode: mode });
     }
+    orders += 1;
     rows += order.identities.length;
   }
-  await enqueueOrders(queue, jobs);
-  return { orders: jobs.length, rows, mode: options.newKey ? "new-key" : "same-key" };
+  return { orders, rows, mode: options.newKey ? "new-key" : "same-key" };
 }

@@ -1,8 +1,10 @@
-import type { CampaignCounts, Ledger } from "./ledger.js";
+import { type CampaignState, campaignState } from "./campaign-state.js";
+import type { CampaignCounts, CampaignMeta, Ledger } from "./ledger.js";
 
 /** `orders status --json`: exactly these keys. */
 export interface CampaignStatus {
   campaign: string;
+  state: CampaignState;
   total: number;
   queued: number;
   in_flight: number;
@@ -10,14 +12,27 @@ export interface CampaignStatus {
   completed: number;
   failed_final: number;
   failed_uncertain: number;
+  /** Rows of a cancelled campaign that were never sent. */
+  cancelled: number;
+  /** Rows whose order the service replayed from before this campaign was imported. */
+  replayed: number;
   /** null while running; the reason (and since when) while paused. */
   paused: { reason: string; since: string | null } | null;
 }
 
 export async function campaignStatus(ledger: Ledger, campaign: string): Promise<CampaignStatus> {
   const [counts, meta] = await Promise.all([ledger.counts(campaign), ledger.meta(campaign)]);
+  return statusOf(campaign, meta, counts);
+}
+
+export function statusOf(
+  campaign: string,
+  meta: CampaignMeta,
+  counts: CampaignCounts,
+): CampaignStatus {
   return {
     campaign,
+    state: campaignState(meta, counts),
     ...pick(counts),
     paused: meta.paused_reason
       ? { reason: meta.paused_reason, since: meta.paused_at ?? null }
@@ -34,6 +49,8 @@ function pick(c: CampaignCounts) {
     completed: c.completed,
     failed_final: c.failed_final,
     failed_uncertain: c.failed_uncertain,
+    cancelled: c.cancelled,
+    replayed: c.replayed,
   };
 }
 

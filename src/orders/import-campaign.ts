@@ -1,4 +1,4 @@
-import type { JobsOptions, Queue } from "bullmq";
+import type { JobsOptions } from "bullmq";
 import type { ApiClient } from "../api/client.js";
 import type { ExecutionMode } from "../api/order-request.js";
 import type { CatalogIndex } from "../catalog/index-entry.js";
@@ -7,19 +7,17 @@ import type { Logger } from "../log.js";
 import { compareDecimal } from "../money.js";
 import { type Budget, checkBudget } from "./budget.js";
 import { type CsvItem, readOrderRows } from "./csv-rows.js";
-import { enqueueOrders } from "./enqueue-orders.js";
 import { OccurrenceCounter, payloadHash, rowIdentity } from "./identity.js";
 import { InvalidRowsFile } from "./invalid-rows-file.js";
 import { orderKey } from "./keys.js";
 import { CAMPAIGN_NAME, type Ledger, type LedgerRow } from "./ledger.js";
-import type { OrderJobData } from "./order-job.js";
 import { buildOrderRequest } from "./order-request.js";
 import type { OrderRow } from "./order-row.js";
 import { checkItemsPerOrder, OrderPacker } from "./packing.js";
 import { PreflightMemo } from "./preflight.js";
 import { ReferenceTracker } from "./reference-tracker.js";
 import type { RowError } from "./row-error.js";
-import { RowSpool, type SpoolEntry, type SpooledRequeue, type SpooledRow } from "./row-spool.js";
+import { RowSpool, type SpoolEntry, type SpooledRow } from "./row-spool.js";
 import { validateRow } from "./row-validation.js";
 import { CampaignTotals, type CurrencyTotal } from "./totals.js";
 
@@ -45,8 +43,13 @@ export interface ImportOptions {
   currency?: string;
   /** Refuse a campaign over the account balance where the service tells it. @defaultValue true */
   balanceCheck?: boolean;
-  /** Attempts and backoff of the order jobs. @defaultValue ORDER_JOB_OPTIONS */
-  jobOptions?: JobsOptions;
+  /**
+   * Attempts and backoff of the order jobs, recorded on a new campaign for the dispatcher.
+   * @defaultValue ORDER_JOB_OPTIONS
+   */
+  jobOptions?: Pick<JobsOptions, "attempts" | "backoff">;
+  /** Record a new campaign as held: nothing is sent until `orders approve`. @defaultValue false */
+  hold?: boolean;
   /** Called as rows are read and enqueued. */
   onProgress?: (progress: {
     phase: "validate" | "enqueue";
@@ -57,7 +60,6 @@ export interface ImportOptions {
 
 export interface ImportDeps {
   ledger: Ledger;
-  queue: Queue<OrderJobData>;
   /** The current catalog snapshot's index; undefined with --no-catalog-check. */
   catalog: CatalogIndex | undefined;
   /** For the balance check; none skips it. */
@@ -209,6 +211,9 @@ async function importWithSpool(
   await deps.ledger.register(options.campaign, {
     execution_mode: mode,
     items_per_order: String(itemsPerOrder),
+    state: options.hold ? "held" : "running",
+    ...(options.hold ? {} : { approved_at: new Date().toISOString() }),
+    ...(options.jobOptions ? { job_options: JSON.stringify(options.jobOptions) } : {}),
   });
   const written = await writeCampaign(options, deps, survey, { ...plan, spool });
   deps.log.info(
@@ -349,7 +354,7 @@ async function classify(
   batch: PlannedRow[],
   deps: ImportDeps,
   survey: Survey,
-  { packer, invalidFile, spool, mode }: ImportPlan,
+  { packer, invalidFile, spool }: ImportPlan,
 ): Promise<void> {
   const recorded = await deps.ledger.getRows(
     campaign,
@@ -360,7 +365,6 @@ async function classify(
   ];
   const orders = new Map((await deps.ledger.getOrders(campaign, keys)).map((o, i) => [keys[i], o]));
   const toWrite: SpoolEntry[] = [];
-  const requeued = new Set<string>();
   for (const [i, planned] of batch.entries()) {
     const known = recorded[i];
     const order = known ? orders.get(known.key) : undefined;
@@ -382,19 +386,17 @@ async function classify(
     survey.valid += 1;
     survey.totals.add(planned.currency, planned.faceUnits, planned.priceUnits);
     if (known && !survey.released.has(planned.identity)) {
+      // Recorded with its order on the pending list in one script: nothing to add again.
       survey.known += 1;
-      // Recorded by an import that stopped before adding its job: the job is added again.
-      if (order?.status === "queued" && !requeued.has(known.key)) {
-        requeued.add(known.key);
-        toWrite.push({ kind: "requeue", key: known.key, mode: order.mode ?? mode });
-      }
       continue;
     }
     survey.newRows += 1;
     survey.newTotals.add(planned.currency, planned.faceUnits, planned.priceUnits);
     packer?.add(planned.identity, planned.currency);
     const { identity, payload, currency, row } = planned;
-    toWrite.push({ kind: "new", identity, payload, currency, row });
+    const face = String(planned.faceUnits);
+    const price = String(planned.priceUnits);
+    toWrite.push({ kind: "new", identity, payload, currency, face, price, row });
   }
   await spool?.write(toWrite);
 }
@@ -433,14 +435,7 @@ async function writeCampaign(
   survey: Survey,
   { mode, packer, spool }: ImportPlan & { spool: RowSpool },
 ): Promise<{ rows: number; orders: number }> {
-  const writer = new CampaignWriter(
-    options.campaign,
-    deps,
-    survey,
-    mode,
-    packer,
-    options.jobOptions,
-  );
+  const writer = new CampaignWriter(options.campaign, deps, survey, mode, packer);
   const writes = new OneAtATime();
   const progress = () =>
     options.onProgress?.({ phase: "enqueue", rows: survey.rows, enqueued: writer.rows });
@@ -477,7 +472,6 @@ class CampaignWriter {
     private readonly survey: Survey,
     private readonly mode: ExecutionMode,
     packer: OrderPacker | undefined,
-    private readonly jobOptions?: JobsOptions,
   ) {
     if (!packer) return;
     for (const order of packer.orders()) {
@@ -486,14 +480,7 @@ class CampaignWriter {
     }
   }
 
-  async write(batch: SpoolEntry[]): Promise<void> {
-    const fresh: SpooledRow[] = [];
-    const requeue: SpooledRequeue[] = [];
-    for (const entry of batch) {
-      if (entry.kind === "new") fresh.push(entry);
-      else requeue.push(entry);
-    }
-    await this.requeueKnown(requeue);
+  async write(fresh: SpoolEntry[]): Promise<void> {
     const ready = this.packed.length ? this.completeOrders(fresh) : fresh.map((p) => [p]);
     await this.place(ready);
   }
@@ -520,12 +507,14 @@ class CampaignWriter {
       throw new Error(`${this.campaign}: ${this.waiting.size} packed order(s) left incomplete`);
   }
 
-  /** Ledger first, jobs after: a crash in between is repaired by importing again. */
+  /**
+   * Records the orders, each put on the campaign's pending list in the same script: the
+   * dispatcher sends them from there (docs/architecture.md, "Campaigns and the dispatcher").
+   */
   private async place(orders: SpooledRow[][]): Promise<void> {
     if (orders.length === 0) return;
     const ledgerRows: [string, LedgerRow][] = [];
     const ledgerOrders: Parameters<Ledger["record"]>[2] = [];
-    const jobs: OrderJobData[] = [];
     for (const unsorted of orders) {
       // Same rows, same body: the key hashes sorted identities, so the items follow that order too.
       const rows = [...unsorted].sort((a, b) =>
@@ -545,28 +534,25 @@ class CampaignWriter {
         { name: this.campaign },
       );
       for (const p of rows) ledgerRows.push([p.identity, ledgerRow(p, key, generation)]);
+      const sum = (field: "face" | "price") =>
+        String(rows.reduce((t, p) => t + BigInt(p[field]), 0n));
       ledgerOrders.push([
         key,
-        { identities, generation, status: "queued", mode: this.mode },
+        {
+          identities,
+          generation,
+          status: "queued",
+          mode: this.mode,
+          currency,
+          face: sum("face"),
+          price: sum("price"),
+        },
         request,
       ]);
-      jobs.push({ campaign: this.campaign, key, executionMode: this.mode });
     }
     await this.deps.ledger.record(this.campaign, ledgerRows, ledgerOrders);
-    await enqueueOrders(this.deps.queue, jobs, this.jobOptions);
     this.rows += ledgerRows.length;
-    this.orders += jobs.length;
-  }
-
-  /** Known orders still queued get their job again (a no-op when BullMQ holds it). */
-  private async requeueKnown(requeue: SpooledRequeue[]): Promise<void> {
-    // The mode each was imported with, which this import's flags do not change.
-    const jobs = requeue.map(({ key, mode }) => ({
-      campaign: this.campaign,
-      key,
-      executionMode: mode,
-    }));
-    await enqueueOrders(this.deps.queue, jobs, this.jobOptions);
+    this.orders += ledgerOrders.length;
   }
 }
 

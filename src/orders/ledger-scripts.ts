@@ -1,7 +1,12 @@
 /**
  * Lua scripts of the ledger. Each runs atomically in Redis, so row counts stay exact however
- * many workers update the same campaign. KEYS are always [orders, rows, counts] of one campaign
- * (same hash tag under a Cluster prefix).
+ * many workers update the same campaign. KEYS start with [orders, rows, counts] of one campaign
+ * (same hash tag under a Cluster prefix); each script's header names the rest.
+ *
+ * Sending (docs/architecture.md, "Campaigns and the dispatcher"): an order recorded `queued` is
+ * put on its campaign's `pending` list in the same script; the dispatcher moves keys from
+ * `pending` to the campaign's `window` set (and adds their BullMQ jobs) only while the campaign
+ * is running; an order leaves the window in the script that ends its job.
  */
 
 /** Shared helpers: decode an order, count its rows, move counts between statuses. */
@@ -16,14 +21,41 @@ local function allowed(list, status)
   for s in string.gmatch(list, '[^,]+') do if s == status or s == '*' then return true end end
   return false
 end
+local function pending_rows(counts_key)
+  local c = redis.call('HMGET', counts_key, 'queued', 'in_flight', 'submitted')
+  return (tonumber(c[1]) or 0) + (tonumber(c[2]) or 0) + (tonumber(c[3]) or 0)
+end
+local function note_finished(counts_key, meta_key, now)
+  if pending_rows(counts_key) == 0 then redis.call('HSET', meta_key, 'finished_at', now) end
+end
+-- What a queued order of a cancelled campaign becomes: cancelled when nothing was sent under its
+-- key, failed_uncertain when an attempt ended ambiguously (an order may exist under it).
+local function cancelled_status(order)
+  if order.error_type then return 'failed_uncertain' end
+  return 'cancelled'
+end
+local function cancel_order(orders_key, counts_key, key, order, now)
+  local to = cancelled_status(order)
+  if to == 'failed_uncertain' then
+    order.error_message = 'campaign cancelled after an ambiguous attempt (' .. order.error_type .. '): an order may exist'
+    order.error_type = 'cancelled_uncertain'
+  end
+  order.status = to
+  order.updated_at = now
+  redis.call('HSET', orders_key, key, cjson.encode(order))
+  move_counts(counts_key, 'queued', to, #order.identities)
+end
 `;
 
 /**
  * Moves an order (and all its rows) to a new status when its current status is allowed.
- * KEYS: orders, rows, counts, follow set. ARGV: orderKey, allowedFrom ("queued,in_flight" or
- * "*"), to, patch (JSON object merged in), then optionally 'follow' with a due time (ms) or
- * 'unfollow', and the follow-set member: the status follower's entry changes with the status,
- * atomically, so an accepted order can never be left unfollowed.
+ * KEYS: orders, rows, counts, follow set, meta, window, pending. ARGV: orderKey, allowedFrom
+ * ("queued,in_flight" or "*"), to, patch (JSON object merged in), now (ISO time), then
+ * optionally 'follow' with a due time (ms) or 'unfollow', or 'pending', and the follow-set
+ * member: the status follower's entry changes with the status, atomically, so an accepted order
+ * can never be left unfollowed. 'pending' puts the order back on the pending list (a retry).
+ * An order leaving queued/in_flight leaves the dispatch window: its job is over. A completed
+ * order adds its price to the campaign's spend; a replayed one counts as replayed.
  * Returns {1, previous} when moved, {0, current} when not allowed, {-1, ""} when unknown.
  */
 export const TRANSITION = `${HELPERS}
@@ -36,11 +68,23 @@ local patch = cjson.decode(ARGV[4])
 for k, v in pairs(patch) do
   if v == cjson.null then order[k] = nil else order[k] = v end
 end
-order.status = ARGV[3]
+local to = ARGV[3]
+order.status = to
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(order))
-move_counts(KEYS[3], current, ARGV[3], #order.identities)
-if ARGV[5] == 'follow' then redis.call('ZADD', KEYS[4], ARGV[6], ARGV[7]) end
-if ARGV[5] == 'unfollow' then redis.call('ZREM', KEYS[4], ARGV[7]) end
+move_counts(KEYS[3], current, to, #order.identities)
+if to ~= 'queued' and to ~= 'in_flight' then redis.call('SREM', KEYS[6], ARGV[1]) end
+if to == 'completed' and current ~= 'completed' and order.price and order.currency then
+  redis.call('HINCRBY', KEYS[5], 'spent:' .. order.currency, order.price)
+end
+if patch.replayed == true then redis.call('HINCRBY', KEYS[3], 'replayed', #order.identities) end
+if ARGV[6] == 'follow' then redis.call('ZADD', KEYS[4], ARGV[7], ARGV[8]) end
+if ARGV[6] == 'unfollow' then redis.call('ZREM', KEYS[4], ARGV[8]) end
+if ARGV[6] == 'pending' then
+  redis.call('SREM', KEYS[6], ARGV[1])
+  redis.call('RPUSH', KEYS[7], ARGV[1])
+  redis.call('HDEL', KEYS[5], 'finished_at')
+end
+note_finished(KEYS[3], KEYS[5], ARGV[5])
 return {1, current}
 `;
 
@@ -55,33 +99,60 @@ return due
 `;
 
 /**
- * The start of an attempt, in one round trip: refuses while the campaign is paused, moves the
- * order to in_flight from queued or in_flight, and returns the order with its request body.
- * KEYS: orders, rows, counts, meta, requests. ARGV: orderKey, patch (JSON merged in).
- * Returns {2, reason} when paused, {1, orderJson, requestJson} when started, {0, status}
- * when the order is past starting, {-1, ""} when unknown.
+ * The start of an attempt, in one round trip. KEYS: orders, rows, counts, meta, requests,
+ * window, pending. ARGV: orderKey, patch (JSON merged in), now (ISO time).
+ * - Campaign held or paused: the order goes back to the front of its pending list and out of
+ *   the window (it was queued, or in flight on a worker that died: same key either way), and
+ *   the job ends; the dispatcher sends it again once the campaign runs. Returns {2, reason}.
+ * - Campaign cancelled: a queued order is cancelled (see cancelled_status). Returns {0, status}.
+ * - Otherwise moves the order to in_flight from queued or in_flight and returns
+ *   {1, orderJson, requestJson, campaignCreatedAt}; {0, status} when the order is past
+ *   starting (it leaves the window), {-1, ""} when unknown.
  */
 export const START = `${HELPERS}
-local reason = redis.call('HGET', KEYS[4], 'paused_reason')
-if reason then return {2, reason} end
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
-if not raw then return {-1, ''} end
+if not raw then
+  redis.call('SREM', KEYS[6], ARGV[1])
+  return {-1, ''}
+end
 local order = cjson.decode(raw)
 local current = order.status
-if current ~= 'queued' and current ~= 'in_flight' then return {0, current} end
+local meta = redis.call('HMGET', KEYS[4], 'state', 'paused_reason', 'created_at')
+local state = meta[1] or 'running'
+if current ~= 'queued' and current ~= 'in_flight' then
+  redis.call('SREM', KEYS[6], ARGV[1])
+  return {0, current}
+end
+if state == 'cancelled' or state == 'archived' then
+  if current == 'queued' then cancel_order(KEYS[1], KEYS[3], ARGV[1], order, ARGV[3]) end
+  redis.call('SREM', KEYS[6], ARGV[1])
+  note_finished(KEYS[3], KEYS[4], ARGV[3])
+  return {0, order.status}
+end
+if state == 'held' or state == 'paused' or meta[2] then
+  if current == 'in_flight' then
+    order.status = 'queued'
+    redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(order))
+    move_counts(KEYS[3], 'in_flight', 'queued', #order.identities)
+  end
+  if redis.call('SREM', KEYS[6], ARGV[1]) == 1 then redis.call('LPUSH', KEYS[7], ARGV[1]) end
+  return {2, meta[2] or state}
+end
 local patch = cjson.decode(ARGV[2])
 for k, v in pairs(patch) do order[k] = v end
 order.status = 'in_flight'
 local encoded = cjson.encode(order)
 redis.call('HSET', KEYS[1], ARGV[1], encoded)
 move_counts(KEYS[3], current, 'in_flight', #order.identities)
-return {1, encoded, redis.call('HGET', KEYS[5], ARGV[1]) or ''}
+return {1, encoded, redis.call('HGET', KEYS[5], ARGV[1]) or '', meta[3] or ''}
 `;
 
 /**
  * Replaces an order by a new one under another key (next generation): the old record becomes
  * superseded (or keeps a status for the rows left in it), the new one is queued, and the moved
  * rows point at the new key. Used by `retry --new-key` and by a 422 that names one item.
+ * KEYS: orders, rows, counts, window, pending, meta. The new order goes to the front of the
+ * pending list (the dispatcher sends it next); the old one leaves the window.
  * ARGV: oldKey, newKey, movedIdentitiesJson, newGeneration, oldStatusForRest, restPatchJson, allowedFrom
  * Returns 1 when done, 0 when the old order's status is not allowed, -1 when it is unknown,
  * 2 when the new key already exists (done before: nothing changed).
@@ -99,9 +170,18 @@ local rest = {}
 for _, id in ipairs(old.identities) do
   if not is_moved[id] then table.insert(rest, id) end
 end
-local new_order = { identities = moved, generation = tonumber(ARGV[4]), status = 'queued', replaces = ARGV[1], mode = old.mode }
+local new_order = { identities = moved, generation = tonumber(ARGV[4]), status = 'queued', replaces = ARGV[1], mode = old.mode, currency = old.currency }
+-- The price goes with the order when all its rows move (a packed order split by a 422 is not
+-- re-priced: its spend is then not counted).
+if #rest == 0 then
+  new_order.price = old.price
+  new_order.face = old.face
+end
 redis.call('HSET', KEYS[1], ARGV[2], cjson.encode(new_order))
 move_counts(KEYS[3], old.status, 'queued', #moved)
+redis.call('SREM', KEYS[4], ARGV[1])
+redis.call('LPUSH', KEYS[5], ARGV[2])
+redis.call('HDEL', KEYS[6], 'finished_at')
 for _, id in ipairs(moved) do
   local row_raw = redis.call('HGET', KEYS[2], id)
   if row_raw then
@@ -127,8 +207,11 @@ return 1
 `;
 
 /**
- * Records new rows, their orders and the orders' request bodies, once. KEYS[4] is the requests
- * hash. ARGV: rowsJson ([[identity, rowJson], ...]), ordersJson ([[key, orderJson, requestJson], ...]).
+ * Records new rows, their orders and the orders' request bodies, once, and puts each new
+ * queued order on the pending list, adding what it costs to the campaign's planned totals
+ * (`planned_rows:CUR`, `planned_face:CUR`, `planned_price:CUR`, minor units).
+ * KEYS: orders, rows, counts, requests, pending, meta.
+ * ARGV: rowsJson ([[identity, rowJson], ...]), ordersJson ([[key, orderJson, requestJson], ...]).
  * A row or order already present is left as it is (a re-import never overwrites what a worker
  * recorded). Returns the number of rows added.
  */
@@ -144,9 +227,17 @@ for _, pair in ipairs(orders) do
     redis.call('HSETNX', KEYS[4], pair[1], pair[3])
     local order = cjson.decode(pair[2])
     redis.call('HINCRBY', KEYS[3], order.status, #order.identities)
+    if order.status == 'queued' then redis.call('RPUSH', KEYS[5], pair[1]) end
+    if order.currency then
+      local c = order.currency
+      redis.call('HINCRBY', KEYS[6], 'planned_rows:' .. c, #order.identities)
+      if order.face then redis.call('HINCRBY', KEYS[6], 'planned_face:' .. c, order.face) end
+      if order.price then redis.call('HINCRBY', KEYS[6], 'planned_price:' .. c, order.price) end
+    end
   end
 end
 redis.call('HINCRBY', KEYS[3], 'total', added)
+if added > 0 then redis.call('HDEL', KEYS[6], 'finished_at') end
 return added
 `;
 
@@ -173,4 +264,81 @@ end
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('HINCRBY', KEYS[3], 'total', -1)
 return {1, tostring(row.generation or 0)}
+`;
+
+/**
+ * Moves order keys of running campaigns from their pending lists into their dispatch windows,
+ * at most ARGV[2] keys in each window: a campaign can never have more jobs in BullMQ than that,
+ * whatever its size, so campaigns take turns in the queue. A campaign in the running set whose
+ * state is no longer running leaves the set. KEYS: the running set. ARGV: the campaign key base
+ * (`<prefix>:campaign:`), the window size. Returns {campaign, key, campaign, key, ...}.
+ * (Keys are built here from the base: every key of the prefix is in one slot under a Cluster
+ * hash-tag prefix.)
+ */
+export const DISPATCH = `
+local out = {}
+local size = tonumber(ARGV[2])
+for _, campaign in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  local base = ARGV[1] .. campaign
+  local state = redis.call('HGET', base .. ':meta', 'state') or 'running'
+  if state ~= 'running' then
+    redis.call('SREM', KEYS[1], campaign)
+  else
+    local free = size - redis.call('SCARD', base .. ':window')
+    if free > 0 and redis.call('LLEN', base .. ':pending') > 0 then
+      local keys = redis.call('LPOP', base .. ':pending', free)
+      if keys then
+        redis.call('SADD', base .. ':window', unpack(keys))
+        for _, key in ipairs(keys) do
+          table.insert(out, campaign)
+          table.insert(out, key)
+        end
+      end
+    end
+  end
+end
+return out
+`;
+
+/**
+ * Sets a campaign's state, when its current state is one of ARGV[2], and keeps the running set
+ * in step. KEYS: meta, running set. ARGV: new state, allowed current states ("*" any), now
+ * (ISO time), campaign name, then field/value pairs to set with it.
+ * A campaign without a state (recorded before states existed) counts as running.
+ * Returns {1, previous} when set, {0, current} when its state does not allow it.
+ */
+export const SET_STATE = `${HELPERS}
+local current = redis.call('HGET', KEYS[1], 'state') or 'running'
+if not allowed(ARGV[2], current) then return {0, current} end
+redis.call('HSET', KEYS[1], 'state', ARGV[1])
+for i = 5, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+if ARGV[1] == 'running' then
+  redis.call('HDEL', KEYS[1], 'paused_reason', 'paused_at')
+  redis.call('SADD', KEYS[2], ARGV[4])
+else
+  redis.call('SREM', KEYS[2], ARGV[4])
+end
+return {1, current}
+`;
+
+/**
+ * Cancels up to ARGV[1] orders of a cancelled campaign's pending list, and then those of its
+ * window still queued (their jobs, when taken, find nothing to send). KEYS: orders, rows,
+ * counts, pending, window, meta. ARGV: batch size, now (ISO time).
+ * Returns the number of pending keys taken (0 once the list is empty).
+ */
+export const CANCEL_PENDING = `${HELPERS}
+local taken = redis.call('LPOP', KEYS[4], tonumber(ARGV[1])) or {}
+local function cancel(key)
+  local raw = redis.call('HGET', KEYS[1], key)
+  if not raw then return end
+  local order = cjson.decode(raw)
+  if order.status == 'queued' then cancel_order(KEYS[1], KEYS[3], key, order, ARGV[2]) end
+end
+for _, key in ipairs(taken) do cancel(key) end
+if #taken == 0 then
+  for _, key in ipairs(redis.call('SMEMBERS', KEYS[5])) do cancel(key) end
+end
+note_finished(KEYS[3], KEYS[6], ARGV[2])
+return #taken
 `;

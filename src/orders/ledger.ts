@@ -1,7 +1,17 @@
 import type { Redis } from "ioredis";
 import type { ExecutionMode, OrderRequest } from "../api/order-request.js";
 import { redisKey } from "../queue/names.js";
-import { CLAIM_FOLLOWED, RECORD, REKEY, RELEASE_ROW, START, TRANSITION } from "./ledger-scripts.js";
+import {
+  CANCEL_PENDING,
+  CLAIM_FOLLOWED,
+  DISPATCH,
+  RECORD,
+  REKEY,
+  RELEASE_ROW,
+  SET_STATE,
+  START,
+  TRANSITION,
+} from "./ledger-scripts.js";
 import { ROW_STATUSES, type RowStatus } from "./row-status.js";
 
 /** What the ledger keeps of a row: enough for the report, never the API key. */
@@ -39,17 +49,45 @@ export interface LedgerOrder {
   updated_at?: string;
   replaces?: string;
   superseded_by?: string;
+  /** Payment currency, and the price in its minor units (a string: exact), for the spend. */
+  currency?: string;
+  price?: string;
+  /** Face value in minor units (a string). */
+  face?: string;
+  /** The service answered with an order made before this campaign was imported. */
+  replayed?: boolean;
 }
+
+/** The states a campaign is stored in; `done` is derived (see campaign-state.ts). */
+export const STORED_STATES = ["held", "running", "paused", "cancelled", "archived"] as const;
+export type StoredState = (typeof STORED_STATES)[number];
 
 export interface CampaignMeta {
   execution_mode?: "async" | "sync";
   items_per_order?: string;
   created_at?: string;
+  /** Absent on a campaign recorded before states existed: running. */
+  state?: StoredState;
+  approved_at?: string;
   paused_reason?: string;
   paused_at?: string;
+  cancelled_at?: string;
+  finished_at?: string;
+  archived_at?: string;
+  /** JSON: { CUR: amount } (decimal strings). */
+  budget?: string;
+  /** JSON: attempts and backoff of the campaign's order jobs. */
+  job_options?: string;
+  /**
+   * `spent:CUR`: price of completed orders; `planned_rows:CUR`, `planned_face:CUR`,
+   * `planned_price:CUR`: what was recorded. Money in minor units, as strings.
+   */
+  [money: `${"spent" | "planned_rows" | "planned_face" | "planned_price"}:${string}`]:
+    | string
+    | undefined;
 }
 
-export type CampaignCounts = Record<RowStatus, number> & { total: number };
+export type CampaignCounts = Record<RowStatus, number> & { total: number; replayed: number };
 
 type TransitionResult =
   | { moved: true; previous: string }
@@ -62,10 +100,13 @@ const SCRIPTS = {
   giftjobsLedgerReleaseRow: RELEASE_ROW,
   giftjobsLedgerStart: START,
   giftjobsLedgerClaimFollowed: CLAIM_FOLLOWED,
+  giftjobsLedgerDispatch: DISPATCH,
+  giftjobsLedgerSetState: SET_STATE,
+  giftjobsLedgerCancelPending: CANCEL_PENDING,
 };
 
 /** What a transition does to the order's entry in the follow set (see OrderFollower). */
-export type FollowChange = { at: number } | "unfollow";
+export type FollowChange = { at: number } | "unfollow" | "pending";
 
 /** A followed order taken by a follower: where it is, and the ledger's record of it. */
 export interface FollowedOrder {
@@ -77,7 +118,13 @@ export interface FollowedOrder {
 /** What starting an attempt found: paused, started (with the order and its body), or past it. */
 export type StartResult =
   | { kind: "paused"; reason: string }
-  | { kind: "started"; order: LedgerOrder; request: OrderRequest | undefined }
+  | {
+      kind: "started";
+      order: LedgerOrder;
+      request: OrderRequest | undefined;
+      /** When the campaign was first imported (ISO), to tell a replayed order. */
+      campaignCreatedAt: string | undefined;
+    }
   | { kind: "past"; status: string | null };
 
 /** A follow-set member: campaign names and order keys hold no space. */
@@ -119,7 +166,16 @@ export class Ledger {
       counts: `${base}:counts`,
       meta: `${base}:meta`,
       requests: `${base}:requests`,
+      /** Order keys recorded queued and not yet handed to BullMQ, in sending order. */
+      pending: `${base}:pending`,
+      /** Order keys handed to BullMQ whose job is not over: at most the dispatch window. */
+      window: `${base}:window`,
     };
+  }
+
+  /** Campaigns whose state is running: the dispatcher's list. */
+  runningKey(): string {
+    return redisKey(this.prefix, "running");
   }
 
   private scriptKeys(campaign: string): [string, string, string] {
@@ -135,7 +191,11 @@ export class Ledger {
     return (await this.redis.sismember(redisKey(this.prefix, "campaigns"), campaign)) === 1;
   }
 
-  /** Registers a campaign; settings recorded by its first import are kept. */
+  /**
+   * Registers a campaign; settings recorded by its first import are kept (the state too: a
+   * later import changes it only through setState). A new campaign that is to run at once is
+   * in the running set from the start.
+   */
   async register(campaign: string, meta: CampaignMeta): Promise<void> {
     const k = this.keys(campaign);
     const tx = this.redis.multi().sadd(redisKey(this.prefix, "campaigns"), campaign);
@@ -143,24 +203,111 @@ export class Ledger {
     for (const [field, value] of Object.entries(meta))
       if (value !== undefined) tx.hsetnx(k.meta, field, String(value));
     await tx.exec();
+    if (meta.state === "running") await this.redis.sadd(this.runningKey(), campaign);
   }
 
   async meta(campaign: string): Promise<CampaignMeta> {
     return (await this.redis.hgetall(this.keys(campaign).meta)) as CampaignMeta;
   }
 
-  async pause(campaign: string, reason: string): Promise<boolean> {
-    const set = await this.redis.hsetnx(this.keys(campaign).meta, "paused_reason", reason);
-    if (set) await this.redis.hset(this.keys(campaign).meta, "paused_at", new Date().toISOString());
-    return set === 1;
+  /** Sets fields of the campaign's meta (not its state: see setState). */
+  async setMeta(campaign: string, fields: Record<string, string>): Promise<void> {
+    if ("state" in fields) throw new Error("the state changes through setState");
+    await this.redis.hset(this.keys(campaign).meta, fields);
   }
 
-  async resume(campaign: string): Promise<void> {
-    await this.redis.hdel(this.keys(campaign).meta, "paused_reason", "paused_at");
+  /**
+   * Moves the campaign to `state` if its current state is one of `from` ("*": any), setting
+   * `fields` with it, and keeps the dispatcher's running set in step, in one script.
+   */
+  async setState(
+    campaign: string,
+    state: StoredState,
+    from: readonly (StoredState | "*")[],
+    fields: Record<string, string> = {},
+  ): Promise<{ changed: boolean; previous: StoredState }> {
+    const [code, previous] = (await this.script(
+      "giftjobsLedgerSetState",
+      [this.keys(campaign).meta, this.runningKey()],
+      [state, from.join(","), new Date().toISOString(), campaign, ...Object.entries(fields).flat()],
+    )) as [number, StoredState];
+    return { changed: code === 1, previous };
+  }
+
+  /** Pauses a running campaign (an operator, or a worker after a systemic refusal). */
+  async pause(campaign: string, reason: string): Promise<boolean> {
+    const now = new Date().toISOString();
+    const result = await this.setState(campaign, "paused", ["running"], {
+      paused_reason: reason,
+      paused_at: now,
+    });
+    return result.changed;
+  }
+
+  /** Resumes a paused campaign; returns false when it was not paused. */
+  async resume(campaign: string): Promise<boolean> {
+    return (await this.setState(campaign, "running", ["paused"])).changed;
   }
 
   async pausedReason(campaign: string): Promise<string | null> {
     return this.redis.hget(this.keys(campaign).meta, "paused_reason");
+  }
+
+  /**
+   * Hands order keys of running campaigns to the dispatcher: at most `window` keys of each
+   * campaign are out (in BullMQ) at once. Returns the keys now in the windows.
+   */
+  async dispatch(window: number): Promise<{ campaign: string; key: string }[]> {
+    const flat = (await this.script(
+      "giftjobsLedgerDispatch",
+      [this.runningKey()],
+      [`${redisKey(this.prefix, "campaign")}:`, String(window)],
+    )) as string[];
+    const out: { campaign: string; key: string }[] = [];
+    for (let i = 0; i < flat.length; i += 2) out.push({ campaign: flat[i]!, key: flat[i + 1]! });
+    return out;
+  }
+
+  /** Keys in the campaign's dispatch window (handed to BullMQ, job not over). */
+  async windowKeys(campaign: string): Promise<string[]> {
+    return this.redis.smembers(this.keys(campaign).window);
+  }
+
+  /** Takes a key out of the window when its order is past queued/in_flight (a lost job). */
+  async leaveWindow(campaign: string, key: string): Promise<void> {
+    await this.redis.srem(this.keys(campaign).window, key);
+  }
+
+  /** Bytes of Redis the campaign's keys take (MEMORY USAGE, sampled for large hashes). */
+  async memoryUsage(campaign: string): Promise<number> {
+    const keys = Object.values(this.keys(campaign));
+    const sizes = await Promise.all(keys.map((key) => this.redis.memory("USAGE", key)));
+    return sizes.reduce<number>((sum, n) => sum + Number(n ?? 0), 0);
+  }
+
+  /** Orders waiting to be dispatched. */
+  async pendingCount(campaign: string): Promise<number> {
+    return this.redis.llen(this.keys(campaign).pending);
+  }
+
+  /**
+   * Cancels the pending orders of a cancelled campaign, `batch` at a time, then the queued ones
+   * in its window. Returns the number of pending orders taken.
+   */
+  async cancelPending(campaign: string, batch = 500): Promise<number> {
+    const k = this.keys(campaign);
+    let taken = 0;
+    for (;;) {
+      const n = Number(
+        await this.script(
+          "giftjobsLedgerCancelPending",
+          [k.orders, k.rows, k.counts, k.pending, k.window, k.meta],
+          [String(batch), new Date().toISOString()],
+        ),
+      );
+      taken += n;
+      if (n === 0) return taken;
+    }
   }
 
   /** Rows of these identities, in the same order (undefined where unknown). */
@@ -204,29 +351,32 @@ export class Ledger {
     return Number(
       await this.script(
         "giftjobsLedgerRecord",
-        [...this.scriptKeys(campaign), keys.requests],
+        [...this.scriptKeys(campaign), keys.requests, keys.pending, keys.meta],
         args,
       ),
     );
   }
 
   /**
-   * Starts an attempt in one round trip: unless the campaign is paused, moves the order to
-   * in_flight (from queued or in_flight) and returns it with its request body.
+   * Starts an attempt in one round trip: unless the campaign is held, paused or cancelled
+   * (see START), moves the order to in_flight (from queued or in_flight) and returns it with
+   * its request body.
    */
   async start(campaign: string, key: string, patch: Partial<LedgerOrder>): Promise<StartResult> {
     const k = this.keys(campaign);
-    const [code, a, b] = (await this.script(
+    const now = new Date().toISOString();
+    const [code, a, b, c] = (await this.script(
       "giftjobsLedgerStart",
-      [k.orders, k.rows, k.counts, k.meta, k.requests],
-      [key, JSON.stringify({ ...patch, updated_at: new Date().toISOString() })],
-    )) as [number, string, string?];
+      [k.orders, k.rows, k.counts, k.meta, k.requests, k.window, k.pending],
+      [key, JSON.stringify({ ...patch, updated_at: now }), now],
+    )) as [number, string, string?, string?];
     if (code === 2) return { kind: "paused", reason: a };
     if (code === 1) {
       return {
         kind: "started",
         order: JSON.parse(a) as LedgerOrder,
         request: b ? (JSON.parse(b) as OrderRequest) : undefined,
+        campaignCreatedAt: c || undefined,
       };
     }
     return { kind: "past", status: code === -1 ? null : a };
@@ -255,13 +405,16 @@ export class Ledger {
     patch: Partial<LedgerOrder> = {},
     follow?: FollowChange,
   ): Promise<TransitionResult> {
-    const full = { ...patch, updated_at: new Date().toISOString() };
-    const args = [key, from.join(","), to, JSON.stringify(full)];
+    const now = new Date().toISOString();
+    const full = { ...patch, updated_at: now };
+    const args = [key, from.join(","), to, JSON.stringify(full), now];
     if (follow === "unfollow") args.push("unfollow", "0", followMember(campaign, key));
+    else if (follow === "pending") args.push("pending", "0", "");
     else if (follow) args.push("follow", String(follow.at), followMember(campaign, key));
+    const k = this.keys(campaign);
     const [code, status] = (await this.script(
       "giftjobsLedgerTransition",
-      [...this.scriptKeys(campaign), this.followKey()],
+      [...this.scriptKeys(campaign), this.followKey(), k.meta, k.window, k.pending],
       args,
     )) as [number, string];
     if (code === 1) return { moved: true, previous: status };
@@ -341,7 +494,7 @@ export class Ledger {
     },
   ): Promise<"done" | "not-allowed" | "unknown" | "already"> {
     const code = Number(
-      await this.script("giftjobsLedgerRekey", this.scriptKeys(campaign), [
+      await this.script("giftjobsLedgerRekey", this.rekeyKeys(campaign), [
         args.oldKey,
         args.newKey,
         JSON.stringify(args.identities),
@@ -352,6 +505,11 @@ export class Ledger {
       ]),
     );
     return code === 1 ? "done" : code === 0 ? "not-allowed" : code === 2 ? "already" : "unknown";
+  }
+
+  private rekeyKeys(campaign: string): string[] {
+    const k = this.keys(campaign);
+    return [...this.scriptKeys(campaign), k.window, k.pending, k.meta];
   }
 
   /** Takes a failed_final row out so its changed content can be recorded again. */
@@ -370,7 +528,10 @@ export class Ledger {
 
   async counts(campaign: string): Promise<CampaignCounts> {
     const raw = await this.redis.hgetall(this.keys(campaign).counts);
-    const counts = { total: Number(raw.total ?? 0) } as CampaignCounts;
+    const counts = {
+      total: Number(raw.total ?? 0),
+      replayed: Number(raw.replayed ?? 0),
+    } as CampaignCounts;
     for (const status of ROW_STATUSES) counts[status] = Number(raw[status] ?? 0);
     return counts;
   }

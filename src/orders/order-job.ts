@@ -7,7 +7,8 @@ import type { ExecutionMode } from "../api/order-request.js";
 export interface OrderJobData {
   campaign: string;
   key: string;
-  executionMode: ExecutionMode;
+  /** The mode is the ledger's (the order's own); kept on jobs added before it was. */
+  executionMode?: ExecutionMode;
   /** 429s this job met; past MAX_RATE_LIMITED they use up attempts like any ambiguous outcome. */
   rateLimited?: number;
 }

@@ -1,11 +1,25 @@
 import type { Order } from "../api/schemas.js";
+import type { Logger } from "../log.js";
 import type { LedgerOrder } from "./ledger.js";
+
+/**
+ * An order the service made before this campaign was first imported cannot be this campaign's
+ * own: its idempotency cache replayed an older order (a campaign name and rows reused from
+ * another ledger). Such rows are marked `replayed`, never silently taken as paid now.
+ */
+export function isReplay(order: Order, campaignCreatedAt: string | undefined): boolean {
+  if (!order.created_at || !campaignCreatedAt) return false;
+  const made = Date.parse(order.created_at);
+  const imported = Date.parse(campaignCreatedAt);
+  return Number.isFinite(made) && Number.isFinite(imported) && made < imported;
+}
 
 /** Ledger fields of a completed order: order id, item id per row, payout status (and URLs if asked). */
 export function completedPatch(
   order: Order,
   identities: string[],
   storePayoutUrls: boolean,
+  campaignCreatedAt?: string,
 ): Partial<LedgerOrder> {
   const itemIds: Record<string, string> = {};
   const payoutUrls: Record<string, string> = {};
@@ -22,6 +36,7 @@ export function completedPatch(
     item_ids: itemIds,
     payout_status: [...statuses].join(",") || undefined,
     ...(storePayoutUrls ? { payout_urls: payoutUrls } : {}),
+    ...(isReplay(order, campaignCreatedAt) ? { replayed: true } : {}),
     error_type: null,
     error_message: null,
   };
@@ -37,4 +52,12 @@ export function failedItemIndex(details: { location?: (string | number)[] }[]): 
     if (Number.isInteger(index)) indexes.add(index);
   }
   return indexes.size === 1 ? [...indexes][0] : undefined;
+}
+
+/** One warning per replayed order, naming the campaign: nothing is skipped silently. */
+export function warnReplayed(log: Logger, campaign: string, createdAt: string | null | undefined) {
+  log.warn(
+    { campaign, order_created_at: createdAt },
+    `campaign ${campaign}: the service replayed an order made before this campaign was imported (a campaign name and rows reused?); its rows are marked replayed`,
+  );
 }

@@ -1,7 +1,6 @@
 import { type FileHandle, mkdtemp, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ExecutionMode } from "../api/order-request.js";
 import { readLineBatches } from "../catalog/line-reader.js";
 import { UserError } from "../errors/user-error.js";
 import type { OrderRow } from "./order-row.js";
@@ -12,17 +11,13 @@ export interface SpooledRow {
   identity: string;
   payload: string;
   currency: string;
+  /** The row's face value and price in the currency's minor units (strings: exact). */
+  face: string;
+  price: string;
   row: OrderRow;
 }
 
-/** An order already in the ledger and still queued: its job is added again (a no-op if held). */
-export interface SpooledRequeue {
-  kind: "requeue";
-  key: string;
-  mode: ExecutionMode;
-}
-
-export type SpoolEntry = SpooledRow | SpooledRequeue;
+export type SpoolEntry = SpooledRow;
 
 /**
  * What pass 1 of an import decided, kept on disk for pass 2 (one JSON line per entry), so that

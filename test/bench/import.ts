@@ -100,7 +100,7 @@ async function measure(kind: string, dataDir: string, prefix: string): Promise<v
     await measureInChild(async () => {
       const result = await importCampaign(
         { file, campaign: "bench", balanceCheck: false },
-        { ledger, queue, catalog, log: silentLogger },
+        { ledger, catalog, log: silentLogger },
       );
       return { rows: result.enqueued };
     });

@@ -134,7 +134,7 @@ async function campaign(bench: Bench, label: string, rows: number, itemsPerOrder
   const started = performance.now();
   const result = await importCampaign(
     { file, campaign: label, itemsPerOrder },
-    { ledger: handle.ledger, queue, catalog: bench.index, log: silentLogger },
+    { ledger: handle.ledger, catalog: bench.index, log: silentLogger },
   );
   const importMs = performance.now() - started;
   return {

@@ -66,7 +66,7 @@ describe("giftjobs orders import", () => {
     expect(Object.keys(doc.totals)).toEqual([currency]);
     expect(Object.keys(doc.totals[currency])).toEqual(["face_value", "price"]);
     expect(doc.totals[currency].face_value).toMatch(/^\d+(\.\d+)?$/);
-    expect(await e.queue.count()).toBe(12);
+    expect(await e.ledger.pendingCount("json")).toBe(12);
   });
 
   it("strict mode: exit 2, errors with line and column on stderr, nothing queued or recorded", async () => {
@@ -79,7 +79,7 @@ describe("giftjobs orders import", () => {
     expect(lines[0]).toMatch(/^line 5, column email: /);
     expect(lines[1]).toMatch(/^line 6, column face_value: /);
     expect(lines.at(-1)).toBe("giftjobs: error: 2 invalid row(s); nothing was enqueued");
-    expect(await e.queue.count()).toBe(0);
+    expect(await e.ledger.pendingCount("strict")).toBe(0);
     expect(await e.ledger.exists("strict")).toBe(false);
     expect(await redisKeys(e)).toEqual([]);
 
@@ -114,7 +114,7 @@ describe("giftjobs orders import", () => {
     expect(errors[1]).toMatch(/^5,email,/);
     expect(errors[2]).toMatch(/^6,face_value,/);
     expect(errors).toHaveLength(3);
-    expect(await e.queue.count()).toBe(3);
+    expect(await e.ledger.pendingCount("skip")).toBe(3);
     // Only the error file is left in the campaign folder: no temporary file behind it.
     expect(await readdir(join(e.dataDir, "campaigns", "skip"))).toHaveLength(1);
   });
@@ -156,7 +156,7 @@ describe("giftjobs orders import", () => {
     ]);
     expect(over.code).toBe(2);
     expect(over.stderr).toMatch(new RegExp(`--budget 1 ${currency}: the campaign costs`));
-    expect(await e.queue.count()).toBe(0);
+    expect(await e.ledger.pendingCount("budget")).toBe(0);
     expect(await e.ledger.exists("budget")).toBe(false);
 
     const within = await giftjobs(e, [
@@ -169,7 +169,7 @@ describe("giftjobs orders import", () => {
       "100000000",
     ]);
     expect(within.code).toBe(0);
-    expect(await e.queue.count()).toBe(10);
+    expect(await e.ledger.pendingCount("budget")).toBe(10);
   });
 
   it("refuses a campaign over the sandbox balance; --no-balance-check skips the check", async () => {
@@ -181,7 +181,7 @@ describe("giftjobs orders import", () => {
     const refused = await giftjobs(e, ["orders", "import", file, "--campaign", "bal"]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`but the balance is 1.00 ${currency}`);
-    expect(await e.queue.count()).toBe(0);
+    expect(await e.ledger.pendingCount("bal")).toBe(0);
 
     const skipped = await giftjobs(e, [
       "orders",

@@ -10,6 +10,11 @@ afterEach(async () => {
   env = undefined;
 });
 
+async function setup(): Promise<CampaignEnv> {
+  env = await campaignEnv({}, "json-refusal");
+  return env;
+}
+
 /** `orders import --json` of a file refused whole: exit 2, one JSON document, one stderr line. */
 async function refused(e: CampaignEnv, file: string) {
   const run = await giftjobs(e, ["orders", "import", file, "--campaign", "whole", "--json"]);
@@ -22,7 +27,7 @@ async function refused(e: CampaignEnv, file: string) {
 
 describe("orders import --json when the whole file is refused", () => {
   it("an unknown header names its line and column", async () => {
-    const e = (env = await campaignEnv({}, "json-refusal"));
+    const e = await setup();
     const file = await csvFile(e, "h.csv", "email,product_code,face_value,colour\n");
     const errors = await refused(e, file);
     expect(errors).toEqual([
@@ -35,7 +40,7 @@ describe("orders import --json when the whole file is refused", () => {
   });
 
   it("a duplicate header and a missing required column", async () => {
-    const e = (env = await campaignEnv({}, "json-refusal"));
+    const e = await setup();
     const file = await csvFile(e, "d.csv", "email,email,face_value\n");
     const errors = await refused(e, file);
     expect(errors.length).toBeGreaterThanOrEqual(2);
@@ -44,7 +49,7 @@ describe("orders import --json when the whole file is refused", () => {
   });
 
   it("a quote that never closes names the line it starts on", async () => {
-    const e = (env = await campaignEnv({}, "json-refusal"));
+    const e = await setup();
     const good = validCsv(e.index, 3).text;
     const file = await csvFile(e, "q.csv", `${good}"open@example.com,X,1\n`);
     const errors = await refused(e, file);
@@ -54,7 +59,7 @@ describe("orders import --json when the whole file is refused", () => {
   });
 
   it("a missing file: the reason, with no line", async () => {
-    const e = (env = await campaignEnv({}, "json-refusal"));
+    const e = await setup();
     const errors = await refused(e, join(e.dataDir, "nowhere.csv"));
     expect(errors).toEqual([
       { line: null, message: expect.stringMatching(/cannot read .*nowhere\.csv/) },

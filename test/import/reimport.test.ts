@@ -1,10 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { UserError } from "../../src/errors/user-error.js";
+import { Dispatcher } from "../../src/jobs/dispatcher.js";
 import { ImportRefused, importCampaign } from "../../src/orders/import-campaign.js";
 import type { LedgerRow } from "../../src/orders/ledger.js";
-import { type CampaignEnv, campaignEnv } from "../helpers/campaign-env.js";
-import { csvFile, depsOf, jobIds, shuffleLines, validCsv } from "./support.js";
+import { type CampaignEnv, campaignEnv, quietLog } from "../helpers/campaign-env.js";
+import { csvFile, depsOf, pendingKeys, shuffleLines, validCsv } from "./support.js";
 
 let env: CampaignEnv | undefined;
 
@@ -40,12 +41,14 @@ describe("re-importing a campaign", () => {
     ] as const) {
       const first = await importCampaign({ file: original, campaign, itemsPerOrder }, depsOf(e));
       expect(first).toMatchObject({ enqueued: 57, already_known: 0, orders });
-      const idsBefore = await jobIds(e.queue);
+      const idsBefore = await pendingKeys(e, campaign);
+      expect(idsBefore).toHaveLength(orders);
       const again = await importCampaign({ file: shuffled, campaign, itemsPerOrder }, depsOf(e));
       expect(again).toMatchObject({ rows: 57, enqueued: 0, already_known: 57, orders: 0 });
-      expect(await jobIds(e.queue)).toEqual(idsBefore);
+      expect(await pendingKeys(e, campaign)).toEqual(idsBefore);
     }
-    expect(await e.queue.count()).toBe(57 + 6);
+    // Import hands nothing to BullMQ: the dispatcher does, while a campaign runs.
+    expect(await e.queue.count()).toBe(0);
   });
 
   it("identical rows are distinct cards with distinct keys", async () => {
@@ -58,7 +61,7 @@ describe("re-importing a campaign", () => {
     );
     const result = await importCampaign({ file, campaign: "twins" }, depsOf(e));
     expect(result).toMatchObject({ rows: 3, valid: 3, enqueued: 3, orders: 3 });
-    const ids = await jobIds(e.queue);
+    const ids = await pendingKeys(e, "twins");
     expect(new Set(ids).size).toBe(3);
     const rows = await ledgerRows(e, "twins");
     expect(new Set(rows.map(([identity]) => identity)).size).toBe(3);
@@ -137,8 +140,7 @@ describe("re-importing a campaign", () => {
       identities: [identity],
     });
     expect(await e.ledger.getOrder("chg", oldRow.key)).toMatchObject({ status: "superseded" });
-    const job = await e.queue.getJob(row!.key);
-    expect(job?.data).toEqual({ campaign: "chg", key: row!.key, executionMode: "async" });
+    expect(await pendingKeys(e, "chg")).toContain(row!.key);
     expect(await e.ledger.getOrder("chg", row!.key)).toMatchObject({
       generation: 1,
       status: "queued",
@@ -151,26 +153,34 @@ describe("re-importing a campaign", () => {
     expect(again).toMatchObject({ enqueued: 0, already_known: 4 });
   });
 
-  it("a crash between the ledger and the queue is repaired by importing again", async () => {
+  it("a dispatcher that dies between taking keys and adding their jobs: repair adds them", async () => {
     const e = await setup("crash");
     const { text } = validCsv(e.index, 30);
     const file = await csvFile(e, "a.csv", text);
     await importCampaign({ file, campaign: "crash", itemsPerOrder: 4 }, depsOf(e));
-    const ids = await jobIds(e.queue);
+    const ids = await pendingKeys(e, "crash");
     expect(ids).toHaveLength(8);
-    // One order went through before the crash: its job must not come back.
+    // The dispatcher's script moves the keys into the window, then the process dies: no jobs.
+    const handed = await e.ledger.dispatch(100);
+    expect(handed.map((h) => h.key).sort()).toEqual(ids);
+    expect(await e.queue.count()).toBe(0);
+    // One order went through before the crash (a job that did run): it must not come back.
     await e.ledger.transition("crash", ids[0]!, ["queued"], "completed");
-    // The ledger survived, the jobs did not (as if the process died between the two writes).
-    await e.queue.obliterate({ force: true });
-    expect(await jobIds(e.queue)).toEqual([]);
 
-    const again = await importCampaign({ file, campaign: "crash", itemsPerOrder: 4 }, depsOf(e));
-    expect(again).toMatchObject({ enqueued: 0, already_known: 30, orders: 0 });
-    expect(await jobIds(e.queue)).toEqual(ids.slice(1));
-    const job = await e.queue.getJob(ids[1]!);
-    // The job names the order; its body is the one the ledger recorded at the first import.
-    expect(job?.data).toEqual({ campaign: "crash", key: ids[1], executionMode: "async" });
-    expect(await e.ledger.getRequest("crash", ids[1]!)).toMatchObject({ items: expect.any(Array) });
+    const dispatcher = new Dispatcher({
+      ledger: e.ledger,
+      queue: e.queue,
+      log: quietLog,
+      window: 100,
+    });
+    expect(await dispatcher.repair()).toBe(7);
+    const jobs = await e.queue.getJobs(["wait", "delayed", "prioritized", "active"]);
+    expect(jobs.map((j) => j.id).sort()).toEqual(ids.slice(1).sort());
+    // The job names the order; its body is the one the ledger recorded at import.
+    expect(jobs[0]?.data).toEqual({ campaign: "crash", key: jobs[0]?.id });
+    expect(await e.ledger.windowKeys("crash")).toHaveLength(7);
+    // A second repair finds nothing lost.
+    expect(await dispatcher.repair()).toBe(0);
   });
 
   it("refuses --items-per-order 200 in sync mode before touching anything", async () => {

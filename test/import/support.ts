@@ -4,10 +4,8 @@ import { createWriteStream } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Queue } from "bullmq";
 import type { CatalogIndex } from "../../src/catalog/index-entry.js";
 import type { ImportDeps } from "../../src/orders/import-campaign.js";
-import type { OrderJobData } from "../../src/orders/order-job.js";
 import { pickSampleProducts, sampleCsv } from "../../src/orders/sample-csv.js";
 import { type CampaignEnv, quietLog } from "../helpers/campaign-env.js";
 
@@ -55,7 +53,6 @@ export function giftjobs(env: CampaignEnv, args: string[], extraEnv = {}): Promi
 export function depsOf(env: CampaignEnv): ImportDeps {
   return {
     ledger: env.ledger,
-    queue: env.queue,
     catalog: env.index,
     client: env.client,
     log: quietLog,
@@ -79,10 +76,10 @@ export function validCsv(
   return { text: sampleCsv(index, { rows, referencePrefix, currency }), currency };
 }
 
-/** Jobs anywhere in the queue (waiting, delayed, prioritized...), by id. */
-export async function jobIds(queue: Queue<OrderJobData>): Promise<string[]> {
-  const jobs = await queue.getJobs(["wait", "delayed", "prioritized", "active"]);
-  return jobs.map((j) => j.id!).sort();
+/** Order keys on the campaign's pending list (recorded, not yet handed to BullMQ), sorted. */
+export async function pendingKeys(env: CampaignEnv, campaign: string): Promise<string[]> {
+  const keys = await env.redis.lrange(env.ledger.keys(campaign).pending, 0, -1);
+  return keys.sort();
 }
 
 /** Moves each line after the header to a new place (a fixed shuffle, so runs are repeatable). */

@@ -136,7 +136,7 @@ describe("order outcomes", () => {
       error_type: "internal_server_error",
     });
     env.sandbox.setFaults({ failRate: 0 });
-    const retried = await retryCampaign(env.ledger, env.queue, "c", {});
+    const retried = await retryCampaign(env.ledger, "c", {});
     expect(retried).toMatchObject({ orders: 1, rows: 1, mode: "same-key" });
     await eventually(async () => (await status()).completed === 1, "completed after retry");
     const orders = await sandboxOrders(env);
@@ -190,7 +190,7 @@ describe("order outcomes", () => {
       CAD: "1000000.00",
       JPY: "100000000",
     });
-    await resumeCampaign(env.ledger, env.queue, "c");
+    await resumeCampaign(env.ledger, "c");
     await eventually(async () => (await status()).completed === 3, "completed after resume");
     expect((await status()).paused).toBeNull();
     // The refused keys were never paid; each row was paid once, under its next generation's key.
@@ -219,7 +219,7 @@ describe("order outcomes", () => {
     await postControl(env, "/_sandbox/catalog", {
       mutate: { update: [{ code: product!.code, is_orderable: true }] },
     });
-    const retried = await retryCampaign(env.ledger, env.queue, "c", { newKey: true });
+    const retried = await retryCampaign(env.ledger, "c", { newKey: true });
     expect(retried.mode).toBe("new-key");
     await eventually(
       async () => (await status()).completed === 2,

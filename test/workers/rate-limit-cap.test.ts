@@ -79,7 +79,7 @@ describe("429 cap", () => {
     } as unknown as ApiClient;
     const queue = { rateLimit: async () => {} } as unknown as Queue;
     const job = stubJob(rateLimited);
-    const outcome = await processCreateOrder(job, "t", undefined, {
+    const outcome = await processCreateOrder(job, undefined, {
       client,
       ledger,
       log: silentLogger,

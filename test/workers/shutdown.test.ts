@@ -21,7 +21,6 @@ describe("worker shutdown", () => {
       { file, campaign: "s" },
       {
         ledger: env.ledger,
-        queue: env.queue,
         catalog: env.index,
         client: env.client,
         log: quietLog,

@@ -3,7 +3,6 @@ import { type Command, InvalidArgumentError, Option } from "commander";
 import { loadCurrentIndex } from "../../catalog/current-snapshot.js";
 import { UserError } from "../../errors/user-error.js";
 import { parseBudget } from "../../orders/budget.js";
-import { pauseCampaign, resumeCampaign } from "../../orders/campaign-control.js";
 import { writeReport } from "../../orders/campaign-report.js";
 import { retryCampaign } from "../../orders/campaign-retry.js";
 import {
@@ -21,6 +20,7 @@ import { waitForCampaign } from "../../orders/wait-for-campaign.js";
 import { progressBar } from "../progress.js";
 import { action, createContext, printJson } from "../run-action.js";
 import { withServices } from "../services.js";
+import { registerCampaignCommands, requireCampaign } from "./campaigns.js";
 
 function wholeNumber(flag: string) {
   return (value: string) => {
@@ -33,7 +33,7 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-/** Registers `orders import|status|report|retry|pause|resume`. */
+/** Registers `orders import|status|report|retry`, and the lifecycle commands of campaigns.ts. */
 export function register(program: Command): void {
   const orders = program
     .command("orders")
@@ -42,47 +42,7 @@ export function register(program: Command): void {
   registerStatus(orders);
   registerReport(orders);
   registerRetry(orders);
-  orders
-    .command("pause")
-    .description("Pause a campaign: its rows stay queued until resumed.")
-    .requiredOption("--campaign <name>", "campaign name")
-    .action(
-      action(async (opts: { campaign: string }) => {
-        const ctx = createContext();
-        return withServices(ctx.config, async ({ ledger }) => {
-          await requireCampaign(ledger, opts.campaign);
-          const paused = await pauseCampaign(ledger, opts.campaign);
-          process.stderr.write(
-            paused
-              ? `campaign ${opts.campaign} paused\n`
-              : `campaign ${opts.campaign} was already paused\n`,
-          );
-          return 0;
-        });
-      }),
-    );
-  orders
-    .command("resume")
-    .description("Resume a paused campaign.")
-    .requiredOption("--campaign <name>", "campaign name")
-    .action(
-      action(async (opts: { campaign: string }) => {
-        const ctx = createContext();
-        return withServices(ctx.config, async ({ ledger, ordersQueue }) => {
-          await requireCampaign(ledger, opts.campaign);
-          const promoted = await resumeCampaign(ledger, ordersQueue, opts.campaign);
-          process.stderr.write(
-            `campaign ${opts.campaign} resumed (${promoted} waiting orders released)\n`,
-          );
-          return 0;
-        });
-      }),
-    );
-}
-
-async function requireCampaign(ledger: Ledger, campaign: string): Promise<void> {
-  if (!(await ledger.exists(campaign)))
-    throw new UserError(`--campaign ${campaign}: no such campaign (import a file first)`);
+  registerCampaignCommands(orders);
 }
 
 interface ImportFlags {
@@ -185,7 +145,7 @@ async function importFile(file: string, opts: ImportFlags): Promise<number> {
       join(ctx.config.dataDir, "campaigns", opts.campaign, `invalid-rows-${stamp}.csv`),
   );
   const bar = progressBar(ctx.interactive, "{phase} |{bar}| rows {rows} enqueued {enqueued}");
-  return withServices(ctx.config, async ({ ledger, ordersQueue, client }) => {
+  return withServices(ctx.config, async ({ ledger, client }) => {
     try {
       const result = await importCampaign(
         {
@@ -204,7 +164,7 @@ async function importFile(file: string, opts: ImportFlags): Promise<number> {
           balanceCheck: opts.balanceCheck,
           onProgress: (p) => bar.update(0, { phase: p.phase, rows: p.rows, enqueued: p.enqueued }),
         },
-        { ledger, queue: ordersQueue, catalog, client, log: ctx.log },
+        { ledger, catalog, client, log: ctx.log },
       );
       bar.stop();
       if (opts.json) printJson(importJson(result));
@@ -314,9 +274,12 @@ function report(status: CampaignStatus, json?: boolean): void {
   }
   const s = status;
   process.stdout.write(
-    `campaign ${s.campaign}: ${number(s.total)} rows\n` +
+    `campaign ${s.campaign} (${s.state}): ${number(s.total)} rows\n` +
       `  queued ${number(s.queued)}, in flight ${number(s.in_flight)}, submitted ${number(s.submitted)}\n` +
-      `  completed ${number(s.completed)}, failed_final ${number(s.failed_final)}, failed_uncertain ${number(s.failed_uncertain)}\n` +
+      `  completed ${number(s.completed)}, failed_final ${number(s.failed_final)}, failed_uncertain ${number(s.failed_uncertain)}, cancelled ${number(s.cancelled)}\n` +
+      (s.replayed
+        ? `  WARNING: ${number(s.replayed)} rows were replayed: the service answered with orders made before this campaign was imported\n`
+        : "") +
       (s.paused ? `  PAUSED since ${s.paused.since}: ${s.paused.reason}\n` : ""),
   );
 }
@@ -387,7 +350,7 @@ function registerRetry(orders: Command): void {
         async (opts: { campaign: string; newKey?: boolean; force?: boolean; json?: boolean }) => {
           if (opts.force && !opts.newKey) throw new UserError("--force only goes with --new-key");
           const ctx = createContext(opts.json);
-          return withServices(ctx.config, async ({ ledger, ordersQueue }) => {
+          return withServices(ctx.config, async ({ ledger }) => {
             await requireCampaign(ledger, opts.campaign);
             if (opts.newKey && !opts.force) {
               const status = await campaignStatus(ledger, opts.campaign);
@@ -403,7 +366,7 @@ function registerRetry(orders: Command): void {
                 { campaign: opts.campaign },
                 "--force: failed_uncertain rows get new keys; this could pay twice",
               );
-            const result = await retryCampaign(ledger, ordersQueue, opts.campaign, {
+            const result = await retryCampaign(ledger, opts.campaign, {
               newKey: opts.newKey,
               force: opts.force,
             });

@@ -1,0 +1,158 @@
+import type { Command } from "commander";
+import { UserError } from "../../errors/user-error.js";
+import {
+  approveCampaign,
+  cancelCampaign,
+  pauseCampaign,
+  resumeCampaign,
+} from "../../orders/campaign-control.js";
+import {
+  type CampaignSummary,
+  campaignSummary,
+  listCampaigns,
+} from "../../orders/campaign-summary.js";
+import type { Ledger } from "../../orders/ledger.js";
+import { action, createContext, printJson } from "../run-action.js";
+import { withServices } from "../services.js";
+
+/** Registers the campaign lifecycle under `orders`: list, approve, pause, resume, cancel. */
+export function registerCampaignCommands(orders: Command): void {
+  orders
+    .command("list")
+    .description("Every campaign: state, rows by status, money per currency, times, Redis memory.")
+    .option("--json", "print one JSON document (an array)")
+    .action(
+      action(async (opts: { json?: boolean }) => {
+        const ctx = createContext(opts.json);
+        return withServices(ctx.config, async ({ ledger }) => {
+          const all = await listCampaigns(ledger);
+          if (opts.json) printJson(all);
+          else process.stdout.write(listText(all));
+          return 0;
+        });
+      }),
+    );
+  lifecycle(
+    orders,
+    "approve",
+    "Start a held campaign: its orders are sent from now on.",
+    async (ledger, name) => {
+      await approveCampaign(ledger, name);
+      return { summary: await campaignSummary(ledger, name), line: `campaign ${name} approved` };
+    },
+  );
+  lifecycle(
+    orders,
+    "pause",
+    "Pause a running campaign: nothing more is sent until resumed.",
+    async (ledger, name) => {
+      const paused = await pauseCampaign(ledger, name);
+      return {
+        summary: await campaignSummary(ledger, name),
+        line: paused ? `campaign ${name} paused` : `campaign ${name} was already paused`,
+      };
+    },
+  );
+  lifecycle(orders, "resume", "Resume a paused campaign.", async (ledger, name) => {
+    const resumed = await resumeCampaign(ledger, name);
+    return {
+      summary: await campaignSummary(ledger, name),
+      line: resumed ? `campaign ${name} resumed` : `campaign ${name} was already running`,
+    };
+  });
+  lifecycle(
+    orders,
+    "cancel",
+    "Cancel a campaign for good: rows not yet sent become cancelled; sent orders are followed to their end.",
+    async (ledger, name) => {
+      const cancelled = await cancelCampaign(ledger, name);
+      const summary = await campaignSummary(ledger, name);
+      return {
+        summary,
+        line: `campaign ${name} cancelled: ${number(summary.cancelled)} rows cancelled (${number(cancelled)} orders taken off the pending list); no new order will be created`,
+      };
+    },
+  );
+}
+
+type LifecycleStep = (
+  ledger: Ledger,
+  campaign: string,
+) => Promise<{ summary: CampaignSummary; line: string }>;
+
+/** `orders NAME --campaign N [--json]`: one step, then the campaign as it now stands. */
+function lifecycle(orders: Command, name: string, description: string, step: LifecycleStep): void {
+  orders
+    .command(name)
+    .description(description)
+    .requiredOption("--campaign <name>", "campaign name")
+    .option("--json", "print one JSON document")
+    .action(
+      action(async (opts: { campaign: string; json?: boolean }) => {
+        const ctx = createContext(opts.json);
+        return withServices(ctx.config, async ({ ledger }) => {
+          await requireCampaign(ledger, opts.campaign);
+          const { summary, line } = await step(ledger, opts.campaign);
+          if (opts.json) printJson(summary);
+          else process.stdout.write(`${line}\n${summaryText(summary)}`);
+          return 0;
+        });
+      }),
+    );
+}
+
+export async function requireCampaign(ledger: Ledger, campaign: string): Promise<void> {
+  if (!(await ledger.exists(campaign)))
+    throw new UserError(`--campaign ${campaign}: no such campaign (import a file first)`);
+}
+
+const number = (n: number) => n.toLocaleString("en-US");
+
+/** A campaign's money, a line per currency: what was recorded and what completed orders cost. */
+export function summaryText(s: CampaignSummary): string {
+  const lines = [`  ${s.state}: ${number(s.total)} rows, ${number(s.completed)} completed`];
+  for (const [currency, m] of Object.entries(s.money)) {
+    const budget = m.budget ? `, budget ${m.budget}` : "";
+    lines.push(
+      `  ${currency}: ${number(m.rows)} rows, face value ${m.face_value}, price ${m.price}, spent ${m.spent}${budget}`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function listText(all: CampaignSummary[]): string {
+  if (all.length === 0) return "no campaigns\n";
+  const head = [
+    "CAMPAIGN",
+    "STATE",
+    "ROWS",
+    "QUEUED",
+    "DONE",
+    "FAILED",
+    "CANCELLED",
+    "SPENT",
+    "CREATED",
+    "REDIS",
+  ];
+  const rows = all.map((s) => [
+    s.campaign,
+    s.state,
+    number(s.total),
+    number(s.queued + s.in_flight + s.submitted),
+    number(s.completed),
+    number(s.failed_final + s.failed_uncertain),
+    number(s.cancelled),
+    Object.entries(s.money)
+      .map(([c, m]) => `${m.spent}/${m.price} ${c}`)
+      .join(" ") || "-",
+    s.created_at?.slice(0, 16).replace("T", " ") ?? "-",
+    `${Math.ceil(s.redis_bytes / 1024)} KB`,
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    `${cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd()}\n`;
+  return line(head) + rows.map(line).join("");
+}

@@ -1,0 +1,152 @@
+import type { JobsOptions, Queue } from "bullmq";
+import type { Logger } from "../log.js";
+import { enqueueOrders } from "../orders/enqueue-orders.js";
+import type { Ledger } from "../orders/ledger.js";
+import type { OrderJobData } from "../orders/order-job.js";
+import { ORDER_JOB_OPTIONS } from "../queue/job-options.js";
+
+export interface DispatcherOptions {
+  ledger: Ledger;
+  queue: Queue<OrderJobData>;
+  log: Logger;
+  /** Jobs of one campaign in BullMQ at once (see dispatchWindow). */
+  window: number;
+  /** How often the running campaigns are looked at, when nothing wakes the dispatcher. @defaultValue 200 */
+  tickMs?: number;
+  /** How often the windows are checked for jobs lost in a crash. @defaultValue 10000 */
+  repairMs?: number;
+}
+
+/**
+ * Feeds BullMQ from the ledger (docs/architecture.md, "Campaigns and the dispatcher").
+ *
+ * Import records every order on its campaign's pending list; nothing goes to BullMQ then. The
+ * dispatcher moves keys of *running* campaigns from pending to a per-campaign window of at
+ * most `window` jobs, in one script, and adds their jobs. So a held, paused or cancelled
+ * campaign has no job in the queue (it takes no slot of the rate limit and no worker time),
+ * running campaigns take turns in the FIFO queue (a 1-row campaign waits behind at most one
+ * window of each other campaign, not behind all their rows), and the jobs in Redis are
+ * bounded by the windows, whatever the campaigns' sizes.
+ *
+ * Every worker process runs one; they may run at once (the script hands each key out once).
+ * A process that dies between the script and adding the jobs leaves keys in a window without
+ * a job: `repair` adds them again (a job id is its order key, so a repeat is harmless).
+ */
+export class Dispatcher {
+  private stopped = false;
+  private wakeUp: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+  private lastRepair = Date.now();
+  /** Job options per campaign (recorded at import), read once. */
+  private readonly jobOptions = new Map<string, JobsOptions>();
+
+  constructor(private readonly options: DispatcherOptions) {}
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  /** Looks at the campaigns now (a job ended: its window has room). */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    this.wake();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        const moved = await this.dispatchOnce();
+        if (Date.now() - this.lastRepair >= (this.options.repairMs ?? 10_000)) {
+          this.lastRepair = Date.now();
+          await this.repair();
+        }
+        if (moved > 0) continue;
+      } catch (error) {
+        if (this.stopped) return;
+        this.options.log.warn({ err: error }, "dispatcher: could not hand orders to the queue");
+      }
+      await this.sleep(this.options.tickMs ?? 200);
+    }
+  }
+
+  /** One pass: keys from pending to the windows, and their jobs into BullMQ. Returns keys moved. */
+  async dispatchOnce(): Promise<number> {
+    const handed = await this.options.ledger.dispatch(this.options.window);
+    const byCampaign = new Map<string, OrderJobData[]>();
+    for (const { campaign, key } of handed) {
+      const jobs = byCampaign.get(campaign) ?? [];
+      jobs.push({ campaign, key });
+      byCampaign.set(campaign, jobs);
+    }
+    for (const [campaign, jobs] of byCampaign)
+      await enqueueOrders(this.options.queue, jobs, await this.optionsOf(campaign));
+    return handed.length;
+  }
+
+  /**
+   * Keys in a window with no job (a dispatcher died between its script and addBulk) get their
+   * job again while their order still waits; keys whose order is past that leave the window.
+   */
+  async repair(): Promise<number> {
+    const { ledger, queue } = this.options;
+    let repaired = 0;
+    for (const campaign of await ledger.campaigns()) {
+      const keys = await ledger.windowKeys(campaign);
+      if (keys.length === 0) continue;
+      const states = await Promise.all(keys.map((key) => queue.getJobState(key)));
+      const lost = keys.filter((_, i) => states[i] === "unknown");
+      if (lost.length === 0) continue;
+      const orders = await ledger.getOrders(campaign, lost);
+      const again: OrderJobData[] = [];
+      for (const [i, key] of lost.entries()) {
+        const status = orders[i]?.status;
+        if (status === "queued" || status === "in_flight") again.push({ campaign, key });
+        else await ledger.leaveWindow(campaign, key);
+      }
+      await enqueueOrders(queue, again, await this.optionsOf(campaign));
+      repaired += again.length;
+    }
+    if (repaired > 0)
+      this.options.log.warn({ jobs: repaired }, "dispatcher: lost jobs added again");
+    return repaired;
+  }
+
+  private async optionsOf(campaign: string): Promise<JobsOptions> {
+    let options = this.jobOptions.get(campaign);
+    if (!options) {
+      const recorded = (await this.options.ledger.meta(campaign)).job_options;
+      options = {
+        ...ORDER_JOB_OPTIONS,
+        ...(recorded ? (JSON.parse(recorded) as JobsOptions) : {}),
+      };
+      this.jobOptions.set(campaign, options);
+    }
+    return options;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = done;
+    });
+  }
+}
+
+/**
+ * Jobs of one campaign in BullMQ at once, from the service's rate: about a second of sending
+ * (at least 4). A campaign started while N others run waits behind at most N windows, so
+ * about N seconds at the limit; a single campaign still has a second of work queued ahead of
+ * the workers, refilled as each job ends.
+ */
+export function dispatchWindow(perMinute: number): number {
+  return Math.max(4, Math.ceil(perMinute / 60));
+}

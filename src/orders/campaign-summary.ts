@@ -1,0 +1,76 @@
+import { currencyDecimals, fromUnits } from "../money.js";
+import { type CampaignStatus, statusOf } from "./campaign-status.js";
+import type { CampaignMeta, Ledger } from "./ledger.js";
+
+/** Money of one currency of a campaign: what was recorded, what completed orders cost. */
+export interface CurrencyMoney {
+  rows: number;
+  face_value: string;
+  price: string;
+  spent: string;
+  /** The campaign's budget in this currency, if it has one. */
+  budget?: string;
+}
+
+/** One line of `orders list`: the status, plus money, times and Redis memory. */
+export interface CampaignSummary extends CampaignStatus {
+  created_at: string | null;
+  approved_at: string | null;
+  finished_at: string | null;
+  cancelled_at: string | null;
+  archived_at: string | null;
+  money: Record<string, CurrencyMoney>;
+  redis_bytes: number;
+}
+
+export async function campaignSummary(ledger: Ledger, campaign: string): Promise<CampaignSummary> {
+  const [counts, meta, redisBytes] = await Promise.all([
+    ledger.counts(campaign),
+    ledger.meta(campaign),
+    ledger.memoryUsage(campaign),
+  ]);
+  return {
+    ...statusOf(campaign, meta, counts),
+    created_at: meta.created_at ?? null,
+    approved_at: meta.approved_at ?? null,
+    finished_at: meta.finished_at ?? null,
+    cancelled_at: meta.cancelled_at ?? null,
+    archived_at: meta.archived_at ?? null,
+    money: moneyOf(meta),
+    redis_bytes: redisBytes,
+  };
+}
+
+/** Every campaign, oldest first. */
+export async function listCampaigns(ledger: Ledger): Promise<CampaignSummary[]> {
+  const names = await ledger.campaigns();
+  const all = await Promise.all(names.map((name) => campaignSummary(ledger, name)));
+  return all.sort((a, b) => (a.created_at ?? "").localeCompare(b.created_at ?? ""));
+}
+
+/** Per currency: planned rows, face value and price, spend, budget (from the campaign's meta). */
+export function moneyOf(meta: CampaignMeta): Record<string, CurrencyMoney> {
+  const budgets = meta.budget ? (JSON.parse(meta.budget) as Record<string, string>) : {};
+  const currencies = new Set(Object.keys(budgets));
+  for (const field of Object.keys(meta)) {
+    const match = /^(?:planned_rows|planned_face|planned_price|spent):([A-Z]{3})$/.exec(field);
+    if (match) currencies.add(match[1]!);
+  }
+  const money: Record<string, CurrencyMoney> = {};
+  for (const currency of [...currencies].sort()) {
+    const scale = currencyDecimals(currency);
+    const units = (field: string) =>
+      fromUnits(
+        BigInt((meta as Record<string, string | undefined>)[`${field}:${currency}`] ?? "0"),
+        scale,
+      );
+    money[currency] = {
+      rows: Number(meta[`planned_rows:${currency}`] ?? 0),
+      face_value: units("planned_face"),
+      price: units("planned_price"),
+      spent: units("spent"),
+      ...(budgets[currency] ? { budget: budgets[currency] } : {}),
+    };
+  }
+  return money;
+}
