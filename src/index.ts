@@ -1,9 +1,37 @@
-// The library: everything the CLI does can be done by importing these.
+// The library (package.json "main"): the main things the CLI does, as functions. How they fit
+// together: docs/architecture.md.
 
 export * from "./api/index.js";
+export { loadCurrentIndex } from "./catalog/current-snapshot.js";
+export type { CatalogIndex, CatalogIndexEntry } from "./catalog/index-entry.js";
+export {
+  type SyncCatalogOptions,
+  type SyncCatalogResult,
+  type SyncProgress,
+  syncCatalog,
+} from "./catalog/sync-catalog.js";
 export { type Config, loadConfig } from "./config.js";
 export { ConfigError } from "./errors/config-error.js";
 export { RunError } from "./errors/runtime-error.js";
 export { UserError } from "./errors/user-error.js";
+export {
+  type RunningWorkers,
+  type StartWorkersOptions,
+  startWorkers,
+  type WorkerHooks,
+  type WorkerQueue,
+} from "./jobs/workers.js";
 export { createLogger, maskEmails } from "./log.js";
 export * from "./money.js";
+export {
+  type ImportDeps,
+  type ImportOptions,
+  ImportRefused,
+  type ImportResult,
+  importCampaign,
+} from "./orders/import-campaign.js";
+export { Ledger } from "./orders/ledger.js";
+export type { OrderJobData } from "./orders/order-job.js";
+export { connectRedis } from "./queue/connection.js";
+export { QUEUES } from "./queue/names.js";
+export { type Sandbox, type SandboxOptions, startSandbox } from "./sandbox/server.js";

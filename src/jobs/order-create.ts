@@ -30,7 +30,7 @@ export interface CreateOrderDeps {
   onCampaignPaused?: (campaign: string) => void;
 }
 
-/** The outcomes of docs/architecture.md, as metrics label them. */
+/** The outcomes of docs/architecture.md, "Outcomes", as metrics label them. */
 export type OrderOutcomeName =
   | "completed"
   | "submitted"
@@ -81,7 +81,7 @@ interface Attempt {
 
 /**
  * Processes one `orders` job: POST /v2/order under the job's key, then records the outcome.
- * Each outcome of docs/architecture.md is handled in its own function below.
+ * Each outcome (docs/architecture.md, "Outcomes") is handled in its own function below.
  */
 export async function processCreateOrder(
   job: Job<OrderJobData>,

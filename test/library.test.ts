@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import {
+  connectRedis,
+  importCampaign,
+  Ledger,
+  loadConfig,
+  loadCurrentIndex,
+  QUEUES,
+  startSandbox,
+  startWorkers,
+  syncCatalog,
+} from "../src/index.js";
+
+// package.json "main" is this module compiled: what it promises must be there.
+describe("the library entry point", () => {
+  it("exports the catalog sync, the campaign import, the workers and the sandbox", () => {
+    const exported = {
+      syncCatalog,
+      importCampaign,
+      startWorkers,
+      startSandbox,
+      loadConfig,
+      loadCurrentIndex,
+      connectRedis,
+      Ledger,
+    };
+    for (const [name, value] of Object.entries(exported)) {
+      expect(typeof value, name).toBe("function");
+    }
+    expect(QUEUES).toEqual({ orders: "orders", catalog: "catalog" });
+  });
+});
