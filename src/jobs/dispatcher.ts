@@ -96,17 +96,26 @@ export class Dispatcher {
     const { ledger, queue } = this.options;
     let repaired = 0;
     for (const campaign of await ledger.campaigns()) {
+      // A campaign recorded before the running set existed joins it here.
+      if ((await ledger.pendingCount(campaign)) > 0) await ledger.ensureDispatched(campaign);
       const keys = await ledger.windowKeys(campaign);
       if (keys.length === 0) continue;
       const states = await Promise.all(keys.map((key) => queue.getJobState(key)));
-      const lost = keys.filter((_, i) => states[i] === "unknown");
+      // No job, or one that is over (a failed job kept for inspection, say, whose order was
+      // then retried under the same key: BullMQ would ignore a new job of that id).
+      const over = new Set(["unknown", "completed", "failed"]);
+      const lost = keys.filter((_, i) => over.has(states[i]!));
       if (lost.length === 0) continue;
       const orders = await ledger.getOrders(campaign, lost);
       const again: OrderJobData[] = [];
       for (const [i, key] of lost.entries()) {
         const status = orders[i]?.status;
-        if (status === "queued" || status === "in_flight") again.push({ campaign, key });
-        else await ledger.leaveWindow(campaign, key);
+        if (status !== "queued" && status !== "in_flight") {
+          await ledger.leaveWindow(campaign, key);
+          continue;
+        }
+        if (states[i] !== "unknown") await queue.remove(key);
+        again.push({ campaign, key });
       }
       await enqueueOrders(queue, again, await this.optionsOf(campaign));
       repaired += again.length;
@@ -120,9 +129,12 @@ export class Dispatcher {
     let options = this.jobOptions.get(campaign);
     if (!options) {
       const recorded = (await this.options.ledger.meta(campaign)).job_options;
+      const { attempts, backoff } = recorded ? (JSON.parse(recorded) as JobsOptions) : {};
+      // Only the retry policy is the campaign's: a job must go when it ends (see repair).
       options = {
         ...ORDER_JOB_OPTIONS,
-        ...(recorded ? (JSON.parse(recorded) as JobsOptions) : {}),
+        ...(attempts ? { attempts } : {}),
+        ...(backoff ? { backoff } : {}),
       };
       this.jobOptions.set(campaign, options);
     }

@@ -50,6 +50,8 @@ export interface StartWorkersOptions {
   timings?: {
     /** How often the dispatcher looks at the campaigns when nothing wakes it. */
     dispatchTickMs?: number;
+    /** How often the dispatcher looks for lost jobs. */
+    dispatchRepairMs?: number;
     firstPollDelayMs?: number;
     pollDelayMs?: number;
     rateLimitBaseMs?: number;
@@ -125,6 +127,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       log,
       window: options.dispatchWindow ?? dispatchWindow(config.orderRateLimitPerMinute),
       tickMs: timings.dispatchTickMs,
+      repairMs: timings.dispatchRepairMs,
     });
     // A job that ends leaves room in its campaign's window.
     orderWorker.on("completed", () => dispatcher?.wake());

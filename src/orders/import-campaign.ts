@@ -213,7 +213,7 @@ async function importWithSpool(
     items_per_order: String(itemsPerOrder),
     state: options.hold ? "held" : "running",
     ...(options.hold ? {} : { approved_at: new Date().toISOString() }),
-    ...(options.jobOptions ? { job_options: JSON.stringify(options.jobOptions) } : {}),
+    ...(options.jobOptions ? { job_options: retryPolicy(options.jobOptions) } : {}),
   });
   const written = await writeCampaign(options, deps, survey, { ...plan, spool });
   deps.log.info(
@@ -226,6 +226,11 @@ async function importWithSpool(
     `${written.rows} new, ${survey.known} already known`,
   );
   return result(written.rows, written.orders);
+}
+
+/** The attempts and backoff of a campaign's jobs, as recorded for the dispatcher. */
+function retryPolicy({ attempts, backoff }: Pick<JobsOptions, "attempts" | "backoff">): string {
+  return JSON.stringify({ attempts, backoff });
 }
 
 /**

@@ -203,7 +203,17 @@ export class Ledger {
     for (const [field, value] of Object.entries(meta))
       if (value !== undefined) tx.hsetnx(k.meta, field, String(value));
     await tx.exec();
-    if (meta.state === "running") await this.redis.sadd(this.runningKey(), campaign);
+    await this.ensureDispatched(campaign);
+  }
+
+  /**
+   * Puts a running campaign in the dispatcher's running set (a campaign recorded before
+   * states existed has no state, and counts as running). Harmless when it is not running: the
+   * dispatcher drops a campaign whose state is not running.
+   */
+  async ensureDispatched(campaign: string): Promise<void> {
+    const state = await this.redis.hget(this.keys(campaign).meta, "state");
+    if ((state ?? "running") === "running") await this.redis.sadd(this.runningKey(), campaign);
   }
 
   async meta(campaign: string): Promise<CampaignMeta> {
