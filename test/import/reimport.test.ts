@@ -3,8 +3,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { UserError } from "../../src/errors/user-error.js";
 import { ImportRefused, importCampaign } from "../../src/orders/import-campaign.js";
 import type { LedgerRow } from "../../src/orders/ledger.js";
-import { type CampaignEnv, campaignEnv } from "../helpers/campaign-env.js";
-import { csvFile, depsOf, jobIds, shuffleLines, validCsv } from "./support.js";
+import { type CampaignEnv, campaignEnv, depsOf, jobIds } from "../helpers/campaign-env.js";
+import { csvFile, shuffleLines, validCsv } from "../helpers/csv.js";
 
 let env: CampaignEnv | undefined;
 
