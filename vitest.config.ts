@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     exclude: ["test/bench/**", "node_modules/**"],
+    // Deletes each test's Redis prefixes and temporary folders after it (test/helpers/setup.ts).
+    setupFiles: ["test/helpers/setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Two cores: integration suites start servers and workers; keep the file-level parallelism modest.

@@ -3,7 +3,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { exited, runCli, spawnCli } from "./helpers/cli-process.js";
+import { exited, runCli, spawnCli } from "./helpers/cli.js";
 import { cleanPrefix, REDIS_URL, testRedis, uniquePrefix } from "./helpers/redis.js";
 
 /** One step of the README walk-through. */

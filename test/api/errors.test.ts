@@ -14,18 +14,8 @@ import {
 } from "../../src/api/errors/index.js";
 import type { OrderRequest } from "../../src/api/order-request.js";
 import type { Sandbox } from "../../src/sandbox/index.js";
-import {
-  clientOf,
-  item,
-  KEY,
-  newKey,
-  openCard,
-  rejectionOf,
-  sandboxOrders,
-  start,
-  stats,
-  validOrder,
-} from "./helpers.js";
+import { clientOf, item, KEY, rejectionOf, start, validOrder } from "../helpers/api-client.js";
+import { newKey, openCard, sandboxOrders, stats } from "../helpers/sandbox.js";
 
 type ErrorClass = abstract new (...args: never[]) => ApiError;
 

@@ -4,7 +4,8 @@ import { MalformedResponseError, RefusedRequestError } from "../../src/api/error
 import type { ProductQuery } from "../../src/api/product-query.js";
 import type { CatalogPage, RawProduct } from "../../src/api/schemas.js";
 import type { Product, Sandbox } from "../../src/sandbox/index.js";
-import { clientOf, rejectionOf, start, stats } from "./helpers.js";
+import { clientOf, rejectionOf, start } from "../helpers/api-client.js";
+import { stats } from "../helpers/sandbox.js";
 
 /** Every product of a filtered listing, page by page through pages(). */
 async function all(client: ApiClient, query: Omit<ProductQuery, "before"> = {}) {

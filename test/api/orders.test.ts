@@ -2,16 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/client.js";
 import { RefusedRequestError } from "../../src/api/errors/index.js";
 import { LATEST_VERSION, type Sandbox } from "../../src/sandbox/index.js";
-import {
-  clientOf,
-  newKey,
-  rejectionOf,
-  sandboxOrders,
-  start,
-  stats,
-  validOrder,
-  waitFor,
-} from "./helpers.js";
+import { clientOf, rejectionOf, start, validOrder } from "../helpers/api-client.js";
+import { newKey, sandboxOrders, stats } from "../helpers/sandbox.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 describe("createOrder and getOrder", () => {
   let sandbox: Sandbox;

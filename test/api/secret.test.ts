@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/client.js";
 import type { Sandbox } from "../../src/sandbox/index.js";
-import { newKey, rejectionOf, start, validOrder } from "./helpers.js";
+import { rejectionOf, start, validOrder } from "../helpers/api-client.js";
+import { newKey } from "../helpers/sandbox.js";
 
 const SECRET = "sk-test-SECRET-9f8e7d";
 

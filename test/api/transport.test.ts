@@ -6,16 +6,9 @@ import {
   RequestTimeoutError,
 } from "../../src/api/errors/index.js";
 import type { Sandbox } from "../../src/sandbox/index.js";
-import {
-  clientOf,
-  newKey,
-  rejectionOf,
-  sandboxOrders,
-  start,
-  stats,
-  validOrder,
-  waitFor,
-} from "./helpers.js";
+import { clientOf, rejectionOf, start, validOrder } from "../helpers/api-client.js";
+import { newKey, sandboxOrders, stats } from "../helpers/sandbox.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 /** Transport failures, each on a sandbox of its own (they need faults that would slow the rest). */
 describe("transport failures are retry-same-key", () => {

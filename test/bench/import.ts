@@ -4,8 +4,7 @@
 // Each side runs in a fresh child process (test/helpers/bench-child.ts), so its peak RSS is its
 // own, as `giftjobs orders import` would have it; the Redis CPU each cost is printed beside.
 
-import { once } from "node:events";
-import { createReadStream, createWriteStream } from "node:fs";
+import { createReadStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,14 +14,12 @@ import { parse } from "csv-parse";
 import type { Redis } from "ioredis";
 import { ApiClient } from "../../src/api/client.js";
 import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
-import type { CatalogIndex } from "../../src/catalog/index-entry.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import { silentLogger } from "../../src/log.js";
 import { ENQUEUE_CHUNK } from "../../src/orders/enqueue-orders.js";
 import { importCampaign } from "../../src/orders/import-campaign.js";
 import { Ledger } from "../../src/orders/ledger.js";
 import type { OrderJobData } from "../../src/orders/order-job.js";
-import { pickSampleProducts } from "../../src/orders/sample-csv.js";
 import { ORDER_JOB_OPTIONS } from "../../src/queue/job-options.js";
 import { QUEUES } from "../../src/queue/names.js";
 import {
@@ -32,31 +29,13 @@ import {
   measureInChild,
   runChild,
 } from "../helpers/bench-child.js";
-import { exited, spawnCli } from "../helpers/cli-process.js";
+import { exited, spawnCli } from "../helpers/cli.js";
+import { writeLargeCsv } from "../helpers/csv.js";
 import { cleanPrefix, redisCpuSeconds, testRedis, uniquePrefix } from "../helpers/redis.js";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const SELF = fileURLToPath(import.meta.url);
 const PRODUCTS = 5000;
-
-/** Streams ROWS valid rows (distinct e-mails and references) from the snapshot's products. */
-async function writeCsv(index: CatalogIndex, path: string): Promise<void> {
-  const products = pickSampleProducts(index, 16);
-  const out = createWriteStream(path);
-  out.write("email,product_code,face_value,reference\n");
-  for (let i = 0; i < ROWS; i += 1000) {
-    const lines: string[] = [];
-    for (let j = i; j < Math.min(i + 1000, ROWS); j++) {
-      const p = products[j % products.length]!;
-      const d = p.denominations!;
-      const face = d.type === "fixed" ? d.list[j % d.list.length]! : d.min;
-      lines.push(`user-${j}@example.com,${p.code},${face},bench-${j}`);
-    }
-    if (!out.write(`${lines.join("\n")}\n`)) await once(out, "drain");
-  }
-  out.end();
-  await once(out, "finish");
-}
 
 /** The floor: parse, no checks, addBulk in chunks, one chunk in flight (as the importer does). */
 async function floor(file: string, queue: Queue): Promise<number> {
@@ -170,7 +149,10 @@ export async function run(): Promise<void> {
     const client = new ApiClient({ baseUrl: sandbox.url, apiKey: "bench" });
     await syncCatalog({ client, dataDir });
     const index = (await loadCurrentIndex(dataDir))!;
-    await writeCsv(index, join(dataDir, "orders.csv"));
+    await writeLargeCsv(index, join(dataDir, "orders.csv"), ROWS, {
+      products: 16,
+      referencePrefix: "bench-",
+    });
     process.stdout.write(
       `${ROWS.toLocaleString("en-US")} rows, ${Object.keys(index.entries).length} products in the snapshot; ` +
         `each side in a fresh child process (${CHILD_RUNTIME === "tsx" ? "under tsx" : "compiled JS"})\n`,

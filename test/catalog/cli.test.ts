@@ -1,49 +1,21 @@
-import { spawn } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type CatalogFixture, catalogFixture, control, cursorOfPage } from "./support.js";
+import { describe, expect, it } from "vitest";
+import { cursorOfPage, useCatalogFixture } from "../helpers/catalog-fixture.js";
+import { type CliRun, runCli } from "../helpers/cli.js";
+import { control } from "../helpers/sandbox.js";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-// bin/giftjobs.js runs the compiled dist/; the tests run the sources through tsx.
-const ENTRY =
-  'import("./src/cli/main.ts").then((m) => m.main(["node", "giftjobs", ...process.argv.slice(1)]))';
+const fx = useCatalogFixture({ products: 600 });
 
-let fx: CatalogFixture;
-
-beforeEach(async () => {
-  fx = await catalogFixture({ products: 600 });
-});
-
-afterEach(async () => {
-  await fx.close();
-});
-
-function giftjobs(
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "-e", ENTRY, "--", ...args], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: {
-      ...process.env,
-      GIFTJOBS_API_URL: fx.sandbox.url,
-      GIFTJOBS_API_KEY: "test-key",
-      GIFTJOBS_DATA_DIR: fx.dataDir,
-      GIFTJOBS_LOG_LEVEL: "warn",
-    },
+/** Runs `giftjobs ARGS` in a child process against the fixture's sandbox and data dir. */
+function giftjobs(args: string[]): Promise<CliRun> {
+  return runCli(args, {
+    GIFTJOBS_API_URL: fx.sandbox.url,
+    GIFTJOBS_API_KEY: "test-key",
+    GIFTJOBS_DATA_DIR: fx.dataDir,
+    GIFTJOBS_LOG_LEVEL: "warn",
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
 }
 
 describe("giftjobs catalog", () => {

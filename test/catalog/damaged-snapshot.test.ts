@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
 import { DamagedFileError } from "../../src/catalog/damaged-file-error.js";
-import { control, tmpDirs, useCatalogFixture } from "./support.js";
+import { leftoverTmpDirs, useCatalogFixture } from "../helpers/catalog-fixture.js";
+import { control } from "../helpers/sandbox.js";
 
 const fx = useCatalogFixture();
 
@@ -20,7 +21,7 @@ describe("a sync whose current snapshot is damaged", () => {
       syncFailure(`${first.dir}/index.json line ${line}: not valid JSON (*)`),
     );
     expect((await openCurrentSnapshot(fx.dataDir))!.name).toBe(first.snapshot);
-    expect(await tmpDirs(fx.dataDir)).toEqual([]);
+    expect(await leftoverTmpDirs(fx.dataDir)).toEqual([]);
 
     await rm(join(fx.dataDir, "catalog", "current.json"));
     const next = await fx.sync();

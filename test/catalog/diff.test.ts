@@ -9,7 +9,8 @@ import { loadPreviousRecords } from "../../src/catalog/previous-records.js";
 import { catalogProductProblems } from "../../src/catalog/product-check.js";
 import { DIGESTS_HEADER } from "../../src/catalog/record-digest.js";
 import type { Product } from "../../src/sandbox/index.js";
-import { control, useCatalogFixture } from "./support.js";
+import { useCatalogFixture } from "../helpers/catalog-fixture.js";
+import { control } from "../helpers/sandbox.js";
 
 const fx = useCatalogFixture();
 

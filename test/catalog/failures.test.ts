@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
 import { ShrinkRefusedError } from "../../src/catalog/shrink-refused-error.js";
 import { RunError } from "../../src/errors/runtime-error.js";
-import { control, cursorOfPage, tmpDirs, useCatalogFixture } from "./support.js";
+import { cursorOfPage, leftoverTmpDirs, useCatalogFixture } from "../helpers/catalog-fixture.js";
+import { control } from "../helpers/sandbox.js";
 
 const fx = useCatalogFixture();
 
@@ -34,7 +35,7 @@ async function expectFailureKeepsCurrent(pattern: RegExp): Promise<void> {
   const after = await openCurrentSnapshot(fx.dataDir);
   expect(after?.name).toBe(before?.name);
   expect(after?.manifest.sha256).toBe(before?.manifest.sha256);
-  expect(await tmpDirs(fx.dataDir)).toEqual([]);
+  expect(await leftoverTmpDirs(fx.dataDir)).toEqual([]);
 }
 
 describe("a failing catalog sync", () => {
@@ -55,7 +56,7 @@ describe("a failing catalog sync", () => {
     expect(fx.requestedCursors.filter((c) => c === page2)).toHaveLength(1 + 1 + 2);
     await clearFault();
     await fx.sync();
-    expect(await tmpDirs(fx.dataDir)).toEqual([]);
+    expect(await leftoverTmpDirs(fx.dataDir)).toEqual([]);
   });
 
   it("stops when the after cursor does not advance", async () => {
@@ -74,7 +75,7 @@ describe("a failing catalog sync", () => {
     await fault("500", 2);
     await expect(fx.sync()).rejects.toThrow(RunError);
     expect(await openCurrentSnapshot(fx.dataDir)).toBeUndefined();
-    expect(await tmpDirs(fx.dataDir)).toEqual([]);
+    expect(await leftoverTmpDirs(fx.dataDir)).toEqual([]);
   });
 
   it("cleans what a killed sync left behind on the next run", async () => {
@@ -85,9 +86,9 @@ describe("a failing catalog sync", () => {
     await mkdir(leftover);
     await writeFile(join(leftover, "products.json"), '[\n{"code":"HALF"');
     await writeFile(join(fx.dataDir, "catalog", "current.json.tmp"), '{"snap');
-    expect(await tmpDirs(fx.dataDir)).toHaveLength(2);
+    expect(await leftoverTmpDirs(fx.dataDir)).toHaveLength(2);
     await fx.sync();
-    expect(await tmpDirs(fx.dataDir)).toEqual([]);
+    expect(await leftoverTmpDirs(fx.dataDir)).toEqual([]);
   });
 });
 
@@ -103,7 +104,7 @@ describe("the shrink guard", () => {
       /900 products is 25% fewer than the current 1200 \(more than 20%\); the current snapshot/,
     );
     expect((await openCurrentSnapshot(fx.dataDir))?.name).toBe(first.snapshot);
-    expect(await tmpDirs(fx.dataDir)).toEqual([]);
+    expect(await leftoverTmpDirs(fx.dataDir)).toEqual([]);
 
     const allowed = await fx.sync({ allowShrink: true });
     expect(allowed.manifest.product_count).toBe(900);

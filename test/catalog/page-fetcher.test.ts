@@ -1,11 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/client.js";
 import { fetchPages } from "../../src/catalog/page-fetcher.js";
+import { tmpDir } from "../helpers/tmp-dir.js";
 
 // A catalog service of three pages in a process of its own, so that it answers while this
 // process is busy; it creates `marker` the moment page 2 is asked for.
@@ -32,7 +31,7 @@ describe("fetchPages", () => {
   let url: string;
 
   beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), "gj-pages-"));
+    dir = await tmpDir("pages");
     server = spawn(process.execPath, ["-e", SERVER], {
       env: { ...process.env, MARKER: join(dir, "page-2-requested") },
       stdio: ["ignore", "pipe", "inherit"],
@@ -45,7 +44,6 @@ describe("fetchPages", () => {
 
   afterEach(async () => {
     server.kill();
-    await rm(dir, { recursive: true, force: true });
   });
 
   it("has the next page requested before the caller starts on this one", async () => {

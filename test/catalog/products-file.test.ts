@@ -1,19 +1,15 @@
 import { createHash } from "node:crypto";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { readProductPages, readProductsFile } from "../../src/catalog/products-file-reader.js";
 import { ProductsFileWriter } from "../../src/catalog/products-file-writer.js";
+import { tmpDir } from "../helpers/tmp-dir.js";
 
 let dir: string;
 
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "gj-products-file-"));
-});
-
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
+  dir = await tmpDir("products-file");
 });
 
 async function readAll(path: string, end?: number): Promise<unknown[]> {

@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/client.js";
 import { loadCurrentIndex, openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
-import { FAST_RETRY } from "./support.js";
+import { FAST_RETRY } from "../helpers/catalog-fixture.js";
+import { tmpDir } from "../helpers/tmp-dir.js";
 
 /** Products as a service might spell them: escapes, unicode, number spellings, odd spacing. */
 const FANCY = String.raw`{"code":"RAW-1","name":"Caf\u00e9 \"Deluxe\" \\ 日本 😀","currency":"EUR","is_orderable":true,"state":"LIVE","payout_type":"gift_card","countries_redeemable_in":["FR","DE"],"discount_multiplier":"0.0100","gift_card":{"denominations":{"type":"open","minimum_value":"5.00","maximum_value":"50.00"}},"extra":{"big":12345678901234567890,"price":1.50,"exp":1E3,"url":"https:\/\/x.example\/a"}}`;
@@ -55,12 +55,8 @@ function stubClient(): ApiClient {
 const EXPECTED = `[\n${FANCY},${MALFORMED},\n${SPACED},${JSON.stringify(JSON.parse(PRETTY))}\n]\n`;
 
 beforeEach(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), "gj-catalog-raw-"));
+  dataDir = await tmpDir("catalog-raw");
   failPage = undefined;
-});
-
-afterEach(async () => {
-  await rm(dataDir, { recursive: true, force: true });
 });
 
 describe("products.json keeps each product's text as received", () => {

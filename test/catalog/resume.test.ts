@@ -1,6 +1,4 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Job, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
@@ -15,16 +13,17 @@ import {
 } from "../../src/jobs/catalog-sync.js";
 import { connectRedis } from "../../src/queue/connection.js";
 import { QUEUES } from "../../src/queue/names.js";
-import { eventually } from "../helpers/campaign-env.js";
-import { cleanPrefix, REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
 import {
   type CatalogFixture,
   catalogFixture,
-  control,
   cursorOfPage,
   FAST_RETRY,
-  tmpDirs,
-} from "./support.js";
+  leftoverTmpDirs,
+} from "../helpers/catalog-fixture.js";
+import { REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
+import { control } from "../helpers/sandbox.js";
+import { tmpDir } from "../helpers/tmp-dir.js";
+import { eventually } from "../helpers/wait-for.js";
 
 let fx: CatalogFixture;
 let prefix: string;
@@ -43,18 +42,16 @@ afterEach(async () => {
   child?.kill("SIGKILL");
   child = undefined;
   await queue.close();
-  await cleanPrefix(redis, prefix);
   redis.disconnect();
   await fx.close();
 });
 
 /** The sha256 of products.json from an uninterrupted sync of the same catalog. */
 async function referenceSha(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "gj-catalog-ref-"));
+  const dir = await tmpDir("catalog-ref");
   try {
     return (await syncCatalog({ client: fx.client, dataDir: dir })).manifest.sha256;
   } finally {
-    await rm(dir, { recursive: true, force: true });
     fx.requestedCursors.length = 0;
   }
 }
@@ -98,7 +95,7 @@ describe("a catalog-sync job", () => {
     await expect(processor()(job)).rejects.toThrow(RunError);
     const saved = (await reload(job)).data.checkpoint!;
     expect(saved).toMatchObject({ pages: 3, products: 1500, after: cursorOfPage(fx.sandbox, 4) });
-    expect(await tmpDirs(fx.dataDir)).toEqual([saved.tmp]);
+    expect(await leftoverTmpDirs(fx.dataDir)).toEqual([saved.tmp]);
     expect(await openCurrentSnapshot(fx.dataDir)).toBeUndefined();
 
     await control(fx.sandbox, "/_sandbox/faults", { product_page_fault: null });
@@ -115,7 +112,7 @@ describe("a catalog-sync job", () => {
     const snapshot = await openCurrentSnapshot(fx.dataDir);
     expect(snapshot!.manifest.sha256).toBe(want);
     expect(snapshot!.manifest.resumed_after_page).toBe(3);
-    expect(await tmpDirs(fx.dataDir)).toEqual([]);
+    expect(await leftoverTmpDirs(fx.dataDir)).toEqual([]);
   });
 
   it("cleans its temporary directory when its last attempt fails", async () => {
@@ -124,7 +121,7 @@ describe("a catalog-sync job", () => {
       product_page_fault: { after: cursorOfPage(fx.sandbox, 2), kind: "500" },
     });
     await expect(processor()(job)).rejects.toThrow(RunError);
-    expect(await tmpDirs(fx.dataDir)).toEqual([]);
+    expect(await leftoverTmpDirs(fx.dataDir)).toEqual([]);
   });
 
   it("refuses a shrink without retrying", async () => {
@@ -184,7 +181,7 @@ describe("a catalog-sync job", () => {
       [
         "--import",
         "tsx",
-        join(import.meta.dirname, "fixtures", "run-catalog-job.ts"),
+        join(import.meta.dirname, "..", "helpers", "catalog-job-child.ts"),
         fx.sandbox.url,
         fx.dataDir,
         REDIS_URL,
@@ -219,6 +216,6 @@ describe("a catalog-sync job", () => {
     expect(fx.requestedCursors).not.toContain("");
     expect(result.products).toBe(2600);
     expect((await openCurrentSnapshot(fx.dataDir))!.manifest.sha256).toBe(want);
-    expect(await tmpDirs(fx.dataDir)).toEqual([]);
+    expect(await leftoverTmpDirs(fx.dataDir)).toEqual([]);
   });
 });

@@ -10,7 +10,7 @@ import {
 } from "../../src/queue/catalog-scheduler.js";
 import { QUEUES } from "../../src/queue/names.js";
 import { withRedisLock } from "../../src/queue/redis-lock.js";
-import { cleanPrefix, testRedis, uniquePrefix } from "../helpers/redis.js";
+import { testRedis, uniquePrefix } from "../helpers/redis.js";
 
 let prefix: string;
 let redis: Redis;
@@ -22,7 +22,6 @@ beforeEach(() => {
 });
 
 afterEach(async () => {
-  await cleanPrefix(redis, prefix);
   for (const connection of extra.splice(0)) connection.disconnect();
   redis.disconnect();
 });

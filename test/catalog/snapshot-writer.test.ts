@@ -1,7 +1,6 @@
-import { mkdir, mkdtemp, readdir, readFile, readlink, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, readFile, readlink } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { RawProduct } from "../../src/api/schemas.js";
 import type { CatalogSnapshot } from "../../src/catalog/current-snapshot.js";
 import type { CatalogIndex } from "../../src/catalog/index-entry.js";
@@ -11,13 +10,11 @@ import { ProductsFileWriter } from "../../src/catalog/products-file-writer.js";
 import { DIGESTS_HEADER } from "../../src/catalog/record-digest.js";
 import { SnapshotWriter } from "../../src/catalog/snapshot-writer.js";
 import { generateCatalog } from "../../src/sandbox/index.js";
+import { tmpDir } from "../helpers/tmp-dir.js";
 
 let dir: string;
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "gj-writer-"));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
+  dir = await tmpDir("writer");
 });
 
 const META = {

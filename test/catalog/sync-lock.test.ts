@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest";
 import { openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
 import { acquireSyncLock, syncLockPath } from "../../src/catalog/sync-lock.js";
 import { RunError } from "../../src/errors/runtime-error.js";
-import { control, cursorOfPage, useCatalogFixture } from "./support.js";
+import { cursorOfPage, useCatalogFixture } from "../helpers/catalog-fixture.js";
+import { control } from "../helpers/sandbox.js";
 
 const fx = useCatalogFixture();
 

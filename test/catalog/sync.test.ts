@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { CatalogFilters } from "../../src/catalog/catalog-filters.js";
 import { loadCurrentIndex, openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
 import type { Product } from "../../src/sandbox/index.js";
-import { tmpDirs, useCatalogFixture } from "./support.js";
+import { leftoverTmpDirs, useCatalogFixture } from "../helpers/catalog-fixture.js";
 
 const fx = useCatalogFixture();
 
@@ -52,7 +52,7 @@ describe("catalog sync", () => {
       streamed += 1;
     }
     expect(streamed).toBe(want.length);
-    expect(await tmpDirs(fx.dataDir)).toEqual([]);
+    expect(await leftoverTmpDirs(fx.dataDir)).toEqual([]);
   });
 
   it("writes a manifest with counts, version and duration", async () => {

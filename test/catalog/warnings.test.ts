@@ -2,7 +2,8 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
-import { control, useCatalogFixture } from "./support.js";
+import { useCatalogFixture } from "../helpers/catalog-fixture.js";
+import { control } from "../helpers/sandbox.js";
 
 const fx = useCatalogFixture({ products: 40 });
 

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
 import { fileURLToPath } from "node:url";
@@ -11,9 +10,9 @@ import { type RunningDashboard, startDashboard } from "../../src/dashboard/start
 import { Ledger, type LedgerRow } from "../../src/orders/ledger.js";
 import type { OrderJobData } from "../../src/orders/order-job.js";
 import { QUEUES } from "../../src/queue/names.js";
-import { cleanPrefix, REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
+import { type CliChild, finished, spawnCli } from "../helpers/cli.js";
+import { REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
 const CHROMIUM_ARGS = [
   "--headless",
@@ -140,7 +139,6 @@ describe("giftjobs dashboard", () => {
     await dashboard?.close();
     dashboard = undefined;
     await queue.close();
-    await cleanPrefix(redis, prefix);
   });
 
   it("shows campaigns with their counts, escaping what it shows", async () => {
@@ -234,40 +232,26 @@ describe("giftjobs dashboard", () => {
 });
 
 describe("giftjobs dashboard (command)", () => {
-  let child: ChildProcess | undefined;
-  const prefix = uniquePrefix("dashcli");
-  afterEach(async () => {
+  let child: CliChild | undefined;
+  afterEach(() => {
     if (child?.exitCode === null) child.kill("SIGKILL");
-    const redis = testRedis();
-    await cleanPrefix(redis, prefix);
-    await redis.quit();
   });
 
   it("prints its URL, serves, and exits 0 on SIGTERM", async () => {
-    const entry =
-      'import("./src/cli/main.ts").then((m) => m.main(["node", "giftjobs", ...process.argv.slice(1)]))';
-    child = spawn(
-      process.execPath,
-      ["--import", "tsx", "-e", entry, "--", "dashboard", "--port", "0"],
-      {
-        cwd: ROOT,
-        stdio: ["ignore", "pipe", "pipe"],
-        env: { ...process.env, GIFTJOBS_PREFIX: prefix, GIFTJOBS_REDIS_URL: REDIS_URL },
-      },
-    );
-    const proc = child;
-    let stdout = "";
-    proc.stdout?.on("data", (chunk) => {
-      stdout += chunk;
+    child = spawnCli(["dashboard", "--port", "0"], {
+      GIFTJOBS_PREFIX: uniquePrefix("dashcli"),
+      GIFTJOBS_REDIS_URL: REDIS_URL,
     });
-    const exited = new Promise<number | null>((resolve) => proc.on("close", resolve));
+    const proc = child;
+    const done = finished(proc);
+    const stdout = () => proc.printed().stdout;
     const deadline = Date.now() + 30_000;
-    while (!stdout.includes("\n") && Date.now() < deadline && proc.exitCode === null)
+    while (!stdout().includes("\n") && Date.now() < deadline && proc.exitCode === null)
       await new Promise((r) => setTimeout(r, 50));
-    expect(stdout).toMatch(/^dashboard on http:\/\/127\.0\.0\.1:\d+\/\n$/);
-    const url = stdout.trim().replace("dashboard on ", "");
+    expect(stdout()).toMatch(/^dashboard on http:\/\/127\.0\.0\.1:\d+\/\n$/);
+    const url = stdout().trim().replace("dashboard on ", "");
     expect((await fetch(`${url}campaigns.json`)).status).toBe(200);
     proc.kill("SIGTERM");
-    expect(await exited).toBe(0);
+    expect((await done).code).toBe(0);
   });
 });

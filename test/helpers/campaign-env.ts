@@ -1,6 +1,3 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { ApiClient } from "../../src/api/client.js";
@@ -9,12 +6,14 @@ import type { CatalogIndex } from "../../src/catalog/index-entry.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import { silentLogger } from "../../src/log.js";
+import type { ImportDeps } from "../../src/orders/import-campaign.js";
 import { Ledger } from "../../src/orders/ledger.js";
 import type { OrderJobData } from "../../src/orders/order-job.js";
 import { QUEUES } from "../../src/queue/names.js";
 import { type Sandbox, type SandboxOptions, startSandbox } from "../../src/sandbox/index.js";
+import { type CliRun, runCli } from "./cli.js";
 import { cleanPrefix, REDIS_URL, testRedis, uniquePrefix } from "./redis.js";
-import { waitFor } from "./wait-for.js";
+import { removeDir, tmpDir } from "./tmp-dir.js";
 
 /**
  * Everything an order test needs, real: a sandbox over HTTP, a synced catalog snapshot in a
@@ -37,7 +36,7 @@ export async function campaignEnv(
   label = "env",
 ): Promise<CampaignEnv> {
   const sandbox = await startSandbox({ products: 120, seed: 7, ...sandboxOptions });
-  const dataDir = await mkdtemp(join(tmpdir(), `giftjobs-${label}-`));
+  const dataDir = await tmpDir(label);
   const prefix = uniquePrefix(label);
   const config = loadConfig({
     env: {
@@ -70,18 +69,45 @@ export async function campaignEnv(
       await cleanPrefix(redis, prefix);
       await redis.quit();
       await sandbox.close();
-      await rm(dataDir, { recursive: true, force: true });
+      await removeDir(dataDir);
     },
   };
 }
 
 export const quietLog = silentLogger;
 
-/** Polls until `check` is true, or fails after `timeoutMs` with `what`. */
-export async function eventually(
-  check: () => Promise<boolean>,
-  what: string,
-  timeoutMs = 30_000,
-): Promise<void> {
-  await waitFor(async () => ((await check()) ? true : undefined), timeoutMs, what);
+/** What importCampaign needs, from the env. */
+export function depsOf(env: CampaignEnv): ImportDeps {
+  return {
+    ledger: env.ledger,
+    catalog: env.index,
+    client: env.client,
+    log: quietLog,
+  };
+}
+
+/** The GIFTJOBS_* variables that point a `giftjobs` child process at the env. */
+export function cliEnvOf(env: CampaignEnv): Record<string, string> {
+  return {
+    GIFTJOBS_API_URL: env.config.apiUrl,
+    GIFTJOBS_API_KEY: env.config.apiKey!,
+    GIFTJOBS_REDIS_URL: env.config.redisUrl,
+    GIFTJOBS_PREFIX: env.config.prefix,
+    GIFTJOBS_DATA_DIR: env.dataDir,
+  };
+}
+
+/** Runs `giftjobs ARGS` against the env in a child process, logging warnings only. */
+export function giftjobs(
+  env: CampaignEnv,
+  args: string[],
+  extraEnv: Record<string, string> = {},
+): Promise<CliRun> {
+  return runCli(args, { ...cliEnvOf(env), GIFTJOBS_LOG_LEVEL: "warn", ...extraEnv });
+}
+
+/** Order keys on the campaign's pending list (recorded, not yet handed to BullMQ), sorted. */
+export async function pendingKeys(env: CampaignEnv, campaign: string): Promise<string[]> {
+  const keys = await env.redis.lrange(env.ledger.keys(campaign).pending, 0, -1);
+  return keys.sort();
 }

@@ -1,11 +1,27 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
+import { cleanUpLater } from "./cleanup.js";
+
+// No vitest import here: the benches import this file in their measuring children.
 
 export const REDIS_URL = process.env.GIFTJOBS_REDIS_URL ?? "redis://127.0.0.1:6379";
 
-/** A prefix of its own for one test: nothing it writes can meet another test's keys. */
+/**
+ * A prefix of its own for one test: nothing it writes can meet another test's keys. setup.ts
+ * deletes its keys (and those of `PREFIX-…` prefixes made from it) after the test that made it,
+ * or after the file when made outside a test.
+ */
 export function uniquePrefix(label = "t"): string {
-  return `gjtest-${label}-${randomBytes(5).toString("hex")}`;
+  const prefix = `gjtest-${label}-${randomBytes(5).toString("hex")}`;
+  cleanUpLater(async () => {
+    const redis = testRedis();
+    try {
+      await deleteKeys(redis, `${prefix}*`);
+    } finally {
+      await redis.quit();
+    }
+  });
+  return prefix;
 }
 
 export function testRedis(): Redis {
@@ -14,9 +30,13 @@ export function testRedis(): Redis {
 
 /** Deletes every key under the prefix (BullMQ keys included). */
 export async function cleanPrefix(redis: Redis, prefix: string): Promise<void> {
+  await deleteKeys(redis, `${prefix}:*`);
+}
+
+async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
   let cursor = "0";
   do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
+    const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
     cursor = next;
     if (keys.length) await redis.unlink(...keys);
   } while (cursor !== "0");

@@ -12,3 +12,12 @@ export async function waitFor<T>(
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+/** waitFor for a condition: polls until `check` is true, or fails after `timeoutMs` with `what`. */
+export async function eventually(
+  check: () => Promise<boolean>,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<void> {
+  await waitFor(async () => ((await check()) ? true : undefined), timeoutMs, what);
+}

@@ -1,10 +1,10 @@
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SandboxOptions } from "../../src/sandbox/index.js";
-import { type CampaignEnv, campaignEnv } from "../helpers/campaign-env.js";
-import { csvFile, giftjobs, validCsv } from "./support.js";
+import { type CampaignEnv, campaignEnv, giftjobs } from "../helpers/campaign-env.js";
+import { csvFile, validCsv } from "../helpers/csv.js";
+import { tmpDir } from "../helpers/tmp-dir.js";
 
 let env: CampaignEnv | undefined;
 
@@ -198,7 +198,7 @@ describe("giftjobs orders import", () => {
 
   it("without a snapshot: one line, exit 2; --no-catalog-check --currency USD imports", async () => {
     const e = await setup();
-    const empty = await mkdtemp(join(tmpdir(), "giftjobs-nosnap-"));
+    const empty = await tmpDir("nosnap");
     try {
       const file = await csvFile(
         e,

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type CampaignEnv, campaignEnv } from "../helpers/campaign-env.js";
-import { csvFile, giftjobs, validCsv } from "./support.js";
+import { type CampaignEnv, campaignEnv, giftjobs } from "../helpers/campaign-env.js";
+import { csvFile, validCsv } from "../helpers/csv.js";
 
 let env: CampaignEnv | undefined;
 

@@ -1,22 +1,11 @@
 import { join } from "node:path";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it } from "vitest";
 import { importCampaign } from "../../src/orders/import-campaign.js";
-import { type CampaignEnv, campaignEnv } from "../helpers/campaign-env.js";
-import { depsOf, writeLargeCsv } from "./support.js";
+import { type CampaignEnv, campaignEnv, depsOf } from "../helpers/campaign-env.js";
+import { writeLargeCsv } from "../helpers/csv.js";
+import { findGc } from "../helpers/gc.js";
 
 const ROWS = 200_000;
-
-/** A real gc when V8 lets us turn it on at run time (vitest workers lack --expose-gc). */
-function findGc(): (() => void) | undefined {
-  try {
-    setFlagsFromString("--expose-gc");
-    return runInNewContext("gc") as () => void;
-  } catch {
-    return undefined;
-  }
-}
 
 let env: CampaignEnv | undefined;
 

@@ -4,8 +4,14 @@ import { UserError } from "../../src/errors/user-error.js";
 import { Dispatcher } from "../../src/jobs/dispatcher.js";
 import { ImportRefused, importCampaign } from "../../src/orders/import-campaign.js";
 import type { LedgerRow } from "../../src/orders/ledger.js";
-import { type CampaignEnv, campaignEnv, quietLog } from "../helpers/campaign-env.js";
-import { csvFile, depsOf, pendingKeys, shuffleLines, validCsv } from "./support.js";
+import {
+  type CampaignEnv,
+  campaignEnv,
+  depsOf,
+  pendingKeys,
+  quietLog,
+} from "../helpers/campaign-env.js";
+import { csvFile, shuffleLines, validCsv } from "../helpers/csv.js";
 
 let env: CampaignEnv | undefined;
 

@@ -1,5 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/client.js";
@@ -7,17 +6,15 @@ import { UserError } from "../../src/errors/user-error.js";
 import { importCampaign } from "../../src/orders/import-campaign.js";
 import type { OrderRow } from "../../src/orders/order-row.js";
 import { RowSpool, type SpoolEntry } from "../../src/orders/row-spool.js";
-import { type CampaignEnv, campaignEnv } from "../helpers/campaign-env.js";
-import { csvFile, depsOf, validCsv } from "./support.js";
+import { type CampaignEnv, campaignEnv, depsOf } from "../helpers/campaign-env.js";
+import { csvFile, validCsv } from "../helpers/csv.js";
+import { tmpDir } from "../helpers/tmp-dir.js";
 
 let env: CampaignEnv | undefined;
-let scratch: string | undefined;
 
 afterEach(async () => {
   await env?.dispose();
   env = undefined;
-  if (scratch) await rm(scratch, { recursive: true, force: true });
-  scratch = undefined;
 });
 
 const row = (line: number): OrderRow => ({
@@ -31,7 +28,7 @@ const row = (line: number): OrderRow => ({
 
 describe("the row spool", () => {
   it("gives back every entry in order and leaves no file behind, even before close", async () => {
-    scratch = await mkdtemp(join(tmpdir(), "gj-spool-test-"));
+    const scratch = await tmpDir("spool-test");
     const spool = await RowSpool.create(scratch);
     // Unlinked at once: a crash from here on leaves no e-mail address on disk.
     expect(await readdir(scratch)).toEqual([]);
@@ -58,7 +55,7 @@ describe("the row spool", () => {
   });
 
   it("refuses an unusable folder with one line naming TMPDIR, and leaves nothing there", async () => {
-    scratch = await mkdtemp(join(tmpdir(), "gj-spool-test-"));
+    const scratch = await tmpDir("spool-test");
     // A file where a folder should be: mkdtemp fails (permissions would not stop root).
     const notAFolder = join(scratch, "file");
     await writeFile(notAFolder, "");

@@ -1,7 +1,6 @@
-import type { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { Ledger, type LedgerRow } from "../../src/orders/ledger.js";
-import { cleanPrefix, testRedis, uniquePrefix } from "../helpers/redis.js";
+import { useRedisPrefix } from "../helpers/redis-prefix.js";
 
 const REQUEST = {
   payment_method: { type: "ACCOUNT_BALANCE" as const, currency: "USD" },
@@ -28,21 +27,10 @@ function row(key: string, line: number): LedgerRow {
 }
 
 describe("ledger", () => {
-  let redis: Redis;
-  let prefix: string;
+  const r = useRedisPrefix("ledger");
   let ledger: Ledger;
-  beforeAll(() => {
-    redis = testRedis();
-  });
-  afterAll(async () => {
-    await redis.quit();
-  });
   beforeEach(() => {
-    prefix = uniquePrefix("ledger");
-    ledger = new Ledger(redis, prefix);
-  });
-  afterEach(async () => {
-    await cleanPrefix(redis, prefix);
+    ledger = new Ledger(r.redis, r.prefix);
   });
 
   async function seed() {

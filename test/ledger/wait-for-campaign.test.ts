@@ -1,8 +1,7 @@
-import type { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Ledger } from "../../src/orders/ledger.js";
 import { waitForCampaign } from "../../src/orders/wait-for-campaign.js";
-import { cleanPrefix, testRedis, uniquePrefix } from "../helpers/redis.js";
+import { useRedisPrefix } from "../helpers/redis-prefix.js";
 
 const REQUEST = {
   payment_method: { type: "ACCOUNT_BALANCE" as const, currency: "USD" },
@@ -16,16 +15,10 @@ const REQUEST = {
 };
 
 describe("waitForCampaign", () => {
-  let redis: Redis;
-  const prefix = uniquePrefix("wait");
-  beforeAll(() => {
-    redis = testRedis();
-  });
-  afterEach(() => cleanPrefix(redis, prefix));
-  afterAll(() => redis.quit());
+  const r = useRedisPrefix("wait");
 
   it("times out while rows are pending, and returns once none is", async () => {
-    const ledger = new Ledger(redis, prefix);
+    const ledger = new Ledger(r.redis, r.prefix);
     await ledger.record(
       "w",
       [

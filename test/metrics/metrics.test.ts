@@ -6,7 +6,8 @@ import { type RunningMetrics, startMetrics } from "../../src/metrics/start-metri
 import { campaignStatus } from "../../src/orders/campaign-status.js";
 import { importCampaign } from "../../src/orders/import-campaign.js";
 import { sampleCsv } from "../../src/orders/sample-csv.js";
-import { type CampaignEnv, campaignEnv, eventually, quietLog } from "../helpers/campaign-env.js";
+import { type CampaignEnv, campaignEnv, quietLog } from "../helpers/campaign-env.js";
+import { eventually } from "../helpers/wait-for.js";
 
 const FAST = { pausedDelayMs: 200, firstPollDelayMs: 50, pollDelayMs: 50, rateLimitBaseMs: 300 };
 const ZERO_BALANCES = { USD: "0.00", EUR: "0.00", GBP: "0.00", CAD: "0.00", JPY: "0" };

@@ -1,9 +1,8 @@
 import { Readable } from "node:stream";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { readOrderRows } from "../../src/orders/csv-rows.js";
 import { validateRow } from "../../src/orders/row-validation.js";
+import { findGc } from "../helpers/gc.js";
 
 const ROWS = 200_000;
 
@@ -28,19 +27,6 @@ function generatedCsv(rows: number): Readable {
       this.push(`${lines.join("\n")}\n`);
     },
   });
-}
-
-/**
- * A real gc when V8 lets us turn it on at run time (vitest workers lack --expose-gc);
- * otherwise heapUsed includes garbage and only the bound's slack absorbs it.
- */
-function findGc(): (() => void) | undefined {
-  try {
-    setFlagsFromString("--expose-gc");
-    return runInNewContext("gc") as () => void;
-  } catch {
-    return undefined;
-  }
 }
 
 const gc = findGc();

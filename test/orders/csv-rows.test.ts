@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readOrderRows } from "../../src/orders/csv-rows.js";
 import { OrderFileError } from "../../src/orders/order-file-error.js";
-import { readAll, streamOf } from "./helpers.js";
+import { readAll, streamOf } from "../helpers/csv.js";
 
 const HEADER = "email,product_code,face_value";
 

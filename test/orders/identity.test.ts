@@ -8,7 +8,7 @@ import {
 import { orderKey } from "../../src/orders/keys.js";
 import { validateRow } from "../../src/orders/row-validation.js";
 import { sha256 } from "../../src/sha256.js";
-import { readAll, row } from "./helpers.js";
+import { readAll, row } from "../helpers/csv.js";
 
 const HEADER = "email,product_code,face_value,reference,description,metadata.a,metadata.b";
 const LINES = [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildOrderRequest } from "../../src/orders/order-request.js";
-import { row } from "./helpers.js";
+import { row } from "../helpers/csv.js";
 
 describe("buildOrderRequest", () => {
   it("puts a single row's description and metadata on the order, keys sorted", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CatalogIndex, CatalogIndexEntry } from "../../src/catalog/index-entry.js";
 import { PreflightMemo, preflightRow } from "../../src/orders/preflight.js";
-import { row } from "./helpers.js";
+import { row } from "../helpers/csv.js";
 
 function entry(code: string, overrides: Partial<CatalogIndexEntry> = {}): CatalogIndexEntry {
   return {

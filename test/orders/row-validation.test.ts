@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ReferenceTracker } from "../../src/orders/reference-tracker.js";
 import { validateRow } from "../../src/orders/row-validation.js";
-import { readAll } from "./helpers.js";
+import { readAll } from "../helpers/csv.js";
 
 const BASE = { email: "jane@example.com", product_code: "AMZ-US", face_value: "25" };
 

@@ -5,7 +5,7 @@ import {
   type Sandbox,
   startSandbox,
 } from "../../src/sandbox/index.js";
-import { call } from "./helpers.js";
+import { call } from "../helpers/sandbox.js";
 
 const PRODUCT_FIELDS = [
   "approval_state",

@@ -1,37 +1,14 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { sandboxOptions } from "../../src/cli/commands/sandbox.js";
 import { UserError } from "../../src/errors/user-error.js";
+import { type CliChild, finished, spawnCli } from "../helpers/cli.js";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-// bin/giftjobs.js runs the compiled dist/; the tests run the sources through tsx.
-const ENTRY =
-  'import("./src/cli/main.ts").then((m) => m.main(["node", "giftjobs", ...process.argv.slice(1)]))';
+const children: CliChild[] = [];
 
-const children: ChildProcess[] = [];
-
-function giftjobs(args: string[]): ChildProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", "-e", ENTRY, "--", ...args], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+function giftjobs(args: string[]): CliChild {
+  const child = spawnCli(args);
   children.push(child);
   return child;
-}
-
-function exit(
-  child: ChildProcess,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
 }
 
 afterEach(() => {
@@ -95,7 +72,7 @@ describe("giftjobs sandbox", () => {
   });
 
   it("exits 2 on a bad flag value", async () => {
-    const result = await exit(giftjobs(["sandbox", "--products", "abc"]));
+    const result = await finished(giftjobs(["sandbox", "--products", "abc"]));
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("--products");
   });
@@ -110,7 +87,7 @@ describe("giftjobs sandbox", () => {
       "--api-key",
       "s3cret-key",
     ]);
-    const done = exit(child);
+    const done = finished(child);
     const line = await new Promise<string>((resolve, reject) => {
       let out = "";
       child.stdout?.on("data", (chunk) => {

@@ -3,7 +3,15 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "../../src/sandbox/index.js";
-import { type Answer, call, item, orderBody, postOrder, start, validOrder } from "./helpers.js";
+import {
+  type Answer,
+  call,
+  item,
+  orderBody,
+  postOrder,
+  start,
+  validOrder,
+} from "../helpers/sandbox.js";
 
 // A byte-for-byte copy of the service's document (shared/reference/ beside the repository), kept
 // in the repository so that a clone on its own runs every test.

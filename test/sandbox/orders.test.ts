@@ -11,8 +11,8 @@ import {
   postOrder,
   start,
   validOrder,
-  waitFor,
-} from "./helpers.js";
+} from "../helpers/sandbox.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 describe("auth and versions", () => {
   let sandbox: Sandbox;

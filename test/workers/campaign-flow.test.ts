@@ -5,21 +5,11 @@ import { type RunningWorkers, startWorkers } from "../../src/jobs/workers.js";
 import { campaignStatus } from "../../src/orders/campaign-status.js";
 import { ImportRefused, importCampaign } from "../../src/orders/import-campaign.js";
 import { sampleCsv } from "../../src/orders/sample-csv.js";
-import { type CampaignEnv, campaignEnv, eventually, quietLog } from "../helpers/campaign-env.js";
+import { type CampaignEnv, campaignEnv, depsOf, quietLog } from "../helpers/campaign-env.js";
+import { sandboxOrders } from "../helpers/sandbox.js";
+import { eventually } from "../helpers/wait-for.js";
 
 const FAST = { pausedDelayMs: 200, firstPollDelayMs: 50, pollDelayMs: 50, rateLimitBaseMs: 200 };
-
-async function sandboxOrders(env: CampaignEnv) {
-  const res = await fetch(`${env.sandbox.url}/_sandbox/orders`);
-  return (
-    (await res.json()) as {
-      orders: {
-        idempotency_key: string;
-        items: { distribution_method: { email_address: string } }[];
-      }[];
-    }
-  ).orders;
-}
 
 describe("a campaign end to end", () => {
   let env: CampaignEnv;
@@ -34,13 +24,7 @@ describe("a campaign end to end", () => {
     env = await campaignEnv({ asyncCompleteMs: 100 }, "flow");
     const file = join(env.dataDir, "orders.csv");
     await writeFile(file, sampleCsv(env.index, { rows: 40 }));
-    const deps = {
-      ledger: env.ledger,
-      queue: env.queue,
-      catalog: env.index,
-      client: env.client,
-      log: quietLog,
-    };
+    const deps = depsOf(env);
 
     const first = await importCampaign({ file, campaign: "spring" }, deps);
     expect(first).toMatchObject({
@@ -69,7 +53,7 @@ describe("a campaign end to end", () => {
     expect(again).toMatchObject({ enqueued: 0, already_known: 40, orders: 0 });
     await new Promise((r) => setTimeout(r, 300));
 
-    const orders = await sandboxOrders(env);
+    const orders = await sandboxOrders(env.sandbox);
     expect(orders).toHaveLength(40);
     const emails = orders.flatMap((o) => o.items.map((i) => i.distribution_method.email_address));
     expect(new Set(emails).size).toBe(40);
@@ -85,13 +69,7 @@ describe("a campaign end to end", () => {
     env = await campaignEnv({ asyncCompleteMs: 50 }, "pack");
     const file = join(env.dataDir, "orders.csv");
     await writeFile(file, sampleCsv(env.index, { rows: 25 }));
-    const deps = {
-      ledger: env.ledger,
-      queue: env.queue,
-      catalog: env.index,
-      client: env.client,
-      log: quietLog,
-    };
+    const deps = depsOf(env);
     const result = await importCampaign({ file, campaign: "packed", itemsPerOrder: 10 }, deps);
     expect(result).toMatchObject({ enqueued: 25, orders: 3 });
     workers = await startWorkers({
@@ -105,7 +83,7 @@ describe("a campaign end to end", () => {
       async () => (await campaignStatus(env.ledger, "packed")).completed === 25,
       "25 completed rows",
     );
-    const orders = await sandboxOrders(env);
+    const orders = await sandboxOrders(env.sandbox);
     expect(orders.map((o) => o.items.length).sort()).toEqual([10, 10, 5]);
   });
 
@@ -114,13 +92,7 @@ describe("a campaign end to end", () => {
     const file = join(env.dataDir, "orders.csv");
     const good = sampleCsv(env.index, { rows: 3 });
     await writeFile(file, `${good}not-an-email,${Object.keys(env.index.entries)[0]},10\n`);
-    const deps = {
-      ledger: env.ledger,
-      queue: env.queue,
-      catalog: env.index,
-      client: env.client,
-      log: quietLog,
-    };
+    const deps = depsOf(env);
     const refused = await importCampaign({ file, campaign: "strict" }, deps).catch((e) => e);
     expect(refused).toBeInstanceOf(ImportRefused);
     expect(refused.result.errors[0]).toMatchObject({ line: 5, column: "email" });

@@ -4,8 +4,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { campaignStatus } from "../../src/orders/campaign-status.js";
 import { importCampaign } from "../../src/orders/import-campaign.js";
 import { sampleCsv } from "../../src/orders/sample-csv.js";
-import { type CampaignEnv, campaignEnv, eventually, quietLog } from "../helpers/campaign-env.js";
-import { exited, runCli, spawnCli } from "../helpers/cli-process.js";
+import { type CampaignEnv, campaignEnv, cliEnvOf, depsOf } from "../helpers/campaign-env.js";
+import { exited, runCli, spawnCli } from "../helpers/cli.js";
+import { eventually } from "../helpers/wait-for.js";
 
 const ROWS = 300;
 
@@ -30,24 +31,14 @@ describe("exactly once under faults, crashes and re-runs", () => {
     );
     const file = join(env.dataDir, "orders.csv");
     await writeFile(file, sampleCsv(env.index, { rows: ROWS }));
-    const deps = {
-      ledger: env.ledger,
-      queue: env.queue,
-      catalog: env.index,
-      client: env.client,
-      log: quietLog,
-    };
+    const deps = depsOf(env);
     const jobOptions = { attempts: 30, backoff: { type: "exponential", delay: 100, jitter: 0.5 } };
     expect((await importCampaign({ file, campaign: "once", jobOptions }, deps)).enqueued).toBe(
       ROWS,
     );
 
     const cliEnv = {
-      GIFTJOBS_API_URL: env.config.apiUrl,
-      GIFTJOBS_API_KEY: env.config.apiKey!,
-      GIFTJOBS_REDIS_URL: env.config.redisUrl,
-      GIFTJOBS_PREFIX: env.config.prefix,
-      GIFTJOBS_DATA_DIR: env.dataDir,
+      ...cliEnvOf(env),
       // Slightly above the sandbox's 1200/min: the service's limit binds and 429s happen.
       GIFTJOBS_ORDER_RATE_LIMIT: "1500",
       GIFTJOBS_LOG_LEVEL: "warn",

@@ -5,8 +5,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/client.js";
 import { OrderFollower } from "../../src/jobs/order-status.js";
 import type { LedgerOrder } from "../../src/orders/ledger.js";
-import { validOrder } from "../api/helpers.js";
-import { type CampaignEnv, campaignEnv, eventually, quietLog } from "../helpers/campaign-env.js";
+import { validOrder } from "../helpers/api-client.js";
+import { type CampaignEnv, campaignEnv, quietLog } from "../helpers/campaign-env.js";
+import { eventually } from "../helpers/wait-for.js";
 
 const ROW = {
   line: 2,

@@ -10,7 +10,9 @@ import { enqueueOrders } from "../../src/orders/enqueue-orders.js";
 import { importCampaign } from "../../src/orders/import-campaign.js";
 import { orderKey } from "../../src/orders/keys.js";
 import { pickSampleProducts, sampleCsv } from "../../src/orders/sample-csv.js";
-import { type CampaignEnv, campaignEnv, eventually, quietLog } from "../helpers/campaign-env.js";
+import { type CampaignEnv, campaignEnv, depsOf, quietLog } from "../helpers/campaign-env.js";
+import { control, sandboxOrders } from "../helpers/sandbox.js";
+import { eventually } from "../helpers/wait-for.js";
 
 const FAST = {
   dispatchRepairMs: 300,
@@ -24,27 +26,6 @@ const QUICK_JOBS = {
   removeOnComplete: false,
   removeOnFail: false,
 };
-
-interface SandboxOrder {
-  id: string;
-  idempotency_key: string;
-  items: { distribution_method: { email_address: string } }[];
-}
-
-async function sandboxOrders(env: CampaignEnv): Promise<SandboxOrder[]> {
-  return (
-    (await (await fetch(`${env.sandbox.url}/_sandbox/orders`)).json()) as { orders: SandboxOrder[] }
-  ).orders;
-}
-
-async function postControl(env: CampaignEnv, path: string, body: unknown): Promise<void> {
-  const res = await fetch(`${env.sandbox.url}${path}`, {
-    method: "POST",
-    body: JSON.stringify(body),
-    headers: { "content-type": "application/json" },
-  });
-  expect(res.ok).toBe(true);
-}
 
 describe("order outcomes", () => {
   let env: CampaignEnv;
@@ -61,14 +42,7 @@ describe("order outcomes", () => {
   ) {
     const file = join(env.dataDir, `orders-${Math.random().toString(36).slice(2)}.csv`);
     await writeFile(file, sampleCsv(env.index, { rows, products: 2 }));
-    const deps = {
-      ledger: env.ledger,
-      queue: env.queue,
-      catalog: env.index,
-      client: env.client,
-      log: quietLog,
-    };
-    return importCampaign({ file, campaign: "c", jobOptions: QUICK_JOBS, ...options }, deps);
+    return importCampaign({ file, campaign: "c", jobOptions: QUICK_JOBS, ...options }, depsOf(env));
   }
 
   async function work(concurrency = 4) {
@@ -93,7 +67,7 @@ describe("order outcomes", () => {
     expect(order.order_id).toMatch(/^O-/);
     expect(Object.values(order.item_ids ?? {})[0]).toMatch(/^E-/);
     expect(order.payout_urls).toBeUndefined();
-    expect((await sandboxOrders(env)).find((o) => o.idempotency_key === key)?.id).toBe(
+    expect((await sandboxOrders(env.sandbox)).find((o) => o.idempotency_key === key)?.id).toBe(
       order.order_id,
     );
   });
@@ -127,7 +101,7 @@ describe("order outcomes", () => {
     expect(["queued", "in_flight"]).toContain(order.status);
     env.sandbox.setFaults({ failRate: 0 });
     await eventually(async () => (await status()).completed === 1, "completed");
-    expect(await sandboxOrders(env)).toHaveLength(1);
+    expect(await sandboxOrders(env.sandbox)).toHaveLength(1);
   });
 
   it("5xx until attempts run out: failed_uncertain; retry re-sends under the same key", async () => {
@@ -144,7 +118,7 @@ describe("order outcomes", () => {
     const retried = await retryCampaign(env.ledger, "c", {});
     expect(retried).toMatchObject({ orders: 1, rows: 1, mode: "same-key" });
     await eventually(async () => (await status()).completed === 1, "completed after retry");
-    const orders = await sandboxOrders(env);
+    const orders = await sandboxOrders(env.sandbox);
     expect(orders.map((o) => o.idempotency_key)).toEqual([key]);
   });
 
@@ -152,10 +126,10 @@ describe("order outcomes", () => {
     env = await campaignEnv({ dropRate: 1 }, "drop");
     await importRows(1, { jobOptions: { ...QUICK_JOBS, attempts: 20 } });
     await work(1);
-    await eventually(async () => (await sandboxOrders(env)).length === 1, "the order made");
+    await eventually(async () => (await sandboxOrders(env.sandbox)).length === 1, "the order made");
     env.sandbox.setFaults({ dropRate: 0 });
     await eventually(async () => (await status()).completed === 1, "completed");
-    expect(await sandboxOrders(env)).toHaveLength(1);
+    expect(await sandboxOrders(env.sandbox)).toHaveLength(1);
   });
 
   it("429: the job waits without losing an attempt; rows stay queued", async () => {
@@ -174,7 +148,7 @@ describe("order outcomes", () => {
       async () => (await status()).completed === 4,
       "all completed once the limit allows",
     );
-    expect(await sandboxOrders(env)).toHaveLength(4);
+    expect(await sandboxOrders(env.sandbox)).toHaveLength(4);
   });
 
   it("insufficient_funds: campaign paused, rows stay queued; resume finishes it", async () => {
@@ -192,7 +166,7 @@ describe("order outcomes", () => {
     const paused = await status();
     expect(paused.paused?.reason).toMatch(/^insufficient_funds/);
     expect(paused).toMatchObject({ queued: 3, completed: 0, failed_final: 0, failed_uncertain: 0 });
-    await postControl(env, "/_sandbox/balances", {
+    await control(env.sandbox, "/_sandbox/balances", {
       USD: "1000000.00",
       EUR: "1000000.00",
       GBP: "1000000.00",
@@ -204,7 +178,7 @@ describe("order outcomes", () => {
     expect((await status()).paused).toBeNull();
     // The refused keys were never paid; each row was paid once: under its next generation's
     // key if it was refused, under its first key if the pause gave its job back unsent.
-    const keys = (await sandboxOrders(env)).map((o) => o.idempotency_key);
+    const keys = (await sandboxOrders(env.sandbox)).map((o) => o.idempotency_key);
     expect(keys).toHaveLength(3);
     let refused = 0;
     for await (const [key, order] of env.ledger.orders("c")) {
@@ -220,7 +194,7 @@ describe("order outcomes", () => {
   it("other 4xx: failed_final, nothing made; retry --new-key pays under the next generation", async () => {
     env = await campaignEnv({}, "final");
     const [product] = pickSampleProducts(env.index, 1);
-    await postControl(env, "/_sandbox/catalog", {
+    await control(env.sandbox, "/_sandbox/catalog", {
       mutate: { update: [{ code: product!.code, is_orderable: false }] },
     });
     await importRows(2, { products: 1 } as never);
@@ -230,8 +204,8 @@ describe("order outcomes", () => {
     for await (const [key, order] of env.ledger.orders("c"))
       if (order.status === "failed_final") failed.push([key, order] as const);
     expect(failed[0]![1]).toMatchObject({ error_type: "product_validation_error" });
-    const madeBefore = (await sandboxOrders(env)).length;
-    await postControl(env, "/_sandbox/catalog", {
+    const madeBefore = (await sandboxOrders(env.sandbox)).length;
+    await control(env.sandbox, "/_sandbox/catalog", {
       mutate: { update: [{ code: product!.code, is_orderable: true }] },
     });
     const retried = await retryCampaign(env.ledger, "c", { newKey: true });
@@ -240,7 +214,7 @@ describe("order outcomes", () => {
       async () => (await status()).completed === 2,
       "completed after retry --new-key",
     );
-    const keys = (await sandboxOrders(env)).map((o) => o.idempotency_key);
+    const keys = (await sandboxOrders(env.sandbox)).map((o) => o.idempotency_key);
     expect(keys).toHaveLength(madeBefore + retried.orders);
     expect(keys).not.toContain(failed[0]![0]);
     const [row] = await env.ledger.getRows("c", failed[0]![1].identities);
@@ -297,7 +271,7 @@ describe("order outcomes", () => {
       status: "completed",
       generation: 1,
     });
-    const orders = await sandboxOrders(env);
+    const orders = await sandboxOrders(env.sandbox);
     expect(orders.map((o) => o.idempotency_key)).toEqual([next]);
     expect(orders[0]!.items).toHaveLength(2);
   });

@@ -1,6 +1,5 @@
 import type { Job, Queue } from "bullmq";
-import type { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/client.js";
 import { RateLimitedError } from "../../src/api/errors/index.js";
 import {
@@ -11,7 +10,7 @@ import {
 import { silentLogger } from "../../src/log.js";
 import { Ledger } from "../../src/orders/ledger.js";
 import type { OrderJobData } from "../../src/orders/order-job.js";
-import { cleanPrefix, testRedis, uniquePrefix } from "../helpers/redis.js";
+import { useRedisPrefix } from "../helpers/redis-prefix.js";
 
 const REQUEST = {
   payment_method: { type: "ACCOUNT_BALANCE" as const, currency: "USD" },
@@ -25,13 +24,7 @@ const REQUEST = {
 };
 
 describe("429 cap", () => {
-  let redis: Redis;
-  const prefix = uniquePrefix("cap");
-  beforeAll(() => {
-    redis = testRedis();
-  });
-  afterEach(() => cleanPrefix(redis, prefix));
-  afterAll(() => redis.quit());
+  const r = useRedisPrefix("cap");
 
   // A stub job and queue: this unit test is about the processor's decision, not BullMQ.
   function stubJob(rateLimited: number) {
@@ -51,7 +44,7 @@ describe("429 cap", () => {
   }
 
   async function run(rateLimited: number) {
-    const ledger = new Ledger(redis, prefix);
+    const ledger = new Ledger(r.redis, r.prefix);
     await ledger.record(
       "c",
       [

@@ -4,8 +4,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { campaignStatus } from "../../src/orders/campaign-status.js";
 import { importCampaign } from "../../src/orders/import-campaign.js";
 import { sampleCsv } from "../../src/orders/sample-csv.js";
-import { type CampaignEnv, campaignEnv, eventually, quietLog } from "../helpers/campaign-env.js";
-import { exited, spawnCli } from "../helpers/cli-process.js";
+import { type CampaignEnv, campaignEnv, cliEnvOf, depsOf } from "../helpers/campaign-env.js";
+import { exited, spawnCli } from "../helpers/cli.js";
+import { eventually } from "../helpers/wait-for.js";
 
 describe("worker shutdown", () => {
   let env: CampaignEnv;
@@ -17,21 +18,9 @@ describe("worker shutdown", () => {
     env = await campaignEnv({ latencyMs: 300 }, "shutdown");
     const file = join(env.dataDir, "orders.csv");
     await writeFile(file, sampleCsv(env.index, { rows: 30 }));
-    await importCampaign(
-      { file, campaign: "s" },
-      {
-        ledger: env.ledger,
-        catalog: env.index,
-        client: env.client,
-        log: quietLog,
-      },
-    );
+    await importCampaign({ file, campaign: "s" }, depsOf(env));
     const worker = spawnCli(["worker", "--queues", "orders", "--concurrency", "5"], {
-      GIFTJOBS_API_URL: env.config.apiUrl,
-      GIFTJOBS_API_KEY: env.config.apiKey!,
-      GIFTJOBS_REDIS_URL: env.config.redisUrl,
-      GIFTJOBS_PREFIX: env.config.prefix,
-      GIFTJOBS_DATA_DIR: env.dataDir,
+      ...cliEnvOf(env),
       GIFTJOBS_ORDER_RATE_LIMIT: "60000",
     });
     await eventually(

@@ -18,6 +18,7 @@ import {
   unscheduleCatalogSync,
 } from "../../queue/catalog-scheduler.js";
 import { assertRedisAnswers, connectRedis } from "../../queue/connection.js";
+import { collect, wholeNumber } from "../option-parsers.js";
 import { action, type CommandContext, createContext, printJson } from "../run-action.js";
 
 interface SyncFlags {
@@ -36,22 +37,12 @@ interface ShowFlags {
   json?: boolean;
 }
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
 function countryCode(flag: string, value: string): string {
   const code = value.toUpperCase();
   if (!/^[A-Z]{2}$/.test(code)) {
     throw new UserError(`${flag} must be an ISO 3166 alpha-2 code like GB (got ${value})`);
   }
   return code;
-}
-
-function wholeNumber(flag: string, value: string, min: number): number {
-  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!(n >= min)) throw new UserError(`${flag} must be a whole number >= ${min} (got ${value})`);
-  return n;
 }
 
 /** A progress line on the terminal; nothing when not interactive. */

@@ -1,5 +1,5 @@
 import { join, resolve } from "node:path";
-import { type Command, InvalidArgumentError, Option } from "commander";
+import { type Command, Option } from "commander";
 import { loadCurrentIndex } from "../../catalog/current-snapshot.js";
 import { UserError } from "../../errors/user-error.js";
 import { parseBudget } from "../../orders/budget.js";
@@ -17,21 +17,11 @@ import type { Ledger } from "../../orders/ledger.js";
 import { OrderFileError } from "../../orders/order-file-error.js";
 import { formatRowError } from "../../orders/row-error.js";
 import { waitForCampaign } from "../../orders/wait-for-campaign.js";
+import { collect, wholeNumber } from "../option-parsers.js";
 import { progressBar } from "../progress.js";
 import { action, createContext, printJson } from "../run-action.js";
 import { withServices } from "../services.js";
 import { registerCampaignCommands, requireCampaign } from "./campaigns.js";
-
-function wholeNumber(flag: string) {
-  return (value: string) => {
-    if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${flag} must be a whole number`);
-    return Number(value);
-  };
-}
-
-function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
-}
 
 /** Registers `orders import|status|report|retry`, and the lifecycle commands of campaigns.ts. */
 export function register(program: Command): void {
@@ -80,7 +70,7 @@ function registerImport(orders: Command): void {
     .option(
       "--items-per-order <n>",
       "rows packed per order (1..200, async only)",
-      wholeNumber("--items-per-order"),
+      (value: string) => wholeNumber("--items-per-order", value),
     )
     .option("--template-id <id>", "template for rows without template_id")
     .option("--map <Header=field>", "map a source header to a field (repeatable)", collect)
@@ -232,10 +222,8 @@ function registerStatus(orders: Command): void {
     .description("Rows of a campaign by status; --wait blocks until nothing is pending.")
     .requiredOption("--campaign <name>", "campaign name")
     .option("--wait", "wait until nothing is queued, in flight or submitted")
-    .option(
-      "--timeout <seconds>",
-      "give up waiting after this long (exit 124)",
-      wholeNumber("--timeout"),
+    .option("--timeout <seconds>", "give up waiting after this long (exit 124)", (value: string) =>
+      wholeNumber("--timeout", value),
     )
     .option("--json", "print one JSON document")
     .action(

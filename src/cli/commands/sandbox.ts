@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { UserError } from "../../errors/user-error.js";
 import { isPlainDecimal } from "../../money.js";
 import { type SandboxOptions, startSandbox } from "../../sandbox/index.js";
+import { collect, wholeNumber } from "../option-parsers.js";
 import { action } from "../run-action.js";
 
 interface SandboxFlags {
@@ -16,14 +17,6 @@ interface SandboxFlags {
   failRate?: string;
   dropRate?: string;
   latencyMs?: string;
-}
-
-function wholeNumber(flag: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER) {
-  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!(n >= min && n <= max)) {
-    throw new UserError(`${flag} must be a whole number from ${min} to ${max} (got ${value})`);
-  }
-  return n;
 }
 
 function rate(flag: string, value: string): number {
@@ -70,10 +63,6 @@ export function sandboxOptions(flags: SandboxFlags): SandboxOptions {
     options.latencyMs = wholeNumber("--latency-ms", flags.latencyMs, 0);
   }
   return options;
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
 }
 
 async function run(flags: SandboxFlags): Promise<number> {

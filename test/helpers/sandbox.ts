@@ -1,3 +1,5 @@
+// The sandbox over real HTTP, as a client or an operator sees it: calls, order bodies, and the
+// /_sandbox control routes.
 import {
   type Product,
   type Sandbox,
@@ -5,7 +7,13 @@ import {
   startSandbox,
 } from "../../src/sandbox/index.js";
 
+/** The X-Api-Key `call` sends unless told otherwise. */
 export const KEY = "test-key";
+
+/** A sandbox on a free port for the sandbox's own tests; each test file starts its own. */
+export function start(options: SandboxOptions = {}): Promise<Sandbox> {
+  return startSandbox({ products: 300, seed: 42, ...options });
+}
 
 export interface Answer {
   status: number;
@@ -49,12 +57,49 @@ export async function call(sandbox: Sandbox, path: string, options: CallOptions 
   return { status: res.status, headers: res.headers, text, json } as Answer;
 }
 
+/** POST to a sandbox control route over HTTP, as an operator would; fails unless 2xx. */
+export async function control(sandbox: Sandbox, path: string, body: unknown): Promise<unknown> {
+  const response = await fetch(`${sandbox.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${path}: HTTP ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+export interface SandboxStats {
+  total_requests: number;
+  requests: Record<string, Record<string, number>>;
+  orders: number;
+  items: number;
+}
+
+/** GET /_sandbox/stats: what reached the server. */
+export async function stats(sandbox: Sandbox): Promise<SandboxStats> {
+  const res = await fetch(`${sandbox.url}/_sandbox/stats`);
+  return (await res.json()) as SandboxStats;
+}
+
+export interface SandboxOrder {
+  id: string;
+  status: string;
+  idempotency_key: string;
+  items: { distribution_method: { email_address: string } }[];
+}
+
+/** GET /_sandbox/orders: every order the sandbox holds, with its idempotency key. */
+export async function sandboxOrders(sandbox: Sandbox): Promise<SandboxOrder[]> {
+  const res = await fetch(`${sandbox.url}/_sandbox/orders`);
+  return ((await res.json()) as { orders: SandboxOrder[] }).orders;
+}
+
 let keySerial = 0;
 
 /** A fresh idempotency key, unique in this process. */
-export function newKey(): string {
+export function newKey(label = "key"): string {
   keySerial += 1;
-  return `key-${process.pid}-${Date.now()}-${keySerial}`;
+  return `${label}-${process.pid}-${Date.now()}-${keySerial}`;
 }
 
 export function postOrder(
@@ -68,7 +113,7 @@ export function postOrder(
   return call(sandbox, "/v2/order", { method: "POST", headers, body });
 }
 
-/** An order item for `code` at `face`, sent by e-mail. */
+/** An order item for `code` at `face`, sent by e-mail with template TPL-1. */
 export function item(code: string, face: number, email = "jane.doe@example.com") {
   return {
     face_value: face,
@@ -90,7 +135,7 @@ export function findProduct(sandbox: Sandbox, predicate: (p: Product) => boolean
 
 export const isLiveOrderable = (p: Product) => p.is_orderable && p.state === "LIVE";
 
-/** An orderable open gift card in `currency` (USD by default). */
+/** A LIVE orderable open gift card in `currency` (USD by default). */
 export function openCard(sandbox: Sandbox, currency = "USD"): Product {
   return findProduct(
     sandbox,
@@ -105,9 +150,3 @@ export function validOrder(sandbox: Sandbox, extra: Record<string, unknown> = {}
   const face = Number(product.gift_card?.denominations.minimum_value);
   return orderBody("USD", [item(product.code, face)], extra);
 }
-
-export async function start(options: SandboxOptions = {}): Promise<Sandbox> {
-  return startSandbox({ products: 300, seed: 42, ...options });
-}
-
-export { waitFor } from "../helpers/wait-for.js";

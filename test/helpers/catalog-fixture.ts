@@ -1,11 +1,11 @@
-import { mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach } from "vitest";
 import { ApiClient } from "../../src/api/client.js";
 import type { RetryOptions } from "../../src/catalog/retry-policy.js";
 import { type SyncCatalogOptions, syncCatalog } from "../../src/catalog/sync-catalog.js";
 import { type Sandbox, type SandboxOptions, startSandbox } from "../../src/sandbox/index.js";
+import { removeDir, tmpDir } from "./tmp-dir.js";
 
 /** Retries that keep tests fast. */
 export const FAST_RETRY: RetryOptions = {
@@ -36,7 +36,7 @@ export async function catalogFixture(options: SandboxOptions = {}): Promise<Cata
     return fetch(input, init);
   };
   const client = new ApiClient({ baseUrl: sandbox.url, apiKey: "test-key", fetch: recordingFetch });
-  const dataDir = await mkdtemp(join(tmpdir(), "gj-catalog-"));
+  const dataDir = await tmpDir("catalog");
   return {
     sandbox,
     client,
@@ -45,7 +45,7 @@ export async function catalogFixture(options: SandboxOptions = {}): Promise<Cata
     sync: (extra = {}) => syncCatalog({ client, dataDir, retry: FAST_RETRY, ...extra }),
     close: async () => {
       await sandbox.close();
-      await rm(dataDir, { recursive: true, force: true });
+      await removeDir(dataDir);
     },
   };
 }
@@ -65,17 +65,6 @@ export function useCatalogFixture(options: SandboxOptions = {}): CatalogFixture 
   return fx;
 }
 
-/** POST to a sandbox control route over HTTP, as an operator would. */
-export async function control(sandbox: Sandbox, path: string, body: unknown): Promise<unknown> {
-  const response = await fetch(`${sandbox.url}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${path}: HTTP ${response.status} ${await response.text()}`);
-  return response.json();
-}
-
 /** The `after` cursor that requests page `n` (1-based) of the unfiltered catalog. */
 export function cursorOfPage(sandbox: Sandbox, n: number, limit = 500): string {
   const product = sandbox.state.catalog.products[(n - 1) * limit - 1];
@@ -83,8 +72,8 @@ export function cursorOfPage(sandbox: Sandbox, n: number, limit = 500): string {
   return product.code;
 }
 
-/** Names in `catalog/` that are temporary directories. */
-export async function tmpDirs(dataDir: string): Promise<string[]> {
+/** Names in `catalog/` that are temporary directories (left over, when a test finds any). */
+export async function leftoverTmpDirs(dataDir: string): Promise<string[]> {
   const names = await readdir(join(dataDir, "catalog")).catch(() => [] as string[]);
   return names.filter((n) => n.startsWith("tmp-") || n.endsWith(".tmp"));
 }

@@ -1,0 +1,99 @@
+import { once } from "node:events";
+import { createWriteStream } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import type { CatalogIndex } from "../../src/catalog/index-entry.js";
+import {
+  type CsvItem,
+  type ReadOrderRowsOptions,
+  readOrderRows,
+} from "../../src/orders/csv-rows.js";
+import type { OrderRow } from "../../src/orders/order-row.js";
+import { pickSampleProducts, sampleCsv } from "../../src/orders/sample-csv.js";
+import type { CampaignEnv } from "./campaign-env.js";
+
+/** Feeds text in chunks of `chunk` bytes, so records straddle chunk boundaries. */
+export function streamOf(text: string, chunk = 7): Readable {
+  const bytes = Buffer.from(text, "utf8");
+  const parts: Buffer[] = [];
+  for (let at = 0; at < bytes.length; at += chunk) parts.push(bytes.subarray(at, at + chunk));
+  return Readable.from(parts);
+}
+
+export async function readAll(
+  text: string,
+  options: ReadOrderRowsOptions = {},
+  chunk = 7,
+): Promise<CsvItem[]> {
+  const items: CsvItem[] = [];
+  for await (const item of readOrderRows(streamOf(text, chunk), options)) items.push(item);
+  return items;
+}
+
+/** A parsed order row; `overrides` replace its fields. */
+export function row(overrides: Partial<OrderRow> = {}): OrderRow {
+  return {
+    line: 2,
+    email: "jane@example.com",
+    product_code: "AMZ-US",
+    face_value: "25",
+    template_source: "none",
+    metadata: {},
+    ...overrides,
+  };
+}
+
+/** Writes `text` to `name` in the test's data dir; returns the path. */
+export async function csvFile(env: CampaignEnv, name: string, text: string): Promise<string> {
+  const path = join(env.dataDir, name);
+  await writeFile(path, text, "utf8");
+  return path;
+}
+
+/** A valid CSV of `rows` rows with references, and the currency its products are sold in. */
+export function validCsv(
+  index: CatalogIndex,
+  rows: number,
+  referencePrefix?: string,
+): { text: string; currency: string } {
+  const currency = pickSampleProducts(index)[0]!.currency;
+  return { text: sampleCsv(index, { rows, referencePrefix, currency }), currency };
+}
+
+/** Moves each line after the header to a new place (a fixed shuffle, so runs are repeatable). */
+export function shuffleLines(text: string): string {
+  const [header, ...lines] = text.trimEnd().split("\n");
+  const shuffled = lines
+    .map((line, i) => ({ line, rank: (i * 7919) % lines.length }))
+    .sort((a, b) => a.rank - b.rank)
+    .map((x) => x.line);
+  return `${[header, ...shuffled].join("\n")}\n`;
+}
+
+/**
+ * Streams `rows` valid rows (distinct e-mails and references) built from `products` of the
+ * snapshot's products to `path`; the text never exists whole.
+ */
+export async function writeLargeCsv(
+  index: CatalogIndex,
+  path: string,
+  rows: number,
+  { products: count = 8, referencePrefix = "r-" } = {},
+): Promise<void> {
+  const products = pickSampleProducts(index, count);
+  const out = createWriteStream(path);
+  out.write("email,product_code,face_value,reference\n");
+  for (let i = 0; i < rows; i += 1000) {
+    const lines: string[] = [];
+    for (let j = i; j < Math.min(i + 1000, rows); j++) {
+      const p = products[j % products.length]!;
+      const d = p.denominations!;
+      const face = d.type === "fixed" ? d.list[j % d.list.length]! : d.min;
+      lines.push(`user-${j}@example.com,${p.code},${face},${referencePrefix}${j}`);
+    }
+    if (!out.write(`${lines.join("\n")}\n`)) await once(out, "drain");
+  }
+  out.end();
+  await once(out, "finish");
+}
