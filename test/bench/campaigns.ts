@@ -22,7 +22,7 @@ import type { OrderJobData } from "../../src/orders/order-job.js";
 import { pickSampleProducts, sampleCsv } from "../../src/orders/sample-csv.js";
 import { QUEUES } from "../../src/queue/names.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
-import { exited, spawnCli } from "../helpers/cli-process.js";
+import { exited, spawnCli } from "../helpers/cli.js";
 import { cleanPrefix, REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);

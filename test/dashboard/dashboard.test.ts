@@ -148,13 +148,18 @@ describe("giftjobs dashboard", () => {
     try {
       await page.goto(dashboard.url);
       const spring = page.locator("tr", { hasText: "spring-gifts" });
+      // campaign, state, total, queued, in flight, submitted, completed, failed_final,
+      // failed_uncertain, cancelled, replayed, paused
       await expect(spring.locator("td").allInnerTexts()).resolves.toEqual([
         "spring-gifts",
+        "running",
         "3",
         "2",
         "0",
         "0",
         "1",
+        "0",
+        "0",
         "0",
         "0",
         "",
