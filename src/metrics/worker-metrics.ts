@@ -5,7 +5,9 @@ import type { OrderOutcomeName } from "../jobs/order-create.js";
 import type { WorkerHooks } from "../jobs/workers.js";
 import type { Logger } from "../log.js";
 import { silentLogger } from "../log.js";
+import { type CampaignStatus, campaignStatus } from "../orders/campaign-status.js";
 import type { Ledger } from "../orders/ledger.js";
+import { ROW_STATUSES } from "../orders/row-status.js";
 import { routeLabel } from "./route-label.js";
 
 /** Every outcome, so each series exists (at 0) from the first scrape. */
@@ -88,7 +90,10 @@ export class WorkerMetrics {
       registers,
     });
     queueDepthGauge(registers, options.queues ?? [], options.log ?? silentLogger);
-    if (options.ledger) followSetGauges(registers, options.ledger, options.log ?? silentLogger);
+    if (options.ledger) {
+      followSetGauges(registers, options.ledger, options.log ?? silentLogger);
+      campaignGauges(registers, options.ledger, options.log ?? silentLogger);
+    }
     this.hooks = {
       onOutcome: (outcome) => this.orders.inc({ outcome }),
       onCampaignPaused: () => this.pauses.inc(),
@@ -161,4 +166,59 @@ function followSetGauges(registers: Registry[], ledger: Ledger, log: Logger): vo
     `Followed orders whose status poll is more than ${OVERDUE_MS / 1000} s late`,
     () => ledger.followedDueCount(Date.now() - OVERDUE_MS),
   );
+}
+
+/**
+ * Campaigns by state, and the rows of each campaign not archived by status (cancelled and
+ * replayed included), read from the ledger at scrape time. Archived campaigns are left out of
+ * the per-campaign series so that their number stays that of the campaigns in use.
+ */
+function campaignGauges(registers: Registry[], ledger: Ledger, log: Logger): void {
+  // One read of the campaigns serves both gauges of a scrape (the registry collects at once).
+  let read: { at: number; statuses: Promise<CampaignStatus[]> } | undefined;
+  const statuses = () => {
+    if (!read || Date.now() - read.at > 1000) {
+      const all = ledger
+        .campaigns()
+        .then((names) => Promise.all(names.map((name) => campaignStatus(ledger, name))));
+      all.catch(() => {});
+      read = { at: Date.now(), statuses: all };
+    }
+    return read.statuses;
+  };
+  new Gauge({
+    name: "giftjobs_campaigns",
+    help: "Campaigns per state (held, running, paused, cancelled, done, archived)",
+    labelNames: ["state"],
+    registers,
+    async collect() {
+      this.reset();
+      try {
+        const counts = new Map<string, number>();
+        for (const s of await statuses()) counts.set(s.state, (counts.get(s.state) ?? 0) + 1);
+        for (const [state, n] of counts) this.set({ state }, n);
+      } catch (error) {
+        log.warn({ err: error }, "metrics: campaigns could not be read");
+      }
+    },
+  });
+  new Gauge({
+    name: "giftjobs_campaign_rows",
+    help: "Rows of each campaign (not archived) per status, read at scrape time",
+    labelNames: ["campaign", "status"],
+    registers,
+    async collect() {
+      // Old values would look current; with Redis unreachable the series go away instead.
+      this.reset();
+      try {
+        for (const status of await statuses()) {
+          if (status.state === "archived") continue;
+          for (const field of [...ROW_STATUSES, "replayed"] as const)
+            this.set({ campaign: status.campaign, status: field }, status[field]);
+        }
+      } catch (error) {
+        log.warn({ err: error }, "metrics: campaign rows could not be read");
+      }
+    },
+  });
 }

@@ -3,13 +3,14 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type RunningWorkers, startWorkers } from "../../src/jobs/workers.js";
 import { type RunningMetrics, startMetrics } from "../../src/metrics/start-metrics.js";
+import { cancelCampaign } from "../../src/orders/campaign-control.js";
 import { campaignStatus } from "../../src/orders/campaign-status.js";
 import { importCampaign } from "../../src/orders/import-campaign.js";
 import { sampleCsv } from "../../src/orders/sample-csv.js";
-import { type CampaignEnv, campaignEnv, quietLog } from "../helpers/campaign-env.js";
+import { type CampaignEnv, campaignEnv, depsOf, quietLog } from "../helpers/campaign-env.js";
 import { eventually } from "../helpers/wait-for.js";
 
-const FAST = { pausedDelayMs: 200, firstPollDelayMs: 50, pollDelayMs: 50, rateLimitBaseMs: 300 };
+const FAST = { firstPollDelayMs: 50, pollDelayMs: 50, rateLimitBaseMs: 300 };
 const ZERO_BALANCES = { USD: "0.00", EUR: "0.00", GBP: "0.00", CAD: "0.00", JPY: "0" };
 
 /** `name{labels} value` lines of the Prometheus text format, keyed by `name{labels}`. */
@@ -39,7 +40,7 @@ describe("worker metrics", () => {
   async function run(e: CampaignEnv, rows: number, balanceCheck = true) {
     const file = join(e.dataDir, "orders.csv");
     await writeFile(file, sampleCsv(e.index, { rows, products: 2 }));
-    const deps = { ledger: e.ledger, queue: e.queue, catalog: e.index, client: e.client };
+    const deps = depsOf(e);
     await importCampaign({ file, campaign: "m", balanceCheck }, { ...deps, log: quietLog });
     metrics = await startMetrics({ config: e.config, port: 0 });
     workers = await startWorkers({
@@ -83,9 +84,28 @@ describe("worker metrics", () => {
     for (const queue of ["orders", "catalog"])
       expect(m.has(`giftjobs_queue_jobs{queue="${queue}",state="waiting"}`)).toBe(true);
     expect(m.get('giftjobs_queue_jobs{queue="orders",state="active"}')).toBe(0);
+    expect(m.get('giftjobs_campaign_rows{campaign="m",status="completed"}')).toBe(5);
+    expect(m.get('giftjobs_campaign_rows{campaign="m",status="cancelled"}')).toBe(0);
+    expect(m.get('giftjobs_campaigns{state="done"}')).toBe(1);
 
     const other = await fetch(metrics!.url.replace("/metrics", "/elsewhere"));
     expect(other.status).toBe(404);
+  });
+
+  it("counts campaigns by state and a cancelled campaign's rows", async () => {
+    env = await campaignEnv({}, "states");
+    const file = join(env.dataDir, "orders.csv");
+    await writeFile(file, sampleCsv(env.index, { rows: 4 }));
+    const deps = { ...depsOf(env), log: quietLog };
+    await importCampaign({ file, campaign: "kept", hold: true }, deps);
+    await importCampaign({ file, campaign: "gone" }, deps);
+    await cancelCampaign(env.ledger, "gone");
+    metrics = await startMetrics({ config: env.config, port: 0 });
+    const m = await scrape();
+    expect(m.get('giftjobs_campaigns{state="held"}')).toBe(1);
+    expect(m.get('giftjobs_campaigns{state="cancelled"}')).toBe(1);
+    expect(m.get('giftjobs_campaign_rows{campaign="gone",status="cancelled"}')).toBe(4);
+    expect(m.get('giftjobs_campaign_rows{campaign="kept",status="queued"}')).toBe(4);
   });
 
   it("queue depth is read at scrape time", async () => {

@@ -9,7 +9,7 @@ import { type CampaignEnv, campaignEnv, depsOf, quietLog } from "../helpers/camp
 import { sandboxOrders } from "../helpers/sandbox.js";
 import { eventually } from "../helpers/wait-for.js";
 
-const FAST = { pausedDelayMs: 200, firstPollDelayMs: 50, pollDelayMs: 50, rateLimitBaseMs: 200 };
+const FAST = { firstPollDelayMs: 50, pollDelayMs: 50, rateLimitBaseMs: 200 };
 
 describe("a campaign end to end", () => {
   let env: CampaignEnv;
