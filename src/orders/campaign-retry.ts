@@ -1,4 +1,5 @@
 import { UserError } from "../errors/user-error.js";
+import { storedState } from "./campaign-state.js";
 import { orderKey } from "./keys.js";
 import type { Ledger } from "./ledger.js";
 
@@ -27,6 +28,11 @@ export async function retryCampaign(
   campaign: string,
   options: RetryOptions,
 ): Promise<RetryResult> {
+  const state = storedState(await ledger.meta(campaign));
+  if (state === "cancelled" || state === "archived")
+    throw new UserError(
+      `campaign ${campaign} is ${state}: its rows cannot be retried${state === "archived" ? " (orders restore first)" : ""}`,
+    );
   const statuses = options.newKey
     ? options.force
       ? ["failed_final", "failed_uncertain"]
