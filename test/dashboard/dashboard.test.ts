@@ -7,10 +7,11 @@ import { type Browser, chromium } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Config, loadConfig } from "../../src/config.js";
 import { type RunningDashboard, startDashboard } from "../../src/dashboard/start-dashboard.js";
-import { Ledger, type LedgerRow } from "../../src/orders/ledger.js";
+import { Ledger } from "../../src/orders/ledger.js";
 import type { OrderJobData } from "../../src/orders/order-job.js";
 import { QUEUES } from "../../src/queue/names.js";
 import { type CliChild, finished, spawnCli } from "../helpers/cli.js";
+import { ledgerRow, orderRequest } from "../helpers/ledger-fixtures.js";
 import { REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
 
 const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
@@ -26,29 +27,9 @@ const CHROMIUM_ARGS = [
 ];
 const HOSTILE_REASON = `insufficient_funds: <script>window.__pwned = 1</script> & "more"`;
 
-const REQUEST = {
-  payment_method: { type: "ACCOUNT_BALANCE" as const, currency: "USD" },
-  items: [
-    {
-      face_value: 10,
-      distribution_method: { type: "EMAIL" as const, email_address: "jane.doe@example.com" },
-      products: { type: "SINGLE" as const, value: "P1" },
-    },
-  ],
-};
+const REQUEST = orderRequest("jane.doe@example.com", "P1");
 
-function row(key: string, line: number): LedgerRow {
-  return {
-    line,
-    key,
-    generation: 0,
-    payload_hash: `p${line}`,
-    email: `u${line}@example.com`,
-    product_code: "P1",
-    face_value: "10",
-    currency: "USD",
-  };
-}
+const row = (key: string, line: number) => ledgerRow(key, line);
 
 /** Two campaigns: `spring-gifts` (3 rows, 1 completed) and `paused-one` (paused, hostile reason). */
 async function seed(ledger: Ledger): Promise<void> {

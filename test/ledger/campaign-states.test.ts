@@ -10,31 +10,12 @@ import { retryCampaign } from "../../src/orders/campaign-retry.js";
 import { campaignStatus } from "../../src/orders/campaign-status.js";
 import { campaignSummary } from "../../src/orders/campaign-summary.js";
 import { Ledger, type LedgerRow, type StoredState } from "../../src/orders/ledger.js";
+import { ledgerRow, orderRequest } from "../helpers/ledger-fixtures.js";
 import { useRedisPrefix } from "../helpers/redis-prefix.js";
 
-const REQUEST = {
-  payment_method: { type: "ACCOUNT_BALANCE" as const, currency: "USD" },
-  items: [
-    {
-      face_value: 10,
-      distribution_method: { type: "EMAIL" as const, email_address: "u@example.com" },
-      products: { type: "SINGLE" as const, value: "P1" },
-    },
-  ],
-};
+const REQUEST = orderRequest("u@example.com", "P1");
 
-function row(key: string, line: number): LedgerRow {
-  return {
-    line,
-    key,
-    generation: 0,
-    payload_hash: `p${line}`,
-    email: `u${line}@example.com`,
-    product_code: "P1",
-    face_value: "10.00",
-    currency: "USD",
-  };
-}
+const row = (key: string, line: number) => ledgerRow(key, line, { face_value: "10.00" });
 
 describe("campaign states in the ledger", () => {
   const r = useRedisPrefix("states");

@@ -1,30 +1,11 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { Ledger, type LedgerRow } from "../../src/orders/ledger.js";
+import { Ledger } from "../../src/orders/ledger.js";
+import { ledgerRow, orderRequest } from "../helpers/ledger-fixtures.js";
 import { useRedisPrefix } from "../helpers/redis-prefix.js";
 
-const REQUEST = {
-  payment_method: { type: "ACCOUNT_BALANCE" as const, currency: "USD" },
-  items: [
-    {
-      face_value: 10,
-      distribution_method: { type: "EMAIL" as const, email_address: "u@example.com" },
-      products: { type: "SINGLE" as const, value: "P1" },
-    },
-  ],
-};
+const REQUEST = orderRequest("u@example.com", "P1");
 
-function row(key: string, line: number): LedgerRow {
-  return {
-    line,
-    key,
-    generation: 0,
-    payload_hash: `p${line}`,
-    email: `u${line}@example.com`,
-    product_code: "P1",
-    face_value: "10",
-    currency: "USD",
-  };
-}
+const row = (key: string, line: number) => ledgerRow(key, line);
 
 describe("ledger", () => {
   const r = useRedisPrefix("ledger");

@@ -1,18 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { Ledger } from "../../src/orders/ledger.js";
 import { waitForCampaign } from "../../src/orders/wait-for-campaign.js";
+import { orderRequest } from "../helpers/ledger-fixtures.js";
 import { useRedisPrefix } from "../helpers/redis-prefix.js";
 
-const REQUEST = {
-  payment_method: { type: "ACCOUNT_BALANCE" as const, currency: "USD" },
-  items: [
-    {
-      face_value: 10,
-      distribution_method: { type: "EMAIL" as const, email_address: "a@example.com" },
-      products: { type: "SINGLE" as const, value: "P" },
-    },
-  ],
-};
+const REQUEST = orderRequest("a@example.com", "P");
 
 describe("waitForCampaign", () => {
   const r = useRedisPrefix("wait");

@@ -10,18 +10,10 @@ import {
 import { silentLogger } from "../../src/log.js";
 import { Ledger } from "../../src/orders/ledger.js";
 import type { OrderJobData } from "../../src/orders/order-job.js";
+import { orderRequest } from "../helpers/ledger-fixtures.js";
 import { useRedisPrefix } from "../helpers/redis-prefix.js";
 
-const REQUEST = {
-  payment_method: { type: "ACCOUNT_BALANCE" as const, currency: "USD" },
-  items: [
-    {
-      face_value: 10,
-      distribution_method: { type: "EMAIL" as const, email_address: "a@example.com" },
-      products: { type: "SINGLE" as const, value: "P" },
-    },
-  ],
-};
+const REQUEST = orderRequest("a@example.com", "P");
 
 describe("429 cap", () => {
   const r = useRedisPrefix("cap");
