@@ -1,6 +1,6 @@
 import { UserError } from "../errors/user-error.js";
 import { orderKey } from "./keys.js";
-import type { Ledger } from "./ledger.js";
+import { archivedError, type Ledger } from "./ledger.js";
 
 export interface RetryOptions {
   /** Move failed_final rows to the next generation (a new key). */
@@ -27,6 +27,7 @@ export async function retryCampaign(
   campaign: string,
   options: RetryOptions,
 ): Promise<RetryResult> {
+  if ((await ledger.meta(campaign)).state === "archived") throw archivedError(campaign);
   const statuses = options.newKey
     ? options.force
       ? ["failed_final", "failed_uncertain"]
