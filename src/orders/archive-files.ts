@@ -103,6 +103,7 @@ export async function readLedgerFile(
   let orders = 0;
   let requests = 0;
   let end: Extract<ArchiveLine, { type: "end" }> | undefined;
+  let readerFailed = false;
   try {
     for await (const text of splitLines(gunzip)) {
       n += 1;
@@ -120,10 +121,16 @@ export async function readLedgerFile(
       } else if (line.type === "end") end = line;
       else if (line.type !== "meta" && line.type !== "counts")
         throw new DamagedFileError(path, n, "a line of an unknown type");
-      await onLine(line);
+      try {
+        await onLine(line);
+      } catch (error) {
+        // The reader's own failure (Redis, say), not the file's.
+        readerFailed = true;
+        throw error;
+      }
     }
   } catch (error) {
-    if (error instanceof DamagedFileError) throw error;
+    if (error instanceof DamagedFileError || readerFailed) throw error;
     throw new DamagedFileError(path, undefined, `unreadable (${(error as Error).message})`);
   } finally {
     raw.destroy();
