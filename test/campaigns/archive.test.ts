@@ -171,6 +171,8 @@ describe("orders archive and restore", () => {
 
     // Nothing is imported into, or retried in, an archived campaign.
     await expect(importFile("spring", 12)).rejects.toThrow(/archived/);
+    // RECORD itself refuses too (an import that passed its check just before the archive).
+    await expect(env.ledger.record("spring", [], [])).rejects.toThrow(/archived/);
     await expect(retryCampaign(env.ledger, "spring", { newKey: true })).rejects.toThrow(/archived/);
     expect(await campaignKeys(env, "spring")).toEqual(["counts", "meta"]);
 
