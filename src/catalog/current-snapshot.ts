@@ -78,7 +78,8 @@ export async function openCurrentSnapshot(dataDir: string): Promise<CatalogSnaps
   };
 }
 
-async function sha256OfFile(path: string): Promise<string> {
+/** sha256 (hex) of a file's bytes, read in 1 MiB chunks. */
+export async function sha256OfFile(path: string): Promise<string> {
   const hash = createHash("sha256");
   for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk);
   return hash.digest("hex");

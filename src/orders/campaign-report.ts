@@ -3,6 +3,7 @@ import { mkdir, rename } from "node:fs/promises";
 import { dirname } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { stringify } from "csv-stringify";
+import { fsyncPath } from "../catalog/durable-files.js";
 import type { Ledger, LedgerOrder, LedgerRow } from "./ledger.js";
 
 export const REPORT_COLUMNS = [
@@ -32,7 +33,9 @@ export function neutralise(cell: string): string {
 export async function* reportRecords(ledger: Ledger, campaign: string): AsyncGenerator<string[]> {
   const rows: [string, LedgerRow][] = [];
   for await (const entry of ledger.rows(campaign)) rows.push(entry);
-  rows.sort((a, b) => a[1].line - b[1].line);
+  // Rows of different files can share a line: the identity settles their order, so the same
+  // ledger gives the same report however its hash is laid out (a restored archive, say).
+  rows.sort((a, b) => a[1].line - b[1].line || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const orderCache = new Map<string, LedgerOrder | undefined>();
   for (let i = 0; i < rows.length; i += 500) {
     const batch = rows.slice(i, i + 500);
@@ -62,8 +65,16 @@ function recordOf(identity: string, row: LedgerRow, order: LedgerOrder | undefin
   return cells.map(neutralise);
 }
 
-/** Writes the report CSV atomically (temporary file, then rename). Returns the row count. */
-export async function writeReport(ledger: Ledger, campaign: string, path: string): Promise<number> {
+/**
+ * Writes the report CSV atomically (temporary file, then rename). Returns the row count. With
+ * `durable` (an archive's copy) the file is flushed before the rename and its folder after.
+ */
+export async function writeReport(
+  ledger: Ledger,
+  campaign: string,
+  path: string,
+  options: { durable?: boolean } = {},
+): Promise<number> {
   await mkdir(dirname(path), { recursive: true });
   const temporary = `${path}.tmp-${process.pid}`;
   let count = 0;
@@ -78,6 +89,8 @@ export async function writeReport(ledger: Ledger, campaign: string, path: string
     stringify({ header: true, columns: [...REPORT_COLUMNS] }),
     createWriteStream(temporary),
   );
+  if (options.durable) await fsyncPath(temporary);
   await rename(temporary, path);
+  if (options.durable) await fsyncPath(dirname(path));
   return count;
 }

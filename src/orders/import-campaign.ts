@@ -10,7 +10,7 @@ import { type CsvItem, readOrderRows } from "./csv-rows.js";
 import { OccurrenceCounter, payloadHash, rowIdentity } from "./identity.js";
 import { InvalidRowsFile } from "./invalid-rows-file.js";
 import { orderKey } from "./keys.js";
-import { CAMPAIGN_NAME, type Ledger, type LedgerRow } from "./ledger.js";
+import { archivedError, CAMPAIGN_NAME, type Ledger, type LedgerRow } from "./ledger.js";
 import { buildOrderRequest } from "./order-request.js";
 import type { OrderRow } from "./order-row.js";
 import { checkItemsPerOrder, OrderPacker } from "./packing.js";
@@ -142,6 +142,8 @@ export async function importCampaign(
       `--campaign ${JSON.stringify(options.campaign)}: use letters, digits, '.', '_' or '-' (at most 100)`,
     );
   }
+  if ((await deps.ledger.meta(options.campaign)).state === "archived")
+    throw archivedError(options.campaign);
   const mode = options.executionMode ?? "async";
   const itemsPerOrder = checkItemsPerOrder(options.itemsPerOrder, mode);
   const packer = itemsPerOrder > 1 ? new OrderPacker(itemsPerOrder) : undefined;

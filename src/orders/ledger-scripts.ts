@@ -213,9 +213,11 @@ return 1
  * KEYS: orders, rows, counts, requests, pending, meta.
  * ARGV: rowsJson ([[identity, rowJson], ...]), ordersJson ([[key, orderJson, requestJson], ...]).
  * A row or order already present is left as it is (a re-import never overwrites what a worker
- * recorded). Returns the number of rows added.
+ * recorded). Returns the number of rows added, or -1 (nothing written) when the campaign is
+ * archived: its rows are not in Redis, so they would all look new.
  */
 export const RECORD = `
+if redis.call('HGET', KEYS[6], 'state') == 'archived' then return -1 end
 local rows = cjson.decode(ARGV[1])
 local orders = cjson.decode(ARGV[2])
 local added = 0
@@ -341,4 +343,90 @@ if #taken == 0 then
 end
 note_finished(KEYS[3], KEYS[6], ARGV[2])
 return #taken
+`;
+
+/**
+ * The last step of `orders archive` (docs/architecture.md, "Archive"): removes a campaign's
+ * data and leaves its tombstone, in one step, only when the campaign is still exactly as it was
+ * when its archive was written: the same meta and counts hashes (a transition that ends with
+ * nothing pending rewrites `finished_at`, a retry removes it), and as many rows, orders and
+ * request bodies. KEYS: meta, counts, rows, orders, requests, pending, window, running set.
+ * ARGV: expected meta (JSON object), expected counts (JSON object), expected number of rows,
+ * orders and requests, archived_at, archive path, campaign name.
+ * The tombstone is the meta hash (state archived, archived_at, archive_path; no pause) and the
+ * counts hash. A campaign already archived only loses data keys left behind (a restore that
+ * stopped half way), and returns {2}.
+ * Returns {1} when removed, {0, why} when the campaign changed (nothing removed), {2} archived.
+ */
+export const ARCHIVE = `
+local function drop_data()
+  redis.call('UNLINK', KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7])
+  redis.call('SREM', KEYS[8], ARGV[8])
+end
+-- The field that differs between a hash and the expected object, or nil when they are equal.
+local function differs(key, expected)
+  local flat = redis.call('HGETALL', key)
+  local seen = 0
+  for i = 1, #flat, 2 do
+    seen = seen + 1
+    if expected[flat[i]] ~= flat[i + 1] then return flat[i] end
+  end
+  for field in pairs(expected) do
+    if redis.call('HEXISTS', key, field) == 0 then return field end
+  end
+  return nil
+end
+if redis.call('HGET', KEYS[1], 'state') == 'archived' then
+  drop_data()
+  return {2}
+end
+local field = differs(KEYS[1], cjson.decode(ARGV[1]))
+if field then return {0, 'its ' .. field .. ' changed'} end
+field = differs(KEYS[2], cjson.decode(ARGV[2]))
+if field then return {0, 'its count of ' .. field .. ' changed'} end
+if redis.call('HLEN', KEYS[3]) ~= tonumber(ARGV[3]) then return {0, 'its rows changed'} end
+if redis.call('HLEN', KEYS[4]) ~= tonumber(ARGV[4]) then return {0, 'its orders changed'} end
+if redis.call('HLEN', KEYS[5]) ~= tonumber(ARGV[5]) then return {0, 'its requests changed'} end
+drop_data()
+redis.call('HDEL', KEYS[1], 'paused_reason', 'paused_at')
+redis.call('HSET', KEYS[1], 'state', 'archived', 'archived_at', ARGV[6], 'archive_path', ARGV[7])
+return {1}
+`;
+
+/**
+ * Empties the data keys of an archived campaign before a restore writes them (what a restore
+ * that stopped half way left is rewritten whole). KEYS: meta, rows, orders, requests, pending,
+ * window. Returns 1 when emptied, 0 when the campaign is not archived (nothing touched).
+ */
+export const CLEAR_ARCHIVED = `
+if redis.call('HGET', KEYS[1], 'state') ~= 'archived' then return 0 end
+redis.call('UNLINK', KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6])
+return 1
+`;
+
+/**
+ * The last step of `orders restore`, once rows, orders and requests are back: the meta and
+ * counts hashes become what they were before the archive, and a running campaign rejoins the
+ * running set, provided the rows, orders and requests hashes hold as many entries as were
+ * written. KEYS: meta, counts, running set, rows, orders, requests. ARGV: archived_at of the
+ * archive restored, campaign name, meta (JSON object), counts (JSON object), rows, orders and
+ * requests written.
+ * Returns {1, state} when restored, {0, why} when the campaign is not that archive's tombstone.
+ */
+export const FINISH_RESTORE = `
+local meta = redis.call('HMGET', KEYS[1], 'state', 'archived_at')
+if meta[1] ~= 'archived' then return {0, 'it is ' .. (meta[1] or 'running') .. ', not archived'} end
+if meta[2] ~= ARGV[1] then return {0, 'it was archived again since (archived_at ' .. tostring(meta[2]) .. ')'} end
+if redis.call('HLEN', KEYS[4]) ~= tonumber(ARGV[5]) or redis.call('HLEN', KEYS[5]) ~= tonumber(ARGV[6])
+  or redis.call('HLEN', KEYS[6]) ~= tonumber(ARGV[7]) then
+  return {0, 'its rows, orders or requests changed while it was restored; run orders restore again'}
+end
+local restored = cjson.decode(ARGV[3])
+local counts = cjson.decode(ARGV[4])
+redis.call('DEL', KEYS[1], KEYS[2])
+for field, value in pairs(restored) do redis.call('HSET', KEYS[1], field, value) end
+for field, value in pairs(counts) do redis.call('HSET', KEYS[2], field, value) end
+local state = restored.state or 'running'
+if state == 'running' then redis.call('SADD', KEYS[3], ARGV[2]) end
+return {1, state}
 `;

@@ -1,10 +1,14 @@
 import type { Redis } from "ioredis";
 import type { ExecutionMode, OrderRequest } from "../api/order-request.js";
+import { UserError } from "../errors/user-error.js";
 import { redisKey } from "../queue/names.js";
 import {
+  ARCHIVE,
   CANCEL_PENDING,
   CLAIM_FOLLOWED,
+  CLEAR_ARCHIVED,
   DISPATCH,
+  FINISH_RESTORE,
   RECORD,
   REKEY,
   RELEASE_ROW,
@@ -74,6 +78,8 @@ export interface CampaignMeta {
   cancelled_at?: string;
   finished_at?: string;
   archived_at?: string;
+  /** An archived campaign's archive folder (see campaign-archive.ts). */
+  archive_path?: string;
   /** JSON: { CUR: amount } (decimal strings). */
   budget?: string;
   /** JSON: attempts and backoff of the campaign's order jobs. */
@@ -103,7 +109,22 @@ const SCRIPTS = {
   giftjobsLedgerDispatch: DISPATCH,
   giftjobsLedgerSetState: SET_STATE,
   giftjobsLedgerCancelPending: CANCEL_PENDING,
+  giftjobsLedgerArchive: ARCHIVE,
+  giftjobsLedgerClearArchived: CLEAR_ARCHIVED,
+  giftjobsLedgerFinishRestore: FINISH_RESTORE,
 };
+
+/**
+ * What an archive must find unchanged before the campaign's data is removed: its meta and
+ * counts hashes as stored, and how many rows, orders and request bodies it holds.
+ */
+export interface CampaignShape {
+  meta: Record<string, string>;
+  counts: Record<string, string>;
+  rows: number;
+  orders: number;
+  requests: number;
+}
 
 /** What a transition does to the order's entry in the follow set (see OrderFollower). */
 export type FollowChange = { at: number } | "unfollow" | "pending";
@@ -126,6 +147,23 @@ export type StartResult =
       campaignCreatedAt: string | undefined;
     }
   | { kind: "past"; status: string | null };
+
+/** An archived campaign takes no import or retry until it is restored. */
+export function archivedError(campaign: string): UserError {
+  return new UserError(
+    `campaign ${campaign} is archived: its rows are in its archive, not in Redis; run \`orders restore --campaign ${campaign}\` first`,
+  );
+}
+
+/** The counts hash as numbers (absent fields are 0). */
+export function countsOf(raw: Record<string, string>): CampaignCounts {
+  const counts = {
+    total: Number(raw.total ?? 0),
+    replayed: Number(raw.replayed ?? 0),
+  } as CampaignCounts;
+  for (const status of ROW_STATUSES) counts[status] = Number(raw[status] ?? 0);
+  return counts;
+}
 
 /** A follow-set member: campaign names and order keys hold no space. */
 function followMember(campaign: string, key: string): string {
@@ -295,6 +333,144 @@ export class Ledger {
     return sizes.reduce<number>((sum, n) => sum + Number(n ?? 0), 0);
   }
 
+  /** The campaign as an archive sees it (see removeCampaignData). */
+  async shape(campaign: string): Promise<CampaignShape> {
+    const k = this.keys(campaign);
+    // One transaction: the five answers describe one moment.
+    const replies = await this.redis
+      .multi()
+      .hgetall(k.meta)
+      .hgetall(k.counts)
+      .hlen(k.rows)
+      .hlen(k.orders)
+      .hlen(k.requests)
+      .exec();
+    const values = (replies ?? []).map(([error, value]) => {
+      if (error) throw error;
+      return value;
+    });
+    const [meta, counts, rows, orders, requests] = values as [
+      Record<string, string>,
+      Record<string, string>,
+      number,
+      number,
+      number,
+    ];
+    return { meta, counts, rows, orders, requests };
+  }
+
+  /**
+   * Removes every key of an archived campaign but its tombstone (meta: state archived,
+   * `archived_at`, `archive_path`; and counts), and takes it out of the running set, in one
+   * script, provided it still has the shape `expected` (its archive was written from it). The
+   * campaigns set keeps it. On a campaign archived already, removes data keys left behind.
+   */
+  async removeCampaignData(
+    campaign: string,
+    expected: CampaignShape,
+    tombstone: { archivedAt: string; archivePath: string },
+  ): Promise<{ outcome: "removed" | "already" } | { outcome: "changed"; why: string }> {
+    const k = this.keys(campaign);
+    const [code, why] = (await this.script(
+      "giftjobsLedgerArchive",
+      [k.meta, k.counts, k.rows, k.orders, k.requests, k.pending, k.window, this.runningKey()],
+      [
+        JSON.stringify(expected.meta),
+        JSON.stringify(expected.counts),
+        String(expected.rows),
+        String(expected.orders),
+        String(expected.requests),
+        tombstone.archivedAt,
+        tombstone.archivePath,
+        campaign,
+      ],
+    )) as [number, string?];
+    if (code === 1) return { outcome: "removed" };
+    if (code === 2) return { outcome: "already" };
+    return { outcome: "changed", why: why ?? "it changed" };
+  }
+
+  /** Empties the data keys of an archived campaign, for a restore. False when not archived. */
+  async clearArchivedData(campaign: string): Promise<boolean> {
+    const k = this.keys(campaign);
+    return (
+      Number(
+        await this.script(
+          "giftjobsLedgerClearArchived",
+          [k.meta, k.rows, k.orders, k.requests, k.pending, k.window],
+          [],
+        ),
+      ) === 1
+    );
+  }
+
+  /**
+   * Writes back rows, orders and request bodies read from an archive (JSON as stored). Only
+   * for a campaign being restored: its tombstone keeps it archived until finishRestore.
+   */
+  async restoreEntries(
+    campaign: string,
+    entries: { rows: [string, string][]; orders: [string, string][]; requests: [string, string][] },
+  ): Promise<void> {
+    const k = this.keys(campaign);
+    const tx = this.redis.multi();
+    if (entries.rows.length) tx.hset(k.rows, Object.fromEntries(entries.rows));
+    if (entries.orders.length) tx.hset(k.orders, Object.fromEntries(entries.orders));
+    if (entries.requests.length) tx.hset(k.requests, Object.fromEntries(entries.requests));
+    await tx.exec();
+  }
+
+  /**
+   * Ends a restore: meta and counts become `meta` and `counts` (as archived), and a running
+   * campaign rejoins the running set, provided the tombstone is still the one of the archive
+   * archived at `archivedAt` and the data keys hold what was `written` (nothing removed them
+   * meanwhile).
+   */
+  async finishRestore(
+    campaign: string,
+    archivedAt: string,
+    meta: Record<string, string>,
+    counts: Record<string, string>,
+    written: { rows: number; orders: number; requests: number },
+  ): Promise<{ restored: true; state: StoredState } | { restored: false; why: string }> {
+    const k = this.keys(campaign);
+    const [code, value] = (await this.script(
+      "giftjobsLedgerFinishRestore",
+      [k.meta, k.counts, this.runningKey(), k.rows, k.orders, k.requests],
+      [
+        archivedAt,
+        campaign,
+        JSON.stringify(meta),
+        JSON.stringify(counts),
+        String(written.rows),
+        String(written.orders),
+        String(written.requests),
+      ],
+    )) as [number, string];
+    if (code === 1) return { restored: true, state: value as StoredState };
+    return { restored: false, why: value };
+  }
+
+  /** Members of the follow set that belong to the campaign (none once it is done). */
+  async followedOf(campaign: string): Promise<number> {
+    let cursor = "0";
+    let found = 0;
+    do {
+      const [next, flat] = await this.redis.zscan(
+        this.followKey(),
+        cursor,
+        "MATCH",
+        // Campaign names hold no glob characters (CAMPAIGN_NAME).
+        `${followMember(campaign, "*")}`,
+        "COUNT",
+        1000,
+      );
+      cursor = next;
+      found += flat.length / 2;
+    } while (cursor !== "0");
+    return found;
+  }
+
   /** Orders waiting to be dispatched. */
   async pendingCount(campaign: string): Promise<number> {
     return this.redis.llen(this.keys(campaign).pending);
@@ -340,7 +516,8 @@ export class Ledger {
 
   /**
    * Records new rows and orders (queued) with each order's request body; what is already there
-   * is left alone. Returns rows added.
+   * is left alone. Returns rows added. An archived campaign records nothing (its rows are in
+   * its archive, not here: a row recorded again would be sent again).
    */
   async record(
     campaign: string,
@@ -358,13 +535,15 @@ export class Ledger {
       ),
     ];
     const keys = this.keys(campaign);
-    return Number(
+    const added = Number(
       await this.script(
         "giftjobsLedgerRecord",
         [...this.scriptKeys(campaign), keys.requests, keys.pending, keys.meta],
         args,
       ),
     );
+    if (added < 0) throw archivedError(campaign);
+    return added;
   }
 
   /**
@@ -537,13 +716,14 @@ export class Ledger {
   }
 
   async counts(campaign: string): Promise<CampaignCounts> {
-    const raw = await this.redis.hgetall(this.keys(campaign).counts);
-    const counts = {
-      total: Number(raw.total ?? 0),
-      replayed: Number(raw.replayed ?? 0),
-    } as CampaignCounts;
-    for (const status of ROW_STATUSES) counts[status] = Number(raw[status] ?? 0);
-    return counts;
+    return countsOf(await this.redis.hgetall(this.keys(campaign).counts));
+  }
+
+  /** Request bodies of these order keys, in the same order (undefined where none). */
+  async getRequests(campaign: string, keys: string[]): Promise<(OrderRequest | undefined)[]> {
+    if (keys.length === 0) return [];
+    const raw = await this.redis.hmget(this.keys(campaign).requests, ...keys);
+    return raw.map((r) => (r ? (JSON.parse(r) as OrderRequest) : undefined));
   }
 
   /** Every order of the campaign, in pages (HSCAN: no whole-campaign load in one reply). */

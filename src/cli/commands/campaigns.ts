@@ -1,6 +1,12 @@
 import type { Command } from "commander";
 import { UserError } from "../../errors/user-error.js";
 import {
+  type ArchiveResult,
+  archiveCampaign,
+  type RestoreResult,
+  restoreCampaign,
+} from "../../orders/campaign-archive.js";
+import {
   approveCampaign,
   cancelCampaign,
   pauseCampaign,
@@ -15,7 +21,10 @@ import type { Ledger } from "../../orders/ledger.js";
 import { action, createContext, printJson } from "../run-action.js";
 import { withServices } from "../services.js";
 
-/** Registers the campaign lifecycle under `orders`: list, approve, pause, resume, cancel. */
+/**
+ * Registers the campaign lifecycle under `orders`: list, approve, pause, resume, cancel,
+ * archive, restore.
+ */
 export function registerCampaignCommands(orders: Command): void {
   orders
     .command("list")
@@ -73,6 +82,56 @@ export function registerCampaignCommands(orders: Command): void {
       };
     },
   );
+  orders
+    .command("archive")
+    .description(
+      "Move a done (or cancelled and finished) campaign out of Redis into files: report, compact ledger, manifest. A tombstone stays.",
+    )
+    .requiredOption("--campaign <name>", "campaign name")
+    .option("--json", "print one JSON document")
+    .action(
+      action(async (opts: { campaign: string; json?: boolean }) => {
+        const ctx = createContext(opts.json);
+        return withServices(ctx.config, async ({ ledger }) => {
+          await requireCampaign(ledger, opts.campaign);
+          const result = await archiveCampaign(ledger, opts.campaign, {
+            dataDir: ctx.config.dataDir,
+          });
+          if (opts.json) printJson(result);
+          else process.stdout.write(archiveText(result));
+          return 0;
+        });
+      }),
+    );
+  orders
+    .command("restore")
+    .description("Read an archived campaign back into Redis, as it was before the archive.")
+    .requiredOption("--campaign <name>", "campaign name")
+    .option("--json", "print one JSON document")
+    .action(
+      action(async (opts: { campaign: string; json?: boolean }) => {
+        const ctx = createContext(opts.json);
+        return withServices(ctx.config, async ({ ledger }) => {
+          await requireCampaign(ledger, opts.campaign);
+          const result = await restoreCampaign(ledger, opts.campaign);
+          if (opts.json) printJson(result);
+          else process.stdout.write(restoreText(result));
+          return 0;
+        });
+      }),
+    );
+}
+
+function archiveText(r: ArchiveResult): string {
+  const what =
+    r.outcome === "already"
+      ? `campaign ${r.campaign} was archived already (${r.archived_at}); its files match the manifest`
+      : `campaign ${r.campaign} archived: ${number(r.rows)} rows, ${number(r.orders)} orders`;
+  return `${what}\n  archive: ${r.archive}\n`;
+}
+
+function restoreText(r: RestoreResult): string {
+  return `campaign ${r.campaign} restored (${r.state}): ${number(r.rows)} rows, ${number(r.orders)} orders, from ${r.archive}\n`;
 }
 
 type LifecycleStep = (

@@ -3,7 +3,7 @@ import { type Command, Option } from "commander";
 import { loadCurrentIndex } from "../../catalog/current-snapshot.js";
 import { UserError } from "../../errors/user-error.js";
 import { parseBudget } from "../../orders/budget.js";
-import { writeReport } from "../../orders/campaign-report.js";
+import { writeCampaignReport } from "../../orders/campaign-archive.js";
 import { retryCampaign } from "../../orders/campaign-retry.js";
 import {
   anyFailed,
@@ -308,7 +308,8 @@ function registerReport(orders: Command): void {
         );
         return withServices(ctx.config, async ({ ledger }) => {
           await requireCampaign(ledger, opts.campaign);
-          const rows = await writeReport(ledger, opts.campaign, out);
+          // An archived campaign's report is the one written when it was archived.
+          const rows = await writeCampaignReport(ledger, opts.campaign, out);
           if (opts.json) printJson({ campaign: opts.campaign, rows, report: out });
           else process.stdout.write(`${number(rows)} rows written to ${out}\n`);
           return 0;
