@@ -26,6 +26,11 @@ export interface Config {
   orderRateLimitPerMinute: number;
   /** @defaultValue `info` */
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  /**
+   * Every `orders import` records its campaign held, even with --yes: nothing is sent until
+   * `orders approve`. @defaultValue false
+   */
+  requireApproval: boolean;
 }
 
 /** Environment variable of each setting; env wins over `config/*.json`. */
@@ -40,6 +45,7 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   requestTimeoutMs: "GIFTJOBS_REQUEST_TIMEOUT_MS",
   orderRateLimitPerMinute: "GIFTJOBS_ORDER_RATE_LIMIT",
   logLevel: "GIFTJOBS_LOG_LEVEL",
+  requireApproval: "GIFTJOBS_REQUIRE_APPROVAL",
 };
 
 const httpUrl = z.string().refine((v) => {
@@ -89,6 +95,12 @@ const SCHEMA = {
     .int("must be a whole number")
     .min(1, "must be at least 1"),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
+  // A switch: 1/0 in the environment, true/false in a JSON file; nothing else is guessed at.
+  requireApproval: z
+    .union([z.boolean(), z.enum(["1", "0", "true", "false"])], {
+      error: "must be 1 or 0 (true or false)",
+    })
+    .transform((v) => v === true || v === "1" || v === "true"),
 } satisfies Record<keyof Config, z.ZodType>;
 
 function readJson(path: string, label: string): Record<string, unknown> {

@@ -20,6 +20,11 @@ const CURRENCY_DECIMALS: Record<string, number> = {
   TND: 3,
 };
 
+/** The currencies whose minor unit is not 2 digits, with theirs (for the ledger's scripts). */
+export function unusualCurrencyDecimals(): Readonly<Record<string, number>> {
+  return CURRENCY_DECIMALS;
+}
+
 export function currencyDecimals(currency: string): number {
   return CURRENCY_DECIMALS[currency.toUpperCase()] ?? 2;
 }

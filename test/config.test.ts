@@ -24,6 +24,16 @@ describe("configuration", () => {
     expect(() => loadConfig({ env: { GIFTJOBS_PREFIX: "a:b" } })).toThrow(/GIFTJOBS_PREFIX/);
   });
 
+  it("GIFTJOBS_REQUIRE_APPROVAL is a switch: 1/0 or true/false, off by default", () => {
+    expect(loadConfig({ env: {} }).requireApproval).toBe(false);
+    expect(loadConfig({ env: { GIFTJOBS_REQUIRE_APPROVAL: "1" } }).requireApproval).toBe(true);
+    expect(loadConfig({ env: { GIFTJOBS_REQUIRE_APPROVAL: "true" } }).requireApproval).toBe(true);
+    expect(loadConfig({ env: { GIFTJOBS_REQUIRE_APPROVAL: "0" } }).requireApproval).toBe(false);
+    expect(() => loadConfig({ env: { GIFTJOBS_REQUIRE_APPROVAL: "yes" } })).toThrow(
+      'GIFTJOBS_REQUIRE_APPROVAL: must be 1 or 0 (true or false) (got "yes")',
+    );
+  });
+
   it("never shows the API key in an error", () => {
     try {
       loadConfig({

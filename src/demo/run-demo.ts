@@ -109,7 +109,8 @@ async function demoCampaign(
   });
   try {
     const imported = await importCampaign(
-      { file: csv, campaign: DEMO_CAMPAIGN, itemsPerOrder: 1 },
+      // The demo's own campaign in its own Redis: a re-run with more rows adds them, as before.
+      { file: csv, campaign: DEMO_CAMPAIGN, itemsPerOrder: 1, append: true },
       { ledger, catalog: index, client, log: options.log },
     );
     const status = await waitUntilDone(ledger, options);

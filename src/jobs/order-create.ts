@@ -93,7 +93,15 @@ export async function processCreateOrder(
 
   const start = await deps.ledger.start(campaign, key, { attempts: job.attemptsMade + 1 });
   // Held or paused: the ledger put the order back on its pending list; this job is over.
-  if (start.kind === "paused") return { status: "queued", skipped: true };
+  if (start.kind === "paused") {
+    if (start.budget) {
+      deps.onCampaignPaused?.(campaign);
+      log.error(
+        `campaign ${campaign} paused: ${start.reason}. Nothing more of it is sent until the budget is raised (import the file again with a higher --budget), then: giftjobs orders resume --campaign ${campaign}`,
+      );
+    }
+    return { status: "queued", skipped: true };
+  }
   if (start.kind === "past") return alreadyHandled(job, start.status, deps);
   const { order, request } = start;
   if (!request) {

@@ -1,19 +1,10 @@
 import { UserError } from "../errors/user-error.js";
-import { currencyDecimals, fromUnits, isPlainDecimal, toUnits } from "../money.js";
-import type { CampaignTotals } from "./totals.js";
+import { currencyDecimals, decimalPlaces, fromUnits, isPlainDecimal, toUnits } from "../money.js";
 
 /** `--budget AMOUNT[:CUR]`. */
 export interface Budget {
   amount: string;
   currency?: string;
-}
-
-export interface BudgetCheck {
-  currency: string;
-  budget: string;
-  /** What the campaign would pay (prices after discount) in that currency. */
-  spend: string;
-  within: boolean;
 }
 
 /** Parses `--budget 5000` or `--budget 5000.00:USD`; a bad value is a UserError. */
@@ -30,32 +21,87 @@ export function parseBudget(text: string): Budget {
   return { amount, currency: currency.toUpperCase() };
 }
 
+export function budgetText(budget: Budget): string {
+  return `--budget ${budget.amount}${budget.currency ? `:${budget.currency}` : ""}`;
+}
+
 /**
- * Compares the campaign's price total with the budget. A budget without a currency applies
- * when the campaign has one currency; with several, adding amounts across currencies would
- * be meaningless, so the user is asked to name one.
+ * Checks the budgets among themselves, before the file is read: one per currency, and a plain
+ * amount (no currency) only alone.
  */
-export function checkBudget(budget: Budget, totals: CampaignTotals): BudgetCheck {
-  const currencies = totals.currencies();
-  const currency = budget.currency ?? (currencies.length <= 1 ? currencies[0] : undefined);
-  if (currency === undefined) {
-    if (currencies.length === 0) {
-      return { currency: "", budget: budget.amount, spend: "0", within: true };
+export function checkBudgetFlags(budgets: readonly Budget[]): void {
+  const seen = new Set<string>();
+  for (const budget of budgets) {
+    if (!budget.currency) {
+      if (budgets.length > 1)
+        throw new UserError(
+          `${budgetText(budget)}: name its currency when giving more than one budget, e.g. --budget ${budget.amount}:USD`,
+        );
+      continue;
     }
-    throw new UserError(
-      `--budget ${budget.amount}: the campaign pays in ${currencies.join(", ")}; name the currency, e.g. --budget ${budget.amount}:${currencies[0]}`,
-    );
+    if (seen.has(budget.currency))
+      throw new UserError(
+        `${budgetText(budget)}: a second budget for ${budget.currency}; give one budget per currency`,
+      );
+    seen.add(budget.currency);
   }
+}
+
+/** A budget in one currency, in its minor units. */
+export interface CurrencyBudget {
+  currency: string;
+  /** As given (for messages). */
+  amount: string;
+  /**
+   * Minor units, rounded down: prices are whole minor units, so price ≤ amount exactly when
+   * price ≤ units.
+   */
+  units: bigint;
+}
+
+/** A budget amount in the currency's minor units, rounded down (see CurrencyBudget.units). */
+export function budgetUnits(amount: string, currency: string): bigint {
   const scale = currencyDecimals(currency);
-  const spendUnits = totals.priceUnits(currency);
-  // The budget may carry more digits than the currency; compare at the finer scale.
-  const budgetScale = Math.max(scale, budget.amount.split(".")[1]?.length ?? 0);
-  const budgetUnits = toUnits(budget.amount, budgetScale);
-  const spendScaled = spendUnits * 10n ** BigInt(budgetScale - scale);
-  return {
-    currency,
-    budget: budget.amount,
-    spend: fromUnits(spendUnits, scale),
-    within: spendScaled <= budgetUnits,
-  };
+  const finer = Math.max(scale, decimalPlaces(amount));
+  return toUnits(amount, finer) / 10n ** BigInt(finer - scale);
+}
+
+/**
+ * The budgets given for a file that pays in `currencies` (sorted), one per currency. A plain
+ * amount is the budget of a file of one currency. Refused (UserError, naming it): a plain amount
+ * for a file of several currencies, a budget for a currency the file does not pay in. A file
+ * currency without one is the caller's to judge (a campaign may have one stored).
+ */
+export function resolveBudgets(
+  budgets: readonly Budget[],
+  currencies: readonly string[],
+): Map<string, CurrencyBudget> {
+  const out = new Map<string, CurrencyBudget>();
+  for (const budget of budgets) {
+    let currency = budget.currency;
+    if (!currency) {
+      // A file with no valid row spends nothing: a plain budget has nothing to apply to.
+      if (currencies.length === 0) continue;
+      if (currencies.length > 1)
+        throw new UserError(
+          `${budgetText(budget)}: the file pays in ${currencies.join(", ")}; give a budget per currency, e.g. --budget ${budget.amount}:${currencies[0]}`,
+        );
+      currency = currencies[0]!;
+    } else if (!currencies.includes(currency)) {
+      throw new UserError(
+        `${budgetText(budget)}: the file has no ${currency} rows (it pays in ${currencies.join(", ") || "nothing"}); give budgets only for its currencies`,
+      );
+    }
+    out.set(currency, {
+      currency,
+      amount: budget.amount,
+      units: budgetUnits(budget.amount, currency),
+    });
+  }
+  return out;
+}
+
+/** Minor units as a decimal at the currency's scale. */
+export function unitsText(units: bigint, currency: string): string {
+  return fromUnits(units, currencyDecimals(currency));
 }

@@ -1,7 +1,7 @@
 import { UserError } from "../errors/user-error.js";
 import { storedState } from "./campaign-state.js";
 import { orderKey } from "./keys.js";
-import { archivedError, type Ledger } from "./ledger.js";
+import type { Ledger } from "./ledger.js";
 
 export interface RetryOptions {
   /** Move failed_final rows to the next generation (a new key). */

@@ -50,26 +50,25 @@ export async function listCampaigns(ledger: Ledger): Promise<CampaignSummary[]> 
 
 /** Per currency: planned rows, face value and price, spend, budget (from the campaign's meta). */
 export function moneyOf(meta: CampaignMeta): Record<string, CurrencyMoney> {
-  const budgets = meta.budget ? (JSON.parse(meta.budget) as Record<string, string>) : {};
-  const currencies = new Set(Object.keys(budgets));
+  const currencies = new Set<string>();
   for (const field of Object.keys(meta)) {
-    const match = /^(?:planned_rows|planned_face|planned_price|spent):([A-Z]{3})$/.exec(field);
+    const match = /^(?:planned_rows|planned_face|planned_price|spent|budget):([A-Z]{3})$/.exec(
+      field,
+    );
     if (match) currencies.add(match[1]!);
   }
   const money: Record<string, CurrencyMoney> = {};
   for (const currency of [...currencies].sort()) {
     const scale = currencyDecimals(currency);
-    const units = (field: string) =>
-      fromUnits(
-        BigInt((meta as Record<string, string | undefined>)[`${field}:${currency}`] ?? "0"),
-        scale,
-      );
+    const raw = (field: string) =>
+      (meta as Record<string, string | undefined>)[`${field}:${currency}`];
+    const units = (field: string) => fromUnits(BigInt(raw(field) ?? "0"), scale);
     money[currency] = {
       rows: Number(meta[`planned_rows:${currency}`] ?? 0),
       face_value: units("planned_face"),
       price: units("planned_price"),
       spent: units("spent"),
-      ...(budgets[currency] ? { budget: budgets[currency] } : {}),
+      ...(raw("budget") !== undefined ? { budget: units("budget") } : {}),
     };
   }
   return money;

@@ -2,15 +2,32 @@ import type { JobsOptions } from "bullmq";
 import type { ApiClient } from "../api/client.js";
 import type { ExecutionMode } from "../api/order-request.js";
 import type { CatalogIndex } from "../catalog/index-entry.js";
+import { RunError } from "../errors/runtime-error.js";
 import { UserError } from "../errors/user-error.js";
 import type { Logger } from "../log.js";
 import { compareDecimal } from "../money.js";
-import { type Budget, checkBudget } from "./budget.js";
+import {
+  type Budget,
+  budgetText,
+  type CurrencyBudget,
+  checkBudgetFlags,
+  resolveBudgets,
+  unitsText,
+} from "./budget.js";
+import { storedState } from "./campaign-state.js";
 import { type CsvItem, readOrderRows } from "./csv-rows.js";
 import { OccurrenceCounter, payloadHash, rowIdentity } from "./identity.js";
 import { InvalidRowsFile } from "./invalid-rows-file.js";
 import { orderKey } from "./keys.js";
-import { archivedError, CAMPAIGN_NAME, type Ledger, type LedgerRow } from "./ledger.js";
+import {
+  BudgetExceededError,
+  CAMPAIGN_NAME,
+  CampaignClosedError,
+  type CampaignMeta,
+  type Ledger,
+  type LedgerRow,
+  type StoredState,
+} from "./ledger.js";
 import { buildOrderRequest } from "./order-request.js";
 import type { OrderRow } from "./order-row.js";
 import { checkItemsPerOrder, OrderPacker } from "./packing.js";
@@ -31,7 +48,13 @@ export interface ImportOptions {
   skipInvalid?: boolean;
   /** Where invalid rows go with --skip-invalid. */
   errorFile?: string;
-  budget?: Budget;
+  /**
+   * At most one per currency; a budget without a currency only alone, for a file of one
+   * currency. Stored on the campaign (`budget:CUR`), replacing its budget in that currency;
+   * with none, the campaign's stored budgets apply. Checked against what the campaign has
+   * recorded plus the new rows, in pass 1 and again atomically as each batch is recorded.
+   */
+  budgets?: readonly Budget[];
   /** @defaultValue "async" */
   executionMode?: ExecutionMode;
   /** @defaultValue 1 */
@@ -48,8 +71,22 @@ export interface ImportOptions {
    * @defaultValue ORDER_JOB_OPTIONS
    */
   jobOptions?: Pick<JobsOptions, "attempts" | "backoff">;
-  /** Record a new campaign as held: nothing is sent until `orders approve`. @defaultValue false */
+  /**
+   * Record the campaign as held: nothing is sent until `orders approve`. A running or paused
+   * campaign that gets new rows becomes held. @defaultValue false
+   */
   hold?: boolean;
+  /**
+   * Allow new rows into a campaign that exists; without it such an import is refused. Rows
+   * already known (a re-run) and changed rows released from a final failure need no append.
+   * @defaultValue false
+   */
+  append?: boolean;
+  /**
+   * Asked after pass 1 (every check passed) and before anything is recorded, when there are new
+   * rows to record (not on a dry run). False: nothing is recorded, ImportDeclined is thrown.
+   */
+  confirm?: (plan: SpendPlan) => Promise<boolean>;
   /** Called as rows are read and enqueued. */
   onProgress?: (progress: {
     phase: "validate" | "enqueue";
@@ -67,6 +104,19 @@ export interface ImportDeps {
   log: Logger;
 }
 
+/** What an import is about to record and spend, for `confirm`. */
+export interface SpendPlan {
+  campaign: string;
+  /** New rows to record (released changed rows included). */
+  rows: number;
+  /** The new rows' face value and price per currency. */
+  totals: Record<string, CurrencyTotal>;
+  /** The campaign before this import; undefined when it is new. */
+  existing?: { state: StoredState; rows: number };
+  /** The campaign will be held after the import (nothing sent until approved). */
+  held: boolean;
+}
+
 /** `orders import --json`. */
 export interface ImportResult {
   campaign: string;
@@ -82,6 +132,13 @@ export interface ImportResult {
   more_errors: number;
   error_file?: string;
   dry_run: boolean;
+  /**
+   * The campaign's state after the import (on a dry run: what it would be); undefined when the
+   * import was refused before any state was known.
+   */
+  state?: StoredState;
+  /** Stored budgets this import replaced (amounts at the currency's scale). */
+  budgets_replaced?: { currency: string; from: string; to: string }[];
 }
 
 /** Thrown when the import is refused (invalid rows in strict mode, budget, balance, conflicts): exit 2. */
@@ -92,6 +149,14 @@ export class ImportRefused extends UserError {
     readonly result: ImportResult,
   ) {
     super(message);
+  }
+}
+
+/** The confirm callback answered no: nothing was recorded (exit 1). */
+export class ImportDeclined extends RunError {
+  override readonly name = "ImportDeclined";
+  constructor(readonly result: ImportResult) {
+    super(`campaign ${result.campaign}: not confirmed; nothing was recorded`);
   }
 }
 
@@ -115,6 +180,8 @@ class Survey {
   rows = 0;
   valid = 0;
   newRows = 0;
+  /** New rows whose identity the ledger did not know (not released ones). */
+  freshRows = 0;
   known = 0;
   errorCount = 0;
   readonly errors: RowError[] = [];
@@ -142,8 +209,14 @@ export async function importCampaign(
       `--campaign ${JSON.stringify(options.campaign)}: use letters, digits, '.', '_' or '-' (at most 100)`,
     );
   }
-  if ((await deps.ledger.meta(options.campaign)).state === "archived")
-    throw archivedError(options.campaign);
+  checkBudgetFlags(options.budgets ?? []);
+  if (await deps.ledger.exists(options.campaign)) {
+    const state = storedState(await deps.ledger.meta(options.campaign));
+    if (state === "cancelled" || state === "archived")
+      throw new UserError(
+        `campaign ${options.campaign} is ${state}: no rows can be added to it; import under another name`,
+      );
+  }
   const mode = options.executionMode ?? "async";
   const itemsPerOrder = checkItemsPerOrder(options.itemsPerOrder, mode);
   const packer = itemsPerOrder > 1 ? new OrderPacker(itemsPerOrder) : undefined;
@@ -166,6 +239,13 @@ export async function importCampaign(
   }
 }
 
+/** The campaign as pass 1 left it: undefined when new. */
+interface Existing {
+  meta: CampaignMeta;
+  state: StoredState;
+  rows: number;
+}
+
 /** The import once its spool is open: pass 1, the checks that may refuse it, pass 2. */
 async function importWithSpool(
   options: ImportOptions,
@@ -174,6 +254,13 @@ async function importWithSpool(
 ): Promise<ImportResult> {
   const { mode, itemsPerOrder, invalidFile, spool } = plan;
   const survey = await surveyFile(options, deps, plan);
+  const existing = await existingCampaign(deps.ledger, options.campaign);
+  const holdNow = Boolean(options.hold) && (!existing || survey.newRows > 0);
+  const state: StoredState | undefined =
+    holdNow && existing?.state !== "cancelled" && existing?.state !== "archived"
+      ? "held"
+      : (existing?.state ?? "running");
+  let budgetsReplaced: ImportResult["budgets_replaced"];
   const result = (enqueued: number, orders: number): ImportResult => ({
     campaign: options.campaign,
     rows: survey.rows,
@@ -187,6 +274,8 @@ async function importWithSpool(
     more_errors: Math.max(0, survey.errorCount - survey.errors.length),
     error_file: invalidFile && survey.errorCount > 0 ? options.errorFile : undefined,
     dry_run: options.dryRun ?? false,
+    state,
+    ...(budgetsReplaced?.length ? { budgets_replaced: budgetsReplaced } : {}),
   });
 
   if (survey.errorCount > 0 && !options.skipInvalid) {
@@ -197,18 +286,31 @@ async function importWithSpool(
     );
   }
   await invalidFile?.commit(survey.errorCount > 0);
-  if (options.budget) {
-    const check = checkBudget(options.budget, survey.totals);
-    if (!check.within) {
-      throw new ImportRefused(
-        `--budget ${check.budget} ${check.currency}: the campaign costs ${check.spend} ${check.currency}; nothing was enqueued`,
-        result(0, 0),
-      );
-    }
-  }
+  const refuse = (message: string) => new ImportRefused(message, result(0, 0));
+  if (existing?.state === "cancelled" || existing?.state === "archived")
+    throw refuse(
+      `campaign ${options.campaign} is ${existing.state}: no rows can be added to it; import under another name`,
+    );
+  if (existing && survey.freshRows > 0 && !options.append)
+    throw refuse(
+      `campaign ${options.campaign} exists (${existing.rows} rows); this file has ${survey.freshRows} new rows: pass --append to add them to it, or import under another name`,
+    );
+  const budgets = checkBudgets(options, survey, existing, refuse);
+  budgetsReplaced = budgets.replaced;
   if (options.balanceCheck !== false && deps.client && !options.dryRun)
     await checkBalance(deps, survey, result(0, 0));
   if (!spool) return result(0, 0);
+
+  if (survey.newRows > 0 && options.confirm) {
+    const yes = await options.confirm({
+      campaign: options.campaign,
+      rows: survey.newRows,
+      totals: survey.newTotals.toJSON(),
+      ...(existing ? { existing: { state: existing.state, rows: existing.rows } } : {}),
+      held: state === "held",
+    });
+    if (!yes) throw new ImportDeclined(result(0, 0));
+  }
 
   await deps.ledger.register(options.campaign, {
     execution_mode: mode,
@@ -217,7 +319,22 @@ async function importWithSpool(
     ...(options.hold ? {} : { approved_at: new Date().toISOString() }),
     ...(options.jobOptions ? { job_options: retryPolicy(options.jobOptions) } : {}),
   });
-  const written = await writeCampaign(options, deps, survey, { ...plan, spool });
+  // Held before a new row is recorded: the dispatcher never sees them in a running campaign.
+  if (holdNow && existing)
+    await deps.ledger.setState(options.campaign, "held", ["running", "paused"]);
+  // Stored before the rows: RECORD checks each batch against it.
+  if (budgets.store.size > 0)
+    await deps.ledger.setMeta(
+      options.campaign,
+      Object.fromEntries([...budgets.store].map(([c, b]) => [`budget:${c}`, String(b.units)])),
+    );
+  let written: { rows: number; orders: number };
+  try {
+    written = await writeCampaign(options, deps, survey, { ...plan, spool });
+  } catch (error) {
+    if (!(error instanceof RecordRefused)) throw error;
+    throw new ImportRefused(error.message, result(error.rows, error.orders));
+  }
   deps.log.info(
     {
       campaign: options.campaign,
@@ -227,7 +344,78 @@ async function importWithSpool(
     },
     `${written.rows} new, ${survey.known} already known`,
   );
-  return result(written.rows, written.orders);
+  const after = storedState(await deps.ledger.meta(options.campaign));
+  return { ...result(written.rows, written.orders), state: after };
+}
+
+async function existingCampaign(ledger: Ledger, campaign: string): Promise<Existing | undefined> {
+  if (!(await ledger.exists(campaign))) return undefined;
+  const [meta, counts] = await Promise.all([ledger.meta(campaign), ledger.counts(campaign)]);
+  return { meta, state: storedState(meta), rows: counts.total };
+}
+
+/**
+ * The budgets of this import: those given (replacing the stored ones of their currencies) over
+ * those stored on the campaign. When the campaign has any, every currency of the file needs
+ * one, and in each the price recorded plus the new rows' must stay within it.
+ */
+function checkBudgets(
+  options: ImportOptions,
+  survey: Survey,
+  existing: Existing | undefined,
+  refuse: (message: string) => ImportRefused,
+): { store: Map<string, CurrencyBudget>; replaced: ImportResult["budgets_replaced"] } {
+  const currencies = survey.totals.currencies();
+  let given: Map<string, CurrencyBudget>;
+  try {
+    given = resolveBudgets(options.budgets ?? [], currencies);
+  } catch (error) {
+    if (error instanceof UserError) throw refuse(error.message);
+    throw error;
+  }
+  const meta = (existing?.meta ?? {}) as Record<string, string | undefined>;
+  const stored = new Map<string, bigint>();
+  for (const [field, value] of Object.entries(meta)) {
+    const match = /^budget:([A-Z]{3})$/.exec(field);
+    if (match && value !== undefined) stored.set(match[1]!, BigInt(value));
+  }
+  const replaced: { currency: string; from: string; to: string }[] = [];
+  for (const [currency, budget] of given) {
+    const before = stored.get(currency);
+    if (before !== undefined && before !== budget.units)
+      replaced.push({
+        currency,
+        from: unitsText(before, currency),
+        to: unitsText(budget.units, currency),
+      });
+  }
+  if (given.size === 0 && stored.size === 0) return { store: given, replaced };
+  for (const currency of currencies) {
+    const flag = given.get(currency);
+    const limit = flag?.units ?? stored.get(currency);
+    if (limit === undefined) {
+      const named =
+        given.size > 0 ? "no --budget is given" : `campaign ${options.campaign} has no budget`;
+      throw refuse(
+        `the file pays in ${currency} but ${named} for it: pass --budget AMOUNT:${currency}`,
+      );
+    }
+    const planned = BigInt(meta[`planned_price:${currency}`] ?? "0");
+    const total = planned + survey.newTotals.priceUnits(currency);
+    if (total > limit) {
+      const which = flag
+        ? budgetText({ amount: flag.amount, currency })
+        : `the campaign's ${currency} budget ${unitsText(limit, currency)}`;
+      const parts =
+        planned > 0n
+          ? ` (${unitsText(planned, currency)} recorded before, ${unitsText(total - planned, currency)} new)`
+          : "";
+      throw refuse(
+        `${which}: the campaign costs ${unitsText(total, currency)} ${currency}${parts}; nothing was enqueued`,
+      );
+    }
+  }
+  return { store: given, replaced };
 }
 
 /** The attempts and backoff of a campaign's jobs, as recorded for the dispatcher. */
@@ -398,6 +586,7 @@ async function classify(
       continue;
     }
     survey.newRows += 1;
+    if (!known) survey.freshRows += 1;
     survey.newTotals.add(planned.currency, planned.faceUnits, planned.priceUnits);
     packer?.add(planned.identity, planned.currency);
     const { identity, payload, currency, row } = planned;
@@ -446,19 +635,60 @@ async function writeCampaign(
   const writes = new OneAtATime();
   const progress = () =>
     options.onProgress?.({ phase: "enqueue", rows: survey.rows, enqueued: writer.rows });
-  for await (const entries of spool.read()) {
-    for (let i = 0; i < entries.length; i += BATCH) {
-      const batch = entries.slice(i, i + BATCH);
-      await writes.run(async () => {
-        await writer.write(batch);
-        progress();
-      });
+  try {
+    for await (const entries of spool.read()) {
+      for (let i = 0; i < entries.length; i += BATCH) {
+        const batch = entries.slice(i, i + BATCH);
+        await writes.run(async () => {
+          await writer.write(batch);
+          progress();
+        });
+      }
     }
+    await writes.drain();
+  } catch (error) {
+    throw recordRefused(error, options.campaign, writer) ?? error;
   }
-  await writes.drain();
   writer.finish();
   progress();
   return { rows: writer.rows, orders: writer.orders };
+}
+
+/** The ledger refused a batch of pass 2 (see RECORD); the batches before it are recorded. */
+class RecordRefused extends Error {
+  constructor(
+    message: string,
+    readonly rows: number,
+    readonly orders: number,
+  ) {
+    super(message);
+  }
+}
+
+function recordRefused(
+  error: unknown,
+  campaign: string,
+  writer: CampaignWriter,
+): RecordRefused | undefined {
+  const before =
+    writer.rows > 0
+      ? `${writer.rows} new rows of this file were recorded before it, the rest were not`
+      : "nothing was enqueued";
+  if (error instanceof BudgetExceededError) {
+    const c = error.currency;
+    return new RecordRefused(
+      `the campaign's ${c} budget ${unitsText(error.budget, c)} would be passed: ${unitsText(error.planned, c)} ${c} recorded (another import at the same time?) and ${unitsText(error.batch, c)} more in this batch; ${before}`,
+      writer.rows,
+      writer.orders,
+    );
+  }
+  if (error instanceof CampaignClosedError)
+    return new RecordRefused(
+      `campaign ${campaign} was ${error.state} during the import; ${before}`,
+      writer.rows,
+      writer.orders,
+    );
+  return undefined;
 }
 
 /**

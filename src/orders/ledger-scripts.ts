@@ -34,6 +34,35 @@ local function cancelled_status(order)
   if order.error_type then return 'failed_uncertain' end
   return 'cancelled'
 end
+-- Money in minor units stays a string of digits here: Lua numbers are doubles, and a sum of
+-- prices must be exact whatever its size.
+local function int_add(a, b)
+  local out, carry, i, j = {}, 0, #a, #b
+  while i > 0 or j > 0 or carry > 0 do
+    local d = carry
+    if i > 0 then d = d + string.byte(a, i) - 48 end
+    if j > 0 then d = d + string.byte(b, j) - 48 end
+    table.insert(out, 1, string.char(48 + d % 10))
+    carry = math.floor(d / 10)
+    i = i - 1
+    j = j - 1
+  end
+  local s = (string.gsub(table.concat(out), '^0+', ''))
+  if s == '' then return '0' end
+  return s
+end
+local function int_le(a, b)
+  a = (string.gsub(a, '^0+', ''))
+  b = (string.gsub(b, '^0+', ''))
+  if #a ~= #b then return #a < #b end
+  return a <= b
+end
+-- Minor units as a decimal ("12345", 2 -> "123.45") for messages.
+local function units_text(units, scale)
+  if scale == 0 then return units end
+  local s = string.rep('0', scale + 1 - #units) .. units
+  return string.sub(s, 1, #s - scale) .. '.' .. string.sub(s, #s - scale + 1)
+end
 local function cancel_order(orders_key, counts_key, key, order, now)
   local to = cancelled_status(order)
   if to == 'failed_uncertain' then
@@ -105,6 +134,10 @@ return due
  *   the window (it was queued, or in flight on a worker that died: same key either way), and
  *   the job ends; the dispatcher sends it again once the campaign runs. Returns {2, reason}.
  * - Campaign cancelled: a queued order is cancelled (see cancelled_status). Returns {0, status}.
+ * - The campaign's planned price in the order's currency is over its budget there (`budget:CUR`,
+ *   e.g. the budget was lowered): the campaign is paused with reason `budget_exceeded: ...` and
+ *   the order given back as above (the dispatcher drops a campaign no longer running from its
+ *   set). Returns {3, reason}. ARGV[4]: JSON {CUR: decimals} of currencies without 2 decimals.
  * - Otherwise moves the order to in_flight from queued or in_flight and returns
  *   {1, orderJson, requestJson, campaignCreatedAt}; {0, status} when the order is past
  *   starting (it leaves the window), {-1, ""} when unknown.
@@ -129,14 +162,29 @@ if state == 'cancelled' or state == 'archived' then
   note_finished(KEYS[3], KEYS[4], ARGV[3])
   return {0, order.status}
 end
-if state == 'held' or state == 'paused' or meta[2] then
+local function give_back()
   if current == 'in_flight' then
     order.status = 'queued'
     redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(order))
     move_counts(KEYS[3], 'in_flight', 'queued', #order.identities)
   end
   if redis.call('SREM', KEYS[6], ARGV[1]) == 1 then redis.call('LPUSH', KEYS[7], ARGV[1]) end
+end
+if state == 'held' or state == 'paused' or meta[2] then
+  give_back()
   return {2, meta[2] or state}
+end
+if order.currency then
+  local c = order.currency
+  local money = redis.call('HMGET', KEYS[4], 'budget:' .. c, 'planned_price:' .. c)
+  if money[1] and not int_le(money[2] or '0', money[1]) then
+    local scale = cjson.decode(ARGV[4])[c] or 2
+    local reason = 'budget_exceeded: ' .. c .. ' planned ' .. units_text(money[2], scale) ..
+      ' is over the budget of ' .. units_text(money[1], scale)
+    redis.call('HSET', KEYS[4], 'state', 'paused', 'paused_reason', reason, 'paused_at', ARGV[3])
+    give_back()
+    return {3, reason}
+  end
 end
 local patch = cjson.decode(ARGV[2])
 for k, v in pairs(patch) do order[k] = v end
@@ -213,13 +261,38 @@ return 1
  * KEYS: orders, rows, counts, requests, pending, meta.
  * ARGV: rowsJson ([[identity, rowJson], ...]), ordersJson ([[key, orderJson, requestJson], ...]).
  * A row or order already present is left as it is (a re-import never overwrites what a worker
- * recorded). Returns the number of rows added, or -1 (nothing written) when the campaign is
- * archived: its rows are not in Redis, so they would all look new.
+ * recorded). Returns the number of rows added; nothing is written, and instead:
+ * - {-1, state} when the campaign is cancelled or archived;
+ * - {-2, currency, planned, batch, budget} when the new orders of one currency would take its
+ *   planned price over the campaign's budget there (`budget:CUR`): checked here, in the step
+ *   that adds to the planned price, so two imports running at once cannot both pass it.
  */
-export const RECORD = `
-if redis.call('HGET', KEYS[6], 'state') == 'archived' then return -1 end
+export const RECORD = `${HELPERS}
 local rows = cjson.decode(ARGV[1])
 local orders = cjson.decode(ARGV[2])
+local state = redis.call('HGET', KEYS[6], 'state')
+if state == 'cancelled' or state == 'archived' then return {-1, state} end
+local adding = {}
+local currencies = {}
+for _, pair in ipairs(orders) do
+  if redis.call('HEXISTS', KEYS[1], pair[1]) == 0 then
+    local order = cjson.decode(pair[2])
+    if order.currency and order.price then
+      local c = order.currency
+      if not adding[c] then
+        adding[c] = '0'
+        table.insert(currencies, c)
+      end
+      adding[c] = int_add(adding[c], tostring(order.price))
+    end
+  end
+end
+for _, c in ipairs(currencies) do
+  local money = redis.call('HMGET', KEYS[6], 'budget:' .. c, 'planned_price:' .. c)
+  if money[1] and not int_le(int_add(money[2] or '0', adding[c]), money[1]) then
+    return {-2, c, money[2] or '0', adding[c], money[1]}
+  end
+end
 local added = 0
 for _, pair in ipairs(rows) do
   if redis.call('HSETNX', KEYS[2], pair[1], pair[2]) == 1 then added = added + 1 end

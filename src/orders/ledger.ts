@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import type { ExecutionMode, OrderRequest } from "../api/order-request.js";
-import { UserError } from "../errors/user-error.js";
+import { unusualCurrencyDecimals } from "../money.js";
 import { redisKey } from "../queue/names.js";
 import {
   ARCHIVE,
@@ -80,15 +80,15 @@ export interface CampaignMeta {
   archived_at?: string;
   /** An archived campaign's archive folder (see campaign-archive.ts). */
   archive_path?: string;
-  /** JSON: { CUR: amount } (decimal strings). */
-  budget?: string;
   /** JSON: attempts and backoff of the campaign's order jobs. */
   job_options?: string;
   /**
    * `spent:CUR`: price of completed orders; `planned_rows:CUR`, `planned_face:CUR`,
-   * `planned_price:CUR`: what was recorded. Money in minor units, as strings.
+   * `planned_price:CUR`: what was recorded; `budget:CUR`: the most the planned price may reach
+   * (RECORD refuses more; START pauses the campaign when it is over). Money in minor units, as
+   * strings.
    */
-  [money: `${"spent" | "planned_rows" | "planned_face" | "planned_price"}:${string}`]:
+  [money: `${"spent" | "planned_rows" | "planned_face" | "planned_price" | "budget"}:${string}`]:
     | string
     | undefined;
 }
@@ -98,6 +98,8 @@ export type CampaignCounts = Record<RowStatus, number> & { total: number; replay
 type TransitionResult =
   | { moved: true; previous: string }
   | { moved: false; current: string | null };
+
+const DECIMALS = JSON.stringify(unusualCurrencyDecimals());
 
 const SCRIPTS = {
   giftjobsLedgerRecord: RECORD,
@@ -136,9 +138,12 @@ export interface FollowedOrder {
   order: LedgerOrder | undefined;
 }
 
-/** What starting an attempt found: paused, started (with the order and its body), or past it. */
+/**
+ * What starting an attempt found: paused (`budget` when this start paused it: its currency's
+ * planned price is over the budget), started (with the order and its body), or past it.
+ */
 export type StartResult =
-  | { kind: "paused"; reason: string }
+  | { kind: "paused"; reason: string; budget?: true }
   | {
       kind: "started";
       order: LedgerOrder;
@@ -147,13 +152,6 @@ export type StartResult =
       campaignCreatedAt: string | undefined;
     }
   | { kind: "past"; status: string | null };
-
-/** An archived campaign takes no import or retry until it is restored. */
-export function archivedError(campaign: string): UserError {
-  return new UserError(
-    `campaign ${campaign} is archived: its rows are in its archive, not in Redis; run \`orders restore --campaign ${campaign}\` first`,
-  );
-}
 
 /** The counts hash as numbers (absent fields are 0). */
 export function countsOf(raw: Record<string, string>): CampaignCounts {
@@ -168,6 +166,33 @@ export function countsOf(raw: Record<string, string>): CampaignCounts {
 /** A follow-set member: campaign names and order keys hold no space. */
 function followMember(campaign: string, key: string): string {
   return `${campaign} ${key}`;
+}
+
+/** RECORD refused a batch: its new orders would take a currency's planned price over the budget. */
+export class BudgetExceededError extends Error {
+  override readonly name = "BudgetExceededError";
+  constructor(
+    readonly currency: string,
+    /** Minor units: planned before the batch, the batch's new orders, the budget. */
+    readonly planned: bigint,
+    readonly batch: bigint,
+    readonly budget: bigint,
+  ) {
+    super(
+      `${currency}: planned ${planned} + ${batch} is over the budget of ${budget} (minor units)`,
+    );
+  }
+}
+
+/** RECORD refused a batch: the campaign is cancelled or archived. */
+export class CampaignClosedError extends Error {
+  override readonly name = "CampaignClosedError";
+  constructor(
+    readonly campaign: string,
+    readonly state: StoredState,
+  ) {
+    super(`campaign ${campaign} is ${state}: no rows can be added to it`);
+  }
 }
 
 /** Campaign names are part of Redis keys and file names: keep them plain. */
@@ -516,8 +541,9 @@ export class Ledger {
 
   /**
    * Records new rows and orders (queued) with each order's request body; what is already there
-   * is left alone. Returns rows added. An archived campaign records nothing (its rows are in
-   * its archive, not here: a row recorded again would be sent again).
+   * is left alone. Returns rows added. Throws, having written nothing, a BudgetExceededError
+   * when the new orders would take a currency's planned price over the campaign's budget, a
+   * CampaignClosedError when the campaign is cancelled or archived.
    */
   async record(
     campaign: string,
@@ -535,20 +561,21 @@ export class Ledger {
       ),
     ];
     const keys = this.keys(campaign);
-    const added = Number(
-      await this.script(
-        "giftjobsLedgerRecord",
-        [...this.scriptKeys(campaign), keys.requests, keys.pending, keys.meta],
-        args,
-      ),
+    const answer = await this.script(
+      "giftjobsLedgerRecord",
+      [...this.scriptKeys(campaign), keys.requests, keys.pending, keys.meta],
+      args,
     );
-    if (added < 0) throw archivedError(campaign);
-    return added;
+    if (!Array.isArray(answer)) return Number(answer);
+    const [code, ...rest] = answer as [number, ...string[]];
+    if (code === -1) throw new CampaignClosedError(campaign, rest[0] as StoredState);
+    const [currency, planned, batch, budget] = rest as [string, string, string, string];
+    throw new BudgetExceededError(currency, BigInt(planned), BigInt(batch), BigInt(budget));
   }
 
   /**
-   * Starts an attempt in one round trip: unless the campaign is held, paused or cancelled
-   * (see START), moves the order to in_flight (from queued or in_flight) and returns it with
+   * Starts an attempt in one round trip: unless the campaign is held, paused, cancelled or over
+   * its budget in the order's currency (see START), moves the order to in_flight (from queued or in_flight) and returns it with
    * its request body.
    */
   async start(campaign: string, key: string, patch: Partial<LedgerOrder>): Promise<StartResult> {
@@ -557,9 +584,10 @@ export class Ledger {
     const [code, a, b, c] = (await this.script(
       "giftjobsLedgerStart",
       [k.orders, k.rows, k.counts, k.meta, k.requests, k.window, k.pending],
-      [key, JSON.stringify({ ...patch, updated_at: now }), now],
+      [key, JSON.stringify({ ...patch, updated_at: now }), now, DECIMALS],
     )) as [number, string, string?, string?];
     if (code === 2) return { kind: "paused", reason: a };
+    if (code === 3) return { kind: "paused", reason: a, budget: true };
     if (code === 1) {
       return {
         kind: "started",

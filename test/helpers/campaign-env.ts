@@ -5,6 +5,7 @@ import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
 import type { CatalogIndex } from "../../src/catalog/index-entry.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import { type Config, loadConfig } from "../../src/config.js";
+import { type RunningWorkers, startWorkers } from "../../src/jobs/workers.js";
 import { silentLogger } from "../../src/log.js";
 import type { ImportDeps } from "../../src/orders/import-campaign.js";
 import { Ledger } from "../../src/orders/ledger.js";
@@ -110,4 +111,29 @@ export function giftjobs(
 export async function pendingKeys(env: CampaignEnv, campaign: string): Promise<string[]> {
   const keys = await env.redis.lrange(env.ledger.keys(campaign).pending, 0, -1);
   return keys.sort();
+}
+
+/** Worker timings short enough for tests. */
+export const FAST_TIMINGS = {
+  firstPollDelayMs: 50,
+  pollDelayMs: 50,
+  rateLimitBaseMs: 200,
+  dispatchTickMs: 50,
+};
+
+/** In-process order workers on the env, with short timings. */
+export function runWorkers(env: CampaignEnv): Promise<RunningWorkers> {
+  return startWorkers({
+    config: env.config,
+    log: quietLog,
+    queues: ["orders"],
+    concurrency: 5,
+    timings: FAST_TIMINGS,
+  });
+}
+
+/** Every key under the test's prefix but BullMQ's queue meta (the test's Queue writes it). */
+export async function redisKeys(env: CampaignEnv): Promise<string[]> {
+  const keys = await env.redis.keys(`${env.config.prefix}:*`);
+  return keys.filter((key) => key !== `${env.config.prefix}:orders:meta`);
 }

@@ -97,3 +97,27 @@ export async function writeLargeCsv(
   out.end();
   await once(out, "finish");
 }
+
+/** The currencies of orderable LIVE gift cards in the snapshot, most common first. */
+export function currenciesOf(index: CatalogIndex): string[] {
+  const count = new Map<string, number>();
+  for (const e of Object.values(index.entries)) {
+    if (!e.is_orderable || e.state !== "LIVE" || !e.denominations) continue;
+    if (e.payout_type !== "gift_card") continue;
+    count.set(e.currency, (count.get(e.currency) ?? 0) + 1);
+  }
+  return [...count.entries()].sort((a, b) => b[1] - a[1]).map(([c]) => c);
+}
+
+/** A CSV of `rows` rows in each of two currencies, and those currencies. */
+export function twoCurrencyCsv(
+  index: CatalogIndex,
+  rows: number,
+): { text: string; currencies: [string, string] } {
+  const [a, b] = currenciesOf(index);
+  if (!a || !b) throw new Error("the test catalog has fewer than two currencies");
+  const first = sampleCsv(index, { rows, currency: a, domain: "a.example.com" });
+  const second = sampleCsv(index, { rows, currency: b, domain: "b.example.com" });
+  const body = second.trimEnd().split("\n").slice(1).join("\n");
+  return { text: `${first}${body}\n`, currencies: [a, b] };
+}

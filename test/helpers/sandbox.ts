@@ -150,3 +150,12 @@ export function validOrder(sandbox: Sandbox, extra: Record<string, unknown> = {}
   const face = Number(product.gift_card?.denominations.minimum_value);
   return orderBody("USD", [item(product.code, face)], extra);
 }
+
+/** Orders the sandbox made, and how many order creations it was asked for (refused ones too). */
+export async function madeAndPosted(
+  sandbox: Sandbox,
+): Promise<{ made: SandboxOrder[]; posts: number }> {
+  const requests = (await stats(sandbox)).requests["POST /v2/order"] ?? {};
+  const posts = Object.values(requests).reduce((a, b) => a + b, 0);
+  return { made: await sandboxOrders(sandbox), posts };
+}

@@ -39,7 +39,15 @@ describe("giftjobs orders import", () => {
     const e = await setup();
     const { text, currency } = validCsv(e.index, 12);
     const file = await csvFile(e, "orders.csv", text);
-    const run = await giftjobs(e, ["orders", "import", file, "--campaign", "json", "--json"]);
+    const run = await giftjobs(e, [
+      "orders",
+      "import",
+      file,
+      "--campaign",
+      "json",
+      "--yes",
+      "--json",
+    ]);
     expect(run.code).toBe(0);
     const doc = JSON.parse(run.stdout);
     expect(Object.keys(doc)).toEqual([
@@ -52,6 +60,7 @@ describe("giftjobs orders import", () => {
       "orders",
       "totals",
       "errors",
+      "state",
     ]);
     expect(doc).toMatchObject({
       campaign: "json",
@@ -62,6 +71,7 @@ describe("giftjobs orders import", () => {
       already_known: 0,
       orders: 12,
       errors: [],
+      state: "running",
     });
     expect(Object.keys(doc.totals)).toEqual([currency]);
     expect(Object.keys(doc.totals[currency])).toEqual(["face_value", "price"]);
@@ -102,6 +112,7 @@ describe("giftjobs orders import", () => {
       file,
       "--campaign",
       "skip",
+      "--yes",
       "--skip-invalid",
       "--json",
     ]);
@@ -155,7 +166,11 @@ describe("giftjobs orders import", () => {
       `1:${currency}`,
     ]);
     expect(over.code).toBe(2);
-    expect(over.stderr).toMatch(new RegExp(`--budget 1 ${currency}: the campaign costs`));
+    expect(over.stderr).toMatch(
+      new RegExp(
+        `^giftjobs: error: --budget 1:${currency}: the campaign costs \\d+\\.\\d+ ${currency}; nothing was enqueued\n$`,
+      ),
+    );
     expect(await e.ledger.pendingCount("budget")).toBe(0);
     expect(await e.ledger.exists("budget")).toBe(false);
 
@@ -165,6 +180,7 @@ describe("giftjobs orders import", () => {
       file,
       "--campaign",
       "budget",
+      "--yes",
       "--budget",
       "100000000",
     ]);
@@ -189,6 +205,7 @@ describe("giftjobs orders import", () => {
       file,
       "--campaign",
       "bal",
+      "--yes",
       "--no-balance-check",
       "--json",
     ]);
@@ -213,7 +230,15 @@ describe("giftjobs orders import", () => {
       );
       const done = await giftjobs(
         e,
-        [...args, "--no-catalog-check", "--currency", "USD", "--no-balance-check", "--json"],
+        [
+          ...args,
+          "--yes",
+          "--no-catalog-check",
+          "--currency",
+          "USD",
+          "--no-balance-check",
+          "--json",
+        ],
         { GIFTJOBS_DATA_DIR: empty },
       );
       expect(done.code).toBe(0);
@@ -240,6 +265,7 @@ describe("giftjobs orders import", () => {
       file,
       "--campaign",
       "map",
+      "--yes",
       "--map",
       "Email Address=email",
       "--delimiter",
@@ -256,7 +282,10 @@ describe("giftjobs orders import", () => {
     const first = await csvFile(e, "a.csv", text);
     const [header, ...rows] = text.trimEnd().split("\n");
     const second = await csvFile(e, "b.csv", `${[header, ...rows.reverse()].join("\n")}\n`);
-    expect((await giftjobs(e, ["orders", "import", first, "--campaign", "again"])).code).toBe(0);
+    expect(
+      (await giftjobs(e, ["orders", "import", first, "--campaign", "again", "--yes"])).code,
+    ).toBe(0);
+    // 0 new rows: nothing to spend, so no --yes needed (the re-run case).
     const run = await giftjobs(e, ["orders", "import", second, "--campaign", "again"]);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("0 new, 9 already known; 0 orders enqueued");
@@ -266,7 +295,9 @@ describe("giftjobs orders import", () => {
     const e = await setup();
     const { text } = validCsv(e.index, 3, "ref");
     const file = await csvFile(e, "a.csv", text);
-    expect((await giftjobs(e, ["orders", "import", file, "--campaign", "chg"])).code).toBe(0);
+    expect((await giftjobs(e, ["orders", "import", file, "--campaign", "chg", "--yes"])).code).toBe(
+      0,
+    );
     const changed = await csvFile(e, "b.csv", text.replace("recipient-000002@", "someone@"));
     const run = await giftjobs(e, ["orders", "import", changed, "--campaign", "chg"]);
     expect(run.code).toBe(2);

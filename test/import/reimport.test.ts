@@ -81,7 +81,7 @@ describe("re-importing a campaign", () => {
       "twins.csv",
       `email,product_code,face_value\n${row}\n${row}\n${row}\n${row}\n`,
     );
-    const more = await importCampaign({ file, campaign: "twins" }, depsOf(e));
+    const more = await importCampaign({ file, campaign: "twins", append: true }, depsOf(e));
     expect(more).toMatchObject({ enqueued: 1, already_known: 3 });
   });
 

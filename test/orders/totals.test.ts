@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { toUnits } from "../../src/money.js";
-import { checkBudget, parseBudget } from "../../src/orders/budget.js";
+import {
+  budgetUnits,
+  checkBudgetFlags,
+  parseBudget,
+  resolveBudgets,
+} from "../../src/orders/budget.js";
 import { CampaignTotals } from "../../src/orders/totals.js";
 
 function totalsOf(rows: [string, string, string][]): CampaignTotals {
@@ -48,35 +53,36 @@ describe("budget", () => {
     }
   });
 
-  it("compares the price total with the budget, at the finer scale", () => {
-    const totals = totalsOf([
-      ["USD", "0.1", "0.1"],
-      ["USD", "0.2", "0.2"],
-    ]);
-    expect(checkBudget(parseBudget("0.3"), totals)).toEqual({
-      currency: "USD",
-      budget: "0.3",
-      spend: "0.30",
-      within: true,
-    });
-    expect(checkBudget(parseBudget("0.299"), totals).within).toBe(false);
-    expect(checkBudget(parseBudget("0.300"), totals).within).toBe(true);
-    expect(checkBudget(parseBudget("1:EUR"), totals)).toEqual({
-      currency: "EUR",
-      budget: "1",
-      spend: "0.00",
-      within: true,
-    });
+  it("a budget in minor units is rounded down: price ≤ budget exactly when price ≤ its units", () => {
+    expect(budgetUnits("0.3", "USD")).toBe(30n);
+    expect(budgetUnits("0.299", "USD")).toBe(29n);
+    expect(budgetUnits("0.300", "USD")).toBe(30n);
+    expect(budgetUnits("1000", "JPY")).toBe(1000n);
+    expect(budgetUnits("1000.9", "JPY")).toBe(1000n);
+    expect(budgetUnits("1.2345", "KWD")).toBe(1234n);
   });
 
-  it("asks for the currency when the campaign has several", () => {
-    const totals = totalsOf([
-      ["USD", "1", "1"],
-      ["EUR", "1", "1"],
-    ]);
-    expect(() => checkBudget(parseBudget("10"), totals)).toThrow(
-      /EUR, USD; name the currency, e.g. --budget 10:EUR/,
+  it("one budget per currency; a plain amount only alone", () => {
+    expect(() => checkBudgetFlags([parseBudget("10:USD"), parseBudget("20:usd")])).toThrow(
+      "--budget 20:USD: a second budget for USD; give one budget per currency",
     );
-    expect(checkBudget(parseBudget("0.99:EUR"), totals).within).toBe(false);
+    expect(() => checkBudgetFlags([parseBudget("10"), parseBudget("20:EUR")])).toThrow(
+      /--budget 10: name its currency when giving more than one budget/,
+    );
+    expect(() => checkBudgetFlags([parseBudget("10:USD"), parseBudget("20:EUR")])).not.toThrow();
+    expect(() => checkBudgetFlags([parseBudget("10")])).not.toThrow();
+  });
+
+  it("resolves budgets against the file's currencies", () => {
+    expect(resolveBudgets([parseBudget("0.3")], ["USD"])).toEqual(
+      new Map([["USD", { currency: "USD", amount: "0.3", units: 30n }]]),
+    );
+    expect(() => resolveBudgets([parseBudget("10")], ["EUR", "USD"])).toThrow(
+      /the file pays in EUR, USD; give a budget per currency, e.g. --budget 10:EUR/,
+    );
+    expect(() => resolveBudgets([parseBudget("1:GBP")], ["USD"])).toThrow(
+      "--budget 1:GBP: the file has no GBP rows (it pays in USD); give budgets only for its currencies",
+    );
+    expect(resolveBudgets([parseBudget("10")], [])).toEqual(new Map());
   });
 });

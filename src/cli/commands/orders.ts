@@ -12,11 +12,17 @@ import {
   pendingRows,
 } from "../../orders/campaign-status.js";
 import { parseColumnMap } from "../../orders/column-map.js";
-import { ImportRefused, type ImportResult, importCampaign } from "../../orders/import-campaign.js";
+import {
+  ImportDeclined,
+  ImportRefused,
+  type ImportResult,
+  importCampaign,
+} from "../../orders/import-campaign.js";
 import type { Ledger } from "../../orders/ledger.js";
 import { OrderFileError } from "../../orders/order-file-error.js";
 import { formatRowError } from "../../orders/row-error.js";
 import { waitForCampaign } from "../../orders/wait-for-campaign.js";
+import { importConfirm } from "../confirm-import.js";
 import { collect, wholeNumber } from "../option-parsers.js";
 import { progressBar } from "../progress.js";
 import { action, createContext, printJson } from "../run-action.js";
@@ -39,7 +45,10 @@ interface ImportFlags {
   campaign: string;
   dryRun?: boolean;
   skipInvalid?: boolean;
-  budget?: string;
+  budget?: string[];
+  yes?: boolean;
+  hold?: boolean;
+  append?: boolean;
   executionMode: "async" | "sync";
   itemsPerOrder?: number;
   templateId?: string;
@@ -61,7 +70,14 @@ function registerImport(orders: Command): void {
     .option("--dry-run", "validate and price only; nothing is recorded or enqueued")
     .option("--skip-invalid", "enqueue the valid rows; write the invalid ones to an error file")
     .option("--error-file <path>", "where --skip-invalid writes invalid rows")
-    .option("--budget <amount[:CUR]>", "refuse the campaign when it costs more")
+    .option(
+      "--budget <amount[:CUR]>",
+      "the most the campaign may cost in a currency (repeatable, one per currency); stored on it",
+      collect,
+    )
+    .option("--yes", "import and send without asking")
+    .option("--hold", "record the campaign held: nothing is sent until `orders approve`")
+    .option("--append", "add this file's new rows to an existing campaign")
     .addOption(
       new Option("--execution-mode <mode>", "async or sync")
         .choices(["async", "sync"])
@@ -121,7 +137,9 @@ function refusalJson(campaign: string, error: UserError) {
 
 async function importFile(file: string, opts: ImportFlags): Promise<number> {
   const ctx = createContext(opts.json);
-  const budget = opts.budget ? parseBudget(opts.budget) : undefined;
+  const budgets = (opts.budget ?? []).map(parseBudget);
+  const requireApproval = ctx.config.requireApproval;
+  const hold = Boolean(opts.hold) || requireApproval;
   const map = opts.map ? parseColumnMap(opts.map) : undefined;
   const catalog = opts.catalogCheck ? await loadCurrentIndex(ctx.config.dataDir) : undefined;
   if (opts.catalogCheck && !catalog) {
@@ -144,7 +162,16 @@ async function importFile(file: string, opts: ImportFlags): Promise<number> {
           dryRun: opts.dryRun,
           skipInvalid: opts.skipInvalid,
           errorFile,
-          budget,
+          budgets,
+          hold,
+          append: opts.append,
+          confirm: importConfirm({
+            yes: opts.yes,
+            hold,
+            dryRun: opts.dryRun,
+            streams: { input: process.stdin, output: process.stderr },
+            beforeAsking: () => bar.stop(),
+          }),
           executionMode: opts.executionMode,
           itemsPerOrder: opts.itemsPerOrder,
           defaultTemplateId: opts.templateId ?? ctx.config.templateId,
@@ -157,11 +184,24 @@ async function importFile(file: string, opts: ImportFlags): Promise<number> {
         { ledger, catalog, client, log: ctx.log },
       );
       bar.stop();
+      for (const r of result.budgets_replaced ?? [])
+        process.stderr.write(
+          `campaign ${result.campaign}: its ${r.currency} budget ${r.from} is replaced by ${r.to}\n`,
+        );
+      if (requireApproval && !opts.hold && result.state === "held" && !result.dry_run)
+        process.stderr.write(
+          `GIFTJOBS_REQUIRE_APPROVAL is set: campaign ${result.campaign} is held${opts.yes ? " even with --yes" : ""}; send it with \`giftjobs orders approve --campaign ${result.campaign}\`\n`,
+        );
       if (opts.json) printJson(importJson(result));
       else printImportSummary(result);
       return 0;
     } catch (error) {
       bar.stop();
+      if (error instanceof ImportDeclined) {
+        if (opts.json) printJson(importJson(error.result));
+        process.stderr.write(`giftjobs: ${error.message}\n`);
+        return 1;
+      }
       if (!(error instanceof ImportRefused)) throw error;
       if (opts.json) printJson(importJson(error.result));
       else printRefusal(error);
@@ -185,6 +225,8 @@ function importJson(r: ImportResult) {
     errors: r.errors,
     ...(r.more_errors ? { more_errors: r.more_errors } : {}),
     ...(r.error_file ? { error_file: r.error_file } : {}),
+    state: r.state ?? null,
+    ...(r.budgets_replaced ? { budgets_replaced: r.budgets_replaced } : {}),
   };
 }
 
@@ -207,6 +249,10 @@ function printImportSummary(r: ImportResult): void {
     );
   }
   if (r.error_file) out.write(`  invalid rows written to ${r.error_file}\n`);
+  if (r.state === "held" && !r.dry_run)
+    out.write(
+      `  held: nothing is sent until \`giftjobs orders approve --campaign ${r.campaign}\`\n`,
+    );
 }
 
 function printRefusal(error: ImportRefused): void {

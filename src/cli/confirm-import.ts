@@ -1,0 +1,88 @@
+import { createInterface } from "node:readline";
+import { UserError } from "../errors/user-error.js";
+import type { SpendPlan } from "../orders/import-campaign.js";
+
+/** Where the question is asked: a terminal's stdin and stderr, or fake streams in tests. */
+export interface PromptStreams {
+  input: NodeJS.ReadableStream & { isTTY?: boolean };
+  output: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
+/**
+ * Writes `question` and reads one line: true for "y" or "yes" (any case), false for anything
+ * else, an empty line, or the input ending before a line.
+ */
+export function askYesNo(question: string, streams: PromptStreams): Promise<boolean> {
+  return new Promise((resolve) => {
+    const rl = createInterface({ input: streams.input, terminal: false });
+    let answered = false;
+    rl.once("line", (line) => {
+      answered = true;
+      rl.close();
+      resolve(/^\s*y(es)?\s*$/i.test(line));
+    });
+    rl.once("close", () => {
+      if (!answered) {
+        // No answer (end of input, Ctrl-D): the end of the question's line, then no.
+        streams.output.write("\n");
+        resolve(false);
+      }
+    });
+    streams.output.write(question);
+  });
+}
+
+/** `Spend 39.54 USD, 12.00 EUR on 3 rows of campaign spring? [y/N] ` */
+export function spendQuestion(plan: SpendPlan): string {
+  const spend = Object.entries(plan.totals)
+    .map(([currency, t]) => `${t.price} ${currency}`)
+    .join(", ");
+  return `Spend ${spend || "nothing"} on ${plan.rows} rows of campaign ${plan.campaign}? [y/N] `;
+}
+
+/** What the import will record, shown above the question: rows, and per currency face value and price. */
+export function planText(plan: SpendPlan): string {
+  const into = plan.existing
+    ? `campaign ${plan.campaign} (${plan.existing.state}, ${plan.existing.rows} rows so far)`
+    : `new campaign ${plan.campaign}`;
+  const lines = [`${plan.rows} new rows for ${into}:`];
+  for (const [currency, t] of Object.entries(plan.totals))
+    lines.push(`  ${currency}: face value ${t.face_value}, price ${t.price} (${t.rows} rows)`);
+  return `${lines.join("\n")}\n`;
+}
+
+export interface ConfirmChoice {
+  /** --yes: import and send without asking. */
+  yes?: boolean;
+  /** --hold or GIFTJOBS_REQUIRE_APPROVAL: recorded held, nothing spent until approved. */
+  hold?: boolean;
+  dryRun?: boolean;
+  streams: PromptStreams;
+  /** Called before the question is written (e.g. to stop a progress bar). */
+  beforeAsking?: () => void;
+}
+
+/**
+ * The `confirm` of an import, or none when there is nothing to ask: with --yes, with --hold
+ * (nothing is spent before `orders approve`) and on a dry run. On a terminal (input and output
+ * both TTYs) it shows the plan and asks; without one it refuses (UserError, exit 2): an
+ * unattended import must say --yes or --hold.
+ */
+export function importConfirm(
+  choice: ConfirmChoice,
+): ((plan: SpendPlan) => Promise<boolean>) | undefined {
+  if (choice.yes || choice.hold || choice.dryRun) return undefined;
+  const { streams } = choice;
+  if (!(streams.input.isTTY && streams.output.isTTY)) {
+    return async (plan) => {
+      throw new UserError(
+        `campaign ${plan.campaign}: ${plan.rows} new rows to spend on and no terminal to ask: pass --yes to import and send them, or --hold to record the campaign held until \`orders approve\`; nothing was recorded`,
+      );
+    };
+  }
+  return async (plan) => {
+    choice.beforeAsking?.();
+    streams.output.write(planText(plan));
+    return askYesNo(spendQuestion(plan), streams);
+  };
+}
