@@ -1,72 +1,155 @@
-import type { CampaignStatus } from "../orders/campaign-status.js";
-import { ROW_STATUSES } from "../orders/row-status.js";
+import type { CampaignOverview } from "./campaign-overviews.js";
+import type { CampaignProgress } from "./campaign-progress.js";
 import { escapeHtml } from "./html-escape.js";
+import { layout, timeHtml } from "./page-layout.js";
 
 /** Count columns of the table, in the order rows move through them. */
-const COLUMNS = ["total", ...ROW_STATUSES] as const;
+const COUNTS = [
+  "total",
+  "queued",
+  "in_flight",
+  "submitted",
+  "completed",
+  "failed_final",
+  "failed_uncertain",
+  "cancelled",
+  "replayed",
+] as const;
+
+/** Seconds between the page's own updates. */
+export const LIVE_SECONDS = 5;
 
 export interface CampaignsPageOptions {
   /** Where the queue dashboard is mounted, e.g. `/queues`. */
   boardPath: string;
-  /** Seconds between reloads; 0 for none. @defaultValue 10 */
-  refreshSeconds?: number;
+  /** Nonce of the response's Content-Security-Policy. */
+  nonce: string;
 }
 
-/** The campaigns page: one row per campaign, its row counts by status and its pause. */
+/**
+ * The campaigns page: per campaign its state, progress, row counts, money, times, and for a
+ * running one its rate and ETA. It updates itself every LIVE_SECONDS by fetching itself again
+ * and swapping its `<main>`: the server renders (and escapes) every cell, the script only moves
+ * the HTML in. Without script a meta refresh reloads it.
+ */
 export function renderCampaignsPage(
-  statuses: CampaignStatus[],
+  campaigns: CampaignOverview[],
   options: CampaignsPageOptions,
 ): string {
-  const refresh = options.refreshSeconds ?? 10;
-  const body = statuses.length
-    ? table(statuses)
+  const main = campaigns.length
+    ? table(campaigns)
     : "<p>No campaigns yet: <code>giftjobs orders import FILE --campaign NAME</code>.</p>";
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-${refresh > 0 ? `<meta http-equiv="refresh" content="${refresh}">` : ""}
-<title>giftjobs campaigns</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<header><h1>giftjobs campaigns</h1>
-<nav><a href="${escapeHtml(options.boardPath)}">Queues</a> · <a href="campaigns.json">JSON</a></nav></header>
-<main>${body}</main>
-</body>
-</html>
-`;
-}
-
-function table(statuses: CampaignStatus[]): string {
-  const head = ["campaign", "state", ...COLUMNS, "replayed", "paused"].map(
-    (c) => `<th>${escapeHtml(c)}</th>`,
-  );
-  const rows = statuses.map((s) => {
-    const counts = [...COLUMNS, "replayed" as const].map(
-      (c) => `<td class="n">${escapeHtml(s[c])}</td>`,
-    );
-    return `<tr><td>${escapeHtml(s.campaign)}</td><td>${escapeHtml(s.state)}</td>${counts.join("")}<td>${paused(s)}</td></tr>`;
+  return layout({
+    title: "giftjobs campaigns",
+    nonce: options.nonce,
+    head: `<noscript><meta http-equiv="refresh" content="${LIVE_SECONDS * 2}"></noscript>`,
+    nav: `<a href="${escapeHtml(options.boardPath)}">Queues</a> · <a href="/campaigns.json">JSON</a> · <small id="live">updates every ${LIVE_SECONDS} s</small>`,
+    main,
+    script: LIVE_SCRIPT,
   });
-  return `<table><thead><tr>${head.join("")}</tr></thead><tbody>\n${rows.join("\n")}\n</tbody></table>`;
 }
 
-function paused(status: CampaignStatus): string {
-  if (!status.paused) return "";
-  const since = status.paused.since
-    ? ` <small>since ${escapeHtml(status.paused.since)}</small>`
-    : "";
-  return `<span class="paused">${escapeHtml(status.paused.reason)}</span>${since}`;
+function table(campaigns: CampaignOverview[]): string {
+  const head = [
+    "campaign",
+    "state",
+    "progress",
+    ...COUNTS.map((c) => c.replace("_", " ")),
+    "money (spent / planned price)",
+    "times",
+    "rate",
+    "ETA",
+  ].map((c) => `<th>${escapeHtml(c)}</th>`);
+  const rows = campaigns.map((c) => {
+    const counts = COUNTS.map(
+      (k) => `<td class="n">${escapeHtml(c[k].toLocaleString("en-US"))}</td>`,
+    );
+    const link = `<a href="/campaigns/${encodeURIComponent(c.campaign)}">${escapeHtml(c.campaign)}</a>`;
+    return `<tr data-campaign="${escapeHtml(c.campaign)}"><td>${link}</td><td>${state(c)}</td><td>${bar(c)}</td>${counts.join("")}<td class="nw">${money(c)}</td><td class="nw">${times(c)}</td><td>${rate(c.progress)}</td><td>${eta(c.progress)}</td></tr>`;
+  });
+  return `<table><thead><tr>${head.join("")}</tr></thead><tbody>\n${rows.join("\n")}\n</tbody></table>
+<p class="muted"><small>Progress: rows completed, failed (final or uncertain) or cancelled, over all rows.
+Rate: rows done per minute between this dashboard's reads of the last minute (shown once two reads are 3 s apart);
+ETA: rows left at that rate. Both are for running campaigns only.</small></p>`;
 }
 
-const STYLE = `
-body { font: 14px/1.4 system-ui, sans-serif; margin: 2rem; color: #222; }
-header { display: flex; align-items: baseline; gap: 2rem; }
-h1 { font-size: 1.4rem; margin: 0 0 1rem; }
-table { border-collapse: collapse; }
-th, td { padding: .35rem .7rem; border-bottom: 1px solid #ddd; text-align: left; }
-th { background: #f4f4f4; font-weight: 600; }
-td:first-child { white-space: nowrap; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; }
-.paused { color: #a40000; }
+function state(c: CampaignOverview): string {
+  const text = `<span class="state">${escapeHtml(c.state)}</span>`;
+  if (!c.paused || c.state === "done") return text;
+  const since = c.paused.since ? ` <small>since ${timeHtml(c.paused.since)}</small>` : "";
+  return `${text}<br><span class="paused">${escapeHtml(c.paused.reason)}</span>${since}`;
+}
+
+/** A bar of completed, failed and cancelled rows over all rows, and `done / total`. */
+export function bar(c: CampaignOverview): string {
+  const total = c.total || 1;
+  const part = (cls: string, n: number) =>
+    n > 0 ? `<span class="${cls}" style="width:${((n / total) * 100).toFixed(2)}%"></span>` : "";
+  const pct = c.total ? Math.floor((c.progress.done / c.total) * 100) : 0;
+  const label = `${c.progress.done.toLocaleString("en-US")} / ${c.total.toLocaleString("en-US")} (${pct}%)`;
+  return `<div class="bar" role="progressbar" aria-valuemin="0" aria-valuemax="${c.total}" aria-valuenow="${c.progress.done}">${part("completed", c.completed)}${part("failed", c.failed_final + c.failed_uncertain)}${part("cancelled", c.cancelled)}</div><small class="done">${escapeHtml(label)}</small>`;
+}
+
+export function money(c: CampaignOverview): string {
+  const lines = Object.entries(c.money).map(([currency, m]) => {
+    const budget = m.budget ? ` <small>budget ${escapeHtml(m.budget)}</small>` : "";
+    return `<div>${escapeHtml(currency)} ${escapeHtml(m.spent)} / ${escapeHtml(m.price)}${budget}</div>`;
+  });
+  return lines.join("") || "-";
+}
+
+export function times(c: CampaignOverview): string {
+  const entries: [string, string | null][] = [
+    ["created", c.created_at],
+    ["approved", c.approved_at],
+    ["finished", c.finished_at],
+    ["cancelled", c.cancelled_at],
+    ["archived", c.archived_at],
+  ];
+  return entries
+    .filter(([, at]) => at)
+    .map(([label, at]) => `<div><small>${label}</small> ${timeHtml(at)}</div>`)
+    .join("");
+}
+
+export function rate(p: CampaignProgress): string {
+  if (p.rate_per_minute === null) return "-";
+  return `<span title="over the last ${p.measured_seconds} s">${escapeHtml(p.rate_per_minute)}/min</span>`;
+}
+
+export function eta(p: CampaignProgress): string {
+  if (p.rate_per_minute === null) return "-";
+  if (p.eta_seconds === null) return p.remaining > 0 ? "no progress" : "-";
+  return escapeHtml(duration(p.eta_seconds));
+}
+
+/** `45 s`, `12 min`, `3 h 20 min`. */
+export function duration(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.ceil(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+/** Fetches the page again and swaps in its `<main>` (HTML the server escaped). */
+const LIVE_SCRIPT = `
+(() => {
+  const note = document.getElementById("live");
+  let last = new Date().toLocaleTimeString();
+  async function update() {
+    try {
+      const res = await fetch(location.href, { cache: "no-store" });
+      if (!res.ok) throw new Error("HTTP " + res.status);
+      const fresh = new DOMParser().parseFromString(await res.text(), "text/html").querySelector("main");
+      if (fresh) document.querySelector("main").replaceChildren(...fresh.childNodes);
+      last = new Date().toLocaleTimeString();
+      note.textContent = "updated " + last;
+      note.className = "";
+    } catch (error) {
+      note.textContent = "NOT UPDATED since " + last + ": " + error.message;
+      note.className = "error";
+    }
+  }
+  setInterval(update, ${LIVE_SECONDS * 1000});
+})();
 `;

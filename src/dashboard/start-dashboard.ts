@@ -8,8 +8,7 @@ import { closeServer, httpUrl, listen } from "../metrics/listen.js";
 import { Ledger } from "../orders/ledger.js";
 import { assertRedisAnswers, connectRedis } from "../queue/connection.js";
 import { QUEUES } from "../queue/names.js";
-import { campaignStatuses } from "./campaign-statuses.js";
-import { renderCampaignsPage } from "./campaigns-page.js";
+import { campaignRoutes } from "./campaign-routes.js";
 import { isLoopback, loopbackHostOnly } from "./host-guard.js";
 import { escapeHtml } from "./html-escape.js";
 import { queueBoard } from "./queue-board.js";
@@ -24,7 +23,10 @@ export interface StartDashboardOptions {
   port?: number;
   /** Interface to bind; anything but loopback shows the queues to the network. @defaultValue `127.0.0.1` */
   host?: string;
-  /** Retry failed jobs and clean finished ones from the page. @defaultValue false */
+  /**
+   * Retry failed jobs and clean finished ones in bull-board, and approve, pause, resume, retry
+   * and cancel campaigns from their pages. @defaultValue false
+   */
   allowActions?: boolean;
   /** @defaultValue silentLogger */
   log?: Logger;
@@ -38,8 +40,9 @@ export interface RunningDashboard {
 }
 
 /**
- * Serves the campaigns page (`/`, `/campaigns`, `/campaigns.json`) and bull-board for the
- * giftjobs queues (`/queues`) under the configured prefix.
+ * Serves the campaigns page (`/`, `/campaigns`, `/campaigns.json`), each campaign's page
+ * (`/campaigns/NAME`, its report at `/campaigns/NAME/report.csv`) and bull-board for the giftjobs
+ * queues (`/queues`) under the configured prefix.
  */
 export async function startDashboard(options: StartDashboardOptions): Promise<RunningDashboard> {
   const { config } = options;
@@ -92,13 +95,14 @@ function dashboardApp(deps: AppDeps): Express {
   const app = express();
   app.disable("x-powered-by");
   if (deps.loopbackOnly) app.use(loopbackHostOnly);
-  app.get(["/", "/campaigns"], async (_req, res) => {
-    const statuses = await campaignStatuses(deps.ledger);
-    res.type("html").send(renderCampaignsPage(statuses, { boardPath: BOARD_PATH }));
-  });
-  app.get("/campaigns.json", async (_req, res) => {
-    res.json({ campaigns: await campaignStatuses(deps.ledger) });
-  });
+  app.use(
+    campaignRoutes({
+      ledger: deps.ledger,
+      boardPath: BOARD_PATH,
+      allowActions: deps.allowActions,
+      log: deps.log,
+    }),
+  );
   app.use(
     BOARD_PATH,
     queueBoard({ queues: deps.queues, basePath: BOARD_PATH, allowActions: deps.allowActions }),

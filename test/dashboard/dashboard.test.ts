@@ -128,12 +128,14 @@ describe("giftjobs dashboard", () => {
     const page = await browser.newPage();
     try {
       await page.goto(dashboard.url);
-      const spring = page.locator("tr", { hasText: "spring-gifts" });
-      // campaign, state, total, queued, in flight, submitted, completed, failed_final,
-      // failed_uncertain, cancelled, replayed, paused
-      await expect(spring.locator("td").allInnerTexts()).resolves.toEqual([
+      const spring = page.locator('tr[data-campaign="spring-gifts"]');
+      // campaign, state, progress, total, queued, in flight, submitted, completed,
+      // failed_final, failed_uncertain, cancelled, replayed (then money, times, rate, ETA)
+      const cells = await spring.locator("td").allInnerTexts();
+      expect(cells.slice(0, 12)).toEqual([
         "spring-gifts",
         "running",
+        "1 / 3 (33%)",
         "3",
         "2",
         "0",
@@ -143,8 +145,11 @@ describe("giftjobs dashboard", () => {
         "0",
         "0",
         "0",
-        "",
       ]);
+      // Running campaigns first.
+      expect(await page.locator("tbody tr").first().getAttribute("data-campaign")).toBe(
+        "spring-gifts",
+      );
       const paused = page.locator("tr", { hasText: "paused-one" });
       expect(await paused.textContent()).toContain(HOSTILE_REASON);
       expect(
@@ -158,8 +163,13 @@ describe("giftjobs dashboard", () => {
     const json = (await (await fetch(`${dashboard.url}campaigns.json`)).json()) as {
       campaigns: { campaign: string; total: number; completed: number; paused: unknown }[];
     };
-    expect(json.campaigns.map((c) => c.campaign)).toEqual(["paused-one", "spring-gifts"]);
-    expect(json.campaigns[1]).toMatchObject({ total: 3, completed: 1, paused: null });
+    expect(json.campaigns.map((c) => c.campaign)).toEqual(["spring-gifts", "paused-one"]);
+    expect(json.campaigns[0]).toMatchObject({
+      total: 3,
+      completed: 1,
+      paused: null,
+      progress: { done: 1, remaining: 2 },
+    });
   });
 
   it("shows the giftjobs queues and their jobs in bull-board, with no e-mail address", async () => {

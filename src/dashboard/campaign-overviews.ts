@@ -1,0 +1,23 @@
+import { type CampaignSummary, listCampaigns } from "../orders/campaign-summary.js";
+import type { Ledger } from "../orders/ledger.js";
+import type { CampaignProgress, RateMeter } from "./campaign-progress.js";
+
+/** A campaign as the campaigns page and `campaigns.json` show it. */
+export interface CampaignOverview extends CampaignSummary {
+  progress: CampaignProgress;
+}
+
+/** Running campaigns first, then those waiting on an operator, then the finished ones. */
+const STATE_ORDER = ["running", "paused", "held", "done", "cancelled", "archived"];
+
+/** Every campaign with its progress, running ones first (oldest first within a state). */
+export async function campaignOverviews(
+  ledger: Ledger,
+  meter: RateMeter,
+): Promise<CampaignOverview[]> {
+  const summaries = await listCampaigns(ledger);
+  meter.keepOnly(summaries.map((s) => s.campaign));
+  const now = Date.now();
+  const overviews = summaries.map((s) => ({ ...s, progress: meter.observe(s, now) }));
+  return overviews.sort((a, b) => STATE_ORDER.indexOf(a.state) - STATE_ORDER.indexOf(b.state));
+}

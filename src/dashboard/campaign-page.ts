@@ -1,0 +1,185 @@
+import type { CampaignSummary } from "../orders/campaign-summary.js";
+import type { CampaignAction } from "./campaign-actions.js";
+import { FAILURE_STATUSES, type FailurePage, type FailureStatus } from "./campaign-failures.js";
+import { escapeHtml } from "./html-escape.js";
+import { layout, timeHtml } from "./page-layout.js";
+
+export interface CampaignPageOptions {
+  summary: CampaignSummary;
+  failures: FailurePage;
+  /** The statuses listed: one chosen with `?status=`, or all of FAILURE_STATUSES. */
+  listed: readonly FailureStatus[];
+  /** The buttons to show with the process's CSRF token; null without `--allow-actions`. */
+  actions: { csrf: string; shown: readonly CampaignAction[] } | null;
+  /** The outcome of the action just run. */
+  result?: { ok: boolean; line: string };
+  boardPath: string;
+  nonce: string;
+}
+
+export const campaignPath = (campaign: string) => `/campaigns/${encodeURIComponent(campaign)}`;
+
+/** A campaign's page: its summary, its actions, its failed and cancelled rows (paged). */
+export function renderCampaignPage(options: CampaignPageOptions): string {
+  const s = options.summary;
+  const path = campaignPath(s.campaign);
+  const result = options.result
+    ? `<div class="result ${options.result.ok ? "ok" : "error"}" role="status">${escapeHtml(options.result.line)}</div>`
+    : "";
+  const main = `${result}
+${summary(s)}
+<p><a href="${path}/report.csv" download>Download report (CSV)</a> <small>the file <code>giftjobs orders report --campaign ${escapeHtml(s.campaign)}</code> writes: every row, e-mail addresses unmasked</small></p>
+${options.actions ? actions(s.campaign, options.actions.csrf, options.actions.shown) : ""}
+${failures(s, options.failures, options.listed)}`;
+  return layout({
+    title: `campaign ${s.campaign}`,
+    nonce: options.nonce,
+    nav: nav(options.boardPath),
+    main,
+    script: options.actions ? CONFIRM_SCRIPT : undefined,
+  });
+}
+
+function nav(boardPath: string): string {
+  return `<a href="/campaigns">Campaigns</a> · <a href="${escapeHtml(boardPath)}">Queues</a>`;
+}
+
+function summary(s: CampaignSummary): string {
+  const paused = s.paused
+    ? `<dt>paused</dt><dd><span class="paused">${escapeHtml(s.paused.reason)}</span> ${s.paused.since ? `<small>since ${timeHtml(s.paused.since)}</small>` : ""}</dd>`
+    : "";
+  const counts = [
+    ["queued", s.queued],
+    ["in flight", s.in_flight],
+    ["submitted", s.submitted],
+    ["completed", s.completed],
+    ["failed_final", s.failed_final],
+    ["failed_uncertain", s.failed_uncertain],
+    ["cancelled", s.cancelled],
+    ["replayed", s.replayed],
+  ]
+    .map(([k, n]) => `${escapeHtml(k)} ${escapeHtml(Number(n).toLocaleString("en-US"))}`)
+    .join(" · ");
+  const money = Object.entries(s.money)
+    .map(
+      ([currency, m]) =>
+        `<div>${escapeHtml(currency)}: ${escapeHtml(m.rows)} rows, face value ${escapeHtml(m.face_value)}, price ${escapeHtml(m.price)}, spent ${escapeHtml(m.spent)}${m.budget ? `, budget ${escapeHtml(m.budget)}` : ""}</div>`,
+    )
+    .join("");
+  const time = (label: string, at: string | null) =>
+    at ? `<dt>${label}</dt><dd>${timeHtml(at)}</dd>` : "";
+  return `<dl class="summary">
+<dt>state</dt><dd class="state">${escapeHtml(s.state)}</dd>${paused}
+<dt>rows</dt><dd>${escapeHtml(s.total.toLocaleString("en-US"))}: ${counts}</dd>
+<dt>money</dt><dd>${money || "-"}</dd>
+${time("created", s.created_at)}${time("approved", s.approved_at)}${time("finished", s.finished_at)}${time("cancelled", s.cancelled_at)}${time("archived", s.archived_at)}
+</dl>`;
+}
+
+function actions(campaign: string, csrf: string, shown: readonly CampaignAction[]): string {
+  if (shown.length === 0) return `<p class="actions muted">No action applies in this state.</p>`;
+  const forms = shown.map(
+    (a) =>
+      `<form method="post" action="${campaignPath(campaign)}/actions/${escapeHtml(a.name)}" data-confirm="${escapeHtml(a.confirm(campaign))}"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><button type="submit">${escapeHtml(a.label)}</button></form>`,
+  );
+  return `<div class="actions">${forms.join("")}</div>`;
+}
+
+function failures(s: CampaignSummary, page: FailurePage, listed: readonly FailureStatus[]): string {
+  const path = campaignPath(s.campaign);
+  const all = listed.length === FAILURE_STATUSES.length;
+  const filters = [
+    all ? "<strong>all</strong>" : `<a href="${path}">all</a>`,
+    ...FAILURE_STATUSES.map((status) => {
+      const label = `${status} (${s[status].toLocaleString("en-US")})`;
+      return !all && listed[0] === status
+        ? `<strong>${label}</strong>`
+        : `<a href="${path}?status=${status}">${label}</a>`;
+    }),
+  ].join(" · ");
+  const heading = `<h2>Failed and cancelled rows</h2>
+<p>${filters}</p>
+<p class="muted"><small>Orders that failed for good are completed jobs in the queue dashboard (the job ran to its end); their outcome is here. failed_final: no order was made (retry with <code>orders retry --new-key</code>). failed_uncertain: an order may exist (retry under the same key).</small></p>`;
+  if (page.total === 0) return `${heading}<p>None.</p>`;
+  const head = [
+    "line",
+    "reference",
+    "e-mail",
+    "product",
+    "face value",
+    "status",
+    "error type",
+    "error message",
+  ]
+    .map((h) => `<th>${h}</th>`)
+    .join("");
+  const rows = page.rows.map(
+    (r) =>
+      `<tr><td class="n">${escapeHtml(r.line)}</td><td>${escapeHtml(r.reference)}</td><td>${escapeHtml(r.email)}</td><td>${escapeHtml(r.product_code)}</td><td class="n">${escapeHtml(`${r.face_value} ${r.currency}`)}</td><td>${escapeHtml(r.status)}</td><td>${escapeHtml(r.error_type)}</td><td>${escapeHtml(r.error_message)}</td></tr>`,
+  );
+  return `${heading}
+<table class="failures"><thead><tr>${head}</tr></thead><tbody>
+${rows.join("\n")}
+</tbody></table>
+${pager(path, page, all ? undefined : listed[0])}`;
+}
+
+function pager(path: string, page: FailurePage, status: FailureStatus | undefined): string {
+  const href = (n: number) => `${path}?${status ? `status=${status}&amp;` : ""}page=${n}`;
+  const previous = page.page > 1 ? `<a href="${href(page.page - 1)}" rel="prev">previous</a>` : "";
+  const next = page.page < page.pages ? `<a href="${href(page.page + 1)}" rel="next">next</a>` : "";
+  const where = `page ${page.page} of ${page.pages} (${page.total.toLocaleString("en-US")} rows)`;
+  return `<p class="pager">${[previous, where, next].filter(Boolean).join(" ")}</p>`;
+}
+
+/** The confirmation step of an action posted without one (no script in the browser). */
+export function renderConfirmPage(options: {
+  campaign: string;
+  action: CampaignAction;
+  csrf: string;
+  boardPath: string;
+  nonce: string;
+}): string {
+  const { campaign, action } = options;
+  const main = `<p>${escapeHtml(action.confirm(campaign))}</p>
+<form method="post" action="${campaignPath(campaign)}/actions/${escapeHtml(action.name)}"><input type="hidden" name="csrf" value="${escapeHtml(options.csrf)}"><input type="hidden" name="confirmed" value="yes"><button type="submit">Yes: ${escapeHtml(action.label)}</button></form>
+<p><a href="${campaignPath(campaign)}">No, back to the campaign</a></p>`;
+  return layout({
+    title: `campaign ${campaign}: ${action.name}?`,
+    nonce: options.nonce,
+    nav: nav(options.boardPath),
+    main,
+  });
+}
+
+/** A plain page with one message: an unknown campaign, a refused request. */
+export function renderMessagePage(options: {
+  title: string;
+  message: string;
+  boardPath: string;
+  nonce: string;
+}): string {
+  return layout({
+    title: options.title,
+    nonce: options.nonce,
+    nav: nav(options.boardPath),
+    main: `<p>${escapeHtml(options.message)}</p>`,
+  });
+}
+
+/** Asks before each action; once accepted, the form says so and the server runs it. */
+const CONFIRM_SCRIPT = `
+for (const form of document.querySelectorAll("form[data-confirm]")) {
+  form.addEventListener("submit", (event) => {
+    if (!confirm(form.dataset.confirm)) {
+      event.preventDefault();
+      return;
+    }
+    const confirmed = document.createElement("input");
+    confirmed.type = "hidden";
+    confirmed.name = "confirmed";
+    confirmed.value = "yes";
+    form.append(confirmed);
+  });
+}
+`;

@@ -1,0 +1,162 @@
+import { randomBytes } from "node:crypto";
+import express, { type Request, type Response, Router } from "express";
+import { UserError } from "../errors/user-error.js";
+import type { Logger } from "../log.js";
+import { storedState } from "../orders/campaign-state.js";
+import { campaignSummary } from "../orders/campaign-summary.js";
+import { CAMPAIGN_NAME, type Ledger } from "../orders/ledger.js";
+import { CAMPAIGN_ACTIONS, findAction } from "./campaign-actions.js";
+import { FAILURE_STATUSES, type FailureStatus, failurePage } from "./campaign-failures.js";
+import { campaignOverviews } from "./campaign-overviews.js";
+import { renderCampaignPage, renderConfirmPage, renderMessagePage } from "./campaign-page.js";
+import { RateMeter } from "./campaign-progress.js";
+import { renderCampaignsPage } from "./campaigns-page.js";
+import { CsrfToken } from "./csrf.js";
+import { contentSecurityPolicy } from "./page-layout.js";
+import { sendReport } from "./report-download.js";
+
+export interface CampaignRoutesOptions {
+  ledger: Ledger;
+  /** Where bull-board is mounted. */
+  boardPath: string;
+  /** The action buttons and their POST routes; without, the routes answer 403. */
+  allowActions: boolean;
+  log: Logger;
+}
+
+/**
+ * The dashboard's own pages: `/` and `/campaigns` (every campaign), `/campaigns.json`,
+ * `/campaigns/:name` (one campaign, its failed rows), `/campaigns/:name/report.csv`, and with
+ * actions allowed `POST /campaigns/:name/actions/:action`.
+ */
+export function campaignRoutes(options: CampaignRoutesOptions): Router {
+  const { ledger, boardPath, log } = options;
+  const meter = new RateMeter();
+  const csrf = new CsrfToken();
+  const router = Router();
+
+  const page = (res: Response, status: number, render: (nonce: string) => string) => {
+    const nonce = randomBytes(16).toString("base64");
+    res
+      .status(status)
+      .set("Content-Security-Policy", contentSecurityPolicy(nonce))
+      .set("Cache-Control", "no-store")
+      .type("html")
+      .send(render(nonce));
+  };
+  const message = (res: Response, status: number, title: string, text: string) =>
+    page(res, status, (nonce) => renderMessagePage({ title, message: text, boardPath, nonce }));
+
+  /** The campaign named in the path, or a 404 page sent (and undefined). */
+  const known = async (req: Request, res: Response): Promise<string | undefined> => {
+    const name = String(req.params.name ?? "");
+    if (CAMPAIGN_NAME.test(name) && (await ledger.exists(name))) return name;
+    message(res, 404, "no such campaign", `No campaign is named ${name}.`);
+    return undefined;
+  };
+
+  const campaignPage = async (
+    res: Response,
+    status: number,
+    campaign: string,
+    query: { page?: unknown; status?: unknown },
+    result?: { ok: boolean; line: string },
+  ) => {
+    const [summary, meta] = await Promise.all([
+      campaignSummary(ledger, campaign),
+      ledger.meta(campaign),
+    ]);
+    const chosen = FAILURE_STATUSES.find((s) => s === query.status);
+    const listed: readonly FailureStatus[] = chosen ? [chosen] : FAILURE_STATUSES;
+    const pageNumber = Number.parseInt(String(query.page ?? "1"), 10);
+    const failures = await failurePage(
+      ledger,
+      campaign,
+      listed,
+      Number.isFinite(pageNumber) ? pageNumber : 1,
+    );
+    const context = { stored: storedState(meta), summary };
+    const actions = options.allowActions
+      ? { csrf: csrf.value, shown: CAMPAIGN_ACTIONS.filter((a) => a.shown(context)) }
+      : null;
+    page(res, status, (nonce) =>
+      renderCampaignPage({ summary, failures, listed, actions, result, boardPath, nonce }),
+    );
+  };
+
+  router.get(["/", "/campaigns"], async (_req, res) => {
+    const campaigns = await campaignOverviews(ledger, meter);
+    page(res, 200, (nonce) => renderCampaignsPage(campaigns, { boardPath, nonce }));
+  });
+  router.get("/campaigns.json", async (_req, res) => {
+    res
+      .set("Cache-Control", "no-store")
+      .json({ campaigns: await campaignOverviews(ledger, meter) });
+  });
+  router.get("/campaigns/:name", async (req, res) => {
+    const campaign = await known(req, res);
+    if (campaign) await campaignPage(res, 200, campaign, req.query);
+  });
+  router.get("/campaigns/:name/report.csv", async (req, res) => {
+    const campaign = await known(req, res);
+    if (campaign) await sendReport(ledger, campaign, res);
+  });
+
+  router.post(
+    "/campaigns/:name/actions/:action",
+    (_req, res, next) => {
+      // Checked before the body is read: without --allow-actions nothing of a POST is used.
+      if (options.allowActions) next();
+      else
+        message(res, 403, "actions are off", "Actions need `giftjobs dashboard --allow-actions`.");
+    },
+    express.urlencoded({ extended: false, limit: "4kb" }),
+    async (req, res) => {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      if (!csrf.matches(body.csrf)) {
+        message(
+          res,
+          403,
+          "refused",
+          "The form's token is missing or stale (the dashboard restarted?): reload the campaign page and try again.",
+        );
+        return;
+      }
+      const campaign = await known(req, res);
+      if (!campaign) return;
+      const action = findAction(String(req.params.action));
+      if (!action) {
+        message(res, 404, "no such action", `No action is named ${String(req.params.action)}.`);
+        return;
+      }
+      if (body.confirmed !== "yes") {
+        page(res, 200, (nonce) =>
+          renderConfirmPage({ campaign, action, csrf: csrf.value, boardPath, nonce }),
+        );
+        return;
+      }
+      const who = { campaign, action: action.name, from: req.socket.remoteAddress };
+      try {
+        const line = await action.run(ledger, campaign);
+        log.info({ ...who, result: line }, "dashboard: campaign action");
+        await campaignPage(res, 200, campaign, {}, { ok: true, line });
+      } catch (error) {
+        const line = (error instanceof Error ? error.message : String(error)).split("\n")[0]!;
+        if (error instanceof UserError)
+          log.warn({ ...who, error: line }, "dashboard: action refused");
+        else log.error({ ...who, err: error }, "dashboard: action failed");
+        await campaignPage(
+          res,
+          error instanceof UserError ? 409 : 500,
+          campaign,
+          {},
+          {
+            ok: false,
+            line: `${action.name} failed: ${line}`,
+          },
+        );
+      }
+    },
+  );
+  return router;
+}
