@@ -6,7 +6,7 @@ import { UserError } from "../errors/user-error.js";
 import type { Logger } from "../log.js";
 import { compareDecimal } from "../money.js";
 import { type Budget, checkBudget } from "./budget.js";
-import { type CsvItem, readOrderRows } from "./csv-rows.js";
+import { type CsvItem, type ReadOrderRowsOptions, readOrderRows } from "./csv-rows.js";
 import { OccurrenceCounter, payloadHash, rowIdentity } from "./identity.js";
 import { InvalidRowsFile } from "./invalid-rows-file.js";
 import { orderKey } from "./keys.js";
@@ -38,6 +38,8 @@ export interface ImportOptions {
   itemsPerOrder?: number;
   defaultTemplateId?: string;
   map?: Record<string, string>;
+  /** `strictColumns` and `onHeader` of the CSV reader. */
+  header?: Pick<ReadOrderRowsOptions, "strictColumns" | "onHeader">;
   delimiter?: string;
   /** Payment currency when there is no catalog check. */
   currency?: string;
@@ -293,6 +295,7 @@ async function* plannedRows(
   for await (const item of readOrderRows(options.file, {
     delimiter: options.delimiter,
     map: options.map,
+    ...options.header,
   })) {
     survey.rows += 1;
     const outcome = checkItem(item, options, preflight, references);

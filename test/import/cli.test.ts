@@ -250,6 +250,43 @@ describe("giftjobs orders import", () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ rows: 4, valid: 4, enqueued: 4 });
   });
 
+  it("imports headers as people write them; ignored columns are named once and never sent", async () => {
+    const e = await setup();
+    const lines = validCsv(e.index, 3).text.trimEnd().split("\n").slice(1);
+    const text = `First Name,Email Address,Product Code,Amount,Department\n${lines
+      .map((l, i) => `Jane${i},${l},Secret-Dept-${i}`)
+      .join("\n")}\n`;
+    const file = await csvFile(e, "people.csv", text);
+    const run = await giftjobs(e, ["orders", "import", file, "--campaign", "people", "--json"]);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ rows: 3, valid: 3, enqueued: 3, errors: [] });
+    expect(run.stderr.split("\n").filter((l) => l.startsWith("columns: "))).toEqual([
+      'columns: "Email Address" -> email, "Product Code" -> product_code, "Amount" -> face_value',
+    ]);
+    const ignored = run.stderr.split("\n").filter((l) => l.startsWith("ignored columns: "));
+    expect(ignored).toHaveLength(1);
+    expect(ignored[0]).toMatch(/^ignored columns: "First Name", "Department" /);
+    const requests = Object.values(await e.redis.hgetall(e.ledger.keys("people").requests));
+    expect(requests).toHaveLength(3);
+    for (const body of requests) {
+      expect(body).toMatch(/@example\.com/);
+      expect(body).not.toMatch(/Jane|Secret-Dept|First Name|Department/);
+    }
+
+    const strict = await giftjobs(e, [
+      "orders",
+      "import",
+      file,
+      "--campaign",
+      "people-strict",
+      "--strict-columns",
+    ]);
+    expect(strict.code).toBe(2);
+    expect(strict.stderr).toMatch(/column First Name: unknown column "First Name"/);
+    expect(strict.stderr).toMatch(/column Department: unknown column "Department"/);
+    expect(await e.ledger.exists("people-strict")).toBe(false);
+  });
+
   it("re-importing a shuffled copy prints 0 new, N already known", async () => {
     const e = await setup();
     const { text } = validCsv(e.index, 9);

@@ -12,6 +12,7 @@ import {
   pendingRows,
 } from "../../orders/campaign-status.js";
 import { parseColumnMap } from "../../orders/column-map.js";
+import { headerReportText } from "../../orders/header-report.js";
 import { ImportRefused, type ImportResult, importCampaign } from "../../orders/import-campaign.js";
 import type { Ledger } from "../../orders/ledger.js";
 import { OrderFileError } from "../../orders/order-file-error.js";
@@ -44,6 +45,7 @@ interface ImportFlags {
   itemsPerOrder?: number;
   templateId?: string;
   map?: string[];
+  strictColumns?: boolean;
   delimiter?: string;
   catalogCheck: boolean;
   balanceCheck: boolean;
@@ -74,6 +76,7 @@ function registerImport(orders: Command): void {
     )
     .option("--template-id <id>", "template for rows without template_id")
     .option("--map <Header=field>", "map a source header to a field (repeatable)", collect)
+    .option("--strict-columns", "refuse columns that map to no field instead of ignoring them")
     .option("--delimiter <char>", "field delimiter, e.g. ';'")
     .option("--currency <CUR>", "payment currency (required with --no-catalog-check)")
     .option("--no-catalog-check", "skip the preflight against the catalog snapshot")
@@ -149,6 +152,10 @@ async function importFile(file: string, opts: ImportFlags): Promise<number> {
           itemsPerOrder: opts.itemsPerOrder,
           defaultTemplateId: opts.templateId ?? ctx.config.templateId,
           map,
+          header: {
+            strictColumns: opts.strictColumns,
+            onHeader: (h) => process.stderr.write(headerReportText(h)),
+          },
           delimiter: opts.delimiter,
           currency: opts.currency,
           balanceCheck: opts.balanceCheck,
