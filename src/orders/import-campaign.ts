@@ -5,6 +5,7 @@ import type { CatalogIndex } from "../catalog/index-entry.js";
 import { UserError } from "../errors/user-error.js";
 import type { Logger } from "../log.js";
 import { compareDecimal } from "../money.js";
+import { accountBalance } from "./account-balance.js";
 import { type Budget, checkBudget } from "./budget.js";
 import { type CsvItem, type ReadOrderRowsOptions, readOrderRows } from "./csv-rows.js";
 import { OccurrenceCounter, payloadHash, rowIdentity } from "./identity.js";
@@ -416,13 +417,8 @@ async function checkBalance(
   refused: ImportResult,
 ): Promise<void> {
   for (const currency of survey.newTotals.currencies()) {
-    let balance: string;
-    try {
-      balance = (await deps.client!.getBalance(currency)).balance;
-    } catch (error) {
-      deps.log.warn({ currency, err: error }, "balance not available; balance check skipped");
-      continue;
-    }
+    const balance = await accountBalance(deps.client!, currency, deps.log);
+    if (balance === undefined) continue;
     const need = survey.newTotals.toJSON()[currency]!.price;
     if (compareDecimal(need, balance) > 0) {
       throw new ImportRefused(
