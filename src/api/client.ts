@@ -5,6 +5,7 @@ import {
   NetworkError,
   RefusedRequestError,
   RequestTimeoutError,
+  ServiceUnreachableError,
 } from "./errors/index.js";
 import type { CreateOrderOptions, OrderRequest } from "./order-request.js";
 import { type ProductQuery, productSearchParams } from "./product-query.js";
@@ -279,7 +280,7 @@ export class ApiClient {
       });
     } catch (error) {
       this.report(spec, 0, started);
-      throw transportError(error, spec, this.timeoutMs);
+      throw transportError(error, spec, this.timeoutMs, this.base);
     }
     this.report(spec, response.status, started);
     if (response.status < 200 || response.status >= 300)
@@ -308,8 +309,40 @@ function isHeaderValue(value: string): boolean {
   return true;
 }
 
-function transportError(error: unknown, spec: RequestSpec, timeoutMs: number): Error {
+/** Network errors that mean nothing answers at the address: the URL is wrong or the service down. */
+const UNREACHABLE: Record<string, { type: string; reason: (host: string) => string }> = {
+  ECONNREFUSED: { type: "connection_refused", reason: (host) => `connection refused by ${host}` },
+  ENOTFOUND: { type: "host_not_found", reason: (host) => `host ${host} not found` },
+};
+
+/** The base URL as messages show it: no user name or password, which may hold a secret. */
+function shownUrl(base: string): URL {
+  const url = new URL(base);
+  url.username = "";
+  url.password = "";
+  return url;
+}
+
+function unreachable(error: TransportFailure, base: string): ServiceUnreachableError | undefined {
+  const known = UNREACHABLE[error.detail];
+  if (!known) return undefined;
+  const url = shownUrl(base);
+  const port = url.port || (url.protocol === "https:" ? "443" : "80");
+  const host = error.detail === "ENOTFOUND" ? url.hostname : `${url.hostname}:${port}`;
+  return new ServiceUnreachableError({
+    url: url.href.replace(/\/$/, ""),
+    reason: known.reason(host),
+    type: known.type,
+    cause: error,
+  });
+}
+
+function transportError(error: unknown, spec: RequestSpec, timeoutMs: number, base: string): Error {
   if (!(error instanceof TransportFailure)) return error as Error;
+  if (error.kind === "network") {
+    const down = unreachable(error, base);
+    if (down) return down;
+  }
   const what = `${spec.method} ${spec.path}`;
   if (error.kind === "timeout") {
     return new RequestTimeoutError({

@@ -1,3 +1,4 @@
+import { ENV_NAMES } from "../config.js";
 import {
   type ApiError,
   type ApiErrorInit,
@@ -71,7 +72,23 @@ export function errorFromResponse(status: number, rawBody: string): ApiError {
     text(body.error) ??
     `HTTP ${status}${rawBody ? ` (${rawBody.length} bytes, not an error body)` : ""}`;
   const ErrorType = classFor(status, type);
-  return new ErrorType({ status, type, message, help: text(body.help), details: detailsOf(body) });
+  return new ErrorType({
+    status,
+    type,
+    message: keyRefused(status, type) ?? message,
+    help: text(body.help),
+    details: detailsOf(body),
+  });
+}
+
+/**
+ * A refused API key says which setting to check: the service's own text ("The API key is not
+ * valid") does not. Never quotes the key.
+ */
+function keyRefused(status: number, type: string): string | undefined {
+  if (status !== 401 && type !== "invalid_api_key") return undefined;
+  const what = type === "unauthorized" ? "missing or not valid" : "not valid";
+  return `the API key is ${what} (${type}, HTTP ${status}): check ${ENV_NAMES.apiKey}`;
 }
 
 /**

@@ -2,6 +2,7 @@ import { mkdir, rename, rm } from "node:fs/promises";
 import { basename, join, sep } from "node:path";
 import type { ApiClient } from "../api/client.js";
 import { ApiError } from "../api/errors/api-error.js";
+import { ServiceUnreachableError } from "../api/errors/service-unreachable-error.js";
 import { RunError } from "../errors/runtime-error.js";
 import { type Logger, silentLogger } from "../log.js";
 import type { CatalogDiff } from "./catalog-diff.js";
@@ -188,6 +189,10 @@ async function syncLocked(options: SyncCatalogOptions): Promise<SyncCatalogResul
       throw damagedCurrent(error, dataDir);
     }
     if (error instanceof RunError) throw error;
+    if (error instanceof ServiceUnreachableError) {
+      // Not about a page: the service is not there at all.
+      throw new RunError(`${error.message} The current snapshot is unchanged.`, { cause: error });
+    }
     const reason = describe(error);
     // Page checks name their page already; HTTP errors do not.
     const where = reason.startsWith("page ") ? "" : ` at page ${pages + 1}`;
@@ -283,7 +288,9 @@ async function publish(dataDir: string, dir: string, name: string): Promise<stri
 function describe(error: unknown): string {
   if (error instanceof ApiError) {
     const status = error.status > 0 ? `, HTTP ${error.status}` : "";
-    return `${error.message} (${error.type}${status})`;
+    const named = `(${error.type}${status})`;
+    // Some messages name their type and status already (a refused API key).
+    return error.message.includes(named) ? error.message : `${error.message} ${named}`;
   }
   return (error as Error)?.message ?? String(error);
 }

@@ -2,7 +2,7 @@ import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { CsvError, type Options, parse } from "csv-parse";
 import { UserError } from "../errors/user-error.js";
-import { resolveHeader } from "./header.js";
+import { type IgnoredColumn, type RenamedColumn, resolveHeader } from "./header.js";
 import { OrderFileError } from "./order-file-error.js";
 import type { RowError } from "./row-error.js";
 
@@ -11,6 +11,11 @@ export interface CsvRow {
   kind: "row";
   line: number;
   fields: Record<string, string>;
+  /**
+   * The cells of ignored columns, by header, only when there are such columns: for the error
+   * file, which keeps the whole row. Never part of the order.
+   */
+  ignored?: Record<string, string>;
 }
 
 /** A data row that cannot be read as a row (wrong number of fields); reading goes on. */
@@ -29,6 +34,20 @@ export interface ReadOrderRowsOptions {
   map?: Record<string, string>;
   /** How errors name the input. @defaultValue the path, or `input` for a stream */
   label?: string;
+  /** A column that maps to no field is an error, not ignored. @defaultValue false */
+  strictColumns?: boolean;
+  /** Told once, when the header is read, how its columns were matched. */
+  onHeader?: (header: HeaderReport) => void;
+}
+
+/** How the header's columns were matched: reported once, before the first row. */
+export interface HeaderReport {
+  /** The line the header is on. */
+  line: number;
+  /** Columns whose header is not their field's name (a synonym or `--map`). */
+  renamed: RenamedColumn[];
+  /** Columns that map to no field: kept out of the orders. */
+  ignored: IgnoredColumn[];
 }
 
 /**
@@ -85,13 +104,23 @@ class LineTracker {
   }
 }
 
-function toFields(header: readonly string[], cells: readonly string[]): Record<string, string> {
+function toRow(
+  line: number,
+  header: readonly string[],
+  ignored: readonly IgnoredColumn[],
+  cells: readonly string[],
+): CsvRow {
   const fields: Record<string, string> = {};
   header.forEach((field, index) => {
+    if (field === "") return;
     const cell = cells[index] ?? "";
     fields[field] = TRIMMED.has(field) ? cell.trim() : cell;
   });
-  return fields;
+  if (ignored.length === 0) return { kind: "row", line, fields };
+  // No prototype: a header is any text, "__proto__" included.
+  const rest: Record<string, string> = Object.create(null);
+  for (const { index, name } of ignored) rest[name || `column ${index + 1}`] = cells[index] ?? "";
+  return { kind: "row", line, fields, ignored: rest };
 }
 
 /** Spreadsheets export rows of empty cells (",,,") for deleted lines; they are blank lines. */
@@ -121,8 +150,8 @@ function fileError(label: string, error: unknown, lines: LineTracker): Error {
 
 /**
  * Reads an order CSV as a stream and yields its data rows one by one: memory does not grow
- * with the file. The header is checked first (unknown, missing or duplicate columns throw an
- * OrderFileError naming its line); a row with the wrong number of fields is yielded as a
+ * with the file. The header is checked first (missing or duplicate columns, and with
+ * `strictColumns` unknown ones, throw an OrderFileError naming its line); a row with the wrong number of fields is yielded as a
  * problem and reading goes on. Blank lines are skipped.
  */
 export async function* readOrderRows(
@@ -152,13 +181,16 @@ export async function* readOrderRows(
   source.on("error", (error: Error) => parser.destroy(error));
   source.pipe(parser);
   let header: string[] | undefined;
+  let ignored: IgnoredColumn[] = [];
   try {
     for await (const { line, cells } of parser as AsyncIterable<ParsedRecord>) {
       if (header === undefined) {
         if (isBlank(cells)) continue;
-        const resolved = resolveHeader(cells, options.map, line);
+        const resolved = resolveHeader(cells, options.map, line, options);
         if (!resolved.ok) throw new OrderFileError(label, resolved.errors);
         header = resolved.fields;
+        ignored = resolved.ignored;
+        options.onHeader?.({ line, renamed: resolved.renamed, ignored });
         continue;
       }
       if (isBlank(cells)) continue;
@@ -167,7 +199,7 @@ export async function* readOrderRows(
         yield { kind: "error", line, error: { line, column: "", message } };
         continue;
       }
-      yield { kind: "row", line, fields: toFields(header, cells) };
+      yield toRow(line, header, ignored, cells);
     }
   } catch (error) {
     throw fileError(label, error, lines);

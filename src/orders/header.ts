@@ -1,3 +1,4 @@
+import { synonymField } from "./header-synonyms.js";
 import type { RowError } from "./row-error.js";
 
 /** The fields an order row may hold besides `metadata.<key>` columns. */
@@ -14,8 +15,34 @@ export const REQUIRED_FIELDS = ["email", "product_code", "face_value"] as const;
 
 export const METADATA_PREFIX = "metadata.";
 
-/** The header line after `--map`: the field of each column, in file order. */
-export type ResolvedHeader = { ok: true; fields: string[] } | { ok: false; errors: RowError[] };
+/** A column whose header is not its field's name, and how it was matched. */
+export interface RenamedColumn {
+  source: string;
+  field: string;
+  by: "map" | "synonym";
+}
+
+/** A column that maps to no field: kept out of the order. `index` counts from 0. */
+export interface IgnoredColumn {
+  index: number;
+  name: string;
+}
+
+/**
+ * The header line after `--map` and the synonyms: the field of each column in file order ("" for
+ * an ignored column), the columns renamed, the columns ignored.
+ */
+export type ResolvedHeader =
+  | { ok: true; fields: string[]; renamed: RenamedColumn[]; ignored: IgnoredColumn[] }
+  | { ok: false; errors: RowError[] };
+
+export interface ResolveHeaderOptions {
+  /**
+   * A column that maps to no field is an error rather than ignored (`--strict-columns`).
+   * @defaultValue false
+   */
+  strictColumns?: boolean;
+}
 
 /**
  * Names are trimmed and known fields matched case-insensitively, because spreadsheets add
@@ -40,13 +67,16 @@ function unknownMessage(source: string, index: number): string {
 }
 
 /**
- * Checks the header and renames columns by `map` (source header -> field) before the checks.
- * `line` is the physical line the header is on, 1 unless blank lines precede it.
+ * Checks the header. A column is matched by `map` (source header -> field) first, then by its
+ * field name, then by the synonyms of `header-synonyms.ts`; a column none of them matches is
+ * ignored (an error with `strictColumns`). `line` is the physical line the header is on, 1
+ * unless blank lines precede it.
  */
 export function resolveHeader(
   names: readonly string[],
   map: Readonly<Record<string, string>> = {},
   line = 1,
+  options: ResolveHeaderOptions = {},
 ): ResolvedHeader {
   const single = names.length === 1 ? names[0] : undefined;
   if (single?.includes(";")) {
@@ -56,24 +86,35 @@ export function resolveHeader(
   }
   const errors: RowError[] = [];
   const fields: string[] = [];
+  const renamed: RenamedColumn[] = [];
+  const ignored: IgnoredColumn[] = [];
   const seen = new Map<string, string>();
   names.forEach((source, index) => {
-    const target = map[source.trim()] ?? source;
-    const field = canonicalField(target);
+    const name = source.trim();
+    const mapped = map[name];
+    let field = canonicalField(mapped ?? source);
+    let by: RenamedColumn["by"] | undefined = mapped === undefined ? undefined : "map";
+    // A --map target or a metadata column must be right: those are never ignored.
+    const named = mapped !== undefined || name.toLowerCase().startsWith(METADATA_PREFIX);
+    if (field === undefined && !named) {
+      field = synonymField(source);
+      by = "synonym";
+    }
     if (field === undefined) {
-      errors.push({ line, column: source.trim(), message: unknownMessage(target, index) });
+      if (named || options.strictColumns) {
+        errors.push({ line, column: name, message: unknownMessage(mapped ?? source, index) });
+      } else ignored.push({ index, name });
       fields.push("");
       return;
     }
+    if (by !== undefined && name.toLowerCase() !== field) renamed.push({ source: name, field, by });
     const earlier = seen.get(field);
     if (earlier !== undefined) {
       const both =
-        earlier === source.trim()
-          ? ""
-          : ` (columns ${JSON.stringify(earlier)} and ${JSON.stringify(source.trim())})`;
+        earlier === name ? "" : ` (columns ${JSON.stringify(earlier)} and ${JSON.stringify(name)})`;
       errors.push({ line, column: field, message: `duplicate column ${field}${both}` });
     }
-    seen.set(field, source.trim());
+    seen.set(field, name);
     fields.push(field);
   });
   for (const required of REQUIRED_FIELDS) {
@@ -81,5 +122,5 @@ export function resolveHeader(
       errors.push({ line, column: required, message: `missing required column ${required}` });
     }
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, fields };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, fields, renamed, ignored };
 }

@@ -6,6 +6,7 @@ import { RunError } from "../errors/runtime-error.js";
 import { UserError } from "../errors/user-error.js";
 import type { Logger } from "../log.js";
 import { compareDecimal } from "../money.js";
+import { accountBalance } from "./account-balance.js";
 import {
   type Budget,
   budgetText,
@@ -15,7 +16,7 @@ import {
   unitsText,
 } from "./budget.js";
 import { storedState } from "./campaign-state.js";
-import { type CsvItem, readOrderRows } from "./csv-rows.js";
+import { type CsvItem, type ReadOrderRowsOptions, readOrderRows } from "./csv-rows.js";
 import { OccurrenceCounter, payloadHash, rowIdentity } from "./identity.js";
 import { InvalidRowsFile } from "./invalid-rows-file.js";
 import { orderKey } from "./keys.js";
@@ -61,6 +62,8 @@ export interface ImportOptions {
   itemsPerOrder?: number;
   defaultTemplateId?: string;
   map?: Record<string, string>;
+  /** `strictColumns` and `onHeader` of the CSV reader. */
+  header?: Pick<ReadOrderRowsOptions, "strictColumns" | "onHeader">;
   delimiter?: string;
   /** Payment currency when there is no catalog check. */
   currency?: string;
@@ -483,6 +486,7 @@ async function* plannedRows(
   for await (const item of readOrderRows(options.file, {
     delimiter: options.delimiter,
     map: options.map,
+    ...options.header,
   })) {
     survey.rows += 1;
     const outcome = checkItem(item, options, preflight, references);
@@ -604,13 +608,8 @@ async function checkBalance(
   refused: ImportResult,
 ): Promise<void> {
   for (const currency of survey.newTotals.currencies()) {
-    let balance: string;
-    try {
-      balance = (await deps.client!.getBalance(currency)).balance;
-    } catch (error) {
-      deps.log.warn({ currency, err: error }, "balance not available; balance check skipped");
-      continue;
-    }
+    const balance = await accountBalance(deps.client!, currency, deps.log);
+    if (balance === undefined) continue;
     const need = survey.newTotals.toJSON()[currency]!.price;
     if (compareDecimal(need, balance) > 0) {
       throw new ImportRefused(

@@ -22,7 +22,10 @@ export class InvalidRowsFile {
 
   async write(item: CsvItem, errors: RowError[]): Promise<void> {
     if (!this.stream) await this.open();
-    const cells = item.kind === "row" ? JSON.stringify(item.fields) : "";
+    const cells =
+      item.kind === "row"
+        ? JSON.stringify(item.ignored ? { ...item.fields, ...item.ignored } : item.fields)
+        : "";
     for (const error of errors) {
       const ok = this.stream!.write(
         [String(error.line), error.column, error.message, cells].map(neutralise),

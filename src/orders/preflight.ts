@@ -8,6 +8,7 @@ import {
   fromUnits,
   toUnits,
 } from "../money.js";
+import { unknownCodeMessage } from "./code-hints.js";
 import type { OrderRow } from "./order-row.js";
 import type { RowError } from "./row-error.js";
 
@@ -101,7 +102,7 @@ export function preflightRow(
   }
   const entry = catalog.entries[row.product_code];
   if (entry === undefined)
-    return fail(row, "product_code", `unknown product code ${row.product_code}`);
+    return fail(row, "product_code", unknownCodeMessage(catalog, row.product_code));
   const product = checkProduct(entry);
   if (product) return fail(row, "product_code", product);
   const currency = entry.currency.toUpperCase();

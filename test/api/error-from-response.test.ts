@@ -45,10 +45,25 @@ describe("errorFromResponse", () => {
       status,
       type,
       outcome,
-      message: `about ${type}`,
+      // A refused key names the setting instead of the service's text (see below).
+      message: status === 401 ? expect.stringMatching(/check GIFTJOBS_API_KEY$/) : `about ${type}`,
       help: "https://docs.example/errors",
     });
     expect(error.name).toBe(cls.name);
+  });
+
+  it("a refused API key names the setting to check, whatever the service says", () => {
+    expect(errorFromResponse(401, body("invalid_api_key")).message).toBe(
+      "the API key is not valid (invalid_api_key, HTTP 401): check GIFTJOBS_API_KEY",
+    );
+    expect(errorFromResponse(401, body("unauthorized")).message).toBe(
+      "the API key is missing or not valid (unauthorized, HTTP 401): check GIFTJOBS_API_KEY",
+    );
+    expect(errorFromResponse(401, "<html>proxy</html>").message).toBe(
+      "the API key is not valid (http_401, HTTP 401): check GIFTJOBS_API_KEY",
+    );
+    // A 403 is not about the key being wrong: the service's own words stay.
+    expect(errorFromResponse(403, body("forbidden")).message).toBe("about forbidden");
   });
 
   it("keeps a 422's details, with their location", () => {

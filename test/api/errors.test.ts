@@ -57,6 +57,10 @@ describe("errors of the service, each mapped to its class and outcome", () => {
     const wrong = clientOf(sandbox, { apiKey: "sk-wrong" });
     const error = await rejectionOf(wrong.getBalance("USD"));
     expectApiError(error, UnauthorizedError, 401, "invalid_api_key", "systemic");
+    expect(error.message).toBe(
+      "the API key is not valid (invalid_api_key, HTTP 401): check GIFTJOBS_API_KEY",
+    );
+    expect(error.message).not.toContain("sk-wrong");
     const order = await rejectionOf(
       wrong.createOrder(validOrder(sandbox), { idempotencyKey: newKey() }),
     );

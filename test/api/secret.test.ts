@@ -106,7 +106,7 @@ describe("no error carries the API key", () => {
       "dropped: NetworkError",
       "timeout: RequestTimeoutError",
       "aborted: NetworkError",
-      "refused: NetworkError",
+      "refused: ServiceUnreachableError",
     ]);
     for (const [, error] of errors) expectNoSecret(error);
   });

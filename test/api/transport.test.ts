@@ -4,6 +4,7 @@ import {
   IdempotencyInProgressError,
   NetworkError,
   RequestTimeoutError,
+  ServiceUnreachableError,
 } from "../../src/api/errors/index.js";
 import type { Sandbox } from "../../src/sandbox/index.js";
 import { clientOf, rejectionOf, start, validOrder } from "../helpers/api-client.js";
@@ -102,16 +103,32 @@ describe("transport failures are retry-same-key", () => {
     expect((error as NetworkError).type).toBe("aborted");
   });
 
-  it("nothing listening: NetworkError naming the route", async () => {
+  it("nothing listening: ServiceUnreachableError naming the URL, the host and the setting", async () => {
     const sandbox = await own({});
     const url = sandbox.url;
     await sandbox.close();
     sandboxes.splice(sandboxes.indexOf(sandbox), 1);
-    const client = clientOf(sandbox, { baseUrl: url, timeoutMs: 5000 });
+    const host = new URL(url).host;
+    // User and password in the URL are left out of the message: they may be a secret.
+    const withUser = url.replace("http://", "http://ops:hunter2@");
+    const client = clientOf(sandbox, { baseUrl: `${withUser}/v2`, timeoutMs: 5000 });
     const error = await rejectionOf(client.getOrder("O-1"));
+    expect(error).toBeInstanceOf(ServiceUnreachableError);
     expect(error).toBeInstanceOf(NetworkError);
-    expect(error).toMatchObject({ status: 0, type: "network_error", outcome: "retry-same-key" });
-    expect(error.message).toMatch(/^GET \/v2\/order\/O-1: /);
+    expect(error).toMatchObject({
+      status: 0,
+      type: "connection_refused",
+      outcome: "retry-same-key",
+      url,
+      tries: 1,
+    });
+    expect(error.message).toBe(
+      `cannot reach the service at ${url} (connection refused by ${host}): is GIFTJOBS_API_URL right?`,
+    );
+    expect((error as ServiceUnreachableError).afterTries(3).message).toBe(
+      `cannot reach the service at ${url} (connection refused by ${host}) after 3 tries: is GIFTJOBS_API_URL right?`,
+    );
+    expect(error.message).not.toMatch(/hunter2|sk-test/);
   });
 
   it("idempotency_in_progress: a second request with the key while the first runs", async () => {

@@ -1,4 +1,5 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -6,15 +7,26 @@ import { cursorOfPage, useCatalogFixture } from "../helpers/catalog-fixture.js";
 import { type CliRun, runCli } from "../helpers/cli.js";
 import { control } from "../helpers/sandbox.js";
 
-const fx = useCatalogFixture({ products: 600 });
+const fx = useCatalogFixture({ products: 600, apiKey: "test-key" });
 
 /** Runs `giftjobs ARGS` in a child process against the fixture's sandbox and data dir. */
-function giftjobs(args: string[]): Promise<CliRun> {
+function giftjobs(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   return runCli(args, {
     GIFTJOBS_API_URL: fx.sandbox.url,
     GIFTJOBS_API_KEY: "test-key",
     GIFTJOBS_DATA_DIR: fx.dataDir,
     GIFTJOBS_LOG_LEVEL: "warn",
+    ...env,
+  });
+}
+
+/** A port on 127.0.0.1 that nothing listens on (it was free a moment ago). */
+function deadPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
   });
 }
 
@@ -93,6 +105,30 @@ describe("giftjobs catalog", () => {
     expect(stdout).toBe("");
     expect(stderr.trim()).toBe(
       `giftjobs: failed: another catalog sync is running (pid ${process.pid} on ${hostname()}, since ${startedAt}); the current snapshot is unchanged. If none is running, remove ${fx.dataDir}/catalog/sync.lock`,
+    );
+  });
+
+  it("stops after 3 tries when nothing listens at the URL, naming URL, host and setting", async () => {
+    const port = await deadPort();
+    const started = Date.now();
+    const run = await giftjobs(["catalog", "sync"], {
+      GIFTJOBS_API_URL: `http://127.0.0.1:${port}`,
+      GIFTJOBS_LOG_LEVEL: "error",
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim()).toBe(
+      `giftjobs: failed: cannot reach the service at http://127.0.0.1:${port} (connection refused by 127.0.0.1:${port}) after 3 tries: is GIFTJOBS_API_URL right? The current snapshot is unchanged.`,
+    );
+    // Two short backoffs (1-2 s, 2-4 s) and the child's start, not the ~24 s of five tries.
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it("a wrong API key names GIFTJOBS_API_KEY and never the key", async () => {
+    const run = await giftjobs(["catalog", "sync"], { GIFTJOBS_API_KEY: "sk-wrong-secret-42" });
+    expect(run.stderr).not.toContain("sk-wrong-secret-42");
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim()).toBe(
+      "giftjobs: failed: catalog sync failed at page 1: the API key is not valid (invalid_api_key, HTTP 401): check GIFTJOBS_API_KEY; the current snapshot is unchanged",
     );
   });
 

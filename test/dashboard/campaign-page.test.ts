@@ -42,7 +42,7 @@ const queued = (identity: string): LedgerOrder => ({
  * address), 4 failed_uncertain, 5 and 6 queued.
  */
 async function seed(ledger: Ledger): Promise<void> {
-  await ledger.register(CAMPAIGN, { execution_mode: "sync", budget: '{"USD":"100.00"}' });
+  await ledger.register(CAMPAIGN, { execution_mode: "sync", "budget:USD": "10000" });
   const ids = ["a", "b", "c", "d", "e"];
   await ledger.record(
     CAMPAIGN,

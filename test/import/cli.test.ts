@@ -1,4 +1,5 @@
 import { readdir, readFile, rm } from "node:fs/promises";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SandboxOptions } from "../../src/sandbox/index.js";
@@ -213,6 +214,43 @@ describe("giftjobs orders import", () => {
     expect(JSON.parse(skipped.stdout)).toMatchObject({ enqueued: 6 });
   });
 
+  it("the balance check stops after 3 tries when nothing listens at the URL", async () => {
+    const e = await setup();
+    const file = await csvFile(e, "orders.csv", validCsv(e.index, 2).text);
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as { port: number };
+        server.close(() => resolve(port));
+      });
+    });
+    const url = `http://127.0.0.1:${port}`;
+    const started = Date.now();
+    const run = await giftjobs(e, ["orders", "import", file, "--campaign", "down"], {
+      GIFTJOBS_API_URL: url,
+      GIFTJOBS_LOG_LEVEL: "error",
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim()).toBe(
+      `giftjobs: failed: cannot reach the service at ${url} (connection refused by 127.0.0.1:${port}) after 3 tries: is GIFTJOBS_API_URL right? Nothing was enqueued.`,
+    );
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(await e.ledger.exists("down")).toBe(false);
+  });
+
+  it("the balance check stops on a wrong API key, naming the setting, never the key", async () => {
+    const e = await setup({ apiKey: "test-key-123456" });
+    const file = await csvFile(e, "orders.csv", validCsv(e.index, 2).text);
+    const run = await giftjobs(e, ["orders", "import", file, "--campaign", "key"], {
+      GIFTJOBS_API_KEY: "sk-wrong-secret-42",
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).not.toContain("sk-wrong-secret-42");
+    expect(run.stderr.trim()).toBe(
+      "giftjobs: failed: the API key is not valid (invalid_api_key, HTTP 401): check GIFTJOBS_API_KEY. Nothing was enqueued.",
+    );
+    expect(await e.ledger.exists("key")).toBe(false);
+  });
+
   it("without a snapshot: one line, exit 2; --no-catalog-check --currency USD imports", async () => {
     const e = await setup();
     const empty = await tmpDir("nosnap");
@@ -274,6 +312,43 @@ describe("giftjobs orders import", () => {
     ]);
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ rows: 4, valid: 4, enqueued: 4 });
+  });
+
+  it("imports headers as people write them; ignored columns are named once and never sent", async () => {
+    const e = await setup();
+    const lines = validCsv(e.index, 3).text.trimEnd().split("\n").slice(1);
+    const text = `First Name,Email Address,Product Code,Amount,Department\n${lines
+      .map((l, i) => `Jane${i},${l},Secret-Dept-${i}`)
+      .join("\n")}\n`;
+    const file = await csvFile(e, "people.csv", text);
+    const run = await giftjobs(e, ["orders", "import", file, "--campaign", "people", "--json"]);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ rows: 3, valid: 3, enqueued: 3, errors: [] });
+    expect(run.stderr.split("\n").filter((l) => l.startsWith("columns: "))).toEqual([
+      'columns: "Email Address" -> email, "Product Code" -> product_code, "Amount" -> face_value',
+    ]);
+    const ignored = run.stderr.split("\n").filter((l) => l.startsWith("ignored columns: "));
+    expect(ignored).toHaveLength(1);
+    expect(ignored[0]).toMatch(/^ignored columns: "First Name", "Department" /);
+    const requests = Object.values(await e.redis.hgetall(e.ledger.keys("people").requests));
+    expect(requests).toHaveLength(3);
+    for (const body of requests) {
+      expect(body).toMatch(/@example\.com/);
+      expect(body).not.toMatch(/Jane|Secret-Dept|First Name|Department/);
+    }
+
+    const strict = await giftjobs(e, [
+      "orders",
+      "import",
+      file,
+      "--campaign",
+      "people-strict",
+      "--strict-columns",
+    ]);
+    expect(strict.code).toBe(2);
+    expect(strict.stderr).toMatch(/column First Name: unknown column "First Name"/);
+    expect(strict.stderr).toMatch(/column Department: unknown column "Department"/);
+    expect(await e.ledger.exists("people-strict")).toBe(false);
   });
 
   it("re-importing a shuffled copy prints 0 new, N already known", async () => {

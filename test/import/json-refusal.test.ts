@@ -16,8 +16,16 @@ async function setup(): Promise<CampaignEnv> {
 }
 
 /** `orders import --json` of a file refused whole: exit 2, one JSON document, one stderr line. */
-async function refused(e: CampaignEnv, file: string) {
-  const run = await giftjobs(e, ["orders", "import", file, "--campaign", "whole", "--json"]);
+async function refused(e: CampaignEnv, file: string, flags: string[] = []) {
+  const run = await giftjobs(e, [
+    "orders",
+    "import",
+    file,
+    "--campaign",
+    "whole",
+    "--json",
+    ...flags,
+  ]);
   expect(run.code).toBe(2);
   const doc = JSON.parse(run.stdout);
   expect(doc).toMatchObject({ campaign: "whole", valid: 0, invalid: 0, enqueued: 0 });
@@ -26,10 +34,10 @@ async function refused(e: CampaignEnv, file: string) {
 }
 
 describe("orders import --json when the whole file is refused", () => {
-  it("an unknown header names its line and column", async () => {
+  it("an unknown header with --strict-columns names its line and column", async () => {
     const e = await setup();
     const file = await csvFile(e, "h.csv", "email,product_code,face_value,colour\n");
-    const errors = await refused(e, file);
+    const errors = await refused(e, file, ["--strict-columns"]);
     expect(errors).toEqual([
       expect.objectContaining({
         line: 1,

@@ -112,13 +112,15 @@ describe("readOrderRows", () => {
     ]);
   });
 
-  it("refuses unknown, duplicate and missing headers, naming line and column", async () => {
-    const errors = await headerErrors("email,Email Address,face_value,email,metadata.\nx\n");
+  it("with strictColumns refuses unknown, duplicate and missing headers, naming line and column", async () => {
+    const errors = await headerErrors("email,Colour,face_value,email,metadata.\nx\n", {
+      strictColumns: true,
+    });
     expect(errors).toEqual([
       {
         line: 1,
-        column: "Email Address",
-        message: expect.stringMatching(/^unknown column "Email Address".*--map/),
+        column: "Colour",
+        message: expect.stringMatching(/^unknown column "Colour".*--map/),
       },
       { line: 1, column: "email", message: "duplicate column email" },
       {

@@ -3,6 +3,6 @@ import type { Outcome } from "./outcome.js";
 
 /** The connection failed or was dropped before a response: an order may exist; retry with the same key. */
 export class NetworkError extends ApiError {
-  override readonly name = "NetworkError";
+  override readonly name: string = "NetworkError";
   readonly outcome: Outcome = "retry-same-key";
 }

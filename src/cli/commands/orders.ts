@@ -12,6 +12,7 @@ import {
   pendingRows,
 } from "../../orders/campaign-status.js";
 import { parseColumnMap } from "../../orders/column-map.js";
+import { headerReportText } from "../../orders/header-report.js";
 import {
   ImportDeclined,
   ImportRefused,
@@ -53,6 +54,7 @@ interface ImportFlags {
   itemsPerOrder?: number;
   templateId?: string;
   map?: string[];
+  strictColumns?: boolean;
   delimiter?: string;
   catalogCheck: boolean;
   balanceCheck: boolean;
@@ -90,6 +92,7 @@ function registerImport(orders: Command): void {
     )
     .option("--template-id <id>", "template for rows without template_id")
     .option("--map <Header=field>", "map a source header to a field (repeatable)", collect)
+    .option("--strict-columns", "refuse columns that map to no field instead of ignoring them")
     .option("--delimiter <char>", "field delimiter, e.g. ';'")
     .option("--currency <CUR>", "payment currency (required with --no-catalog-check)")
     .option("--no-catalog-check", "skip the preflight against the catalog snapshot")
@@ -176,6 +179,10 @@ async function importFile(file: string, opts: ImportFlags): Promise<number> {
           itemsPerOrder: opts.itemsPerOrder,
           defaultTemplateId: opts.templateId ?? ctx.config.templateId,
           map,
+          header: {
+            strictColumns: opts.strictColumns,
+            onHeader: (h) => process.stderr.write(headerReportText(h)),
+          },
           delimiter: opts.delimiter,
           currency: opts.currency,
           balanceCheck: opts.balanceCheck,

@@ -1,0 +1,43 @@
+import { ENV_NAMES } from "../../config.js";
+import type { ApiErrorInit } from "./api-error.js";
+import { NetworkError } from "./network-error.js";
+
+export interface ServiceUnreachableInit extends Omit<ApiErrorInit, "message" | "status"> {
+  /** The service's base URL, without credentials. */
+  url: string;
+  /** Why, naming the host: "connection refused by 127.0.0.1:4010". */
+  reason: string;
+  /** Requests made before giving up. @defaultValue 1 */
+  tries?: number;
+}
+
+/**
+ * Nothing answers at the service's address (connection refused, host not found). Still a
+ * NetworkError (retry-same-key) for a worker, but an interactive command stops after a few
+ * tries and says which setting to check. The message never holds the API key.
+ */
+export class ServiceUnreachableError extends NetworkError {
+  override readonly name: string = "ServiceUnreachableError";
+  readonly url: string;
+  readonly reason: string;
+  readonly tries: number;
+
+  constructor(init: ServiceUnreachableInit) {
+    const tries = init.tries ?? 1;
+    const after = tries > 1 ? ` after ${tries} tries` : "";
+    super({
+      ...init,
+      status: 0,
+      message: `cannot reach the service at ${init.url} (${init.reason})${after}: is ${ENV_NAMES.apiUrl} right?`,
+    });
+    this.url = init.url;
+    this.reason = init.reason;
+    this.tries = tries;
+  }
+
+  /** The same failure, told as the last of `tries` requests. */
+  afterTries(tries: number): ServiceUnreachableError {
+    const { url, reason, type } = this;
+    return new ServiceUnreachableError({ url, reason, type, tries, cause: this });
+  }
+}
