@@ -238,7 +238,7 @@ export class OrderFollower {
 
 /**
  * `order-status`: follows async orders (202 PROCESSING) until COMPLETED or FAILED. It is not one
- * BullMQ job per poll: see OrderFollower above, and docs/architecture.md "Following async orders".
+ * BullMQ job per poll: see OrderFollower above, and docs/architecture.md, "Following async orders".
  */
 export function startOrderStatusFollower(options: OrderFollowerOptions): OrderFollower {
   const follower = new OrderFollower(options);
