@@ -321,7 +321,15 @@ describe("giftjobs orders import", () => {
       .map((l, i) => `Jane${i},${l},Secret-Dept-${i}`)
       .join("\n")}\n`;
     const file = await csvFile(e, "people.csv", text);
-    const run = await giftjobs(e, ["orders", "import", file, "--campaign", "people", "--json"]);
+    const run = await giftjobs(e, [
+      "orders",
+      "import",
+      file,
+      "--campaign",
+      "people",
+      "--yes",
+      "--json",
+    ]);
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ rows: 3, valid: 3, enqueued: 3, errors: [] });
     expect(run.stderr.split("\n").filter((l) => l.startsWith("columns: "))).toEqual([
