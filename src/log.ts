@@ -1,5 +1,6 @@
+import { writeSync } from "node:fs";
 import pino, { type Logger } from "pino";
-import pinoPretty from "pino-pretty";
+import { prettyFactory } from "pino-pretty";
 
 export type { Logger };
 
@@ -59,16 +60,45 @@ export interface LoggerOptions {
 }
 
 /**
+ * Something drawn on the last line of a terminal's stderr (a progress bar). While one is set,
+ * each log line on a terminal clears it first and has it drawn again below: the two never
+ * share a line.
+ */
+export interface StderrOverlay {
+  clear(): void;
+  redraw(): void;
+}
+
+let overlay: StderrOverlay | undefined;
+
+/** Sets (or with undefined removes) the overlay log lines are written above. */
+export function setStderrOverlay(value: StderrOverlay | undefined): void {
+  overlay = value;
+}
+
+/** Writes one log line to stderr (a terminal), above the overlay if one is drawn. */
+function writeAboveOverlay(text: string): void {
+  const drawn = overlay;
+  drawn?.clear();
+  writeSync(2, text);
+  drawn?.redraw();
+}
+
+/**
  * The logger: JSON on stderr by default, readable on a terminal. Secrets are redacted and
  * e-mail addresses masked in every message and field.
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const pretty = options.pretty ?? Boolean(process.stderr.isTTY);
+  const terminal = Boolean(process.stderr.isTTY);
+  const pretty = options.pretty ?? terminal;
+  // Synchronous writes: no worker thread, no lost lines on exit.
+  const format = pretty
+    ? prettyFactory({ colorize: terminal, translateTime: "HH:MM:ss" })
+    : (line: string) => line;
   const destination =
     options.destination ??
-    (pretty
-      ? // pino-pretty as a stream keeps logging synchronous: no worker thread, no lost lines on exit.
-        pinoPretty({ destination: 2, colorize: true, translateTime: "HH:MM:ss", sync: true })
+    (terminal || pretty
+      ? { write: (line: string) => writeAboveOverlay(format(line)) }
       : pino.destination({ dest: 2, sync: true }));
   return pino(
     {

@@ -26,16 +26,25 @@ export interface CreateOrderDeps {
   firstPollDelayMs?: number;
   /** Told of each attempt's outcome (metrics). */
   onOutcome?: (outcome: OrderOutcomeName) => void;
-  /** Told when this worker paused a campaign (metrics). */
-  onCampaignPaused?: (campaign: string) => void;
+  /** Told once per order this worker moved to an end (metrics: giftjobs_orders_total). */
+  onOrderEnded?: (outcome: OrderEndName) => void;
+  /** Told when this worker paused a campaign, and why (metrics, the campaign tracker). */
+  onCampaignPaused?: (campaign: string, reason: string) => void;
+  /** Told before each order this worker sends (the campaign tracker). */
+  onSending?: (campaign: string) => void;
 }
 
-/** The outcomes of docs/architecture.md, "Outcomes", as metrics label them. */
+/** The ends of an order, as giftjobs_orders_total labels them. */
+export type OrderEndName = "completed" | "failed_final" | "failed_uncertain" | "cancelled";
+
+/**
+ * The outcomes of docs/architecture.md, "Outcomes", per attempt, as metrics label them. A 429
+ * is not one: it uses no attempt (it is counted as giftjobs_http_requests_total{status="429"}).
+ */
 export type OrderOutcomeName =
   | "completed"
   | "submitted"
   | "retry_same_key"
-  | "rate_limited"
   | "systemic"
   | "final"
   | "key_conflict";
@@ -95,7 +104,7 @@ export async function processCreateOrder(
   // Held or paused: the ledger put the order back on its pending list; this job is over.
   if (start.kind === "paused") {
     if (start.budget) {
-      deps.onCampaignPaused?.(campaign);
+      deps.onCampaignPaused?.(campaign, start.reason);
       log.error(
         `campaign ${campaign} paused: ${start.reason}. Nothing more of it is sent until the budget is raised (import the file again with a higher --budget), then: giftjobs orders resume --campaign ${campaign}`,
       );
@@ -105,12 +114,15 @@ export async function processCreateOrder(
   if (start.kind === "past") return alreadyHandled(job, start.status, deps);
   const { order, request } = start;
   if (!request) {
-    await deps.ledger.transition(campaign, key, ["in_flight"], "failed_final", {
+    const moved = await deps.ledger.transition(campaign, key, ["in_flight"], "failed_final", {
       error_type: "no_request",
       error_message: "the ledger holds no request body for this order; nothing was sent",
     });
+    if (moved.moved) deps.onOrderEnded?.("failed_final");
+    log.error("the ledger holds no request body for this order; rows failed_final, nothing sent");
     return { status: "failed_final" };
   }
+  deps.onSending?.(campaign);
   const attempt: Attempt = {
     job,
     campaign,
@@ -138,10 +150,11 @@ export async function processCreateOrder(
       store,
       attempt.campaignCreatedAt,
     );
-    await deps.ledger.transition(campaign, key, ["in_flight"], "completed", patch);
+    const moved = await deps.ledger.transition(campaign, key, ["in_flight"], "completed", patch);
     deps.onOutcome?.("completed");
+    if (moved.moved) deps.onOrderEnded?.("completed");
     if (patch.replayed) warnReplayed(log, campaign, result.order.created_at);
-    else log.info({ order_id: result.order.id }, "order completed");
+    else log.debug({ order_id: result.order.id }, "order completed");
     return { status: "completed", order_id: result.order.id };
   }
   // Submitted and followed in one step: the OrderFollower reads its status from then on.
@@ -154,7 +167,7 @@ export async function processCreateOrder(
     { at: Date.now() + (deps.firstPollDelayMs ?? 1000) },
   );
   deps.onOutcome?.("submitted");
-  log.info({ order_id: result.order.id }, "order submitted; following its status");
+  log.debug({ order_id: result.order.id }, "order submitted; following its status");
   return { status: "submitted", order_id: result.order.id };
 }
 
@@ -233,10 +246,14 @@ async function markFailed(
   type: string,
   message: string,
 ): Promise<void> {
-  await deps.ledger.transition(attempt.campaign, attempt.key, ["in_flight", "queued"], status, {
-    error_type: type,
-    error_message: message,
-  });
+  const moved = await deps.ledger.transition(
+    attempt.campaign,
+    attempt.key,
+    ["in_flight", "queued"],
+    status,
+    { error_type: type, error_message: message },
+  );
+  if (moved.moved) deps.onOrderEnded?.(status);
 }
 
 /** 5xx, network, timeout, in-progress: the SAME key again after BullMQ's backoff, or uncertain at the end. */
@@ -257,7 +274,8 @@ async function retrySameKey(attempt: Attempt, error: ApiError, deps: CreateOrder
     error_type: error.type,
     error_message: error.message,
   });
-  log.warn(
+  // Retried: not a problem yet (the tracker's progress lines count what ends failed).
+  log.debug(
     { type: error.type, attempt: job.attemptsMade + 1 },
     "ambiguous outcome; will retry with the same key",
   );
@@ -278,9 +296,9 @@ async function rateLimited(
   if (count > MAX_RATE_LIMITED) return retrySameKey(attempt, error, deps);
   await job.updateData({ ...job.data, rateLimited: count });
   await deps.ledger.transition(attempt.campaign, attempt.key, ["in_flight"], "queued");
-  deps.onOutcome?.("rate_limited");
   const waitMs = deps.rateLimiter.next();
-  log.warn({ wait_ms: waitMs }, "rate limited by the service (429); holding the queue");
+  // Every job in flight may get one: a debug line each (the metric counts them).
+  log.debug({ wait_ms: waitMs }, "rate limited by the service (429); holding the queue");
   await deps.ordersQueue.rateLimit(waitMs);
   throw Worker.RateLimitError();
 }
@@ -300,7 +318,7 @@ async function pauseCampaign(
   const reason = `${error.type}: ${error.message}`;
   deps.onOutcome?.("systemic");
   if (await deps.ledger.pause(campaign, reason)) {
-    deps.onCampaignPaused?.(campaign);
+    deps.onCampaignPaused?.(campaign, reason);
     log.error(
       { type: error.type },
       `campaign ${campaign} paused: ${reason}. Fix it, then: giftjobs orders resume --campaign ${campaign}`,
@@ -321,7 +339,8 @@ async function finalFailure(attempt: Attempt, error: ApiError, deps: CreateOrder
   deps.onOutcome?.("final");
   if (index === undefined || identities.length < 2 || index >= identities.length) {
     await markFailed(attempt, deps, "failed_final", error.type, error.message);
-    log.warn(
+    // One per order: counted in the tracker's progress lines and `orders report`.
+    log.debug(
       { type: error.type },
       "order refused by the service; rows failed_final (nothing was made)",
     );
@@ -335,7 +354,7 @@ async function finalFailure(attempt: Attempt, error: ApiError, deps: CreateOrder
   const newKey = await nextGeneration(attempt, rest, request, deps, {
     restPatch: { error_type: error.type, error_message: error.message },
   });
-  log.warn(
+  log.debug(
     { type: error.type, item: index, next_key: newKey },
     "one item refused; the others re-sent under the next generation",
   );

@@ -18,6 +18,8 @@ export interface OrderFollowerOptions {
   maxPollDelayMs?: number;
   /** After this many polls without an end the rows become failed_uncertain. @defaultValue 500 */
   maxPolls?: number;
+  /** Told once per order this follower moved to an end (metrics: giftjobs_orders_total). */
+  onOrderEnded?: (outcome: "completed" | "failed_final" | "failed_uncertain") => void;
   /** How often the follow set is looked at. @defaultValue 100 */
   tickMs?: number;
   /**
@@ -154,13 +156,21 @@ export class OrderFollower {
       const createdAt = await this.campaignCreatedAt(campaign);
       const store = this.options.storePayoutUrls ?? false;
       const patch = completedPatch(lookup.order, identities, store, createdAt);
-      await ledger.transition(campaign, key, ["submitted"], "completed", patch, "unfollow");
+      const moved = await ledger.transition(
+        campaign,
+        key,
+        ["submitted"],
+        "completed",
+        patch,
+        "unfollow",
+      );
+      if (moved.moved) this.options.onOrderEnded?.("completed");
       if (patch.replayed) warnReplayed(log, campaign, lookup.order.created_at);
-      else log.info("async order completed");
+      else log.debug("async order completed");
       return;
     }
     // FAILED (or a status we do not know): the service says the order did not go through.
-    await ledger.transition(
+    const moved = await ledger.transition(
       campaign,
       key,
       ["submitted"],
@@ -172,7 +182,9 @@ export class OrderFollower {
       },
       "unfollow",
     );
-    log.warn({ status: lookup.order.status }, "async order did not complete");
+    if (moved.moved) this.options.onOrderEnded?.("failed_final");
+    // One per order: counted in the tracker's progress lines and `orders report`.
+    log.debug({ status: lookup.order.status }, "async order did not complete");
   }
 
   /** When the campaign was first imported (kept per campaign: it never changes). */
@@ -185,13 +197,18 @@ export class OrderFollower {
   private async onError(entry: FollowedOrder, error: unknown, log: Logger): Promise<void> {
     if (error instanceof ApiError && error.outcome === "final") {
       // The service does not know an order it accepted: the outcome is unknown.
-      await this.options.ledger.transition(
+      const moved = await this.options.ledger.transition(
         entry.campaign,
         entry.key,
         ["submitted"],
         "failed_uncertain",
         { error_type: error.type, error_message: `status lookup failed: ${error.message}` },
         "unfollow",
+      );
+      if (moved.moved) this.options.onOrderEnded?.("failed_uncertain");
+      log.warn(
+        { type: error.type },
+        "the service does not know an accepted order: rows failed_uncertain",
       );
       return;
     }
@@ -205,7 +222,7 @@ export class OrderFollower {
     const polls = (order?.polls ?? 0) + 1;
     const maxPolls = this.options.maxPolls ?? 500;
     if (polls >= maxPolls) {
-      await this.options.ledger.transition(
+      const moved = await this.options.ledger.transition(
         campaign,
         key,
         ["submitted"],
@@ -216,6 +233,7 @@ export class OrderFollower {
         },
         "unfollow",
       );
+      if (moved.moved) this.options.onOrderEnded?.("failed_uncertain");
       log.warn("no outcome after the last status check: rows failed_uncertain");
       return;
     }

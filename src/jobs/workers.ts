@@ -8,6 +8,7 @@ import type { OrderJobData } from "../orders/order-job.js";
 import { connectRedis } from "../queue/connection.js";
 import { QUEUES } from "../queue/names.js";
 import { limiterFor } from "../queue/rate-limit.js";
+import { CampaignTracker } from "./campaign-tracker.js";
 import {
   type CatalogSyncDeps,
   type CatalogSyncJobData,
@@ -17,6 +18,7 @@ import {
 import { Dispatcher, dispatchWindow } from "./dispatcher.js";
 import {
   createOrderCreateProcessor,
+  type OrderEndName,
   type OrderOutcomeName,
   RateLimitBackoff,
 } from "./order-create.js";
@@ -55,14 +57,23 @@ export interface StartWorkersOptions {
     firstPollDelayMs?: number;
     pollDelayMs?: number;
     rateLimitBaseMs?: number;
+    /** How often the campaign tracker reads the counts of the campaigns it logs. */
+    trackerTickMs?: number;
+    /** How often, at most, the campaign tracker logs a progress line. */
+    trackerIntervalMs?: number;
   };
 }
 
 /** Optional observers of the order workers; none of them changes what the workers do. */
 export interface WorkerHooks {
+  /** Each attempt's outcome. */
   onOutcome?: (outcome: OrderOutcomeName) => void;
-  onCampaignPaused?: (campaign: string) => void;
+  /** Each order this process moved to an end, once (sync, async and lost jobs alike). */
+  onOrderEnded?: (outcome: OrderEndName) => void;
+  onCampaignPaused?: (campaign: string, reason: string) => void;
   onResponse?: (info: ResponseInfo) => void;
+  /** The dispatcher's window (jobs of one campaign in BullMQ at once), told at start. */
+  onDispatchWindow?: (size: number) => void;
 }
 
 export interface RunningWorkers {
@@ -82,9 +93,11 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const closers: (() => Promise<unknown>)[] = [];
   let follower: OrderFollower | undefined;
   let dispatcher: Dispatcher | undefined;
+  let tracker: CampaignTracker | undefined;
+  const hooks = options.hooks ?? {};
 
   if (queues.includes("orders")) {
-    const client = apiClientFor(config, options.hooks?.onResponse);
+    const client = apiClientFor(config, hooks.onResponse);
     const ledger = new Ledger(connection, config.prefix);
     const ordersQueue = new Queue<OrderJobData>(QUEUES.orders, {
       connection,
@@ -93,6 +106,14 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     closers.push(() => ordersQueue.close());
     const timings = options.timings ?? {};
     const rateLimiter = new RateLimitBackoff(timings.rateLimitBaseMs ?? 5000);
+    const campaigns = new CampaignTracker({
+      ledger,
+      log,
+      tickMs: timings.trackerTickMs,
+      intervalMs: timings.trackerIntervalMs,
+    });
+    tracker = campaigns;
+    campaigns.start();
     // Taking over a stalled job is safe (same key), so stalls may repeat a few times.
     const lockDuration = options.lockDurationMs ?? 30_000;
     const common = {
@@ -113,19 +134,29 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
         rateLimiter,
         storePayoutUrls: options.storePayoutUrls,
         firstPollDelayMs: timings.firstPollDelayMs,
-        onOutcome: options.hooks?.onOutcome,
-        onCampaignPaused: options.hooks?.onCampaignPaused,
+        onOutcome: hooks.onOutcome,
+        onOrderEnded: hooks.onOrderEnded,
+        onCampaignPaused: (campaign, reason) => {
+          campaigns.pausedHere(campaign, reason);
+          hooks.onCampaignPaused?.(campaign, reason);
+        },
+        onSending: (campaign) => campaigns.touch(campaign),
       }),
       // No maxStartedAttempts: it would also count the wake-ups of a paused campaign's jobs.
       // 429 loops are capped by the processor itself (OrderJobData.rateLimited).
       { ...common, limiter: limiterFor(config.orderRateLimitPerMinute) },
     );
-    orderWorker.on("failed", (job, error) => void markLostJob(ledger, log, job, error));
+    orderWorker.on(
+      "failed",
+      (job, error) => void markLostJob(ledger, log, job, error, hooks.onOrderEnded),
+    );
+    const window = options.dispatchWindow ?? dispatchWindow(config.orderRateLimitPerMinute);
+    hooks.onDispatchWindow?.(window);
     dispatcher = new Dispatcher({
       ledger,
       queue: ordersQueue,
       log,
-      window: options.dispatchWindow ?? dispatchWindow(config.orderRateLimitPerMinute),
+      window,
       tickMs: timings.dispatchTickMs,
       repairMs: timings.dispatchRepairMs,
     });
@@ -139,6 +170,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       concurrency,
       storePayoutUrls: options.storePayoutUrls,
       pollDelayMs: timings.pollDelayMs,
+      onOrderEnded: hooks.onOrderEnded,
     });
     workers.push(orderWorker);
   }
@@ -146,7 +178,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     const processor = createCatalogSyncProcessor({
       ...options.catalog,
       // The catalog sync's requests are counted like the order workers' ones.
-      client: apiClientFor(config, options.hooks?.onResponse),
+      client: apiClientFor(config, hooks.onResponse),
       dataDir: config.dataDir,
       apiVersion: config.apiVersion,
       log,
@@ -169,6 +201,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       await Promise.all(workers.map((w) => w.close()));
       // After the order workers (which may still submit orders), before Redis closes.
       await follower?.close();
+      await tracker?.close();
       await Promise.all(closers.map((c) => c()));
       await connection.quit();
     },
@@ -184,6 +217,7 @@ async function markLostJob(
   log: Logger,
   job: { data: OrderJobData; attemptsMade: number; opts: { attempts?: number } } | undefined,
   error: Error,
+  onOrderEnded?: (outcome: OrderEndName) => void,
 ): Promise<void> {
   if (!job) return;
   const finalFailure =
@@ -195,6 +229,7 @@ async function markLostJob(
       error_message: error.message,
     })
     .catch(() => ({ moved: false }));
+  if (moved.moved) onOrderEnded?.("failed_uncertain");
   if (moved.moved)
     log.warn(
       { campaign: job.data.campaign, key: job.data.key },

@@ -1,24 +1,32 @@
 import type { JobType, Queue } from "bullmq";
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { ResponseInfo } from "../api/client.js";
-import type { OrderOutcomeName } from "../jobs/order-create.js";
+import type { OrderEndName, OrderOutcomeName } from "../jobs/order-create.js";
 import type { WorkerHooks } from "../jobs/workers.js";
 import type { Logger } from "../log.js";
 import { silentLogger } from "../log.js";
-import { type CampaignStatus, campaignStatus } from "../orders/campaign-status.js";
+import { type CampaignStatus, statusOf } from "../orders/campaign-status.js";
+import { moneyOf } from "../orders/campaign-summary.js";
 import type { Ledger } from "../orders/ledger.js";
 import { ROW_STATUSES } from "../orders/row-status.js";
 import { routeLabel } from "./route-label.js";
 
-/** Every outcome, so each series exists (at 0) from the first scrape. */
+/** Every attempt outcome, so each series exists (at 0) from the first scrape. */
 export const ORDER_OUTCOMES: readonly OrderOutcomeName[] = [
   "completed",
   "submitted",
   "retry_same_key",
-  "rate_limited",
   "systemic",
   "final",
   "key_conflict",
+];
+
+/** Every end of an order (giftjobs_orders_total), each series there from the first scrape. */
+export const ORDER_ENDS: readonly OrderEndName[] = [
+  "completed",
+  "failed_final",
+  "failed_uncertain",
+  "cancelled",
 ];
 
 /** Job states reported as queue depth. */
@@ -42,6 +50,11 @@ export interface WorkerMetricsOptions {
   ledger?: Ledger;
   /** Where a failed queue-depth read is reported. @defaultValue silentLogger */
   log?: Logger;
+  /**
+   * prom-client's default process and Node.js metrics (`process_cpu_seconds_total`,
+   * `nodejs_heap_size_used_bytes`, ..., under their usual names). @defaultValue true
+   */
+  defaultMetrics?: boolean;
 }
 
 /**
@@ -52,29 +65,39 @@ export class WorkerMetrics {
   readonly registry = new Registry();
   readonly hooks: Required<WorkerHooks>;
   private readonly orders: Counter<"outcome">;
+  private readonly attempts: Counter<"outcome">;
   private readonly requests: Counter<"method" | "route" | "status">;
-  private readonly rateLimited: Counter;
   private readonly latency: Histogram<"method" | "route">;
   private readonly pauses: Counter;
+  private readonly window: Gauge;
 
   constructor(options: WorkerMetricsOptions = {}) {
     const registers = [this.registry];
+    // Default names (process_*, nodejs_*), so the usual Node.js dashboards and alerts work.
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
     this.orders = new Counter({
       name: "giftjobs_orders_total",
-      help: "Order attempts by outcome",
+      help: "Orders this worker moved to an end, once each, by final outcome (sync and async)",
       labelNames: ["outcome"],
       registers,
     });
-    for (const outcome of ORDER_OUTCOMES) this.orders.inc({ outcome }, 0);
+    for (const outcome of ORDER_ENDS) this.orders.inc({ outcome }, 0);
+    this.attempts = new Counter({
+      name: "giftjobs_order_attempts_total",
+      help: "Order attempts (POST /v2/order) by outcome; 429s are not attempts",
+      labelNames: ["outcome"],
+      registers,
+    });
+    for (const outcome of ORDER_OUTCOMES) this.attempts.inc({ outcome }, 0);
     this.requests = new Counter({
       name: "giftjobs_http_requests_total",
-      help: "Requests to the service by method, route and status (0: no response)",
+      help: 'Requests to the service by method, route and status ("none": no response); 429s are status="429"',
       labelNames: ["method", "route", "status"],
       registers,
     });
-    this.rateLimited = new Counter({
-      name: "giftjobs_http_rate_limited_total",
-      help: "429 answers from the service",
+    this.window = new Gauge({
+      name: "giftjobs_dispatch_window",
+      help: "Jobs of one campaign the dispatcher keeps in BullMQ at once",
       registers,
     });
     this.latency = new Histogram({
@@ -95,17 +118,19 @@ export class WorkerMetrics {
       campaignGauges(registers, options.ledger, options.log ?? silentLogger);
     }
     this.hooks = {
-      onOutcome: (outcome) => this.orders.inc({ outcome }),
+      onOutcome: (outcome) => this.attempts.inc({ outcome }),
+      onOrderEnded: (outcome) => this.orders.inc({ outcome }),
       onCampaignPaused: () => this.pauses.inc(),
       onResponse: (info) => this.observe(info),
+      onDispatchWindow: (size) => this.window.set(size),
     };
   }
 
   private observe(info: ResponseInfo): void {
     const route = routeLabel(info.path);
-    this.requests.inc({ method: info.method, route, status: String(info.status) });
+    const status = info.status === 0 ? "none" : String(info.status);
+    this.requests.inc({ method: info.method, route, status });
     this.latency.observe({ method: info.method, route }, info.durationMs / 1000);
-    if (info.status === 429) this.rateLimited.inc();
   }
 }
 
@@ -174,18 +199,28 @@ function followSetGauges(registers: Registry[], ledger: Ledger, log: Logger): vo
  * the per-campaign series so that their number stays that of the campaigns in use.
  */
 function campaignGauges(registers: Registry[], ledger: Ledger, log: Logger): void {
-  // One read of the campaigns serves both gauges of a scrape (the registry collects at once).
-  let read: { at: number; statuses: Promise<CampaignStatus[]> } | undefined;
-  const statuses = () => {
+  // One read of the campaigns serves every gauge of a scrape (the registry collects at once).
+  let read: { at: number; campaigns: Promise<CampaignRead[]> } | undefined;
+  const campaigns = () => {
     if (!read || Date.now() - read.at > 1000) {
-      const all = ledger
-        .campaigns()
-        .then((names) => Promise.all(names.map((name) => campaignStatus(ledger, name))));
+      const all = ledger.campaigns().then((names) =>
+        Promise.all(
+          names.map(async (name): Promise<CampaignRead> => {
+            const [counts, meta] = await Promise.all([ledger.counts(name), ledger.meta(name)]);
+            // Decimal strings from minor units (exact), never sums of floats.
+            const spent = Object.entries(moneyOf(meta)).map(
+              ([currency, money]) => [currency, money.spent] as const,
+            );
+            return { status: statusOf(name, meta, counts), spent };
+          }),
+        ),
+      );
       all.catch(() => {});
-      read = { at: Date.now(), statuses: all };
+      read = { at: Date.now(), campaigns: all };
     }
-    return read.statuses;
+    return read.campaigns;
   };
+  const statuses = async () => (await campaigns()).map((c) => c.status);
   new Gauge({
     name: "giftjobs_campaigns",
     help: "Campaigns per state (held, running, paused, cancelled, done, archived)",
@@ -218,6 +253,59 @@ function campaignGauges(registers: Registry[], ledger: Ledger, log: Logger): voi
         }
       } catch (error) {
         log.warn({ err: error }, "metrics: campaign rows could not be read");
+      }
+    },
+  });
+  campaignDetailGauges(registers, campaigns, log);
+}
+
+/** One campaign as the gauges read it: its status, and its spend per currency (major units). */
+interface CampaignRead {
+  status: CampaignStatus;
+  spent: (readonly [string, string])[];
+}
+
+/**
+ * Per campaign not archived: its state (1 for the current one), and the money its completed
+ * orders cost per currency in major units. The ledger keeps the spend in minor units as an
+ * integer string; it becomes a decimal string exactly (moneyOf) and a number only at the end.
+ */
+function campaignDetailGauges(
+  registers: Registry[],
+  campaigns: () => Promise<CampaignRead[]>,
+  log: Logger,
+): void {
+  new Gauge({
+    name: "giftjobs_campaign_state",
+    help: "1 for the state each campaign (not archived) is in: held, running, paused, cancelled, done",
+    labelNames: ["campaign", "state"],
+    registers,
+    async collect() {
+      this.reset();
+      try {
+        for (const { status } of await campaigns())
+          if (status.state !== "archived")
+            this.set({ campaign: status.campaign, state: status.state }, 1);
+      } catch (error) {
+        log.warn({ err: error }, "metrics: campaign states could not be read");
+      }
+    },
+  });
+  new Gauge({
+    name: "giftjobs_campaign_spent",
+    help: "What the completed orders of each campaign (not archived) cost, per currency, in major units",
+    labelNames: ["campaign", "currency"],
+    registers,
+    async collect() {
+      this.reset();
+      try {
+        for (const { status, spent } of await campaigns()) {
+          if (status.state === "archived") continue;
+          for (const [currency, amount] of spent)
+            this.set({ campaign: status.campaign, currency }, Number(amount));
+        }
+      } catch (error) {
+        log.warn({ err: error }, "metrics: campaign spend could not be read");
       }
     },
   });

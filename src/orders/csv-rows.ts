@@ -38,6 +38,8 @@ export interface ReadOrderRowsOptions {
   strictColumns?: boolean;
   /** Told once, when the header is read, how its columns were matched. */
   onHeader?: (header: HeaderReport) => void;
+  /** Told before each row is yielded: bytes of the input parsed up to its end (progress). */
+  onPosition?: (bytes: number) => void;
 }
 
 /** How the header's columns were matched: reported once, before the first row. */
@@ -62,6 +64,8 @@ const TRIMMED = new Set(["email", "product_code", "face_value"]);
 interface ParsedRecord {
   line: number;
   cells: string[];
+  /** Bytes of the input parsed up to the end of this record. */
+  bytes: number;
 }
 
 const LINE_BREAK = /\r\n|\r|\n/g;
@@ -174,6 +178,7 @@ export async function* readOrderRows(
     on_record: (cells, context) => ({
       line: lines.take(cells, context.empty_lines),
       cells,
+      bytes: context.bytes,
     }),
   };
   // The typings accept an on_record that changes the record type only together with `columns`.
@@ -183,7 +188,7 @@ export async function* readOrderRows(
   let header: string[] | undefined;
   let ignored: IgnoredColumn[] = [];
   try {
-    for await (const { line, cells } of parser as AsyncIterable<ParsedRecord>) {
+    for await (const { line, cells, bytes } of parser as AsyncIterable<ParsedRecord>) {
       if (header === undefined) {
         if (isBlank(cells)) continue;
         const resolved = resolveHeader(cells, options.map, line, options);
@@ -194,6 +199,7 @@ export async function* readOrderRows(
         continue;
       }
       if (isBlank(cells)) continue;
+      options.onPosition?.(bytes);
       if (cells.length !== header.length) {
         const message = `row has ${cells.length} fields, header has ${header.length}`;
         yield { kind: "error", line, error: { line, column: "", message } };

@@ -91,11 +91,20 @@ export interface ImportOptions {
    */
   confirm?: (plan: SpendPlan) => Promise<boolean>;
   /** Called as rows are read and enqueued. */
-  onProgress?: (progress: {
-    phase: "validate" | "enqueue";
-    rows: number;
-    enqueued: number;
-  }) => void;
+  onProgress?: (progress: ImportProgress) => void;
+}
+
+/** Where an import is: for a progress bar. */
+export interface ImportProgress {
+  phase: "validate" | "enqueue";
+  /** Rows read so far. */
+  rows: number;
+  /** Bytes of the file parsed so far (validate: the bar's position in the file). */
+  bytes: number;
+  /** Rows recorded so far (enqueue). */
+  enqueued: number;
+  /** Rows there are to record (enqueue: the bar's total). */
+  toEnqueue: number;
 }
 
 export interface ImportDeps {
@@ -181,6 +190,8 @@ interface PlannedRow {
 /** What pass 1 learned: counts, totals, errors, and for packing the new rows' identities. */
 class Survey {
   rows = 0;
+  /** Bytes of the file parsed so far. */
+  bytes = 0;
   valid = 0;
   newRows = 0;
   /** New rows whose identity the ledger did not know (not released ones). */
@@ -445,7 +456,13 @@ async function surveyFile(
     batch = [];
     await lookups.run(async () => {
       await classify(options.campaign, full, deps, survey, plan);
-      options.onProgress?.({ phase: "validate", rows: survey.rows, enqueued: 0 });
+      options.onProgress?.({
+        phase: "validate",
+        rows: survey.rows,
+        bytes: survey.bytes,
+        enqueued: 0,
+        toEnqueue: 0,
+      });
     });
   }
   const last = batch;
@@ -487,6 +504,9 @@ async function* plannedRows(
     delimiter: options.delimiter,
     map: options.map,
     ...options.header,
+    onPosition: (bytes) => {
+      survey.bytes = bytes;
+    },
   })) {
     survey.rows += 1;
     const outcome = checkItem(item, options, preflight, references);
@@ -633,7 +653,13 @@ async function writeCampaign(
   const writer = new CampaignWriter(options.campaign, deps, survey, mode, packer);
   const writes = new OneAtATime();
   const progress = () =>
-    options.onProgress?.({ phase: "enqueue", rows: survey.rows, enqueued: writer.rows });
+    options.onProgress?.({
+      phase: "enqueue",
+      rows: survey.rows,
+      bytes: survey.bytes,
+      enqueued: writer.rows,
+      toEnqueue: survey.newRows,
+    });
   try {
     for await (const entries of spool.read()) {
       for (let i = 0; i < entries.length; i += BATCH) {

@@ -67,8 +67,11 @@ describe("worker metrics", () => {
     await eventually(async () => (await campaignStatus(e.ledger, "m")).completed === 5, "done");
 
     const m = await scrape();
-    expect(m.get('giftjobs_orders_total{outcome="submitted"}')).toBe(5);
-    expect(m.get('giftjobs_orders_total{outcome="key_conflict"}')).toBe(0);
+    expect(m.get('giftjobs_order_attempts_total{outcome="submitted"}')).toBe(5);
+    expect(m.get('giftjobs_order_attempts_total{outcome="key_conflict"}')).toBe(0);
+    // Async orders are counted once, when the follower sees them end.
+    expect(m.get('giftjobs_orders_total{outcome="completed"}')).toBe(5);
+    expect(m.get('giftjobs_orders_total{outcome="failed_uncertain"}')).toBe(0);
     expect(
       m.get('giftjobs_http_requests_total{method="POST",route="/v2/order",status="202"}'),
     ).toBe(5);
@@ -79,8 +82,13 @@ describe("worker metrics", () => {
     expect(
       m.get('giftjobs_http_request_duration_seconds_count{method="POST",route="/v2/order"}'),
     ).toBe(5);
-    expect(m.get("giftjobs_http_rate_limited_total")).toBe(0);
+    expect(m.has("giftjobs_http_rate_limited_total")).toBe(false);
     expect(m.get("giftjobs_campaign_pauses_total")).toBe(0);
+    expect(m.get("giftjobs_dispatch_window")).toBeGreaterThanOrEqual(4);
+    expect(m.get('giftjobs_campaign_state{campaign="m",state="done"}')).toBe(1);
+    // Default process and Node.js metrics, under their usual names.
+    expect(m.has("process_cpu_user_seconds_total")).toBe(true);
+    expect(m.has("nodejs_heap_size_used_bytes")).toBe(true);
     for (const queue of ["orders", "catalog"])
       expect(m.has(`giftjobs_queue_jobs{queue="${queue}",state="waiting"}`)).toBe(true);
     expect(m.get('giftjobs_queue_jobs{queue="orders",state="active"}')).toBe(0);
@@ -91,6 +99,56 @@ describe("worker metrics", () => {
     const other = await fetch(metrics!.url.replace("/metrics", "/elsewhere"));
     expect(other.status).toBe(404);
   });
+
+  it("after async orders and 5xx faults, the end counts equal the ledger's; spend per currency", async () => {
+    env = await campaignEnv({ asyncCompleteMs: 30, failRate: 0.3 }, "metricsledger");
+    const e = env;
+    const file = join(e.dataDir, "orders.csv");
+    await writeFile(file, sampleCsv(e.index, { rows: 30, products: 3 }));
+    await importCampaign(
+      {
+        file,
+        campaign: "m",
+        // Few attempts, quick backoff: some orders end failed_uncertain, most completed.
+        jobOptions: { attempts: 2, backoff: { type: "fixed", delay: 20 } },
+      },
+      { ...depsOf(e), log: quietLog },
+    );
+    metrics = await startMetrics({ config: e.config, port: 0 });
+    workers = await startWorkers({
+      config: e.config,
+      log: quietLog,
+      queues: ["orders"],
+      concurrency: 5,
+      timings: { ...FAST, dispatchTickMs: 20 },
+      hooks: metrics.hooks,
+    });
+    const done = async () => {
+      const s = await campaignStatus(e.ledger, "m");
+      return s.queued + s.in_flight + s.submitted === 0;
+    };
+    await eventually(done, "every row at an end", 60_000);
+    const status = await campaignStatus(e.ledger, "m");
+    const m = await scrape();
+    expect(
+      m.get('giftjobs_http_requests_total{method="POST",route="/v2/order",status="500"}'),
+    ).toBeGreaterThan(0);
+    for (const outcome of ["completed", "failed_final", "failed_uncertain", "cancelled"] as const)
+      expect(m.get(`giftjobs_orders_total{outcome="${outcome}"}`), outcome).toBe(status[outcome]);
+    expect(status.completed).toBeGreaterThan(0);
+    // Spend in major units, exactly the ledger's minor units.
+    const meta = await e.ledger.meta("m");
+    const spent = [...m.entries()].filter(([k]) =>
+      k.startsWith('giftjobs_campaign_spent{campaign="m"'),
+    );
+    expect(spent.length).toBeGreaterThan(0);
+    for (const [k, v] of spent) {
+      const currency = /currency="([A-Z]{3})"/.exec(k)![1]!;
+      const minor = (meta as Record<string, string | undefined>)[`spent:${currency}`] ?? "0";
+      const decimals = currency === "JPY" ? 0 : 2;
+      expect(v.toFixed(decimals)).toBe(minorToMajor(minor, decimals));
+    }
+  }, 90_000);
 
   it("counts campaigns by state and a cancelled campaign's rows", async () => {
     env = await campaignEnv({}, "states");
@@ -141,17 +199,15 @@ describe("worker metrics", () => {
     env = await campaignEnv({ orderRateLimit: 2 }, "metrics429");
     await run(env, 4);
     const e = env;
-    await eventually(
-      async () => (await scrape()).get("giftjobs_http_rate_limited_total")! > 0,
-      "a 429",
-    );
+    const r429 = 'giftjobs_http_requests_total{method="POST",route="/v2/order",status="429"}';
+    await eventually(async () => ((await scrape()).get(r429) ?? 0) > 0, "a 429");
     e.sandbox.setFaults({ orderRateLimit: 1000 });
     await eventually(async () => (await campaignStatus(e.ledger, "m")).completed === 4, "done");
     const m = await scrape();
-    expect(m.get('giftjobs_orders_total{outcome="rate_limited"}')).toBeGreaterThan(0);
-    expect(
-      m.get('giftjobs_http_requests_total{method="POST",route="/v2/order",status="429"}'),
-    ).toBe(m.get("giftjobs_http_rate_limited_total"));
+    // One counter for 429s: the request counter's status label; a 429 is no attempt.
+    expect(m.get(r429)).toBeGreaterThan(0);
+    expect([...m.keys()].some((k) => k.includes("rate_limited"))).toBe(false);
+    expect(m.get('giftjobs_orders_total{outcome="completed"}')).toBe(4);
   });
 
   it("counts a campaign pause once, and its systemic outcomes", async () => {
@@ -161,6 +217,13 @@ describe("worker metrics", () => {
     await eventually(async () => (await campaignStatus(e.ledger, "m")).paused !== null, "paused");
     const m = await scrape();
     expect(m.get("giftjobs_campaign_pauses_total")).toBe(1);
-    expect(m.get('giftjobs_orders_total{outcome="systemic"}')).toBeGreaterThan(0);
+    expect(m.get('giftjobs_order_attempts_total{outcome="systemic"}')).toBeGreaterThan(0);
   });
 });
+
+/** "12345" minor units, 2 decimals -> "123.45" (strings only, as a check independent of money.ts). */
+function minorToMajor(minor: string, decimals: number): string {
+  if (decimals === 0) return minor;
+  const padded = minor.padStart(decimals + 1, "0");
+  return `${padded.slice(0, -decimals)}.${padded.slice(-decimals)}`;
+}

@@ -1,9 +1,11 @@
+import { stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { loadCurrentIndex } from "../../catalog/current-snapshot.js";
 import { UserError } from "../../errors/user-error.js";
 import { parseBudget } from "../../orders/budget.js";
 import { writeCampaignReport } from "../../orders/campaign-archive.js";
+import { doneRows, formatDuration, rateAndEta } from "../../orders/campaign-progress.js";
 import { retryCampaign } from "../../orders/campaign-retry.js";
 import {
   anyFailed,
@@ -155,7 +157,19 @@ async function importFile(file: string, opts: ImportFlags): Promise<number> {
     opts.errorFile ??
       join(ctx.config.dataDir, "campaigns", opts.campaign, `invalid-rows-${stamp}.csv`),
   );
-  const bar = progressBar(ctx.interactive, "{phase} |{bar}| rows {rows} enqueued {enqueued}");
+  const fileBytes = ctx.interactive
+    ? await stat(file).then(
+        (s) => s.size,
+        () => 0,
+      )
+    : 0;
+  // validate: the bar is the share of the file read; enqueue: rows recorded of those to record.
+  const bar = progressBar(
+    ctx.interactive,
+    "{phase} |{bar}| {percentage}% rows {rows} enqueued {enqueued}",
+    fileBytes,
+  );
+  let phase = "validate";
   return withServices(ctx.config, async ({ ledger, client }) => {
     try {
       const result = await importCampaign(
@@ -186,7 +200,14 @@ async function importFile(file: string, opts: ImportFlags): Promise<number> {
           delimiter: opts.delimiter,
           currency: opts.currency,
           balanceCheck: opts.balanceCheck,
-          onProgress: (p) => bar.update(0, { phase: p.phase, rows: p.rows, enqueued: p.enqueued }),
+          onProgress: (p) => {
+            if (p.phase !== phase) {
+              phase = p.phase;
+              bar.setTotal(p.toEnqueue);
+            }
+            const value = p.phase === "validate" ? Math.min(p.bytes, fileBytes) : p.enqueued;
+            bar.update(value, { phase: p.phase, rows: p.rows, enqueued: p.enqueued });
+          },
         },
         { ledger, catalog, client, log: ctx.log },
       );
@@ -295,7 +316,11 @@ function registerStatus(orders: Command): void {
               );
               status = waited.status;
               if (waited.timedOut) {
-                report(status, opts.json);
+                // One line on stderr; with --json the status document is still the result.
+                if (opts.json) printJson(status);
+                process.stderr.write(
+                  `giftjobs: timed out after ${opts.timeout} s waiting for campaign ${opts.campaign}: ${status.total - pendingRows(status)} of ${status.total} rows done\n`,
+                );
                 return 124;
               }
             }
@@ -332,13 +357,29 @@ async function waitWithBar(
   timeoutSeconds: number | undefined,
   interactive: boolean,
 ): Promise<{ status: CampaignStatus; timedOut: boolean }> {
-  const bar = progressBar(interactive, "orders |{bar}| {value}/{total} rows done {paused}");
+  const bar = progressBar(
+    interactive,
+    "orders |{bar}| {value}/{total} rows done, {rate} rows/s, ETA {eta_text} {paused}",
+  );
+  // The rate is of the rows done while this command watched, not since the import.
+  let first: { at: number; done: number } | undefined;
   try {
     return await waitForCampaign(ledger, campaign, {
       timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
       onStatus: (status) => {
+        const done = doneRows(status);
+        first ??= { at: Date.now(), done };
+        const { rate, etaSeconds } = rateAndEta(
+          done - first.done,
+          Date.now() - first.at,
+          status.total - done,
+        );
         bar.setTotal(status.total);
-        bar.update(status.total - pendingRows(status), { paused: status.paused ? "(PAUSED)" : "" });
+        bar.update(done, {
+          rate: rate.toFixed(1),
+          eta_text: formatDuration(etaSeconds),
+          paused: status.paused ? "(PAUSED)" : "",
+        });
       },
     });
   } finally {
