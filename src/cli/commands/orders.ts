@@ -56,6 +56,7 @@ interface ImportFlags {
   map?: string[];
   strictColumns?: boolean;
   delimiter?: string;
+  sheet?: string;
   catalogCheck: boolean;
   balanceCheck: boolean;
   currency?: string;
@@ -66,12 +67,17 @@ interface ImportFlags {
 function registerImport(orders: Command): void {
   orders
     .command("import")
-    .description("Validate an order CSV against the catalog snapshot and enqueue its rows.")
-    .argument("<file>", "CSV file with a header row")
+    .description(
+      "Validate an order file (CSV, TSV or .xlsx) against the catalog snapshot and enqueue its rows.",
+    )
+    .argument("<file>", "CSV, TSV or .xlsx file with a header row")
     .requiredOption("--campaign <name>", "campaign name (letters, digits, . _ -)")
     .option("--dry-run", "validate and price only; nothing is recorded or enqueued")
-    .option("--skip-invalid", "enqueue the valid rows; write the invalid ones to an error file")
-    .option("--error-file <path>", "where --skip-invalid writes invalid rows")
+    .option(
+      "--skip-invalid",
+      "enqueue the valid rows; write the invalid ones to an error file to fix and import again",
+    )
+    .option("--error-file <path>", "where --skip-invalid writes invalid rows (CSV)")
     .option(
       "--budget <amount[:CUR]>",
       "the most the campaign may cost in a currency (repeatable, one per currency); stored on it",
@@ -94,6 +100,7 @@ function registerImport(orders: Command): void {
     .option("--map <Header=field>", "map a source header to a field (repeatable)", collect)
     .option("--strict-columns", "refuse columns that map to no field instead of ignoring them")
     .option("--delimiter <char>", "field delimiter, e.g. ';'")
+    .option("--sheet <name>", "the sheet of an .xlsx workbook to read (default: the first)")
     .option("--currency <CUR>", "payment currency (required with --no-catalog-check)")
     .option("--no-catalog-check", "skip the preflight against the catalog snapshot")
     .option("--no-balance-check", "skip the check against the account balance")
@@ -184,6 +191,7 @@ async function importFile(file: string, opts: ImportFlags): Promise<number> {
             onHeader: (h) => process.stderr.write(headerReportText(h)),
           },
           delimiter: opts.delimiter,
+          sheet: opts.sheet,
           currency: opts.currency,
           balanceCheck: opts.balanceCheck,
           onProgress: (p) => bar.update(0, { phase: p.phase, rows: p.rows, enqueued: p.enqueued }),
