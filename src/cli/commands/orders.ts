@@ -1,4 +1,5 @@
-import { join, resolve } from "node:path";
+import { writeFile } from "node:fs/promises";
+import { extname, join, resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { loadCurrentIndex } from "../../catalog/current-snapshot.js";
 import { UserError } from "../../errors/user-error.js";
@@ -21,6 +22,7 @@ import {
 } from "../../orders/import-campaign.js";
 import type { Ledger } from "../../orders/ledger.js";
 import { OrderFileError } from "../../orders/order-file-error.js";
+import { templateCsv, writeTemplateXlsx } from "../../orders/order-template.js";
 import { formatRowError } from "../../orders/row-error.js";
 import { waitForCampaign } from "../../orders/wait-for-campaign.js";
 import { importConfirm } from "../confirm-import.js";
@@ -36,6 +38,7 @@ export function register(program: Command): void {
     .command("orders")
     .description("Order campaigns: import a CSV, follow, report, retry.");
   registerImport(orders);
+  registerTemplate(orders);
   registerStatus(orders);
   registerReport(orders);
   registerRetry(orders);
@@ -275,6 +278,43 @@ function printRefusal(error: ImportRefused): void {
   if (error.result.more_errors)
     process.stderr.write(`... and ${number(error.result.more_errors)} more errors\n`);
   process.stderr.write(`giftjobs: error: ${error.message}\n`);
+}
+
+function registerTemplate(orders: Command): void {
+  orders
+    .command("template")
+    .description(
+      "Write a ready-to-fill order file: the header and an example row from the catalog snapshot.",
+    )
+    .option(
+      "--out <file>",
+      "FILE.csv, or FILE.xlsx with a Products sheet of the snapshot's orderable products (default: CSV on stdout)",
+    )
+    .option("--country <CC>", "only products redeemable in this country")
+    .option("--orderable", "list only the products an import accepts now (LIVE)")
+    .action(
+      action(async (opts: { out?: string; country?: string; orderable?: boolean }) => {
+        const ctx = createContext();
+        const ext = opts.out ? extname(opts.out).toLowerCase() : ".csv";
+        if (ext !== ".csv" && ext !== ".xlsx")
+          throw new UserError(`--out ${opts.out}: name a .csv or .xlsx file`);
+        const index = await loadCurrentIndex(ctx.config.dataDir);
+        if (!index)
+          process.stderr.write(
+            `note: no catalog snapshot in ${join(ctx.config.dataDir, "catalog")}: the example row's product code is a placeholder (run \`giftjobs catalog sync\`)\n`,
+          );
+        const options = { country: opts.country, orderable: opts.orderable };
+        if (!opts.out) {
+          process.stdout.write(templateCsv(index, options));
+          return 0;
+        }
+        const out = resolve(opts.out);
+        if (ext === ".xlsx") await writeTemplateXlsx(out, index, options);
+        else await writeFile(out, templateCsv(index, options), "utf8");
+        process.stderr.write(`template written to ${out}\n`);
+        return 0;
+      }),
+    );
 }
 
 function registerStatus(orders: Command): void {
