@@ -3,11 +3,12 @@ import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { stringify } from "csv-stringify/sync";
 import { afterEach, describe, expect, it } from "vitest";
+import { importCampaign } from "../../src/orders/import-campaign.js";
 import type { LedgerRow } from "../../src/orders/ledger.js";
 import { sha256 } from "../../src/sha256.js";
-import { type CampaignEnv, campaignEnv, giftjobs } from "../helpers/campaign-env.js";
+import { type CampaignEnv, campaignEnv, depsOf, giftjobs } from "../helpers/campaign-env.js";
 import { csvFile } from "../helpers/csv.js";
-import { openProduct } from "../helpers/xlsx.js";
+import { openProduct, xlsxFile } from "../helpers/xlsx.js";
 
 let env: CampaignEnv | undefined;
 
@@ -97,5 +98,45 @@ describe("the --skip-invalid error file is a fix list", () => {
     // Importing the fix list once more adds nothing: the fixed rows are known.
     const third = await giftjobs(e, ["orders", "import", fixList, "--campaign", "fix", "--json"]);
     expect(JSON.parse(third.stdout)).toMatchObject({ enqueued: 0, already_known: 3 });
+  });
+});
+
+describe("a fix list of a fix list", () => {
+  it("keeps one error and one line column; an .xlsx row's formula comes back as the value shown", async () => {
+    env = await campaignEnv({}, "fixlist2");
+    const e = env;
+    const { product, value } = openProduct(e.index);
+    const book = await xlsxFile(join(e.dataDir, "orders.xlsx"), {
+      Orders: [
+        ["email", "product_code", "face_value", "reference"],
+        ["a@example.com", product.code, { formula: "1+1", result: 2 }, "x1"],
+      ],
+    });
+    const first = join(e.dataDir, "fix1.csv");
+    const r1 = await importCampaign(
+      { file: book, campaign: "f2", skipInvalid: true, errorFile: first },
+      depsOf(e),
+    );
+    expect(r1).toMatchObject({ invalid: 1, error_file: first });
+    const rows1 = parse(await readFile(first, "utf8")) as string[][];
+    expect(rows1[1]!.slice(0, 4)).toEqual(["a@example.com", product.code, "2", "x1"]);
+    expect(rows1[1]![4]).toMatch(/^face_value: cell C2 holds a formula \(=1\+1\)/);
+
+    // Still wrong after a first fix: the next error file has one error and one line column.
+    rows1[1]![1] = "NO-SUCH-CODE";
+    rows1[1]![2] = value;
+    const fixed = join(e.dataDir, "fixed1.csv");
+    await writeFile(fixed, stringify(rows1));
+    const second = join(e.dataDir, "fix2.csv");
+    const r2 = await importCampaign(
+      { file: fixed, campaign: "f2", skipInvalid: true, errorFile: second, append: true },
+      depsOf(e),
+    );
+    expect(r2).toMatchObject({ invalid: 1 });
+    const rows2 = parse(await readFile(second, "utf8")) as string[][];
+    expect(rows2[0]).toEqual(["email", "product_code", "face_value", "reference", "error", "line"]);
+    expect(rows2[1]!.slice(0, 4)).toEqual(["a@example.com", "NO-SUCH-CODE", value, "x1"]);
+    expect(rows2[1]![4]).toMatch(/^product_code: /);
+    expect(rows2[1]![5]).toBe("2");
   });
 });

@@ -36,7 +36,9 @@ import { registerCampaignCommands, requireCampaign } from "./campaigns.js";
 export function register(program: Command): void {
   const orders = program
     .command("orders")
-    .description("Order campaigns: import a CSV, follow, report, retry.");
+    .description(
+      "Order campaigns: import a CSV or .xlsx, follow, report, retry; a template to fill.",
+    );
   registerImport(orders);
   registerTemplate(orders);
   registerStatus(orders);
