@@ -16,6 +16,16 @@ export interface CsvRow {
    * file, which keeps the whole row. Never part of the order.
    */
   ignored?: Record<string, string>;
+  /**
+   * Every cell of the row as it was, in file order (ignored columns included): the error file
+   * writes the row back from them. Not trimmed.
+   */
+  cells: string[];
+  /**
+   * Cells that could not be read as a value (a spreadsheet's formula or date), by column: the
+   * row is invalid. Their `fields` hold "" and validation does not speak of them again.
+   */
+  problems?: RowError[];
 }
 
 /** A data row that cannot be read as a row (wrong number of fields); reading goes on. */
@@ -23,6 +33,8 @@ export interface CsvRowProblem {
   kind: "error";
   line: number;
   error: RowError;
+  /** The row's cells as they were, for the error file. */
+  cells: string[];
 }
 
 export type CsvItem = CsvRow | CsvRowProblem;
@@ -46,6 +58,8 @@ export interface ReadOrderRowsOptions {
 export interface HeaderReport {
   /** The line the header is on. */
   line: number;
+  /** The header's cells as they were, in file order: the error file repeats them. */
+  names: string[];
   /** Columns whose header is not their field's name (a synonym or `--map`). */
   renamed: RenamedColumn[];
   /** Columns that map to no field: kept out of the orders. */
@@ -108,7 +122,7 @@ class LineTracker {
   }
 }
 
-function toRow(
+export function toRow(
   line: number,
   header: readonly string[],
   ignored: readonly IgnoredColumn[],
@@ -120,15 +134,15 @@ function toRow(
     const cell = cells[index] ?? "";
     fields[field] = TRIMMED.has(field) ? cell.trim() : cell;
   });
-  if (ignored.length === 0) return { kind: "row", line, fields };
+  if (ignored.length === 0) return { kind: "row", line, fields, cells: [...cells] };
   // No prototype: a header is any text, "__proto__" included.
   const rest: Record<string, string> = Object.create(null);
   for (const { index, name } of ignored) rest[name || `column ${index + 1}`] = cells[index] ?? "";
-  return { kind: "row", line, fields, ignored: rest };
+  return { kind: "row", line, fields, ignored: rest, cells: [...cells] };
 }
 
 /** Spreadsheets export rows of empty cells (",,,") for deleted lines; they are blank lines. */
-function isBlank(cells: readonly string[]): boolean {
+export function isBlank(cells: readonly string[]): boolean {
   return cells.every((cell) => cell.trim() === "");
 }
 
@@ -195,14 +209,14 @@ export async function* readOrderRows(
         if (!resolved.ok) throw new OrderFileError(label, resolved.errors);
         header = resolved.fields;
         ignored = resolved.ignored;
-        options.onHeader?.({ line, renamed: resolved.renamed, ignored });
+        options.onHeader?.({ line, names: [...cells], renamed: resolved.renamed, ignored });
         continue;
       }
       if (isBlank(cells)) continue;
       options.onPosition?.(bytes);
       if (cells.length !== header.length) {
         const message = `row has ${cells.length} fields, header has ${header.length}`;
-        yield { kind: "error", line, error: { line, column: "", message } };
+        yield { kind: "error", line, error: { line, column: "", message }, cells: [...cells] };
         continue;
       }
       yield toRow(line, header, ignored, cells);

@@ -15,6 +15,17 @@ export const REQUIRED_FIELDS = ["email", "product_code", "face_value"] as const;
 
 export const METADATA_PREFIX = "metadata.";
 
+/**
+ * The columns an error file (`--skip-invalid`) adds after the row's own: what is wrong, and the
+ * line the row was on. Importing the fixed error file recognises and ignores them.
+ */
+export const FIX_LIST_COLUMNS = ["error", "line"] as const;
+
+/** Whether a header is one of FIX_LIST_COLUMNS (trimmed, any case). */
+export function isFixListColumn(name: string): boolean {
+  return (FIX_LIST_COLUMNS as readonly string[]).includes(name.trim().toLowerCase());
+}
+
 /** A column whose header is not its field's name, and how it was matched. */
 export interface RenamedColumn {
   source: string;
@@ -69,7 +80,8 @@ function unknownMessage(source: string, index: number): string {
 /**
  * Checks the header. A column is matched by `map` (source header -> field) first, then by its
  * field name, then by the synonyms of `header-synonyms.ts`; a column none of them matches is
- * ignored (an error with `strictColumns`). `line` is the physical line the header is on, 1
+ * ignored (an error with `strictColumns`). The columns an error file adds (`error`, `line`) are
+ * ignored and not reported. `line` is the physical line the header is on, 1
  * unless blank lines precede it.
  */
 export function resolveHeader(
@@ -96,6 +108,11 @@ export function resolveHeader(
     let by: RenamedColumn["by"] | undefined = mapped === undefined ? undefined : "map";
     // A --map target or a metadata column must be right: those are never ignored.
     const named = mapped !== undefined || name.toLowerCase().startsWith(METADATA_PREFIX);
+    if (mapped === undefined && isFixListColumn(name)) {
+      // An error file's own columns: ignored without a word, --strict-columns or not.
+      fields.push("");
+      return;
+    }
     if (field === undefined && !named) {
       field = synonymField(source);
       by = "synonym";

@@ -16,7 +16,7 @@ import {
   unitsText,
 } from "./budget.js";
 import { storedState } from "./campaign-state.js";
-import { type CsvItem, type ReadOrderRowsOptions, readOrderRows } from "./csv-rows.js";
+import type { CsvItem, ReadOrderRowsOptions } from "./csv-rows.js";
 import { OccurrenceCounter, payloadHash, rowIdentity } from "./identity.js";
 import { InvalidRowsFile } from "./invalid-rows-file.js";
 import { orderKey } from "./keys.js";
@@ -29,6 +29,7 @@ import {
   type LedgerRow,
   type StoredState,
 } from "./ledger.js";
+import { readOrderFile } from "./order-file.js";
 import { buildOrderRequest } from "./order-request.js";
 import type { OrderRow } from "./order-row.js";
 import { checkItemsPerOrder, OrderPacker } from "./packing.js";
@@ -65,6 +66,8 @@ export interface ImportOptions {
   /** `strictColumns` and `onHeader` of the CSV reader. */
   header?: Pick<ReadOrderRowsOptions, "strictColumns" | "onHeader">;
   delimiter?: string;
+  /** The sheet of an .xlsx workbook. @defaultValue its first sheet */
+  sheet?: string;
   /** Payment currency when there is no catalog check. */
   currency?: string;
   /** Refuse a campaign over the account balance where the service tells it. @defaultValue true */
@@ -500,12 +503,17 @@ async function* plannedRows(
   const references = new ReferenceTracker();
   const preflight = new PreflightMemo(catalog, { currency: options.currency });
   const occurrences = new OccurrenceCounter();
-  for await (const item of readOrderRows(options.file, {
+  for await (const item of readOrderFile(options.file, {
     delimiter: options.delimiter,
+    sheet: options.sheet,
     map: options.map,
     ...options.header,
     onPosition: (bytes) => {
       survey.bytes = bytes;
+    },
+    onHeader: (header) => {
+      invalidFile?.setHeader(header.names);
+      options.header?.onHeader?.(header);
     },
   })) {
     survey.rows += 1;
@@ -542,6 +550,12 @@ function checkItem(
     defaultTemplateId: options.defaultTemplateId,
     references,
   });
+  if (item.problems) {
+    // A cell that could not be read (a formula, a date) was read as "": not "required" again.
+    const unread = new Set(item.problems.map((p) => p.column));
+    const others = validation.ok ? [] : validation.errors.filter((e) => !unread.has(e.column));
+    return { errors: [...item.problems, ...others] };
+  }
   if (!validation.ok) return { errors: validation.errors };
   const checked = preflight.check(validation.row);
   if (!checked.ok) return { errors: checked.errors };

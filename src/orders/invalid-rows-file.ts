@@ -4,41 +4,58 @@ import { dirname } from "node:path";
 import { type Stringifier, stringify } from "csv-stringify";
 import { neutralise } from "./campaign-report.js";
 import type { CsvItem } from "./csv-rows.js";
+import { FIX_LIST_COLUMNS, isFixListColumn } from "./header.js";
 import type { RowError } from "./row-error.js";
 
+/** A row's problems as one readable cell: "email: ...; face_value: ...". */
+export function errorText(errors: readonly RowError[]): string {
+  return errors.map((e) => (e.column ? `${e.column}: ${e.message}` : e.message)).join("; ");
+}
+
 /**
- * The error file of `--skip-invalid`: one line per problem (line, column, message) with the
- * row's cells as JSON so nothing of the row is lost. Written to a temporary file, renamed
- * into place only when the import goes on.
+ * The error file of `--skip-invalid`, a fix list: the file's own header and each invalid row's
+ * cells as they were (ignored columns too, same order), then `error` (all the row's problems,
+ * `; `-separated) and `line` (where the row was). Fix the cells and import it again with
+ * `--append`: the import ignores `error` and `line`. When the file read was itself an error
+ * file, its old `error` and `line` columns are left out, so they are not repeated. Written to a
+ * temporary file, renamed into place only when the import goes on.
  */
 export class InvalidRowsFile {
   private stream: Stringifier | undefined;
   private file: WriteStream | undefined;
   private readonly temporary: string;
+  /** The header's cells as read; the indexes of the columns kept from them. */
+  private names: string[] = [];
+  private kept: number[] = [];
 
   constructor(readonly path: string) {
     this.temporary = `${path}.tmp-${process.pid}`;
   }
 
+  /** The header of the file being read: told before the first row. */
+  setHeader(names: readonly string[]): void {
+    this.names = [...names];
+    this.kept = this.names.flatMap((name, i) => (isFixListColumn(name) ? [] : [i]));
+  }
+
   async write(item: CsvItem, errors: RowError[]): Promise<void> {
     if (!this.stream) await this.open();
-    const cells =
-      item.kind === "row"
-        ? JSON.stringify(item.ignored ? { ...item.fields, ...item.ignored } : item.fields)
-        : "";
-    for (const error of errors) {
-      const ok = this.stream!.write(
-        [String(error.line), error.column, error.message, cells].map(neutralise),
-      );
-      if (!ok) await new Promise<void>((resolve) => this.stream!.once("drain", () => resolve()));
-    }
+    const cells = this.kept.map((i) => item.cells[i] ?? "");
+    // Cells beyond the header (a row with too many fields) are kept, after `line`.
+    const extra = item.cells.slice(this.names.length);
+    // The message may quote a cell: it is text, never a formula. The row's cells go back as
+    // they were, so the file imports as the original did.
+    const record = [...cells, neutralise(errorText(errors)), String(item.line), ...extra];
+    const ok = this.stream!.write(record);
+    if (!ok) await new Promise<void>((resolve) => this.stream!.once("drain", () => resolve()));
   }
 
   private async open(): Promise<void> {
     await mkdir(dirname(this.path), { recursive: true });
-    this.stream = stringify({ header: true, columns: ["line", "column", "message", "row"] });
+    this.stream = stringify();
     this.file = createWriteStream(this.temporary);
     this.stream.pipe(this.file);
+    this.stream.write([...this.kept.map((i) => this.names[i]!), ...FIX_LIST_COLUMNS]);
   }
 
   private async close(): Promise<void> {

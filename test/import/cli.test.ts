@@ -122,9 +122,9 @@ describe("giftjobs orders import", () => {
     expect(doc).toMatchObject({ rows: 5, valid: 3, invalid: 2, enqueued: 3, orders: 3 });
     expect(doc.error_file).toMatch(/campaigns\/skip\/invalid-rows-.*\.csv$/);
     const errors = (await readFile(doc.error_file, "utf8")).trim().split("\n");
-    expect(errors[0]).toBe("line,column,message,row");
-    expect(errors[1]).toMatch(/^5,email,/);
-    expect(errors[2]).toMatch(/^6,face_value,/);
+    expect(errors[0]).toBe("email,product_code,face_value,error,line");
+    expect(errors[1]).toMatch(/^not-an-email,[^,]+,10,"email: .*",5$/);
+    expect(errors[2]).toMatch(/^ ok@example\.com,[^,]+,-5,"?face_value: .*"?,6$/);
     expect(errors).toHaveLength(3);
     expect(await e.ledger.pendingCount("skip")).toBe(3);
     // Only the error file is left in the campaign folder: no temporary file behind it.

@@ -85,13 +85,20 @@ describe("readOrderRows", () => {
         kind: "error",
         line: 2,
         error: { line: 2, column: "", message: "row has 4 fields, header has 3" },
+        cells: ["a@b.co", "X", "1", "extra"],
       },
       {
         kind: "error",
         line: 3,
         error: { line: 3, column: "", message: "row has 2 fields, header has 3" },
+        cells: ["a\nb", "X"],
       },
-      { kind: "row", line: 5, fields: { email: "a@b.co", product_code: "X", face_value: "2" } },
+      {
+        kind: "row",
+        line: 5,
+        fields: { email: "a@b.co", product_code: "X", face_value: "2" },
+        cells: ["a@b.co", "X", "2"],
+      },
     ]);
   });
 

@@ -43,11 +43,17 @@ describe("header synonyms", () => {
   it("imports Email Address,Product Code,Amount as email, product_code, face_value", async () => {
     const { items, reports } = await read("Email Address,Product Code,Amount\na@b.co, X ,1\n");
     expect(items).toEqual([
-      { kind: "row", line: 2, fields: { email: "a@b.co", product_code: "X", face_value: "1" } },
+      {
+        kind: "row",
+        line: 2,
+        fields: { email: "a@b.co", product_code: "X", face_value: "1" },
+        cells: ["a@b.co", " X ", "1"],
+      },
     ]);
     expect(reports).toEqual([
       {
         line: 1,
+        names: ["Email Address", "Product Code", "Amount"],
         renamed: [
           { source: "Email Address", field: "email", by: "synonym" },
           { source: "Product Code", field: "product_code", by: "synonym" },
@@ -63,7 +69,9 @@ describe("header synonyms", () => {
 
   it("reports nothing when every header is already a field name", async () => {
     const { reports } = await read(" Email ,PRODUCT_CODE,face_value\na@b.co,X,1\n");
-    expect(reports).toEqual([{ line: 1, renamed: [], ignored: [] }]);
+    expect(reports).toEqual([
+      { line: 1, names: [" Email ", "PRODUCT_CODE", "face_value"], renamed: [], ignored: [] },
+    ]);
     expect(headerReportLines(reports[0]!)).toEqual([]);
   });
 
@@ -77,6 +85,7 @@ describe("header synonyms", () => {
         line: 2,
         fields: { email: "a@b.co", product_code: "X", face_value: "1", "metadata.Team": "red" },
         ignored: { "First Name": "Jane", Department: "Sales", "column 6": "z" },
+        cells: ["Jane", "a@b.co", "X", "1", "Sales", "z", "red"],
       },
     ]);
     expect(reports[0]?.ignored).toEqual([

@@ -1,5 +1,5 @@
-import { stat } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { stat, writeFile } from "node:fs/promises";
+import { extname, join, resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { loadCurrentIndex } from "../../catalog/current-snapshot.js";
 import { UserError } from "../../errors/user-error.js";
@@ -23,6 +23,7 @@ import {
 } from "../../orders/import-campaign.js";
 import type { Ledger } from "../../orders/ledger.js";
 import { OrderFileError } from "../../orders/order-file-error.js";
+import { templateCsv, writeTemplateXlsx } from "../../orders/order-template.js";
 import { formatRowError } from "../../orders/row-error.js";
 import { waitForCampaign } from "../../orders/wait-for-campaign.js";
 import { importConfirm } from "../confirm-import.js";
@@ -36,8 +37,11 @@ import { registerCampaignCommands, requireCampaign } from "./campaigns.js";
 export function register(program: Command): void {
   const orders = program
     .command("orders")
-    .description("Order campaigns: import a CSV, follow, report, retry.");
+    .description(
+      "Order campaigns: import a CSV or .xlsx, follow, report, retry; a template to fill.",
+    );
   registerImport(orders);
+  registerTemplate(orders);
   registerStatus(orders);
   registerReport(orders);
   registerRetry(orders);
@@ -58,6 +62,7 @@ interface ImportFlags {
   map?: string[];
   strictColumns?: boolean;
   delimiter?: string;
+  sheet?: string;
   catalogCheck: boolean;
   balanceCheck: boolean;
   currency?: string;
@@ -68,12 +73,17 @@ interface ImportFlags {
 function registerImport(orders: Command): void {
   orders
     .command("import")
-    .description("Validate an order CSV against the catalog snapshot and enqueue its rows.")
-    .argument("<file>", "CSV file with a header row")
+    .description(
+      "Validate an order file (CSV, TSV or .xlsx) against the catalog snapshot and enqueue its rows.",
+    )
+    .argument("<file>", "CSV, TSV or .xlsx file with a header row")
     .requiredOption("--campaign <name>", "campaign name (letters, digits, . _ -)")
     .option("--dry-run", "validate and price only; nothing is recorded or enqueued")
-    .option("--skip-invalid", "enqueue the valid rows; write the invalid ones to an error file")
-    .option("--error-file <path>", "where --skip-invalid writes invalid rows")
+    .option(
+      "--skip-invalid",
+      "enqueue the valid rows; write the invalid ones to an error file to fix and import again",
+    )
+    .option("--error-file <path>", "where --skip-invalid writes invalid rows (CSV)")
     .option(
       "--budget <amount[:CUR]>",
       "the most the campaign may cost in a currency (repeatable, one per currency); stored on it",
@@ -96,6 +106,7 @@ function registerImport(orders: Command): void {
     .option("--map <Header=field>", "map a source header to a field (repeatable)", collect)
     .option("--strict-columns", "refuse columns that map to no field instead of ignoring them")
     .option("--delimiter <char>", "field delimiter, e.g. ';'")
+    .option("--sheet <name>", "the sheet of an .xlsx workbook to read (default: the first)")
     .option("--currency <CUR>", "payment currency (required with --no-catalog-check)")
     .option("--no-catalog-check", "skip the preflight against the catalog snapshot")
     .option("--no-balance-check", "skip the check against the account balance")
@@ -198,6 +209,7 @@ async function importFile(file: string, opts: ImportFlags): Promise<number> {
             onHeader: (h) => process.stderr.write(headerReportText(h)),
           },
           delimiter: opts.delimiter,
+          sheet: opts.sheet,
           currency: opts.currency,
           balanceCheck: opts.balanceCheck,
           onProgress: (p) => {
@@ -288,6 +300,43 @@ function printRefusal(error: ImportRefused): void {
   if (error.result.more_errors)
     process.stderr.write(`... and ${number(error.result.more_errors)} more errors\n`);
   process.stderr.write(`giftjobs: error: ${error.message}\n`);
+}
+
+function registerTemplate(orders: Command): void {
+  orders
+    .command("template")
+    .description(
+      "Write a ready-to-fill order file: the header and an example row from the catalog snapshot.",
+    )
+    .option(
+      "--out <file>",
+      "FILE.csv, or FILE.xlsx with a Products sheet of the snapshot's orderable products (default: CSV on stdout)",
+    )
+    .option("--country <CC>", "only products redeemable in this country")
+    .option("--orderable", "list only the products an import accepts now (LIVE)")
+    .action(
+      action(async (opts: { out?: string; country?: string; orderable?: boolean }) => {
+        const ctx = createContext();
+        const ext = opts.out ? extname(opts.out).toLowerCase() : ".csv";
+        if (ext !== ".csv" && ext !== ".xlsx")
+          throw new UserError(`--out ${opts.out}: name a .csv or .xlsx file`);
+        const index = await loadCurrentIndex(ctx.config.dataDir);
+        if (!index)
+          process.stderr.write(
+            `note: no catalog snapshot in ${join(ctx.config.dataDir, "catalog")}: the example row's product code is a placeholder (run \`giftjobs catalog sync\`)\n`,
+          );
+        const options = { country: opts.country, orderable: opts.orderable };
+        if (!opts.out) {
+          process.stdout.write(templateCsv(index, options));
+          return 0;
+        }
+        const out = resolve(opts.out);
+        if (ext === ".xlsx") await writeTemplateXlsx(out, index, options);
+        else await writeFile(out, templateCsv(index, options), "utf8");
+        process.stderr.write(`template written to ${out}\n`);
+        return 0;
+      }),
+    );
 }
 
 function registerStatus(orders: Command): void {
