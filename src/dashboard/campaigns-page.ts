@@ -1,20 +1,11 @@
+import { ROW_STATUSES } from "../orders/row-status.js";
 import type { CampaignOverview } from "./campaign-overviews.js";
 import type { CampaignProgress } from "./campaign-progress.js";
 import { escapeHtml } from "./html-escape.js";
 import { layout, timeHtml } from "./page-layout.js";
 
 /** Count columns of the table, in the order rows move through them. */
-const COUNTS = [
-  "total",
-  "queued",
-  "in_flight",
-  "submitted",
-  "completed",
-  "failed_final",
-  "failed_uncertain",
-  "cancelled",
-  "replayed",
-] as const;
+const COUNTS = ["total", ...ROW_STATUSES, "replayed"] as const;
 
 /** Seconds between the page's own updates. */
 export const LIVE_SECONDS = 5;

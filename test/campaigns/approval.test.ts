@@ -1,5 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
-import type { RunningWorkers } from "../../src/jobs/workers.js";
+import { describe, expect, it } from "vitest";
 import { approveCampaign } from "../../src/orders/campaign-control.js";
 import { campaignStatus } from "../../src/orders/campaign-status.js";
 import {
@@ -8,32 +7,13 @@ import {
   importCampaign,
   type SpendPlan,
 } from "../../src/orders/import-campaign.js";
-import {
-  type CampaignEnv,
-  campaignEnv,
-  depsOf,
-  giftjobs,
-  redisKeys,
-  runWorkers,
-} from "../helpers/campaign-env.js";
+import { type CampaignEnv, depsOf, giftjobs, redisKeys } from "../helpers/campaign-env.js";
 import { csvFile, validCsv } from "../helpers/csv.js";
 import { madeAndPosted } from "../helpers/sandbox.js";
+import { useCampaignEnv } from "../helpers/use-campaign-env.js";
 import { eventually } from "../helpers/wait-for.js";
 
-let env: CampaignEnv | undefined;
-let workers: RunningWorkers | undefined;
-
-afterEach(async () => {
-  await workers?.close();
-  workers = undefined;
-  await env?.dispose();
-  env = undefined;
-});
-
-async function setup(label: string): Promise<CampaignEnv> {
-  env = await campaignEnv({ asyncCompleteMs: 50 }, label);
-  return env;
-}
+const { setup, work } = useCampaignEnv({ asyncCompleteMs: 50 });
 
 const completed = (e: CampaignEnv, campaign: string, n: number) =>
   eventually(
@@ -50,7 +30,7 @@ describe("a held campaign", () => {
     expect(result).toMatchObject({ enqueued: 6, state: "held" });
     await importCampaign({ file: control, campaign: "control" }, depsOf(e));
 
-    workers = await runWorkers(e);
+    await work(e);
     // The running campaign proves the workers and the dispatcher were at work meanwhile.
     await completed(e, "control", 4);
     await new Promise((r) => setTimeout(r, 300));
@@ -83,7 +63,7 @@ describe("a held campaign", () => {
 
     const control = await csvFile(e, "control.csv", validCsv(e.index, 2, "c").text);
     await importCampaign({ file: control, campaign: "control" }, depsOf(e));
-    workers = await runWorkers(e);
+    await work(e);
     await completed(e, "control", 2);
     await new Promise((r) => setTimeout(r, 300));
     // Its earlier rows wait too: held means nothing of the campaign is sent.

@@ -21,12 +21,12 @@ import {
   type CampaignEnv,
   campaignEnv,
   depsOf,
+  FAST_TIMINGS,
   giftjobs,
   quietLog,
 } from "../helpers/campaign-env.js";
 import { eventually } from "../helpers/wait-for.js";
 
-const FAST = { firstPollDelayMs: 50, pollDelayMs: 50, rateLimitBaseMs: 200 };
 const QUICK_JOBS = { attempts: 3, backoff: { type: "fixed", delay: 50 } };
 
 async function postControl(env: CampaignEnv, path: string, body: unknown): Promise<void> {
@@ -77,7 +77,7 @@ describe("orders archive and restore", () => {
       log: quietLog,
       queues: ["orders"],
       concurrency: 4,
-      timings: FAST,
+      timings: FAST_TIMINGS,
     });
   }
 

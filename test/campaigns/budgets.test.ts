@@ -1,37 +1,17 @@
-import { afterEach, describe, expect, it } from "vitest";
-import type { RunningWorkers } from "../../src/jobs/workers.js";
+import { describe, expect, it } from "vitest";
 import { budgetUnits } from "../../src/orders/budget.js";
 import { approveCampaign, resumeCampaign } from "../../src/orders/campaign-control.js";
 import { campaignStatus } from "../../src/orders/campaign-status.js";
 import { moneyOf } from "../../src/orders/campaign-summary.js";
 import { ImportRefused, importCampaign } from "../../src/orders/import-campaign.js";
 import { BudgetExceededError, type LedgerOrder, type LedgerRow } from "../../src/orders/ledger.js";
-import {
-  type CampaignEnv,
-  campaignEnv,
-  depsOf,
-  giftjobs,
-  redisKeys,
-  runWorkers,
-} from "../helpers/campaign-env.js";
+import { depsOf, giftjobs, redisKeys } from "../helpers/campaign-env.js";
 import { csvFile, twoCurrencyCsv, validCsv } from "../helpers/csv.js";
 import { madeAndPosted } from "../helpers/sandbox.js";
+import { useCampaignEnv } from "../helpers/use-campaign-env.js";
 import { eventually } from "../helpers/wait-for.js";
 
-let env: CampaignEnv | undefined;
-let workers: RunningWorkers | undefined;
-
-afterEach(async () => {
-  await workers?.close();
-  workers = undefined;
-  await env?.dispose();
-  env = undefined;
-});
-
-async function setup(label: string): Promise<CampaignEnv> {
-  env = await campaignEnv({ asyncCompleteMs: 50 }, label);
-  return env;
-}
+const { setup, work } = useCampaignEnv({ asyncCompleteMs: 50 });
 
 async function refusal(promise: Promise<unknown>): Promise<ImportRefused> {
   const error = await promise.catch((e: unknown) => e);
@@ -295,7 +275,7 @@ describe("the send-time check", () => {
     // The budget lowered under what is planned (the importer cannot do it; an operator could).
     await e.ledger.setMeta("p", { [`budget:${currency}`]: String(BigInt(planned) - 1n) });
     await approveCampaign(e.ledger, "p");
-    workers = await runWorkers(e);
+    await work(e);
     await eventually(async () => (await e.ledger.meta("p")).state === "paused", "campaign paused");
     const reason = (await e.ledger.meta("p")).paused_reason!;
     expect(reason).toMatch(

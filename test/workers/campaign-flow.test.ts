@@ -5,11 +5,15 @@ import { type RunningWorkers, startWorkers } from "../../src/jobs/workers.js";
 import { campaignStatus } from "../../src/orders/campaign-status.js";
 import { ImportRefused, importCampaign } from "../../src/orders/import-campaign.js";
 import { sampleCsv } from "../../src/orders/sample-csv.js";
-import { type CampaignEnv, campaignEnv, depsOf, quietLog } from "../helpers/campaign-env.js";
+import {
+  type CampaignEnv,
+  campaignEnv,
+  depsOf,
+  FAST_TIMINGS,
+  quietLog,
+} from "../helpers/campaign-env.js";
 import { sandboxOrders } from "../helpers/sandbox.js";
 import { eventually } from "../helpers/wait-for.js";
-
-const FAST = { firstPollDelayMs: 50, pollDelayMs: 50, rateLimitBaseMs: 200 };
 
 describe("a campaign end to end", () => {
   let env: CampaignEnv;
@@ -42,7 +46,7 @@ describe("a campaign end to end", () => {
       log: quietLog,
       queues: ["orders"],
       concurrency: 5,
-      timings: FAST,
+      timings: FAST_TIMINGS,
     });
     await eventually(
       async () => (await campaignStatus(env.ledger, "spring")).completed === 40,
@@ -77,7 +81,7 @@ describe("a campaign end to end", () => {
       log: quietLog,
       queues: ["orders"],
       concurrency: 3,
-      timings: FAST,
+      timings: FAST_TIMINGS,
     });
     await eventually(
       async () => (await campaignStatus(env.ledger, "packed")).completed === 25,

@@ -10,16 +10,18 @@ import { enqueueOrders } from "../../src/orders/enqueue-orders.js";
 import { importCampaign } from "../../src/orders/import-campaign.js";
 import { orderKey } from "../../src/orders/keys.js";
 import { pickSampleProducts, sampleCsv } from "../../src/orders/sample-csv.js";
-import { type CampaignEnv, campaignEnv, depsOf, quietLog } from "../helpers/campaign-env.js";
+import {
+  type CampaignEnv,
+  campaignEnv,
+  depsOf,
+  FAST_TIMINGS,
+  quietLog,
+} from "../helpers/campaign-env.js";
 import { control, sandboxOrders } from "../helpers/sandbox.js";
 import { eventually } from "../helpers/wait-for.js";
 
-const FAST = {
-  dispatchRepairMs: 300,
-  firstPollDelayMs: 50,
-  pollDelayMs: 50,
-  rateLimitBaseMs: 300,
-};
+// The repair pass runs often: a retry under the same key waits for it (see Dispatcher.repair).
+const FAST = { ...FAST_TIMINGS, dispatchRepairMs: 300, rateLimitBaseMs: 300 };
 const QUICK_JOBS = {
   attempts: 3,
   backoff: { type: "fixed", delay: 50 },
