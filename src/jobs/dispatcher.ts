@@ -1,6 +1,6 @@
 import type { JobsOptions, Queue } from "bullmq";
 import type { Logger } from "../log.js";
-import { enqueueOrders } from "../orders/enqueue-orders.js";
+import { enqueueEach, enqueueOrders } from "../orders/enqueue-orders.js";
 import type { Ledger } from "../orders/ledger.js";
 import type { OrderJobData } from "../orders/order-job.js";
 import { ORDER_JOB_OPTIONS } from "../queue/job-options.js";
@@ -77,14 +77,11 @@ export class Dispatcher {
   /** One pass: keys from pending to the windows, and their jobs into BullMQ. Returns keys moved. */
   async dispatchOnce(): Promise<number> {
     const handed = await this.options.ledger.dispatch(this.options.window);
-    const byCampaign = new Map<string, OrderJobData[]>();
-    for (const { campaign, key } of handed) {
-      const jobs = byCampaign.get(campaign) ?? [];
-      jobs.push({ campaign, key });
-      byCampaign.set(campaign, jobs);
-    }
-    for (const [campaign, jobs] of byCampaign)
-      await enqueueOrders(this.options.queue, jobs, await this.optionsOf(campaign));
+    // In the script's order: the campaigns' jobs alternate in the queue.
+    const jobs = [];
+    for (const { campaign, key } of handed)
+      jobs.push({ data: { campaign, key }, options: await this.optionsOf(campaign) });
+    await enqueueEach(this.options.queue, jobs);
     return handed.length;
   }
 

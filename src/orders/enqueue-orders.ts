@@ -25,3 +25,21 @@ export async function enqueueOrders(
     await pRetry(() => queue.addBulk(chunk), { retries: 3, minTimeout: 200 });
   }
 }
+
+/**
+ * Adds order jobs in the order given, each with its own options (its campaign's retry policy),
+ * in chunks with addBulk; jobId = order key, so a repeat is harmless.
+ */
+export async function enqueueEach(
+  queue: Queue<OrderJobData>,
+  jobs: { data: OrderJobData; options: JobsOptions }[],
+): Promise<void> {
+  for (let i = 0; i < jobs.length; i += ENQUEUE_CHUNK) {
+    const chunk = jobs.slice(i, i + ENQUEUE_CHUNK).map(({ data, options }) => ({
+      name: "order-create",
+      data,
+      opts: { ...options, jobId: data.key },
+    }));
+    await pRetry(() => queue.addBulk(chunk), { retries: 3, minTimeout: 200 });
+  }
+}

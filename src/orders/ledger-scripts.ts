@@ -344,30 +344,49 @@ return {1, tostring(row.generation or 0)}
 /**
  * Moves order keys of running campaigns from their pending lists into their dispatch windows,
  * at most ARGV[2] keys in each window: a campaign can never have more jobs in BullMQ than that,
- * whatever its size, so campaigns take turns in the queue. A campaign in the running set whose
+ * whatever its size, so campaigns take turns in the queue; the keys come one campaign at a time
+ * in turn, in the order the jobs are to be added. A campaign in the running set whose
  * state is no longer running leaves the set. KEYS: the running set. ARGV: the campaign key base
  * (`<prefix>:campaign:`), the window size. Returns {campaign, key, campaign, key, ...}.
  * (Keys are built here from the base: every key of the prefix is in one slot under a Cluster
  * hash-tag prefix.)
  */
 export const DISPATCH = `
-local out = {}
 local size = tonumber(ARGV[2])
+-- Room in each running campaign's window.
+local free = {}
+local names = {}
 for _, campaign in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   local base = ARGV[1] .. campaign
   local state = redis.call('HGET', base .. ':meta', 'state') or 'running'
   if state ~= 'running' then
     redis.call('SREM', KEYS[1], campaign)
   else
-    local free = size - redis.call('SCARD', base .. ':window')
-    if free > 0 and redis.call('LLEN', base .. ':pending') > 0 then
-      local keys = redis.call('LPOP', base .. ':pending', free)
-      if keys then
-        redis.call('SADD', base .. ':window', unpack(keys))
-        for _, key in ipairs(keys) do
-          table.insert(out, campaign)
-          table.insert(out, key)
-        end
+    local room = size - redis.call('SCARD', base .. ':window')
+    if room > 0 and redis.call('LLEN', base .. ':pending') > 0 then
+      table.insert(names, campaign)
+      free[campaign] = room
+    end
+  end
+end
+-- One key of each campaign in turn, so their jobs alternate in the FIFO queue rather than
+-- following each other a window at a time.
+local out = {}
+local taking = true
+while taking do
+  taking = false
+  for _, campaign in ipairs(names) do
+    if free[campaign] > 0 then
+      local base = ARGV[1] .. campaign
+      local key = redis.call('LPOP', base .. ':pending')
+      if key then
+        redis.call('SADD', base .. ':window', key)
+        table.insert(out, campaign)
+        table.insert(out, key)
+        free[campaign] = free[campaign] - 1
+        taking = true
+      else
+        free[campaign] = 0
       end
     end
   end

@@ -67,6 +67,17 @@ describe("campaign states in the ledger", () => {
     expect((await ledger.dispatch(2)).map((d) => d.campaign)).toEqual(["held", "held"]);
   });
 
+  it("hands the campaigns' keys out in turn, one each, so their jobs alternate in the queue", async () => {
+    await campaign("a", 3);
+    await campaign("b", 3);
+    const handed = await ledger.dispatch(2);
+    const campaigns = handed.map((h) => h.campaign);
+    expect(campaigns).toHaveLength(4);
+    expect(campaigns[0]).not.toBe(campaigns[1]);
+    expect(campaigns.slice(2)).toEqual(campaigns.slice(0, 2));
+    expect(handed.filter((h) => h.campaign === "a").map((h) => h.key)).toEqual(["k1", "k2"]);
+  });
+
   it("a paused campaign's job gives its order back, unsent, to the front of pending", async () => {
     await campaign("p", 3);
     await ledger.dispatch(10);
