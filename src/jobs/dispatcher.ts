@@ -9,7 +9,7 @@ export interface DispatcherOptions {
   ledger: Ledger;
   queue: Queue<OrderJobData>;
   log: Logger;
-  /** Jobs of one campaign in BullMQ at once (see dispatchWindow). */
+  /** Jobs in BullMQ that the running campaigns share (see dispatchWindow). */
   window: number;
   /** How often the running campaigns are looked at, when nothing wakes the dispatcher. @defaultValue 200 */
   tickMs?: number;
@@ -21,12 +21,12 @@ export interface DispatcherOptions {
  * Feeds BullMQ from the ledger (docs/architecture.md, "Campaigns and the dispatcher").
  *
  * Import records every order on its campaign's pending list; nothing goes to BullMQ then. The
- * dispatcher moves keys of *running* campaigns from pending to a per-campaign window of at
- * most `window` jobs, in one script, and adds their jobs. So a held, paused or cancelled
- * campaign has no job in the queue (it takes no slot of the rate limit and no worker time),
- * running campaigns take turns in the FIFO queue (a 1-row campaign waits behind at most one
- * window of each other campaign, not behind all their rows), and the jobs in Redis are
- * bounded by the windows, whatever the campaigns' sizes.
+ * dispatcher moves keys of *running* campaigns from pending to per-campaign windows that share
+ * `window` jobs (an equal part each), in one script, and adds their jobs in turn. So a held,
+ * paused or cancelled campaign has no job in the queue (it takes no slot of the rate limit and
+ * no worker time), running campaigns alternate in the FIFO queue (a 1-row campaign waits
+ * behind about `window` jobs of the others, not behind all their rows), and the jobs in Redis
+ * stay about `window`, whatever the campaigns' sizes.
  *
  * Every worker process runs one; they may run at once (the script hands each key out once).
  * A process that dies between the script and adding the jobs leaves keys in a window without
@@ -151,10 +151,11 @@ export class Dispatcher {
 }
 
 /**
- * Jobs of one campaign in BullMQ at once, from the service's rate: about a second of sending
- * (at least 4). A campaign started while N others run waits behind at most N windows, so
- * about N seconds at the limit; a single campaign still has a second of work queued ahead of
- * the workers, refilled as each job ends.
+ * Jobs in BullMQ that the running campaigns share, from the service's rate: about a second of
+ * sending (at least 4). Each running campaign with work gets an equal part of it (at least 4
+ * jobs), so a campaign that starts waits behind about a second of the others' jobs however many
+ * run, and a campaign alone still has a second of work queued ahead of the workers, refilled as
+ * each job ends.
  */
 export function dispatchWindow(perMinute: number): number {
   return Math.max(4, Math.ceil(perMinute / 60));

@@ -342,31 +342,47 @@ return {1, tostring(row.generation or 0)}
 `;
 
 /**
- * Moves order keys of running campaigns from their pending lists into their dispatch windows,
- * at most ARGV[2] keys in each window: a campaign can never have more jobs in BullMQ than that,
- * whatever its size, so campaigns take turns in the queue; the keys come one campaign at a time
- * in turn, in the order the jobs are to be added. A campaign in the running set whose
- * state is no longer running leaves the set. KEYS: the running set. ARGV: the campaign key base
- * (`<prefix>:campaign:`), the window size. Returns {campaign, key, campaign, key, ...}.
- * (Keys are built here from the base: every key of the prefix is in one slot under a Cluster
- * hash-tag prefix.)
+ * Moves order keys of running campaigns from their pending lists into their dispatch windows.
+ * The running campaigns with work share a budget of ARGV[2] jobs: each one's window is an equal
+ * part of it, at least ARGV[3]. So the jobs in BullMQ stay about the budget whatever the
+ * campaigns' sizes, and a campaign that starts waits behind about one budget of the others'
+ * jobs, however many there are. The keys come one campaign at a time in turn, in the order the
+ * jobs are to be added, so the campaigns' jobs alternate in the FIFO queue. A campaign in the
+ * running set whose state is no longer running leaves the set. KEYS: the running set.
+ * ARGV: the campaign key base (`<prefix>:campaign:`), the budget, the least window.
+ * Returns {campaign, key, campaign, key, ...}. (Keys are built here from the base: every key
+ * of the prefix is in one slot under a Cluster hash-tag prefix.)
  */
 export const DISPATCH = `
-local size = tonumber(ARGV[2])
--- Room in each running campaign's window.
-local free = {}
-local names = {}
+-- The running campaigns with work: orders waiting, or jobs out.
+local active = {}
+local out_now = {}
+local waiting = {}
 for _, campaign in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   local base = ARGV[1] .. campaign
   local state = redis.call('HGET', base .. ':meta', 'state') or 'running'
   if state ~= 'running' then
     redis.call('SREM', KEYS[1], campaign)
   else
-    local room = size - redis.call('SCARD', base .. ':window')
-    if room > 0 and redis.call('LLEN', base .. ':pending') > 0 then
-      table.insert(names, campaign)
-      free[campaign] = room
+    local jobs = redis.call('SCARD', base .. ':window')
+    local pending = redis.call('LLEN', base .. ':pending')
+    if jobs > 0 or pending > 0 then
+      table.insert(active, campaign)
+      out_now[campaign] = jobs
+      waiting[campaign] = pending
     end
+  end
+end
+if #active == 0 then return {} end
+-- The budget is shared: each active campaign's window is an equal part of it (at least ARGV[3]).
+local size = math.max(tonumber(ARGV[3]), math.ceil(tonumber(ARGV[2]) / #active))
+local free = {}
+local names = {}
+for _, campaign in ipairs(active) do
+  local room = size - out_now[campaign]
+  if room > 0 and waiting[campaign] > 0 then
+    table.insert(names, campaign)
+    free[campaign] = room
   end
 end
 -- One key of each campaign in turn, so their jobs alternate in the FIFO queue rather than

@@ -327,14 +327,15 @@ export class Ledger {
   }
 
   /**
-   * Hands order keys of running campaigns to the dispatcher: at most `window` keys of each
-   * campaign are out (in BullMQ) at once. Returns the keys now in the windows.
+   * Hands order keys of running campaigns to the dispatcher: the campaigns with work share
+   * `budget` jobs in BullMQ, an equal window each of at least `least` (see DISPATCH). Returns
+   * the keys now handed out, in the order their jobs are to be added.
    */
-  async dispatch(window: number): Promise<{ campaign: string; key: string }[]> {
+  async dispatch(budget: number, least = 4): Promise<{ campaign: string; key: string }[]> {
     const flat = (await this.script(
       "giftjobsLedgerDispatch",
       [this.runningKey()],
-      [`${redisKey(this.prefix, "campaign")}:`, String(window)],
+      [`${redisKey(this.prefix, "campaign")}:`, String(budget), String(least)],
     )) as string[];
     const out: { campaign: string; key: string }[] = [];
     for (let i = 0; i < flat.length; i += 2) out.push({ campaign: flat[i]!, key: flat[i + 1]! });

@@ -4,7 +4,8 @@
 //     per order, and the BullMQ jobs in Redis after the import (none: the dispatcher adds them);
 // (b) fairness: three big campaigns run at the service's rate limit by `giftjobs worker` in a
 //     child process, then a 1-row campaign is imported; the time until its row is completed.
-//     The BullMQ jobs in Redis are sampled during that run: bounded by the dispatch windows.
+//     The BullMQ jobs in Redis are sampled during that run: about the dispatch budget, which the
+//     running campaigns share (each window at least 4).
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -218,7 +219,7 @@ async function fairness(bench: Bench): Promise<void> {
     `\n(b) ${BIG_CAMPAIGNS} campaigns of ${fixed(FAIR_ROWS)} rows (async, 1 row per order) at ` +
       `${fixed(LIMIT_PER_MINUTE)}/min (sandbox order_rate_limit = GIFTJOBS_ORDER_RATE_LIMIT), ` +
       `latency ${LATENCY_MS} ms, \`giftjobs worker --queues orders --concurrency ${WORKER_CONCURRENCY}\` ` +
-      `in a child process, dispatch window ${window}; after ${fixed(WARMUP_MS / 1000)} s a 1-row campaign is imported\n`,
+      `in a child process, dispatch budget ${window} jobs shared by the running campaigns; after ${fixed(WARMUP_MS / 1000)} s a 1-row campaign is imported\n`,
   );
   const prefix = uniquePrefix("bench-campaigns-fair");
   const ledger = new Ledger(redis, prefix);
@@ -291,7 +292,8 @@ async function fairness(bench: Bench): Promise<void> {
     const limited = stats["429"] ?? 0;
     const total = Object.values(stats).reduce((a, b) => a + b, 0);
 
-    const bound = (BIG_CAMPAIGNS + 1) * window;
+    // The budget, plus what windows sized for fewer campaigns still hold while they drain.
+    const bound = window + (BIG_CAMPAIGNS + 1) * 4 + Math.ceil(window / BIG_CAMPAIGNS);
     const ms = (n: number | undefined) => (n === undefined ? "-" : `${fixed(n / 1000, 2)} s`);
     table([
       [
@@ -311,14 +313,14 @@ async function fairness(bench: Bench): Promise<void> {
         sentDuring.map((n) => fixed(n)).join(" / "),
         fixed(warmRate),
         samples.join(" "),
-        `${Math.max(...samples)} / ${bound} (${BIG_CAMPAIGNS + 1} windows)`,
+        `${Math.max(...samples)} / ${bound}`,
         `${fixed(limited)} of ${fixed(total)}`,
       ],
     ]);
     process.stdout.write(
       `    1-row campaign, import to completed: ${ms(doneMs)} (goal < ${GOAL_SMALL_MS / 1000} s): ` +
         `${verdict(doneMs !== undefined && doneMs < GOAL_SMALL_MS)}; ` +
-        `jobs in Redis within the windows: ${verdict(Math.max(...samples) <= bound)}\n`,
+        `jobs in Redis within the budget: ${verdict(Math.max(...samples) <= bound)}\n`,
     );
   } finally {
     if (worker.child && worker.child.exitCode === null) {

@@ -52,25 +52,28 @@ describe("campaign states in the ledger", () => {
   it("hands out keys of running campaigns only, at most a window each", async () => {
     await campaign("run", 5);
     await campaign("held", 5, "held");
-    const first = await ledger.dispatch(2);
+    // A budget of 2 jobs, windows of at least 1.
+    const first = await ledger.dispatch(2, 1);
     expect(first).toEqual([
       { campaign: "run", key: "k1" },
       { campaign: "run", key: "k2" },
     ]);
     // The window is full until a job ends.
-    expect(await ledger.dispatch(2)).toEqual([]);
+    expect(await ledger.dispatch(2, 1)).toEqual([]);
     expect(await start("run", "k1")).toMatchObject({ kind: "started" });
     await ledger.transition("run", "k1", ["in_flight"], "completed");
-    expect(await ledger.dispatch(2)).toEqual([{ campaign: "run", key: "k3" }]);
+    expect(await ledger.dispatch(2, 1)).toEqual([{ campaign: "run", key: "k3" }]);
 
+    // Two campaigns with work now share the budget: a window of 1 each. "run" has 2 jobs out.
     await approveCampaign(ledger, "held");
-    expect((await ledger.dispatch(2)).map((d) => d.campaign)).toEqual(["held", "held"]);
+    expect(await ledger.dispatch(2, 1)).toEqual([{ campaign: "held", key: "k1" }]);
+    expect(await ledger.dispatch(2, 1)).toEqual([]);
   });
 
   it("hands the campaigns' keys out in turn, one each, so their jobs alternate in the queue", async () => {
     await campaign("a", 3);
     await campaign("b", 3);
-    const handed = await ledger.dispatch(2);
+    const handed = await ledger.dispatch(4, 1);
     const campaigns = handed.map((h) => h.campaign);
     expect(campaigns).toHaveLength(4);
     expect(campaigns[0]).not.toBe(campaigns[1]);
@@ -94,7 +97,7 @@ describe("campaign states in the ledger", () => {
 
   it("cancel: unsent rows cancelled, an ambiguous one failed_uncertain, a submitted one left to follow", async () => {
     await campaign("c", 5);
-    await ledger.dispatch(3); // k1..k3 in the window, k4 and k5 pending
+    await ledger.dispatch(3, 1); // k1..k3 in the window, k4 and k5 pending
     await start("c", "k1");
     await ledger.transition("c", "k1", ["in_flight"], "submitted", { order_id: "O-1" });
     await start("c", "k2");
