@@ -23,7 +23,10 @@ export function register(program: Command): void {
       "interface to bind (anything but loopback exposes the queues)",
       "127.0.0.1",
     )
-    .option("--allow-actions", "allow retrying failed jobs and cleaning finished ones")
+    .option(
+      "--allow-actions",
+      "show the action buttons (approve, pause, resume, cancel, retry) on the campaign pages, and bull-board's retry and clean",
+    )
     .action(
       action(async (opts: DashboardFlags) => {
         const ctx = createContext();
