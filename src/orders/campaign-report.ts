@@ -19,6 +19,7 @@ export const REPORT_COLUMNS = [
   "idempotency_key",
   "error_type",
   "error_message",
+  "replayed",
 ] as const;
 
 /**
@@ -61,6 +62,8 @@ function recordOf(identity: string, row: LedgerRow, order: LedgerOrder | undefin
     row.key,
     order?.error_type ?? "",
     order?.error_message ?? "",
+    // The service answered with an order made before this campaign existed (see isReplay).
+    order?.replayed ? "yes" : "",
   ];
   return cells.map(neutralise);
 }
