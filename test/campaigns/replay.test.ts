@@ -44,7 +44,8 @@ describe("replayed orders", () => {
   }
 
   it("marks rows replayed when the service answers with orders made before the campaign", async () => {
-    const e = (env = await campaignEnv({ asyncCompleteMs: 20 }, "replay"));
+    env = await campaignEnv({ asyncCompleteMs: 20 }, "replay");
+    const e = env;
     const file = join(e.dataDir, "reused.csv");
     await writeFile(file, sampleCsv(e.index, { rows: 4, referencePrefix: "emp" }));
 
