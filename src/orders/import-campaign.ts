@@ -37,13 +37,21 @@ import { PreflightMemo } from "./preflight.js";
 import { ReferenceTracker } from "./reference-tracker.js";
 import type { RowError } from "./row-error.js";
 import { RowSpool, type SpoolEntry, type SpooledRow } from "./row-spool.js";
-import { validateRow } from "./row-validation.js";
+import { type ValidateRowOptions, validateRow } from "./row-validation.js";
 import { CampaignTotals, type CurrencyTotal } from "./totals.js";
 
 /** Options of `orders import`. */
 export interface ImportOptions {
   file: string;
   campaign: string;
+  /**
+   * face_value uses ',' as its decimal mark. Unset: for a ';'-separated file (as spreadsheets
+   * export them where ',' is the decimal mark) a ',' value is read as one, and
+   * `onDecimalComma` says so; a '.' value still reads as it always did.
+   */
+  decimalComma?: boolean;
+  /** Told once, at the first face_value read with a decimal comma, whether that was assumed. */
+  onDecimalComma?: (assumed: boolean) => void;
   /** Everything but the ledger and the queue. @defaultValue false */
   dryRun?: boolean;
   /** Enqueue the valid rows; write the invalid ones to `errorFile`. @defaultValue false */
@@ -503,6 +511,7 @@ async function* plannedRows(
   const references = new ReferenceTracker();
   const preflight = new PreflightMemo(catalog, { currency: options.currency });
   const occurrences = new OccurrenceCounter();
+  const decimal = decimalCommaOf(options);
   for await (const item of readOrderFile(options.file, {
     delimiter: options.delimiter,
     sheet: options.sheet,
@@ -517,7 +526,7 @@ async function* plannedRows(
     },
   })) {
     survey.rows += 1;
-    const outcome = checkItem(item, options, preflight, references);
+    const outcome = checkItem(item, options, preflight, references, decimal);
     if ("errors" in outcome) {
       for (const error of outcome.errors) survey.addError(error);
       await invalidFile?.write(item, outcome.errors);
@@ -535,6 +544,21 @@ async function* plannedRows(
   }
 }
 
+/** Whether face values use a decimal comma (see ImportOptions.decimalComma); told once. */
+function decimalCommaOf(
+  options: ImportOptions,
+): Pick<ValidateRowOptions, "decimalComma" | "onDecimalComma"> {
+  const assumed = options.decimalComma === undefined && options.delimiter === ";";
+  let told = false;
+  return {
+    decimalComma: options.decimalComma ?? (assumed ? "either" : false),
+    onDecimalComma: () => {
+      if (!told) options.onDecimalComma?.(assumed);
+      told = true;
+    },
+  };
+}
+
 type CheckedItem =
   | { errors: RowError[] }
   | { row: OrderRow; currency: string; faceUnits: bigint; priceUnits: bigint };
@@ -544,11 +568,13 @@ function checkItem(
   options: ImportOptions,
   preflight: PreflightMemo,
   references: ReferenceTracker,
+  decimal: Pick<ValidateRowOptions, "decimalComma" | "onDecimalComma">,
 ): CheckedItem {
   if (item.kind === "error") return { errors: [item.error] };
   const validation = validateRow(item, {
     defaultTemplateId: options.defaultTemplateId,
     references,
+    ...decimal,
   });
   if (item.problems) {
     // A cell that could not be read (a formula, a date) was read as "": not "required" again.

@@ -26,6 +26,15 @@ export interface ValidateRowOptions {
   defaultTemplateId?: string;
   /** Checks that a reference is used once in the file; one tracker per file. */
   references?: ReferenceTracker;
+  /**
+   * true: face_value is written with ',' as its decimal mark (`25,50`), read as `25.50`; a value
+   * with a '.' is then refused (in such files '.' separates thousands: `1.000,00` is not guessed
+   * at). "either": a ',' or a '.' value is read, never both in one value (an assumption, for a
+   * ';'-separated file). Unset: '.' only.
+   */
+  decimalComma?: boolean | "either";
+  /** Told the first time a face_value was read with a decimal comma. */
+  onDecimalComma?: () => void;
 }
 
 export type RowValidation = { ok: true; row: OrderRow } | { ok: false; errors: RowError[] };
@@ -43,6 +52,33 @@ function checkEmail(email: string): string | undefined {
     return `email is longer than ${LIMITS.emailChars} characters`;
   if (!EMAIL.test(email)) return `${JSON.stringify(email)} is not a valid e-mail address`;
   return undefined;
+}
+
+/** A plain decimal written with a comma: digits, one ',', digits. */
+const COMMA_DECIMAL = /^\d+,\d+$/;
+
+/**
+ * face_value as the service takes it: with decimalComma, `25,50` becomes `25.50` and a '.' is
+ * refused; without, a comma value is refused with the option that reads it.
+ */
+function faceValueOf(
+  value: string,
+  options: ValidateRowOptions,
+): { value: string } | { error: string } {
+  if (options.decimalComma) {
+    if (options.decimalComma === true && value.includes("."))
+      return {
+        error: `face_value must use ',' as its decimal mark (--decimal-comma), with no '.' or other separators (got ${JSON.stringify(value)})`,
+      };
+    if (!COMMA_DECIMAL.test(value)) return { value };
+    options.onDecimalComma?.();
+    return { value: value.replace(",", ".") };
+  }
+  if (COMMA_DECIMAL.test(value))
+    return {
+      error: `face_value ${JSON.stringify(value)} has ',' as its decimal mark: pass --decimal-comma to read it as ${value.replace(",", ".")}`,
+    };
+  return { value };
 }
 
 function checkFaceValue(value: string): string | undefined {
@@ -121,10 +157,11 @@ export function validateRow(
   };
   const email = fields.email ?? "";
   const productCode = fields.product_code ?? "";
-  const faceValue = fields.face_value ?? "";
+  const read = faceValueOf(fields.face_value ?? "", options);
+  const faceValue = "value" in read ? read.value : "";
   fail("email", checkEmail(email));
   fail("product_code", productCode === "" ? "product_code is required" : undefined);
-  fail("face_value", checkFaceValue(faceValue));
+  fail("face_value", "error" in read ? read.error : checkFaceValue(faceValue));
   const description = fields.description || undefined;
   if (description !== undefined && chars(description) > LIMITS.descriptionChars) {
     fail(

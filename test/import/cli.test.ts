@@ -314,6 +314,37 @@ describe("giftjobs orders import", () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ rows: 4, valid: 4, enqueued: 4 });
   });
 
+  it("a ';' file with decimal commas: read as such, said once; the same rows with dots are the same rows", async () => {
+    const e = await setup();
+    const { text } = validCsv(e.index, 4);
+    const [header, ...lines] = text.trimEnd().split("\n");
+    const comma = lines.map((l) => {
+      const cells = l.split(",");
+      cells[2] = cells[2]!.includes(".") ? cells[2]!.replace(".", ",") : `${cells[2]},00`;
+      return cells.join(";");
+    });
+    const file = await csvFile(
+      e,
+      "comma.csv",
+      `${header!.replaceAll(",", ";")}\n${comma.join("\n")}\n`,
+    );
+    const args = ["orders", "import", file, "--campaign", "comma", "--delimiter", ";"];
+    const refused = await giftjobs(e, [...args, "--no-decimal-comma"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("pass --decimal-comma to read it as");
+
+    const run = await giftjobs(e, [...args, "--yes", "--json"]);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ rows: 4, valid: 4, enqueued: 4 });
+    const said = run.stderr.split("\n").filter((l) => l.includes("read as the decimal mark"));
+    expect(said).toHaveLength(1);
+    // Recorded as the service takes them: the dot file of the same rows adds nothing.
+    const dots = await csvFile(e, "dots.csv", text);
+    const again = await giftjobs(e, ["orders", "import", dots, "--campaign", "comma", "--json"]);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ enqueued: 0, already_known: 4 });
+  });
+
   it("imports headers as people write them; ignored columns are named once and never sent", async () => {
     const e = await setup();
     const lines = validCsv(e.index, 3).text.trimEnd().split("\n").slice(1);

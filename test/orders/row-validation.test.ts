@@ -11,6 +11,40 @@ function errorsOf(fields: Record<string, string>, line = 2) {
 }
 
 describe("validateRow", () => {
+  it("reads a decimal comma only when told, and never guesses at a '.' beside it", () => {
+    let told = 0;
+    const comma = { decimalComma: true, onDecimalComma: () => told++ };
+    const read = validateRow({ line: 2, fields: { ...BASE, face_value: "25,50" } }, comma);
+    expect(read).toMatchObject({ ok: true, row: { face_value: "25.50" } });
+    expect(told).toBe(1);
+    // Whole numbers need no mark; a '.' is a thousands separator in such files: refused.
+    expect(validateRow({ line: 2, fields: BASE }, comma)).toMatchObject({ ok: true });
+    for (const value of ["1.000,00", "25.50", "25,5,0", "-25,50", "€25,50"]) {
+      const result = validateRow({ line: 3, fields: { ...BASE, face_value: value } }, comma);
+      expect(result.ok, value).toBe(false);
+    }
+    // Assumed (a ';' file): both marks read, never both in one value.
+    const either = { decimalComma: "either" as const };
+    for (const [value, read] of [
+      ["25,50", "25.50"],
+      ["25.50", "25.50"],
+      ["25", "25"],
+    ] as const) {
+      const result = validateRow({ line: 2, fields: { ...BASE, face_value: value } }, either);
+      expect(result).toMatchObject({ ok: true, row: { face_value: read } });
+    }
+    const both = validateRow({ line: 2, fields: { ...BASE, face_value: "1.000,00" } }, either);
+    expect(both.ok).toBe(false);
+    // Without the option a comma value is refused, and the message names the option.
+    expect(errorsOf({ face_value: "25,50" })).toEqual([
+      {
+        line: 2,
+        column: "face_value",
+        message: `face_value "25,50" has ',' as its decimal mark: pass --decimal-comma to read it as 25.50`,
+      },
+    ]);
+  });
+
   it("accepts a good row and applies the default template", () => {
     const result = validateRow(
       {

@@ -62,6 +62,7 @@ interface ImportFlags {
   map?: string[];
   strictColumns?: boolean;
   delimiter?: string;
+  decimalComma?: boolean;
   sheet?: string;
   catalogCheck: boolean;
   balanceCheck: boolean;
@@ -106,6 +107,11 @@ function registerImport(orders: Command): void {
     .option("--map <Header=field>", "map a source header to a field (repeatable)", collect)
     .option("--strict-columns", "refuse columns that map to no field instead of ignoring them")
     .option("--delimiter <char>", "field delimiter, e.g. ';'")
+    .option(
+      "--decimal-comma",
+      "face_value uses ',' as its decimal mark (25,50); assumed with --delimiter ';'",
+    )
+    .option("--no-decimal-comma", "face_value uses '.' even in a ';'-separated file")
     .option("--sheet <name>", "the sheet of an .xlsx workbook to read (default: the first)")
     .option("--currency <CUR>", "payment currency (required with --no-catalog-check)")
     .option("--no-catalog-check", "skip the preflight against the catalog snapshot")
@@ -209,6 +215,13 @@ async function importFile(file: string, opts: ImportFlags): Promise<number> {
             onHeader: (h) => process.stderr.write(headerReportText(h)),
           },
           delimiter: opts.delimiter,
+          decimalComma: opts.decimalComma,
+          onDecimalComma: (assumed) => {
+            if (assumed)
+              process.stderr.write(
+                "face_value: ',' read as the decimal mark (a ';'-separated file); --no-decimal-comma to refuse such values\n",
+              );
+          },
           sheet: opts.sheet,
           currency: opts.currency,
           balanceCheck: opts.balanceCheck,
