@@ -1,6 +1,7 @@
 import { isPlainDecimal } from "../money.js";
 import { METADATA_PREFIX } from "./header.js";
 import type { OrderRow } from "./order-row.js";
+import { INVISIBLE, quoted } from "./quoted.js";
 import type { ReferenceTracker } from "./reference-tracker.js";
 import type { RowError } from "./row-error.js";
 
@@ -20,6 +21,13 @@ export const LIMITS = {
  * the mistakes spreadsheets make (two addresses in a cell, a missing domain, a stray space).
  */
 const EMAIL = /^[^\s@]+@(?:[^\s@.]+\.)+[^\s@.]+$/;
+
+/**
+ * The service's own rule (its OpenAPI `format: email`, as ajv-formats checks it): ASCII local
+ * part and domain labels. An address it refuses would only become a failed_final row later.
+ */
+const SERVICE_EMAIL =
+  /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 
 export interface ValidateRowOptions {
   /** Template for rows without template_id: --template-id, else the configuration's. */
@@ -50,7 +58,14 @@ function checkEmail(email: string): string | undefined {
   if (email === "") return "email is required";
   if (chars(email) > LIMITS.emailChars)
     return `email is longer than ${LIMITS.emailChars} characters`;
-  if (!EMAIL.test(email)) return `${JSON.stringify(email)} is not a valid e-mail address`;
+  const invisible = [...email].find((c) => INVISIBLE.test(c));
+  if (invisible !== undefined)
+    return `${quoted(email)} holds an invisible or control character (U+${invisible.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}): retype the address`;
+  const foreign = [...email].find((c) => c.codePointAt(0)! > 0x7e);
+  if (foreign !== undefined)
+    return `${quoted(email)} holds ${JSON.stringify(foreign)}: the service takes e-mail addresses in ASCII only (no accents, no international domain names; use the domain's xn-- form)`;
+  if (!EMAIL.test(email) || !SERVICE_EMAIL.test(email))
+    return `${quoted(email)} is not a valid e-mail address`;
   return undefined;
 }
 
@@ -68,7 +83,7 @@ function faceValueOf(
   if (options.decimalComma) {
     if (options.decimalComma === true && value.includes("."))
       return {
-        error: `face_value must use ',' as its decimal mark (--decimal-comma), with no '.' or other separators (got ${JSON.stringify(value)})`,
+        error: `face_value must use ',' as its decimal mark (--decimal-comma), with no '.' or other separators (got ${quoted(value)})`,
       };
     if (!COMMA_DECIMAL.test(value)) return { value };
     options.onDecimalComma?.();
@@ -76,7 +91,7 @@ function faceValueOf(
   }
   if (COMMA_DECIMAL.test(value))
     return {
-      error: `face_value ${JSON.stringify(value)} has ',' as its decimal mark: pass --decimal-comma to read it as ${value.replace(",", ".")}`,
+      error: `face_value ${quoted(value)} has ',' as its decimal mark: pass --decimal-comma to read it as ${value.replace(",", ".")}`,
     };
   return { value };
 }
@@ -84,7 +99,7 @@ function faceValueOf(
 function checkFaceValue(value: string): string | undefined {
   if (value === "") return "face_value is required";
   if (!isPlainDecimal(value)) {
-    return `face_value must be a plain decimal like 25 or 10.50, without sign, currency symbol, separators or exponent (got ${JSON.stringify(value)})`;
+    return `face_value must be a plain decimal like 25 or 10.50, without sign, currency symbol, separators or exponent (got ${quoted(value)})`;
   }
   if (/^[0.]+$/.test(value)) return `face_value must be more than zero (got ${value})`;
   return undefined;
@@ -99,7 +114,7 @@ function metadataOf(fields: Record<string, string>, line: number, errors: RowErr
       errors.push({
         line,
         column: field,
-        message: `metadata key ${JSON.stringify(key)} is longer than ${LIMITS.metadataKeyChars} characters`,
+        message: `metadata key ${quoted(key)} is longer than ${LIMITS.metadataKeyChars} characters`,
       });
     }
     if (chars(value) > LIMITS.metadataValueChars) {
@@ -132,7 +147,7 @@ function checkReference(
   }
   const earlier = references?.claim(reference, line);
   if (earlier !== undefined)
-    return `reference ${JSON.stringify(reference)} is already used on line ${earlier}`;
+    return `reference ${quoted(reference)} is already used on line ${earlier}`;
   return undefined;
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { INVISIBLE } from "../../src/orders/quoted.js";
 import { ReferenceTracker } from "../../src/orders/reference-tracker.js";
 import { validateRow } from "../../src/orders/row-validation.js";
 import { readAll } from "../helpers/csv.js";
@@ -84,6 +85,32 @@ describe("validateRow", () => {
       undefined,
       "none",
     ]);
+  });
+
+  it("takes only the e-mail addresses the service takes, and echoes hostile ones harmlessly", () => {
+    const cases: [string, RegExp][] = [
+      ["josé@example.com", /"é": the service takes e-mail addresses in ASCII only/],
+      ["ÄÖÜ@example.com", /ASCII only/],
+      ["jane@bücher.example", /ASCII only/],
+      ["jane@example.com\u200b", /invisible or control character \(U\+200B\)/],
+      ["\u202Ejane@example.com", /invisible or control character \(U\+202E\)/],
+      ["jane\u0000@example.com", /invisible or control character \(U\+0000\)/],
+      ["jane\uD800@example.com", /invisible or control character \(U\+D800\)/],
+      ["jane_(work)@example.com", /is not a valid e-mail address/],
+    ];
+    for (const [email, reason] of cases) {
+      const [error] = errorsOf({ email });
+      expect(error?.message, email).toMatch(reason);
+      // Nothing invisible reaches the terminal: it is written as \u{...}.
+      expect(error!.message).not.toMatch(INVISIBLE);
+    }
+    expect(errorsOf({ email: "jane@example.com\u200b" })[0]!.message).toContain(
+      '"jane@example.com\\u{200b}"',
+    );
+    // An echo is cut to a readable length.
+    const [long] = errorsOf({ email: `${"x".repeat(5000)}\u200b@example.com` });
+    expect(long!.message.length).toBeLessThan(200);
+    expect(errorsOf({ email: "jane@xn--bcher-kva.example" })).toEqual([]);
   });
 
   it("checks e-mail syntax", () => {
