@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import type { Config } from "../../config.js";
 import { UserError } from "../../errors/user-error.js";
 import {
   type ArchiveResult,
@@ -82,44 +83,24 @@ export function registerCampaignCommands(orders: Command): void {
       };
     },
   );
-  orders
-    .command("archive")
-    .description(
-      "Move a done (or cancelled and finished) campaign out of Redis into files: report, compact ledger, manifest. A tombstone stays.",
-    )
-    .requiredOption("--campaign <name>", "campaign name")
-    .option("--json", "print one JSON document")
-    .action(
-      action(async (opts: { campaign: string; json?: boolean }) => {
-        const ctx = createContext(opts.json);
-        return withServices(ctx.config, async ({ ledger }) => {
-          await requireCampaign(ledger, opts.campaign);
-          const result = await archiveCampaign(ledger, opts.campaign, {
-            dataDir: ctx.config.dataDir,
-          });
-          if (opts.json) printJson(result);
-          else process.stdout.write(archiveText(result));
-          return 0;
-        });
-      }),
-    );
-  orders
-    .command("restore")
-    .description("Read an archived campaign back into Redis, as it was before the archive.")
-    .requiredOption("--campaign <name>", "campaign name")
-    .option("--json", "print one JSON document")
-    .action(
-      action(async (opts: { campaign: string; json?: boolean }) => {
-        const ctx = createContext(opts.json);
-        return withServices(ctx.config, async ({ ledger }) => {
-          await requireCampaign(ledger, opts.campaign);
-          const result = await restoreCampaign(ledger, opts.campaign);
-          if (opts.json) printJson(result);
-          else process.stdout.write(restoreText(result));
-          return 0;
-        });
-      }),
-    );
+  campaignCommand(
+    orders,
+    "archive",
+    "Move a done (or cancelled and finished) campaign out of Redis into files: report, compact ledger, manifest. A tombstone stays.",
+    async (ledger, name, config) => {
+      const result = await archiveCampaign(ledger, name, { dataDir: config.dataDir });
+      return { json: result, text: archiveText(result) };
+    },
+  );
+  campaignCommand(
+    orders,
+    "restore",
+    "Read an archived campaign back into Redis, as it was before the archive.",
+    async (ledger, name) => {
+      const result = await restoreCampaign(ledger, name);
+      return { json: result, text: restoreText(result) };
+    },
+  );
 }
 
 function archiveText(r: ArchiveResult): string {
@@ -134,13 +115,20 @@ function restoreText(r: RestoreResult): string {
   return `campaign ${r.campaign} restored (${r.state}): ${number(r.rows)} rows, ${number(r.orders)} orders, from ${r.archive}\n`;
 }
 
-type LifecycleStep = (
+/** What a campaign command prints: a JSON document with --json, else text. */
+type CampaignStep = (
   ledger: Ledger,
   campaign: string,
-) => Promise<{ summary: CampaignSummary; line: string }>;
+  config: Config,
+) => Promise<{ json: unknown; text: string }>;
 
-/** `orders NAME --campaign N [--json]`: one step, then the campaign as it now stands. */
-function lifecycle(orders: Command, name: string, description: string, step: LifecycleStep): void {
+/** `orders NAME --campaign N [--json]` on an existing campaign. */
+function campaignCommand(
+  orders: Command,
+  name: string,
+  description: string,
+  step: CampaignStep,
+): void {
   orders
     .command(name)
     .description(description)
@@ -151,13 +139,26 @@ function lifecycle(orders: Command, name: string, description: string, step: Lif
         const ctx = createContext(opts.json);
         return withServices(ctx.config, async ({ ledger }) => {
           await requireCampaign(ledger, opts.campaign);
-          const { summary, line } = await step(ledger, opts.campaign);
-          if (opts.json) printJson(summary);
-          else process.stdout.write(`${line}\n${summaryText(summary)}`);
+          const { json, text } = await step(ledger, opts.campaign, ctx.config);
+          if (opts.json) printJson(json);
+          else process.stdout.write(text);
           return 0;
         });
       }),
     );
+}
+
+/** A lifecycle step: one line saying what it did, then the campaign as it now stands. */
+function lifecycle(
+  orders: Command,
+  name: string,
+  description: string,
+  step: (ledger: Ledger, campaign: string) => Promise<{ summary: CampaignSummary; line: string }>,
+): void {
+  campaignCommand(orders, name, description, async (ledger, campaign) => {
+    const { summary, line } = await step(ledger, campaign);
+    return { json: summary, text: `${line}\n${summaryText(summary)}` };
+  });
 }
 
 export async function requireCampaign(ledger: Ledger, campaign: string): Promise<void> {
