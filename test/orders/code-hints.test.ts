@@ -1,44 +1,23 @@
 import { describe, expect, it } from "vitest";
-import type { CatalogIndex, CatalogIndexEntry } from "../../src/catalog/index-entry.js";
+import type { CatalogIndexEntry } from "../../src/catalog/index-entry.js";
 import { unknownCodeMessage, withinOneEdit } from "../../src/orders/code-hints.js";
 import { PreflightMemo } from "../../src/orders/preflight.js";
+import { catalogIndexOf, indexEntry } from "../helpers/catalog-index.js";
 import { row } from "../helpers/csv.js";
 
-function entry(code: string, overrides: Partial<CatalogIndexEntry> = {}): CatalogIndexEntry {
-  return {
-    code,
-    name: code,
-    payout_type: "gift_card",
-    is_orderable: true,
-    state: "LIVE",
-    currency: "USD",
-    countries: ["US"],
-    denominations: { type: "open", min: "5", max: "500" },
-    discount_multiplier: "0",
-    ...overrides,
-  };
-}
-
-function indexOf(...entries: CatalogIndexEntry[]): CatalogIndex {
-  return {
-    fetched_at: "2026-01-01T00:00:00Z",
-    entries: Object.fromEntries(entries.map((e) => [e.code, e])),
-  };
-}
-
 const plan = (code: string) =>
-  entry(code, {
+  indexEntry(code, {
     payout_type: "subscription",
     plan_of: "AMZ-US-00134",
     denominations: { type: "fixed", list: ["9.99"] },
   });
 
-const catalog = indexOf(
+const catalog = catalogIndexOf(
   plan("AMZ-US-00134-M1"),
   plan("AMZ-US-00134-M12"),
-  entry("AMZ-US-00225"),
-  entry("GIFT-A1"),
-  entry("GIFT-A2"),
+  indexEntry("AMZ-US-00225"),
+  indexEntry("GIFT-A1"),
+  indexEntry("GIFT-A2"),
 );
 
 describe("messages for an unknown product code", () => {
@@ -93,9 +72,9 @@ describe("messages for an unknown product code", () => {
 
   it("stays cheap for a large file: one scan of the index, one search per distinct code", () => {
     const entries: CatalogIndexEntry[] = [];
-    for (let i = 0; i < 50_000; i++) entries.push(entry(`CODE-${String(i).padStart(6, "0")}`));
+    for (let i = 0; i < 50_000; i++) entries.push(indexEntry(`CODE-${String(i).padStart(6, "0")}`));
     let scans = 0;
-    const big = indexOf(...entries);
+    const big = catalogIndexOf(...entries);
     big.entries = new Proxy(big.entries, {
       ownKeys(target) {
         scans += 1;

@@ -1,36 +1,24 @@
 import { describe, expect, it } from "vitest";
-import type { CatalogIndex, CatalogIndexEntry } from "../../src/catalog/index-entry.js";
+import type { CatalogIndex } from "../../src/catalog/index-entry.js";
 import { PreflightMemo, preflightRow } from "../../src/orders/preflight.js";
+import { indexEntry } from "../helpers/catalog-index.js";
 import { row } from "../helpers/csv.js";
-
-function entry(code: string, overrides: Partial<CatalogIndexEntry> = {}): CatalogIndexEntry {
-  return {
-    code,
-    name: code,
-    payout_type: "gift_card",
-    is_orderable: true,
-    state: "LIVE",
-    currency: "USD",
-    countries: ["US"],
-    denominations: { type: "open", min: "5", max: "500.00" },
-    discount_multiplier: "0.0130",
-    ...overrides,
-  };
-}
 
 const catalog: CatalogIndex = {
   fetched_at: "2026-01-01T00:00:00Z",
   entries: {
-    OPEN: entry("OPEN"),
-    FIXED: entry("FIXED", { denominations: { type: "fixed", list: ["10.00", "25.00", "50"] } }),
-    YEN: entry("YEN", {
+    OPEN: indexEntry("OPEN"),
+    FIXED: indexEntry("FIXED", {
+      denominations: { type: "fixed", list: ["10.00", "25.00", "50"] },
+    }),
+    YEN: indexEntry("YEN", {
       currency: "JPY",
       denominations: { type: "open", min: "500", max: "50000" },
       discount_multiplier: "0.05",
     }),
-    OFF: entry("OFF", { is_orderable: false }),
-    DOWN: entry("DOWN", { state: "TEMPORARILY_DISABLED" }),
-    ODD: entry("ODD", { payout_type: "mystery", denominations: null }),
+    OFF: indexEntry("OFF", { is_orderable: false }),
+    DOWN: indexEntry("DOWN", { state: "TEMPORARILY_DISABLED" }),
+    ODD: indexEntry("ODD", { payout_type: "mystery", denominations: null }),
   },
 };
 
