@@ -5,6 +5,9 @@ import type { Ledger } from "../orders/ledger.js";
 import type { OrderJobData } from "../orders/order-job.js";
 import { ORDER_JOB_OPTIONS } from "../queue/job-options.js";
 
+/** Job states of a window key whose job will not run again (see repair). */
+const OVER = new Set(["unknown", "completed", "failed"]);
+
 export interface DispatcherOptions {
   ledger: Ledger;
   queue: Queue<OrderJobData>;
@@ -100,18 +103,22 @@ export class Dispatcher {
       const states = await Promise.all(keys.map((key) => queue.getJobState(key)));
       // No job, or one that is over (a failed job kept for inspection, say, whose order was
       // then retried under the same key: BullMQ would ignore a new job of that id).
-      const over = new Set(["unknown", "completed", "failed"]);
-      const lost = keys.filter((_, i) => over.has(states[i]!));
+      const lost = keys
+        .map((key, i) => ({ key, state: states[i]! }))
+        .filter(({ state }) => OVER.has(state));
       if (lost.length === 0) continue;
-      const orders = await ledger.getOrders(campaign, lost);
+      const orders = await ledger.getOrders(
+        campaign,
+        lost.map((l) => l.key),
+      );
       const again: OrderJobData[] = [];
-      for (const [i, key] of lost.entries()) {
+      for (const [i, { key, state }] of lost.entries()) {
         const status = orders[i]?.status;
         if (status !== "queued" && status !== "in_flight") {
           await ledger.leaveWindow(campaign, key);
           continue;
         }
-        if (states[i] !== "unknown") await queue.remove(key);
+        if (state !== "unknown") await queue.remove(key);
         again.push({ campaign, key });
       }
       await enqueueOrders(queue, again, await this.optionsOf(campaign));

@@ -1,9 +1,12 @@
 import { readFile } from "node:fs/promises";
+import { Worker } from "bullmq";
+import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { UserError } from "../../src/errors/user-error.js";
 import { Dispatcher } from "../../src/jobs/dispatcher.js";
 import { ImportRefused, importCampaign } from "../../src/orders/import-campaign.js";
 import type { LedgerRow } from "../../src/orders/ledger.js";
+import { QUEUES } from "../../src/queue/names.js";
 import {
   type CampaignEnv,
   campaignEnv,
@@ -12,6 +15,7 @@ import {
   quietLog,
 } from "../helpers/campaign-env.js";
 import { csvFile, shuffleLines, validCsv } from "../helpers/csv.js";
+import { REDIS_URL } from "../helpers/redis.js";
 
 let env: CampaignEnv | undefined;
 
@@ -186,6 +190,46 @@ describe("re-importing a campaign", () => {
     expect(jobs[0]?.data).toEqual({ campaign: "crash", key: jobs[0]?.id });
     expect(await e.ledger.windowKeys("crash")).toHaveLength(7);
     // A second repair finds nothing lost.
+    expect(await dispatcher.repair()).toBe(0);
+  });
+
+  it("repair re-adds each lost job, a missing one and one BullMQ still holds as failed, beside a live one", async () => {
+    const e = await setup("lost-kinds");
+    const file = await csvFile(e, "a.csv", validCsv(e.index, 3).text);
+    await importCampaign({ file, campaign: "lost" }, depsOf(e));
+    await e.ledger.dispatch(100);
+    // Roles in the order repair reads the window, so that the failed job comes after a missing one.
+    const keys = await e.ledger.windowKeys("lost");
+    const [live, missing, failed] = keys as [string, string, string];
+    // One job waits as it should; one was never added; one failed for good and is kept.
+    await e.queue.add("order-create", { campaign: "lost", key: live }, { jobId: live });
+    await e.queue.add("order-create", { campaign: "lost", key: failed }, { jobId: failed });
+    const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+    const taker = new Worker(QUEUES.orders, null, { connection, prefix: e.config.prefix });
+    try {
+      const taken = await taker.getNextJob("token");
+      expect(taken?.id).toBe(live);
+      // Put the live one back: only the second one fails.
+      await taken!.moveToDelayed(Date.now(), "token");
+      const next = await taker.getNextJob("token");
+      expect(next?.id).toBe(failed);
+      await next!.moveToFailed(new Error("lost"), "token", false);
+    } finally {
+      await taker.close();
+      await connection.quit();
+    }
+    expect(await e.queue.getJobState(failed)).toBe("failed");
+    expect(missing).toBeDefined();
+
+    const dispatcher = new Dispatcher({
+      ledger: e.ledger,
+      queue: e.queue,
+      log: quietLog,
+      window: 100,
+    });
+    expect(await dispatcher.repair()).toBe(2);
+    for (const key of keys)
+      expect(["waiting", "delayed"]).toContain(await e.queue.getJobState(key));
     expect(await dispatcher.repair()).toBe(0);
   });
 
