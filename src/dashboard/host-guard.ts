@@ -1,10 +1,14 @@
+import { isIPv4 } from "node:net";
 import type { NextFunction, Request, Response } from "express";
 
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+const LOOPBACK = new Set(["localhost", "::1", "[::1]"]);
 
-/** True for the addresses that only this machine can reach. */
+/**
+ * True for the addresses that only this machine can reach: an IPv4 literal of 127/8, not any
+ * name that starts with "127." (a name like 127.evil.example can be pointed at 127.0.0.1).
+ */
 export function isLoopback(host: string): boolean {
-  return LOOPBACK.has(host) || host.startsWith("127.");
+  return LOOPBACK.has(host) || (isIPv4(host) && host.startsWith("127."));
 }
 
 /**
