@@ -64,15 +64,20 @@ local function units_text(units, scale)
   return string.sub(s, 1, #s - scale) .. '.' .. string.sub(s, #s - scale + 1)
 end
 local function cancel_order(orders_key, counts_key, key, order, now)
+  local from = order.status
   local to = cancelled_status(order)
-  if to == 'failed_uncertain' then
+  if from == 'in_flight' then
+    to = 'failed_uncertain'
+    order.error_message = 'campaign cancelled while an attempt was under way on a worker that stopped: an order may exist'
+    order.error_type = 'cancelled_uncertain'
+  elseif to == 'failed_uncertain' then
     order.error_message = 'campaign cancelled after an ambiguous attempt (' .. order.error_type .. '): an order may exist'
     order.error_type = 'cancelled_uncertain'
   end
   order.status = to
   order.updated_at = now
   redis.call('HSET', orders_key, key, cjson.encode(order))
-  move_counts(counts_key, 'queued', to, #order.identities)
+  move_counts(counts_key, from, to, #order.identities)
 end
 `;
 
@@ -93,6 +98,11 @@ if not raw then return {-1, ''} end
 local order = cjson.decode(raw)
 local current = order.status
 if not allowed(ARGV[2], current) then return {0, current} end
+if ARGV[6] == 'pending' then
+  -- Back to sending (a retry): never in a campaign cancelled or archived meanwhile.
+  local state = redis.call('HGET', KEYS[5], 'state')
+  if state == 'cancelled' or state == 'archived' then return {0, current} end
+end
 local patch = cjson.decode(ARGV[4])
 for k, v in pairs(patch) do
   if v == cjson.null then order[k] = nil else order[k] = v end
@@ -157,7 +167,9 @@ if current ~= 'queued' and current ~= 'in_flight' then
   return {0, current}
 end
 if state == 'cancelled' or state == 'archived' then
-  if current == 'queued' then cancel_order(KEYS[1], KEYS[3], ARGV[1], order, ARGV[3]) end
+  -- queued: cancelled (or failed_uncertain after an ambiguous attempt); in_flight here is a job
+  -- taken over from a worker that died mid-attempt: an order may exist, so failed_uncertain.
+  cancel_order(KEYS[1], KEYS[3], ARGV[1], order, ARGV[3])
   redis.call('SREM', KEYS[6], ARGV[1])
   note_finished(KEYS[3], KEYS[4], ARGV[3])
   return {0, order.status}
@@ -225,11 +237,17 @@ if #rest == 0 then
   new_order.price = old.price
   new_order.face = old.face
 end
+-- A campaign cancelled meanwhile sends nothing more: the new order (nothing was made for
+-- its rows: a 4xx moved them) is cancelled at once instead of waiting on the pending list.
+local closed = redis.call('HGET', KEYS[6], 'state')
+if closed == 'cancelled' or closed == 'archived' then new_order.status = 'cancelled' end
 redis.call('HSET', KEYS[1], ARGV[2], cjson.encode(new_order))
-move_counts(KEYS[3], old.status, 'queued', #moved)
+move_counts(KEYS[3], old.status, new_order.status, #moved)
 redis.call('SREM', KEYS[4], ARGV[1])
-redis.call('LPUSH', KEYS[5], ARGV[2])
-redis.call('HDEL', KEYS[6], 'finished_at')
+if new_order.status == 'queued' then
+  redis.call('LPUSH', KEYS[5], ARGV[2])
+  redis.call('HDEL', KEYS[6], 'finished_at')
+end
 for _, id in ipairs(moved) do
   local row_raw = redis.call('HGET', KEYS[2], id)
   if row_raw then
@@ -422,8 +440,9 @@ local current = redis.call('HGET', KEYS[1], 'state') or 'running'
 if not allowed(ARGV[2], current) then return {0, current} end
 redis.call('HSET', KEYS[1], 'state', ARGV[1])
 for i = 5, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+-- A pause's reason belongs to the paused state only (a cancelled campaign is not "paused").
+if ARGV[1] ~= 'paused' then redis.call('HDEL', KEYS[1], 'paused_reason', 'paused_at') end
 if ARGV[1] == 'running' then
-  redis.call('HDEL', KEYS[1], 'paused_reason', 'paused_at')
   redis.call('SADD', KEYS[2], ARGV[4])
 else
   redis.call('SREM', KEYS[2], ARGV[4])

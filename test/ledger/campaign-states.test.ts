@@ -128,6 +128,50 @@ describe("campaign states in the ledger", () => {
     expect(summary.money.USD).toMatchObject({ rows: 5, face_value: "50.00", spent: "9.50" });
   });
 
+  it("cancel reaches orders that were in flight on a worker that died, next generations and retries", async () => {
+    await campaign("late", 4);
+    await ledger.dispatch(10);
+    // k1 in flight on a worker that then died; k2 in flight and refused (a 4xx) after the cancel;
+    // k3 failed_uncertain, retried under the same key by a retry that checked the state first.
+    await start("late", "k1");
+    await start("late", "k2");
+    await start("late", "k3");
+    await ledger.transition("late", "k3", ["in_flight"], "failed_uncertain", {
+      error_type: "timeout",
+    });
+    // Paused first: a cancelled campaign shows no pause any more.
+    expect(await pauseCampaign(ledger, "late")).toBe(true);
+    await cancelCampaign(ledger, "late");
+
+    expect(await start("late", "k1")).toEqual({ kind: "past", status: "failed_uncertain" });
+    expect(await ledger.getOrder("late", "k1")).toMatchObject({
+      error_type: "cancelled_uncertain",
+    });
+    const rekeyed = await ledger.rekey("late", {
+      oldKey: "k2",
+      newKey: "k2-next",
+      identities: ["id2"],
+      generation: 1,
+      from: ["in_flight"],
+    });
+    expect(rekeyed).toBe("done");
+    expect(await ledger.getOrder("late", "k2-next")).toMatchObject({ status: "cancelled" });
+    const retried = await ledger.transition(
+      "late",
+      "k3",
+      ["failed_uncertain"],
+      "queued",
+      {},
+      "pending",
+    );
+    expect(retried.moved).toBe(false);
+
+    expect(await ledger.pendingCount("late")).toBe(0);
+    const status = await campaignStatus(ledger, "late");
+    expect(status).toMatchObject({ state: "cancelled", queued: 0, in_flight: 0, paused: null });
+    expect(status.cancelled + status.failed_uncertain).toBe(4);
+  });
+
   it("done once nothing is queued, in flight or submitted; spend counts completed orders once", async () => {
     await campaign("d", 2);
     for (const key of ["k1", "k2"]) {
