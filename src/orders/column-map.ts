@@ -13,7 +13,8 @@ export function parseColumnMap(values: readonly string[]): Record<string, string
     if (at === -1 || !source || !field) {
       throw new UserError(`--map ${JSON.stringify(value)}: expected 'Source Header=field'`);
     }
-    if (source in map) throw new UserError(`--map: ${JSON.stringify(source)} is mapped twice`);
+    if (Object.hasOwn(map, source))
+      throw new UserError(`--map: ${JSON.stringify(source)} is mapped twice`);
     map[source] = field;
   }
   return map;

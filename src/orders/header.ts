@@ -103,7 +103,8 @@ export function resolveHeader(
   const seen = new Map<string, string>();
   names.forEach((source, index) => {
     const name = source.trim();
-    const mapped = map[name];
+    // Own keys only: a header named "constructor" or "__proto__" is a header, not a mapping.
+    const mapped = Object.hasOwn(map, name) ? map[name] : undefined;
     let field = canonicalField(mapped ?? source);
     let by: RenamedColumn["by"] | undefined = mapped === undefined ? undefined : "map";
     // A --map target or a metadata column must be right: those are never ignored.

@@ -259,6 +259,11 @@ export async function importCampaign(
       invalidFile,
       spool,
     });
+  } catch (error) {
+    // Stopped before the error file was put in place (a file refused half way, Redis gone):
+    // no half-written error file is left behind. A no-op once it is in place.
+    await invalidFile?.discard();
+    throw error;
   } finally {
     await spool?.close();
   }
@@ -304,7 +309,6 @@ async function importWithSpool(
   });
 
   if (survey.errorCount > 0 && !options.skipInvalid) {
-    await invalidFile?.discard();
     throw new ImportRefused(
       `${survey.errorCount} invalid row(s); nothing was enqueued`,
       result(0, 0),

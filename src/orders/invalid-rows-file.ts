@@ -24,6 +24,8 @@ export class InvalidRowsFile {
   private stream: Stringifier | undefined;
   private file: WriteStream | undefined;
   private readonly temporary: string;
+  /** Committed or discarded: the temporary file is gone or in place. */
+  private settled = false;
   /** The header's cells as read; the indexes of the columns kept from them. */
   private names: string[] = [];
   private kept: number[] = [];
@@ -70,12 +72,16 @@ export class InvalidRowsFile {
 
   /** Puts the file in place when it holds errors. */
   async commit(hasErrors: boolean): Promise<void> {
+    this.settled = true;
     await this.close();
     if (hasErrors && this.stream) await rename(this.temporary, this.path);
     else await rm(this.temporary, { force: true });
   }
 
+  /** Removes what was written; nothing once the file was committed. */
   async discard(): Promise<void> {
+    if (this.settled) return;
+    this.settled = true;
     await this.close();
     await rm(this.temporary, { force: true });
   }

@@ -1,3 +1,4 @@
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type CampaignEnv, campaignEnv, giftjobs } from "../helpers/campaign-env.js";
@@ -72,5 +73,22 @@ describe("orders import --json when the whole file is refused", () => {
     expect(errors).toEqual([
       { line: null, message: expect.stringMatching(/cannot read .*nowhere\.csv/) },
     ]);
+  });
+});
+
+describe("a file refused half way", () => {
+  it("leaves no half-written error file, and a header named like an object key is a header", async () => {
+    const e = await setup();
+    const good = validCsv(e.index, 2).text;
+    // An invalid row (written to the error file), then a quote that never closes.
+    const file = await csvFile(e, "half.csv", `${good}not-an-email,X,1\n"open@example.com,X,1\n`);
+    const errorFile = join(e.dataDir, "fix", "errors.csv");
+    const errors = await refused(e, file, ["--skip-invalid", "--error-file", errorFile]);
+    expect(errors[0]!.message).toMatch(/never closed/);
+    expect(await readdir(join(e.dataDir, "fix")).catch(() => [])).toEqual([]);
+
+    const odd = await csvFile(e, "odd.csv", good.replace("face_value", "face_value,constructor"));
+    const strict = await refused(e, odd, ["--strict-columns"]);
+    expect(strict).toEqual([expect.objectContaining({ line: 1, column: "constructor" })]);
   });
 });
