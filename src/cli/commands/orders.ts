@@ -187,80 +187,85 @@ async function importFile(file: string, opts: ImportFlags): Promise<number> {
     fileBytes,
   );
   let phase = "validate";
-  return withServices(ctx.config, async ({ ledger, client }) => {
-    try {
-      const result = await importCampaign(
-        {
-          file,
-          campaign: opts.campaign,
-          dryRun: opts.dryRun,
-          skipInvalid: opts.skipInvalid,
-          errorFile,
-          budgets,
-          hold,
-          append: opts.append,
-          confirm: importConfirm({
-            yes: opts.yes,
-            hold,
+  // Stopped however the import ends, Redis unreachable included: the terminal gets its cursor back.
+  try {
+    return await withServices(ctx.config, async ({ ledger, client }) => {
+      try {
+        const result = await importCampaign(
+          {
+            file,
+            campaign: opts.campaign,
             dryRun: opts.dryRun,
-            streams: { input: process.stdin, output: process.stderr },
-            beforeAsking: () => bar.stop(),
-          }),
-          executionMode: opts.executionMode,
-          itemsPerOrder: opts.itemsPerOrder,
-          defaultTemplateId: opts.templateId ?? ctx.config.templateId,
-          map,
-          header: {
-            strictColumns: opts.strictColumns,
-            onHeader: (h) => process.stderr.write(headerReportText(h)),
+            skipInvalid: opts.skipInvalid,
+            errorFile,
+            budgets,
+            hold,
+            append: opts.append,
+            confirm: importConfirm({
+              yes: opts.yes,
+              hold,
+              dryRun: opts.dryRun,
+              streams: { input: process.stdin, output: process.stderr },
+              beforeAsking: () => bar.stop(),
+            }),
+            executionMode: opts.executionMode,
+            itemsPerOrder: opts.itemsPerOrder,
+            defaultTemplateId: opts.templateId ?? ctx.config.templateId,
+            map,
+            header: {
+              strictColumns: opts.strictColumns,
+              onHeader: (h) => process.stderr.write(headerReportText(h)),
+            },
+            delimiter: opts.delimiter,
+            decimalComma: opts.decimalComma,
+            onDecimalComma: (assumed) => {
+              if (assumed)
+                process.stderr.write(
+                  "face_value: ',' read as the decimal mark (a ';'-separated file); --no-decimal-comma to refuse such values\n",
+                );
+            },
+            sheet: opts.sheet,
+            currency: opts.currency,
+            balanceCheck: opts.balanceCheck,
+            onProgress: (p) => {
+              if (p.phase !== phase) {
+                phase = p.phase;
+                bar.setTotal(p.toEnqueue);
+              }
+              const value = p.phase === "validate" ? Math.min(p.bytes, fileBytes) : p.enqueued;
+              bar.update(value, { phase: p.phase, rows: p.rows, enqueued: p.enqueued });
+            },
           },
-          delimiter: opts.delimiter,
-          decimalComma: opts.decimalComma,
-          onDecimalComma: (assumed) => {
-            if (assumed)
-              process.stderr.write(
-                "face_value: ',' read as the decimal mark (a ';'-separated file); --no-decimal-comma to refuse such values\n",
-              );
-          },
-          sheet: opts.sheet,
-          currency: opts.currency,
-          balanceCheck: opts.balanceCheck,
-          onProgress: (p) => {
-            if (p.phase !== phase) {
-              phase = p.phase;
-              bar.setTotal(p.toEnqueue);
-            }
-            const value = p.phase === "validate" ? Math.min(p.bytes, fileBytes) : p.enqueued;
-            bar.update(value, { phase: p.phase, rows: p.rows, enqueued: p.enqueued });
-          },
-        },
-        { ledger, catalog, client, log: ctx.log },
-      );
-      bar.stop();
-      for (const r of result.budgets_replaced ?? [])
-        process.stderr.write(
-          `campaign ${result.campaign}: its ${r.currency} budget ${r.from} is replaced by ${r.to}\n`,
+          { ledger, catalog, client, log: ctx.log },
         );
-      if (requireApproval && !opts.hold && result.state === "held" && !result.dry_run)
-        process.stderr.write(
-          `GIFTJOBS_REQUIRE_APPROVAL is set: campaign ${result.campaign} is held${opts.yes ? " even with --yes" : ""}; send it with \`giftjobs orders approve --campaign ${result.campaign}\`\n`,
-        );
-      if (opts.json) printJson(importJson(result));
-      else printImportSummary(result);
-      return 0;
-    } catch (error) {
-      bar.stop();
-      if (error instanceof ImportDeclined) {
+        bar.stop();
+        for (const r of result.budgets_replaced ?? [])
+          process.stderr.write(
+            `campaign ${result.campaign}: its ${r.currency} budget ${r.from} is replaced by ${r.to}\n`,
+          );
+        if (requireApproval && !opts.hold && result.state === "held" && !result.dry_run)
+          process.stderr.write(
+            `GIFTJOBS_REQUIRE_APPROVAL is set: campaign ${result.campaign} is held${opts.yes ? " even with --yes" : ""}; send it with \`giftjobs orders approve --campaign ${result.campaign}\`\n`,
+          );
+        if (opts.json) printJson(importJson(result));
+        else printImportSummary(result);
+        return 0;
+      } catch (error) {
+        bar.stop();
+        if (error instanceof ImportDeclined) {
+          if (opts.json) printJson(importJson(error.result));
+          process.stderr.write(`giftjobs: ${error.message}\n`);
+          return 1;
+        }
+        if (!(error instanceof ImportRefused)) throw error;
         if (opts.json) printJson(importJson(error.result));
-        process.stderr.write(`giftjobs: ${error.message}\n`);
-        return 1;
+        else printRefusal(error);
+        return 2;
       }
-      if (!(error instanceof ImportRefused)) throw error;
-      if (opts.json) printJson(importJson(error.result));
-      else printRefusal(error);
-      return 2;
-    }
-  });
+    });
+  } finally {
+    bar.stop();
+  }
 }
 
 function importJson(r: ImportResult) {
