@@ -8,11 +8,15 @@ export function quoted(text: string, max = 60): string {
   let out = "";
   let count = 0;
   for (const char of text) {
-    if (count === max) return `"${out}..." (${[...text].length} characters)`;
-    out += INVISIBLE.test(char) ? `\\u{${char.codePointAt(0)!.toString(16)}}` : char;
+    if (count === max) return `"${out}..." (${text.length} characters)`;
+    out += INVISIBLE.test(char)
+      ? `\\u{${char.codePointAt(0)!.toString(16)}}`
+      : char === '"'
+        ? '\\"'
+        : char;
     count += 1;
   }
-  return `"${out.replaceAll('"', '\\"')}"`;
+  return `"${out}"`;
 }
 
 /** Controls, format characters (zero-width, bidi), separators other than space, lone surrogates. */
