@@ -193,19 +193,24 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   }
   for (const worker of workers)
     worker.on("error", (error) => log.error({ err: error }, "worker error"));
-  await Promise.all(workers.map((w) => w.waitUntilReady()));
-  return {
-    workers,
-    close: async () => {
-      await dispatcher?.close();
-      await Promise.all(workers.map((w) => w.close()));
-      // After the order workers (which may still submit orders), before Redis closes.
-      await follower?.close();
-      await tracker?.close();
-      await Promise.all(closers.map((c) => c()));
-      await connection.quit();
-    },
+  const close = async () => {
+    await dispatcher?.close();
+    await Promise.all(workers.map((w) => w.close()));
+    // After the order workers (which may still submit orders), before Redis closes.
+    await follower?.close();
+    await tracker?.close();
+    await Promise.all(closers.map((c) => c()));
+    await connection.quit();
   };
+  try {
+    await Promise.all(workers.map((w) => w.waitUntilReady()));
+  } catch (error) {
+    // Not started (Redis unreachable, say): the dispatcher, follower and tracker already run;
+    // stop them, or they would keep the process alive retrying.
+    await close().catch(() => connection.disconnect());
+    throw error;
+  }
+  return { workers, close };
 }
 
 /**
