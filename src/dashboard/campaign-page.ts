@@ -1,3 +1,4 @@
+import { maskEmails } from "../log.js";
 import type { CampaignSummary } from "../orders/campaign-summary.js";
 import type { CampaignAction } from "./campaign-actions.js";
 import { FAILURE_STATUSES, type FailurePage, type FailureStatus } from "./campaign-failures.js";
@@ -46,7 +47,7 @@ function nav(boardPath: string): string {
 
 function summary(s: CampaignSummary): string {
   const paused = s.paused
-    ? `<dt>paused</dt><dd><span class="paused">${escapeHtml(s.paused.reason)}</span> ${s.paused.since ? `<small>since ${timeHtml(s.paused.since)}</small>` : ""}</dd>`
+    ? `<dt>paused</dt><dd><span class="paused">${escapeHtml(maskEmails(s.paused.reason))}</span> ${s.paused.since ? `<small>since ${timeHtml(s.paused.since)}</small>` : ""}</dd>`
     : "";
   const counts = [
     ["queued", s.queued],

@@ -1,3 +1,4 @@
+import { maskEmails } from "../log.js";
 import { ROW_STATUSES } from "../orders/row-status.js";
 import type { CampaignOverview } from "./campaign-overviews.js";
 import type { CampaignProgress } from "./campaign-progress.js";
@@ -68,7 +69,7 @@ function state(c: CampaignOverview): string {
   const text = `<span class="state">${escapeHtml(c.state)}</span>`;
   if (!c.paused || c.state === "done") return text;
   const since = c.paused.since ? ` <small>since ${timeHtml(c.paused.since)}</small>` : "";
-  return `${text}<br><span class="paused">${escapeHtml(c.paused.reason)}</span>${since}`;
+  return `${text}<br><span class="paused">${escapeHtml(maskEmails(c.paused.reason))}</span>${since}`;
 }
 
 /** A bar of completed, failed and cancelled rows over all rows, and `done / total`. */
