@@ -38,6 +38,7 @@ export interface DispatcherOptions {
 export class Dispatcher {
   private stopped = false;
   private wakeUp: (() => void) | undefined;
+  private woken = false;
   private loop: Promise<void> | undefined;
   private lastRepair = Date.now();
   /** Job options per campaign (recorded at import), read once. */
@@ -51,6 +52,8 @@ export class Dispatcher {
 
   /** Looks at the campaigns now (a job ended: its window has room). */
   wake(): void {
+    // Kept when it comes mid-pass, so the next sleep does not wait its whole tick.
+    this.woken = true;
     this.wakeUp?.();
   }
 
@@ -146,12 +149,18 @@ export class Dispatcher {
   }
 
   private sleep(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
+      const done = () => {
         clearTimeout(timer);
+        this.wakeUp = undefined;
+        this.woken = false;
         resolve();
-      }
+      };
+      const timer = setTimeout(done, ms);
       this.wakeUp = done;
     });
   }
