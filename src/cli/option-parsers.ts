@@ -37,3 +37,10 @@ export function wholeNumber(
 export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
+
+/** A 3-letter currency code (`--currency`), upper-cased; anything else names the flag. */
+export function currencyCode(flag: string, value: string): string {
+  if (!/^[A-Za-z]{3}$/.test(value))
+    throw new UserError(`${flag} must be a 3-letter currency code such as USD (got ${value})`);
+  return value.toUpperCase();
+}

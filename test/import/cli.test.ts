@@ -266,6 +266,18 @@ describe("giftjobs orders import", () => {
       expect(refused.stderr).toBe(
         `giftjobs: error: no catalog snapshot in ${join(empty, "catalog")}: run \`giftjobs catalog sync\` first, or pass --no-catalog-check\n`,
       );
+      // --no-catalog-check without a currency, or with one that is not a code: one line each.
+      const env = { GIFTJOBS_DATA_DIR: empty };
+      const bare = await giftjobs(e, [...args, "--yes", "--no-catalog-check"], env);
+      expect([bare.code, bare.stderr]).toEqual([
+        2,
+        "giftjobs: error: --no-catalog-check needs --currency CUR: the currency every row pays in\n",
+      ]);
+      const euro = await giftjobs(e, [...args, "--no-catalog-check", "--currency", "EURO"], env);
+      expect([euro.code, euro.stderr]).toEqual([
+        2,
+        "giftjobs: error: --currency must be a 3-letter currency code such as USD (got EURO)\n",
+      ]);
       const done = await giftjobs(
         e,
         [

@@ -27,7 +27,7 @@ import { templateCsv, writeTemplateXlsx } from "../../orders/order-template.js";
 import { formatRowError } from "../../orders/row-error.js";
 import { waitForCampaign } from "../../orders/wait-for-campaign.js";
 import { importConfirm } from "../confirm-import.js";
-import { collect, wholeNumber } from "../option-parsers.js";
+import { collect, currencyCode, wholeNumber } from "../option-parsers.js";
 import { progressBar } from "../progress.js";
 import { action, createContext, printJson } from "../run-action.js";
 import { withServices } from "../services.js";
@@ -163,6 +163,11 @@ async function importFile(file: string, opts: ImportFlags): Promise<number> {
   const requireApproval = ctx.config.requireApproval;
   const hold = Boolean(opts.hold) || requireApproval;
   const map = opts.map ? parseColumnMap(opts.map) : undefined;
+  const currency =
+    opts.currency === undefined ? undefined : currencyCode("--currency", opts.currency);
+  // Checked before the file is read: without a snapshot, every row needs this one currency.
+  if (!opts.catalogCheck && !currency)
+    throw new UserError("--no-catalog-check needs --currency CUR: the currency every row pays in");
   const catalog = opts.catalogCheck ? await loadCurrentIndex(ctx.config.dataDir) : undefined;
   if (opts.catalogCheck && !catalog) {
     throw new UserError(
@@ -225,7 +230,7 @@ async function importFile(file: string, opts: ImportFlags): Promise<number> {
                 );
             },
             sheet: opts.sheet,
-            currency: opts.currency,
+            currency,
             balanceCheck: opts.balanceCheck,
             onProgress: (p) => {
               if (p.phase !== phase) {
