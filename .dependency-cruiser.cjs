@@ -7,7 +7,9 @@ const LAYERS = [
   ["errors"],
   ["queue", "api"],
   ["catalog"],
-  ["orders"],
+  // doctor asks Redis, the service and the snapshot store; nothing imports it but the CLI.
+  ["orders", "doctor"],
+  ["webhooks"],
   ["jobs"],
   ["metrics"],
   ["dashboard"],

@@ -12,8 +12,16 @@ export interface Config {
   apiKey: string | undefined;
   /** Dated API version sent as X-Api-Version; the account's stored version when unset. */
   apiVersion: string | undefined;
-  /** @defaultValue `redis://127.0.0.1:6379` */
+  /**
+   * Redis; in cluster mode only its credentials (user, password) and scheme (`rediss://`: TLS)
+   * are used. @defaultValue `redis://127.0.0.1:6379`
+   */
   redisUrl: string;
+  /**
+   * Seed nodes of a Redis Cluster (`host:port`); when set, every connection is a cluster
+   * client and the prefix must hold a hash tag. Unset: one Redis at `redisUrl`.
+   */
+  redisClusterNodes: ClusterSeed[] | undefined;
   /** Prefix of every Redis key; use a `{hash-tag}` on Redis Cluster. @defaultValue `giftjobs` */
   prefix: string;
   /** Where snapshots, reports and error files go. @defaultValue `./data` */
@@ -33,12 +41,19 @@ export interface Config {
   requireApproval: boolean;
 }
 
+/** One seed node of a Redis Cluster. */
+export interface ClusterSeed {
+  host: string;
+  port: number;
+}
+
 /** Environment variable of each setting; env wins over `config/*.json`. */
 export const ENV_NAMES: Record<keyof Config, string> = {
   apiUrl: "GIFTJOBS_API_URL",
   apiKey: "GIFTJOBS_API_KEY",
   apiVersion: "GIFTJOBS_API_VERSION",
   redisUrl: "GIFTJOBS_REDIS_URL",
+  redisClusterNodes: "GIFTJOBS_REDIS_CLUSTER_NODES",
   prefix: "GIFTJOBS_PREFIX",
   dataDir: "GIFTJOBS_DATA_DIR",
   templateId: "GIFTJOBS_TEMPLATE_ID",
@@ -66,6 +81,31 @@ const redisUrl = z.string().refine((v) => {
   }
 }, "must be a redis:// or rediss:// URL");
 
+// "host:port,host:port" (or a JSON array of "host:port"); the port is 1..65535.
+const clusterNodes = z
+  .union([z.string(), z.array(z.string())])
+  .nullish()
+  .transform((value, ctx) => {
+    const parts = (Array.isArray(value) ? value : (value ?? "").split(","))
+      .map((part) => part.trim())
+      .filter(Boolean);
+    if (parts.length === 0) return undefined;
+    const seeds: ClusterSeed[] = [];
+    for (const part of parts) {
+      const match = /^(\[[^\]]+\]|[^\s:,]+):(\d{1,5})$/.exec(part);
+      const port = Number(match?.[2]);
+      if (!match || port < 1 || port > 65535) {
+        ctx.addIssue({
+          code: "custom",
+          message: `must be host:port,host:port,... (got ${JSON.stringify(part)})`,
+        });
+        return z.NEVER;
+      }
+      seeds.push({ host: match[1]!.replace(/^\[|\]$/g, ""), port });
+    }
+    return seeds;
+  });
+
 const optionalText = z
   .string()
   .nullish()
@@ -80,6 +120,7 @@ const SCHEMA = {
     .nullish()
     .transform((v) => v ?? undefined),
   redisUrl,
+  redisClusterNodes: clusterNodes,
   prefix: z
     .string()
     .min(1, "must not be empty")
@@ -102,6 +143,9 @@ const SCHEMA = {
     })
     .transform((v) => v === true || v === "1" || v === "true"),
 } satisfies Record<keyof Config, z.ZodType>;
+
+/** Settings an empty environment variable cannot mean "the default" for: where data and keys go. */
+const MUST_NOT_BE_EMPTY = new Set<keyof Config>(["dataDir", "prefix", "redisUrl", "apiUrl"]);
 
 function readJson(path: string, label: string): Record<string, unknown> {
   if (!existsSync(path)) return {};
@@ -145,6 +189,12 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       raw = fromFile[key];
       source = `${filePath} ${key}`;
     }
+    if (env[envName] === "" && MUST_NOT_BE_EMPTY.has(key))
+      // `GIFTJOBS_DATA_DIR=$UNSET_VARIABLE` would otherwise write beside the default silently.
+      throw new ConfigError(
+        envName,
+        `is set but empty: unset it to use the default (${describe(key, raw)}), or give a value`,
+      );
     if (env[envName] !== undefined && env[envName] !== "") {
       raw = env[envName];
       source = envName;
@@ -160,7 +210,44 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     }
     result[key] = parsed.data;
   }
-  return result as unknown as Config;
+  const config = result as unknown as Config;
+  checkClusterSettings(config);
+  return config;
+}
+
+/**
+ * The hash tag of a key or prefix as Redis Cluster reads it: what lies between the first `{`
+ * and the first `}` after it, when that is not empty. Keys with one tag share one slot.
+ */
+export function hashTagOf(prefix: string): string | undefined {
+  const open = prefix.indexOf("{");
+  if (open < 0) return undefined;
+  const close = prefix.indexOf("}", open + 1);
+  if (close <= open + 1) return undefined;
+  return prefix.slice(open + 1, close);
+}
+
+/**
+ * In cluster mode every key of giftjobs must be in one slot (BullMQ's and the ledger's scripts
+ * touch many keys at once; docs/architecture.md, "Redis Cluster"), so the prefix needs a hash
+ * tag; and a cluster has database 0 only.
+ */
+function checkClusterSettings(config: Config): void {
+  if (!config.redisClusterNodes) return;
+  if (hashTagOf(config.prefix) === undefined) {
+    const tagged = `{${config.prefix.replace(/[{}]/g, "") || "giftjobs"}}`;
+    throw new ConfigError(
+      ENV_NAMES.prefix,
+      `${JSON.stringify(config.prefix)} has no hash tag, which a Redis Cluster needs (${ENV_NAMES.redisClusterNodes} is set): use ${JSON.stringify(tagged)}`,
+    );
+  }
+  const db = new URL(config.redisUrl).pathname.replace(/^\//, "");
+  if (db !== "" && db !== "0") {
+    throw new ConfigError(
+      ENV_NAMES.redisUrl,
+      `a Redis Cluster has database 0 only (got /${db}); remove it from the URL`,
+    );
+  }
 }
 
 function describe(key: keyof Config, raw: unknown): string {

@@ -1,9 +1,9 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { exited, runCli, spawnCli } from "./helpers/cli.js";
+import { freePort } from "./helpers/free-port.js";
 import { cleanPrefix, REDIS_URL, testRedis, uniquePrefix } from "./helpers/redis.js";
 
 /** One step of the README walk-through. */
@@ -40,15 +40,6 @@ function parseReadme(text: string): Step[] {
     }
   }
   return steps;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const address = server.address() as { port: number };
-      server.close(() => resolve(address.port));
-    });
-  });
 }
 
 describe("README walk-through", () => {
@@ -101,7 +92,9 @@ describe("README walk-through", () => {
       if (args.includes("--json") && step.exit === 0)
         expect(() => JSON.parse(result.stdout)).not.toThrow();
     }
-  }, 120_000);
+    // About 30 CLI processes in a row (2 s each on an idle 2-core machine, twice that beside the
+    // rest of the suite): a limit for a hang, not a measure of speed.
+  }, 300_000);
 });
 
 /** A background command is ready when it printed something (sandbox) or ran for a moment (worker). */

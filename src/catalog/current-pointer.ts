@@ -1,6 +1,5 @@
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { DamagedFileError, parseFileJson } from "./damaged-file-error.js";
+import { DamagedFileError, readFileJson } from "./damaged-file-error.js";
 import { replaceFileAtomically } from "./durable-files.js";
 import { currentPointerPath, snapshotsDir } from "./snapshot-layout.js";
 
@@ -14,14 +13,8 @@ interface CurrentPointer {
 export async function readCurrentPointer(
   dataDir: string,
 ): Promise<{ name: string; dir: string } | undefined> {
-  let text: string;
-  try {
-    text = await readFile(currentPointerPath(dataDir), "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
-  const pointer = parseFileJson<CurrentPointer>(text, currentPointerPath(dataDir));
+  const pointer = await readFileJson<CurrentPointer>(currentPointerPath(dataDir));
+  if (!pointer) return undefined;
   // The pointer holds a bare name: it must not be able to point outside snapshots/.
   if (typeof pointer.snapshot !== "string" || !/^[\w.-]+$/.test(pointer.snapshot)) {
     throw new DamagedFileError(currentPointerPath(dataDir), undefined, "does not name a snapshot");

@@ -7,6 +7,7 @@ import { readCurrentPointer } from "./current-pointer.js";
 import { DamagedFileError, parseFileJson } from "./damaged-file-error.js";
 import type { CatalogDiff } from "./diff-file.js";
 import type { CatalogIndex } from "./index-entry.js";
+import { applyIndexOverrides, readIndexOverrides } from "./index-overrides.js";
 import { NoSnapshotError } from "./no-snapshot-error.js";
 import { readProductsFile } from "./products-file-reader.js";
 import { catalogDir, SNAPSHOT_FILES } from "./snapshot-layout.js";
@@ -92,8 +93,13 @@ export async function requireCurrentSnapshot(dataDir: string): Promise<CatalogSn
   return snapshot;
 }
 
-/** The current snapshot's index, or undefined when there is none (order preflight). */
+/**
+ * The current snapshot's index, or undefined when there is none (order preflight), with the
+ * product states pushed since it was synced (`product.update`, see index-overrides.ts).
+ */
 export async function loadCurrentIndex(dataDir: string): Promise<CatalogIndex | undefined> {
   const snapshot = await openCurrentSnapshot(dataDir);
-  return snapshot ? snapshot.index() : undefined;
+  if (!snapshot) return undefined;
+  const overrides = await readIndexOverrides(dataDir, snapshot.name);
+  return applyIndexOverrides(await snapshot.index(), overrides);
 }

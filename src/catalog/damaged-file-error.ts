@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { RunError } from "../errors/runtime-error.js";
 
 /**
@@ -18,6 +19,18 @@ export class DamagedFileError extends RunError {
 /** JSON.parse whose failure is a DamagedFileError naming `path` and `line`. */
 export function parseFileJson<T>(text: string, path: string, line?: number): T {
   return atLine(path, line, () => JSON.parse(text) as T);
+}
+
+/** A JSON file giftjobs wrote, or undefined when there is none; see parseFileJson. */
+export async function readFileJson<T>(path: string): Promise<T | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+  return parseFileJson<T>(text, path);
 }
 
 /** Runs `read` on line `line` of `path`; a failure becomes a DamagedFileError naming them. */

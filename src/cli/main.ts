@@ -2,8 +2,10 @@ import { Command, CommanderError } from "commander";
 import { register as registerCatalog } from "./commands/catalog.js";
 import { register as registerDashboard } from "./commands/dashboard.js";
 import { register as registerDemo } from "./commands/demo.js";
+import { register as registerDoctor } from "./commands/doctor.js";
 import { register as registerOrders } from "./commands/orders.js";
 import { register as registerSandbox } from "./commands/sandbox.js";
+import { register as registerWebhooks } from "./commands/webhooks.js";
 import { register as registerWorker } from "./commands/worker.js";
 import { reportError } from "./run-action.js";
 
@@ -17,8 +19,10 @@ export function buildProgram(): Command {
   registerCatalog(program);
   registerOrders(program);
   registerWorker(program);
+  registerWebhooks(program);
   registerDashboard(program);
   registerDemo(program);
+  registerDoctor(program);
   return program;
 }
 

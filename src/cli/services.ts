@@ -1,16 +1,20 @@
 import { Queue } from "bullmq";
-import type { Redis } from "ioredis";
 import type { ApiClient } from "../api/client.js";
 import { apiClientFor } from "../api/client-for-config.js";
 import type { Config } from "../config.js";
 import { Ledger } from "../orders/ledger.js";
 import type { OrderJobData } from "../orders/order-job.js";
-import { assertRedisAnswers, connectRedis } from "../queue/connection.js";
+import {
+  assertRedisAnswers,
+  commandClient,
+  connectRedis,
+  type RedisConnection,
+} from "../queue/connection.js";
 import { QUEUES } from "../queue/names.js";
 
 /** Redis, the ledger, the orders queue and the API client, opened together and closed together. */
 export interface Services {
-  redis: Redis;
+  redis: RedisConnection;
   ledger: Ledger;
   ordersQueue: Queue<OrderJobData>;
   client: ApiClient;
@@ -18,11 +22,11 @@ export interface Services {
 }
 
 export async function openServices(config: Config): Promise<Services> {
-  const redis = connectRedis(config.redisUrl);
+  const redis = connectRedis(config);
   redis.on("error", () => {
     // Reported by assertRedisAnswers or the failing command; no unhandled-error noise.
   });
-  await assertRedisAnswers(redis, config.redisUrl).catch(async (error) => {
+  await assertRedisAnswers(redis, config).catch(async (error) => {
     redis.disconnect();
     throw error;
   });
@@ -30,9 +34,11 @@ export async function openServices(config: Config): Promise<Services> {
     connection: redis,
     prefix: config.prefix,
   });
+  // Its errors are the connection's (see above): without a listener BullMQ prints each one.
+  ordersQueue.on("error", () => {});
   return {
     redis,
-    ledger: new Ledger(redis, config.prefix),
+    ledger: new Ledger(commandClient(redis), config.prefix),
     ordersQueue,
     client: apiClientFor(config),
     close: async () => {
@@ -48,9 +54,14 @@ export async function withServices<T>(
   fn: (services: Services) => Promise<T>,
 ): Promise<T> {
   const services = await openServices(config);
+  let result: T;
   try {
-    return await fn(services);
-  } finally {
-    await services.close();
+    result = await fn(services);
+  } catch (error) {
+    // The failure is what matters: a close that fails too (Redis gone) must not replace it.
+    await services.close().catch(() => undefined);
+    throw error;
   }
+  await services.close();
+  return result;
 }

@@ -43,11 +43,11 @@ export async function failurePage(
   page: number,
 ): Promise<FailurePage> {
   const wanted = new Set<string>(statuses);
-  const orders = new Map<string, LedgerOrder>();
+  const orders = new Map<number, LedgerOrder>();
   const identities: string[] = [];
-  for await (const [key, order] of ledger.orders(campaign)) {
+  for await (const [number, order] of ledger.orders(campaign)) {
     if (!wanted.has(order.status)) continue;
-    orders.set(key, order);
+    orders.set(number, order);
     identities.push(...order.identities);
   }
   const lines: { line: number; identity: string }[] = [];
@@ -56,7 +56,7 @@ export async function failurePage(
     const rows = await ledger.getRows(campaign, batch);
     for (const [j, row] of rows.entries()) {
       // A row moved on to a later generation's order is listed under that one, if at all.
-      if (row && orders.has(row.key)) lines.push({ line: row.line, identity: batch[j]! });
+      if (row && orders.has(row.order)) lines.push({ line: row.line, identity: batch[j]! });
     }
   }
   lines.sort((a, b) => a.line - b.line);
@@ -70,7 +70,7 @@ export async function failurePage(
   const listed: FailureRow[] = [];
   for (const row of rows) {
     if (!row) continue;
-    const order = orders.get(row.key)!;
+    const order = orders.get(row.order)!;
     listed.push({
       line: row.line,
       reference: maskEmails(row.reference ?? ""),

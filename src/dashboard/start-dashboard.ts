@@ -6,8 +6,9 @@ import type { Logger } from "../log.js";
 import { silentLogger } from "../log.js";
 import { closeServer, httpUrl, listen } from "../metrics/listen.js";
 import { Ledger } from "../orders/ledger.js";
-import { assertRedisAnswers, connectRedis } from "../queue/connection.js";
+import { assertRedisAnswers, commandClient, connectRedis } from "../queue/connection.js";
 import { QUEUES } from "../queue/names.js";
+import { OutageReporter, redisAddress } from "../queue/outage-reporter.js";
 import { campaignRoutes } from "./campaign-routes.js";
 import { isLoopback, loopbackHostOnly } from "./host-guard.js";
 import { escapeHtml } from "./html-escape.js";
@@ -48,25 +49,30 @@ export async function startDashboard(options: StartDashboardOptions): Promise<Ru
   const { config } = options;
   const host = options.host ?? "127.0.0.1";
   const log = options.log ?? silentLogger;
-  const redis = connectRedis(config.redisUrl);
-  redis.on("error", () => {
-    // Each page that needs Redis reports it; no unhandled-error noise per reconnect.
+  const redis = connectRedis(config);
+  // Redis away: one line every few seconds (pages say so too), not an error per reconnect.
+  const outage = new OutageReporter(redisAddress(config)).watch(redis);
+  const queues = Object.values(QUEUES).map((name) => {
+    const queue = new Queue(name, { connection: redis, prefix: config.prefix });
+    queue.on("error", (error) => {
+      if (!outage.failed(error)) log.error({ err: error }, "dashboard: queue error");
+    });
+    return queue;
   });
-  const queues = Object.values(QUEUES).map(
-    (name) => new Queue(name, { connection: redis, prefix: config.prefix }),
-  );
   const closeRedis = async () => {
+    outage.close();
     await Promise.all(queues.map((q) => q.close()));
     await redis.quit().catch(() => redis.disconnect());
   };
   try {
-    await assertRedisAnswers(redis, config.redisUrl);
+    await assertRedisAnswers(redis, config);
     const app = dashboardApp({
-      ledger: new Ledger(redis, config.prefix),
+      ledger: new Ledger(commandClient(redis), config.prefix),
       queues,
       allowActions: options.allowActions ?? false,
       loopbackOnly: isLoopback(host),
       log,
+      outage,
     });
     const server = createServer(app);
     const port = await listen(server, options.port ?? 3000, host);
@@ -89,6 +95,7 @@ interface AppDeps {
   allowActions: boolean;
   loopbackOnly: boolean;
   log: Logger;
+  outage: OutageReporter;
 }
 
 function dashboardApp(deps: AppDeps): Express {
@@ -108,7 +115,7 @@ function dashboardApp(deps: AppDeps): Express {
     queueBoard({ queues: deps.queues, basePath: BOARD_PATH, allowActions: deps.allowActions }),
   );
   app.use((error: Error, _req: Request, res: Response, _next: NextFunction) => {
-    deps.log.error({ err: error }, "dashboard: request failed");
+    if (!deps.outage.failed(error)) deps.log.error({ err: error }, "dashboard: request failed");
     res
       .status(500)
       .type("html")

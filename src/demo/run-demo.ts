@@ -15,7 +15,13 @@ import { Ledger } from "../orders/ledger.js";
 import type { OrderJobData } from "../orders/order-job.js";
 import { writeSampleCsv } from "../orders/sample-csv.js";
 import { waitForCampaign } from "../orders/wait-for-campaign.js";
-import { assertRedisAnswers, connectRedis } from "../queue/connection.js";
+import {
+  assertRedisAnswers,
+  commandClient,
+  connectRedis,
+  describeRedis,
+  type RedisSettings,
+} from "../queue/connection.js";
 import { QUEUES } from "../queue/names.js";
 import { startSandbox } from "../sandbox/server.js";
 import { type PrivateRedis, redisServerInstalled, startPrivateRedis } from "./private-redis.js";
@@ -56,7 +62,7 @@ export interface DemoResult {
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const started = Date.now();
   const dataDir = resolve(options.config.dataDir, "demo");
-  const redis = await demoRedis(options.config.redisUrl, dataDir, options.log);
+  const redis = await demoRedis(options.config, dataDir, options.log);
   const sandbox = await startSandbox({
     products: 400,
     seed: 2024,
@@ -69,12 +75,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       apiUrl: sandbox.url,
       apiKey: "demo-sandbox-key",
       apiVersion: undefined,
-      redisUrl: redis.url,
+      ...redis.settings,
       prefix: `${options.config.prefix}-demo`,
       dataDir,
       orderRateLimitPerMinute: 3000,
     };
-    return await demoCampaign(config, options, started, redis.url);
+    return await demoCampaign(config, options, started, redis.label);
   } finally {
     await sandbox.close();
     await redis.stop();
@@ -98,9 +104,9 @@ async function demoCampaign(
   const csv = join(config.dataDir, "demo-orders.csv");
   await writeSampleCsv(csv, index, { rows: options.rows ?? 200, products: 4 });
 
-  const connection = connectRedis(config.redisUrl);
+  const connection = connectRedis(config);
   const queue = new Queue<OrderJobData>(QUEUES.orders, { connection, prefix: config.prefix });
-  const ledger = new Ledger(connection, config.prefix);
+  const ledger = new Ledger(commandClient(connection), config.prefix);
   const workers = await startWorkers({
     config,
     log: options.log,
@@ -158,25 +164,29 @@ async function waitUntilDone(ledger: Ledger, options: DemoOptions): Promise<Camp
 
 /** The configured Redis when it answers; else a private redis-server; else one clear line. */
 async function demoRedis(
-  url: string,
+  configured: RedisSettings,
   dataDir: string,
   log: Logger,
-): Promise<{ url: string; stop(): Promise<void> }> {
-  const probe = connectRedis(url, { lazy: true });
+): Promise<{ settings: RedisSettings; label: string; stop(): Promise<void> }> {
+  const probe = connectRedis(configured, { lazy: true });
   probe.on("error", () => {});
   try {
     await probe.connect();
-    await assertRedisAnswers(probe, url, 2000);
-    return { url, stop: async () => {} };
+    await assertRedisAnswers(probe, configured, 2000);
+    const { redisUrl, redisClusterNodes } = configured;
+    const label = redisClusterNodes ? describeRedis(configured) : redisUrl;
+    return { settings: { redisUrl, redisClusterNodes }, label, stop: async () => {} };
   } catch {
     if (!redisServerInstalled()) {
       throw new RunError(
-        `no Redis answers at ${url} and redis-server is not installed: install Redis 7 (e.g. apt-get install redis-server) or set GIFTJOBS_REDIS_URL`,
+        `no Redis answers at ${describeRedis(configured)} and redis-server is not installed: install Redis 7 (e.g. apt-get install redis-server) or set GIFTJOBS_REDIS_URL`,
       );
     }
     log.info("no Redis at the configured URL; starting a private redis-server for the demo");
     const server: PrivateRedis = await startPrivateRedis(join(dataDir, "redis"));
-    return server;
+    // A private server is one Redis, whatever the configuration said.
+    const settings = { redisUrl: server.url, redisClusterNodes: undefined };
+    return { settings, label: server.url, stop: () => server.stop() };
   } finally {
     probe.disconnect();
   }

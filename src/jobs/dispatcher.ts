@@ -2,16 +2,19 @@ import type { JobsOptions, Queue } from "bullmq";
 import type { Logger } from "../log.js";
 import { enqueueEach, enqueueOrders } from "../orders/enqueue-orders.js";
 import type { Ledger } from "../orders/ledger.js";
-import type { OrderJobData } from "../orders/order-job.js";
+import { type OrderJobData, orderJobId } from "../orders/order-job.js";
 import { ORDER_JOB_OPTIONS } from "../queue/job-options.js";
+import type { OutageReporter } from "../queue/outage-reporter.js";
 
-/** Job states of a window key whose job will not run again (see repair). */
+/** Job states of an order in a window whose job will not run again (see repair). */
 const OVER = new Set(["unknown", "completed", "failed"]);
 
 export interface DispatcherOptions {
   ledger: Ledger;
   queue: Queue<OrderJobData>;
   log: Logger;
+  /** Told of failures: Redis being away is its line, not a warning per pass. */
+  outage?: Pick<OutageReporter, "failed">;
   /** Jobs in BullMQ that the running campaigns share (see dispatchWindow). */
   window: number;
   /** How often the running campaigns are looked at, when nothing wakes the dispatcher. @defaultValue 200 */
@@ -24,16 +27,16 @@ export interface DispatcherOptions {
  * Feeds BullMQ from the ledger (docs/architecture.md, "Campaigns and the dispatcher").
  *
  * Import records every order on its campaign's pending list; nothing goes to BullMQ then. The
- * dispatcher moves keys of *running* campaigns from pending to per-campaign windows that share
+ * dispatcher moves orders of *running* campaigns from pending to per-campaign windows that share
  * `window` jobs (an equal part each), in one script, and adds their jobs in turn. So a held,
  * paused or cancelled campaign has no job in the queue (it takes no slot of the rate limit and
  * no worker time), running campaigns alternate in the FIFO queue (a 1-row campaign waits
  * behind about `window` jobs of the others, not behind all their rows), and the jobs in Redis
  * stay about `window`, whatever the campaigns' sizes.
  *
- * Every worker process runs one; they may run at once (the script hands each key out once).
- * A process that dies between the script and adding the jobs leaves keys in a window without
- * a job: `repair` adds them again (a job id is its order key, so a repeat is harmless).
+ * Every worker process runs one; they may run at once (the script hands each order out once).
+ * A process that dies between the script and adding the jobs leaves orders in a window without
+ * a job: `repair` adds them again (a job id is its order's, so a repeat is harmless).
  */
 export class Dispatcher {
   private stopped = false;
@@ -74,26 +77,28 @@ export class Dispatcher {
         if (moved > 0) continue;
       } catch (error) {
         if (this.stopped) return;
-        this.options.log.warn({ err: error }, "dispatcher: could not hand orders to the queue");
+        // Redis away: the reporter says so; the next tick tries again.
+        if (!this.options.outage?.failed(error))
+          this.options.log.warn({ err: error }, "dispatcher: could not hand orders to the queue");
       }
       await this.sleep(this.options.tickMs ?? 200);
     }
   }
 
-  /** One pass: keys from pending to the windows, and their jobs into BullMQ. Returns keys moved. */
+  /** One pass: orders from pending to the windows, and their jobs into BullMQ. Returns orders moved. */
   async dispatchOnce(): Promise<number> {
     const handed = await this.options.ledger.dispatch(this.options.window);
     // In the script's order: the campaigns' jobs alternate in the queue.
     const jobs = [];
-    for (const { campaign, key } of handed)
-      jobs.push({ data: { campaign, key }, options: await this.optionsOf(campaign) });
+    for (const { campaign, number } of handed)
+      jobs.push({ data: { campaign, order: number }, options: await this.optionsOf(campaign) });
     await enqueueEach(this.options.queue, jobs);
     return handed.length;
   }
 
   /**
-   * Keys in a window with no job (a dispatcher died between its script and addBulk) get their
-   * job again while their order still waits; keys whose order is past that leave the window.
+   * Orders in a window with no job (a dispatcher died between its script and addBulk) get their
+   * job again while they still wait; orders past that leave the window.
    */
   async repair(): Promise<number> {
     const { ledger, queue } = this.options;
@@ -101,28 +106,30 @@ export class Dispatcher {
     for (const campaign of await ledger.campaigns()) {
       // A campaign recorded before the running set existed joins it here.
       if ((await ledger.pendingCount(campaign)) > 0) await ledger.ensureDispatched(campaign);
-      const keys = await ledger.windowKeys(campaign);
-      if (keys.length === 0) continue;
-      const states = await Promise.all(keys.map((key) => queue.getJobState(key)));
+      const numbers = await ledger.windowOrders(campaign);
+      if (numbers.length === 0) continue;
+      const states = await Promise.all(
+        numbers.map((n) => queue.getJobState(orderJobId(campaign, n))),
+      );
       // No job, or one that is over (a failed job kept for inspection, say, whose order was
       // then retried under the same key: BullMQ would ignore a new job of that id).
-      const lost = keys
-        .map((key, i) => ({ key, state: states[i]! }))
+      const lost = numbers
+        .map((number, i) => ({ number, state: states[i]! }))
         .filter(({ state }) => OVER.has(state));
       if (lost.length === 0) continue;
       const orders = await ledger.getOrders(
         campaign,
-        lost.map((l) => l.key),
+        lost.map((l) => l.number),
       );
       const again: OrderJobData[] = [];
-      for (const [i, { key, state }] of lost.entries()) {
+      for (const [i, { number, state }] of lost.entries()) {
         const status = orders[i]?.status;
         if (status !== "queued" && status !== "in_flight") {
-          await ledger.leaveWindow(campaign, key);
+          await ledger.leaveWindow(campaign, number);
           continue;
         }
-        if (state !== "unknown") await queue.remove(key);
-        again.push({ campaign, key });
+        if (state !== "unknown") await queue.remove(orderJobId(campaign, number));
+        again.push({ campaign, order: number });
       }
       await enqueueOrders(queue, again, await this.optionsOf(campaign));
       repaired += again.length;

@@ -5,9 +5,12 @@ import { ApiError, RefusedRequestError, ValidationError } from "../api/errors/in
 import type { ExecutionMode, OrderRequest } from "../api/order-request.js";
 import type { Logger } from "../log.js";
 import { orderKey } from "../orders/keys.js";
-import type { Ledger, LedgerOrder } from "../orders/ledger.js";
+import type { Ledger, OrderPatch } from "../orders/ledger.js";
 import type { OrderJobData } from "../orders/order-job.js";
 import { completedPatch, failedItemIndex, warnReplayed } from "../orders/order-outcome.js";
+import { requestFromLedger } from "../orders/order-request.js";
+import type { OrderIndex } from "../webhooks/order-index.js";
+import { holdIfProductStopped, type ProductGuard } from "../webhooks/product-guard.js";
 
 /** What the order processor needs. */
 export interface CreateOrderDeps {
@@ -24,6 +27,10 @@ export interface CreateOrderDeps {
   blipRetries?: number;
   /** Delay before the first poll of an async order. @defaultValue 1000 */
   firstPollDelayMs?: number;
+  /** With webhooks on: accepted order ids, for the receiver (docs/architecture.md, "Webhooks"). */
+  orderIndex?: OrderIndex;
+  /** With webhooks on: products the service said went out of order (product.update). */
+  productGuard?: ProductGuard;
   /** Told of each attempt's outcome (metrics). */
   onOutcome?: (outcome: OrderOutcomeName) => void;
   /** Told once per order this worker moved to an end (metrics: giftjobs_orders_total). */
@@ -72,13 +79,16 @@ export class RateLimitBackoff {
 }
 
 /**
- * One attempt at an order: the job, and what the ledger holds for its key (rows, generation,
- * request body). The body comes from the ledger, never from the job, so every attempt under a
- * key sends the very bytes recorded at import.
+ * One attempt at an order: the job, and what the ledger holds for it (key, rows, generation,
+ * and the body made of them). The body comes from the ledger, never from the job, so every
+ * attempt under a key sends the body recorded at import.
  */
 interface Attempt {
   job: Job<OrderJobData>;
   campaign: string;
+  /** The order's number in its campaign. */
+  number: number;
+  /** Its idempotency key. */
   key: string;
   identities: string[];
   generation: number;
@@ -97,10 +107,10 @@ export async function processCreateOrder(
   signal: AbortSignal | undefined,
   deps: CreateOrderDeps,
 ): Promise<CreateOrderJobResult> {
-  const { campaign, key } = job.data;
-  const log = deps.log.child({ campaign, key, job: job.id });
+  const { campaign, order: number } = job.data;
+  let log = deps.log.child({ campaign, order: number, job: job.id });
 
-  const start = await deps.ledger.start(campaign, key, { attempts: job.attemptsMade + 1 });
+  const start = await deps.ledger.start(campaign, number, { attempts: job.attemptsMade + 1 });
   // Held or paused: the ledger put the order back on its pending list; this job is over.
   if (start.kind === "paused") {
     if (start.budget) {
@@ -112,20 +122,30 @@ export async function processCreateOrder(
     return { status: "queued", skipped: true };
   }
   if (start.kind === "past") return alreadyHandled(job, start.status, deps);
-  const { order, request } = start;
-  if (!request) {
-    const moved = await deps.ledger.transition(campaign, key, ["in_flight"], "failed_final", {
+  const { order } = start;
+  const key = order.key;
+  log = log.child({ key });
+  let request: OrderRequest;
+  try {
+    request = requestFromLedger(order, start.rows);
+  } catch (error) {
+    const message = `the ledger cannot make this order's body (${(error as Error).message}); nothing was sent`;
+    const moved = await deps.ledger.transition(campaign, number, ["in_flight"], "failed_final", {
       error_type: "no_request",
-      error_message: "the ledger holds no request body for this order; nothing was sent",
+      error_message: message,
     });
     if (moved.moved) deps.onOrderEnded?.("failed_final");
-    log.error("the ledger holds no request body for this order; rows failed_final, nothing sent");
+    log.error(`${message}: rows failed_final`);
     return { status: "failed_final" };
   }
+  const held = { campaign, number, request, log };
+  if (await holdIfProductStopped(deps.productGuard, deps.ledger, held, deps.onCampaignPaused))
+    return { status: "queued", skipped: true };
   deps.onSending?.(campaign);
   const attempt: Attempt = {
     job,
     campaign,
+    number,
     key,
     identities: order.identities,
     generation: order.generation,
@@ -150,17 +170,19 @@ export async function processCreateOrder(
       store,
       attempt.campaignCreatedAt,
     );
-    const moved = await deps.ledger.transition(campaign, key, ["in_flight"], "completed", patch);
+    const moved = await deps.ledger.transition(campaign, number, ["in_flight"], "completed", patch);
     deps.onOutcome?.("completed");
     if (moved.moved) deps.onOrderEnded?.("completed");
     if (patch.replayed) warnReplayed(log, campaign, result.order.created_at);
     else log.debug({ order_id: result.order.id }, "order completed");
     return { status: "completed", order_id: result.order.id };
   }
+  // Before `submitted`: a webhook that comes first finds the order and is asked to come again.
+  await deps.orderIndex?.remember(result.order.id, campaign, number);
   // Submitted and followed in one step: the OrderFollower reads its status from then on.
   await deps.ledger.transition(
     campaign,
-    key,
+    number,
     ["in_flight"],
     "submitted",
     { order_id: result.order.id },
@@ -202,7 +224,7 @@ async function alreadyHandled(
   deps: CreateOrderDeps,
 ) {
   if (current === "submitted")
-    await deps.ledger.follow(job.data.campaign, job.data.key, Date.now());
+    await deps.ledger.follow(job.data.campaign, job.data.order, Date.now());
   return { status: current ?? "unknown", skipped: true };
 }
 
@@ -218,7 +240,7 @@ async function handleFailure(
   }
   if (!(error instanceof ApiError)) {
     // Not an answer from the service (a bug, Redis trouble): rows go back to queued, BullMQ retries.
-    await deps.ledger.transition(attempt.campaign, attempt.key, ["in_flight"], "queued");
+    await deps.ledger.transition(attempt.campaign, attempt.number, ["in_flight"], "queued");
     throw error;
   }
   switch (error.outcome) {
@@ -248,7 +270,7 @@ async function markFailed(
 ): Promise<void> {
   const moved = await deps.ledger.transition(
     attempt.campaign,
-    attempt.key,
+    attempt.number,
     ["in_flight", "queued"],
     status,
     { error_type: type, error_message: message },
@@ -270,7 +292,7 @@ async function retrySameKey(attempt: Attempt, error: ApiError, deps: CreateOrder
     );
     return { status: "failed_uncertain" };
   }
-  await deps.ledger.transition(attempt.campaign, attempt.key, ["in_flight"], "queued", {
+  await deps.ledger.transition(attempt.campaign, attempt.number, ["in_flight"], "queued", {
     error_type: error.type,
     error_message: error.message,
   });
@@ -295,7 +317,7 @@ async function rateLimited(
   const count = (job.data.rateLimited ?? 0) + 1;
   if (count > MAX_RATE_LIMITED) return retrySameKey(attempt, error, deps);
   await job.updateData({ ...job.data, rateLimited: count });
-  await deps.ledger.transition(attempt.campaign, attempt.key, ["in_flight"], "queued");
+  await deps.ledger.transition(attempt.campaign, attempt.number, ["in_flight"], "queued");
   const waitMs = deps.rateLimiter.next();
   // Every job in flight may get one: a debug line each (the metric counts them).
   log.debug({ wait_ms: waitMs }, "rate limited by the service (429); holding the queue");
@@ -325,7 +347,7 @@ async function pauseCampaign(
     );
   }
   // The next generation waits on the pending list; the dispatcher sends it after resume.
-  await nextGeneration(attempt, attempt.identities, attempt.request, deps, {});
+  await nextGeneration(attempt, attempt.identities, deps, {});
   return { status: "queued" };
 }
 
@@ -347,11 +369,7 @@ async function finalFailure(attempt: Attempt, error: ApiError, deps: CreateOrder
     return { status: "failed_final" };
   }
   const rest = identities.filter((_, i) => i !== index);
-  const request = {
-    ...attempt.request,
-    items: attempt.request.items.filter((_, i) => i !== index),
-  };
-  const newKey = await nextGeneration(attempt, rest, request, deps, {
+  const newKey = await nextGeneration(attempt, rest, deps, {
     restPatch: { error_type: error.type, error_message: error.message },
   });
   log.debug(
@@ -364,22 +382,21 @@ async function finalFailure(attempt: Attempt, error: ApiError, deps: CreateOrder
 /**
  * Moves `identities` (all or some rows of the attempt's order) to a new order under the next
  * generation's key, at the front of the campaign's pending list (the rekey script puts it
- * there; the dispatcher sends it). The body is recorded before the rows move, so a crash in
- * between leaves nothing unrecoverable. Rows left behind become failed_final with `restPatch`.
+ * there; the dispatcher sends it), in one script. Its body is made of the rows it takes (and
+ * the old order's description and metadata). Rows left behind become failed_final with
+ * `restPatch`.
  */
 async function nextGeneration(
   attempt: Attempt,
   identities: string[],
-  request: OrderRequest,
   deps: CreateOrderDeps,
-  options: { restPatch?: Partial<LedgerOrder> },
+  options: { restPatch?: OrderPatch },
 ): Promise<string> {
   const generation = attempt.generation + 1;
   const newKey = orderKey(attempt.campaign, generation, identities);
-  await deps.ledger.saveRequest(attempt.campaign, newKey, request);
   await deps.ledger.rekey(attempt.campaign, {
-    oldKey: attempt.key,
-    newKey,
+    number: attempt.number,
+    key: newKey,
     identities,
     generation,
     from: ["in_flight"],

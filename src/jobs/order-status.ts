@@ -3,12 +3,16 @@ import type { ApiClient, OrderLookup } from "../api/client.js";
 import { ApiError } from "../api/errors/index.js";
 import type { Logger } from "../log.js";
 import type { FollowedOrder, Ledger } from "../orders/ledger.js";
-import { completedPatch, warnReplayed } from "../orders/order-outcome.js";
+import type { OutageReporter } from "../queue/outage-reporter.js";
+import type { OrderIndex } from "../webhooks/order-index.js";
+import { applyRemoteOrderEnd } from "../webhooks/remote-order-state.js";
 
 export interface OrderFollowerOptions {
   client: ApiClient;
   ledger: Ledger;
   log: Logger;
+  /** Told of failures: Redis being away is its line, not an error per claim. */
+  outage?: Pick<OutageReporter, "failed">;
   /** Status requests in flight at once. @defaultValue 10 */
   concurrency?: number;
   storePayoutUrls?: boolean;
@@ -27,6 +31,8 @@ export interface OrderFollowerOptions {
    * harmless (the ledger moves it on once), so this only has to outlast most polls. @defaultValue 30000
    */
   leaseMs?: number;
+  /** With webhooks on: where an ended order's id is forgotten (see applyRemoteOrderEnd). */
+  orderIndex?: OrderIndex;
 }
 
 /**
@@ -82,7 +88,8 @@ export class OrderFollower {
         taken = await ledger
           .claimFollowed(Date.now(), free, this.options.leaseMs ?? 30_000)
           .catch((error: unknown) => {
-            log.error({ err: error }, "could not read the orders to follow");
+            if (!this.options.outage?.failed(error))
+              log.error({ err: error }, "could not read the orders to follow");
             return [];
           });
       }
@@ -121,21 +128,23 @@ export class OrderFollower {
   }
 
   private async poll(entry: FollowedOrder): Promise<void> {
-    const { campaign, key, order } = entry;
+    const { campaign, number, order } = entry;
     const { ledger } = this.options;
     if (order?.status !== "submitted" || !order.order_id) {
-      await ledger.unfollow(campaign, key).catch(() => undefined);
+      await ledger.unfollow(campaign, number).catch(() => undefined);
       return;
     }
-    const log = this.options.log.child({ campaign, key, order_id: order.order_id });
+    const log = this.options.log.child({ campaign, key: order.key, order_id: order.order_id });
     try {
       const lookup = await this.options.client.getOrder(order.order_id, this.abort.signal);
       await this.settle(entry, order.order_id, order.identities, lookup, log);
     } catch (error) {
       if (this.abort.signal.aborted) return;
-      await this.onError(entry, error, log).catch((e: unknown) =>
-        log.error({ err: e }, "could not record a status check"),
-      );
+      await this.onError(entry, error, log).catch((e: unknown) => {
+        // Redis away: the order stays followed and is polled again after its lease.
+        if (!this.options.outage?.failed(e))
+          log.error({ err: e }, "could not record a status check");
+      });
     }
   }
 
@@ -146,45 +155,28 @@ export class OrderFollower {
     lookup: OrderLookup,
     log: Logger,
   ): Promise<void> {
-    const { campaign, key } = entry;
+    const { campaign, number } = entry;
     const { ledger } = this.options;
     if (lookup.kind === "processing" || lookup.order.status === "PROCESSING") {
       await this.again(entry, "still processing", log);
       return;
     }
-    if (lookup.order.status === "COMPLETED") {
-      const createdAt = await this.campaignCreatedAt(campaign);
-      const store = this.options.storePayoutUrls ?? false;
-      const patch = completedPatch(lookup.order, identities, store, createdAt);
-      const moved = await ledger.transition(
-        campaign,
-        key,
-        ["submitted"],
-        "completed",
-        patch,
-        "unfollow",
-      );
-      if (moved.moved) this.options.onOrderEnded?.("completed");
-      if (patch.replayed) warnReplayed(log, campaign, lookup.order.created_at);
-      else log.debug("async order completed");
-      return;
-    }
-    // FAILED (or a status we do not know): the service says the order did not go through.
-    const moved = await ledger.transition(
-      campaign,
-      key,
-      ["submitted"],
-      "failed_final",
+    const end =
+      lookup.order.status === "COMPLETED"
+        ? { status: "COMPLETED" as const, order: lookup.order }
+        : { status: lookup.order.status, id: orderId };
+    await applyRemoteOrderEnd(
       {
-        order_id: orderId,
-        error_type: "order_failed",
-        error_message: `the service reports order status ${lookup.order.status}`,
+        ledger,
+        log,
+        storePayoutUrls: this.options.storePayoutUrls,
+        campaignCreatedAt: (c) => this.campaignCreatedAt(c),
+        onOrderEnded: this.options.onOrderEnded,
+        orderIndex: this.options.orderIndex,
       },
-      "unfollow",
+      { campaign, number, orderId, identities },
+      end,
     );
-    if (moved.moved) this.options.onOrderEnded?.("failed_final");
-    // One per order: counted in the tracker's progress lines and `orders report`.
-    log.debug({ status: lookup.order.status }, "async order did not complete");
   }
 
   /** When the campaign was first imported (kept per campaign: it never changes). */
@@ -199,7 +191,7 @@ export class OrderFollower {
       // The service does not know an order it accepted: the outcome is unknown.
       const moved = await this.options.ledger.transition(
         entry.campaign,
-        entry.key,
+        entry.number,
         ["submitted"],
         "failed_uncertain",
         { error_type: error.type, error_message: `status lookup failed: ${error.message}` },
@@ -218,13 +210,13 @@ export class OrderFollower {
 
   /** Looks again after a growing delay; past maxPolls the rows become failed_uncertain. */
   private async again(entry: FollowedOrder, why: string, log: Logger): Promise<void> {
-    const { campaign, key, order } = entry;
+    const { campaign, number, order } = entry;
     const polls = (order?.polls ?? 0) + 1;
     const maxPolls = this.options.maxPolls ?? 500;
     if (polls >= maxPolls) {
       const moved = await this.options.ledger.transition(
         campaign,
-        key,
+        number,
         ["submitted"],
         "failed_uncertain",
         {
@@ -243,7 +235,7 @@ export class OrderFollower {
     );
     await this.options.ledger.transition(
       campaign,
-      key,
+      number,
       ["submitted"],
       "submitted",
       { polls },

@@ -5,9 +5,12 @@ import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
 import { Ledger } from "../orders/ledger.js";
 import type { OrderJobData } from "../orders/order-job.js";
-import { connectRedis } from "../queue/connection.js";
+import { commandClient, connectRedis } from "../queue/connection.js";
 import { QUEUES } from "../queue/names.js";
+import { OutageReporter, redisAddress } from "../queue/outage-reporter.js";
 import { limiterFor } from "../queue/rate-limit.js";
+import { OrderIndex } from "../webhooks/order-index.js";
+import { ProductGuard } from "../webhooks/product-guard.js";
 import { CampaignTracker } from "./campaign-tracker.js";
 import {
   type CatalogSyncDeps,
@@ -15,6 +18,13 @@ import {
   type CatalogSyncJobResult,
   createCatalogSyncProcessor,
 } from "./catalog-sync.js";
+import {
+  ActiveJobs,
+  closeBullWorkers,
+  quitWithin,
+  STOP_MS,
+  settledWithin,
+} from "./close-workers.js";
 import { Dispatcher, dispatchWindow } from "./dispatcher.js";
 import {
   createOrderCreateProcessor,
@@ -46,8 +56,18 @@ export interface StartWorkersOptions {
   lockDurationMs?: number;
   /** Told of order outcomes, campaign pauses and API requests (metrics). */
   hooks?: WorkerHooks;
+  /**
+   * Webhooks deliver order ends (GIFTJOBS_WEBHOOKS=1, `worker --webhooks`): accepted order ids
+   * are indexed for the receiver, and polling, the safety net, starts later.
+   */
+  webhooks?: {
+    /** Delay before the first poll of an accepted async order. @defaultValue 30000 */
+    firstPollDelayMs?: number;
+  };
   /** Jobs of one campaign in BullMQ at once. @defaultValue dispatchWindow(the rate limit) */
   dispatchWindow?: number;
+  /** Reports Redis outages; one of its own (to stderr) when not given. */
+  outage?: OutageReporter;
   /** Timings, shortened by tests. */
   timings?: {
     /** How often the dispatcher looks at the campaigns when nothing wakes it. */
@@ -88,24 +108,37 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const queues = options.queues ?? ["orders", "catalog"];
   const concurrency = options.concurrency ?? 10;
   // The ledger and BullMQ commands of all jobs in flight go out a turn at a time, not a write each.
-  const connection = connectRedis(config.redisUrl, { forWorker: true, coalesceWrites: true });
+  const connection = connectRedis(config, { forWorker: true, coalesceWrites: true });
+  // Redis away is one line every few seconds, not an error per retry (docs/architecture.md).
+  const outage = options.outage ?? new OutageReporter(redisAddress(config));
+  outage.watch(connection);
+  // A worker started before Redis is up waits for it (the PING waits: no retry limit here).
+  await connection.ping();
   const workers: Worker[] = [];
   const closers: (() => Promise<unknown>)[] = [];
   let follower: OrderFollower | undefined;
   let dispatcher: Dispatcher | undefined;
   let tracker: CampaignTracker | undefined;
   const hooks = options.hooks ?? {};
+  const active = new ActiveJobs();
 
   if (queues.includes("orders")) {
     const client = apiClientFor(config, hooks.onResponse);
-    const ledger = new Ledger(connection, config.prefix);
+    const ledger = new Ledger(commandClient(connection), config.prefix);
     const ordersQueue = new Queue<OrderJobData>(QUEUES.orders, {
       connection,
       prefix: config.prefix,
     });
+    ordersQueue.on("error", (error) => quietIfAway(outage, log, error, "orders queue error"));
     closers.push(() => ordersQueue.close());
     const timings = options.timings ?? {};
     const rateLimiter = new RateLimitBackoff(timings.rateLimitBaseMs ?? 5000);
+    const orderIndex = options.webhooks
+      ? new OrderIndex(commandClient(connection), config.prefix)
+      : undefined;
+    const firstPollDelayMs = options.webhooks
+      ? (options.webhooks.firstPollDelayMs ?? 30_000)
+      : timings.firstPollDelayMs;
     const campaigns = new CampaignTracker({
       ledger,
       log,
@@ -126,22 +159,26 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     };
     const orderWorker = new Worker<OrderJobData>(
       QUEUES.orders,
-      createOrderCreateProcessor({
-        client,
-        ledger,
-        log,
-        ordersQueue,
-        rateLimiter,
-        storePayoutUrls: options.storePayoutUrls,
-        firstPollDelayMs: timings.firstPollDelayMs,
-        onOutcome: hooks.onOutcome,
-        onOrderEnded: hooks.onOrderEnded,
-        onCampaignPaused: (campaign, reason) => {
-          campaigns.pausedHere(campaign, reason);
-          hooks.onCampaignPaused?.(campaign, reason);
-        },
-        onSending: (campaign) => campaigns.touch(campaign),
-      }),
+      active.counted(
+        createOrderCreateProcessor({
+          client,
+          ledger,
+          log,
+          ordersQueue,
+          rateLimiter,
+          storePayoutUrls: options.storePayoutUrls,
+          firstPollDelayMs,
+          orderIndex,
+          productGuard: options.webhooks ? new ProductGuard(config.dataDir) : undefined,
+          onOutcome: hooks.onOutcome,
+          onOrderEnded: hooks.onOrderEnded,
+          onCampaignPaused: (campaign, reason) => {
+            campaigns.pausedHere(campaign, reason);
+            hooks.onCampaignPaused?.(campaign, reason);
+          },
+          onSending: (campaign) => campaigns.touch(campaign),
+        }),
+      ),
       // No maxStartedAttempts: it would also count the wake-ups of a paused campaign's jobs.
       // 429 loops are capped by the processor itself (OrderJobData.rateLimited).
       { ...common, limiter: limiterFor(config.orderRateLimitPerMinute) },
@@ -156,6 +193,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       ledger,
       queue: ordersQueue,
       log,
+      outage,
       window,
       tickMs: timings.dispatchTickMs,
       repairMs: timings.dispatchRepairMs,
@@ -171,6 +209,8 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       storePayoutUrls: options.storePayoutUrls,
       pollDelayMs: timings.pollDelayMs,
       onOrderEnded: hooks.onOrderEnded,
+      orderIndex,
+      outage,
     });
     workers.push(orderWorker);
   }
@@ -184,23 +224,34 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       log,
     });
     workers.push(
-      new Worker<CatalogSyncJobData, CatalogSyncJobResult>(QUEUES.catalog, processor, {
-        connection,
-        prefix: config.prefix,
-        concurrency: 1,
-      }),
+      new Worker<CatalogSyncJobData, CatalogSyncJobResult>(
+        QUEUES.catalog,
+        active.counted(processor),
+        {
+          connection,
+          prefix: config.prefix,
+          concurrency: 1,
+        },
+      ),
     );
   }
   for (const worker of workers)
-    worker.on("error", (error) => log.error({ err: error }, "worker error"));
+    worker.on("error", (error) => quietIfAway(outage, log, error, "worker error"));
   const close = async () => {
-    await dispatcher?.close();
-    await Promise.all(workers.map((w) => w.close()));
-    // After the order workers (which may still submit orders), before Redis closes.
-    await follower?.close();
-    await tracker?.close();
-    await Promise.all(closers.map((c) => c()));
-    await connection.quit();
+    // Bounded like the rest: a pass caught on a command to a cluster node that died would
+    // hold the stop for ever; keys it moved are re-sent by another dispatcher's repair.
+    await settledWithin(STOP_MS, async () => dispatcher?.close());
+    await closeBullWorkers(workers, active, log);
+    // After the order workers (which may still submit orders), before Redis closes. Bounded:
+    // a command stuck on a cluster node that died must not keep a stopping worker alive, and
+    // whatever is cut short here is repeated by another worker (a poll's lease runs out).
+    await settledWithin(STOP_MS, async () => {
+      await follower?.close();
+      await tracker?.close();
+      await Promise.all(closers.map((c) => c()));
+    });
+    await quitWithin(connection);
+    outage.close();
   };
   try {
     await Promise.all(workers.map((w) => w.waitUntilReady()));
@@ -211,6 +262,11 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     throw error;
   }
   return { workers, close };
+}
+
+/** Logs `error` unless it is Redis being away, which `outage` reports in its own lines. */
+function quietIfAway(outage: OutageReporter, log: Logger, error: Error, what: string): void {
+  if (!outage.failed(error)) log.error({ err: error }, what);
 }
 
 /**
@@ -229,7 +285,7 @@ async function markLostJob(
     job.attemptsMade >= (job.opts.attempts ?? 1) || error.name === "UnrecoverableError";
   if (!finalFailure) return;
   const moved = await ledger
-    .transition(job.data.campaign, job.data.key, ["queued", "in_flight"], "failed_uncertain", {
+    .transition(job.data.campaign, job.data.order, ["queued", "in_flight"], "failed_uncertain", {
       error_type: "job_failed",
       error_message: error.message,
     })
@@ -237,7 +293,7 @@ async function markLostJob(
   if (moved.moved) onOrderEnded?.("failed_uncertain");
   if (moved.moved)
     log.warn(
-      { campaign: job.data.campaign, key: job.data.key },
+      { campaign: job.data.campaign, order: job.data.order },
       `job failed for good (${error.message}); rows failed_uncertain`,
     );
 }

@@ -4,7 +4,7 @@ import type { WorkerHooks } from "../jobs/workers.js";
 import type { Logger } from "../log.js";
 import { silentLogger } from "../log.js";
 import { Ledger } from "../orders/ledger.js";
-import { connectRedis } from "../queue/connection.js";
+import { commandClient, connectRedis } from "../queue/connection.js";
 import { QUEUES } from "../queue/names.js";
 import { startMetricsServer } from "./metrics-server.js";
 import { WorkerMetrics } from "./worker-metrics.js";
@@ -36,14 +36,18 @@ export interface RunningMetrics {
 export async function startMetrics(options: StartMetricsOptions): Promise<RunningMetrics> {
   const { config } = options;
   const log = options.log ?? silentLogger;
-  const redis = connectRedis(config.redisUrl);
+  const redis = connectRedis(config);
   redis.on("error", () => {
     // A scrape reports it (the depth gauge logs); no unhandled-error noise per reconnect.
   });
   const queues = Object.values(QUEUES).map(
     (name) => new Queue(name, { connection: redis, prefix: config.prefix }),
   );
-  const metrics = new WorkerMetrics({ queues, ledger: new Ledger(redis, config.prefix), log });
+  const metrics = new WorkerMetrics({
+    queues,
+    ledger: new Ledger(commandClient(redis), config.prefix),
+    log,
+  });
   const closeQueues = async () => {
     await Promise.all(queues.map((q) => q.close()));
     await redis.quit().catch(() => redis.disconnect());

@@ -75,11 +75,24 @@ export class WorkerMetrics {
     const registers = [this.registry];
     // Default names (process_*, nodejs_*), so the usual Node.js dashboards and alerts work.
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    const ledger = options.ledger;
+    const log = options.log ?? silentLogger;
     this.orders = new Counter({
       name: "giftjobs_orders_total",
-      help: "Orders this worker moved to an end, once each, by final outcome (sync and async)",
+      help: "Orders moved to an end, once each, by final outcome (sync and async): by this worker; cancelled ones by whoever cancelled them, claimed by the endpoint scraped first",
       labelNames: ["outcome"],
       registers,
+      // Cancellations happen in the cancel command and the dashboard too, which serve no
+      // metrics: the ledger counts them, and one endpoint claims each (Ledger.claimCancelledOrders).
+      async collect() {
+        if (!ledger) return;
+        try {
+          const cancelled = await ledger.claimCancelledOrders();
+          if (cancelled > 0) this.inc({ outcome: "cancelled" }, cancelled);
+        } catch (error) {
+          log.warn({ err: error }, "metrics: cancelled orders could not be read");
+        }
+      },
     });
     for (const outcome of ORDER_ENDS) this.orders.inc({ outcome }, 0);
     this.attempts = new Counter({

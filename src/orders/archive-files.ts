@@ -1,13 +1,12 @@
 import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
-import { readFile, rename, stat } from "node:fs/promises";
+import { rename, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip, createGzip } from "node:zlib";
-import type { OrderRequest } from "../api/order-request.js";
 import { sha256OfFile } from "../catalog/current-snapshot.js";
-import { DamagedFileError, parseFileJson } from "../catalog/damaged-file-error.js";
+import { DamagedFileError, parseFileJson, readFileJson } from "../catalog/damaged-file-error.js";
 import { fsyncPath, replaceFileAtomically } from "../catalog/durable-files.js";
 import type { LedgerOrder, LedgerRow, StoredState } from "./ledger.js";
 
@@ -19,6 +18,13 @@ export const ARCHIVE_FILES = {
 } as const;
 
 export const ARCHIVE_FORMAT = "giftjobs-campaign-archive";
+
+/**
+ * The version of the archive's files. 2: orders by number, bodies made from rows and orders
+ * (docs/architecture.md, "Redis keys"). A version 1 archive (giftjobs 0.1, orders by key with
+ * their request bodies) still gives its report; it is restored by the version that wrote it.
+ */
+export const ARCHIVE_VERSION = 2;
 
 /** `$GIFTJOBS_DATA_DIR/campaigns/NAME/archive`. */
 export function archiveDir(dataDir: string, campaign: string): string {
@@ -34,31 +40,29 @@ export interface ArchivedFile {
 /** manifest.json: written last; an archive without one is not finished. */
 export interface ArchiveManifest {
   format: typeof ARCHIVE_FORMAT;
-  version: 1;
+  version: number;
   campaign: string;
   archived_at: string;
   /** The stored state the campaign had before the archive (a restore gives it back). */
   state: StoredState;
   rows: number;
   orders: number;
-  /** Request bodies kept: those of the orders that did not complete. */
-  requests: number;
   files: Record<typeof ARCHIVE_FILES.report | typeof ARCHIVE_FILES.ledger, ArchivedFile>;
 }
 
 /**
  * One line of the compact ledger (gzip NDJSON), in this order: `campaign`, `meta`, `counts`,
- * every `row`, every `order`, `end`. Rows and orders are the ledger's records as stored (a
- * row's status is its order's, written beside it for readers of the file); an order that did
- * not complete keeps its request body, so a restored campaign can be retried.
+ * every `row`, every `order`, `end`. Rows and orders are the ledger's records, with their
+ * field names spelt out (a row's status is its order's, written beside it for readers of the
+ * file). A restored order's body is made from them, as in Redis.
  */
 export type ArchiveLine =
-  | { type: "campaign"; format: typeof ARCHIVE_FORMAT; version: 1; campaign: string }
+  | { type: "campaign"; format: typeof ARCHIVE_FORMAT; version: number; campaign: string }
   | { type: "meta"; meta: Record<string, string> }
   | { type: "counts"; counts: Record<string, string> }
   | { type: "row"; identity: string; status: string; row: LedgerRow }
-  | { type: "order"; key: string; order: LedgerOrder; request?: OrderRequest }
-  | { type: "end"; rows: number; orders: number; requests: number };
+  | { type: "order"; number: number; order: LedgerOrder }
+  | { type: "end"; rows: number; orders: number };
 
 /**
  * Writes `lines` as gzip NDJSON to `path` durably: a temporary name in the same folder,
@@ -87,7 +91,7 @@ export async function readLedgerFile(
   path: string,
   campaign: string,
   onLine: (line: ArchiveLine) => Promise<void> | void = () => undefined,
-): Promise<ArchivedFile & { rows: number; orders: number; requests: number }> {
+): Promise<ArchivedFile & { rows: number; orders: number }> {
   const hash = createHash("sha256");
   let bytes = 0;
   const raw = createReadStream(path, { highWaterMark: 1 << 20 });
@@ -101,7 +105,6 @@ export async function readLedgerFile(
   let n = 0;
   let rows = 0;
   let orders = 0;
-  let requests = 0;
   let end: Extract<ArchiveLine, { type: "end" }> | undefined;
   let readerFailed = false;
   try {
@@ -110,15 +113,19 @@ export async function readLedgerFile(
       if (end) throw new DamagedFileError(path, n, "a line after the end line");
       const line = parseFileJson<ArchiveLine>(text, path, n);
       if (n === 1) {
-        if (line.type !== "campaign" || line.format !== ARCHIVE_FORMAT || line.version !== 1)
+        if (line.type !== "campaign" || line.format !== ARCHIVE_FORMAT)
           throw new DamagedFileError(path, n, "not a giftjobs campaign archive");
+        if (line.version !== ARCHIVE_VERSION)
+          throw new DamagedFileError(
+            path,
+            n,
+            `an archive of version ${line.version}, which this giftjobs does not restore (it restores version ${ARCHIVE_VERSION}); orders report still gives its report`,
+          );
         if (line.campaign !== campaign)
           throw new DamagedFileError(path, n, `the archive of campaign ${line.campaign}`);
       } else if (line.type === "row") rows += 1;
-      else if (line.type === "order") {
-        orders += 1;
-        if (line.request) requests += 1;
-      } else if (line.type === "end") end = line;
+      else if (line.type === "order") orders += 1;
+      else if (line.type === "end") end = line;
       else if (line.type !== "meta" && line.type !== "counts")
         throw new DamagedFileError(path, n, "a line of an unknown type");
       try {
@@ -136,9 +143,9 @@ export async function readLedgerFile(
     raw.destroy();
   }
   if (!end) throw new DamagedFileError(path, undefined, "cut short (no end line)");
-  if (end.rows !== rows || end.orders !== orders || end.requests !== requests)
+  if (end.rows !== rows || end.orders !== orders)
     throw new DamagedFileError(path, n, "its end line does not count the lines before it");
-  return { sha256: hash.digest("hex"), bytes, rows, orders, requests };
+  return { sha256: hash.digest("hex"), bytes, rows, orders };
 }
 
 /** The lines of a stream of UTF-8 text (its errors, such as a damaged gzip, are thrown). */
@@ -171,15 +178,11 @@ export async function writeManifest(dir: string, manifest: ArchiveManifest): Pro
 /** The archive's manifest, or undefined when there is none (an archive never finished). */
 export async function readManifest(dir: string): Promise<ArchiveManifest | undefined> {
   const path = join(dir, ARCHIVE_FILES.manifest);
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
-  const manifest = parseFileJson<ArchiveManifest>(text, path);
-  if (manifest?.format !== ARCHIVE_FORMAT || manifest.version !== 1 || !manifest.files)
+  const manifest = await readFileJson<ArchiveManifest>(path);
+  if (!manifest) return undefined;
+  // A version 1 manifest still gives its report (see ARCHIVE_VERSION).
+  const known = manifest?.version === 1 || manifest?.version === ARCHIVE_VERSION;
+  if (manifest?.format !== ARCHIVE_FORMAT || !known || !manifest.files)
     throw new DamagedFileError(path, undefined, "not a giftjobs campaign archive manifest");
   return manifest;
 }

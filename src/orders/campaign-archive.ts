@@ -7,6 +7,7 @@ import { UserError } from "../errors/user-error.js";
 import {
   ARCHIVE_FILES,
   ARCHIVE_FORMAT,
+  ARCHIVE_VERSION,
   type ArchiveLine,
   type ArchiveManifest,
   archiveDir,
@@ -24,6 +25,8 @@ import {
   type CampaignShape,
   countsOf,
   type Ledger,
+  type LedgerOrder,
+  type LedgerRow,
   type StoredState,
 } from "./ledger.js";
 
@@ -38,7 +41,6 @@ export interface ArchiveResult {
   state_before: StoredState;
   rows: number;
   orders: number;
-  requests: number;
   files: ArchiveManifest["files"];
 }
 
@@ -49,7 +51,6 @@ export interface RestoreResult {
   state: CampaignState;
   rows: number;
   orders: number;
-  requests: number;
 }
 
 const BATCH = 500;
@@ -91,13 +92,12 @@ export async function archiveCampaign(
   const archivedAt = new Date().toISOString();
   const manifest: ArchiveManifest = {
     format: ARCHIVE_FORMAT,
-    version: 1,
+    version: ARCHIVE_VERSION,
     campaign,
     archived_at: archivedAt,
     state: storedState(meta),
     rows: written.rows,
     orders: written.orders,
-    requests: written.requests,
     files: {
       [ARCHIVE_FILES.report]: await describeFile(join(dir, ARCHIVE_FILES.report)),
       [ARCHIVE_FILES.ledger]: { sha256: written.sha256, bytes: written.bytes },
@@ -148,7 +148,6 @@ function resultOf(
     state_before: manifest.state,
     rows: manifest.rows,
     orders: manifest.orders,
-    requests: manifest.requests,
     files: manifest.files,
   };
 }
@@ -181,34 +180,25 @@ async function* exportLines(
   campaign: string,
   shape: CampaignShape,
 ): AsyncGenerator<ArchiveLine> {
-  yield { type: "campaign", format: ARCHIVE_FORMAT, version: 1, campaign };
+  yield { type: "campaign", format: ARCHIVE_FORMAT, version: ARCHIVE_VERSION, campaign };
   yield { type: "meta", meta: shape.meta };
   yield { type: "counts", counts: shape.counts };
   let rows = 0;
   let orders = 0;
-  let requests = 0;
   for await (const batch of batches(ledger.rows(campaign))) {
-    const keys = [...new Set(batch.map(([, row]) => row.key))];
-    const found = await ledger.getOrders(campaign, keys);
-    const status = new Map(keys.map((key, i) => [key, found[i]?.status ?? "unknown"]));
+    const numbers = [...new Set(batch.map(([, row]) => row.order))];
+    const found = await ledger.getOrders(campaign, numbers);
+    const status = new Map(numbers.map((n, i) => [n, found[i]?.status ?? "unknown"]));
     for (const [identity, row] of batch) {
       rows += 1;
-      yield { type: "row", identity, status: status.get(row.key)!, row };
+      yield { type: "row", identity, status: status.get(row.order)!, row };
     }
   }
-  for await (const batch of batches(ledger.orders(campaign))) {
-    // A completed order is never sent again: its body stays behind.
-    const open = batch.filter(([, order]) => order.status !== "completed").map(([key]) => key);
-    const bodies = await ledger.getRequests(campaign, open);
-    const body = new Map(open.map((key, i) => [key, bodies[i]]));
-    for (const [key, order] of batch) {
-      orders += 1;
-      const request = body.get(key);
-      if (request) requests += 1;
-      yield { type: "order", key, order, ...(request ? { request } : {}) };
-    }
+  for await (const [number, order] of ledger.orders(campaign)) {
+    orders += 1;
+    yield { type: "order", number, order };
   }
-  yield { type: "end", rows, orders, requests };
+  yield { type: "end", rows, orders };
 }
 
 async function* batches<T>(source: AsyncIterable<T>, size = BATCH): AsyncGenerator<T[]> {
@@ -247,24 +237,19 @@ export async function restoreCampaign(ledger: Ledger, campaign: string): Promise
   let meta: Record<string, string> | undefined;
   let counts: Record<string, string> | undefined;
   const pending = {
-    rows: [] as [string, string][],
-    orders: [] as [string, string][],
-    requests: [] as [string, string][],
+    rows: [] as [string, LedgerRow][],
+    orders: [] as [number, LedgerOrder][],
   };
   const flush = async () => {
     await ledger.restoreEntries(campaign, pending);
     pending.rows = [];
     pending.orders = [];
-    pending.requests = [];
   };
   const read = await readLedgerFile(path, campaign, async (line) => {
     if (line.type === "meta") meta = line.meta;
     else if (line.type === "counts") counts = line.counts;
-    else if (line.type === "row") pending.rows.push([line.identity, JSON.stringify(line.row)]);
-    else if (line.type === "order") {
-      pending.orders.push([line.key, JSON.stringify(line.order)]);
-      if (line.request) pending.requests.push([line.key, JSON.stringify(line.request)]);
-    }
+    else if (line.type === "row") pending.rows.push([line.identity, line.row]);
+    else if (line.type === "order") pending.orders.push([line.number, line.order]);
     if (pending.rows.length + pending.orders.length >= BATCH) await flush();
   }).catch(async (error: unknown) => {
     await ledger.clearArchivedData(campaign);
@@ -290,7 +275,6 @@ export async function restoreCampaign(ledger: Ledger, campaign: string): Promise
     state: campaignState(meta as CampaignMeta, countsOf(counts)),
     rows: read.rows,
     orders: read.orders,
-    requests: read.requests,
   };
 }
 
@@ -337,5 +321,5 @@ async function requireKnown(ledger: Ledger, campaign: string): Promise<void> {
 }
 
 function emptyShape(): CampaignShape {
-  return { meta: {}, counts: {}, rows: 0, orders: 0, requests: 0 };
+  return { meta: {}, counts: {}, rows: 0, orders: 0 };
 }

@@ -5,6 +5,7 @@ import { pipeline } from "node:stream/promises";
 import { stringify } from "csv-stringify";
 import { fsyncPath } from "../catalog/durable-files.js";
 import type { Ledger, LedgerOrder, LedgerRow } from "./ledger.js";
+import { itemIdOf } from "./ledger-codec.js";
 
 export const REPORT_COLUMNS = [
   "line",
@@ -37,13 +38,13 @@ export async function* reportRecords(ledger: Ledger, campaign: string): AsyncGen
   // Rows of different files can share a line: the identity settles their order, so the same
   // ledger gives the same report however its hash is laid out (a restored archive, say).
   rows.sort((a, b) => a[1].line - b[1].line || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  const orderCache = new Map<string, LedgerOrder | undefined>();
+  const orderCache = new Map<number, LedgerOrder | undefined>();
   for (let i = 0; i < rows.length; i += 500) {
     const batch = rows.slice(i, i + 500);
-    const missing = [...new Set(batch.map(([, r]) => r.key).filter((k) => !orderCache.has(k)))];
+    const missing = [...new Set(batch.map(([, r]) => r.order).filter((n) => !orderCache.has(n)))];
     const orders = await ledger.getOrders(campaign, missing);
-    for (const [j, k] of missing.entries()) orderCache.set(k, orders[j]);
-    for (const [identity, row] of batch) yield recordOf(identity, row, orderCache.get(row.key));
+    for (const [j, n] of missing.entries()) orderCache.set(n, orders[j]);
+    for (const [identity, row] of batch) yield recordOf(identity, row, orderCache.get(row.order));
     if (orderCache.size > 20_000) orderCache.clear();
   }
 }
@@ -58,8 +59,8 @@ function recordOf(identity: string, row: LedgerRow, order: LedgerOrder | undefin
     row.currency,
     order?.status ?? "unknown",
     order?.order_id ?? "",
-    order?.item_ids?.[identity] ?? "",
-    row.key,
+    (order && itemIdOf(order, identity)) ?? "",
+    order?.key ?? "",
     order?.error_type ?? "",
     order?.error_message ?? "",
     // The service answered with an order made before this campaign existed (see isReplay).

@@ -40,30 +40,22 @@ export async function retryCampaign(
     : ["failed_uncertain"];
   let orders = 0;
   let rows = 0;
-  for await (const [key, order] of ledger.orders(campaign)) {
+  for await (const [number, order] of ledger.orders(campaign)) {
     if (!statuses.includes(order.status)) continue;
     if (options.newKey) {
-      const request = await ledger.getRequest(campaign, key);
-      if (!request) {
-        throw new UserError(
-          `campaign ${campaign}: order ${key} has no recorded request; re-import the file`,
-        );
-      }
       const generation = order.generation + 1;
-      const newKey = orderKey(campaign, generation, order.identities);
-      await ledger.saveRequest(campaign, newKey, request);
       const done = await ledger.rekey(campaign, {
-        oldKey: key,
-        newKey,
+        number,
+        key: orderKey(campaign, generation, order.identities),
         identities: order.identities,
         generation,
         from: statuses as ("failed_final" | "failed_uncertain")[],
       });
-      if (done !== "done") continue;
+      if (!done.done) continue;
     } else {
       const moved = await ledger.transition(
         campaign,
-        key,
+        number,
         ["failed_uncertain"],
         "queued",
         { error_type: null, error_message: null },

@@ -16,24 +16,35 @@ export interface CampaignStatus {
   cancelled: number;
   /** Rows whose order the service replayed from before this campaign was imported. */
   replayed: number;
+  /** Queued rows whose send_at is still ahead (not sent before it). */
+  scheduled: number;
+  /** When the next scheduled rows are sent (ISO), or null. */
+  next_send_at: string | null;
   /** null while running; the reason (and since when) while paused. */
   paused: { reason: string; since: string | null } | null;
 }
 
 export async function campaignStatus(ledger: Ledger, campaign: string): Promise<CampaignStatus> {
-  const [counts, meta] = await Promise.all([ledger.counts(campaign), ledger.meta(campaign)]);
-  return statusOf(campaign, meta, counts);
+  const [counts, meta, next] = await Promise.all([
+    ledger.counts(campaign),
+    ledger.meta(campaign),
+    ledger.nextSendAt(campaign),
+  ]);
+  return statusOf(campaign, meta, counts, next);
 }
 
 export function statusOf(
   campaign: string,
   meta: CampaignMeta,
   counts: CampaignCounts,
+  nextSendAt?: number,
 ): CampaignStatus {
   return {
     campaign,
     state: campaignState(meta, counts),
     ...pick(counts),
+    next_send_at:
+      counts.scheduled > 0 && nextSendAt !== undefined ? new Date(nextSendAt).toISOString() : null,
     paused: meta.paused_reason
       ? { reason: meta.paused_reason, since: meta.paused_at ?? null }
       : null,
@@ -51,6 +62,7 @@ function pick(c: CampaignCounts) {
     failed_uncertain: c.failed_uncertain,
     cancelled: c.cancelled,
     replayed: c.replayed,
+    scheduled: c.scheduled,
   };
 }
 

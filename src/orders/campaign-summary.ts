@@ -24,13 +24,14 @@ export interface CampaignSummary extends CampaignStatus {
 }
 
 export async function campaignSummary(ledger: Ledger, campaign: string): Promise<CampaignSummary> {
-  const [counts, meta, redisBytes] = await Promise.all([
+  const [counts, meta, redisBytes, nextSendAt] = await Promise.all([
     ledger.counts(campaign),
     ledger.meta(campaign),
     ledger.memoryUsage(campaign),
+    ledger.nextSendAt(campaign),
   ]);
   return {
-    ...statusOf(campaign, meta, counts),
+    ...statusOf(campaign, meta, counts, nextSendAt),
     created_at: meta.created_at ?? null,
     approved_at: meta.approved_at ?? null,
     finished_at: meta.finished_at ?? null,

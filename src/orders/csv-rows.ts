@@ -70,7 +70,7 @@ export interface HeaderReport {
  * A legitimate row is a few KB at most (description 128, metadata 20 x 200); the cap keeps an
  * unclosed quote from pulling the rest of a large file into memory before failing.
  */
-const MAX_RECORD_CHARS = 1_000_000;
+export const MAX_RECORD_CHARS = 1_000_000;
 
 /** Cells that are trimmed: identifiers and amounts, where stray spaces are never meant. */
 const TRIMMED = new Set(["email", "product_code", "face_value"]);

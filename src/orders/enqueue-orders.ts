@@ -1,13 +1,13 @@
 import type { JobsOptions, Queue } from "bullmq";
 import pRetry from "p-retry";
 import { ORDER_JOB_OPTIONS } from "../queue/job-options.js";
-import type { OrderJobData } from "./order-job.js";
+import { type OrderJobData, orderJobId } from "./order-job.js";
 
 /** Jobs added per addBulk call: large enough to amortise round trips, small enough to retry. */
 export const ENQUEUE_CHUNK = 500;
 
 /**
- * Adds order jobs in chunks with addBulk, jobId = order key. addBulk is not atomic: a chunk
+ * Adds order jobs in chunks with addBulk, jobId = the order's (orderJobId). addBulk is not atomic: a chunk
  * that fails is sent again, and the job ids make the repeat harmless (BullMQ ignores an id
  * it already holds).
  */
@@ -20,7 +20,7 @@ export async function enqueueOrders(
     const chunk = jobs.slice(i, i + ENQUEUE_CHUNK).map((data) => ({
       name: "order-create",
       data,
-      opts: { ...options, jobId: data.key },
+      opts: { ...options, jobId: orderJobId(data.campaign, data.order) },
     }));
     await pRetry(() => queue.addBulk(chunk), { retries: 3, minTimeout: 200 });
   }
@@ -28,7 +28,7 @@ export async function enqueueOrders(
 
 /**
  * Adds order jobs in the order given, each with its own options (its campaign's retry policy),
- * in chunks with addBulk; jobId = order key, so a repeat is harmless.
+ * in chunks with addBulk; jobId = the order's, so a repeat is harmless.
  */
 export async function enqueueEach(
   queue: Queue<OrderJobData>,
@@ -38,7 +38,7 @@ export async function enqueueEach(
     const chunk = jobs.slice(i, i + ENQUEUE_CHUNK).map(({ data, options }) => ({
       name: "order-create",
       data,
-      opts: { ...options, jobId: data.key },
+      opts: { ...options, jobId: orderJobId(data.campaign, data.order) },
     }));
     await pRetry(() => queue.addBulk(chunk), { retries: 3, minTimeout: 200 });
   }

@@ -10,6 +10,7 @@ export const HEADER_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   reference: ["Reference", "External ID", "Employee ID", "Ref"],
   template_id: ["Template", "Template ID"],
   description: ["Description", "Note", "Message"],
+  send_at: ["Send At", "Send Date", "Delivery Date", "Scheduled At", "Send On"],
 };
 
 /** A header reduced to what the table compares: letters and digits, lower case. */

@@ -9,6 +9,7 @@ export const ORDER_FIELDS = [
   "template_id",
   "description",
   "reference",
+  "send_at",
 ] as const;
 
 export const REQUIRED_FIELDS = ["email", "product_code", "face_value"] as const;

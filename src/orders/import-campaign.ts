@@ -19,6 +19,8 @@ import { storedState } from "./campaign-state.js";
 import type { CsvItem, ReadOrderRowsOptions } from "./csv-rows.js";
 import { OccurrenceCounter, payloadHash, rowIdentity } from "./identity.js";
 import { InvalidRowsFile } from "./invalid-rows-file.js";
+import { journalRefusal, journalWarning, repackFromSpool } from "./journal-checks.js";
+import { JournalIndex } from "./journal-index.js";
 import { orderKey } from "./keys.js";
 import {
   BudgetExceededError,
@@ -27,9 +29,12 @@ import {
   type CampaignMeta,
   type Ledger,
   type LedgerRow,
+  type NewOrder,
   type StoredState,
 } from "./ledger.js";
+import { samePayload } from "./ledger-codec.js";
 import { readOrderFile } from "./order-file.js";
+import { type JournalLine, journalPath, OrderJournalWriter } from "./order-journal.js";
 import { buildOrderRequest } from "./order-request.js";
 import type { OrderRow } from "./order-row.js";
 import { checkItemsPerOrder, OrderPacker } from "./packing.js";
@@ -39,6 +44,7 @@ import type { RowError } from "./row-error.js";
 import { RowSpool, type SpoolEntry, type SpooledRow } from "./row-spool.js";
 import { type ValidateRowOptions, validateRow } from "./row-validation.js";
 import { CampaignTotals, type CurrencyTotal } from "./totals.js";
+import { importWasCutShort, recordingMarked } from "./unfinished-import.js";
 
 /** Options of `orders import`. */
 export interface ImportOptions {
@@ -125,6 +131,13 @@ export interface ImportDeps {
   /** For the balance check; none skips it. */
   client?: ApiClient;
   log: Logger;
+  /**
+   * The data dir (`GIFTJOBS_DATA_DIR`): the campaign's order journal is kept in
+   * `campaigns/NAME/orders.ndjson` under it, and read by every import, so that a re-import after
+   * a lost ledger packs rows into the orders, and keys, they had (docs/architecture.md, "Lost
+   * ledger"). None: no journal is kept or read.
+   */
+  dataDir?: string;
 }
 
 /** What an import is about to record and spend, for `confirm`. */
@@ -245,6 +258,9 @@ export async function importCampaign(
   const mode = options.executionMode ?? "async";
   const itemsPerOrder = checkItemsPerOrder(options.itemsPerOrder, mode);
   const packer = itemsPerOrder > 1 ? new OrderPacker(itemsPerOrder) : undefined;
+  const journal = deps.dataDir
+    ? await JournalIndex.load(journalPath(deps.dataDir, options.campaign), options.campaign)
+    : undefined;
   const invalidFile =
     options.skipInvalid && options.errorFile && !options.dryRun
       ? new InvalidRowsFile(options.errorFile)
@@ -256,6 +272,7 @@ export async function importCampaign(
       mode,
       itemsPerOrder,
       packer,
+      journal,
       invalidFile,
       spool,
     });
@@ -320,10 +337,21 @@ async function importWithSpool(
     throw refuse(
       `campaign ${options.campaign} is ${existing.state}: no rows can be added to it; import under another name`,
     );
-  if (existing && survey.freshRows > 0 && !options.append)
+  // The same import again after one cut short records the rest without --append.
+  if (
+    existing &&
+    survey.freshRows > 0 &&
+    !options.append &&
+    !(await importWasCutShort(deps.ledger, options.campaign))
+  )
     throw refuse(
       `campaign ${options.campaign} exists (${existing.rows} rows); this file has ${survey.freshRows} new rows: pass --append to add them to it, or import under another name`,
     );
+  const verdict = plan.journal?.verdict();
+  if (verdict) {
+    const refusal = journalRefusal(verdict, mode, options.campaign, plan.journal!.path);
+    if (refusal) throw refuse(refusal);
+  }
   const budgets = checkBudgets(options, survey, existing, refuse);
   budgetsReplaced = budgets.replaced;
   if (options.balanceCheck !== false && deps.client && !options.dryRun)
@@ -357,9 +385,13 @@ async function importWithSpool(
       options.campaign,
       Object.fromEntries([...budgets.store].map(([c, b]) => [`budget:${c}`, String(b.units)])),
     );
+  const warning = verdict && journalWarning(verdict, options.campaign, plan.journal!.path);
+  if (warning) deps.log.warn({ campaign: options.campaign }, warning);
   let written: { rows: number; orders: number };
   try {
-    written = await writeCampaign(options, deps, survey, { ...plan, spool });
+    written = await recordingMarked(deps.ledger, options.campaign, () =>
+      writeCampaign(options, deps, survey, { ...plan, spool }),
+    );
   } catch (error) {
     if (!(error instanceof RecordRefused)) throw error;
     throw new ImportRefused(error.message, result(error.rows, error.orders));
@@ -602,6 +634,8 @@ interface ImportPlan {
   mode: ExecutionMode;
   itemsPerOrder: number;
   packer: OrderPacker | undefined;
+  /** The campaign's order journal as read at the start; none without a data dir. */
+  journal: JournalIndex | undefined;
   invalidFile: InvalidRowsFile | undefined;
   /** None on a dry run. */
   spool: RowSpool | undefined;
@@ -617,21 +651,23 @@ async function classify(
   batch: PlannedRow[],
   deps: ImportDeps,
   survey: Survey,
-  { packer, invalidFile, spool }: ImportPlan,
+  { packer, journal, invalidFile, spool }: ImportPlan,
 ): Promise<void> {
   const recorded = await deps.ledger.getRows(
     campaign,
     batch.map((p) => p.identity),
   );
-  const keys = [
-    ...new Set(recorded.filter((r): r is LedgerRow => r !== undefined).map((r) => r.key)),
+  const numbers = [
+    ...new Set(recorded.filter((r): r is LedgerRow => r !== undefined).map((r) => r.order)),
   ];
-  const orders = new Map((await deps.ledger.getOrders(campaign, keys)).map((o, i) => [keys[i], o]));
+  const orders = new Map(
+    (await deps.ledger.getOrders(campaign, numbers)).map((o, i) => [numbers[i], o]),
+  );
   const toWrite: SpoolEntry[] = [];
   for (const [i, planned] of batch.entries()) {
     const known = recorded[i];
-    const order = known ? orders.get(known.key) : undefined;
-    if (known && known.payload_hash !== planned.payload) {
+    const order = known ? orders.get(known.order) : undefined;
+    if (known && !samePayload(known.payload_hash, planned.payload)) {
       if (order?.status !== "failed_final") {
         // A conflict is an invalid row: not counted as valid, not in the totals, in the error file.
         const error = {
@@ -648,6 +684,8 @@ async function classify(
     }
     survey.valid += 1;
     survey.totals.add(planned.currency, planned.faceUnits, planned.priceUnits);
+    // A row the journal names but the ledger does not know keeps the order it was recorded in.
+    const journalLine = journal?.note(planned.identity, !known);
     if (known && !survey.released.has(planned.identity)) {
       // Recorded with its order on the pending list in one script: nothing to add again.
       survey.known += 1;
@@ -656,7 +694,8 @@ async function classify(
     survey.newRows += 1;
     if (!known) survey.freshRows += 1;
     survey.newTotals.add(planned.currency, planned.faceUnits, planned.priceUnits);
-    packer?.add(planned.identity, planned.currency);
+    if (known || journalLine === undefined)
+      packer?.add(planned.identity, planned.currency, planned.row.send_at);
     const { identity, payload, currency, row } = planned;
     const face = String(planned.faceUnits);
     const price = String(planned.priceUnits);
@@ -692,9 +731,16 @@ async function writeCampaign(
   options: ImportOptions,
   deps: ImportDeps,
   survey: Survey,
-  { mode, packer, spool }: ImportPlan & { spool: RowSpool },
+  { mode, packer, journal, spool }: ImportPlan & { spool: RowSpool },
 ): Promise<{ rows: number; orders: number }> {
-  const writer = new CampaignWriter(options.campaign, deps, survey, mode, packer);
+  if (journal && packer) await repackFromSpool(spool, journal, survey.released, packer);
+  const journalWriter = deps.dataDir
+    ? new OrderJournalWriter(journalPath(deps.dataDir, options.campaign))
+    : undefined;
+  const writer = new CampaignWriter(options.campaign, deps, survey, mode, packer, {
+    index: journal,
+    writer: journalWriter,
+  });
   const writes = new OneAtATime();
   const progress = () =>
     options.onProgress?.({
@@ -717,9 +763,15 @@ async function writeCampaign(
     await writes.drain();
   } catch (error) {
     throw recordRefused(error, options.campaign, writer) ?? error;
+  } finally {
+    await journalWriter?.close();
   }
   writer.finish();
   progress();
+  if (writer.leftOut > 0)
+    deps.log.warn(
+      `campaign ${options.campaign}: ${writer.leftOut} rows of this file were left out: another import of the campaign recorded some of them at the same time (each is paid once); import the file again to record any left`,
+    );
   return { rows: writer.rows, orders: writer.orders };
 }
 
@@ -760,17 +812,34 @@ function recordRefused(
   return undefined;
 }
 
+/** The journal as pass 2 uses it: the index read at the start, and where new orders go. */
+interface WriterJournal {
+  index: JournalIndex | undefined;
+  writer: OrderJournalWriter | undefined;
+}
+
+/** An order whose rows are all read; `journal`: rebuilt from the journal, at its generation. */
+interface ReadyOrder {
+  rows: SpooledRow[];
+  journal?: { generation: number };
+}
+
 /**
  * Turns planned rows into ledger records and jobs. With one row per order each row is an order
- * at once; with packing, rows wait until every row of their order has been read.
+ * at once; with packing, or an order of the journal, rows wait until every row of their order
+ * has been read.
  */
 class CampaignWriter {
   rows = 0;
   orders = 0;
+  /** Rows another import recorded between pass 1 and this one (see RECORD): not added here. */
+  leftOut = 0;
   /** identity -> index of its packed order; only with packing. */
   private readonly orderOf = new Map<string, number>();
   private readonly packed: { identities: string[]; currency: string }[] = [];
   private readonly waiting = new Map<number, SpooledRow[]>();
+  /** Rows of journal orders, by line, until each order is whole. */
+  private readonly waitingJournal = new Map<number, SpooledRow[]>();
 
   constructor(
     private readonly campaign: string,
@@ -778,6 +847,7 @@ class CampaignWriter {
     private readonly survey: Survey,
     private readonly mode: ExecutionMode,
     packer: OrderPacker | undefined,
+    private readonly journal: WriterJournal = { index: undefined, writer: undefined },
   ) {
     if (!packer) return;
     for (const order of packer.orders()) {
@@ -787,64 +857,87 @@ class CampaignWriter {
   }
 
   async write(fresh: SpoolEntry[]): Promise<void> {
-    const ready = this.packed.length ? this.completeOrders(fresh) : fresh.map((p) => [p]);
-    await this.place(ready);
+    await this.place(this.completeOrders(fresh));
   }
 
-  /** With packing: holds rows until their order is whole; returns the orders now whole. */
-  private completeOrders(fresh: SpooledRow[]): SpooledRow[][] {
-    const ready: SpooledRow[][] = [];
+  /** Holds rows until their order is whole; returns the orders now whole. */
+  private completeOrders(fresh: SpooledRow[]): ReadyOrder[] {
+    const ready: ReadyOrder[] = [];
     for (const planned of fresh) {
+      const line = this.journalLineOf(planned);
+      if (line !== undefined) {
+        const index = this.journal.index!;
+        const rows = gather(this.waitingJournal, line, planned, index.size(line));
+        if (rows) ready.push({ rows, journal: { generation: index.generation(line) } });
+        continue;
+      }
+      if (this.packed.length === 0) {
+        ready.push({ rows: [planned] });
+        continue;
+      }
       const index = this.orderOf.get(planned.identity);
-      if (index === undefined) continue;
-      const rows = this.waiting.get(index) ?? [];
-      rows.push(planned);
-      if (rows.length === this.packed[index]!.identities.length) {
-        this.waiting.delete(index);
-        ready.push(rows);
-      } else this.waiting.set(index, rows);
+      // Pass 1 packed exactly the rows it spooled: a row in no order would be lost silently.
+      if (index === undefined) throw new Error(`${this.campaign}: a spooled row is in no order`);
+      const rows = gather(this.waiting, index, planned, this.packed[index]!.identities.length);
+      if (rows) ready.push({ rows });
     }
     return ready;
   }
 
+  /** The journal order a new row is rebuilt in: one all of whose rows this import adds. */
+  private journalLineOf(planned: SpooledRow): number | undefined {
+    const index = this.journal.index;
+    // A released row's order is the ledger's business: it moves to the next generation.
+    if (!index || this.survey.released.has(planned.identity)) return undefined;
+    const line = index.lineOf(planned.identity);
+    return line !== undefined && index.reproduces(line) ? line : undefined;
+  }
+
   finish(): void {
     // Pass 1 packed exactly the rows it spooled, so every order is whole by now.
-    if (this.waiting.size > 0)
-      throw new Error(`${this.campaign}: ${this.waiting.size} packed order(s) left incomplete`);
+    const left = this.waiting.size + this.waitingJournal.size;
+    if (left > 0) throw new Error(`${this.campaign}: ${left} packed order(s) left incomplete`);
   }
 
   /**
    * Records the orders, each put on the campaign's pending list in the same script: the
    * dispatcher sends them from there (docs/architecture.md, "Campaigns and the dispatcher").
+   * New orders go to the journal first, flushed (docs/architecture.md, "Lost ledger").
    */
-  private async place(orders: SpooledRow[][]): Promise<void> {
+  private async place(orders: ReadyOrder[]): Promise<void> {
     if (orders.length === 0) return;
-    const ledgerRows: [string, LedgerRow][] = [];
-    const ledgerOrders: Parameters<Ledger["record"]>[2] = [];
-    for (const unsorted of orders) {
+    const batch: NewOrder[] = [];
+    const journalLines: JournalLine[] = [];
+    const released: string[] = [];
+    for (const ready of orders) {
       // Same rows, same body: the key hashes sorted identities, so the items follow that order too.
-      const rows = [...unsorted].sort((a, b) =>
+      const rows = [...ready.rows].sort((a, b) =>
         a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0,
       );
-      for (const p of rows) {
-        if (this.survey.released.has(p.identity))
-          await this.deps.ledger.releaseRow(this.campaign, p.identity);
-      }
-      const generation = Math.max(...rows.map((p) => this.survey.released.get(p.identity) ?? 0));
+      for (const p of rows) if (this.survey.released.has(p.identity)) released.push(p.identity);
+      const generation =
+        ready.journal?.generation ??
+        Math.max(...rows.map((p) => this.survey.released.get(p.identity) ?? 0));
       const identities = rows.map((p) => p.identity);
-      const key = orderKey(this.campaign, generation, identities);
       const currency = rows[0]!.currency;
-      const request = buildOrderRequest(
+      if (rows.some((p) => p.currency !== currency))
+        throw new RunError(
+          `campaign ${this.campaign}: rows the journal recorded in one order now pay in different currencies (the catalog changed?); nothing more was recorded`,
+        );
+      const key = orderKey(this.campaign, generation, identities);
+      // A journal order is in the journal already.
+      if (!ready.journal) journalLines.push({ g: generation, k: key, i: identities });
+      // The ledger keeps what the body is made of: the rows' items, and the order's own parts.
+      const { description, metadata } = buildOrderRequest(
         rows.map((p) => p.row),
         currency,
         { name: this.campaign },
       );
-      for (const p of rows) ledgerRows.push([p.identity, ledgerRow(p, key, generation)]);
       const sum = (field: "face" | "price") =>
         String(rows.reduce((t, p) => t + BigInt(p[field]), 0n));
-      ledgerOrders.push([
-        key,
-        {
+      batch.push({
+        order: {
+          key,
           identities,
           generation,
           status: "queued",
@@ -852,20 +945,44 @@ class CampaignWriter {
           currency,
           face: sum("face"),
           price: sum("price"),
+          ...(description !== undefined ? { description } : {}),
+          ...(metadata !== undefined ? { metadata } : {}),
+          // The packer groups rows by send_at: all of an order's rows share it.
+          ...(rows[0]!.row.send_at !== undefined ? { send_at: rows[0]!.row.send_at } : {}),
         },
-        request,
-      ]);
+        rows: rows.map((p) => [p.identity, ledgerRow(p, generation)]),
+      });
     }
-    await this.deps.ledger.record(this.campaign, ledgerRows, ledgerOrders);
-    this.rows += ledgerRows.length;
-    this.orders += ledgerOrders.length;
+    // Durable before Redis hears of them: an order the ledger holds is always in the journal.
+    await this.journal.writer?.append(journalLines);
+    for (const identity of released) await this.deps.ledger.releaseRow(this.campaign, identity);
+    const recorded = await this.deps.ledger.record(this.campaign, batch);
+    this.rows += recorded.added;
+    this.orders += recorded.orders;
+    this.leftOut += recorded.leftOut;
   }
 }
 
-function ledgerRow(p: SpooledRow, key: string, generation: number): LedgerRow {
+/** Adds a row to its order's waiting rows; returns them all once the order has `size`. */
+function gather(
+  waiting: Map<number, SpooledRow[]>,
+  order: number,
+  planned: SpooledRow,
+  size: number,
+): SpooledRow[] | undefined {
+  const rows = waiting.get(order) ?? [];
+  rows.push(planned);
+  if (rows.length < size) {
+    waiting.set(order, rows);
+    return undefined;
+  }
+  waiting.delete(order);
+  return rows;
+}
+
+function ledgerRow(p: SpooledRow, generation: number): Omit<LedgerRow, "order"> {
   return {
     line: p.row.line,
-    key,
     generation,
     payload_hash: p.payload,
     email: p.row.email,
@@ -873,5 +990,6 @@ function ledgerRow(p: SpooledRow, key: string, generation: number): LedgerRow {
     face_value: p.row.face_value,
     currency: p.currency,
     ...(p.row.reference !== undefined ? { reference: p.row.reference } : {}),
+    ...(p.row.template_id !== undefined ? { template_id: p.row.template_id } : {}),
   };
 }

@@ -3,10 +3,16 @@
  * many workers update the same campaign. KEYS start with [orders, rows, counts] of one campaign
  * (same hash tag under a Cluster prefix); each script's header names the rest.
  *
+ * Orders are stored under their number in the campaign (`next_order` in meta gives them out),
+ * as JSON objects with the one-letter names of STORED_ORDER_FIELDS (ledger-codec.ts): `s` status, `i`
+ * row identities, `g` generation, `k` idempotency key, `c`/`p`/`f` currency, price and face
+ * value, `et`/`em` error type and message, `u` updated at. Rows are JSON arrays
+ * `[line, order number, generation, ...]` (docs/architecture.md, "Redis keys").
+ *
  * Sending (docs/architecture.md, "Campaigns and the dispatcher"): an order recorded `queued` is
- * put on its campaign's `pending` list in the same script; the dispatcher moves keys from
- * `pending` to the campaign's `window` set (and adds their BullMQ jobs) only while the campaign
- * is running; an order leaves the window in the script that ends its job.
+ * put on its campaign's `pending` list in the same script; the dispatcher moves order numbers
+ * from `pending` to the campaign's `window` set (and adds their BullMQ jobs) only while the
+ * campaign is running; an order leaves the window in the script that ends its job.
  */
 
 /** Shared helpers: decode an order, count its rows, move counts between statuses. */
@@ -31,7 +37,7 @@ end
 -- What a queued order of a cancelled campaign becomes: cancelled when nothing was sent under its
 -- key, failed_uncertain when an attempt ended ambiguously (an order may exist under it).
 local function cancelled_status(order)
-  if order.error_type then return 'failed_uncertain' end
+  if order.et then return 'failed_uncertain' end
   return 'cancelled'
 end
 -- Money in minor units stays a string of digits here: Lua numbers are doubles, and a sum of
@@ -63,40 +69,61 @@ local function units_text(units, scale)
   local s = string.rep('0', scale + 1 - #units) .. units
   return string.sub(s, 1, #s - scale) .. '.' .. string.sub(s, #s - scale + 1)
 end
-local function cancel_order(orders_key, counts_key, key, order, now)
-  local from = order.status
+-- Orders cancelled, for giftjobs_orders_total{outcome="cancelled"}: whichever process cancels
+-- them (a worker, the cancel command, the dashboard), a metrics endpoint claims them once.
+local function count_cancelled(cancelled_key, to)
+  if to == 'cancelled' then redis.call('INCR', cancelled_key) end
+end
+local function cancel_order(orders_key, counts_key, n, order, now, cancelled_key)
+  local from = order.s
   local to = cancelled_status(order)
   if from == 'in_flight' then
     to = 'failed_uncertain'
-    order.error_message = 'campaign cancelled while an attempt was under way on a worker that stopped: an order may exist'
-    order.error_type = 'cancelled_uncertain'
+    order.em = 'campaign cancelled while an attempt was under way on a worker that stopped: an order may exist'
+    order.et = 'cancelled_uncertain'
   elseif to == 'failed_uncertain' then
-    order.error_message = 'campaign cancelled after an ambiguous attempt (' .. order.error_type .. '): an order may exist'
-    order.error_type = 'cancelled_uncertain'
+    order.em = 'campaign cancelled after an ambiguous attempt (' .. order.et .. '): an order may exist'
+    order.et = 'cancelled_uncertain'
   end
-  order.status = to
-  order.updated_at = now
-  redis.call('HSET', orders_key, key, cjson.encode(order))
-  move_counts(counts_key, from, to, #order.identities)
+  order.s = to
+  order.u = now
+  redis.call('HSET', orders_key, n, cjson.encode(order))
+  move_counts(counts_key, from, to, #order.i)
+  count_cancelled(cancelled_key, to)
+end
+-- A running campaign that has orders to send again is in the dispatcher's running set (DISPATCH
+-- drops a campaign with nothing pending, scheduled or out).
+local function keep_dispatched(meta_key, running_key, campaign)
+  if (redis.call('HGET', meta_key, 'state') or 'running') == 'running' then
+    redis.call('SADD', running_key, campaign)
+  end
+end
+-- A patch from ARGV (stored names) merged into an order; JSON null removes the field.
+local function merge(order, patch)
+  for k, v in pairs(patch) do
+    if v == cjson.null then order[k] = nil else order[k] = v end
+  end
 end
 `;
 
 /**
  * Moves an order (and all its rows) to a new status when its current status is allowed.
- * KEYS: orders, rows, counts, follow set, meta, window, pending. ARGV: orderKey, allowedFrom
- * ("queued,in_flight" or "*"), to, patch (JSON object merged in), now (ISO time), then
- * optionally 'follow' with a due time (ms) or 'unfollow', or 'pending', and the follow-set
- * member: the status follower's entry changes with the status, atomically, so an accepted order
- * can never be left unfollowed. 'pending' puts the order back on the pending list (a retry).
- * An order leaving queued/in_flight leaves the dispatch window: its job is over. A completed
- * order adds its price to the campaign's spend; a replayed one counts as replayed.
+ * KEYS: orders, rows, counts, follow set, meta, window, pending, running set. ARGV: order number,
+ * allowedFrom ("queued,in_flight" or "*"), to, patch (JSON object of stored names merged in;
+ * null removes), now (ISO time), then optionally 'follow' with a due time (ms) or 'unfollow',
+ * or 'pending', and the follow-set member: the status follower's entry changes with the status,
+ * atomically, so an accepted order can never be left unfollowed. 'pending' puts the order back
+ * on the pending list (a retry; ARGV[9] is then the campaign, which rejoins the running set if
+ * it runs). An order leaving queued/in_flight leaves the dispatch window:
+ * its job is over. A completed order adds its price to the campaign's spend; a replayed one
+ * counts as replayed.
  * Returns {1, previous} when moved, {0, current} when not allowed, {-1, ""} when unknown.
  */
 export const TRANSITION = `${HELPERS}
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
 if not raw then return {-1, ''} end
 local order = cjson.decode(raw)
-local current = order.status
+local current = order.s
 if not allowed(ARGV[2], current) then return {0, current} end
 if ARGV[6] == 'pending' then
   -- Back to sending (a retry): never in a campaign cancelled or archived meanwhile.
@@ -104,24 +131,23 @@ if ARGV[6] == 'pending' then
   if state == 'cancelled' or state == 'archived' then return {0, current} end
 end
 local patch = cjson.decode(ARGV[4])
-for k, v in pairs(patch) do
-  if v == cjson.null then order[k] = nil else order[k] = v end
-end
+merge(order, patch)
 local to = ARGV[3]
-order.status = to
+order.s = to
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(order))
-move_counts(KEYS[3], current, to, #order.identities)
+move_counts(KEYS[3], current, to, #order.i)
 if to ~= 'queued' and to ~= 'in_flight' then redis.call('SREM', KEYS[6], ARGV[1]) end
-if to == 'completed' and current ~= 'completed' and order.price and order.currency then
-  redis.call('HINCRBY', KEYS[5], 'spent:' .. order.currency, order.price)
+if to == 'completed' and current ~= 'completed' and order.p and order.c then
+  redis.call('HINCRBY', KEYS[5], 'spent:' .. order.c, order.p)
 end
-if patch.replayed == true then redis.call('HINCRBY', KEYS[3], 'replayed', #order.identities) end
+if patch.rd == true then redis.call('HINCRBY', KEYS[3], 'replayed', #order.i) end
 if ARGV[6] == 'follow' then redis.call('ZADD', KEYS[4], ARGV[7], ARGV[8]) end
 if ARGV[6] == 'unfollow' then redis.call('ZREM', KEYS[4], ARGV[8]) end
 if ARGV[6] == 'pending' then
   redis.call('SREM', KEYS[6], ARGV[1])
   redis.call('RPUSH', KEYS[7], ARGV[1])
   redis.call('HDEL', KEYS[5], 'finished_at')
+  keep_dispatched(KEYS[5], KEYS[8], ARGV[9])
 end
 note_finished(KEYS[3], KEYS[5], ARGV[5])
 return {1, current}
@@ -138,8 +164,9 @@ return due
 `;
 
 /**
- * The start of an attempt, in one round trip. KEYS: orders, rows, counts, meta, requests,
- * window, pending. ARGV: orderKey, patch (JSON merged in), now (ISO time).
+ * The start of an attempt, in one round trip. KEYS: orders, rows, counts, meta, window,
+ * pending, cancelled-orders counter. ARGV: order number, patch (JSON of stored names merged in), now (ISO time),
+ * JSON {CUR: decimals} of currencies without 2 decimals.
  * - Campaign held or paused: the order goes back to the front of its pending list and out of
  *   the window (it was queued, or in flight on a worker that died: same key either way), and
  *   the job ends; the dispatcher sends it again once the campaign runs. Returns {2, reason}.
@@ -147,47 +174,47 @@ return due
  * - The campaign's planned price in the order's currency is over its budget there (`budget:CUR`,
  *   e.g. the budget was lowered): the campaign is paused with reason `budget_exceeded: ...` and
  *   the order given back as above (the dispatcher drops a campaign no longer running from its
- *   set). Returns {3, reason}. ARGV[4]: JSON {CUR: decimals} of currencies without 2 decimals.
+ *   set). Returns {3, reason}.
  * - Otherwise moves the order to in_flight from queued or in_flight and returns
- *   {1, orderJson, requestJson, campaignCreatedAt}; {0, status} when the order is past
- *   starting (it leaves the window), {-1, ""} when unknown.
+ *   {1, orderJson, {rowJson, ...} (its rows, in its order), campaignCreatedAt}; {0, status}
+ *   when the order is past starting (it leaves the window), {-1, ""} when unknown.
  */
 export const START = `${HELPERS}
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
 if not raw then
-  redis.call('SREM', KEYS[6], ARGV[1])
+  redis.call('SREM', KEYS[5], ARGV[1])
   return {-1, ''}
 end
 local order = cjson.decode(raw)
-local current = order.status
+local current = order.s
 local meta = redis.call('HMGET', KEYS[4], 'state', 'paused_reason', 'created_at')
 local state = meta[1] or 'running'
 if current ~= 'queued' and current ~= 'in_flight' then
-  redis.call('SREM', KEYS[6], ARGV[1])
+  redis.call('SREM', KEYS[5], ARGV[1])
   return {0, current}
 end
 if state == 'cancelled' or state == 'archived' then
   -- queued: cancelled (or failed_uncertain after an ambiguous attempt); in_flight here is a job
   -- taken over from a worker that died mid-attempt: an order may exist, so failed_uncertain.
-  cancel_order(KEYS[1], KEYS[3], ARGV[1], order, ARGV[3])
-  redis.call('SREM', KEYS[6], ARGV[1])
+  cancel_order(KEYS[1], KEYS[3], ARGV[1], order, ARGV[3], KEYS[7])
+  redis.call('SREM', KEYS[5], ARGV[1])
   note_finished(KEYS[3], KEYS[4], ARGV[3])
-  return {0, order.status}
+  return {0, order.s}
 end
 local function give_back()
   if current == 'in_flight' then
-    order.status = 'queued'
+    order.s = 'queued'
     redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(order))
-    move_counts(KEYS[3], 'in_flight', 'queued', #order.identities)
+    move_counts(KEYS[3], 'in_flight', 'queued', #order.i)
   end
-  if redis.call('SREM', KEYS[6], ARGV[1]) == 1 then redis.call('LPUSH', KEYS[7], ARGV[1]) end
+  if redis.call('SREM', KEYS[5], ARGV[1]) == 1 then redis.call('LPUSH', KEYS[6], ARGV[1]) end
 end
 if state == 'held' or state == 'paused' or meta[2] then
   give_back()
   return {2, meta[2] or state}
 end
-if order.currency then
-  local c = order.currency
+if order.c then
+  local c = order.c
   local money = redis.call('HMGET', KEYS[4], 'budget:' .. c, 'planned_price:' .. c)
   if money[1] and not int_le(money[2] or '0', money[1]) then
     local scale = cjson.decode(ARGV[4])[c] or 2
@@ -198,180 +225,217 @@ if order.currency then
     return {3, reason}
   end
 end
-local patch = cjson.decode(ARGV[2])
-for k, v in pairs(patch) do order[k] = v end
-order.status = 'in_flight'
+merge(order, cjson.decode(ARGV[2]))
+order.s = 'in_flight'
 local encoded = cjson.encode(order)
 redis.call('HSET', KEYS[1], ARGV[1], encoded)
-move_counts(KEYS[3], current, 'in_flight', #order.identities)
-return {1, encoded, redis.call('HGET', KEYS[5], ARGV[1]) or '', meta[3] or ''}
+move_counts(KEYS[3], current, 'in_flight', #order.i)
+return {1, encoded, redis.call('HMGET', KEYS[2], unpack(order.i)), meta[3] or ''}
 `;
 
 /**
- * Replaces an order by a new one under another key (next generation): the old record becomes
- * superseded (or keeps a status for the rows left in it), the new one is queued, and the moved
- * rows point at the new key. Used by `retry --new-key` and by a 422 that names one item.
- * KEYS: orders, rows, counts, window, pending, meta. The new order goes to the front of the
- * pending list (the dispatcher sends it next); the old one leaves the window.
- * ARGV: oldKey, newKey, movedIdentitiesJson, newGeneration, oldStatusForRest, restPatchJson, allowedFrom
- * Returns 1 when done, 0 when the old order's status is not allowed, -1 when it is unknown,
- * 2 when the new key already exists (done before: nothing changed).
+ * Moves some or all rows of an order to a new order of the next generation: the old record
+ * becomes superseded (or keeps a status for the rows left in it), the new one is queued under
+ * the next order number with the key given, and the moved rows point at it. Used by `retry
+ * --new-key` and by a 422 that names one item. The new order goes to the front of the pending
+ * list (the dispatcher sends it next); the old one leaves the window.
+ * KEYS: orders, rows, counts, window, pending, meta, running set, cancelled-orders counter.
+ * ARGV: old order number, new key, moved identities (JSON), new generation, status for the rows
+ * left, patch for them (JSON of stored names), allowed statuses of the old order, campaign.
+ * Returns {1, new order number} when done, {0, status} when the old order's status is not
+ * allowed, {-1, ""} when it is unknown.
  */
 export const REKEY = `${HELPERS}
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
-if not raw then return -1 end
-if redis.call('HEXISTS', KEYS[1], ARGV[2]) == 1 then return 2 end
+if not raw then return {-1, ''} end
 local old = cjson.decode(raw)
-if not allowed(ARGV[7], old.status) then return 0 end
+if not allowed(ARGV[7], old.s) then return {0, old.s} end
 local moved = cjson.decode(ARGV[3])
 local is_moved = {}
 for _, id in ipairs(moved) do is_moved[id] = true end
 local rest = {}
-for _, id in ipairs(old.identities) do
+for _, id in ipairs(old.i) do
   if not is_moved[id] then table.insert(rest, id) end
 end
-local new_order = { identities = moved, generation = tonumber(ARGV[4]), status = 'queued', replaces = ARGV[1], mode = old.mode, currency = old.currency }
+local n = redis.call('HINCRBY', KEYS[6], 'next_order', 1)
+local new_order = { k = ARGV[2], i = moved, g = tonumber(ARGV[4]), s = 'queued', rp = tonumber(ARGV[1]),
+  m = old.m, c = old.c, d = old.d, md = old.md }
 -- The price goes with the order when all its rows move (a packed order split by a 422 is not
 -- re-priced: its spend is then not counted).
 if #rest == 0 then
-  new_order.price = old.price
-  new_order.face = old.face
+  new_order.p = old.p
+  new_order.f = old.f
 end
 -- A campaign cancelled meanwhile sends nothing more: the new order (nothing was made for
 -- its rows: a 4xx moved them) is cancelled at once instead of waiting on the pending list.
 local closed = redis.call('HGET', KEYS[6], 'state')
-if closed == 'cancelled' or closed == 'archived' then new_order.status = 'cancelled' end
-redis.call('HSET', KEYS[1], ARGV[2], cjson.encode(new_order))
-move_counts(KEYS[3], old.status, new_order.status, #moved)
+if closed == 'cancelled' or closed == 'archived' then
+  new_order.s = 'cancelled'
+  count_cancelled(KEYS[8], 'cancelled')
+end
+redis.call('HSET', KEYS[1], n, cjson.encode(new_order))
+move_counts(KEYS[3], old.s, new_order.s, #moved)
 redis.call('SREM', KEYS[4], ARGV[1])
-if new_order.status == 'queued' then
-  redis.call('LPUSH', KEYS[5], ARGV[2])
+if new_order.s == 'queued' then
+  redis.call('LPUSH', KEYS[5], n)
   redis.call('HDEL', KEYS[6], 'finished_at')
+  keep_dispatched(KEYS[6], KEYS[7], ARGV[8])
 end
 for _, id in ipairs(moved) do
   local row_raw = redis.call('HGET', KEYS[2], id)
   if row_raw then
     local row = cjson.decode(row_raw)
-    row.key = ARGV[2]
-    row.generation = tonumber(ARGV[4])
+    row[2] = n
+    row[3] = tonumber(ARGV[4])
     redis.call('HSET', KEYS[2], id, cjson.encode(row))
   end
 end
 if #rest == 0 then
-  old.status = 'superseded'
-  old.superseded_by = ARGV[2]
+  old.s = 'superseded'
+  old.sb = n
 else
-  old.identities = rest
+  old.i = rest
   local status_for_rest = ARGV[5]
-  move_counts(KEYS[3], old.status, status_for_rest, #rest)
-  old.status = status_for_rest
-  local patch = cjson.decode(ARGV[6])
-  for k, v in pairs(patch) do old[k] = v end
+  move_counts(KEYS[3], old.s, status_for_rest, #rest)
+  old.s = status_for_rest
+  merge(old, cjson.decode(ARGV[6]))
 end
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(old))
-return 1
+return {1, n}
 `;
 
 /**
- * Records new rows, their orders and the orders' request bodies, once, and puts each new
- * queued order on the pending list, adding what it costs to the campaign's planned totals
+ * Records new orders with their rows, numbering each order (`next_order` in meta), and puts
+ * each queued one on the pending list, adding what it costs to the campaign's planned totals
  * (`planned_rows:CUR`, `planned_face:CUR`, `planned_price:CUR`, minor units).
- * KEYS: orders, rows, counts, requests, pending, meta.
- * ARGV: rowsJson ([[identity, rowJson], ...]), ordersJson ([[key, orderJson, requestJson], ...]).
- * A row or order already present is left as it is (a re-import never overwrites what a worker
- * recorded). Returns the number of rows added; nothing is written, and instead:
+ * KEYS: orders, rows, counts, pending, meta, scheduled, running set. ARGV[2]: the campaign (it
+ * joins the running set when it runs). ARGV[1]: JSON [[orderJson, status, currency, face, price, [[identity, line, rowTail], ...],
+ * sendAt], ...] where a row is stored as `[line,number` .. rowTail (see rowTail in
+ * ledger-codec.ts). A queued order with a sendAt (ms) goes to the `scheduled` sorted set
+ * instead of the pending list (DISPATCH moves it when it is due), its rows counted `scheduled`.
+ * An order any of whose rows is recorded already is left out, rows and all: a re-import, or
+ * another import at the same time, recorded it (a re-import never overwrites what a worker
+ * recorded). Returns {rows added, rows left out, orders added}; nothing is written, and instead:
  * - {-1, state} when the campaign is cancelled or archived;
  * - {-2, currency, planned, batch, budget} when the new orders of one currency would take its
  *   planned price over the campaign's budget there (`budget:CUR`): checked here, in the step
  *   that adds to the planned price, so two imports running at once cannot both pass it.
  */
 export const RECORD = `${HELPERS}
-local rows = cjson.decode(ARGV[1])
-local orders = cjson.decode(ARGV[2])
-local state = redis.call('HGET', KEYS[6], 'state')
+local orders = cjson.decode(ARGV[1])
+local state = redis.call('HGET', KEYS[5], 'state')
 if state == 'cancelled' or state == 'archived' then return {-1, state} end
+local new = {}
+local left_out = 0
 local adding = {}
 local currencies = {}
-for _, pair in ipairs(orders) do
-  if redis.call('HEXISTS', KEYS[1], pair[1]) == 0 then
-    local order = cjson.decode(pair[2])
-    if order.currency and order.price then
-      local c = order.currency
+for _, o in ipairs(orders) do
+  local known = false
+  for _, r in ipairs(o[6]) do
+    if redis.call('HEXISTS', KEYS[2], r[1]) == 1 then known = true break end
+  end
+  if known then
+    left_out = left_out + #o[6]
+  else
+    table.insert(new, o)
+    local c = o[3]
+    if c ~= '' and o[5] ~= '' then
       if not adding[c] then
         adding[c] = '0'
         table.insert(currencies, c)
       end
-      adding[c] = int_add(adding[c], tostring(order.price))
+      adding[c] = int_add(adding[c], o[5])
     end
   end
 end
 for _, c in ipairs(currencies) do
-  local money = redis.call('HMGET', KEYS[6], 'budget:' .. c, 'planned_price:' .. c)
+  local money = redis.call('HMGET', KEYS[5], 'budget:' .. c, 'planned_price:' .. c)
   if money[1] and not int_le(int_add(money[2] or '0', adding[c]), money[1]) then
     return {-2, c, money[2] or '0', adding[c], money[1]}
   end
 end
 local added = 0
-for _, pair in ipairs(rows) do
-  if redis.call('HSETNX', KEYS[2], pair[1], pair[2]) == 1 then added = added + 1 end
-end
-for _, pair in ipairs(orders) do
-  if redis.call('HSETNX', KEYS[1], pair[1], pair[2]) == 1 then
-    redis.call('HSETNX', KEYS[4], pair[1], pair[3])
-    local order = cjson.decode(pair[2])
-    redis.call('HINCRBY', KEYS[3], order.status, #order.identities)
-    if order.status == 'queued' then redis.call('RPUSH', KEYS[5], pair[1]) end
-    if order.currency then
-      local c = order.currency
-      redis.call('HINCRBY', KEYS[6], 'planned_rows:' .. c, #order.identities)
-      if order.face then redis.call('HINCRBY', KEYS[6], 'planned_face:' .. c, order.face) end
-      if order.price then redis.call('HINCRBY', KEYS[6], 'planned_price:' .. c, order.price) end
-    end
+for _, o in ipairs(new) do
+  local n = redis.call('HINCRBY', KEYS[5], 'next_order', 1)
+  redis.call('HSET', KEYS[1], n, o[1])
+  for _, r in ipairs(o[6]) do
+    redis.call('HSET', KEYS[2], r[1], '[' .. r[2] .. ',' .. n .. r[3])
+  end
+  added = added + #o[6]
+  redis.call('HINCRBY', KEYS[3], o[2], #o[6])
+  if o[2] == 'queued' and o[7] ~= '' then
+    redis.call('ZADD', KEYS[6], o[7], n)
+    redis.call('HINCRBY', KEYS[3], 'scheduled', #o[6])
+  elseif o[2] == 'queued' then
+    redis.call('RPUSH', KEYS[4], n)
+  end
+  local c = o[3]
+  if c ~= '' then
+    redis.call('HINCRBY', KEYS[5], 'planned_rows:' .. c, #o[6])
+    if o[4] ~= '' then redis.call('HINCRBY', KEYS[5], 'planned_face:' .. c, o[4]) end
+    if o[5] ~= '' then redis.call('HINCRBY', KEYS[5], 'planned_price:' .. c, o[5]) end
   end
 end
 redis.call('HINCRBY', KEYS[3], 'total', added)
-if added > 0 then redis.call('HDEL', KEYS[6], 'finished_at') end
-return added
+if added > 0 then
+  redis.call('HDEL', KEYS[5], 'finished_at')
+  keep_dispatched(KEYS[5], KEYS[7], ARGV[2])
+end
+return {added, left_out, #new}
 `;
 
 /**
  * Takes a row out of the ledger so that its changed content can be recorded anew under the same
  * reference; allowed only when its order failed for good (failed_final: nothing was made).
- * The row leaves its old order (superseded when emptied).
- * ARGV: identity. Returns {1, generation} when removed, {0, status} when its status forbids it.
+ * The row leaves its old order (superseded when emptied). KEYS: orders, rows, counts.
+ * ARGV: identity. Returns {1, generation} when removed, {0, status} when its status forbids it,
+ * {-1, ""} when the row is unknown.
  */
 export const RELEASE_ROW = `${HELPERS}
 local row_raw = redis.call('HGET', KEYS[2], ARGV[1])
 if not row_raw then return {-1, ''} end
 local row = cjson.decode(row_raw)
-local order_raw = redis.call('HGET', KEYS[1], row.key)
+local order_raw = redis.call('HGET', KEYS[1], row[2])
 if order_raw then
   local order = cjson.decode(order_raw)
-  if order.status ~= 'failed_final' then return {0, order.status} end
+  if order.s ~= 'failed_final' then return {0, order.s} end
   local rest = {}
-  for _, id in ipairs(order.identities) do if id ~= ARGV[1] then table.insert(rest, id) end end
+  for _, id in ipairs(order.i) do if id ~= ARGV[1] then table.insert(rest, id) end end
   move_counts(KEYS[3], 'failed_final', 'superseded', 1)
-  if #rest == 0 then order.status = 'superseded' else order.identities = rest end
-  redis.call('HSET', KEYS[1], row.key, cjson.encode(order))
+  if #rest == 0 then order.s = 'superseded' else order.i = rest end
+  redis.call('HSET', KEYS[1], row[2], cjson.encode(order))
 end
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('HINCRBY', KEYS[3], 'total', -1)
-return {1, tostring(row.generation or 0)}
+return {1, tostring(row[3] or 0)}
 `;
 
 /**
- * Moves order keys of running campaigns from their pending lists into their dispatch windows.
+ * Moves order numbers of running campaigns from their pending lists into their dispatch windows.
  * The running campaigns with work share a budget of ARGV[2] jobs: each one's window is an equal
  * part of it, at least ARGV[3]. So the jobs in BullMQ stay about the budget whatever the
  * campaigns' sizes, and a campaign that starts waits behind about one budget of the others'
- * jobs, however many there are. The keys come one campaign at a time in turn, in the order the
- * jobs are to be added, so the campaigns' jobs alternate in the FIFO queue. A campaign in the
- * running set whose state is no longer running leaves the set. KEYS: the running set.
- * ARGV: the campaign key base (`<prefix>:campaign:`), the budget, the least window.
- * Returns {campaign, key, campaign, key, ...}. (Keys are built here from the base: every key
- * of the prefix is in one slot under a Cluster hash-tag prefix.)
+ * jobs, however many there are. The orders come one campaign at a time in turn, in the order
+ * the jobs are to be added, so the campaigns' jobs alternate in the FIFO queue. A campaign in
+ * the running set whose state is no longer running leaves the set, and so does one with nothing
+ * pending, scheduled or out (the scripts that give it orders again put it back: RECORD,
+ * TRANSITION to pending, REKEY, SET_STATE, FINISH_RESTORE). Scheduled orders that are
+ * due (score at most ARGV[4]) move to the end of their pending list first. KEYS: the running
+ * set. ARGV: the campaign key base (`<prefix>:campaign:`), the budget, the least window, now (ms).
+ * Returns {campaign, number, campaign, number, ...}. (Keys are built here from the base: every
+ * key of the prefix is in one slot under a Cluster hash-tag prefix.)
  */
 export const DISPATCH = `
+-- Scheduled orders now due join the end of their campaign's pending list.
+local function release_due(base)
+  local due = redis.call('ZRANGEBYSCORE', base .. ':scheduled', '-inf', ARGV[4], 'LIMIT', 0, 1000)
+  for _, n in ipairs(due) do
+    local raw = redis.call('HGET', base .. ':orders', n)
+    if raw then redis.call('HINCRBY', base .. ':counts', 'scheduled', -#cjson.decode(raw).i) end
+    redis.call('ZREM', base .. ':scheduled', n)
+    redis.call('RPUSH', base .. ':pending', n)
+  end
+end
 -- The running campaigns with work: orders waiting, or jobs out.
 local active = {}
 local out_now = {}
@@ -382,12 +446,15 @@ for _, campaign in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   if state ~= 'running' then
     redis.call('SREM', KEYS[1], campaign)
   else
+    release_due(base)
     local jobs = redis.call('SCARD', base .. ':window')
     local pending = redis.call('LLEN', base .. ':pending')
     if jobs > 0 or pending > 0 then
       table.insert(active, campaign)
       out_now[campaign] = jobs
       waiting[campaign] = pending
+    elseif redis.call('ZCARD', base .. ':scheduled') == 0 then
+      redis.call('SREM', KEYS[1], campaign)
     end
   end
 end
@@ -403,7 +470,7 @@ for _, campaign in ipairs(active) do
     free[campaign] = room
   end
 end
--- One key of each campaign in turn, so their jobs alternate in the FIFO queue rather than
+-- One order of each campaign in turn, so their jobs alternate in the FIFO queue rather than
 -- following each other a window at a time.
 local out = {}
 local taking = true
@@ -412,11 +479,11 @@ while taking do
   for _, campaign in ipairs(names) do
     if free[campaign] > 0 then
       local base = ARGV[1] .. campaign
-      local key = redis.call('LPOP', base .. ':pending')
-      if key then
-        redis.call('SADD', base .. ':window', key)
+      local n = redis.call('LPOP', base .. ':pending')
+      if n then
+        redis.call('SADD', base .. ':window', n)
         table.insert(out, campaign)
-        table.insert(out, key)
+        table.insert(out, n)
         free[campaign] = free[campaign] - 1
         taking = true
       else
@@ -430,8 +497,8 @@ return out
 
 /**
  * Sets a campaign's state, when its current state is one of ARGV[2], and keeps the running set
- * in step. KEYS: meta, running set. ARGV: new state, allowed current states ("*" any), now
- * (ISO time), campaign name, then field/value pairs to set with it.
+ * in step. KEYS: meta, running set. ARGV: new state, allowed current states ("*" any), campaign
+ * name, then field/value pairs to set with it.
  * A campaign without a state (recorded before states existed) counts as running.
  * Returns {1, previous} when set, {0, current} when its state does not allow it.
  */
@@ -439,34 +506,43 @@ export const SET_STATE = `${HELPERS}
 local current = redis.call('HGET', KEYS[1], 'state') or 'running'
 if not allowed(ARGV[2], current) then return {0, current} end
 redis.call('HSET', KEYS[1], 'state', ARGV[1])
-for i = 5, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 -- A pause's reason belongs to the paused state only (a cancelled campaign is not "paused").
 if ARGV[1] ~= 'paused' then redis.call('HDEL', KEYS[1], 'paused_reason', 'paused_at') end
 if ARGV[1] == 'running' then
-  redis.call('SADD', KEYS[2], ARGV[4])
+  redis.call('SADD', KEYS[2], ARGV[3])
 else
-  redis.call('SREM', KEYS[2], ARGV[4])
+  redis.call('SREM', KEYS[2], ARGV[3])
 end
 return {1, current}
 `;
 
 /**
- * Cancels up to ARGV[1] orders of a cancelled campaign's pending list, and then those of its
- * window still queued (their jobs, when taken, find nothing to send). KEYS: orders, rows,
- * counts, pending, window, meta. ARGV: batch size, now (ISO time).
- * Returns the number of pending keys taken (0 once the list is empty).
+ * Cancels up to ARGV[1] orders of a cancelled campaign's pending list, then of its scheduled
+ * set, and then those of its window still queued (their jobs, when taken, find nothing to
+ * send). KEYS: orders, rows, counts, pending, window, meta, scheduled, cancelled-orders
+ * counter. ARGV: batch size, now
+ * (ISO time). Returns the number of pending or scheduled orders taken (0 once both are empty).
  */
 export const CANCEL_PENDING = `${HELPERS}
 local taken = redis.call('LPOP', KEYS[4], tonumber(ARGV[1])) or {}
-local function cancel(key)
-  local raw = redis.call('HGET', KEYS[1], key)
+if #taken == 0 then
+  taken = redis.call('ZRANGE', KEYS[7], 0, tonumber(ARGV[1]) - 1)
+  for _, n in ipairs(taken) do
+    redis.call('ZREM', KEYS[7], n)
+    local raw = redis.call('HGET', KEYS[1], n)
+    if raw then redis.call('HINCRBY', KEYS[3], 'scheduled', -#cjson.decode(raw).i) end
+  end
+end
+local function cancel(n)
+  local raw = redis.call('HGET', KEYS[1], n)
   if not raw then return end
   local order = cjson.decode(raw)
-  if order.status == 'queued' then cancel_order(KEYS[1], KEYS[3], key, order, ARGV[2]) end
+  if order.s == 'queued' then cancel_order(KEYS[1], KEYS[3], n, order, ARGV[2], KEYS[8]) end
 end
-for _, key in ipairs(taken) do cancel(key) end
+for _, n in ipairs(taken) do cancel(n) end
 if #taken == 0 then
-  for _, key in ipairs(redis.call('SMEMBERS', KEYS[5])) do cancel(key) end
+  for _, n in ipairs(redis.call('SMEMBERS', KEYS[5])) do cancel(n) end
 end
 note_finished(KEYS[3], KEYS[6], ARGV[2])
 return #taken
@@ -476,10 +552,10 @@ return #taken
  * The last step of `orders archive` (docs/architecture.md, "Archive"): removes a campaign's
  * data and leaves its tombstone, in one step, only when the campaign is still exactly as it was
  * when its archive was written: the same meta and counts hashes (a transition that ends with
- * nothing pending rewrites `finished_at`, a retry removes it), and as many rows, orders and
- * request bodies. KEYS: meta, counts, rows, orders, requests, pending, window, running set.
- * ARGV: expected meta (JSON object), expected counts (JSON object), expected number of rows,
- * orders and requests, archived_at, archive path, campaign name.
+ * nothing pending rewrites `finished_at`, a retry removes it), and as many rows and orders.
+ * KEYS: meta, counts, rows, orders, pending, window, running set, scheduled.
+ * ARGV: expected meta (JSON object), expected counts (JSON object), expected number of rows and
+ * of orders, archived_at, archive path, campaign name.
  * The tombstone is the meta hash (state archived, archived_at, archive_path; no pause) and the
  * counts hash. A campaign already archived only loses data keys left behind (a restore that
  * stopped half way), and returns {2}.
@@ -487,15 +563,13 @@ return #taken
  */
 export const ARCHIVE = `
 local function drop_data()
-  redis.call('UNLINK', KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7])
-  redis.call('SREM', KEYS[8], ARGV[8])
+  redis.call('UNLINK', KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[8])
+  redis.call('SREM', KEYS[7], ARGV[7])
 end
 -- The field that differs between a hash and the expected object, or nil when they are equal.
 local function differs(key, expected)
   local flat = redis.call('HGETALL', key)
-  local seen = 0
   for i = 1, #flat, 2 do
-    seen = seen + 1
     if expected[flat[i]] ~= flat[i + 1] then return flat[i] end
   end
   for field in pairs(expected) do
@@ -513,17 +587,16 @@ field = differs(KEYS[2], cjson.decode(ARGV[2]))
 if field then return {0, 'its count of ' .. field .. ' changed'} end
 if redis.call('HLEN', KEYS[3]) ~= tonumber(ARGV[3]) then return {0, 'its rows changed'} end
 if redis.call('HLEN', KEYS[4]) ~= tonumber(ARGV[4]) then return {0, 'its orders changed'} end
-if redis.call('HLEN', KEYS[5]) ~= tonumber(ARGV[5]) then return {0, 'its requests changed'} end
 drop_data()
 redis.call('HDEL', KEYS[1], 'paused_reason', 'paused_at')
-redis.call('HSET', KEYS[1], 'state', 'archived', 'archived_at', ARGV[6], 'archive_path', ARGV[7])
+redis.call('HSET', KEYS[1], 'state', 'archived', 'archived_at', ARGV[5], 'archive_path', ARGV[6])
 return {1}
 `;
 
 /**
  * Empties the data keys of an archived campaign before a restore writes them (what a restore
- * that stopped half way left is rewritten whole). KEYS: meta, rows, orders, requests, pending,
- * window. Returns 1 when emptied, 0 when the campaign is not archived (nothing touched).
+ * that stopped half way left is rewritten whole). KEYS: meta, rows, orders, pending, window,
+ * scheduled. Returns 1 when emptied, 0 when the campaign is not archived (nothing touched).
  */
 export const CLEAR_ARCHIVED = `
 if redis.call('HGET', KEYS[1], 'state') ~= 'archived' then return 0 end
@@ -532,21 +605,19 @@ return 1
 `;
 
 /**
- * The last step of `orders restore`, once rows, orders and requests are back: the meta and
- * counts hashes become what they were before the archive, and a running campaign rejoins the
- * running set, provided the rows, orders and requests hashes hold as many entries as were
- * written. KEYS: meta, counts, running set, rows, orders, requests. ARGV: archived_at of the
- * archive restored, campaign name, meta (JSON object), counts (JSON object), rows, orders and
- * requests written.
+ * The last step of `orders restore`, once rows and orders are back: the meta and counts hashes
+ * become what they were before the archive, and a running campaign rejoins the running set,
+ * provided the rows and orders hashes hold as many entries as were written.
+ * KEYS: meta, counts, running set, rows, orders. ARGV: archived_at of the archive restored,
+ * campaign name, meta (JSON object), counts (JSON object), rows and orders written.
  * Returns {1, state} when restored, {0, why} when the campaign is not that archive's tombstone.
  */
 export const FINISH_RESTORE = `
 local meta = redis.call('HMGET', KEYS[1], 'state', 'archived_at')
 if meta[1] ~= 'archived' then return {0, 'it is ' .. (meta[1] or 'running') .. ', not archived'} end
 if meta[2] ~= ARGV[1] then return {0, 'it was archived again since (archived_at ' .. tostring(meta[2]) .. ')'} end
-if redis.call('HLEN', KEYS[4]) ~= tonumber(ARGV[5]) or redis.call('HLEN', KEYS[5]) ~= tonumber(ARGV[6])
-  or redis.call('HLEN', KEYS[6]) ~= tonumber(ARGV[7]) then
-  return {0, 'its rows, orders or requests changed while it was restored; run orders restore again'}
+if redis.call('HLEN', KEYS[4]) ~= tonumber(ARGV[5]) or redis.call('HLEN', KEYS[5]) ~= tonumber(ARGV[6]) then
+  return {0, 'its rows or orders changed while it was restored; run orders restore again'}
 end
 local restored = cjson.decode(ARGV[3])
 local counts = cjson.decode(ARGV[4])

@@ -1,7 +1,14 @@
 import type { Redis } from "ioredis";
-import type { ExecutionMode, OrderRequest } from "../api/order-request.js";
 import { unusualCurrencyDecimals } from "../money.js";
 import { redisKey } from "../queue/names.js";
+import {
+  decodeOrder,
+  decodeRow,
+  encodeOrder,
+  encodeOrderFields,
+  encodeRow,
+  rowTail,
+} from "./ledger-codec.js";
 import {
   ARCHIVE,
   CANCEL_PENDING,
@@ -16,51 +23,10 @@ import {
   START,
   TRANSITION,
 } from "./ledger-scripts.js";
+import type { LedgerOrder, LedgerRow } from "./ledger-types.js";
 import { ROW_STATUSES, type RowStatus } from "./row-status.js";
 
-/** What the ledger keeps of a row: enough for the report, never the API key. */
-export interface LedgerRow {
-  line: number;
-  /** Current order key (changes only with the generation). */
-  key: string;
-  generation: number;
-  payload_hash: string;
-  email: string;
-  product_code: string;
-  face_value: string;
-  currency: string;
-  reference?: string;
-}
-
-/** What the ledger keeps of an order; its status is the status of all its rows. */
-export interface LedgerOrder {
-  identities: string[];
-  generation: number;
-  status: RowStatus | "superseded";
-  /** Execution mode the order was imported with; kept by later generations. */
-  mode?: ExecutionMode;
-  order_id?: string;
-  /** Item id per row identity, in the order's item order. */
-  item_ids?: Record<string, string>;
-  payout_status?: string;
-  /** Redemption links; only kept with --store-payout-urls. */
-  payout_urls?: Record<string, string>;
-  error_type?: string | null;
-  error_message?: string | null;
-  attempts?: number;
-  /** Status checks of an async order so far (drives the delay between them). */
-  polls?: number;
-  updated_at?: string;
-  replaces?: string;
-  superseded_by?: string;
-  /** Payment currency, and the price in its minor units (a string: exact), for the spend. */
-  currency?: string;
-  price?: string;
-  /** Face value in minor units (a string). */
-  face?: string;
-  /** The service answered with an order made before this campaign was imported. */
-  replayed?: boolean;
-}
+export type { LedgerOrder, LedgerRow } from "./ledger-types.js";
 
 /** The states a campaign is stored in; `done` is derived (see campaign-state.ts). */
 export const STORED_STATES = ["held", "running", "paused", "cancelled", "archived"] as const;
@@ -93,7 +59,21 @@ export interface CampaignMeta {
     | undefined;
 }
 
-export type CampaignCounts = Record<RowStatus, number> & { total: number; replayed: number };
+/** Rows per status; `scheduled`: queued rows whose send_at is still ahead. */
+export type CampaignCounts = Record<RowStatus, number> & {
+  total: number;
+  replayed: number;
+  scheduled: number;
+};
+
+/** A change of an order's fields; null removes one (an error cleared by a retry, say). */
+export type OrderPatch = { [F in keyof LedgerOrder]?: LedgerOrder[F] | null };
+
+/** An order to record, with its rows (each row's order number is given by the ledger). */
+export interface NewOrder {
+  order: LedgerOrder;
+  rows: [identity: string, row: Omit<LedgerRow, "order">][];
+}
 
 type TransitionResult =
   | { moved: true; previous: string }
@@ -118,14 +98,13 @@ const SCRIPTS = {
 
 /**
  * What an archive must find unchanged before the campaign's data is removed: its meta and
- * counts hashes as stored, and how many rows, orders and request bodies it holds.
+ * counts hashes as stored, and how many rows and orders it holds.
  */
 export interface CampaignShape {
   meta: Record<string, string>;
   counts: Record<string, string>;
   rows: number;
   orders: number;
-  requests: number;
 }
 
 /** What a transition does to the order's entry in the follow set (see OrderFollower). */
@@ -134,20 +113,22 @@ export type FollowChange = { at: number } | "unfollow" | "pending";
 /** A followed order taken by a follower: where it is, and the ledger's record of it. */
 export interface FollowedOrder {
   campaign: string;
-  key: string;
+  /** The order's number in its campaign. */
+  number: number;
   order: LedgerOrder | undefined;
 }
 
 /**
  * What starting an attempt found: paused (`budget` when this start paused it: its currency's
- * planned price is over the budget), started (with the order and its body), or past it.
+ * planned price is over the budget), started (with the order and its rows), or past it.
  */
 export type StartResult =
   | { kind: "paused"; reason: string; budget?: true }
   | {
       kind: "started";
       order: LedgerOrder;
-      request: OrderRequest | undefined;
+      /** The order's rows, in its order (undefined where one is missing). */
+      rows: (LedgerRow | undefined)[];
       /** When the campaign was first imported (ISO), to tell a replayed order. */
       campaignCreatedAt: string | undefined;
     }
@@ -158,14 +139,15 @@ export function countsOf(raw: Record<string, string>): CampaignCounts {
   const counts = {
     total: Number(raw.total ?? 0),
     replayed: Number(raw.replayed ?? 0),
+    scheduled: Number(raw.scheduled ?? 0),
   } as CampaignCounts;
   for (const status of ROW_STATUSES) counts[status] = Number(raw[status] ?? 0);
   return counts;
 }
 
-/** A follow-set member: campaign names and order keys hold no space. */
-function followMember(campaign: string, key: string): string {
-  return `${campaign} ${key}`;
+/** A follow-set member: campaign names hold no space. */
+function followMember(campaign: string, number: number | "*"): string {
+  return `${campaign} ${number}`;
 }
 
 /** RECORD refused a batch: its new orders would take a currency's planned price over the budget. */
@@ -228,12 +210,29 @@ export class Ledger {
       rows: `${base}:rows`,
       counts: `${base}:counts`,
       meta: `${base}:meta`,
-      requests: `${base}:requests`,
-      /** Order keys recorded queued and not yet handed to BullMQ, in sending order. */
+      /** Numbers of orders recorded queued and not yet handed to BullMQ, in sending order. */
       pending: `${base}:pending`,
-      /** Order keys handed to BullMQ whose job is not over: at most the dispatch window. */
+      /** Numbers of orders handed to BullMQ whose job is not over: at most the dispatch window. */
       window: `${base}:window`,
+      /** Numbers of orders whose rows have a send_at still ahead, scored by it (ms). */
+      scheduled: `${base}:scheduled`,
     };
+  }
+
+  /**
+   * Orders cancelled and not yet counted by a metrics endpoint (every process that cancels adds
+   * to it in the cancelling script; see claimCancelledOrders).
+   */
+  cancelledKey(): string {
+    return redisKey(this.prefix, "orders-cancelled");
+  }
+
+  /**
+   * Takes the orders cancelled since the last claim, whichever process cancelled them: one
+   * metrics endpoint counts each once (GETDEL is atomic; an INCR after it starts anew).
+   */
+  async claimCancelledOrders(): Promise<number> {
+    return Number((await this.redis.getdel(this.cancelledKey())) ?? 0);
   }
 
   /** Campaigns whose state is running: the dispatcher's list. */
@@ -289,6 +288,12 @@ export class Ledger {
     await this.redis.hset(this.keys(campaign).meta, fields);
   }
 
+  /** Removes fields of the campaign's meta (not its state). */
+  async clearMeta(campaign: string, ...fields: string[]): Promise<void> {
+    if (fields.includes("state")) throw new Error("the state changes through setState");
+    await this.redis.hdel(this.keys(campaign).meta, ...fields);
+  }
+
   /**
    * Moves the campaign to `state` if its current state is one of `from` ("*": any), setting
    * `fields` with it, and keeps the dispatcher's running set in step, in one script.
@@ -302,7 +307,7 @@ export class Ledger {
     const [code, previous] = (await this.script(
       "giftjobsLedgerSetState",
       [this.keys(campaign).meta, this.runningKey()],
-      [state, from.join(","), new Date().toISOString(), campaign, ...Object.entries(fields).flat()],
+      [state, from.join(","), campaign, ...Object.entries(fields).flat()],
     )) as [number, StoredState];
     return { changed: code === 1, previous };
   }
@@ -327,29 +332,30 @@ export class Ledger {
   }
 
   /**
-   * Hands order keys of running campaigns to the dispatcher: the campaigns with work share
+   * Hands orders of running campaigns to the dispatcher: the campaigns with work share
    * `budget` jobs in BullMQ, an equal window each of at least `least` (see DISPATCH). Returns
-   * the keys now handed out, in the order their jobs are to be added.
+   * the orders now handed out, in the order their jobs are to be added.
    */
-  async dispatch(budget: number, least = 4): Promise<{ campaign: string; key: string }[]> {
+  async dispatch(budget: number, least = 4): Promise<{ campaign: string; number: number }[]> {
     const flat = (await this.script(
       "giftjobsLedgerDispatch",
       [this.runningKey()],
-      [`${redisKey(this.prefix, "campaign")}:`, String(budget), String(least)],
-    )) as string[];
-    const out: { campaign: string; key: string }[] = [];
-    for (let i = 0; i < flat.length; i += 2) out.push({ campaign: flat[i]!, key: flat[i + 1]! });
+      [`${redisKey(this.prefix, "campaign")}:`, String(budget), String(least), String(Date.now())],
+    )) as (string | number)[];
+    const out: { campaign: string; number: number }[] = [];
+    for (let i = 0; i < flat.length; i += 2)
+      out.push({ campaign: String(flat[i]), number: Number(flat[i + 1]) });
     return out;
   }
 
-  /** Keys in the campaign's dispatch window (handed to BullMQ, job not over). */
-  async windowKeys(campaign: string): Promise<string[]> {
-    return this.redis.smembers(this.keys(campaign).window);
+  /** Numbers of the orders in the campaign's dispatch window (handed to BullMQ, job not over). */
+  async windowOrders(campaign: string): Promise<number[]> {
+    return (await this.redis.smembers(this.keys(campaign).window)).map(Number);
   }
 
-  /** Takes a key out of the window when its order is past queued/in_flight (a lost job). */
-  async leaveWindow(campaign: string, key: string): Promise<void> {
-    await this.redis.srem(this.keys(campaign).window, key);
+  /** Takes an order out of the window when it is past queued/in_flight (a lost job). */
+  async leaveWindow(campaign: string, number: number): Promise<void> {
+    await this.redis.srem(this.keys(campaign).window, String(number));
   }
 
   /** Bytes of Redis the campaign's keys take (MEMORY USAGE, sampled for large hashes). */
@@ -362,27 +368,25 @@ export class Ledger {
   /** The campaign as an archive sees it (see removeCampaignData). */
   async shape(campaign: string): Promise<CampaignShape> {
     const k = this.keys(campaign);
-    // One transaction: the five answers describe one moment.
+    // One transaction: the four answers describe one moment.
     const replies = await this.redis
       .multi()
       .hgetall(k.meta)
       .hgetall(k.counts)
       .hlen(k.rows)
       .hlen(k.orders)
-      .hlen(k.requests)
       .exec();
     const values = (replies ?? []).map(([error, value]) => {
       if (error) throw error;
       return value;
     });
-    const [meta, counts, rows, orders, requests] = values as [
+    const [meta, counts, rows, orders] = values as [
       Record<string, string>,
       Record<string, string>,
-      number,
       number,
       number,
     ];
-    return { meta, counts, rows, orders, requests };
+    return { meta, counts, rows, orders };
   }
 
   /**
@@ -399,13 +403,12 @@ export class Ledger {
     const k = this.keys(campaign);
     const [code, why] = (await this.script(
       "giftjobsLedgerArchive",
-      [k.meta, k.counts, k.rows, k.orders, k.requests, k.pending, k.window, this.runningKey()],
+      [k.meta, k.counts, k.rows, k.orders, k.pending, k.window, this.runningKey(), k.scheduled],
       [
         JSON.stringify(expected.meta),
         JSON.stringify(expected.counts),
         String(expected.rows),
         String(expected.orders),
-        String(expected.requests),
         tombstone.archivedAt,
         tombstone.archivePath,
         campaign,
@@ -423,7 +426,7 @@ export class Ledger {
       Number(
         await this.script(
           "giftjobsLedgerClearArchived",
-          [k.meta, k.rows, k.orders, k.requests, k.pending, k.window],
+          [k.meta, k.rows, k.orders, k.pending, k.window, k.scheduled],
           [],
         ),
       ) === 1
@@ -431,18 +434,22 @@ export class Ledger {
   }
 
   /**
-   * Writes back rows, orders and request bodies read from an archive (JSON as stored). Only
-   * for a campaign being restored: its tombstone keeps it archived until finishRestore.
+   * Writes back rows and orders read from an archive. Only for a campaign being restored: its
+   * tombstone keeps it archived until finishRestore.
    */
   async restoreEntries(
     campaign: string,
-    entries: { rows: [string, string][]; orders: [string, string][]; requests: [string, string][] },
+    entries: { rows: [string, LedgerRow][]; orders: [number, LedgerOrder][] },
   ): Promise<void> {
     const k = this.keys(campaign);
     const tx = this.redis.multi();
-    if (entries.rows.length) tx.hset(k.rows, Object.fromEntries(entries.rows));
-    if (entries.orders.length) tx.hset(k.orders, Object.fromEntries(entries.orders));
-    if (entries.requests.length) tx.hset(k.requests, Object.fromEntries(entries.requests));
+    if (entries.rows.length)
+      tx.hset(k.rows, Object.fromEntries(entries.rows.map(([id, row]) => [id, encodeRow(row)])));
+    if (entries.orders.length)
+      tx.hset(
+        k.orders,
+        Object.fromEntries(entries.orders.map(([n, order]) => [String(n), encodeOrder(order)])),
+      );
     await tx.exec();
   }
 
@@ -457,12 +464,12 @@ export class Ledger {
     archivedAt: string,
     meta: Record<string, string>,
     counts: Record<string, string>,
-    written: { rows: number; orders: number; requests: number },
+    written: { rows: number; orders: number },
   ): Promise<{ restored: true; state: StoredState } | { restored: false; why: string }> {
     const k = this.keys(campaign);
     const [code, value] = (await this.script(
       "giftjobsLedgerFinishRestore",
-      [k.meta, k.counts, this.runningKey(), k.rows, k.orders, k.requests],
+      [k.meta, k.counts, this.runningKey(), k.rows, k.orders],
       [
         archivedAt,
         campaign,
@@ -470,7 +477,6 @@ export class Ledger {
         JSON.stringify(counts),
         String(written.rows),
         String(written.orders),
-        String(written.requests),
       ],
     )) as [number, string];
     if (code === 1) return { restored: true, state: value as StoredState };
@@ -497,9 +503,25 @@ export class Ledger {
     return found;
   }
 
-  /** Orders waiting to be dispatched. */
+  /** Orders waiting to be dispatched, now or when their send_at comes. */
   async pendingCount(campaign: string): Promise<number> {
-    return this.redis.llen(this.keys(campaign).pending);
+    const k = this.keys(campaign);
+    const [pending, scheduled] = await Promise.all([
+      this.redis.llen(k.pending),
+      this.redis.zcard(k.scheduled),
+    ]);
+    return pending + scheduled;
+  }
+
+  /** When the campaign's next scheduled order is due (ms), or undefined when none is. */
+  async nextSendAt(campaign: string): Promise<number | undefined> {
+    const [, score] = await this.redis.zrange(
+      this.keys(campaign).scheduled,
+      "0",
+      "0",
+      "WITHSCORES",
+    );
+    return score === undefined ? undefined : Number(score);
   }
 
   /**
@@ -513,7 +535,16 @@ export class Ledger {
       const n = Number(
         await this.script(
           "giftjobsLedgerCancelPending",
-          [k.orders, k.rows, k.counts, k.pending, k.window, k.meta],
+          [
+            k.orders,
+            k.rows,
+            k.counts,
+            k.pending,
+            k.window,
+            k.meta,
+            k.scheduled,
+            this.cancelledKey(),
+          ],
           [String(batch), new Date().toISOString()],
         ),
       );
@@ -526,113 +557,123 @@ export class Ledger {
   async getRows(campaign: string, identities: string[]): Promise<(LedgerRow | undefined)[]> {
     if (identities.length === 0) return [];
     const raw = await this.redis.hmget(this.keys(campaign).rows, ...identities);
-    return raw.map((r) => (r ? (JSON.parse(r) as LedgerRow) : undefined));
+    return raw.map((r) => (r ? decodeRow(r) : undefined));
   }
 
-  async getOrder(campaign: string, key: string): Promise<LedgerOrder | undefined> {
-    const raw = await this.redis.hget(this.keys(campaign).orders, key);
-    return raw ? (JSON.parse(raw) as LedgerOrder) : undefined;
+  async getOrder(campaign: string, number: number): Promise<LedgerOrder | undefined> {
+    const raw = await this.redis.hget(this.keys(campaign).orders, String(number));
+    return raw ? decodeOrder(raw) : undefined;
   }
 
-  async getOrders(campaign: string, keys: string[]): Promise<(LedgerOrder | undefined)[]> {
-    if (keys.length === 0) return [];
-    const raw = await this.redis.hmget(this.keys(campaign).orders, ...keys);
-    return raw.map((r) => (r ? (JSON.parse(r) as LedgerOrder) : undefined));
+  async getOrders(campaign: string, numbers: number[]): Promise<(LedgerOrder | undefined)[]> {
+    if (numbers.length === 0) return [];
+    const raw = await this.redis.hmget(this.keys(campaign).orders, ...numbers.map(String));
+    return raw.map((r) => (r ? decodeOrder(r) : undefined));
   }
 
   /**
-   * Records new rows and orders (queued) with each order's request body; what is already there
-   * is left alone. Returns rows added. Throws, having written nothing, a BudgetExceededError
-   * when the new orders would take a currency's planned price over the campaign's budget, a
-   * CampaignClosedError when the campaign is cancelled or archived.
+   * Records new orders (queued) with their rows, numbering the orders; an order any of whose
+   * rows is recorded already is left out with its rows (see RECORD). Returns the rows added and
+   * left out, and the orders added. Throws, having written nothing, a BudgetExceededError when the new orders would
+   * take a currency's planned price over the campaign's budget, a CampaignClosedError when the
+   * campaign is cancelled or archived.
    */
   async record(
     campaign: string,
-    rows: [identity: string, row: LedgerRow][],
-    orders: [key: string, order: LedgerOrder, request: OrderRequest][],
-  ): Promise<number> {
-    const args = [
-      JSON.stringify(rows.map(([id, row]) => [id, JSON.stringify(row)])),
-      JSON.stringify(
-        orders.map(([key, order, request]) => [
-          key,
-          JSON.stringify(order),
-          JSON.stringify(request),
-        ]),
-      ),
-    ];
+    orders: NewOrder[],
+  ): Promise<{ added: number; leftOut: number; orders: number }> {
+    const now = Date.now();
+    const batch = orders.map(({ order, rows }) => [
+      encodeOrder(order),
+      order.status,
+      order.currency ?? "",
+      order.face ?? "",
+      order.price ?? "",
+      rows.map(([identity, row]) => [identity, row.line, rowTail(row)]),
+      order.send_at !== undefined && order.send_at > now ? String(order.send_at) : "",
+    ]);
     const keys = this.keys(campaign);
-    const answer = await this.script(
+    const answer = (await this.script(
       "giftjobsLedgerRecord",
-      [...this.scriptKeys(campaign), keys.requests, keys.pending, keys.meta],
-      args,
-    );
-    if (!Array.isArray(answer)) return Number(answer);
-    const [code, ...rest] = answer as [number, ...string[]];
+      [
+        keys.orders,
+        keys.rows,
+        keys.counts,
+        keys.pending,
+        keys.meta,
+        keys.scheduled,
+        this.runningKey(),
+      ],
+      [JSON.stringify(batch), campaign],
+    )) as [number, ...string[]];
+    const [code, ...rest] = answer;
+    if (code >= 0) return { added: code, leftOut: Number(rest[0]), orders: Number(rest[1]) };
     if (code === -1) throw new CampaignClosedError(campaign, rest[0] as StoredState);
-    const [currency, planned, batch, budget] = rest as [string, string, string, string];
-    throw new BudgetExceededError(currency, BigInt(planned), BigInt(batch), BigInt(budget));
+    const [currency, planned, adding, budget] = rest as [string, string, string, string];
+    throw new BudgetExceededError(currency, BigInt(planned), BigInt(adding), BigInt(budget));
   }
 
   /**
    * Starts an attempt in one round trip: unless the campaign is held, paused, cancelled or over
-   * its budget in the order's currency (see START), moves the order to in_flight (from queued or in_flight) and returns it with
-   * its request body.
+   * its budget in the order's currency (see START), moves the order to in_flight (from queued
+   * or in_flight) and returns it with its rows.
    */
-  async start(campaign: string, key: string, patch: Partial<LedgerOrder>): Promise<StartResult> {
+  async start(campaign: string, number: number, patch: Partial<LedgerOrder>): Promise<StartResult> {
     const k = this.keys(campaign);
     const now = new Date().toISOString();
     const [code, a, b, c] = (await this.script(
       "giftjobsLedgerStart",
-      [k.orders, k.rows, k.counts, k.meta, k.requests, k.window, k.pending],
-      [key, JSON.stringify({ ...patch, updated_at: now }), now, DECIMALS],
-    )) as [number, string, string?, string?];
+      [k.orders, k.rows, k.counts, k.meta, k.window, k.pending, this.cancelledKey()],
+      [
+        String(number),
+        JSON.stringify(encodeOrderFields({ ...patch, updated_at: now })),
+        now,
+        DECIMALS,
+      ],
+    )) as [number, string, (string | null)[]?, string?];
     if (code === 2) return { kind: "paused", reason: a };
     if (code === 3) return { kind: "paused", reason: a, budget: true };
     if (code === 1) {
       return {
         kind: "started",
-        order: JSON.parse(a) as LedgerOrder,
-        request: b ? (JSON.parse(b) as OrderRequest) : undefined,
+        order: decodeOrder(a),
+        rows: (b ?? []).map((r) => (r ? decodeRow(r) : undefined)),
         campaignCreatedAt: c || undefined,
       };
     }
     return { kind: "past", status: code === -1 ? null : a };
   }
 
-  /** The request body recorded for an order key. */
-  async getRequest(campaign: string, key: string): Promise<OrderRequest | undefined> {
-    const raw = await this.redis.hget(this.keys(campaign).requests, key);
-    return raw ? (JSON.parse(raw) as OrderRequest) : undefined;
-  }
-
-  /** Records the body of an order made by the ledger itself (next generation). */
-  async saveRequest(campaign: string, key: string, request: OrderRequest): Promise<void> {
-    await this.redis.hsetnx(this.keys(campaign).requests, key, JSON.stringify(request));
-  }
-
   /**
    * Moves an order and its rows to `to` when its status is one of `from` ("*" for any), and
-   * with `follow` changes its entry in the follow set in the same step.
+   * with `follow` changes its entry in the follow set in the same step. In `patch`, null
+   * removes a field.
    */
   async transition(
     campaign: string,
-    key: string,
+    number: number,
     from: readonly (RowStatus | "*")[],
     to: RowStatus,
-    patch: Partial<LedgerOrder> = {},
+    patch: OrderPatch = {},
     follow?: FollowChange,
   ): Promise<TransitionResult> {
     const now = new Date().toISOString();
-    const full = { ...patch, updated_at: now };
-    const args = [key, from.join(","), to, JSON.stringify(full), now];
-    if (follow === "unfollow") args.push("unfollow", "0", followMember(campaign, key));
-    else if (follow === "pending") args.push("pending", "0", "");
-    else if (follow) args.push("follow", String(follow.at), followMember(campaign, key));
+    const full = encodeOrderFields({ ...patch, updated_at: now } as Partial<LedgerOrder>);
+    const args = [String(number), from.join(","), to, JSON.stringify(full), now];
+    if (follow === "unfollow") args.push("unfollow", "0", followMember(campaign, number));
+    else if (follow === "pending") args.push("pending", "0", "", campaign);
+    else if (follow) args.push("follow", String(follow.at), followMember(campaign, number));
     const k = this.keys(campaign);
     const [code, status] = (await this.script(
       "giftjobsLedgerTransition",
-      [...this.scriptKeys(campaign), this.followKey(), k.meta, k.window, k.pending],
+      [
+        ...this.scriptKeys(campaign),
+        this.followKey(),
+        k.meta,
+        k.window,
+        k.pending,
+        this.runningKey(),
+      ],
       args,
     )) as [number, string];
     if (code === 1) return { moved: true, previous: status };
@@ -645,12 +686,12 @@ export class Ledger {
   }
 
   /** Follows an order from `at` unless it is followed already (the safety net of a re-run job). */
-  async follow(campaign: string, key: string, at: number): Promise<void> {
-    await this.redis.zadd(this.followKey(), "NX", at, followMember(campaign, key));
+  async follow(campaign: string, number: number, at: number): Promise<void> {
+    await this.redis.zadd(this.followKey(), "NX", at, followMember(campaign, number));
   }
 
-  async unfollow(campaign: string, key: string): Promise<void> {
-    await this.redis.zrem(this.followKey(), followMember(campaign, key));
+  async unfollow(campaign: string, number: number): Promise<void> {
+    await this.redis.zrem(this.followKey(), followMember(campaign, number));
   }
 
   /** How many orders are followed. */
@@ -676,58 +717,73 @@ export class Ledger {
     if (members.length === 0) return [];
     const entries = members.map((member) => {
       const space = member.indexOf(" ");
-      return { campaign: member.slice(0, space), key: member.slice(space + 1) };
+      return { campaign: member.slice(0, space), number: Number(member.slice(space + 1)) };
     });
     // One read per campaign taken from (usually one in all).
-    const byCampaign = new Map<string, string[]>();
+    const byCampaign = new Map<string, number[]>();
     for (const e of entries) {
-      const keys = byCampaign.get(e.campaign);
-      if (keys) keys.push(e.key);
-      else byCampaign.set(e.campaign, [e.key]);
+      const numbers = byCampaign.get(e.campaign);
+      if (numbers) numbers.push(e.number);
+      else byCampaign.set(e.campaign, [e.number]);
     }
     const records = new Map<string, LedgerOrder | undefined>();
     await Promise.all(
-      [...byCampaign].map(async ([campaign, keys]) => {
-        const orders = await this.getOrders(campaign, keys);
-        for (const [i, key] of keys.entries()) records.set(followMember(campaign, key), orders[i]);
+      [...byCampaign].map(async ([campaign, numbers]) => {
+        const orders = await this.getOrders(campaign, numbers);
+        for (const [i, n] of numbers.entries()) records.set(followMember(campaign, n), orders[i]);
       }),
     );
-    return entries.map((e) => ({ ...e, order: records.get(followMember(e.campaign, e.key)) }));
+    return entries.map((e) => ({ ...e, order: records.get(followMember(e.campaign, e.number)) }));
   }
 
   /**
-   * Moves `identities` of order `oldKey` to a new order `newKey` of generation `generation`
-   * (queued). The rows left behind take `restStatus` and `restPatch`. Only from `from` statuses.
+   * Moves `identities` of order `from.number` to a new order of generation `generation`
+   * (queued) under `key`, numbered next. The rows left behind take `restStatus` and
+   * `restPatch`. Only from `from` statuses. Returns the new order's number when done.
    */
   async rekey(
     campaign: string,
     args: {
-      oldKey: string;
-      newKey: string;
+      number: number;
+      key: string;
       identities: string[];
       generation: number;
       from: readonly RowStatus[];
       restStatus?: RowStatus;
-      restPatch?: Partial<LedgerOrder>;
+      restPatch?: OrderPatch;
     },
-  ): Promise<"done" | "not-allowed" | "unknown" | "already"> {
-    const code = Number(
-      await this.script("giftjobsLedgerRekey", this.rekeyKeys(campaign), [
-        args.oldKey,
-        args.newKey,
+  ): Promise<{ done: true; number: number } | { done: false; why: "not-allowed" | "unknown" }> {
+    const k = this.keys(campaign);
+    const [code, value] = (await this.script(
+      "giftjobsLedgerRekey",
+      [
+        k.orders,
+        k.rows,
+        k.counts,
+        k.window,
+        k.pending,
+        k.meta,
+        this.runningKey(),
+        this.cancelledKey(),
+      ],
+      [
+        String(args.number),
+        args.key,
         JSON.stringify(args.identities),
         String(args.generation),
         args.restStatus ?? "failed_final",
-        JSON.stringify({ ...args.restPatch, updated_at: new Date().toISOString() }),
+        JSON.stringify(
+          encodeOrderFields({
+            ...args.restPatch,
+            updated_at: new Date().toISOString(),
+          } as Partial<LedgerOrder>),
+        ),
         args.from.join(","),
-      ]),
-    );
-    return code === 1 ? "done" : code === 0 ? "not-allowed" : code === 2 ? "already" : "unknown";
-  }
-
-  private rekeyKeys(campaign: string): string[] {
-    const k = this.keys(campaign);
-    return [...this.scriptKeys(campaign), k.window, k.pending, k.meta];
+        campaign,
+      ],
+    )) as [number, number | string];
+    if (code === 1) return { done: true, number: Number(value) };
+    return { done: false, why: code === 0 ? "not-allowed" : "unknown" };
   }
 
   /** Takes a failed_final row out so its changed content can be recorded again. */
@@ -748,29 +804,23 @@ export class Ledger {
     return countsOf(await this.redis.hgetall(this.keys(campaign).counts));
   }
 
-  /** Request bodies of these order keys, in the same order (undefined where none). */
-  async getRequests(campaign: string, keys: string[]): Promise<(OrderRequest | undefined)[]> {
-    if (keys.length === 0) return [];
-    const raw = await this.redis.hmget(this.keys(campaign).requests, ...keys);
-    return raw.map((r) => (r ? (JSON.parse(r) as OrderRequest) : undefined));
-  }
-
-  /** Every order of the campaign, in pages (HSCAN: no whole-campaign load in one reply). */
-  async *orders(campaign: string): AsyncGenerator<[string, LedgerOrder]> {
-    yield* this.scanHash<LedgerOrder>(this.keys(campaign).orders);
+  /** Every order of the campaign with its number, in pages (HSCAN: no whole-campaign load). */
+  async *orders(campaign: string): AsyncGenerator<[number, LedgerOrder]> {
+    for await (const [n, text] of this.scanHash(this.keys(campaign).orders))
+      yield [Number(n), decodeOrder(text)];
   }
 
   async *rows(campaign: string): AsyncGenerator<[string, LedgerRow]> {
-    yield* this.scanHash<LedgerRow>(this.keys(campaign).rows);
+    for await (const [identity, text] of this.scanHash(this.keys(campaign).rows))
+      yield [identity, decodeRow(text)];
   }
 
-  private async *scanHash<T>(key: string): AsyncGenerator<[string, T]> {
+  private async *scanHash(key: string): AsyncGenerator<[string, string]> {
     let cursor = "0";
     do {
       const [next, flat] = await this.redis.hscan(key, cursor, "COUNT", 1000);
       cursor = next;
-      for (let i = 0; i < flat.length; i += 2)
-        yield [flat[i] as string, JSON.parse(flat[i + 1] as string) as T];
+      for (let i = 0; i < flat.length; i += 2) yield [flat[i] as string, flat[i + 1] as string];
     } while (cursor !== "0");
   }
 }

@@ -30,10 +30,11 @@ function count(text: string, char: string): number {
 
 /**
  * What the file is, by its content first and its name second: a zip (`PK\x03\x04`) is an .xlsx
- * workbook whatever its name; a file named .xlsx that is not a zip is refused, as are an old .xls
- * workbook, UTF-16 text and other binary files. Text is tab-separated when its first line holds
- * more tabs than commas (or, with neither, when it is named .tsv), else comma-separated; an
- * explicit `delimiter` wins.
+ * workbook whatever its name; an old .xls workbook, UTF-16 text and other binary files are
+ * refused. Text is tab-separated when its first line holds more tabs than commas (or, with
+ * neither, when it is named .tsv), else comma-separated; an explicit `delimiter` wins. A file
+ * named .xlsx that is text is read as text when its first line holds a comma or a tab (or the
+ * given delimiter): a CSV export given the wrong name; otherwise it is refused.
  */
 export function orderFileKind(
   path: string,
@@ -54,18 +55,20 @@ export function orderFileKind(
     throw new UserError(
       `${label} is not an .xlsx or CSV file (an old .xls workbook?): save it as .xlsx or CSV`,
     );
-  if (ext === ".xlsx" || ext === ".xlsm")
-    throw new UserError(
-      `${label} is not a spreadsheet: an .xlsx file is a zip archive and this one is not (a renamed file?)`,
-    );
   if (startsWith(sample, [0xff, 0xfe]) || startsWith(sample, [0xfe, 0xff]))
     throw new UserError(`${label} is UTF-16 text: save it as CSV UTF-8`);
-  if (sample.includes(0))
-    throw new UserError(`${label} is not a text or .xlsx file: it holds binary data`);
-  if (options.delimiter !== undefined) return { type: "text", delimiter: options.delimiter };
   const line = firstLine(sample);
   const tabs = count(line, "\t");
   const commas = count(line, ",");
+  const separated =
+    options.delimiter !== undefined ? line.includes(options.delimiter) : tabs + commas > 0;
+  if ((ext === ".xlsx" || ext === ".xlsm") && (sample.includes(0) || !separated))
+    throw new UserError(
+      `${label} is not a spreadsheet: an .xlsx file is a zip archive and this one is not (a renamed file?)`,
+    );
+  if (sample.includes(0))
+    throw new UserError(`${label} is not a text or .xlsx file: it holds binary data`);
+  if (options.delimiter !== undefined) return { type: "text", delimiter: options.delimiter };
   if (tabs > commas || (tabs === 0 && commas === 0 && ext === ".tsv"))
     return { type: "text", delimiter: "\t" };
   return { type: "text", delimiter: "," };

@@ -1,6 +1,6 @@
 import type { Order } from "../api/schemas.js";
 import type { Logger } from "../log.js";
-import type { LedgerOrder } from "./ledger.js";
+import type { OrderPatch } from "./ledger.js";
 
 /**
  * An order the service made before this campaign was first imported cannot be this campaign's
@@ -14,28 +14,24 @@ export function isReplay(order: Order, campaignCreatedAt: string | undefined): b
   return Number.isFinite(made) && Number.isFinite(imported) && made < imported;
 }
 
-/** Ledger fields of a completed order: order id, item id per row, payout status (and URLs if asked). */
+/**
+ * Ledger fields of a completed order: order id, item ids (in the order of its rows), payout
+ * status (and URLs if asked).
+ */
 export function completedPatch(
   order: Order,
   identities: string[],
   storePayoutUrls: boolean,
   campaignCreatedAt?: string,
-): Partial<LedgerOrder> {
-  const itemIds: Record<string, string> = {};
-  const payoutUrls: Record<string, string> = {};
+): OrderPatch {
   // The service answers items in request order, so item i belongs to row identity i.
-  order.items.forEach((item, i) => {
-    const identity = identities[i];
-    if (!identity) return;
-    itemIds[identity] = item.id;
-    if (storePayoutUrls && item.payout?.url) payoutUrls[identity] = item.payout.url;
-  });
+  const items = order.items.slice(0, identities.length);
   const statuses = new Set(order.items.map((item) => item.payout?.status).filter(Boolean));
   return {
     order_id: order.id,
-    item_ids: itemIds,
+    item_ids: items.map((item) => item.id),
     payout_status: [...statuses].join(",") || undefined,
-    ...(storePayoutUrls ? { payout_urls: payoutUrls } : {}),
+    ...(storePayoutUrls ? { payout_urls: items.map((item) => item.payout?.url ?? "") } : {}),
     ...(isReplay(order, campaignCreatedAt) ? { replayed: true } : {}),
     error_type: null,
     error_message: null,

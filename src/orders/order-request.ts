@@ -1,6 +1,7 @@
 import type { OrderRequest, OrderRequestItem } from "../api/order-request.js";
 import { UserError } from "../errors/user-error.js";
 import { canonicalDecimal } from "../money.js";
+import type { LedgerOrder, LedgerRow } from "./ledger-types.js";
 import type { OrderRow } from "./order-row.js";
 import { MAX_ITEMS_PER_ORDER } from "./packing.js";
 import { LIMITS } from "./row-validation.js";
@@ -24,7 +25,10 @@ function faceValueNumber(faceValue: string): number {
   return value;
 }
 
-function itemOf(row: OrderRow): OrderRequestItem {
+/** What an item is made of: the row's fields the service gets. */
+type ItemSource = Pick<OrderRow, "email" | "face_value" | "product_code" | "template_id">;
+
+function itemOf(row: ItemSource): OrderRequestItem {
   const distribution: OrderRequestItem["distribution_method"] = {
     type: "EMAIL",
     email_address: row.email,
@@ -86,5 +90,29 @@ export function buildOrderRequest(
     LIMITS.descriptionChars,
   );
   body.metadata = { campaign: campaign.name };
+  return body;
+}
+
+/**
+ * The body of an order recorded in the ledger, from its record and its rows (in the order's
+ * identity order): the body buildOrderRequest made at import, item for item, since the rows
+ * keep what the items are made of and the order its description and metadata. Every attempt
+ * under the order's key sends this same body.
+ */
+export function requestFromLedger(
+  order: LedgerOrder,
+  rows: readonly (LedgerRow | undefined)[],
+): OrderRequest {
+  if (!order.currency) throw new Error(`order ${order.key} has no currency recorded`);
+  const items = rows.map((row, i) => {
+    if (!row) throw new Error(`order ${order.key}: row ${order.identities[i]} is missing`);
+    return itemOf(row);
+  });
+  const body: OrderRequest = {
+    payment_method: { type: "ACCOUNT_BALANCE", currency: order.currency },
+    items,
+  };
+  if (order.description !== undefined) body.description = order.description;
+  if (order.metadata !== undefined) body.metadata = order.metadata;
   return body;
 }

@@ -16,6 +16,8 @@ export interface OrderRow {
   template_source: "row" | "default" | "none";
   description?: string;
   reference?: string;
+  /** When its order may be created (ms since 1970; see parseSendAt); absent: at once. */
+  send_at?: number;
   /** Non-empty `metadata.<key>` cells, key -> value. */
   metadata: Record<string, string>;
 }

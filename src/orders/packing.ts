@@ -35,16 +35,18 @@ export function singleRowOrder(identity: string, currency: string): PackedOrder 
 }
 
 /**
- * Packs rows into orders of up to N rows of one currency, deterministically: group by
- * currency, sort by identity, cut in chunks. A re-import of the same rows rebuilds the same
+ * Packs rows into orders of up to N rows of one currency (and one send_at), deterministically:
+ * group by currency and send_at, sort by identity, cut in chunks. A re-import of the same rows rebuilds the same
  * orders whatever the row order, so the orders get the same keys.
  *
  * Cost: every identity is held until `orders()` (about 100 bytes each: ~100 MB for a million
  * rows), since the last row may sort first. Rows the ledger already assigned to an order must
- * not be added: a re-import reuses those assignments, and only new rows are packed.
+ * not be added: a re-import reuses those assignments, and only new rows are packed; nor rows
+ * the campaign's order journal assigned (docs/architecture.md, "Lost ledger").
  */
 export class OrderPacker {
-  private readonly byCurrency = new Map<string, string[]>();
+  /** Rows by what they must share to share an order: currency, and send_at when they have one. */
+  private readonly byGroup = new Map<string, { currency: string; identities: string[] }>();
 
   constructor(private readonly itemsPerOrder: number) {
     if (
@@ -58,16 +60,18 @@ export class OrderPacker {
     }
   }
 
-  add(identity: string, currency: string): void {
-    const list = this.byCurrency.get(currency);
-    if (list) list.push(identity);
-    else this.byCurrency.set(currency, [identity]);
+  /** Rows scheduled for different times never share an order: it is sent at one time. */
+  add(identity: string, currency: string, sendAt?: number): void {
+    const group = sendAt === undefined ? currency : `${currency} ${sendAt}`;
+    const found = this.byGroup.get(group);
+    if (found) found.identities.push(identity);
+    else this.byGroup.set(group, { currency, identities: [identity] });
   }
 
-  /** The orders, currencies in sorted order; each list is sorted in place, once. */
+  /** The orders, groups in sorted order; each list is sorted in place, once. */
   *orders(): Generator<PackedOrder> {
-    for (const currency of [...this.byCurrency.keys()].sort()) {
-      const identities = this.byCurrency.get(currency)!;
+    for (const group of [...this.byGroup.keys()].sort()) {
+      const { currency, identities } = this.byGroup.get(group)!;
       identities.sort();
       for (let start = 0; start < identities.length; start += this.itemsPerOrder) {
         yield { currency, identities: identities.slice(start, start + this.itemsPerOrder) };

@@ -4,6 +4,7 @@ import type { OrderRow } from "./order-row.js";
 import { INVISIBLE, quoted } from "./quoted.js";
 import type { ReferenceTracker } from "./reference-tracker.js";
 import type { RowError } from "./row-error.js";
+import { parseSendAt } from "./send-at.js";
 
 /** The service's limits on an order (API-NOTES, POST /v2/order). */
 export const LIMITS = {
@@ -43,6 +44,8 @@ export interface ValidateRowOptions {
   decimalComma?: boolean | "either";
   /** Told the first time a face_value was read with a decimal comma. */
   onDecimalComma?: () => void;
+  /** The time `send_at` is checked against (ms). @defaultValue Date.now() */
+  now?: number;
 }
 
 export type RowValidation = { ok: true; row: OrderRow } | { ok: false; errors: RowError[] };
@@ -189,6 +192,10 @@ export function validateRow(
   const reference = fields.reference?.trim() || undefined;
   if (reference !== undefined)
     fail("reference", checkReference(reference, line, options.references));
+  const sendAt = fields.send_at?.trim()
+    ? parseSendAt(fields.send_at, options.now ?? Date.now())
+    : undefined;
+  if (sendAt && "error" in sendAt) fail("send_at", sendAt.error);
   const metadata = metadataOf(fields, line, errors);
   if (errors.length > 0) return { ok: false, errors };
   const row: OrderRow = {
@@ -201,5 +208,6 @@ export function validateRow(
   };
   if (description !== undefined) row.description = description;
   if (reference !== undefined) row.reference = reference;
+  if (sendAt && "at" in sendAt) row.send_at = sendAt.at;
   return { ok: true, row };
 }

@@ -1,7 +1,7 @@
 import { getNextMillis, Queue } from "bullmq";
-import type { Redis } from "ioredis";
 import { RunError } from "../errors/runtime-error.js";
 import { UserError } from "../errors/user-error.js";
+import type { RedisConnection } from "./connection.js";
 import { CATALOG_JOB_OPTIONS } from "./job-options.js";
 import { QUEUES, redisKey } from "./names.js";
 import { LockTimeoutError, withRedisLock } from "./redis-lock.js";
@@ -15,7 +15,7 @@ export const DEFAULT_CATALOG_CRON = "0 2 * * *";
 
 export interface CatalogScheduleOptions {
   /** A connection BullMQ may share (it is not closed here). */
-  connection: Redis;
+  connection: RedisConnection;
   /** Redis key prefix (config.prefix). */
   prefix: string;
   /** Five- or six-field cron expression. @defaultValue "0 2 * * *" */

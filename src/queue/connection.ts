@@ -1,4 +1,5 @@
-import { type Command, Redis, type RedisOptions } from "ioredis";
+import { Cluster, type Command, Redis, type RedisOptions } from "ioredis";
+import { type ClusterSeed, ENV_NAMES } from "../config.js";
 
 /**
  * A connection that sends the commands issued during one turn of the event loop in one write:
@@ -25,16 +26,39 @@ export class CoalescingRedis extends Redis {
   }
 }
 
+/** A connection to one Redis or to a Redis Cluster; BullMQ and the ledger take either. */
+export type RedisConnection = Redis | Cluster;
+
+/** Where Redis is: the settings of `Config` that say so. */
+export interface RedisSettings {
+  redisUrl: string;
+  redisClusterNodes?: ClusterSeed[] | undefined;
+}
+
+export interface ConnectOptions {
+  /** A BullMQ worker's connection: commands wait for Redis however long it is away. */
+  forWorker?: boolean;
+  lazy?: boolean;
+  /** One write per event-loop turn (CoalescingRedis); one Redis only. */
+  coalesceWrites?: boolean;
+}
+
 /**
- * Opens an ioredis connection for BullMQ and the ledger. `maxRetriesPerRequest: null` is what
- * BullMQ workers require (blocking commands must not give up); other clients get a bounded
- * retry so that a dead Redis is reported instead of hanging. `coalesceWrites` gives a
- * CoalescingRedis, for connections with many commands in flight.
+ * Opens the connection every part of giftjobs uses (BullMQ queues and workers, the ledger, locks,
+ * the scheduler, the dashboard, metrics): a cluster client when `redisClusterNodes` is set, one
+ * Redis otherwise. A string is a Redis URL. `maxRetriesPerRequest: null` is what BullMQ workers
+ * require (blocking commands must not give up); other clients get a bounded retry so that a
+ * dead Redis is reported instead of hanging. `coalesceWrites` gives a CoalescingRedis, for
+ * connections with many commands in flight (a cluster client keeps a connection per node and
+ * writes as ioredis does).
  */
 export function connectRedis(
-  url: string,
-  options: { forWorker?: boolean; lazy?: boolean; coalesceWrites?: boolean } = {},
-): Redis {
+  target: string | RedisSettings,
+  options: ConnectOptions = {},
+): RedisConnection {
+  const settings = typeof target === "string" ? { redisUrl: target } : target;
+  if (settings.redisClusterNodes)
+    return connectCluster(settings.redisClusterNodes, settings.redisUrl, options);
   const base = {
     maxRetriesPerRequest: options.forWorker ? null : 3,
     enableReadyCheck: true,
@@ -42,16 +66,93 @@ export function connectRedis(
     // Never log the URL: it may carry a password.
     connectionName: "giftjobs",
   } satisfies RedisOptions;
+  const url = settings.redisUrl;
   return options.coalesceWrites ? new CoalescingRedis(url, base) : new Redis(url, base);
+}
+
+/**
+ * A cluster client seeded with `nodes`; user, password and TLS (`rediss://`) come from `url`.
+ * A node that goes away is not reconnected (ioredis 6's default): commands queued on it would
+ * wait for it for ever; they are retried through the slot map instead, which is refreshed
+ * every 2 s, so a failover is followed within seconds of the replica's promotion.
+ */
+function connectCluster(nodes: ClusterSeed[], url: string, options: ConnectOptions): Cluster {
+  const parsed = new URL(url);
+  return new Cluster(
+    nodes.map((node) => ({ host: node.host, port: node.port })),
+    {
+      lazyConnect: options.lazy ?? false,
+      enableReadyCheck: true,
+      clusterRetryStrategy: (times) => Math.min(100 * times, 2000),
+      // A failover takes the cluster's node timeout and an election (15-20 s by default):
+      // commands are retried through it rather than failed.
+      maxRedirections: 80,
+      retryDelayOnFailover: 300,
+      retryDelayOnClusterDown: 300,
+      retryDelayOnTryAgain: 300,
+      slotsRefreshInterval: 2000,
+      slotsRefreshTimeout: 2000,
+      redisOptions: {
+        maxRetriesPerRequest: options.forWorker ? null : 3,
+        connectionName: "giftjobs",
+        username: decodeURIComponent(parsed.username) || undefined,
+        password: decodeURIComponent(parsed.password) || undefined,
+        tls: parsed.protocol === "rediss:" ? {} : undefined,
+      },
+    },
+  );
+}
+
+/**
+ * A connection to one node only (`node`, or the URL's own), never redirected, retried or
+ * reconnected, with the credentials and TLS of the settings: for asking each node of a
+ * cluster about itself (`doctor`). Connect it with `connect()`.
+ */
+export function connectNode(settings: RedisSettings, node?: ClusterSeed): Redis {
+  const probe = {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 3000,
+    connectionName: "giftjobs",
+  } satisfies RedisOptions;
+  if (!node) return new Redis(settings.redisUrl, probe);
+  const parsed = new URL(settings.redisUrl);
+  return new Redis({
+    ...probe,
+    host: node.host,
+    port: node.port,
+    username: decodeURIComponent(parsed.username) || undefined,
+    password: decodeURIComponent(parsed.password) || undefined,
+    tls: parsed.protocol === "rediss:" ? {} : undefined,
+  });
+}
+
+/** Redis as a message may name it: the URL without its password, or the cluster's seed nodes. */
+export function describeRedis(settings: string | RedisSettings): string {
+  const s = typeof settings === "string" ? { redisUrl: settings } : settings;
+  if (s.redisClusterNodes) {
+    const nodes = s.redisClusterNodes.map((n) => `${n.host}:${n.port}`).join(",");
+    return `the Redis Cluster at ${nodes} (${ENV_NAMES.redisClusterNodes})`;
+  }
+  return `${s.redisUrl.replace(/\/\/[^@/]*@/, "//***@")} (${ENV_NAMES.redisUrl})`;
+}
+
+/**
+ * The ledger is typed against a single Redis; a Cluster has the same command methods
+ * (defineCommand, multi, the key commands, each routed to its key's slot), so it is handed
+ * over as one.
+ */
+export function commandClient(connection: RedisConnection): Redis {
+  return connection as Redis;
 }
 
 /** Resolves when Redis answers PING, or rejects with one clear line. */
 export async function assertRedisAnswers(
-  redis: Redis,
-  url: string,
+  redis: RedisConnection,
+  settings: string | RedisSettings,
   timeoutMs = 3000,
 ): Promise<void> {
-  const safeUrl = url.replace(/\/\/[^@/]*@/, "//***@");
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
@@ -62,7 +163,7 @@ export async function assertRedisAnswers(
     ]);
   } catch (error) {
     throw new Error(
-      `Redis does not answer at ${safeUrl} (GIFTJOBS_REDIS_URL): ${(error as Error).message}`,
+      `Redis does not answer at ${describeRedis(settings)}: ${(error as Error).message}`,
     );
   } finally {
     clearTimeout(timer);

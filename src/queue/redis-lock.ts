@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "./connection.js";
 
 /** Deletes the lock only if it still holds our token: an expired lock taken by another is left alone. */
 const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
@@ -24,7 +24,7 @@ export class LockTimeoutError extends Error {
  * as long as `fn` finishes within `ttlMs`.
  */
 export async function withRedisLock<T>(
-  redis: Redis,
+  redis: RedisConnection,
   key: string,
   fn: () => Promise<T>,
   options: RedisLockOptions = {},

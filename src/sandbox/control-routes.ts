@@ -3,6 +3,7 @@ import { faultsToJson, parseFaults } from "./faults.js";
 import type { Reply } from "./product-routes.js";
 import type { CatalogMutation, SandboxState } from "./state.js";
 import type { Product } from "./types.js";
+import { parseWebhookFaults } from "./webhook-faults.js";
 
 /** Settings of the sandbox that POST /_sandbox/catalog can regenerate from. */
 export interface CatalogSource {
@@ -46,11 +47,24 @@ function ordersJson(state: SandboxState): Reply {
 }
 
 function statsJson(state: SandboxState): Reply {
+  const stats = state.stats.toJson();
+  // Every GET /v2/order/{id} answered, whatever its status: what webhooks are meant to save.
+  const lookups = Object.values(stats.requests["GET /v2/order/{id}"] ?? {});
   return ok({
-    ...state.stats.toJson(),
+    ...stats,
     orders: state.book.orders.size,
     items: state.book.itemCount,
+    order_lookups: lookups.reduce((sum, n) => sum + n, 0),
+    webhooks: state.webhooks?.sender.stats ?? null,
   });
+}
+
+/** POST /_sandbox/webhooks/faults `{duplicates, out_of_order, drop, delay_ms}` (any subset). */
+function changeWebhookFaults(state: SandboxState, raw: string): Reply {
+  const sender = state.webhooks?.sender;
+  if (!sender) throw new ApiError("bad_request", "the sandbox sends no webhooks (--webhook-url)");
+  const update = guarded(() => parseWebhookFaults(parseJsonObject(raw)));
+  return ok(sender.setFaults(update));
 }
 
 /**
@@ -121,6 +135,8 @@ export function controlRoute(
       return ok({ products: state.catalog.size, seed: source.seed });
     case "POST /_sandbox/catalog":
       return changeCatalog(state, source, raw);
+    case "POST /_sandbox/webhooks/faults":
+      return changeWebhookFaults(state, raw);
     case "POST /_sandbox/balances":
       return changeBalances(state, raw);
     default:

@@ -27,6 +27,8 @@ export interface Faults {
   orderRateLimit: number;
   /** Time an async order stays PROCESSING; 0: completed on the next read. @defaultValue 1000 */
   asyncCompleteMs: number;
+  /** Share of async orders that end FAILED instead of COMPLETED (refunded). @defaultValue 0 */
+  asyncFailRate: number;
   /** A broken product page, or null. @defaultValue null */
   productPageFault: ProductPageFault | null;
   /** What the cursors of an empty page hold: omitted (the OpenAPI types them as strings) or
@@ -40,6 +42,7 @@ export const DEFAULT_FAULTS: Faults = {
   latencyMs: 0,
   orderRateLimit: 300,
   asyncCompleteMs: 1000,
+  asyncFailRate: 0,
   productPageFault: null,
   emptyPageCursors: "omit",
 };
@@ -51,6 +54,7 @@ const JSON_NAMES: Record<string, keyof Faults> = {
   latency_ms: "latencyMs",
   order_rate_limit: "orderRateLimit",
   async_complete_ms: "asyncCompleteMs",
+  async_fail_rate: "asyncFailRate",
   product_page_fault: "productPageFault",
   empty_page_cursors: "emptyPageCursors",
 };
@@ -97,7 +101,8 @@ export function parseFaults(input: Record<string, unknown>): Partial<Faults> {
     const name =
       JSON_NAMES[rawName] ?? (rawName in DEFAULT_FAULTS ? (rawName as keyof Faults) : undefined);
     if (!name) throw new RangeError(`unknown fault setting ${rawName}`);
-    if (name === "failRate" || name === "dropRate") out[name] = rate(rawName, value);
+    if (name === "failRate" || name === "dropRate" || name === "asyncFailRate")
+      out[name] = rate(rawName, value);
     else if (name === "latencyMs" || name === "asyncCompleteMs")
       out[name] = whole(rawName, value, 0);
     else if (name === "orderRateLimit") out[name] = whole(rawName, value, 1);

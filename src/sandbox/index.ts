@@ -25,3 +25,16 @@ export {
 } from "./server.js";
 export { type CatalogMutation, SandboxState } from "./state.js";
 export type { Order, OrderItem, Product } from "./types.js";
+export {
+  type FaultAmount,
+  faultAmount,
+  parseWebhookFaults,
+  type WebhookFaults,
+} from "./webhook-faults.js";
+export {
+  signWebhook,
+  type WebhookSender,
+  type WebhookStats,
+  type WebhookType,
+  webhookKey,
+} from "./webhook-sender.js";

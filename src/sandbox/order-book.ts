@@ -14,8 +14,10 @@ export const DEFAULT_TEMPLATE_ID = "TPL-DEFAULT";
 export interface StoredOrder {
   order: Order;
   idempotencyKey: string;
-  /** Epoch ms at which an async order turns COMPLETED. */
+  /** Epoch ms at which an async order turns COMPLETED (or FAILED). */
   completesAt: number;
+  /** An async order that ends FAILED (fault async_fail_rate); its price is refunded then. */
+  fails?: boolean;
 }
 
 /** What GET /v2/order/{id} shows of an order still being processed. */
@@ -155,6 +157,7 @@ export class OrderBook {
     idempotencyKey: string,
     asyncCompleteMs: number | undefined,
     redeemBase: string,
+    fails = false,
   ): StoredOrder {
     const currency = request.payment_method.currency;
     const scale = currencyDecimals(currency);
@@ -216,7 +219,8 @@ export class OrderBook {
       transaction_detail: { [currency]: { value: fromUnits(totalPrice, scale), fx: null } },
       metadata: request.metadata,
     };
-    const stored = { order, idempotencyKey, completesAt };
+    const stored: StoredOrder = { order, idempotencyKey, completesAt };
+    if (fails && !sync) stored.fails = true;
     this.orders.set(order.id, stored);
     this.itemCount += items.length;
     return stored;
@@ -229,10 +233,23 @@ export class OrderBook {
       if (now < stored.completesAt) {
         return { id: order.id, status: "PROCESSING", message: "The order is being processed" };
       }
-      order.status = "COMPLETED";
-      order.completed_at = iso(stored.completesAt);
+      this.finish(stored);
     }
     return order;
+  }
+
+  /** Ends a PROCESSING order: COMPLETED, or FAILED with its price back on the balance. */
+  private finish(stored: StoredOrder): void {
+    const { order } = stored;
+    if (!stored.fails) {
+      order.status = "COMPLETED";
+      order.completed_at = iso(stored.completesAt);
+      return;
+    }
+    order.status = "FAILED";
+    const scale = currencyDecimals(order.currency);
+    const refund = toUnits(order.total_price, scale);
+    this.balances.set(order.currency, this.balanceUnits(order.currency) + refund);
   }
 }
 

@@ -58,7 +58,9 @@ function process(
   }
   const request = validateOrderBody(parsed, sync);
   const asyncMs = sync ? undefined : state.faults.asyncCompleteMs;
-  const stored = state.book.create(state.catalog, request, key, asyncMs, REDEEM_BASE);
+  const fails = !sync && state.dice.roll(state.faults.asyncFailRate);
+  const stored = state.book.create(state.catalog, request, key, asyncMs, REDEEM_BASE, fails);
+  if (!sync) state.webhooks?.orderAccepted(stored);
   const body = sync ? stored.order : { id: stored.order.id, status: "PROCESSING" };
   return { status: sync ? 200 : 202, body: JSON.stringify(body) };
 }

@@ -5,6 +5,7 @@ import { type CatalogSource, controlRoute } from "./control-routes.js";
 import type { Faults } from "./faults.js";
 import { generateCatalog } from "./generate-catalog.js";
 import { header, readBody, sendError, sendJson, sleep } from "./http-util.js";
+import { WebhookNotifier } from "./order-completion.js";
 import { createOrder } from "./order-route.js";
 import {
   getProduct,
@@ -15,6 +16,8 @@ import {
 } from "./product-routes.js";
 import { SandboxState } from "./state.js";
 import type { Product } from "./types.js";
+import type { WebhookFaults } from "./webhook-faults.js";
+import { WebhookSender } from "./webhook-sender.js";
 
 export const LATEST_VERSION = "2024-02-05";
 /** Versions the sandbox serves; the OpenAPI document lists no earlier live one. */
@@ -38,6 +41,16 @@ export interface SandboxOptions extends Partial<Faults> {
   balances?: Record<string, string>;
   /** Seed of the fault draws (fail rate, drop rate, latency jitter). @defaultValue 1 */
   faultSeed?: number;
+  /** Where to POST webhooks (`order.completion`, `product.update`); unset: none are sent. */
+  webhookUrl?: string;
+  /** `whsec_` + base64 key; required with `webhookUrl`. */
+  webhookSecret?: string;
+  /** Faults of the webhook deliveries (see webhook-faults.ts). */
+  webhookFaults?: Partial<WebhookFaults>;
+  /** Attempts per webhook message in all. @defaultValue 5 */
+  webhookAttempts?: number;
+  /** Wait before a webhook's first retry, doubling each retry. @defaultValue 1000 */
+  webhookRetryBaseMs?: number;
 }
 
 export interface Sandbox {
@@ -47,6 +60,18 @@ export interface Sandbox {
   host: string;
   /** The in-memory state: catalog, orders and balances, faults, idempotency cache, stats. */
   state: SandboxState;
+  /** The webhook sender, when `webhookUrl` is set: its stats, faults, `idle()`. */
+  readonly webhooks: WebhookSender | undefined;
+  /**
+   * Starts sending webhooks as `webhookUrl` and `webhookSecret` at start would (the receiver
+   * may only exist after the sandbox); an earlier sender is closed first.
+   */
+  setWebhooks(
+    options: Pick<
+      SandboxOptions,
+      "webhookUrl" | "webhookSecret" | "webhookFaults" | "webhookAttempts" | "webhookRetryBaseMs"
+    >,
+  ): Promise<WebhookSender>;
   setCatalog(products: Product[]): void;
   /** Changes faults and limits at run time (as POST /_sandbox/faults). */
   setFaults(update: Partial<Faults>): Faults;
@@ -128,12 +153,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     "latencyMs",
     "orderRateLimit",
     "asyncCompleteMs",
+    "asyncFailRate",
     "productPageFault",
     "emptyPageCursors",
   ] as const) {
     if (options[name] !== undefined) Object.assign(faults, { [name]: options[name] });
   }
   const state = new SandboxState(products, faults, options.balances ?? {}, options.faultSeed ?? 1);
+  state.webhooks = webhookNotifier(options, state);
 
   async function handleV2(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const version = header(req, "x-api-version");
@@ -200,13 +227,44 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     port,
     host,
     state,
+    get webhooks() {
+      return state.webhooks?.sender;
+    },
+    setWebhooks: async (webhookOptions) => {
+      await state.webhooks?.close();
+      state.webhooks = webhookNotifier({ faultSeed: options.faultSeed, ...webhookOptions }, state);
+      if (!state.webhooks) throw new RangeError("webhookUrl is required");
+      return state.webhooks.sender;
+    },
     setCatalog: (list) => state.setCatalog(list),
     setFaults: (update) => state.setFaults(update),
     reset: () => state.reset(),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    close: async () => {
+      await state.webhooks?.close();
+      await new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
-      }),
+      });
+    },
   };
+}
+
+/** The webhook sender of `webhookUrl`; a RangeError naming the option when it cannot be made. */
+function webhookNotifier(
+  options: SandboxOptions,
+  state: SandboxState,
+): WebhookNotifier | undefined {
+  if (options.webhookUrl === undefined) return undefined;
+  if (options.webhookSecret === undefined) {
+    throw new RangeError("webhookSecret (--webhook-secret) is required with webhookUrl");
+  }
+  const sender = new WebhookSender({
+    url: options.webhookUrl,
+    secret: options.webhookSecret,
+    faults: options.webhookFaults,
+    attempts: options.webhookAttempts,
+    retryBaseMs: options.webhookRetryBaseMs,
+    seed: options.faultSeed,
+  });
+  return new WebhookNotifier(sender, state.book);
 }

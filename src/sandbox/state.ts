@@ -3,6 +3,7 @@ import { DEFAULT_FAULTS, FaultDice, type Faults } from "./faults.js";
 import { generateCatalog } from "./generate-catalog.js";
 import { IdempotencyCache } from "./idempotency.js";
 import { OrderBook } from "./order-book.js";
+import type { WebhookNotifier } from "./order-completion.js";
 import { SlidingWindow } from "./rate-limit.js";
 import { Stats } from "./stats.js";
 import type { Product } from "./types.js";
@@ -26,6 +27,8 @@ export class SandboxState {
   readonly orderWindow: SlidingWindow;
   readonly dice: FaultDice;
   readonly stats = new Stats();
+  /** Set when the sandbox sends webhooks (--webhook-url). */
+  webhooks: WebhookNotifier | undefined;
 
   constructor(
     products: Product[],
@@ -41,7 +44,9 @@ export class SandboxState {
   }
 
   setCatalog(products: Product[]): void {
+    const before = this.catalog.products;
     this.catalog = new Catalog(products);
+    this.webhooks?.catalogChanged(before, this.catalog.products);
   }
 
   regenerate(products: number, seed: number): void {
@@ -79,5 +84,6 @@ export class SandboxState {
     this.orderWindow.reset();
     this.stats.reset();
     this.dice.reset();
+    this.webhooks?.sender.resetStats();
   }
 }

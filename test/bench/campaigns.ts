@@ -10,11 +10,12 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import { Redis } from "ioredis";
 import { ApiClient } from "../../src/api/client.js";
 import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
 import type { CatalogIndex } from "../../src/catalog/index-entry.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
+import { startPrivateRedis } from "../../src/demo/private-redis.js";
 import { dispatchWindow } from "../../src/jobs/dispatcher.js";
 import { silentLogger } from "../../src/log.js";
 import { importCampaign } from "../../src/orders/import-campaign.js";
@@ -151,13 +152,28 @@ async function memoryOf(bench: Bench, itemsPerOrder: number) {
   }
 }
 
-async function memory(bench: Bench): Promise<void> {
+/**
+ * (a) runs on a redis-server of its own (the shared one's used_memory moves with every other
+ * client's work), started on a free port and stopped after.
+ */
+async function memory(shared: Bench): Promise<void> {
   process.stdout.write(
     `(a) Redis memory of a campaign imported, not yet sent: ${fixed(ROWS)} rows with references, ` +
-      `async; used_memory before and after the import (${SETTLE_MS} ms settle each; other ` +
-      `clients of this Redis add noise), and MEMORY USAGE ... SAMPLES 0 of each ledger key\n`,
+      `async; used_memory of a redis-server of the bench's own before and after the import ` +
+      `(${SETTLE_MS} ms settle each), and MEMORY USAGE ... SAMPLES 0 of each ledger key\n`,
   );
-  const runs = [await memoryOf(bench, 1), await memoryOf(bench, 200)];
+  const dir = await mkdtemp(join(tmpdir(), "gj-bench-redis-"));
+  const server = await startPrivateRedis(dir);
+  const redis = new Redis(server.url, { maxRetriesPerRequest: null });
+  const bench = { ...shared, redis };
+  let runs: Awaited<ReturnType<typeof memoryOf>>[];
+  try {
+    runs = [await memoryOf(bench, 1), await memoryOf(bench, 200)];
+  } finally {
+    await redis.quit();
+    await server.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
   const names = Object.keys(runs[0]!.perKey);
   table([
     [

@@ -1,11 +1,14 @@
 // Benchmark of `orders import`: a generated file of BENCH_ROWS rows (1,000,000 by default)
 // against a 5,000-product snapshot, beside the floor of the same file parsed by csv-parse with
 // no validation and added with bare addBulk to a scratch queue, in chunks of the same size.
+// Then an .xlsx of the same rows (BENCH_XLSX_ROWS, 200,000 by default; written by exceljs's
+// streaming writer as Excel saves one: shared strings, face values as numbers), imported and
+// compared with the import of a CSV of those same rows. BENCH_ONLY=csv|xlsx runs one part.
 // Each side runs in a fresh child process (test/helpers/bench-child.ts), so its peak RSS is its
 // own, as `giftjobs orders import` would have it; the Redis CPU each cost is printed beside.
 
 import { createReadStream } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,6 +17,7 @@ import { parse } from "csv-parse";
 import type { Redis } from "ioredis";
 import { ApiClient } from "../../src/api/client.js";
 import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
+import type { CatalogIndex } from "../../src/catalog/index-entry.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import { silentLogger } from "../../src/log.js";
 import { ENQUEUE_CHUNK } from "../../src/orders/enqueue-orders.js";
@@ -32,8 +36,14 @@ import {
 import { exited, spawnCli } from "../helpers/cli.js";
 import { writeLargeCsv } from "../helpers/csv.js";
 import { cleanPrefix, redisCpuSeconds, testRedis, uniquePrefix } from "../helpers/redis.js";
+import { writeLargeXlsx } from "../helpers/xlsx.js";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const XLSX_ROWS = Number(process.env.BENCH_XLSX_ROWS ?? Math.min(ROWS, 200_000));
+const ONLY = process.env.BENCH_ONLY;
+/** The goals of the .xlsx import: its peak RSS, and its rows/s as a share of the CSV's. */
+const XLSX_MAX_RSS = 300 * 2 ** 20;
+const XLSX_MIN_SHARE = 1 / 3;
 const SELF = fileURLToPath(import.meta.url);
 const PRODUCTS = 5000;
 
@@ -62,10 +72,9 @@ interface ChildReport extends ChildMeasure {
   rows: number;
 }
 
-/** Child side: the importer or the floor, on the prepared file, snapshot and prefix. */
-async function measure(kind: string, dataDir: string, prefix: string): Promise<void> {
+/** Child side: the importer (of `file`) or the floor, on the prepared snapshot and prefix. */
+async function measure(kind: string, dataDir: string, file: string, prefix: string): Promise<void> {
   const redis = testRedis();
-  const file = join(dataDir, "orders.csv");
   try {
     if (kind === "floor") {
       const queue = new Queue("floor", { connection: redis, prefix });
@@ -89,44 +98,47 @@ async function measure(kind: string, dataDir: string, prefix: string): Promise<v
   }
 }
 
+type Measured = ChildReport & { redisCpu: number };
+
 /** One measurement in a fresh child, with the Redis CPU it cost; its keys are deleted after. */
 async function measureOnce(
   script: string,
   kind: "importer" | "floor",
   dataDir: string,
+  file: string,
+  rows: number,
   redis: Redis,
-): Promise<ChildReport & { redisCpu: number }> {
+): Promise<Measured> {
   const prefix = uniquePrefix(`bench-${kind}`);
   const before = await redisCpuSeconds(redis);
   try {
     const report = await runChild<ChildReport>(script, {
       BENCH_IMPORT_CHILD: kind,
       BENCH_IMPORT_DIR: dataDir,
+      BENCH_IMPORT_FILE: file,
       BENCH_IMPORT_PREFIX: prefix,
     });
-    if (report.rows !== ROWS) throw new Error(`${kind}: ${report.rows} rows, expected ${ROWS}`);
+    if (report.rows !== rows) throw new Error(`${kind}: ${report.rows} rows, expected ${rows}`);
     return { ...report, redisCpu: (await redisCpuSeconds(redis)) - before };
   } finally {
     await cleanPrefix(redis, prefix);
   }
 }
 
+/** Both files' rows: 16 products, references bench-0, bench-1... */
+const ROW_SHAPE = { products: 16, referencePrefix: "bench-" };
+
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const perSecond = (rows: number, ms: number) => Math.round(rows / (ms / 1000));
 
-function printTable(
-  importer: ChildReport & { redisCpu: number },
-  bare: ChildReport & { redisCpu: number },
-): void {
+const verdict = (met: boolean) => (met ? "met" : "MISSED");
+
+function printTable(lines: [string, Measured][]): void {
+  const width = Math.max(10, ...lines.map(([name]) => name.length + 2));
   const table = [
     ["", "time", "rows/s", "peak RSS", "start RSS", "CPU", "Redis CPU"],
-    ...(
-      [
-        ["importer", importer],
-        ["floor", bare],
-      ] as const
-    ).map(([name, r]) => [
+    ...lines.map(([name, r]) => [
       name,
       seconds(r.ms),
       perSecond(r.rows, r.ms).toLocaleString("en-US"),
@@ -137,7 +149,58 @@ function printTable(
     ]),
   ];
   for (const row of table)
-    process.stdout.write(`${row.map((c, i) => c.padEnd(i === 0 ? 10 : 12)).join("")}\n`);
+    process.stdout.write(`${row.map((c, i) => c.padEnd(i === 0 ? width : 12)).join("")}\n`);
+}
+
+/** The CSV importer beside the floor, over ROWS rows. */
+async function csvPart(script: string, dataDir: string, redis: Redis): Promise<Measured> {
+  const file = join(dataDir, "orders.csv");
+  const importer = await measureOnce(script, "importer", dataDir, file, ROWS, redis);
+  const bare = await measureOnce(script, "floor", dataDir, file, ROWS, redis);
+  printTable([
+    ["importer", importer],
+    ["floor", bare],
+  ]);
+  const ratio = importer.ms / bare.ms;
+  process.stdout.write(
+    `importer/floor time ratio ${ratio.toFixed(2)}x (goal <= 2x: ${verdict(ratio <= 2)}); ` +
+      `importer peak RSS ${mb(importer.maxRss)} (goal <= 300 MB: ${verdict(importer.maxRss <= 300 * 2 ** 20)})\n`,
+  );
+  return importer;
+}
+
+/**
+ * The .xlsx importer over XLSX_ROWS rows beside the CSV importer over the same rows (the
+ * CSV part's own figure when it had as many rows, else a CSV of those rows measured here).
+ */
+async function xlsxPart(
+  script: string,
+  dataDir: string,
+  index: CatalogIndex,
+  redis: Redis,
+  csvImporter: Measured | undefined,
+): Promise<void> {
+  const xlsx = join(dataDir, "orders.xlsx");
+  await writeLargeXlsx(index, xlsx, XLSX_ROWS, ROW_SHAPE);
+  let csv = csvImporter;
+  if (csv === undefined || ROWS !== XLSX_ROWS) {
+    const same = join(dataDir, "orders-xlsx-rows.csv");
+    await writeLargeCsv(index, same, XLSX_ROWS, ROW_SHAPE);
+    csv = await measureOnce(script, "importer", dataDir, same, XLSX_ROWS, redis);
+  }
+  const measured = await measureOnce(script, "importer", dataDir, xlsx, XLSX_ROWS, redis);
+  process.stdout.write(
+    `\n.xlsx of the same ${XLSX_ROWS.toLocaleString("en-US")} rows (${mb((await stat(xlsx)).size)}):\n`,
+  );
+  printTable([
+    ["xlsx importer", measured],
+    ["csv importer", csv],
+  ]);
+  const share = perSecond(measured.rows, measured.ms) / perSecond(csv.rows, csv.ms);
+  process.stdout.write(
+    `xlsx rows/s ${share.toFixed(2)} of the CSV's (goal >= 0.33: ${verdict(share >= XLSX_MIN_SHARE)}); ` +
+      `xlsx peak RSS ${mb(measured.maxRss)} (goal < 300 MB: ${verdict(measured.maxRss < XLSX_MAX_RSS)})\n`,
+  );
 }
 
 export async function run(): Promise<void> {
@@ -149,21 +212,16 @@ export async function run(): Promise<void> {
     const client = new ApiClient({ baseUrl: sandbox.url, apiKey: "bench" });
     await syncCatalog({ client, dataDir });
     const index = (await loadCurrentIndex(dataDir))!;
-    await writeLargeCsv(index, join(dataDir, "orders.csv"), ROWS, {
-      products: 16,
-      referencePrefix: "bench-",
-    });
     process.stdout.write(
       `${ROWS.toLocaleString("en-US")} rows, ${Object.keys(index.entries).length} products in the snapshot; ` +
         `each side in a fresh child process (${CHILD_RUNTIME === "tsx" ? "under tsx" : "compiled JS"})\n`,
     );
-    const importer = await measureOnce(script, "importer", dataDir, redis);
-    const bare = await measureOnce(script, "floor", dataDir, redis);
-    printTable(importer, bare);
-    process.stdout.write(
-      `importer/floor time ratio ${(importer.ms / bare.ms).toFixed(2)}x (goal <= 2x); ` +
-        `importer peak RSS ${mb(importer.maxRss)} (goal <= 300 MB)\n`,
-    );
+    let csvImporter: Measured | undefined;
+    if (ONLY !== "xlsx") {
+      await writeLargeCsv(index, join(dataDir, "orders.csv"), ROWS, ROW_SHAPE);
+      csvImporter = await csvPart(script, dataDir, redis);
+    }
+    if (ONLY !== "csv") await xlsxPart(script, dataDir, index, redis, csvImporter);
   } finally {
     await redis.quit();
     sandbox.child.kill("SIGTERM");
@@ -192,6 +250,7 @@ if (childKind) {
   await measure(
     childKind,
     process.env.BENCH_IMPORT_DIR ?? "",
+    process.env.BENCH_IMPORT_FILE ?? "",
     process.env.BENCH_IMPORT_PREFIX ?? "",
   );
 }

@@ -2,6 +2,7 @@
 // (a) end to end (import, then startWorkers) beside a bare p-limit loop of ApiClient.createOrder;
 // (b) how much of the service's rate limit the worker's limiter uses, and how many 429s it meets;
 // (c) rows delivered per minute under that limit with 200 items per order against 1.
+import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,7 +10,6 @@ import { fileURLToPath } from "node:url";
 import { Queue } from "bullmq";
 import pLimit from "p-limit";
 import { ApiClient } from "../../src/api/client.js";
-import type { OrderRequest } from "../../src/api/order-request.js";
 import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
 import type { CatalogIndex } from "../../src/catalog/index-entry.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
@@ -22,6 +22,7 @@ import type { OrderJobData } from "../../src/orders/order-job.js";
 import { pickSampleProducts, sampleCsv } from "../../src/orders/sample-csv.js";
 import { QUEUES } from "../../src/queue/names.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import { startWebhookReceiver } from "../../src/webhooks/webhook-receiver.js";
 import {
   CHILD_RUNTIME,
   type ChildMeasure,
@@ -29,6 +30,8 @@ import {
   measureInChild,
   runChild,
 } from "../helpers/bench-child.js";
+import { freePort } from "../helpers/free-port.js";
+import { recordedBodies } from "../helpers/ledger-fixtures.js";
 import { median } from "../helpers/median.js";
 import {
   cleanPrefix,
@@ -159,13 +162,27 @@ async function work(
   seconds = Infinity,
   firstPollDelayMs?: number,
   untilSettled = false,
+  webhooks?: { port: number; secret: string },
 ) {
+  const config = c.config(perMinute);
+  // As `worker --webhook-port`: the receiver in the workers' process.
+  const receiver = webhooks
+    ? await startWebhookReceiver({
+        redis: c.redis,
+        prefix: c.prefix,
+        dataDir: config.dataDir,
+        secret: webhooks.secret,
+        log: silentLogger,
+        port: webhooks.port,
+      })
+    : undefined;
   const workers = await startWorkers({
-    config: c.config(perMinute),
+    config,
     log: silentLogger,
     queues: ["orders"],
     concurrency: CONCURRENCY,
     timings: { firstPollDelayMs },
+    webhooks: webhooks ? { firstPollDelayMs: 30_000 } : undefined,
   });
   const started = performance.now();
   const deadline = started + seconds * 1000;
@@ -181,6 +198,7 @@ async function work(
     return { sent, ms, settledMs: performance.now() - started };
   } finally {
     await workers.close();
+    await receiver?.close();
   }
 }
 
@@ -190,12 +208,12 @@ async function work(
  */
 async function bareLoop(url: string, c: CampaignHandle): Promise<number> {
   const client = new ApiClient({ baseUrl: url, apiKey: API_KEY, timeoutMs: 30_000 });
-  const requests = await c.redis.hgetall(c.ledger.keys(c.label).requests);
+  const requests = await recordedBodies(c.ledger, c.label);
   const limit = pLimit(CONCURRENCY);
   const started = performance.now();
   await Promise.all(
-    Object.entries(requests).map(([key, body]) =>
-      limit(() => client.createOrder(JSON.parse(body) as OrderRequest, { idempotencyKey: key })),
+    [...requests].map(([key, body]) =>
+      limit(() => client.createOrder(body, { idempotencyKey: key })),
     ),
   );
   return performance.now() - started;
@@ -211,6 +229,8 @@ interface ClientSpec {
   rows: number;
   /** Workers: hold status polls back this long (the create path alone). */
   firstPollDelayMs?: number;
+  /** Workers with webhooks on: the receiver's port and secret (polls after 30 s, the net). */
+  webhooks?: { port: number; secret: string };
 }
 
 interface ClientRun {
@@ -239,6 +259,7 @@ async function runClientHere(spec: ClientSpec): Promise<ClientRun> {
       Infinity,
       spec.firstPollDelayMs,
       untilSettled,
+      spec.webhooks,
     );
     return { sent: run.sent, sentMs: run.ms, settledMs: run.settledMs };
   } finally {
@@ -294,9 +315,43 @@ async function endToEndRound(bench: Bench, script: string, round: number) {
     const bare = await cpuOf(c.redis, () => runClient(script, { ...spec, kind: "bare" }));
     await resetSandbox(bench, E2E_FAULTS);
     const workers = await cpuOf(c.redis, () => runClient(script, { ...spec, kind: "workers" }));
-    return { bare, workers, importMs: c.importMs };
+    const polled = await lookups(bench);
+    // The same orders again, in a campaign of their own, with webhooks on.
+    await resetSandbox(bench, E2E_FAULTS);
+    const c2 = await campaign(bench, `e2e-wh-${round}`, ORDERS);
+    const spec2 = { ...specOf(bench, c2), rows: ORDERS, kind: "workers" as const };
+    const webhooks = await withWebhooks(bench, (hooks) =>
+      cpuOf(c2.redis, () => runClient(script, { ...spec2, webhooks: hooks })),
+    ).finally(() => c2.dispose());
+    const pushed = await lookups(bench);
+    return { bare, workers, webhooks, polled, pushed, importMs: c.importMs };
   } finally {
     await c.dispose();
+  }
+}
+
+/** GET /v2/order/{id} the sandbox answered since its last reset. */
+async function lookups(bench: Bench): Promise<number> {
+  const res = await fetch(`${bench.sandbox.url}/_sandbox/stats`);
+  return ((await res.json()) as { order_lookups: number }).order_lookups;
+}
+
+/** Runs `fn` with the sandbox sending webhooks to a receiver `fn` starts; off again after. */
+async function withWebhooks<T>(
+  bench: Bench,
+  fn: (hooks: { port: number; secret: string }) => Promise<T>,
+): Promise<T> {
+  const hooks = { port: await freePort(), secret: `whsec_${randomBytes(24).toString("base64")}` };
+  await bench.sandbox.setWebhooks({
+    webhookUrl: `http://127.0.0.1:${hooks.port}/webhooks`,
+    webhookSecret: hooks.secret,
+    webhookRetryBaseMs: 200,
+  });
+  try {
+    return await fn(hooks);
+  } finally {
+    await bench.sandbox.state.webhooks?.close();
+    bench.sandbox.state.webhooks = undefined;
   }
 }
 
@@ -337,14 +392,27 @@ async function endToEnd(bench: Bench): Promise<void> {
       "all COMPLETED",
       SHARED_THREAD ? "CPU bare / workers" : "CPU client + sandbox: bare / workers",
       "Redis CPU",
+      "GET/order",
+      "webhooks: workers",
+      "ratio",
+      "all COMPLETED",
+      "CPU",
+      "GET/order",
     ],
   ];
   const ratios: number[] = [];
+  const webhookRatios: number[] = [];
   for (let round = 1; round <= E2E_ROUNDS; round++) {
-    const { bare, workers, importMs } = await endToEndRound(bench, script, round);
+    const { bare, workers, webhooks, polled, pushed, importMs } = await endToEndRound(
+      bench,
+      script,
+      round,
+    );
     const bareRate = ORDERS / (bare.value.sentMs / 1000);
     const workerRate = workers.value.sent / (workers.value.sentMs / 1000);
+    const webhookRate = webhooks.value.sent / (webhooks.value.sentMs / 1000);
     ratios.push(workerRate / bareRate);
+    webhookRatios.push(webhookRate / bareRate);
     rows.push([
       `round ${round}`,
       `${fixed(importMs / 1000, 1)} s`,
@@ -356,6 +424,12 @@ async function endToEnd(bench: Bench): Promise<void> {
       `${fixed(workers.value.settledMs / 1000, 1)} s`,
       `${cpuText(bare)} / ${cpuText(workers)}`,
       `${fixed(bare.redisCpu, 1)} s / ${fixed(workers.redisCpu, 1)} s`,
+      fixed(polled / ORDERS, 2),
+      `${fixed(webhooks.value.sentMs / 1000, 1)} s`,
+      `${fixed(webhookRate / bareRate, 2)}x`,
+      `${fixed(webhooks.value.settledMs / 1000, 1)} s`,
+      cpuText(webhooks),
+      fixed(pushed / ORDERS, 2),
     ]);
   }
   table(rows);
@@ -372,6 +446,7 @@ async function endToEnd(bench: Bench): Promise<void> {
   const createRate = createOnly.sent / (createOnly.sentMs / 1000);
   process.stdout.write(
     `    workers / bare: median ${fixed(median(ratios), 2)}x, worst ${fixed(Math.min(...ratios), 2)}x (goal >= 0.9x)\n` +
+      `    with webhooks: median ${fixed(median(webhookRatios), 2)}x, worst ${fixed(Math.min(...webhookRatios), 2)}x (goal >= 0.95x)\n` +
       `    create path alone (polls held back): ${fixed(createRate)} orders/s\n`,
   );
 }

@@ -25,6 +25,7 @@ import {
   giftjobs,
   quietLog,
 } from "../helpers/campaign-env.js";
+import { ledgerRow } from "../helpers/ledger-fixtures.js";
 import { eventually } from "../helpers/wait-for.js";
 
 const QUICK_JOBS = { attempts: 3, backoff: { type: "fixed", delay: 50 } };
@@ -120,7 +121,7 @@ describe("orders archive and restore", () => {
     const countsBefore = await env.ledger.counts("spring");
     const bytesBefore = (await campaignSummary(env.ledger, "spring")).redis_bytes;
     expect(await campaignKeys(env, "spring")).toEqual(
-      expect.arrayContaining(["counts", "meta", "orders", "requests", "rows"]),
+      expect.arrayContaining(["counts", "meta", "orders", "rows"]),
     );
 
     const archived = await archiveCampaign(env.ledger, "spring", { dataDir: env.dataDir });
@@ -129,8 +130,6 @@ describe("orders archive and restore", () => {
       state_before: "running",
       rows: 12,
       orders: 12,
-      // Only the failed orders keep their request bodies.
-      requests: 6,
     });
     const dir = join(env.dataDir, "campaigns", "spring", "archive");
     expect(archived.archive).toBe(dir);
@@ -178,7 +177,7 @@ describe("orders archive and restore", () => {
     // Nothing is imported into, or retried in, an archived campaign.
     await expect(importFile("spring", 12)).rejects.toThrow(/archived/);
     // RECORD itself refuses too (an import that passed its check just before the archive).
-    await expect(env.ledger.record("spring", [], [])).rejects.toThrow(/archived/);
+    await expect(env.ledger.record("spring", [])).rejects.toThrow(/archived/);
     await expect(retryCampaign(env.ledger, "spring", { newKey: true })).rejects.toThrow(/archived/);
     expect(await campaignKeys(env, "spring")).toEqual(["counts", "meta"]);
 
@@ -189,10 +188,12 @@ describe("orders archive and restore", () => {
     });
 
     const restored = await restoreCampaign(env.ledger, "spring");
-    expect(restored).toMatchObject({ state: "done", rows: 12, orders: 12, requests: 6 });
+    expect(restored).toMatchObject({ state: "done", rows: 12, orders: 12 });
     expect(await env.ledger.meta("spring")).toEqual(metaBefore);
     expect(await env.ledger.counts("spring")).toEqual(countsBefore);
-    expect(await env.redis.sismember(env.ledger.runningKey(), "spring")).toBe(1);
+    // Restore puts a running campaign back in the running set, but the dispatcher's next pass
+    // drops it again when it has nothing to send, so membership here is a race: the retry below
+    // (which must reach the workers) is what shows the restored campaign runs.
     const after = join(env.dataDir, "after.csv");
     await writeReport(env.ledger, "spring", after);
     expect(await readFile(after, "utf8")).toBe(await readFile(before, "utf8"));
@@ -271,7 +272,6 @@ describe("orders archive and restore", () => {
     expect(await restoreCampaign(env.ledger, "gone")).toMatchObject({
       state: "cancelled",
       rows: 5,
-      requests: 5,
     });
     const after = join(env.dataDir, "after.csv");
     await writeReport(env.ledger, "gone", after);
@@ -291,7 +291,7 @@ describe("orders archive and restore", () => {
     });
     expect(removed).toMatchObject({ outcome: "changed" });
     expect(await campaignKeys(env, "late")).toEqual(
-      expect.arrayContaining(["meta", "counts", "rows", "orders", "requests"]),
+      expect.arrayContaining(["meta", "counts", "rows", "orders"]),
     );
     expect((await env.ledger.meta("late")).state).toBe("cancelled");
   });
@@ -304,9 +304,8 @@ describe("orders archive and restore", () => {
     await archiveCampaign(env.ledger, "half", { dataDir: env.dataDir });
     // What a restore killed after its first batch leaves: some rows back, the tombstone archived.
     await env.ledger.restoreEntries("half", {
-      rows: [["ref:x", JSON.stringify({ line: 2 })]],
+      rows: [["ref:x", { ...ledgerRow(2), order: 1 }]],
       orders: [],
-      requests: [],
     });
     expect(await campaignStatus(env.ledger, "half")).toMatchObject({ state: "archived" });
     expect(await archiveCampaign(env.ledger, "half", { dataDir: env.dataDir })).toMatchObject({
@@ -315,9 +314,8 @@ describe("orders archive and restore", () => {
     expect(await campaignKeys(env, "half")).toEqual(["counts", "meta"]);
 
     await env.ledger.restoreEntries("half", {
-      rows: [["ref:x", JSON.stringify({ line: 2 })]],
+      rows: [["ref:x", { ...ledgerRow(2), order: 1 }]],
       orders: [],
-      requests: [],
     });
     expect(await restoreCampaign(env.ledger, "half")).toMatchObject({ rows: 5 });
     const after = join(env.dataDir, "after.csv");

@@ -4,9 +4,10 @@ import { approveCampaign, resumeCampaign } from "../../src/orders/campaign-contr
 import { campaignStatus } from "../../src/orders/campaign-status.js";
 import { moneyOf } from "../../src/orders/campaign-summary.js";
 import { ImportRefused, importCampaign } from "../../src/orders/import-campaign.js";
-import { BudgetExceededError, type LedgerOrder, type LedgerRow } from "../../src/orders/ledger.js";
+import { BudgetExceededError } from "../../src/orders/ledger.js";
 import { depsOf, giftjobs, redisKeys } from "../helpers/campaign-env.js";
 import { csvFile, twoCurrencyCsv, validCsv } from "../helpers/csv.js";
+import { ledgerOrder, ledgerRow } from "../helpers/ledger-fixtures.js";
 import { madeAndPosted } from "../helpers/sandbox.js";
 import { useCampaignEnv } from "../helpers/use-campaign-env.js";
 import { eventually } from "../helpers/wait-for.js";
@@ -184,27 +185,9 @@ describe("a stored budget", () => {
     await e.ledger.setMeta("race", { [`budget:${currency}`]: String(planned + 1000n) });
     const batch = (n: number): Parameters<typeof e.ledger.record> => {
       const identity = `race-${n}`;
-      const key = `key-${n}`;
-      const row: LedgerRow = {
-        line: n,
-        key,
-        generation: 0,
-        payload_hash: `h${n}`,
-        email: `r${n}@example.com`,
-        product_code: "P",
-        face_value: "6.00",
-        currency,
-      };
-      const order: LedgerOrder = {
-        identities: [identity],
-        generation: 0,
-        status: "queued",
-        mode: "async",
-        currency,
-        face: "600",
-        price: "600",
-      };
-      return ["race", [[identity, row]], [[key, order, { products: [] } as never]]];
+      const order = ledgerOrder("race", [identity], { currency, face: "600", price: "600" });
+      const row = ledgerRow(n, { face_value: "6.00", currency });
+      return ["race", [{ order, rows: [[identity, row]] }]];
     };
     const results = await Promise.allSettled([
       e.ledger.record(...batch(1)),
@@ -285,7 +268,7 @@ describe("the send-time check", () => {
     expect((await madeAndPosted(e.sandbox)).posts).toBe(0);
     const status = await campaignStatus(e.ledger, "p");
     expect(status).toMatchObject({ queued: 3, in_flight: 0, completed: 0 });
-    expect((await e.ledger.windowKeys("p")).length + (await e.ledger.pendingCount("p"))).toBe(3);
+    expect((await e.ledger.windowOrders("p")).length + (await e.ledger.pendingCount("p"))).toBe(3);
 
     await e.ledger.setMeta("p", { [`budget:${currency}`]: planned });
     await resumeCampaign(e.ledger, "p");
@@ -305,9 +288,9 @@ describe("the send-time check", () => {
     );
     const [key] = await e.redis.lrange(e.ledger.keys("q").pending, 0, -1);
     await e.ledger.setMeta("q", { [`budget:${currency}`]: "0" });
-    const started = await e.ledger.start("q", key!, {});
+    const started = await e.ledger.start("q", Number(key), {});
     expect(started).toMatchObject({ kind: "paused", budget: true });
-    expect((await e.ledger.getOrder("q", key!))!.status).toBe("queued");
+    expect((await e.ledger.getOrder("q", Number(key)))!.status).toBe("queued");
     expect(await e.ledger.meta("q")).toMatchObject({ state: "paused" });
     expect(await e.redis.lrange(e.ledger.keys("q").pending, 0, -1)).toEqual([key]);
   });

@@ -1,41 +1,20 @@
-import { mkdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Redis } from "ioredis";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Config, loadConfig } from "../../src/config.js";
 import { type RunningDashboard, startDashboard } from "../../src/dashboard/start-dashboard.js";
 import { writeReport } from "../../src/orders/campaign-report.js";
 import { storedState } from "../../src/orders/campaign-state.js";
-import { Ledger, type LedgerOrder } from "../../src/orders/ledger.js";
-import { ledgerRow, orderRequest } from "../helpers/ledger-fixtures.js";
+import { Ledger } from "../../src/orders/ledger.js";
+import { ARTIFACTS, launchBrowser } from "../helpers/browser.js";
+import { oneRowOrders } from "../helpers/ledger-fixtures.js";
 import { REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
 import { tmpDir } from "../helpers/tmp-dir.js";
 
-const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const CAMPAIGN = "winter-fails";
-const REQUEST = orderRequest("jane.doe@example.com", "P1");
 const HOSTILE_REFERENCE = `<img src=x onerror="window.__pwned=1">`;
-
-const queued = (identity: string): LedgerOrder => ({
-  identities: [identity],
-  generation: 0,
-  status: "queued",
-  currency: "USD",
-  price: "1000",
-  face: "1000",
-});
 
 /**
  * `winter-fails` (running): line 2 completed, 3 failed_final (its message names an e-mail
@@ -46,18 +25,16 @@ async function seed(ledger: Ledger): Promise<void> {
   const ids = ["a", "b", "c", "d", "e"];
   await ledger.record(
     CAMPAIGN,
-    ids.map((id, i) => [
-      id,
-      ledgerRow(`k${i}`, i + 2, i === 1 ? { reference: HOSTILE_REFERENCE } : {}),
-    ]),
-    ids.map((id, i) => [`k${i}`, queued(id), REQUEST]),
+    oneRowOrders(CAMPAIGN, ids, {
+      row: (i) => (i === 1 ? { reference: HOSTILE_REFERENCE } : {}),
+    }),
   );
-  await ledger.transition(CAMPAIGN, "k0", ["queued"], "completed", { order_id: "O-1" });
-  await ledger.transition(CAMPAIGN, "k1", ["queued"], "failed_final", {
+  await ledger.transition(CAMPAIGN, 1, ["queued"], "completed", { order_id: "O-1" });
+  await ledger.transition(CAMPAIGN, 2, ["queued"], "failed_final", {
     error_type: "validation_error",
     error_message: "distribution_method.email_address jane.doe@example.com is not valid",
   });
-  await ledger.transition(CAMPAIGN, "k2", ["queued"], "failed_uncertain", {
+  await ledger.transition(CAMPAIGN, 3, ["queued"], "failed_uncertain", {
     error_type: "timeout",
     error_message: "no answer after 8 attempts",
   });
@@ -72,9 +49,8 @@ describe("giftjobs dashboard: campaign page", () => {
   let dashboard: RunningDashboard | undefined;
 
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+    browser = await launchBrowser();
     redis = testRedis();
-    await mkdir(ARTIFACTS, { recursive: true });
   });
   afterAll(async () => {
     await browser?.close();
@@ -121,7 +97,7 @@ describe("giftjobs dashboard: campaign page", () => {
       // One read so far: no rate yet.
       expect(cells.slice(14)).toEqual(["-", "-"]);
       // A row completes; the page's own update (every 5 s) reads again.
-      await ledger.transition(CAMPAIGN, "k3", ["queued"], "completed", { order_id: "O-2" });
+      await ledger.transition(CAMPAIGN, 4, ["queued"], "completed", { order_id: "O-2" });
       await expect
         .poll(async () => (await row.locator("td").allInnerTexts()).slice(14), {
           timeout: 15_000,
@@ -178,13 +154,9 @@ describe("giftjobs dashboard: campaign page", () => {
   it("campaign page: 100 rows a page", async () => {
     const ids = Array.from({ length: 150 }, (_, i) => `m${i}`);
     await ledger.register("many", { execution_mode: "sync" });
-    await ledger.record(
-      "many",
-      ids.map((id, i) => [id, ledgerRow(`km${i}`, i + 2)]),
-      ids.map((id, i) => [`km${i}`, queued(id), REQUEST]),
-    );
+    await ledger.record("many", oneRowOrders("many", ids));
     for (const i of ids.keys())
-      await ledger.transition("many", `km${i}`, ["queued"], "failed_final", {
+      await ledger.transition("many", i + 1, ["queued"], "failed_final", {
         error_type: "validation_error",
       });
     dashboard = await startDashboard({ config, port: 0 });
@@ -327,7 +299,7 @@ describe("giftjobs dashboard: campaign page", () => {
     const retry = await post("retry", `${csrf}&confirmed=yes`);
     expect(retry.status).toBe(200);
     expect(await retry.text()).toContain("1 rows in 1 orders re-queued (same-key)");
-    expect((await ledger.getOrder(CAMPAIGN, "k2"))?.status).toBe("queued");
+    expect((await ledger.getOrder(CAMPAIGN, 3))?.status).toBe("queued");
 
     expect((await post("obliterate", `${csrf}&confirmed=yes`)).status).toBe(404);
     expect((await post("pause", `${csrf}&confirmed=yes`)).status).toBe(200);

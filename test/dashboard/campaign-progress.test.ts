@@ -14,6 +14,8 @@ const status = (completed: number, state: CampaignStatus["state"] = "running"): 
   failed_uncertain: 0,
   cancelled: 0,
   replayed: 0,
+  scheduled: 0,
+  next_send_at: null,
   paused: null,
 });
 

@@ -1,66 +1,40 @@
-import { mkdir } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
-import { fileURLToPath } from "node:url";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Config, loadConfig } from "../../src/config.js";
 import { type RunningDashboard, startDashboard } from "../../src/dashboard/start-dashboard.js";
 import { Ledger } from "../../src/orders/ledger.js";
-import type { OrderJobData } from "../../src/orders/order-job.js";
+import { type OrderJobData, orderJobId } from "../../src/orders/order-job.js";
 import { QUEUES } from "../../src/queue/names.js";
+import { ARTIFACTS, launchBrowser } from "../helpers/browser.js";
 import { type CliChild, finished, spawnCli } from "../helpers/cli.js";
-import { ledgerRow, orderRequest } from "../helpers/ledger-fixtures.js";
+import { oneRowOrders } from "../helpers/ledger-fixtures.js";
 import { REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
 
-const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const HOSTILE_REASON = `insufficient_funds: <script>window.__pwned = 1</script> & "more"`;
 
-const REQUEST = orderRequest("jane.doe@example.com", "P1");
-
-const row = (key: string, line: number) => ledgerRow(key, line);
+/** Orders without money, as recorded before prices were kept. */
+const NO_MONEY = () => ({ currency: undefined, face: undefined, price: undefined });
 
 /** Two campaigns: `spring-gifts` (3 rows, 1 completed) and `paused-one` (paused, hostile reason). */
 async function seed(ledger: Ledger): Promise<void> {
   await ledger.register("spring-gifts", { execution_mode: "async" });
   await ledger.record(
     "spring-gifts",
-    [
-      ["a", row("k1", 2)],
-      ["b", row("k2", 3)],
-      ["c", row("k3", 4)],
-    ],
-    [
-      ["k1", { identities: ["a"], generation: 0, status: "queued" }, REQUEST],
-      ["k2", { identities: ["b"], generation: 0, status: "queued" }, REQUEST],
-      ["k3", { identities: ["c"], generation: 0, status: "queued" }, REQUEST],
-    ],
+    oneRowOrders("spring-gifts", ["a", "b", "c"], { order: NO_MONEY }),
   );
-  await ledger.transition("spring-gifts", "k1", ["queued"], "completed", { order_id: "O-1" });
+  await ledger.transition("spring-gifts", 1, ["queued"], "completed", { order_id: "O-1" });
   await ledger.register("paused-one", { execution_mode: "sync" });
-  await ledger.record(
-    "paused-one",
-    [["d", row("k4", 2)]],
-    [["k4", { identities: ["d"], generation: 0, status: "queued" }, REQUEST]],
-  );
+  await ledger.record("paused-one", oneRowOrders("paused-one", ["d"], { order: NO_MONEY }));
   await ledger.pause("paused-one", HOSTILE_REASON);
 }
 
-function orderJob(key: string): OrderJobData {
+function orderJob(order: number): OrderJobData {
   return {
     campaign: "spring-gifts",
-    key,
+    order,
     executionMode: "async",
   };
 }
@@ -95,9 +69,8 @@ describe("giftjobs dashboard", () => {
   let dashboard: RunningDashboard | undefined;
 
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+    browser = await launchBrowser();
     redis = testRedis();
-    await mkdir(ARTIFACTS, { recursive: true });
   });
   afterAll(async () => {
     await browser?.close();
@@ -114,7 +87,7 @@ describe("giftjobs dashboard", () => {
     });
     await seed(new Ledger(redis, prefix));
     queue = new Queue<OrderJobData>(QUEUES.orders, { connection: redis, prefix });
-    await queue.add("order-create", orderJob("k2"), { jobId: "k2" });
+    await queue.add("order-create", orderJob(2), { jobId: orderJobId("spring-gifts", 2) });
   });
   afterEach(async () => {
     await dashboard?.close();
@@ -183,7 +156,7 @@ describe("giftjobs dashboard", () => {
       await page.screenshot({ path: `${ARTIFACTS}dashboard-queues.png`, fullPage: true });
 
       await page.goto(`${dashboard.url}queues/queue/${QUEUES.orders}?status=waiting`);
-      await page.getByText("k2").first().waitFor({ timeout: 15_000 });
+      await page.getByText(orderJobId("spring-gifts", 2)).first().waitFor({ timeout: 15_000 });
       await page.screenshot({ path: `${ARTIFACTS}dashboard-orders-queue.png`, fullPage: true });
     } finally {
       await page.close();
@@ -191,7 +164,8 @@ describe("giftjobs dashboard", () => {
     const api = await fetch(`${dashboard.url}queues/api/queues?activeQueue=orders&status=waiting`);
     const text = await api.text();
     // Order jobs name their order only: no e-mail address reaches the dashboard at all.
-    expect(text).toContain('"key":"k2"');
+    expect(text).toContain('"order":2');
+    expect(text).toContain('"spring-gifts.2"');
     expect(text).not.toMatch(/@example\.com/);
   });
 
@@ -212,10 +186,10 @@ describe("giftjobs dashboard", () => {
     expect((await put("retry/failed")).status).toBeLessThan(300);
     // A waiting order job removed would leave its rows queued in the ledger, unsent.
     expect((await put("clean/wait")).status).toBe(403);
-    expect((await put("k2/clean")).status).toBe(403);
+    expect((await put("spring-gifts.2/clean")).status).toBe(403);
     expect((await put("obliterate")).status).toBe(403);
     expect((await put("pause")).status).toBe(403);
-    expect(await queue.getJobState("k2")).toBe("waiting");
+    expect(await queue.getJobState(orderJobId("spring-gifts", 2))).toBe("waiting");
     expect(await queueFlags(dashboard.url)).toEqual({ readOnlyMode: false, allowRetries: true });
   });
 

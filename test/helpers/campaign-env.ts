@@ -84,6 +84,7 @@ export function depsOf(env: CampaignEnv): ImportDeps {
     catalog: env.index,
     client: env.client,
     log: quietLog,
+    dataDir: env.dataDir,
   };
 }
 
@@ -107,10 +108,10 @@ export function giftjobs(
   return runCli(args, { ...cliEnvOf(env), GIFTJOBS_LOG_LEVEL: "warn", ...extraEnv });
 }
 
-/** Order keys on the campaign's pending list (recorded, not yet handed to BullMQ), sorted. */
-export async function pendingKeys(env: CampaignEnv, campaign: string): Promise<string[]> {
-  const keys = await env.redis.lrange(env.ledger.keys(campaign).pending, 0, -1);
-  return keys.sort();
+/** Numbers of the orders on the campaign's pending list (recorded, not yet handed to BullMQ), sorted. */
+export async function pendingOrders(env: CampaignEnv, campaign: string): Promise<number[]> {
+  const numbers = await env.redis.lrange(env.ledger.keys(campaign).pending, 0, -1);
+  return numbers.map(Number).sort((a, b) => a - b);
 }
 
 /** Worker timings short enough for tests. */

@@ -71,29 +71,55 @@ export function shuffleLines(text: string): string {
   return `${[header, ...shuffled].join("\n")}\n`;
 }
 
+/** One row of a large generated file: the same rows whatever the file's kind. */
+export interface LargeRow {
+  email: string;
+  code: string;
+  /** The face value as the catalog writes it ("25.00"). */
+  face: string;
+  reference: string;
+}
+
 /**
- * Streams `rows` valid rows (distinct e-mails and references) built from `products` of the
- * snapshot's products to `path`; the text never exists whole.
+ * `rows` valid rows (distinct e-mails and references) built from `products` of the snapshot's
+ * products, one at a time: the CSV and .xlsx of the benches hold the same rows.
  */
+export function* largeRows(
+  index: CatalogIndex,
+  rows: number,
+  { products: count = 8, referencePrefix = "r-" } = {},
+): Generator<LargeRow> {
+  const products = pickSampleProducts(index, count);
+  for (let j = 0; j < rows; j++) {
+    const p = products[j % products.length]!;
+    const d = p.denominations!;
+    const face = d.type === "fixed" ? d.list[j % d.list.length]! : d.min;
+    yield {
+      email: `user-${j}@example.com`,
+      code: p.code,
+      face,
+      reference: `${referencePrefix}${j}`,
+    };
+  }
+}
+
+/** Streams largeRows to `path` as CSV; the text never exists whole. */
 export async function writeLargeCsv(
   index: CatalogIndex,
   path: string,
   rows: number,
-  { products: count = 8, referencePrefix = "r-" } = {},
+  options: { products?: number; referencePrefix?: string } = {},
 ): Promise<void> {
-  const products = pickSampleProducts(index, count);
   const out = createWriteStream(path);
   out.write("email,product_code,face_value,reference\n");
-  for (let i = 0; i < rows; i += 1000) {
-    const lines: string[] = [];
-    for (let j = i; j < Math.min(i + 1000, rows); j++) {
-      const p = products[j % products.length]!;
-      const d = p.denominations!;
-      const face = d.type === "fixed" ? d.list[j % d.list.length]! : d.min;
-      lines.push(`user-${j}@example.com,${p.code},${face},${referencePrefix}${j}`);
-    }
+  let lines: string[] = [];
+  for (const r of largeRows(index, rows, options)) {
+    lines.push(`${r.email},${r.code},${r.face},${r.reference}`);
+    if (lines.length < 1000) continue;
     if (!out.write(`${lines.join("\n")}\n`)) await once(out, "drain");
+    lines = [];
   }
+  if (lines.length > 0) out.write(`${lines.join("\n")}\n`);
   out.end();
   await once(out, "finish");
 }

@@ -1,28 +1,15 @@
-import type { LedgerRow } from "../../src/orders/ledger.js";
+import type { OrderRequest } from "../../src/api/order-request.js";
+import { orderKey } from "../../src/orders/keys.js";
+import type { Ledger, LedgerOrder, LedgerRow, NewOrder } from "../../src/orders/ledger.js";
+import { requestFromLedger } from "../../src/orders/order-request.js";
 
-/** A one-item order body, as the ledger records it, for tests that write the ledger directly. */
-export function orderRequest(email = "u@example.com", product = "P1") {
-  return {
-    payment_method: { type: "ACCOUNT_BALANCE" as const, currency: "USD" },
-    items: [
-      {
-        face_value: 10,
-        distribution_method: { type: "EMAIL" as const, email_address: email },
-        products: { type: "SINGLE" as const, value: product },
-      },
-    ],
-  };
-}
-
-/** A ledger row of order `key` from file line `line`. */
+/** A ledger row from file line `line` (its order number is given when it is recorded). */
 export function ledgerRow(
-  key: string,
   line: number,
-  overrides: Partial<LedgerRow> = {},
-): LedgerRow {
+  overrides: Partial<Omit<LedgerRow, "order">> = {},
+): Omit<LedgerRow, "order"> {
   return {
     line,
-    key,
     generation: 0,
     payload_hash: `p${line}`,
     email: `u${line}@example.com`,
@@ -31,4 +18,58 @@ export function ledgerRow(
     currency: "USD",
     ...overrides,
   };
+}
+
+/** A queued order of `identities` (generation 0, USD 10.00 each), its key as import makes it. */
+export function ledgerOrder(
+  campaign: string,
+  identities: string[],
+  overrides: Partial<LedgerOrder> = {},
+): LedgerOrder {
+  const generation = overrides.generation ?? 0;
+  return {
+    key: orderKey(campaign, generation, identities),
+    identities,
+    generation,
+    status: "queued",
+    mode: "async",
+    currency: "USD",
+    face: String(1000 * identities.length),
+    price: String(1000 * identities.length),
+    ...overrides,
+  };
+}
+
+/**
+ * One-row orders for `ledger.record`, one per identity, rows from file line 2 on: recorded in
+ * a new campaign, order i (0-based) gets number i + 1.
+ */
+export function oneRowOrders(
+  campaign: string,
+  identities: string[],
+  options: {
+    row?: (i: number) => Partial<Omit<LedgerRow, "order">>;
+    order?: (i: number) => Partial<LedgerOrder>;
+  } = {},
+): NewOrder[] {
+  return identities.map((identity, i) => ({
+    order: ledgerOrder(campaign, [identity], options.order?.(i)),
+    rows: [[identity, ledgerRow(i + 2, options.row?.(i))]],
+  }));
+}
+
+/** The body each order of the campaign is sent with, by its key (see requestFromLedger). */
+export async function recordedBodies(
+  ledger: Ledger,
+  campaign: string,
+): Promise<Map<string, OrderRequest>> {
+  const bodies = new Map<string, OrderRequest>();
+  for await (const [, order] of ledger.orders(campaign)) {
+    if (order.status === "superseded") continue;
+    bodies.set(
+      order.key,
+      requestFromLedger(order, await ledger.getRows(campaign, order.identities)),
+    );
+  }
+  return bodies;
 }

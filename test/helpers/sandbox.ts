@@ -85,6 +85,7 @@ export interface SandboxOrder {
   id: string;
   status: string;
   idempotency_key: string;
+  created_at: string;
   items: { distribution_method: { email_address: string } }[];
 }
 

@@ -2,6 +2,7 @@ import ExcelJS from "exceljs";
 import type { CatalogIndex, CatalogIndexEntry } from "../../src/catalog/index-entry.js";
 import { currencyDecimals, fromUnits, toUnits } from "../../src/money.js";
 import { pickSampleProducts } from "../../src/orders/sample-csv.js";
+import { largeRows } from "./csv.js";
 
 /** Writes a workbook of `sheets` (name -> rows of cell values) with exceljs; returns the path. */
 export async function xlsxFile(
@@ -50,4 +51,28 @@ export function openProduct(index: CatalogIndex): { product: CatalogIndexEntry; 
 /** Fixed-denomination or open products of the sample's currency, as in validCsv. */
 export function sampleProducts(index: CatalogIndex): CatalogIndexEntry[] {
   return pickSampleProducts(index);
+}
+
+/**
+ * Streams the rows of writeLargeCsv (the same rows) to an .xlsx at `path` with exceljs's
+ * streaming WorkbookWriter, as Excel saves a sheet: text in the shared strings table, face
+ * values stored as numbers. The workbook is never whole in memory (the shared strings are).
+ */
+export async function writeLargeXlsx(
+  index: CatalogIndex,
+  path: string,
+  rows: number,
+  options: { products?: number; referencePrefix?: string } = {},
+): Promise<void> {
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+    filename: path,
+    useSharedStrings: true,
+    useStyles: false,
+  });
+  const sheet = workbook.addWorksheet("Orders");
+  sheet.addRow(["email", "product_code", "face_value", "reference"]).commit();
+  for (const r of largeRows(index, rows, options))
+    sheet.addRow([r.email, r.code, Number(r.face), r.reference]).commit();
+  sheet.commit();
+  await workbook.commit();
 }

@@ -1,10 +1,11 @@
 import { readdir, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:net";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SandboxOptions } from "../../src/sandbox/index.js";
 import { type CampaignEnv, campaignEnv, giftjobs } from "../helpers/campaign-env.js";
 import { csvFile, validCsv } from "../helpers/csv.js";
+import { recordedBodies } from "../helpers/ledger-fixtures.js";
 import { tmpDir } from "../helpers/tmp-dir.js";
 
 let env: CampaignEnv | undefined;
@@ -127,8 +128,10 @@ describe("giftjobs orders import", () => {
     expect(errors[2]).toMatch(/^ ok@example\.com,[^,]+,-5,"?face_value: .*"?,6$/);
     expect(errors).toHaveLength(3);
     expect(await e.ledger.pendingCount("skip")).toBe(3);
-    // Only the error file is left in the campaign folder: no temporary file behind it.
-    expect(await readdir(join(e.dataDir, "campaigns", "skip"))).toHaveLength(1);
+    // Only the error file and the order journal are in the campaign folder: no temporary file.
+    expect((await readdir(join(e.dataDir, "campaigns", "skip"))).sort()).toEqual(
+      [basename(doc.error_file), "orders.ndjson"].sort(),
+    );
   });
 
   it("--dry-run writes nothing to Redis", async () => {
@@ -151,6 +154,8 @@ describe("giftjobs orders import", () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toContain("dry run: nothing recorded or enqueued");
     expect(await redisKeys(e)).toEqual([]);
+    // Nor to the data dir: no campaign folder, no order journal.
+    expect(await readdir(e.dataDir)).not.toContain("campaigns");
   });
 
   it("--budget below the campaign's price: exit 2, nothing enqueued", async () => {
@@ -381,9 +386,9 @@ describe("giftjobs orders import", () => {
     const ignored = run.stderr.split("\n").filter((l) => l.startsWith("ignored columns: "));
     expect(ignored).toHaveLength(1);
     expect(ignored[0]).toMatch(/^ignored columns: "First Name", "Department" /);
-    const requests = Object.values(await e.redis.hgetall(e.ledger.keys("people").requests));
+    const requests = [...(await recordedBodies(e.ledger, "people")).values()];
     expect(requests).toHaveLength(3);
-    for (const body of requests) {
+    for (const body of requests.map((r) => JSON.stringify(r))) {
       expect(body).toMatch(/@example\.com/);
       expect(body).not.toMatch(/Jane|Secret-Dept|First Name|Department/);
     }

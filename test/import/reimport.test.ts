@@ -5,13 +5,15 @@ import { afterEach, describe, expect, it } from "vitest";
 import { UserError } from "../../src/errors/user-error.js";
 import { Dispatcher } from "../../src/jobs/dispatcher.js";
 import { ImportRefused, importCampaign } from "../../src/orders/import-campaign.js";
+import { orderKey } from "../../src/orders/keys.js";
 import type { LedgerRow } from "../../src/orders/ledger.js";
+import { orderJobId } from "../../src/orders/order-job.js";
 import { QUEUES } from "../../src/queue/names.js";
 import {
   type CampaignEnv,
   campaignEnv,
   depsOf,
-  pendingKeys,
+  pendingOrders,
   quietLog,
 } from "../helpers/campaign-env.js";
 import { csvFile, shuffleLines, validCsv } from "../helpers/csv.js";
@@ -51,11 +53,11 @@ describe("re-importing a campaign", () => {
     ] as const) {
       const first = await importCampaign({ file: original, campaign, itemsPerOrder }, depsOf(e));
       expect(first).toMatchObject({ enqueued: 57, already_known: 0, orders });
-      const idsBefore = await pendingKeys(e, campaign);
+      const idsBefore = await pendingOrders(e, campaign);
       expect(idsBefore).toHaveLength(orders);
       const again = await importCampaign({ file: shuffled, campaign, itemsPerOrder }, depsOf(e));
       expect(again).toMatchObject({ rows: 57, enqueued: 0, already_known: 57, orders: 0 });
-      expect(await pendingKeys(e, campaign)).toEqual(idsBefore);
+      expect(await pendingOrders(e, campaign)).toEqual(idsBefore);
     }
     // Import hands nothing to BullMQ: the dispatcher does, while a campaign runs.
     expect(await e.queue.count()).toBe(0);
@@ -71,11 +73,11 @@ describe("re-importing a campaign", () => {
     );
     const result = await importCampaign({ file, campaign: "twins" }, depsOf(e));
     expect(result).toMatchObject({ rows: 3, valid: 3, enqueued: 3, orders: 3 });
-    const ids = await pendingKeys(e, "twins");
+    const ids = await pendingOrders(e, "twins");
     expect(new Set(ids).size).toBe(3);
     const rows = await ledgerRows(e, "twins");
     expect(new Set(rows.map(([identity]) => identity)).size).toBe(3);
-    expect(new Set(rows.map(([, r]) => r.key))).toEqual(new Set(ids));
+    expect(new Set(rows.map(([, r]) => r.order))).toEqual(new Set(ids));
 
     const again = await importCampaign({ file, campaign: "twins" }, depsOf(e));
     expect(again).toMatchObject({ enqueued: 0, already_known: 3 });
@@ -135,7 +137,7 @@ describe("re-importing a campaign", () => {
     expect(await readFile(errorFile, "utf8")).toContain("row changed since line 3");
 
     // Only a final failure (nothing was made) lets the changed row go, under a new key.
-    const moved = await e.ledger.transition("chg", oldRow.key, ["queued"], "failed_final", {
+    const moved = await e.ledger.transition("chg", oldRow.order, ["queued"], "failed_final", {
       error_type: "validation_error",
     });
     expect(moved.moved).toBe(true);
@@ -143,18 +145,17 @@ describe("re-importing a campaign", () => {
     expect(accepted).toMatchObject({ enqueued: 1, already_known: 3, orders: 1 });
     const [row] = await e.ledger.getRows("chg", [identity]);
     expect(row).toMatchObject({ generation: 1, email: "changed-000002@example.com" });
-    expect(row!.key).not.toBe(oldRow.key);
-    expect(await e.ledger.getOrder("chg", row!.key)).toMatchObject({
+    expect(row!.order).not.toBe(oldRow.order);
+    const oldOrder = await e.ledger.getOrder("chg", oldRow.order);
+    expect(oldOrder).toMatchObject({ status: "superseded" });
+    expect(await e.ledger.getOrder("chg", row!.order)).toMatchObject({
       status: "queued",
       generation: 1,
       identities: [identity],
+      key: orderKey("chg", 1, [identity]),
     });
-    expect(await e.ledger.getOrder("chg", oldRow.key)).toMatchObject({ status: "superseded" });
-    expect(await pendingKeys(e, "chg")).toContain(row!.key);
-    expect(await e.ledger.getOrder("chg", row!.key)).toMatchObject({
-      generation: 1,
-      status: "queued",
-    });
+    expect(oldOrder!.key).toBe(orderKey("chg", 0, [identity]));
+    expect(await pendingOrders(e, "chg")).toContain(row!.order);
     const counts = await e.ledger.counts("chg");
     expect(counts).toMatchObject({ total: 4, queued: 4, failed_final: 0 });
 
@@ -168,11 +169,11 @@ describe("re-importing a campaign", () => {
     const { text } = validCsv(e.index, 30);
     const file = await csvFile(e, "a.csv", text);
     await importCampaign({ file, campaign: "crash", itemsPerOrder: 4 }, depsOf(e));
-    const ids = await pendingKeys(e, "crash");
+    const ids = await pendingOrders(e, "crash");
     expect(ids).toHaveLength(8);
     // The dispatcher's script moves the keys into the window, then the process dies: no jobs.
     const handed = await e.ledger.dispatch(100);
-    expect(handed.map((h) => h.key).sort()).toEqual(ids);
+    expect(handed.map((h) => h.number).sort((a, b) => a - b)).toEqual(ids);
     expect(await e.queue.count()).toBe(0);
     // One order went through before the crash (a job that did run): it must not come back.
     await e.ledger.transition("crash", ids[0]!, ["queued"], "completed");
@@ -185,10 +186,15 @@ describe("re-importing a campaign", () => {
     });
     expect(await dispatcher.repair()).toBe(7);
     const jobs = await e.queue.getJobs(["wait", "delayed", "prioritized", "active"]);
-    expect(jobs.map((j) => j.id).sort()).toEqual(ids.slice(1).sort());
-    // The job names the order; its body is the one the ledger recorded at import.
-    expect(jobs[0]?.data).toEqual({ campaign: "crash", key: jobs[0]?.id });
-    expect(await e.ledger.windowKeys("crash")).toHaveLength(7);
+    expect(jobs.map((j) => j.id).sort()).toEqual(
+      ids
+        .slice(1)
+        .map((n) => orderJobId("crash", n))
+        .sort(),
+    );
+    // The job names the order; its body is made from what the ledger recorded at import.
+    expect(jobs[0]?.data).toEqual({ campaign: "crash", order: Number(jobs[0]?.id?.split(".")[1]) });
+    expect(await e.ledger.windowOrders("crash")).toHaveLength(7);
     // A second repair finds nothing lost.
     expect(await dispatcher.repair()).toBe(0);
   });
@@ -199,11 +205,13 @@ describe("re-importing a campaign", () => {
     await importCampaign({ file, campaign: "lost" }, depsOf(e));
     await e.ledger.dispatch(100);
     // Roles in the order repair reads the window, so that the failed job comes after a missing one.
-    const keys = await e.ledger.windowKeys("lost");
+    const numbers = await e.ledger.windowOrders("lost");
+    const keys = numbers.map((n) => orderJobId("lost", n));
     const [live, missing, failed] = keys as [string, string, string];
     // One job waits as it should; one was never added; one failed for good and is kept.
-    await e.queue.add("order-create", { campaign: "lost", key: live }, { jobId: live });
-    await e.queue.add("order-create", { campaign: "lost", key: failed }, { jobId: failed });
+    const [liveOrder, , failedOrder] = numbers;
+    await e.queue.add("order-create", { campaign: "lost", order: liveOrder! }, { jobId: live });
+    await e.queue.add("order-create", { campaign: "lost", order: failedOrder! }, { jobId: failed });
     const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
     const taker = new Worker(QUEUES.orders, null, { connection, prefix: e.config.prefix });
     try {

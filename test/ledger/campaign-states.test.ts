@@ -9,13 +9,9 @@ import {
 import { retryCampaign } from "../../src/orders/campaign-retry.js";
 import { campaignStatus } from "../../src/orders/campaign-status.js";
 import { campaignSummary } from "../../src/orders/campaign-summary.js";
-import { Ledger, type LedgerRow, type StoredState } from "../../src/orders/ledger.js";
-import { ledgerRow, orderRequest } from "../helpers/ledger-fixtures.js";
+import { Ledger, type StoredState } from "../../src/orders/ledger.js";
+import { oneRowOrders } from "../helpers/ledger-fixtures.js";
 import { useRedisPrefix } from "../helpers/redis-prefix.js";
-
-const REQUEST = orderRequest("u@example.com", "P1");
-
-const row = (key: string, line: number) => ledgerRow(key, line, { face_value: "10.00" });
 
 describe("campaign states in the ledger", () => {
   const r = useRedisPrefix("states");
@@ -24,30 +20,20 @@ describe("campaign states in the ledger", () => {
     ledger = new Ledger(r.redis, r.prefix);
   });
 
-  /** A campaign of `n` one-row orders k1..kn, each 10.00 USD face value, 9.50 price. */
+  /** A campaign of `n` one-row orders numbered 1..n, each 10.00 USD face value, 9.50 price. */
   async function campaign(name: string, n: number, state: StoredState = "running") {
     await ledger.register(name, { execution_mode: "sync", state });
-    const rows: [string, LedgerRow][] = [];
-    const orders: Parameters<Ledger["record"]>[2] = [];
-    for (let i = 1; i <= n; i++) {
-      rows.push([`id${i}`, row(`k${i}`, i + 1)]);
-      orders.push([
-        `k${i}`,
-        {
-          identities: [`id${i}`],
-          generation: 0,
-          status: "queued",
-          currency: "USD",
-          face: "1000",
-          price: "950",
-        },
-        REQUEST,
-      ]);
-    }
-    await ledger.record(name, rows, orders);
+    const ids = Array.from({ length: n }, (_, i) => `id${i + 1}`);
+    await ledger.record(
+      name,
+      oneRowOrders(name, ids, {
+        row: () => ({ face_value: "10.00" }),
+        order: () => ({ face: "1000", price: "950" }),
+      }),
+    );
   }
 
-  const start = (name: string, key: string) => ledger.start(name, key, { attempts: 1 });
+  const start = (name: string, n: number) => ledger.start(name, n, { attempts: 1 });
 
   it("hands out keys of running campaigns only, at most a window each", async () => {
     await campaign("run", 5);
@@ -55,18 +41,18 @@ describe("campaign states in the ledger", () => {
     // A budget of 2 jobs, windows of at least 1.
     const first = await ledger.dispatch(2, 1);
     expect(first).toEqual([
-      { campaign: "run", key: "k1" },
-      { campaign: "run", key: "k2" },
+      { campaign: "run", number: 1 },
+      { campaign: "run", number: 2 },
     ]);
     // The window is full until a job ends.
     expect(await ledger.dispatch(2, 1)).toEqual([]);
-    expect(await start("run", "k1")).toMatchObject({ kind: "started" });
-    await ledger.transition("run", "k1", ["in_flight"], "completed");
-    expect(await ledger.dispatch(2, 1)).toEqual([{ campaign: "run", key: "k3" }]);
+    expect(await start("run", 1)).toMatchObject({ kind: "started" });
+    await ledger.transition("run", 1, ["in_flight"], "completed");
+    expect(await ledger.dispatch(2, 1)).toEqual([{ campaign: "run", number: 3 }]);
 
     // Two campaigns with work now share the budget: a window of 1 each. "run" has 2 jobs out.
     await approveCampaign(ledger, "held");
-    expect(await ledger.dispatch(2, 1)).toEqual([{ campaign: "held", key: "k1" }]);
+    expect(await ledger.dispatch(2, 1)).toEqual([{ campaign: "held", number: 1 }]);
     expect(await ledger.dispatch(2, 1)).toEqual([]);
   });
 
@@ -78,7 +64,7 @@ describe("campaign states in the ledger", () => {
     expect(campaigns).toHaveLength(4);
     expect(campaigns[0]).not.toBe(campaigns[1]);
     expect(campaigns.slice(2)).toEqual(campaigns.slice(0, 2));
-    expect(handed.filter((h) => h.campaign === "a").map((h) => h.key)).toEqual(["k1", "k2"]);
+    expect(handed.filter((h) => h.campaign === "a").map((h) => h.number)).toEqual([1, 2]);
   });
 
   it("a paused campaign's job gives its order back, unsent, to the front of pending", async () => {
@@ -86,23 +72,23 @@ describe("campaign states in the ledger", () => {
     await ledger.dispatch(10);
     expect(await pauseCampaign(ledger, "p")).toBe(true);
     expect(await pauseCampaign(ledger, "p")).toBe(false);
-    expect(await start("p", "k2")).toEqual({ kind: "paused", reason: "paused by operator" });
-    expect(await ledger.windowKeys("p")).toEqual(expect.not.arrayContaining(["k2"]));
-    expect(await r.redis.lrange(ledger.keys("p").pending, 0, -1)).toEqual(["k2"]);
+    expect(await start("p", 2)).toEqual({ kind: "paused", reason: "paused by operator" });
+    expect(await ledger.windowOrders("p")).toEqual(expect.not.arrayContaining([2]));
+    expect(await r.redis.lrange(ledger.keys("p").pending, 0, -1)).toEqual(["2"]);
     expect(await ledger.dispatch(10)).toEqual([]);
     expect((await campaignStatus(ledger, "p")).state).toBe("paused");
     await resumeCampaign(ledger, "p");
-    expect(await ledger.dispatch(10)).toEqual([{ campaign: "p", key: "k2" }]);
+    expect(await ledger.dispatch(10)).toEqual([{ campaign: "p", number: 2 }]);
   });
 
   it("cancel: unsent rows cancelled, an ambiguous one failed_uncertain, a submitted one left to follow", async () => {
     await campaign("c", 5);
     await ledger.dispatch(3, 1); // k1..k3 in the window, k4 and k5 pending
-    await start("c", "k1");
-    await ledger.transition("c", "k1", ["in_flight"], "submitted", { order_id: "O-1" });
-    await start("c", "k2");
+    await start("c", 1);
+    await ledger.transition("c", 1, ["in_flight"], "submitted", { order_id: "O-1" });
+    await start("c", 2);
     // A 5xx: back to queued under the same key, an order may exist.
-    await ledger.transition("c", "k2", ["in_flight"], "queued", { error_type: "http_503" });
+    await ledger.transition("c", 2, ["in_flight"], "queued", { error_type: "http_503" });
     await cancelCampaign(ledger, "c");
     const status = await campaignStatus(ledger, "c");
     expect(status).toMatchObject({
@@ -112,17 +98,17 @@ describe("campaign states in the ledger", () => {
       cancelled: 3,
       failed_uncertain: 1,
     });
-    expect((await ledger.getOrder("c", "k2"))?.error_type).toBe("cancelled_uncertain");
+    expect((await ledger.getOrder("c", 2))?.error_type).toBe("cancelled_uncertain");
     expect(await ledger.pendingCount("c")).toBe(0);
     // A job still in BullMQ finds nothing to send.
-    expect(await start("c", "k3")).toEqual({ kind: "past", status: "cancelled" });
+    expect(await start("c", 3)).toEqual({ kind: "past", status: "cancelled" });
     expect(await ledger.dispatch(10)).toEqual([]);
     // Final: not resumed, approved or retried.
     await expect(resumeCampaign(ledger, "c")).rejects.toThrow(UserError);
     await expect(approveCampaign(ledger, "c")).rejects.toThrow(/is cancelled/);
     await expect(retryCampaign(ledger, "c", {})).rejects.toThrow(/cannot be retried/);
     // The submitted order is still followed to its end; then the campaign is finished.
-    await ledger.transition("c", "k1", ["submitted"], "completed");
+    await ledger.transition("c", 1, ["submitted"], "completed");
     const summary = await campaignSummary(ledger, "c");
     expect(summary.finished_at).not.toBeNull();
     expect(summary.money.USD).toMatchObject({ rows: 5, face_value: "50.00", spent: "9.50" });
@@ -133,32 +119,35 @@ describe("campaign states in the ledger", () => {
     await ledger.dispatch(10);
     // k1 in flight on a worker that then died; k2 in flight and refused (a 4xx) after the cancel;
     // k3 failed_uncertain, retried under the same key by a retry that checked the state first.
-    await start("late", "k1");
-    await start("late", "k2");
-    await start("late", "k3");
-    await ledger.transition("late", "k3", ["in_flight"], "failed_uncertain", {
+    await start("late", 1);
+    await start("late", 2);
+    await start("late", 3);
+    await ledger.transition("late", 3, ["in_flight"], "failed_uncertain", {
       error_type: "timeout",
     });
     // Paused first: a cancelled campaign shows no pause any more.
     expect(await pauseCampaign(ledger, "late")).toBe(true);
     await cancelCampaign(ledger, "late");
 
-    expect(await start("late", "k1")).toEqual({ kind: "past", status: "failed_uncertain" });
-    expect(await ledger.getOrder("late", "k1")).toMatchObject({
+    expect(await start("late", 1)).toEqual({ kind: "past", status: "failed_uncertain" });
+    expect(await ledger.getOrder("late", 1)).toMatchObject({
       error_type: "cancelled_uncertain",
     });
     const rekeyed = await ledger.rekey("late", {
-      oldKey: "k2",
-      newKey: "k2-next",
+      number: 2,
+      key: "k2-next",
       identities: ["id2"],
       generation: 1,
       from: ["in_flight"],
     });
-    expect(rekeyed).toBe("done");
-    expect(await ledger.getOrder("late", "k2-next")).toMatchObject({ status: "cancelled" });
+    expect(rekeyed).toEqual({ done: true, number: 5 });
+    expect(await ledger.getOrder("late", 5)).toMatchObject({
+      key: "k2-next",
+      status: "cancelled",
+    });
     const retried = await ledger.transition(
       "late",
-      "k3",
+      3,
       ["failed_uncertain"],
       "queued",
       {},
@@ -174,20 +163,58 @@ describe("campaign states in the ledger", () => {
 
   it("done once nothing is queued, in flight or submitted; spend counts completed orders once", async () => {
     await campaign("d", 2);
-    for (const key of ["k1", "k2"]) {
+    for (const key of [1, 2]) {
       await start("d", key);
       await ledger.transition("d", key, ["in_flight"], "completed", {});
     }
-    await ledger.transition("d", "k2", ["*"], "completed", {});
+    await ledger.transition("d", 2, ["*"], "completed", {});
     const summary = await campaignSummary(ledger, "d");
     expect(summary).toMatchObject({ state: "done", completed: 2 });
     expect(summary.money.USD).toMatchObject({ price: "19.00", spent: "19.00" });
   });
 
+  it("a campaign with nothing to send leaves the running set; what gives it orders again puts it back", async () => {
+    await campaign("idle", 2);
+    const running = () => r.redis.sismember(ledger.runningKey(), "idle");
+    await ledger.dispatch(10);
+    for (const n of [1, 2]) {
+      await start("idle", n);
+      await ledger.transition("idle", n, ["in_flight"], "failed_uncertain", { error_type: "x" });
+    }
+    expect(await running()).toBe(1);
+    // Nothing pending, scheduled or out: the next pass drops it (it costs every pass otherwise).
+    expect(await ledger.dispatch(10)).toEqual([]);
+    expect(await running()).toBe(0);
+    // A retry puts it back, in the step that queues the order again.
+    await ledger.transition("idle", 1, ["failed_uncertain"], "queued", {}, "pending");
+    expect(await running()).toBe(1);
+    expect(await ledger.dispatch(10)).toEqual([{ campaign: "idle", number: 1 }]);
+    await start("idle", 1);
+    // So does a next generation (REKEY), and new rows (RECORD).
+    await ledger.transition("idle", 1, ["in_flight"], "completed");
+    await ledger.dispatch(10);
+    expect(await running()).toBe(0);
+    await ledger.rekey("idle", {
+      number: 2,
+      key: "k2-next",
+      identities: ["id2"],
+      generation: 1,
+      from: ["failed_uncertain"],
+    });
+    expect(await running()).toBe(1);
+    expect(await ledger.dispatch(10)).toEqual([{ campaign: "idle", number: 3 }]);
+    await start("idle", 3);
+    await ledger.transition("idle", 3, ["in_flight"], "completed");
+    await ledger.dispatch(10);
+    expect(await running()).toBe(0);
+    await ledger.record("idle", oneRowOrders("idle", ["id9"]));
+    expect(await running()).toBe(1);
+  });
+
   it("a replayed order is counted", async () => {
     await campaign("rp", 1);
-    await start("rp", "k1");
-    await ledger.transition("rp", "k1", ["in_flight"], "completed", { replayed: true });
+    await start("rp", 1);
+    await ledger.transition("rp", 1, ["in_flight"], "completed", { replayed: true });
     expect(await campaignStatus(ledger, "rp")).toMatchObject({ completed: 1, replayed: 1 });
   });
 });

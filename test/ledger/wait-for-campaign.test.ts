@@ -1,35 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { Ledger } from "../../src/orders/ledger.js";
 import { waitForCampaign } from "../../src/orders/wait-for-campaign.js";
-import { orderRequest } from "../helpers/ledger-fixtures.js";
+import { oneRowOrders } from "../helpers/ledger-fixtures.js";
 import { useRedisPrefix } from "../helpers/redis-prefix.js";
-
-const REQUEST = orderRequest("a@example.com", "P");
 
 describe("waitForCampaign", () => {
   const r = useRedisPrefix("wait");
 
   it("times out while rows are pending, and returns once none is", async () => {
     const ledger = new Ledger(r.redis, r.prefix);
-    await ledger.record(
-      "w",
-      [
-        [
-          "a",
-          {
-            line: 2,
-            key: "k",
-            generation: 0,
-            payload_hash: "p",
-            email: "a@example.com",
-            product_code: "P",
-            face_value: "10",
-            currency: "USD",
-          },
-        ],
-      ],
-      [["k", { identities: ["a"], generation: 0, status: "queued" }, REQUEST]],
-    );
+    await ledger.record("w", oneRowOrders("w", ["a"]));
     const seen: number[] = [];
     const waited = await waitForCampaign(ledger, "w", {
       timeoutMs: 150,
@@ -39,7 +19,7 @@ describe("waitForCampaign", () => {
     expect(waited).toMatchObject({ timedOut: true, status: { queued: 1 } });
     expect(seen.length).toBeGreaterThan(1);
 
-    setTimeout(() => void ledger.transition("w", "k", ["queued"], "completed"), 50);
+    setTimeout(() => void ledger.transition("w", 1, ["queued"], "completed"), 50);
     const done = await waitForCampaign(ledger, "w", { timeoutMs: 5000, pollMs: 20 });
     expect(done).toMatchObject({ timedOut: false, status: { completed: 1, queued: 0 } });
   });

@@ -164,6 +164,21 @@ describe("worker metrics", () => {
     expect(m.get('giftjobs_campaigns{state="cancelled"}')).toBe(1);
     expect(m.get('giftjobs_campaign_rows{campaign="gone",status="cancelled"}')).toBe(4);
     expect(m.get('giftjobs_campaign_rows{campaign="kept",status="queued"}')).toBe(4);
+    // Cancelled by the command, not a worker: the ledger counted them, this endpoint claimed them.
+    expect(m.get('giftjobs_orders_total{outcome="cancelled"}')).toBe(4);
+    // Once: a second endpoint, and this one's next scrape, do not count them again.
+    const other = await startMetrics({ config: env.config, port: 0 });
+    try {
+      const text = await (await fetch(other.url)).text();
+      expect(text).toContain('giftjobs_orders_total{outcome="cancelled"} 0');
+    } finally {
+      await other.close();
+    }
+    expect((await scrape()).get('giftjobs_orders_total{outcome="cancelled"}')).toBe(4);
+    // A later cancel is counted on top.
+    await importCampaign({ file, campaign: "gone-too" }, deps);
+    await cancelCampaign(env.ledger, "gone-too");
+    expect((await scrape()).get('giftjobs_orders_total{outcome="cancelled"}')).toBe(8);
   });
 
   it("queue depth is read at scrape time", async () => {
@@ -182,14 +197,14 @@ describe("worker metrics", () => {
     expect(m.get("giftjobs_followed_orders_overdue")).toBe(0);
 
     const now = Date.now();
-    await env.ledger.follow("c", "due-now", now);
-    await env.ledger.follow("c", "late", now - 61_000);
-    await env.ledger.follow("c", "later", now + 5_000);
+    await env.ledger.follow("c", 1, now);
+    await env.ledger.follow("c", 2, now - 61_000);
+    await env.ledger.follow("c", 3, now + 5_000);
     m = await scrape();
     expect(m.get("giftjobs_followed_orders")).toBe(3);
     expect(m.get("giftjobs_followed_orders_overdue")).toBe(1);
 
-    await env.ledger.unfollow("c", "late");
+    await env.ledger.unfollow("c", 2);
     m = await scrape();
     expect(m.get("giftjobs_followed_orders")).toBe(2);
     expect(m.get("giftjobs_followed_orders_overdue")).toBe(0);

@@ -26,6 +26,7 @@ describe("header synonyms", () => {
       reference: ["Reference", "External ID", "Employee ID", "Ref"],
       template_id: ["Template", "Template ID"],
       description: ["Description", "Note", "Message"],
+      send_at: ["Send At", "Send Date", "Delivery Date", "Scheduled At", "Send On"],
     };
     expect(HEADER_SYNONYMS).toEqual(expected);
     for (const [field, names] of Object.entries(expected)) {

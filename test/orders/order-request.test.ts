@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { buildOrderRequest } from "../../src/orders/order-request.js";
+import { decodeOrder, decodeRow, encodeOrder, encodeRow } from "../../src/orders/ledger-codec.js";
+import { buildOrderRequest, requestFromLedger } from "../../src/orders/order-request.js";
+import type { OrderRow } from "../../src/orders/order-row.js";
 import { row } from "../helpers/csv.js";
+import { ledgerOrder, ledgerRow } from "../helpers/ledger-fixtures.js";
 
 describe("buildOrderRequest", () => {
   it("puts a single row's description and metadata on the order, keys sorted", () => {
@@ -85,5 +88,59 @@ describe("buildOrderRequest", () => {
       RangeError,
     );
     expect(buildOrderRequest(Array(200).fill(row()), "USD", { name: "c" }).items).toHaveLength(200);
+  });
+});
+
+describe("requestFromLedger", () => {
+  /** What import records for these rows (see CampaignWriter.place), and the body it made. */
+  function recorded(rows: OrderRow[]) {
+    const made = buildOrderRequest(rows, "USD", { name: "spring" });
+    const identities = rows.map((_, i) => `id${i}`);
+    const order = {
+      ...ledgerOrder("spring", identities),
+      ...(made.description !== undefined ? { description: made.description } : {}),
+      ...(made.metadata !== undefined ? { metadata: made.metadata } : {}),
+    };
+    const ledgerRows = rows.map((r, i) => ({
+      ...ledgerRow(i + 2, {
+        email: r.email,
+        product_code: r.product_code,
+        face_value: r.face_value,
+        ...(r.template_id !== undefined ? { template_id: r.template_id } : {}),
+      }),
+      order: 1,
+    }));
+    return { made, order, ledgerRows };
+  }
+
+  it("makes, from the ledger's records, the very body import made: one row with its own parts", () => {
+    const { made, order, ledgerRows } = recorded([
+      row({
+        face_value: "10.50",
+        template_id: "T1",
+        template_source: "row",
+        description: "Happy birthday",
+        metadata: { z: "1", a: "2" },
+      }),
+    ]);
+    const body = requestFromLedger(order, ledgerRows);
+    expect(JSON.stringify(body)).toBe(JSON.stringify(made));
+  });
+
+  it("and for a packed order, through the stored form (codec) and back", () => {
+    const { made, order, ledgerRows } = recorded([
+      row({ email: "a@example.com", face_value: "5" }),
+      row({ email: "b@example.com", face_value: "25.00", template_id: "T2" }),
+      row({ email: "c@example.com", metadata: { dept: "x" } }),
+    ]);
+    const stored = ledgerRows.map((r) => decodeRow(encodeRow(r)));
+    const body = requestFromLedger(decodeOrder(encodeOrder(order)), stored);
+    expect(JSON.stringify(body)).toBe(JSON.stringify(made));
+    expect(made.items).toHaveLength(3);
+  });
+
+  it("refuses to make a body with a row missing", () => {
+    const { order, ledgerRows } = recorded([row(), row({ email: "b@example.com" })]);
+    expect(() => requestFromLedger(order, [ledgerRows[0], undefined])).toThrow(/id1 is missing/);
   });
 });

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ImportRefused, importCampaign } from "../../src/orders/import-campaign.js";
 import type { LedgerRow } from "../../src/orders/ledger.js";
 import { type CampaignEnv, campaignEnv, depsOf, giftjobs } from "../helpers/campaign-env.js";
+import { recordedBodies } from "../helpers/ledger-fixtures.js";
 import { openProduct, xlsxFile } from "../helpers/xlsx.js";
 
 let env: CampaignEnv | undefined;
@@ -53,8 +54,8 @@ describe("orders import of an .xlsx workbook", () => {
       [5, value, "E-0003"],
     ]);
     // Sent as the exact decimal: the request body holds the amount as typed, not a float's tail.
-    const request = await e.ledger.getOrders("xl", [rows[0]!.key]);
-    expect(JSON.stringify(request)).not.toMatch(/\d\.\d{5,}/);
+    const bodies = await recordedBodies(e.ledger, "xl");
+    expect(JSON.stringify([...bodies.values()])).not.toMatch(/\d\.\d{5,}/);
   });
 
   it("--sheet NAME reads that sheet; an unknown name lists the sheets", async () => {
@@ -135,7 +136,7 @@ describe("orders import of an .xlsx workbook", () => {
     expect(await e.ledger.exists("fake")).toBe(false);
   });
 
-  it("recognises an .xlsx by its content and a tab-separated file by its tabs, whatever the name", async () => {
+  it("recognises an .xlsx by its content and a CSV or tab-separated file by its text, whatever the name", async () => {
     const e = await setup();
     const { product, value } = openProduct(e.index);
     const workbook = await xlsxFile(join(e.dataDir, "export.csv"), {
@@ -146,7 +147,18 @@ describe("orders import of an .xlsx workbook", () => {
     });
     const tsv = join(e.dataDir, "export.txt");
     await writeFile(tsv, `Email\tProduct Code\tAmount\nb@example.com\t${product.code}\t${value}\n`);
-    for (const file of [workbook, tsv]) {
+    const tabs = join(e.dataDir, "export.tsv");
+    await writeFile(
+      tabs,
+      `email\tproduct_code\tface_value\nc@example.com\t${product.code}\t${value}\n`,
+    );
+    // A CSV export saved under an .xlsx name is read as the CSV it is.
+    const misnamed = join(e.dataDir, "export.xlsx");
+    await writeFile(
+      misnamed,
+      `email,product_code,face_value\nd@example.com,${product.code},${value}\n`,
+    );
+    for (const file of [workbook, tsv, tabs, misnamed]) {
       const run = await giftjobs(e, ["orders", "import", file, "--campaign", "kinds", "--dry-run"]);
       expect(run.stderr).not.toMatch(/unknown|ignored columns/);
       expect(run.code).toBe(0);

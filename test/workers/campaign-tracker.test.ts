@@ -52,8 +52,8 @@ describe("campaign tracker", () => {
     await tracker.tick();
     expect(messages.slice(2)).toEqual(["campaign t: running again"]);
 
-    const keys: string[] = [];
-    for await (const [key] of e.ledger.orders("t")) keys.push(key);
+    const keys: number[] = [];
+    for await (const [number] of e.ledger.orders("t")) keys.push(number);
     for (const key of keys.slice(0, 10))
       await e.ledger.transition("t", key, ["queued"], "completed");
     await tracker.tick();

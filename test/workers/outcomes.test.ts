@@ -1,7 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { OrderRequest } from "../../src/api/order-request.js";
 import { type RunningWorkers, startWorkers } from "../../src/jobs/workers.js";
 import { resumeCampaign } from "../../src/orders/campaign-control.js";
 import { retryCampaign } from "../../src/orders/campaign-retry.js";
@@ -9,6 +8,7 @@ import { campaignStatus } from "../../src/orders/campaign-status.js";
 import { enqueueOrders } from "../../src/orders/enqueue-orders.js";
 import { importCampaign } from "../../src/orders/import-campaign.js";
 import { orderKey } from "../../src/orders/keys.js";
+import { requestFromLedger } from "../../src/orders/order-request.js";
 import { pickSampleProducts, sampleCsv } from "../../src/orders/sample-csv.js";
 import {
   type CampaignEnv,
@@ -64,10 +64,11 @@ describe("order outcomes", () => {
     await importRows(3, { executionMode: "sync" });
     await work();
     await eventually(async () => (await status()).completed === 3, "3 completed");
-    const [key, order] = (await first(env.ledger.orders("c")))!;
+    const [, order] = (await first(env.ledger.orders("c")))!;
+    const key = order.key;
     expect(order).toMatchObject({ status: "completed" });
     expect(order.order_id).toMatch(/^O-/);
-    expect(Object.values(order.item_ids ?? {})[0]).toMatch(/^E-/);
+    expect(order.item_ids?.[0]).toMatch(/^E-/);
     expect(order.payout_urls).toBeUndefined();
     expect((await sandboxOrders(env.sandbox)).find((o) => o.idempotency_key === key)?.id).toBe(
       order.order_id,
@@ -111,7 +112,8 @@ describe("order outcomes", () => {
     await importRows(1, { jobOptions: { ...QUICK_JOBS, attempts: 2 } });
     await work(1);
     await eventually(async () => (await status()).failed_uncertain === 1, "failed_uncertain");
-    const [key, order] = (await first(env.ledger.orders("c")))!;
+    const [, order] = (await first(env.ledger.orders("c")))!;
+    const key = order.key;
     expect(order).toMatchObject({
       status: "failed_uncertain",
       error_type: "internal_server_error",
@@ -183,11 +185,11 @@ describe("order outcomes", () => {
     const keys = (await sandboxOrders(env.sandbox)).map((o) => o.idempotency_key);
     expect(keys).toHaveLength(3);
     let refused = 0;
-    for await (const [key, order] of env.ledger.orders("c")) {
-      if (order.status === "completed") expect(keys).toContain(key);
+    for await (const [, order] of env.ledger.orders("c")) {
+      if (order.status === "completed") expect(keys).toContain(order.key);
       else {
         refused += 1;
-        expect([order.status, keys.includes(key)]).toEqual(["superseded", false]);
+        expect([order.status, keys.includes(order.key)]).toEqual(["superseded", false]);
       }
     }
     expect(refused).toBeGreaterThan(0);
@@ -203,8 +205,8 @@ describe("order outcomes", () => {
     await work();
     await eventually(async () => (await status()).failed_final > 0, "failed_final");
     const failed = [];
-    for await (const [key, order] of env.ledger.orders("c"))
-      if (order.status === "failed_final") failed.push([key, order] as const);
+    for await (const [, order] of env.ledger.orders("c"))
+      if (order.status === "failed_final") failed.push([order.key, order] as const);
     expect(failed[0]![1]).toMatchObject({ error_type: "product_validation_error" });
     const madeBefore = (await sandboxOrders(env.sandbox)).length;
     await control(env.sandbox, "/_sandbox/catalog", {
@@ -232,46 +234,51 @@ describe("order outcomes", () => {
         : (product.denominations as { min: string }).min;
     const identities = ["id-a", "id-b", "id-c"];
     const emails = ["a@example.com", "not an email", "c@example.com"];
-    const request: OrderRequest = {
-      payment_method: { type: "ACCOUNT_BALANCE", currency: product.currency },
-      items: emails.map((email) => ({
-        face_value: Number(face),
-        distribution_method: { type: "EMAIL", email_address: email },
-        products: { type: "SINGLE", value: product.code },
-      })),
-    };
     const key = orderKey("c", 0, identities);
     await env.ledger.register("c", { execution_mode: "async" });
-    await env.ledger.record(
-      "c",
-      identities.map((id, i) => [
-        id,
-        {
-          line: i + 2,
+    await env.ledger.record("c", [
+      {
+        order: {
           key,
+          identities,
           generation: 0,
-          payload_hash: id,
-          email: emails[i]!,
-          product_code: product.code,
-          face_value: face,
+          status: "queued",
           currency: product.currency,
+          metadata: { campaign: "c" },
         },
-      ]),
-      [[key, { identities, generation: 0, status: "queued" }, request]],
+        rows: identities.map((id, i) => [
+          id,
+          {
+            line: i + 2,
+            generation: 0,
+            payload_hash: id,
+            email: emails[i]!,
+            product_code: product.code,
+            face_value: face,
+            currency: product.currency,
+          },
+        ]),
+      },
+    ]);
+    await enqueueOrders(
+      env.queue,
+      [{ campaign: "c", order: 1, executionMode: "async" }],
+      QUICK_JOBS,
     );
-    await enqueueOrders(env.queue, [{ campaign: "c", key, executionMode: "async" }], QUICK_JOBS);
     await work();
     await eventually(async () => (await status()).completed === 2, "the two good rows completed");
     expect(await status()).toMatchObject({ total: 3, completed: 2, failed_final: 1 });
-    expect(await env.ledger.getOrder("c", key)).toMatchObject({
+    expect(await env.ledger.getOrder("c", 1)).toMatchObject({
       identities: ["id-b"],
       status: "failed_final",
       error_type: "validation_error",
     });
     const next = orderKey("c", 1, ["id-a", "id-c"]);
-    expect(await env.ledger.getOrder("c", next)).toMatchObject({
+    expect(await env.ledger.getOrder("c", 2)).toMatchObject({
+      key: next,
       status: "completed",
       generation: 1,
+      replaces: 1,
     });
     const orders = await sandboxOrders(env.sandbox);
     expect(orders.map((o) => o.idempotency_key)).toEqual([next]);
@@ -281,16 +288,18 @@ describe("order outcomes", () => {
   it("idempotency_validation_error: rows failed_uncertain, never retried", async () => {
     env = await campaignEnv({}, "conflict");
     await importRows(1, { jobOptions: { ...QUICK_JOBS, attempts: 5 } });
-    const [key, order] = (await first(env.ledger.orders("c")))!;
+    const [number, order] = (await first(env.ledger.orders("c")))!;
+    const key = order.key;
     // Another body already went out under this key (someone else's script, an edited file).
-    const request = (await env.ledger.getRequest("c", key))!;
+    const rows = await env.ledger.getRows("c", order.identities);
+    const request = requestFromLedger(order, rows);
     await env.client.createOrder(
       { ...request, description: "something else" },
       { idempotencyKey: key, executionMode: "sync" },
     );
     await work(1);
     await eventually(async () => (await status()).failed_uncertain === 1, "failed_uncertain");
-    expect(await env.ledger.getOrder("c", key)).toMatchObject({
+    expect(await env.ledger.getOrder("c", number)).toMatchObject({
       status: "failed_uncertain",
       error_type: "idempotency_validation_error",
     });

@@ -10,10 +10,8 @@ import {
 import { silentLogger } from "../../src/log.js";
 import { Ledger } from "../../src/orders/ledger.js";
 import type { OrderJobData } from "../../src/orders/order-job.js";
-import { orderRequest } from "../helpers/ledger-fixtures.js";
+import { oneRowOrders } from "../helpers/ledger-fixtures.js";
 import { useRedisPrefix } from "../helpers/redis-prefix.js";
-
-const REQUEST = orderRequest("a@example.com", "P");
 
 describe("429 cap", () => {
   const r = useRedisPrefix("cap");
@@ -22,12 +20,12 @@ describe("429 cap", () => {
   function stubJob(rateLimited: number) {
     const data: OrderJobData = {
       campaign: "c",
-      key: "k1",
+      order: 1,
       executionMode: "async",
       rateLimited,
     };
     return {
-      id: "k1",
+      id: "c.1",
       data,
       attemptsMade: 0,
       opts: { attempts: 5 },
@@ -37,25 +35,7 @@ describe("429 cap", () => {
 
   async function run(rateLimited: number) {
     const ledger = new Ledger(r.redis, r.prefix);
-    await ledger.record(
-      "c",
-      [
-        [
-          "a",
-          {
-            line: 2,
-            key: "k1",
-            generation: 0,
-            payload_hash: "p",
-            email: "a@example.com",
-            product_code: "P",
-            face_value: "10",
-            currency: "USD",
-          },
-        ],
-      ],
-      [["k1", { identities: ["a"], generation: 0, status: "queued" }, REQUEST]],
-    );
+    await ledger.record("c", oneRowOrders("c", ["a"]));
     const client = {
       createOrder: async () =>
         Promise.reject(
@@ -71,7 +51,7 @@ describe("429 cap", () => {
       ordersQueue: queue,
       rateLimiter: new RateLimitBackoff(1),
     }).catch((e: Error) => e);
-    return { outcome, job, order: await ledger.getOrder("c", "k1") };
+    return { outcome, job, order: await ledger.getOrder("c", 1) };
   }
 
   it("puts a rate-limited job back without using an attempt, counting the 429", async () => {

@@ -187,6 +187,7 @@ function listText(all: CampaignSummary[]): string {
     "STATE",
     "ROWS",
     "QUEUED",
+    "SCHEDULED",
     "DONE",
     "FAILED",
     "CANCELLED",
@@ -199,6 +200,9 @@ function listText(all: CampaignSummary[]): string {
     s.state,
     number(s.total),
     number(s.queued + s.in_flight + s.submitted),
+    s.scheduled
+      ? `${number(s.scheduled)} from ${s.next_send_at?.slice(0, 16).replace("T", " ")}`
+      : "-",
     number(s.completed),
     number(s.failed_final + s.failed_uncertain),
     number(s.cancelled),

@@ -17,7 +17,7 @@ import {
   scheduleCatalogSync,
   unscheduleCatalogSync,
 } from "../../queue/catalog-scheduler.js";
-import { assertRedisAnswers, connectRedis } from "../../queue/connection.js";
+import { assertRedisAnswers, connectRedis, type RedisConnection } from "../../queue/connection.js";
 import { collect, wholeNumber } from "../option-parsers.js";
 import { action, type CommandContext, createContext, printJson } from "../run-action.js";
 
@@ -179,11 +179,11 @@ async function runDiff(flags: { json?: boolean }): Promise<number> {
 
 async function withRedis<T>(
   ctx: CommandContext,
-  fn: (redis: ReturnType<typeof connectRedis>) => Promise<T>,
+  fn: (redis: RedisConnection) => Promise<T>,
 ): Promise<T> {
-  const redis = connectRedis(ctx.config.redisUrl);
+  const redis = connectRedis(ctx.config);
   try {
-    await assertRedisAnswers(redis, ctx.config.redisUrl);
+    await assertRedisAnswers(redis, ctx.config);
     return await fn(redis);
   } finally {
     redis.disconnect();

@@ -2,6 +2,7 @@ import { stat, writeFile } from "node:fs/promises";
 import { extname, join, resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { loadCurrentIndex } from "../../catalog/current-snapshot.js";
+import type { Config } from "../../config.js";
 import { UserError } from "../../errors/user-error.js";
 import { parseBudget } from "../../orders/budget.js";
 import { writeCampaignReport } from "../../orders/campaign-archive.js";
@@ -26,6 +27,8 @@ import { OrderFileError } from "../../orders/order-file-error.js";
 import { templateCsv, writeTemplateXlsx } from "../../orders/order-template.js";
 import { formatRowError } from "../../orders/row-error.js";
 import { waitForCampaign } from "../../orders/wait-for-campaign.js";
+import type { RedisConnection } from "../../queue/connection.js";
+import { isRedisAway, OutageReporter, redisAddress } from "../../queue/outage-reporter.js";
 import { importConfirm } from "../confirm-import.js";
 import { collect, currencyCode, wholeNumber } from "../option-parsers.js";
 import { progressBar } from "../progress.js";
@@ -192,9 +195,13 @@ async function importFile(file: string, opts: ImportFlags): Promise<number> {
     fileBytes,
   );
   let phase = "validate";
+  // Rows recorded so far, and whether Redis answered at the start (for a Redis lost mid-way).
+  let recorded = 0;
+  let connected = false;
   // Stopped however the import ends, Redis unreachable included: the terminal gets its cursor back.
   try {
     return await withServices(ctx.config, async ({ ledger, client }) => {
+      connected = true;
       try {
         const result = await importCampaign(
           {
@@ -237,11 +244,12 @@ async function importFile(file: string, opts: ImportFlags): Promise<number> {
                 phase = p.phase;
                 bar.setTotal(p.toEnqueue);
               }
+              if (p.phase === "enqueue") recorded = p.enqueued;
               const value = p.phase === "validate" ? Math.min(p.bytes, fileBytes) : p.enqueued;
               bar.update(value, { phase: p.phase, rows: p.rows, enqueued: p.enqueued });
             },
           },
-          { ledger, catalog, client, log: ctx.log },
+          { ledger, catalog, client, log: ctx.log, dataDir: ctx.config.dataDir },
         );
         bar.stop();
         for (const r of result.budgets_replaced ?? [])
@@ -268,9 +276,29 @@ async function importFile(file: string, opts: ImportFlags): Promise<number> {
         return 2;
       }
     });
+  } catch (error) {
+    if (!connected || !isRedisAway(error)) throw error;
+    bar.stop();
+    const line = redisLostLine(ctx.config, recorded);
+    // --json promises one document on every exit: what was recorded, and why it stopped.
+    if (opts.json)
+      printJson({
+        ...refusalJson(opts.campaign, new UserError(line)),
+        enqueued: recorded,
+      });
+    process.stderr.write(`${line}\n`);
+    return 1;
   } finally {
     bar.stop();
   }
+}
+
+/**
+ * Redis went away mid-import: what is recorded stays (each batch is recorded whole), and a
+ * second run of the same import records only what is missing.
+ */
+function redisLostLine(config: Config, recorded: number): string {
+  return `giftjobs: Redis went away during the import (${redisAddress(config)} stopped answering): ${recorded} rows were recorded; run the same import again to record the rest`;
 }
 
 function importJson(r: ImportResult) {
@@ -376,7 +404,7 @@ function registerStatus(orders: Command): void {
       action(
         async (opts: { campaign: string; wait?: boolean; timeout?: number; json?: boolean }) => {
           const ctx = createContext(opts.json);
-          return withServices(ctx.config, async ({ ledger }) => {
+          return withServices(ctx.config, async ({ ledger, redis }) => {
             await requireCampaign(ledger, opts.campaign);
             let status = await campaignStatus(ledger, opts.campaign);
             if (opts.wait) {
@@ -385,6 +413,7 @@ function registerStatus(orders: Command): void {
                 opts.campaign,
                 opts.timeout,
                 ctx.interactive,
+                outageReporterOf(redis, ctx.config),
               );
               status = waited.status;
               if (waited.timedOut) {
@@ -414,6 +443,9 @@ function report(status: CampaignStatus, json?: boolean): void {
   process.stdout.write(
     `campaign ${s.campaign} (${s.state}): ${number(s.total)} rows\n` +
       `  queued ${number(s.queued)}, in flight ${number(s.in_flight)}, submitted ${number(s.submitted)}\n` +
+      (s.scheduled
+        ? `  scheduled ${number(s.scheduled)} of the queued rows, the next at ${s.next_send_at}\n`
+        : "") +
       `  completed ${number(s.completed)}, failed_final ${number(s.failed_final)}, failed_uncertain ${number(s.failed_uncertain)}, cancelled ${number(s.cancelled)}\n` +
       (s.replayed
         ? `  WARNING: ${number(s.replayed)} rows were replayed: the service answered with orders made before this campaign was imported\n`
@@ -428,6 +460,7 @@ async function waitWithBar(
   campaign: string,
   timeoutSeconds: number | undefined,
   interactive: boolean,
+  outage: OutageReporter,
 ): Promise<{ status: CampaignStatus; timedOut: boolean }> {
   const bar = progressBar(
     interactive,
@@ -438,6 +471,7 @@ async function waitWithBar(
   try {
     return await waitForCampaign(ledger, campaign, {
       timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
+      outage,
       onStatus: (status) => {
         const done = doneRows(status);
         first ??= { at: Date.now(), done };
@@ -456,7 +490,13 @@ async function waitWithBar(
     });
   } finally {
     bar.stop();
+    outage.close();
   }
+}
+
+/** Redis away while waiting: one line every few seconds, and the wait goes on. */
+function outageReporterOf(redis: RedisConnection, config: Config): OutageReporter {
+  return new OutageReporter(redisAddress(config)).watch(redis);
 }
 
 function registerReport(orders: Command): void {

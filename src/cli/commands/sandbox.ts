@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { UserError } from "../../errors/user-error.js";
 import { isPlainDecimal } from "../../money.js";
-import { type SandboxOptions, startSandbox } from "../../sandbox/index.js";
+import { faultAmount, type SandboxOptions, startSandbox, webhookKey } from "../../sandbox/index.js";
 import { collect, wholeNumber } from "../option-parsers.js";
 import { action } from "../run-action.js";
 
@@ -17,6 +17,13 @@ interface SandboxFlags {
   failRate?: string;
   dropRate?: string;
   latencyMs?: string;
+  asyncFailRate?: string;
+  webhookUrl?: string;
+  webhookSecret?: string;
+  webhookDuplicates?: string;
+  webhookOutOfOrder?: string;
+  webhookDrop?: string;
+  webhookDelayMs?: string;
 }
 
 function rate(flag: string, value: string): number {
@@ -62,7 +69,51 @@ export function sandboxOptions(flags: SandboxFlags): SandboxOptions {
   if (flags.latencyMs !== undefined) {
     options.latencyMs = wholeNumber("--latency-ms", flags.latencyMs, 0);
   }
-  return options;
+  if (flags.asyncFailRate !== undefined) {
+    options.asyncFailRate = rate("--async-fail-rate", flags.asyncFailRate);
+  }
+  return { ...options, ...webhookOptions(flags) };
+}
+
+/** The --webhook-* flags; a bad one is a UserError naming it. */
+function webhookOptions(flags: SandboxFlags): SandboxOptions {
+  if (flags.webhookUrl === undefined) {
+    if (flags.webhookSecret !== undefined)
+      throw new UserError("--webhook-secret needs --webhook-url");
+    return {};
+  }
+  if (!URL.canParse(flags.webhookUrl) || !/^https?:/.test(flags.webhookUrl)) {
+    throw new UserError(`--webhook-url must be an http(s) URL (got ${flags.webhookUrl})`);
+  }
+  const secret = flags.webhookSecret;
+  if (secret === undefined) throw new UserError("--webhook-secret is required with --webhook-url");
+  try {
+    webhookKey(secret);
+  } catch {
+    // The secret itself is never echoed.
+    throw new UserError("--webhook-secret must be whsec_ followed by a base64 key");
+  }
+  const amount = (flag: string, value: string | undefined) => {
+    if (value === undefined) return 0;
+    try {
+      return faultAmount(flag, value);
+    } catch (error) {
+      throw new UserError((error as Error).message);
+    }
+  };
+  return {
+    webhookUrl: flags.webhookUrl,
+    webhookSecret: secret,
+    webhookFaults: {
+      duplicates: amount("--webhook-duplicates", flags.webhookDuplicates),
+      outOfOrder: amount("--webhook-out-of-order", flags.webhookOutOfOrder),
+      drop: amount("--webhook-drop", flags.webhookDrop),
+      delayMs:
+        flags.webhookDelayMs === undefined
+          ? 0
+          : wholeNumber("--webhook-delay-ms", flags.webhookDelayMs, 0),
+    },
+  };
 }
 
 async function run(flags: SandboxFlags): Promise<number> {
@@ -102,5 +153,12 @@ export function register(program: Command): void {
     .option("--fail-rate <r>", "share of orders answered 500 before anything is done (0..1)")
     .option("--drop-rate <r>", "share of created orders whose connection is cut (0..1)")
     .option("--latency-ms <ms>", "delay of every /v2 request, with ±20% jitter")
+    .option("--async-fail-rate <r>", "share of async orders that end FAILED (0..1)")
+    .option("--webhook-url <url>", "POST order.completion and product.update webhooks here")
+    .option("--webhook-secret <whsec>", "signing secret of the webhooks (whsec_ + base64)")
+    .option("--webhook-duplicates <n>", "webhooks sent twice: a probability below 1, or a count")
+    .option("--webhook-out-of-order <n>", "webhooks held back behind the next one (same forms)")
+    .option("--webhook-drop <n>", "webhooks never sent (same forms)")
+    .option("--webhook-delay-ms <ms>", "delay before each webhook's first attempt")
     .action(action((flags: SandboxFlags) => run(flags)));
 }

@@ -4,6 +4,10 @@ import type { Config } from "../../config.js";
 import { startWorkers, type WorkerQueue } from "../../jobs/workers.js";
 import type { Logger } from "../../log.js";
 import { type RunningMetrics, startMetrics } from "../../metrics/start-metrics.js";
+import { WebhookMetrics } from "../../metrics/webhook-metrics.js";
+import { commandClient, connectRedis } from "../../queue/connection.js";
+import { type RunningReceiver, startWebhookReceiver } from "../../webhooks/webhook-receiver.js";
+import { webhookSecretFrom } from "../../webhooks/webhook-secret.js";
 import { portNumber, positiveWhole } from "../option-parsers.js";
 import { action, createContext } from "../run-action.js";
 import { untilSignal } from "../until-signal.js";
@@ -29,6 +33,19 @@ interface WorkerFlags {
   metricsPort?: number;
   metricsHost: string;
   lockDuration: number;
+  webhooks?: boolean;
+  webhookPort?: number;
+  webhookHost: string;
+  webhookPollDelay: number;
+}
+
+/** Webhooks on: `--webhooks`, `--webhook-port`, or GIFTJOBS_WEBHOOKS=1. */
+function webhooksOn(opts: WorkerFlags): boolean {
+  return (
+    Boolean(opts.webhooks) ||
+    opts.webhookPort !== undefined ||
+    process.env.GIFTJOBS_WEBHOOKS === "1"
+  );
 }
 
 /** Registers `worker`. */
@@ -57,8 +74,26 @@ export function register(program: Command): void {
       positiveWhole,
       30000,
     )
+    .option(
+      "--webhooks",
+      "webhooks deliver order ends (also GIFTJOBS_WEBHOOKS=1): index accepted orders, poll later",
+    )
+    .option(
+      "--webhook-port <port>",
+      "also receive the webhooks here (implies --webhooks; secret in GIFTJOBS_WEBHOOK_SECRET)",
+      portNumber,
+    )
+    .option("--webhook-host <host>", "interface for --webhook-port", "127.0.0.1")
+    .option(
+      "--webhook-poll-delay <ms>",
+      "with webhooks on: first poll of an accepted async order, the safety net",
+      positiveWhole,
+      30000,
+    )
     .action(
       action(async (opts: WorkerFlags) => {
+        // A missing secret is told before anything starts.
+        const secret = opts.webhookPort === undefined ? undefined : webhookSecretFrom();
         const ctx = createContext();
         const metrics = await metricsIfAsked(opts, ctx.config, ctx.log);
         const running = await startWorkers({
@@ -69,6 +104,7 @@ export function register(program: Command): void {
           storePayoutUrls: opts.storePayoutUrls,
           lockDurationMs: opts.lockDuration,
           hooks: metrics?.hooks,
+          webhooks: webhooksOn(opts) ? { firstPollDelayMs: opts.webhookPollDelay } : undefined,
         }).catch(async (error) => {
           // An open metrics server would keep the process alive after the failure.
           await metrics?.close();
@@ -78,14 +114,62 @@ export function register(program: Command): void {
           { queues: opts.queues, concurrency: opts.concurrency },
           "worker started; SIGINT or SIGTERM to stop",
         );
+        const receiver = secret
+          ? await receiveWebhooks(opts, secret, ctx, metrics).catch(async (error) => {
+              await running.close();
+              await metrics?.close();
+              throw error;
+            })
+          : undefined;
         await untilSignal();
         ctx.log.info("stopping: no new jobs; finishing the active ones");
+        await receiver?.close();
         await running.close();
         await metrics?.close();
         ctx.log.info("worker stopped");
+        exitSoonAfterStop();
         return 0;
       }),
     );
+}
+
+/** `--webhook-port`: the receiver in this process, its metrics beside the worker's. */
+async function receiveWebhooks(
+  opts: WorkerFlags,
+  secret: string,
+  ctx: { config: Config; log: Logger },
+  metrics: RunningMetrics | undefined,
+): Promise<RunningReceiver> {
+  const redis = connectRedis(ctx.config);
+  // The worker's own connection reports a Redis outage (OutageReporter); the receiver answers
+  // 5xx meanwhile and the service sends again, so this connection's errors add nothing.
+  redis.on("error", () => {});
+  const webhookMetrics = metrics ? new WebhookMetrics(metrics.metrics.registry) : undefined;
+  try {
+    const receiver = await startWebhookReceiver({
+      redis: commandClient(redis),
+      prefix: ctx.config.prefix,
+      dataDir: ctx.config.dataDir,
+      secret,
+      log: ctx.log,
+      port: opts.webhookPort ?? 0,
+      host: opts.webhookHost,
+      storePayoutUrls: opts.storePayoutUrls,
+      onMessage: webhookMetrics?.onMessage,
+      onOrderEnded: metrics?.hooks.onOrderEnded,
+    });
+    ctx.log.info({ url: receiver.url }, "receiving webhooks");
+    return {
+      ...receiver,
+      close: async () => {
+        await receiver.close();
+        await redis.quit().catch(() => redis.disconnect());
+      },
+    };
+  } catch (error) {
+    redis.disconnect();
+    throw error;
+  }
 }
 
 async function metricsIfAsked(
@@ -102,4 +186,13 @@ async function metricsIfAsked(
   });
   log.info({ url: metrics.url }, "serving metrics");
   return metrics;
+}
+
+/**
+ * Everything is closed; the process ends by itself when nothing is left. A BullMQ worker whose
+ * close was cut short (see closeBullWorkers) can leave its timers behind, which would keep a
+ * stopped worker running: after 2 s it ends anyway (the timer itself keeps nothing alive).
+ */
+function exitSoonAfterStop(): void {
+  setTimeout(() => process.exit(), 2000).unref();
 }

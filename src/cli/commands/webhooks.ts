@@ -1,0 +1,80 @@
+import type { Command } from "commander";
+import { Registry } from "prom-client";
+import { startMetricsServer } from "../../metrics/metrics-server.js";
+import { WebhookMetrics } from "../../metrics/webhook-metrics.js";
+import { commandClient, connectRedis } from "../../queue/connection.js";
+import { OutageReporter, redisAddress } from "../../queue/outage-reporter.js";
+import { startWebhookReceiver } from "../../webhooks/webhook-receiver.js";
+import { webhookSecretFrom } from "../../webhooks/webhook-secret.js";
+import { portNumber } from "../option-parsers.js";
+import { action, createContext } from "../run-action.js";
+import { untilSignal } from "../until-signal.js";
+
+interface WebhooksFlags {
+  port: number;
+  host: string;
+  metricsPort?: number;
+  metricsHost: string;
+  storePayoutUrls?: boolean;
+}
+
+/** Registers `webhooks`: the receiver of the service's webhooks (src/webhooks). */
+export function register(program: Command): void {
+  program
+    .command("webhooks")
+    .description(
+      "Receive the service's webhooks (order.completion, product.update) until SIGINT/SIGTERM; the secret comes from GIFTJOBS_WEBHOOK_SECRET.",
+    )
+    .requiredOption("--port <port>", "port to listen on (0: a free one)", portNumber)
+    .option("--host <host>", "interface to listen on (behind a TLS proxy: 127.0.0.1)", "127.0.0.1")
+    .option(
+      "--metrics-port <port>",
+      "serve Prometheus metrics at /metrics on this port",
+      portNumber,
+    )
+    .option("--metrics-host <host>", "interface for --metrics-port", "127.0.0.1")
+    .option("--store-payout-urls", "keep redemption links in the ledger (as worker does)")
+    .action(
+      action(async (opts: WebhooksFlags) => {
+        const secret = webhookSecretFrom();
+        const ctx = createContext();
+        const registry = new Registry();
+        const metrics = new WebhookMetrics(registry);
+        const redis = connectRedis(ctx.config);
+        // While Redis is away the receiver answers 5xx (the service sends again); this says so
+        // in one line every few seconds instead of an error per reconnect.
+        const outage = new OutageReporter(redisAddress(ctx.config)).watch(redis);
+        const receiver = await startWebhookReceiver({
+          redis: commandClient(redis),
+          prefix: ctx.config.prefix,
+          dataDir: ctx.config.dataDir,
+          secret,
+          log: ctx.log,
+          port: opts.port,
+          host: opts.host,
+          storePayoutUrls: opts.storePayoutUrls,
+          onMessage: metrics.onMessage,
+        }).catch(async (error) => {
+          redis.disconnect();
+          throw error;
+        });
+        const server =
+          opts.metricsPort === undefined
+            ? undefined
+            : await startMetricsServer({
+                registry,
+                port: opts.metricsPort,
+                host: opts.metricsHost,
+                log: ctx.log,
+              });
+        ctx.log.info({ url: receiver.url, metrics: server?.url }, "receiving webhooks");
+        process.stdout.write(`webhooks receiver listening on ${receiver.url}\n`);
+        await untilSignal();
+        await receiver.close();
+        await server?.close();
+        outage.close();
+        await redis.quit().catch(() => redis.disconnect());
+        return 0;
+      }),
+    );
+}

@@ -1,0 +1,44 @@
+import { ApiClient } from "../api/client.js";
+import type { Config } from "../config.js";
+import { registerSecret } from "../log.js";
+import type { DoctorCheck } from "./doctor-check.js";
+import { redisChecks } from "./redis-checks.js";
+import { inspectRedis } from "./redis-nodes.js";
+import { serviceCheck } from "./service-check.js";
+import { snapshotCheck } from "./snapshot-check.js";
+
+export interface DoctorOptions {
+  config: Config;
+  /** A snapshot older than this fails. @defaultValue 26 (a nightly sync and some slack) */
+  maxSnapshotAgeHours?: number;
+  /** The service's answer is awaited this long. @defaultValue 5000 */
+  serviceTimeoutMs?: number;
+}
+
+export interface DoctorReport {
+  ok: boolean;
+  checks: DoctorCheck[];
+}
+
+/**
+ * Checks what production needs (README, "Running in production"): Redis reachable (every node
+ * of a cluster), maxmemory-policy noeviction, appendonly on, memory headroom, the service's URL
+ * and key, the current snapshot's age. Every check runs; none throws.
+ */
+export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
+  const { config } = options;
+  registerSecret(config.apiKey);
+  const client = new ApiClient({
+    baseUrl: config.apiUrl,
+    apiKey: config.apiKey,
+    apiVersion: config.apiVersion,
+    timeoutMs: options.serviceTimeoutMs ?? 5000,
+  });
+  const [redis, service, catalog] = await Promise.all([
+    inspectRedis(config, config.prefix).then(redisChecks),
+    serviceCheck(client, config.apiUrl),
+    snapshotCheck(config.dataDir, options.maxSnapshotAgeHours ?? 26),
+  ]);
+  const checks = [...redis, service, catalog];
+  return { ok: checks.every((c) => c.ok), checks };
+}

@@ -1,0 +1,195 @@
+import { hash } from "node:crypto";
+import { open } from "node:fs/promises";
+import { DamagedFileError, parseFileJson } from "../catalog/damaged-file-error.js";
+import { readNumberedLineBatches } from "../catalog/line-reader.js";
+import { DigestTable } from "./digest-table.js";
+import { orderKey } from "./keys.js";
+import type { JournalLine } from "./order-journal.js";
+import { MAX_ITEMS_PER_ORDER } from "./packing.js";
+
+/** Lines to make room for at first; the arrays double as needed. */
+const INITIAL_LINES = 1 << 10;
+
+/** What pass 1 found of the journal's orders among this import's rows. */
+export interface JournalVerdict {
+  /** New rows of journal orders all of whose rows are new in this import: packed as recorded. */
+  reproduced: number;
+  /** Journal orders rebuilt, and the most rows one of them has. */
+  orders: number;
+  largest: number;
+  /**
+   * New rows of journal orders some of whose rows the ledger knows (the order was recorded, or
+   * left out for another import's): nothing was sent for these under that order's key; they are
+   * packed anew.
+   */
+  repacked: number;
+  /** New rows of journal orders some of whose rows are not in this import at all. */
+  incomplete: { rows: number; orders: number; missing: number };
+}
+
+/**
+ * The journal of a campaign, read for an import (docs/architecture.md, "Lost ledger"): which
+ * recorded order each identity belongs to (the first line that names it: later lines of an
+ * identity come from a changed row released after a final failure, which the first order's key
+ * still answers for), each order's size and generation; and, as pass 1 classifies the rows, how
+ * many of each order's rows are new to the ledger and how many it knows.
+ *
+ * Memory stays off the JS heap: identity digests in a DigestTable (about 40 bytes a row), a few
+ * bytes a line in typed arrays. The lines themselves are not kept; an order's identities are
+ * the new rows that name it, gathered again in pass 2.
+ */
+export class JournalIndex {
+  private readonly table = new DigestTable();
+  private sizes = new Uint8Array(INITIAL_LINES);
+  private generations = new Uint32Array(INITIAL_LINES);
+  /** Rows of each line this import found new to the ledger, and known to it. */
+  private fresh = new Uint8Array(INITIAL_LINES);
+  private known = new Uint8Array(INITIAL_LINES);
+  private count = 0;
+
+  private constructor(readonly path: string) {}
+
+  /** How many orders the journal holds. */
+  get lines(): number {
+    return this.count;
+  }
+
+  /** An empty index when there is no journal yet. */
+  static async load(path: string, campaign: string): Promise<JournalIndex> {
+    const index = new JournalIndex(path);
+    const terminated = await endsWithNewline(path);
+    if (terminated === undefined) return index;
+    let held: { text: string; number: number } | undefined;
+    for await (const { lines, first } of readNumberedLineBatches(path)) {
+      for (const [offset, text] of lines.entries()) {
+        // One line behind: the last one is dropped when the file does not end with a newline.
+        if (held) index.addLine(held.text, held.number, campaign);
+        held = { text, number: first + offset };
+      }
+    }
+    if (held && terminated) index.addLine(held.text, held.number, campaign);
+    return index;
+  }
+
+  /** The journal order (line index) an identity belongs to, if any. */
+  lineOf(identity: string): number | undefined {
+    return this.table.get(digestOf(identity));
+  }
+
+  /** Counts a row of this import against its journal order; returns that order, if any. */
+  note(identity: string, newToLedger: boolean): number | undefined {
+    const line = this.lineOf(identity);
+    if (line === undefined) return undefined;
+    const counts = newToLedger ? this.fresh : this.known;
+    counts[line] = counts[line]! + 1;
+    return line;
+  }
+
+  /** Whether a journal order is rebuilt as recorded: every row of it new in this import. */
+  reproduces(line: number): boolean {
+    return this.known[line] === 0 && this.fresh[line] === this.sizes[line];
+  }
+
+  size(line: number): number {
+    return this.sizes[line]!;
+  }
+
+  generation(line: number): number {
+    return this.generations[line]!;
+  }
+
+  /** What pass 1 found (see JournalVerdict); call once every row is noted. */
+  verdict(): JournalVerdict {
+    const verdict: JournalVerdict = {
+      reproduced: 0,
+      orders: 0,
+      largest: 0,
+      repacked: 0,
+      incomplete: { rows: 0, orders: 0, missing: 0 },
+    };
+    for (let line = 0; line < this.count; line++) {
+      const fresh = this.fresh[line]!;
+      if (fresh === 0) continue;
+      if (this.known[line]! > 0) verdict.repacked += fresh;
+      else if (fresh < this.sizes[line]!) {
+        verdict.incomplete.rows += fresh;
+        verdict.incomplete.orders += 1;
+        verdict.incomplete.missing += this.sizes[line]! - fresh;
+      } else {
+        verdict.reproduced += fresh;
+        verdict.orders += 1;
+        verdict.largest = Math.max(verdict.largest, fresh);
+      }
+    }
+    return verdict;
+  }
+
+  private addLine(text: string, number: number, campaign: string): void {
+    const line = parseFileJson<JournalLine>(text, this.path, number);
+    const { g, k, i } = line;
+    const shaped =
+      Number.isInteger(g) &&
+      g >= 0 &&
+      g < 0xffffffff &&
+      typeof k === "string" &&
+      Array.isArray(i) &&
+      i.length > 0 &&
+      i.length <= MAX_ITEMS_PER_ORDER &&
+      i.every((id) => typeof id === "string");
+    if (!shaped) throw new DamagedFileError(this.path, number, "not an order as written");
+    if (orderKey(campaign, g, i) !== k)
+      throw new DamagedFileError(
+        this.path,
+        number,
+        `its key is not the key of its rows in campaign ${campaign} (the journal of another campaign?)`,
+      );
+    const at = this.count;
+    this.makeRoom(at + 1);
+    this.sizes[at] = i.length;
+    this.generations[at] = g;
+    this.count += 1;
+    for (const identity of i) {
+      const digest = digestOf(identity);
+      // The first order that names a row keeps it (see the class comment).
+      if (this.table.get(digest) === undefined) this.table.set(digest, at);
+    }
+  }
+
+  private makeRoom(lines: number): void {
+    if (lines <= this.sizes.length) return;
+    const grown = this.sizes.length * 2;
+    this.sizes = grow(this.sizes, new Uint8Array(grown));
+    this.generations = grow(this.generations, new Uint32Array(grown));
+    this.fresh = grow(this.fresh, new Uint8Array(grown));
+    this.known = grow(this.known, new Uint8Array(grown));
+  }
+}
+
+function grow<T extends Uint8Array | Uint32Array>(from: T, to: T): T {
+  to.set(from);
+  return to;
+}
+
+function digestOf(identity: string): Buffer {
+  return hash("sha256", identity, "buffer");
+}
+
+/** Whether the file ends with a newline; undefined when there is no file (or it is empty). */
+async function endsWithNewline(path: string): Promise<boolean | undefined> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, "r");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+  try {
+    const { size } = await handle.stat();
+    if (size === 0) return undefined;
+    const last = Buffer.alloc(1);
+    await handle.read(last, 0, 1, size - 1);
+    return last[0] === 0x0a;
+  } finally {
+    await handle.close();
+  }
+}

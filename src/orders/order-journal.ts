@@ -1,0 +1,103 @@
+import { type FileHandle, mkdir, open } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fsyncPath } from "../catalog/durable-files.js";
+
+/**
+ * `$GIFTJOBS_DATA_DIR/campaigns/NAME/orders.ndjson`: the campaign's order journal
+ * (docs/architecture.md, "Lost ledger"). It sits beside the campaign's `archive/` folder, which
+ * an archive writes and a restore reads; neither touches the journal.
+ */
+export function journalPath(dataDir: string, campaign: string): string {
+  return join(dataDir, "campaigns", campaign, "orders.ndjson");
+}
+
+/**
+ * One line of the journal: an order as an import recorded it, by what makes its key. Identities
+ * are hashes (no e-mail, no reference in clear); `k` is orderKey(campaign, g, i), kept so a
+ * reader can tell a line of another campaign or a damaged one.
+ */
+export interface JournalLine {
+  /** The generation at import. */
+  g: number;
+  /** The X-Idempotency-Key. */
+  k: string;
+  /** The rows' identities, sorted (the body's item order). */
+  i: string[];
+}
+
+/** Bytes read back at a time when looking for the end of the last whole line. */
+const TAIL_CHUNK = 64 << 10;
+
+/**
+ * Appends an import's orders to the campaign's journal, each batch flushed to disk before the
+ * RECORD script writes it to Redis: an order the ledger holds is always in the journal. The file
+ * is opened (and its folders made and flushed) at the first append, so an import that records
+ * nothing, and a dry run, write nothing.
+ */
+export class OrderJournalWriter {
+  private handle: FileHandle | undefined;
+
+  constructor(readonly path: string) {}
+
+  /** Appends the lines in one write (O_APPEND: whole lines, after any other writer's) and flushes. */
+  async append(lines: readonly JournalLine[]): Promise<void> {
+    if (lines.length === 0) return;
+    let text = "";
+    for (const { g, k, i } of lines) text += `${JSON.stringify({ g, k, i })}\n`;
+    const handle = this.handle ?? (await this.open());
+    const bytes = Buffer.from(text, "utf8");
+    const { bytesWritten } = await handle.write(bytes, 0, bytes.length);
+    // A short write (a full disk) leaves a torn line: it is cut at the next open, and RECORD
+    // never runs for it, since this throws first.
+    if (bytesWritten !== bytes.length)
+      throw new Error(`${this.path}: only ${bytesWritten} of ${bytes.length} bytes written`);
+    await handle.datasync();
+  }
+
+  async close(): Promise<void> {
+    await this.handle?.close();
+    this.handle = undefined;
+  }
+
+  private async open(): Promise<FileHandle> {
+    const dir = dirname(this.path);
+    await mkdir(dir, { recursive: true });
+    const handle = await open(this.path, "a+", 0o600);
+    try {
+      await cutTornTail(handle);
+      // The new file's entry, and the folders mkdir may have made, must survive a power cut too.
+      await fsyncPath(dir);
+      await fsyncPath(dirname(dir));
+      await fsyncPath(dirname(dirname(dir)));
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+    this.handle = handle;
+    return handle;
+  }
+}
+
+/**
+ * A journal whose last line has no newline was cut by a crash during its write, before the
+ * flush that comes before RECORD returned: that batch was never recorded, so the torn line
+ * goes, and the next lines start on a line of their own.
+ */
+async function cutTornTail(handle: FileHandle): Promise<void> {
+  const { size } = await handle.stat();
+  let end = size;
+  while (end > 0) {
+    const start = Math.max(0, end - TAIL_CHUNK);
+    const chunk = Buffer.alloc(end - start);
+    await handle.read(chunk, 0, chunk.length, start);
+    const newline = chunk.lastIndexOf(0x0a);
+    if (newline !== -1) {
+      end = start + newline + 1;
+      break;
+    }
+    end = start;
+  }
+  if (end === size) return;
+  await handle.truncate(end);
+  await handle.sync();
+}

@@ -1,0 +1,128 @@
+import { OrderSchema } from "../api/schemas.js";
+import { recordProductState } from "../catalog/index-overrides.js";
+import type { Logger } from "../log.js";
+import type { Ledger } from "../orders/ledger.js";
+import type { OrderIndex } from "./order-index.js";
+import { applyRemoteOrderEnd } from "./remote-order-state.js";
+import type { WebhookMessageType, WebhookResult } from "./webhook-result.js";
+
+/** What applying a verified message needs. */
+export interface ApplyMessageDeps {
+  ledger: Ledger;
+  orderIndex: OrderIndex;
+  dataDir: string;
+  log: Logger;
+  storePayoutUrls?: boolean;
+  onOrderEnded?: (outcome: "completed" | "failed_final") => void;
+}
+
+export interface Applied {
+  type: WebhookMessageType;
+  result: WebhookResult;
+}
+
+/** A signed body's type, by its shape (the service sends no type header or envelope). */
+export function messageType(body: unknown): WebhookMessageType {
+  if (!body || typeof body !== "object") return "unknown";
+  const b = body as Record<string, unknown>;
+  if (typeof b.product_code === "string" && typeof b.new_state === "string")
+    return "product.update";
+  if (typeof b.id === "string" && typeof b.status === "string") return "order.completion";
+  return "unknown";
+}
+
+/** Applies a verified, parsed message. Throws on Redis or disk trouble (the caller answers 500). */
+export async function applyMessage(deps: ApplyMessageDeps, body: unknown): Promise<Applied> {
+  const type = messageType(body);
+  if (type === "order.completion") return { type, result: await orderCompletion(deps, body) };
+  if (type === "product.update") return { type, result: await productUpdate(deps, body) };
+  return { type, result: "bad_request" };
+}
+
+async function orderCompletion(deps: ApplyMessageDeps, body: unknown): Promise<WebhookResult> {
+  const { id, status } = body as { id: string; status: string };
+  if (status === "PROCESSING") return "bad_request";
+  let end: Parameters<typeof applyRemoteOrderEnd>[2];
+  if (status === "COMPLETED") {
+    const parsed = OrderSchema.safeParse(body);
+    if (!parsed.success) return "bad_request";
+    end = { status: "COMPLETED", order: parsed.data };
+  } else end = { status, id };
+  const target = await deps.orderIndex.find(id);
+  if (!target) return unknownOrder(end);
+  const order = await deps.ledger.getOrder(target.campaign, target.number);
+  if (!order || order.status === "superseded") {
+    await deps.orderIndex.forget(id);
+    return "unknown_order";
+  }
+  // Indexed just before the worker records `submitted`: the message beat it. Asked again later.
+  if (order.status === "in_flight" || order.status === "queued") return "not_yet";
+  if (order.status !== "submitted") {
+    await deps.orderIndex.forget(id);
+    return "already_ended";
+  }
+  const log = deps.log.child({ campaign: target.campaign, order: target.number, order_id: id });
+  const moved = await applyRemoteOrderEnd(
+    {
+      ledger: deps.ledger,
+      log,
+      storePayoutUrls: deps.storePayoutUrls,
+      campaignCreatedAt: (campaign) => createdAtOf(deps, campaign),
+      onOrderEnded: deps.onOrderEnded,
+      orderIndex: deps.orderIndex,
+    },
+    { ...target, orderId: id, identities: order.identities },
+    end,
+  );
+  return moved ? "applied" : "already_ended";
+}
+
+// When each campaign was first imported: it never changes, so it is read once per campaign.
+const createdAt = new WeakMap<Ledger, Map<string, string | undefined>>();
+
+async function createdAtOf(deps: ApplyMessageDeps, campaign: string): Promise<string | undefined> {
+  let known = createdAt.get(deps.ledger);
+  if (!known) {
+    known = new Map();
+    createdAt.set(deps.ledger, known);
+  }
+  if (!known.has(campaign)) known.set(campaign, (await deps.ledger.meta(campaign)).created_at);
+  return known.get(campaign);
+}
+
+/** How long after its creation an unknown COMPLETED order may still be one being accepted. */
+const ACCEPT_WINDOW_MS = 120_000;
+
+/**
+ * An order id nobody indexed: not ours, made while webhooks were off, or ours a moment before
+ * the worker indexed it (the service can be that fast). A COMPLETED order made in the last two
+ * minutes is asked again (409: the service retries) for that last case; anything else is 2xx,
+ * and a poll is the net.
+ */
+function unknownOrder(end: Parameters<typeof applyRemoteOrderEnd>[2]): WebhookResult {
+  const made = end.order?.created_at ? Date.parse(end.order.created_at) : Number.NaN;
+  return Date.now() - made < ACCEPT_WINDOW_MS ? "not_yet" : "unknown_order";
+}
+
+async function productUpdate(deps: ApplyMessageDeps, body: unknown): Promise<WebhookResult> {
+  const update = body as Record<string, unknown>;
+  const { product_code, old_state, new_state, timestamp } = update;
+  if (
+    typeof old_state !== "string" ||
+    typeof timestamp !== "string" ||
+    !Number.isFinite(Date.parse(timestamp))
+  ) {
+    return "bad_request";
+  }
+  const result = await recordProductState(deps.dataDir, {
+    product_code: product_code as string,
+    old_state,
+    new_state: new_state as string,
+    timestamp,
+  });
+  deps.log.info(
+    { product_code, old_state, new_state, result },
+    "product state pushed by the service",
+  );
+  return result === "applied" ? "applied" : result;
+}

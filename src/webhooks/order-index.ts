@@ -1,0 +1,46 @@
+import type { Redis } from "ioredis";
+import { redisKey } from "../queue/names.js";
+
+/** Where an order id's campaign order is: its follow-set member's two parts. */
+export interface IndexedOrder {
+  campaign: string;
+  /** The order's number in its campaign. */
+  number: number;
+}
+
+/**
+ * The service's order id -> the campaign order that made it (`<prefix>:order-ids`, a hash whose
+ * value is the follow-set member `"<campaign> <order number>"`). A FAILED `order.completion` carries
+ * only the order id, so the receiver needs this to find the ledger's order. Written when an
+ * async order is accepted (with webhooks on), removed when the order ends (docs/architecture.md,
+ * "Webhooks").
+ */
+export class OrderIndex {
+  private readonly hash: string;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+  ) {
+    this.hash = redisKey(prefix, "order-ids");
+  }
+
+  async remember(orderId: string, campaign: string, number: number): Promise<void> {
+    await this.redis.hset(this.hash, orderId, `${campaign} ${number}`);
+  }
+
+  async find(orderId: string): Promise<IndexedOrder | undefined> {
+    const member = await this.redis.hget(this.hash, orderId);
+    if (!member) return undefined;
+    const space = member.indexOf(" ");
+    return { campaign: member.slice(0, space), number: Number(member.slice(space + 1)) };
+  }
+
+  async forget(orderId: string): Promise<void> {
+    await this.redis.hdel(this.hash, orderId);
+  }
+
+  async size(): Promise<number> {
+    return this.redis.hlen(this.hash);
+  }
+}

@@ -1,0 +1,194 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Redis } from "ioredis";
+import { Webhook } from "standardwebhooks";
+import type { Logger } from "../log.js";
+import { Ledger } from "../orders/ledger.js";
+import { redisKey } from "../queue/names.js";
+import { isRedisAway } from "../queue/outage-reporter.js";
+import { type ApplyMessageDeps, applyMessage, messageType } from "./apply-message.js";
+import { OrderIndex } from "./order-index.js";
+import type { WebhookMessageType, WebhookResult } from "./webhook-result.js";
+
+/** Options of `startWebhookReceiver`. */
+export interface WebhookReceiverOptions {
+  redis: Redis;
+  prefix: string;
+  /** Where the catalog snapshots are (product.update marks the current one's index). */
+  dataDir: string;
+  /** `whsec_...` (see webhookSecretFrom). */
+  secret: string;
+  log: Logger;
+  /** 0 picks a free port. */
+  port: number;
+  /** @defaultValue `127.0.0.1` */
+  host?: string;
+  storePayoutUrls?: boolean;
+  /** How long an applied webhook-id is remembered. @defaultValue 259200 (3 days) */
+  dedupeSeconds?: number;
+  /** Told of each request: its message type and what was done (metrics). */
+  onMessage?: (type: WebhookMessageType, result: WebhookResult) => void;
+  /** Told when a message moved an order to its end (metrics: giftjobs_orders_total). */
+  onOrderEnded?: (outcome: "completed" | "failed_final") => void;
+}
+
+export interface RunningReceiver {
+  /** `http://host:port/webhooks` */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const MAX_BODY = 1 << 20;
+
+const STATUS: Record<WebhookResult, number> = {
+  applied: 200,
+  duplicate: 200,
+  unknown_order: 200,
+  already_ended: 200,
+  stale: 200,
+  no_snapshot: 200,
+  not_yet: 409,
+  unauthorized: 401,
+  bad_request: 400,
+  error: 500,
+};
+
+class BodyTooLarge extends Error {}
+
+function readRaw(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY) {
+        reject(new BodyTooLarge());
+        req.destroy();
+      } else chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+function headerOf(req: IncomingMessage, name: string): string {
+  const value = req.headers[name];
+  return Array.isArray(value) ? (value[0] ?? "") : (value ?? "");
+}
+
+/**
+ * The receiver of the service's webhooks (docs/architecture.md, "Webhooks"). Each POST is
+ * verified on its raw bytes (signature and timestamp, Standard Webhooks) before anything is
+ * parsed; a bad one is 401 and changes nothing. A webhook-id is claimed (SET NX with a TTL)
+ * before applying and released when the message could not be applied, so the service's retry
+ * is applied then; a 2xx is answered only once the ledger (or the index overrides) holds the
+ * change.
+ */
+export async function startWebhookReceiver(
+  options: WebhookReceiverOptions,
+): Promise<RunningReceiver> {
+  const verifier = new Webhook(options.secret);
+  const deps: ApplyMessageDeps = {
+    ledger: new Ledger(options.redis, options.prefix),
+    orderIndex: new OrderIndex(options.redis, options.prefix),
+    dataDir: options.dataDir,
+    log: options.log,
+    storePayoutUrls: options.storePayoutUrls,
+    onOrderEnded: options.onOrderEnded,
+  };
+  const ttl = options.dedupeSeconds ?? 259_200;
+  const seenKey = (id: string) => redisKey(options.prefix, "webhook-id", id);
+
+  async function handle(
+    req: IncomingMessage,
+  ): Promise<{ type: WebhookMessageType; result: WebhookResult }> {
+    const raw = await readRaw(req);
+    const headers = {
+      "webhook-id": headerOf(req, "webhook-id"),
+      "webhook-timestamp": headerOf(req, "webhook-timestamp"),
+      "webhook-signature": headerOf(req, "webhook-signature"),
+    };
+    try {
+      // Verified on the bytes received, before anything reads them.
+      verifier.verify(raw, headers, { jsonParse: false });
+    } catch {
+      return { type: "unknown", result: "unauthorized" };
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.toString("utf8"));
+    } catch {
+      return { type: "unknown", result: "bad_request" };
+    }
+    const id = headers["webhook-id"];
+    if (!/^[\w.:-]{1,200}$/.test(id)) return { type: "unknown", result: "bad_request" };
+    const claimed = await options.redis.set(seenKey(id), String(Date.now()), "EX", ttl, "NX");
+    if (claimed === null) {
+      return { type: messageType(body), result: "duplicate" };
+    }
+    let applied: Awaited<ReturnType<typeof applyMessage>>;
+    try {
+      applied = await applyMessage(deps, body);
+    } catch (error) {
+      await options.redis.del(seenKey(id)).catch(() => undefined);
+      throw error;
+    }
+    // Not applied and to be sent again: the id must not look applied when it comes back.
+    if (STATUS[applied.result] >= 300) await options.redis.del(seenKey(id));
+    return applied;
+  }
+
+  async function respond(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? "/", "http://receiver").pathname;
+    if (req.method === "GET" && path === "/healthz") {
+      res.writeHead(200, { "content-type": "text/plain" }).end("ok\n");
+      return;
+    }
+    if (req.method !== "POST" || (path !== "/webhooks" && path !== "/")) {
+      res.writeHead(404).end();
+      return;
+    }
+    let outcome: { type: WebhookMessageType; result: WebhookResult };
+    try {
+      outcome = await handle(req);
+    } catch (error) {
+      if (error instanceof BodyTooLarge) {
+        res.writeHead(413).end();
+        return;
+      }
+      // Redis away: the outage has its own line (OutageReporter); the service sends again.
+      if (!isRedisAway(error))
+        options.log.error(
+          { err: error },
+          "could not apply a webhook; the service will send it again",
+        );
+      outcome = { type: "unknown", result: "error" };
+    }
+    options.onMessage?.(outcome.type, outcome.result);
+    const status = STATUS[outcome.result];
+    res.writeHead(status, { "content-type": "application/json" });
+    res.end(`${JSON.stringify({ result: outcome.result })}\n`);
+  }
+
+  const server: Server = createServer((req, res) => void respond(req, res));
+  const host = options.host ?? "127.0.0.1";
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shown = host.includes(":") ? `[${host}]` : host;
+  return {
+    url: `http://${shown}:${port}/webhooks`,
+    port,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeIdleConnections();
+      }),
+  };
+}

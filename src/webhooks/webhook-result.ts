@@ -1,0 +1,44 @@
+/** The message types the service sends, and `unknown` for a signed body of another shape. */
+export type WebhookMessageType = "order.completion" | "product.update" | "unknown";
+
+/** What the receiver did with one request (the metric's `result` label). */
+export type WebhookResult =
+  /** The ledger (or the catalog index) holds the change now. */
+  | "applied"
+  /** A webhook-id already applied: nothing done. */
+  | "duplicate"
+  /** No campaign order has this order id (webhooks were off when it was sent, or not ours). */
+  | "unknown_order"
+  /** The order had ended already (a poll was first): nothing changed. */
+  | "already_ended"
+  /** The order is not `submitted` yet (the webhook beat the worker): 409, sent again later. */
+  | "not_yet"
+  /** An older product.update than one recorded (out of order): ignored. */
+  | "stale"
+  /** No catalog snapshot to mark: ignored. */
+  | "no_snapshot"
+  /** Bad, missing or stale signature: 401, nothing changed. */
+  | "unauthorized"
+  /** Signed, but not a message we can read: 400. */
+  | "bad_request"
+  /** Could not be recorded (Redis, disk): 500, the service sends it again. */
+  | "error";
+
+export const WEBHOOK_RESULTS: readonly WebhookResult[] = [
+  "applied",
+  "duplicate",
+  "unknown_order",
+  "already_ended",
+  "not_yet",
+  "stale",
+  "no_snapshot",
+  "unauthorized",
+  "bad_request",
+  "error",
+];
+
+export const WEBHOOK_TYPES: readonly WebhookMessageType[] = [
+  "order.completion",
+  "product.update",
+  "unknown",
+];

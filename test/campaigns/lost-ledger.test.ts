@@ -1,0 +1,236 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type RunningWorkers, startWorkers } from "../../src/jobs/workers.js";
+import { archiveCampaign, restoreCampaign } from "../../src/orders/campaign-archive.js";
+import { writeReport } from "../../src/orders/campaign-report.js";
+import { campaignStatus } from "../../src/orders/campaign-status.js";
+import { ImportRefused, importCampaign } from "../../src/orders/import-campaign.js";
+import { journalPath } from "../../src/orders/order-journal.js";
+import {
+  type CampaignEnv,
+  campaignEnv,
+  depsOf,
+  FAST_TIMINGS,
+  quietLog,
+} from "../helpers/campaign-env.js";
+import { csvFile, shuffleLines, validCsv } from "../helpers/csv.js";
+import { cleanPrefix } from "../helpers/redis.js";
+import { sandboxOrders } from "../helpers/sandbox.js";
+import { eventually } from "../helpers/wait-for.js";
+
+const ROWS = 1000;
+const PER_ORDER = 50;
+const CAMPAIGN = "lost";
+
+/**
+ * docs/architecture.md, "Lost ledger": a campaign built over two imports with packing, its
+ * Redis keys lost at some point, the whole file imported again: every row is paid once.
+ */
+describe("a lost ledger never pays twice", () => {
+  let env: CampaignEnv | undefined;
+  let workers: RunningWorkers | undefined;
+  afterEach(async () => {
+    await workers?.close();
+    workers = undefined;
+    await env?.dispose();
+    env = undefined;
+  });
+
+  /** The issue's campaign: the file's first half, then the whole file with --append. */
+  async function twoImports(e: CampaignEnv): Promise<string> {
+    const { text } = validCsv(e.index, ROWS, "emp");
+    const lines = text.trimEnd().split("\n");
+    const half = await csvFile(e, "half.csv", `${lines.slice(0, 1 + ROWS / 2).join("\n")}\n`);
+    const whole = await csvFile(e, "whole.csv", text);
+    const first = await importCampaign(
+      { file: half, campaign: CAMPAIGN, itemsPerOrder: PER_ORDER },
+      depsOf(e),
+    );
+    expect(first).toMatchObject({ enqueued: ROWS / 2, orders: ROWS / 2 / PER_ORDER });
+    const second = await importCampaign(
+      { file: whole, campaign: CAMPAIGN, itemsPerOrder: PER_ORDER, append: true },
+      depsOf(e),
+    );
+    expect(second).toMatchObject({ enqueued: ROWS / 2, already_known: ROWS / 2 });
+    return whole;
+  }
+
+  /** In-process workers; `perMinute` slows their sending (the queue's own rate limit). */
+  async function work(e: CampaignEnv, perMinute?: number): Promise<void> {
+    workers = await startWorkers({
+      config: perMinute ? { ...e.config, orderRateLimitPerMinute: perMinute } : e.config,
+      log: quietLog,
+      queues: ["orders"],
+      concurrency: 2,
+      timings: FAST_TIMINGS,
+    });
+  }
+
+  async function setup(
+    sandbox: Parameters<typeof campaignEnv>[0],
+    label: string,
+  ): Promise<CampaignEnv> {
+    env = await campaignEnv(sandbox, label);
+    return env;
+  }
+
+  async function stopWorkers(): Promise<void> {
+    await workers?.close();
+    workers = undefined;
+  }
+
+  async function completed(e: CampaignEnv): Promise<number> {
+    return (await campaignStatus(e.ledger, CAMPAIGN)).completed;
+  }
+
+  /** Every key under the test's prefix goes, the ledger and BullMQ's queue both. */
+  async function loseRedis(e: CampaignEnv): Promise<void> {
+    await cleanPrefix(e.redis, e.config.prefix);
+    expect(await e.ledger.exists(CAMPAIGN)).toBe(false);
+  }
+
+  /** The whole file again, into the new ledger: every row is new to it. */
+  async function reimport(e: CampaignEnv, file: string): Promise<void> {
+    const again = await importCampaign(
+      { file, campaign: CAMPAIGN, itemsPerOrder: PER_ORDER, append: true },
+      depsOf(e),
+    );
+    expect(again).toMatchObject({ enqueued: ROWS, orders: ROWS / PER_ORDER, already_known: 0 });
+  }
+
+  async function runToEnd(e: CampaignEnv): Promise<void> {
+    await work(e);
+    await eventually(async () => (await completed(e)) === ROWS, "every row completed", 60_000);
+    await stopWorkers();
+  }
+
+  /** Each recipient has exactly one item in the sandbox: nothing paid twice, nothing missed. */
+  async function expectPaidOnce(e: CampaignEnv): Promise<void> {
+    const orders = await sandboxOrders(e.sandbox);
+    const items = new Map<string, number>();
+    for (const order of orders)
+      for (const item of order.items) {
+        const email = item.distribution_method.email_address;
+        items.set(email, (items.get(email) ?? 0) + 1);
+      }
+    const twice = [...items.values()].filter((n) => n > 1).length;
+    expect({ recipients: items.size, twice }).toEqual({ recipients: ROWS, twice: 0 });
+    expect(orders).toHaveLength(ROWS / PER_ORDER);
+  }
+
+  /** The report: every row once, completed; `replayed` exactly for rows paid before the loss. */
+  async function expectReport(e: CampaignEnv, paidBefore: number): Promise<void> {
+    const status = await campaignStatus(e.ledger, CAMPAIGN);
+    expect(status).toMatchObject({ state: "done", total: ROWS, completed: ROWS });
+    const out = join(e.dataDir, "report.csv");
+    await writeReport(e.ledger, CAMPAIGN, out);
+    const lines = (await readFile(out, "utf8")).trimEnd().split("\n").slice(1);
+    expect(lines).toHaveLength(ROWS);
+    expect(new Set(lines.map((line) => line.split(",")[1])).size).toBe(ROWS);
+    expect(lines.every((line) => line.split(",")[6] === "completed")).toBe(true);
+    const replayed = lines.filter((line) => line.endsWith(",yes")).length;
+    // Rows paid before the loss come back as the service's replays, and say so.
+    expect(replayed).toBe(status.replayed);
+    if (paidBefore === 0) expect(replayed).toBe(0);
+    else expect(replayed).toBeGreaterThanOrEqual(paidBefore);
+  }
+
+  it("Redis lost at about 60%, the whole file imported again: each row paid once", async () => {
+    const e = await setup({ asyncCompleteMs: 20 }, "lost60");
+    const whole = await twoImports(e);
+    // About 5 orders a second: the loss finds orders paid, orders sent, and orders never sent.
+    await work(e, 300);
+    await eventually(async () => (await completed(e)) >= ROWS * 0.6, "60% completed", 60_000);
+    await stopWorkers();
+    const before = await completed(e);
+    expect(before).toBeLessThan(ROWS);
+    expect((await sandboxOrders(e.sandbox)).length).toBeLessThan(ROWS / PER_ORDER);
+
+    await loseRedis(e);
+    await reimport(e, whole);
+    await runToEnd(e);
+    await expectPaidOnce(e);
+    await expectReport(e, before);
+  });
+
+  it("Redis lost before any order is sent: each row paid once, none replayed", async () => {
+    const e = await setup({ asyncCompleteMs: 20 }, "lost0");
+    const whole = await twoImports(e);
+    await loseRedis(e);
+    await reimport(e, whole);
+    await runToEnd(e);
+    await expectPaidOnce(e);
+    await expectReport(e, 0);
+  });
+
+  it("Redis lost after every row completed: the re-import only hears replays", async () => {
+    const e = await setup({ asyncCompleteMs: 20 }, "lost100");
+    const whole = await twoImports(e);
+    await runToEnd(e);
+    await loseRedis(e);
+    await reimport(e, whole);
+    await runToEnd(e);
+    await expectPaidOnce(e);
+    await expectReport(e, ROWS);
+  });
+
+  it("a shuffled copy after the loss rebuilds every order under its key", async () => {
+    const e = await setup({}, "lost-keys");
+    const whole = await twoImports(e);
+    const keys = async () => {
+      const found: string[] = [];
+      for await (const [, order] of e.ledger.orders(CAMPAIGN)) found.push(order.key);
+      return found.sort();
+    };
+    const before = await keys();
+    expect(before).toHaveLength(ROWS / PER_ORDER);
+    await loseRedis(e);
+    const shuffled = await csvFile(e, "shuffled.csv", shuffleLines(await readFile(whole, "utf8")));
+    await reimport(e, shuffled);
+    expect(await keys()).toEqual(before);
+  });
+
+  it("refuses, writing nothing, rows whose journal order this file does not have whole", async () => {
+    const e = await setup({}, "lost-part");
+    const whole = await twoImports(e);
+    await loseRedis(e);
+    // The file without its last row: that row's order of 50 cannot be rebuilt.
+    const text = await readFile(whole, "utf8");
+    const cut = await csvFile(
+      e,
+      "cut.csv",
+      `${text.trimEnd().split("\n").slice(0, -1).join("\n")}\n`,
+    );
+    const error = await importCampaign(
+      { file: cut, campaign: CAMPAIGN, itemsPerOrder: PER_ORDER },
+      depsOf(e),
+    ).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(ImportRefused);
+    expect((error as Error).message).toMatch(
+      /^49 rows of this file were recorded in 1 orders of campaign lost \(.*orders\.ndjson\) together with 1 rows this import does not have/,
+    );
+    expect(await e.ledger.exists(CAMPAIGN)).toBe(false);
+    // Orders of 50 cannot be sync orders: refused too, rather than packed anew.
+    const sync = await importCampaign(
+      { file: whole, campaign: CAMPAIGN, executionMode: "sync" },
+      depsOf(e),
+    ).catch((err: unknown) => err);
+    expect(sync).toBeInstanceOf(ImportRefused);
+    expect((sync as Error).message).toMatch(/orders of up to 50 items .* --execution-mode async/);
+    expect(await e.ledger.exists(CAMPAIGN)).toBe(false);
+  });
+
+  it("archive and restore keep the journal", async () => {
+    const e = await setup({ asyncCompleteMs: 20 }, "lost-arch");
+    await twoImports(e);
+    await runToEnd(e);
+    const path = journalPath(e.dataDir, CAMPAIGN);
+    const journal = await readFile(path, "utf8");
+    expect(journal.trimEnd().split("\n")).toHaveLength(ROWS / PER_ORDER);
+    await archiveCampaign(e.ledger, CAMPAIGN, { dataDir: e.dataDir });
+    expect(await readFile(path, "utf8")).toBe(journal);
+    await restoreCampaign(e.ledger, CAMPAIGN);
+    expect(await readFile(path, "utf8")).toBe(journal);
+  });
+});

@@ -1,0 +1,220 @@
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
+import { campaignStatus } from "../../src/orders/campaign-status.js";
+import { Ledger } from "../../src/orders/ledger.js";
+import { commandClient, connectRedis, type RedisConnection } from "../../src/queue/connection.js";
+import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import { type CliChild, exited, runCli, spawnCli } from "../helpers/cli.js";
+import { writeLargeCsv } from "../helpers/csv.js";
+import { type RedisCluster, startRedisCluster } from "../helpers/redis-cluster.js";
+import { redisAt } from "../helpers/redis-server.js";
+import { sandboxOrders } from "../helpers/sandbox.js";
+import { tmpDir } from "../helpers/tmp-dir.js";
+import { eventually } from "../helpers/wait-for.js";
+
+const ROWS = 1000;
+const CAMPAIGN = "big";
+
+describe("cluster mode settings", () => {
+  it("refuses a prefix without a hash tag in one line that names the prefix to use, before connecting", async () => {
+    const run = await runCli(["orders", "list"], {
+      // Nothing listens there: the refusal comes before any connection.
+      GIFTJOBS_REDIS_CLUSTER_NODES: "127.0.0.1:1,127.0.0.1:2",
+      GIFTJOBS_PREFIX: "acme-jobs",
+    });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toBe(
+      'giftjobs: error: GIFTJOBS_PREFIX: "acme-jobs" has no hash tag, which a Redis Cluster needs (GIFTJOBS_REDIS_CLUSTER_NODES is set): use "{acme-jobs}"\n',
+    );
+  });
+});
+
+describe("on a Redis Cluster of 3 masters and 3 replicas", () => {
+  let cluster: RedisCluster | undefined;
+  let sandbox: Sandbox | undefined;
+  let watcher: RedisConnection | undefined;
+  const children: CliChild[] = [];
+  // What the test was doing, for the failure message.
+  let step = "";
+
+  afterEach(async (context) => {
+    if (context.task.result?.state === "fail") {
+      console.error(`--- failed while: ${step}`);
+      for (const child of children)
+        console.error(`--- worker ${child.pid}\n${child.output().slice(-4000)}`);
+    }
+    for (const child of children) child.kill("SIGKILL");
+    await Promise.all(children.splice(0).map(exited));
+    watcher?.disconnect();
+    await sandbox?.close();
+    // The servers and their folders go with the test (startRedisServer, tmpDir).
+  });
+
+  it("schedules the catalog sync, imports through one node, sends through another, survives a failover and a killed master: each row paid once", async () => {
+    cluster = await startRedisCluster();
+    sandbox = await startSandbox({
+      products: 120,
+      seed: 7,
+      orderRateLimit: 6000,
+      asyncCompleteMs: 200,
+    });
+    const dataDir = await tmpDir("cluster-data");
+    const prefix = `{gjtest-cluster-${randomBytes(4).toString("hex")}}`;
+    // Seeds outside the shard that holds giftjobs' slot: every command of the import and the
+    // worker is first sent to a node that answers MOVED, and neither seed is killed below.
+    const shard = await cluster.slotOwner(prefix);
+    const others = cluster.nodes.filter((n) => n !== shard.master && !shard.replicas.includes(n));
+    const common = {
+      GIFTJOBS_API_URL: sandbox.url,
+      GIFTJOBS_API_KEY: "test-key-123456",
+      GIFTJOBS_PREFIX: prefix,
+      GIFTJOBS_DATA_DIR: dataDir,
+      GIFTJOBS_ORDER_RATE_LIMIT: "2400",
+      GIFTJOBS_LOG_LEVEL: "warn",
+    };
+    const importEnv = { ...common, GIFTJOBS_REDIS_CLUSTER_NODES: cluster.seeds([others[0]!]) };
+    const workerEnv = { ...common, GIFTJOBS_REDIS_CLUSTER_NODES: cluster.seeds([others[1]!]) };
+
+    const worker = spawnCli(
+      ["worker", "--queues", "orders,catalog", "--concurrency", "8", "--lock-duration", "3000"],
+      workerEnv,
+    );
+    children.push(worker);
+
+    // The nightly sync's scheduler, lock and job, through the cluster: every second here.
+    step = "catalog schedule";
+    const scheduled = await runCli(["catalog", "schedule", "--cron", "* * * * * *"], importEnv);
+    expect(scheduled.stderr).toBe("");
+    expect(scheduled.code).toBe(0);
+    await eventually(
+      async () => existsSync(join(dataDir, "catalog", "current.json")),
+      "a snapshot published by the catalog job",
+      60_000,
+    );
+    expect((await runCli(["catalog", "unschedule"], importEnv)).code).toBe(0);
+
+    const file = join(dataDir, "orders.csv");
+    await writeLargeCsv((await loadCurrentIndex(dataDir))!, file, ROWS);
+    step = "import";
+    const imported = await runCli(
+      ["orders", "import", file, "--campaign", CAMPAIGN, "--yes", "--json"],
+      importEnv,
+    );
+    expect(imported.stderr).toBe("");
+    expect(imported.code).toBe(0);
+    expect(JSON.parse(imported.stdout)).toMatchObject({ rows: ROWS, enqueued: ROWS });
+
+    // The test's own view of the ledger. A read that gets no answer within 3 s (a command
+    // caught on the connection to the master killed below) is given up with its connection.
+    const openWatcher = () => {
+      const connection = connectRedis({
+        redisUrl: "redis://127.0.0.1:6379",
+        redisClusterNodes: [{ host: "127.0.0.1", port: others[0]!.port }],
+      });
+      connection.on("error", () => {});
+      return connection;
+    };
+    watcher = openWatcher();
+    const done = async () => {
+      const ledger = new Ledger(commandClient(watcher!), prefix);
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        const s = await Promise.race([
+          campaignStatus(ledger, CAMPAIGN),
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error("no answer")), 3000);
+          }),
+        ]);
+        return s.completed + s.failed_final + s.failed_uncertain;
+      } catch {
+        watcher?.disconnect();
+        watcher = openWatcher();
+        return 0;
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+    const reached = (share: number) =>
+      eventually(
+        async () => (await done()) >= ROWS * share,
+        `${share * 100}% of the rows done`,
+        120_000,
+      );
+
+    // A replica takes over by hand (CLUSTER FAILOVER: the old master steps down cleanly) ...
+    step = "waiting for 20%";
+    await reached(0.2);
+    const before = await cluster.slotOwner(prefix);
+    step = "CLUSTER FAILOVER";
+    expect(await redisAt(before.replicas[0]!.port, "CLUSTER", "FAILOVER")).toBe("OK");
+    await eventually(
+      async () => (await cluster!.slotOwner(prefix)).master === before.replicas[0],
+      "the replica to serve the slot",
+      30_000,
+    );
+    // ... then the new master dies without a word, and the old one is promoted back.
+    step = "waiting for 50%";
+    await reached(0.5);
+    const victim = (await cluster.slotOwner(prefix)).master;
+    step = "killing the master";
+    await victim.kill();
+    await eventually(
+      async () => (await cluster!.slotOwner(prefix).catch(() => undefined))?.master !== victim,
+      "a replica to be promoted after the master was killed",
+      60_000,
+    );
+
+    step = "orders status --wait";
+    const waited = await runCli(
+      ["orders", "status", "--campaign", CAMPAIGN, "--wait", "--timeout", "180", "--json"],
+      importEnv,
+    );
+    expect(waited.code, waited.stdout + waited.stderr).toBe(0);
+    expect(JSON.parse(waited.stdout)).toMatchObject({
+      state: "done",
+      total: ROWS,
+      completed: ROWS,
+      queued: 0,
+      in_flight: 0,
+      submitted: 0,
+      failed_final: 0,
+      failed_uncertain: 0,
+    });
+
+    const reportFile = join(dataDir, "report.csv");
+    step = "orders report";
+    const reported = await runCli(
+      ["orders", "report", "--campaign", CAMPAIGN, "--out", reportFile],
+      importEnv,
+    );
+    expect(reported.code).toBe(0);
+    const lines = (await readFile(reportFile, "utf8")).trimEnd().split("\n").slice(1);
+    expect(lines).toHaveLength(ROWS);
+    expect(lines.every((line) => line.includes(",completed,"))).toBe(true);
+
+    // Every row in exactly one order item, counted at the service.
+    step = "counting at the sandbox";
+    const orders = await sandboxOrders(sandbox);
+    const emails = orders.flatMap((o) => o.items.map((i) => i.distribution_method.email_address));
+    expect(emails).toHaveLength(ROWS);
+    expect(new Set(emails).size).toBe(ROWS);
+
+    // Every key of the installation sits in the prefix's slot: the other masters hold none.
+    step = "counting keys per master";
+    const owner = (await cluster.slotOwner(prefix)).master;
+    for (const node of cluster.nodes.filter((n) => n !== owner && n.child())) {
+      const role = (await redisAt(node.port, "ROLE")) as [string];
+      if (role[0] === "master") expect(await redisAt(node.port, "DBSIZE")).toBe(0);
+    }
+    expect(Number(await redisAt(owner.port, "DBSIZE"))).toBeGreaterThan(0);
+
+    step = "stopping the worker";
+    worker.kill("SIGTERM");
+    expect(await exited(worker)).toBe(0);
+  }, 420_000);
+});

@@ -1,0 +1,107 @@
+// A campaign env whose sandbox sends webhooks to a real receiver (src/webhooks) over HTTP.
+import { Registry } from "prom-client";
+import { Webhook } from "standardwebhooks";
+import { type RunningWorkers, startWorkers } from "../../src/jobs/workers.js";
+import { WebhookMetrics } from "../../src/metrics/webhook-metrics.js";
+import type { SandboxOptions } from "../../src/sandbox/index.js";
+import { type RunningReceiver, startWebhookReceiver } from "../../src/webhooks/webhook-receiver.js";
+import { type CampaignEnv, campaignEnv, FAST_TIMINGS, quietLog } from "./campaign-env.js";
+import { testRedis } from "./redis.js";
+import { newWebhookSecret } from "./webhook-inbox.js";
+
+export interface WebhookEnv {
+  env: CampaignEnv;
+  receiver: RunningReceiver;
+  secret: string;
+  registry: Registry;
+  /** Starts in-process order workers with webhooks on (first poll after `firstPollDelayMs`). */
+  work(firstPollDelayMs?: number): Promise<RunningWorkers>;
+  dispose(): Promise<void>;
+}
+
+/** A campaign env, a receiver on a free port, and the sandbox sending to it (retries quick). */
+export async function webhookEnv(
+  label: string,
+  sandboxOptions: SandboxOptions = {},
+  webhookOptions: Partial<Parameters<CampaignEnv["sandbox"]["setWebhooks"]>[0]> = {},
+): Promise<WebhookEnv> {
+  const env = await campaignEnv({ asyncCompleteMs: 50, ...sandboxOptions }, label);
+  const redis = testRedis();
+  const secret = newWebhookSecret();
+  const registry = new Registry();
+  const metrics = new WebhookMetrics(registry);
+  const receiver = await startWebhookReceiver({
+    redis,
+    prefix: env.config.prefix,
+    dataDir: env.dataDir,
+    secret,
+    log: quietLog,
+    port: 0,
+    onMessage: metrics.onMessage,
+  });
+  await env.sandbox.setWebhooks({
+    webhookUrl: receiver.url,
+    webhookSecret: secret,
+    webhookRetryBaseMs: 50,
+    ...webhookOptions,
+  });
+  const workers: RunningWorkers[] = [];
+  return {
+    env,
+    receiver,
+    secret,
+    registry,
+    work: async (firstPollDelayMs = 60_000) => {
+      const running = await startWorkers({
+        config: env.config,
+        log: quietLog,
+        queues: ["orders"],
+        concurrency: 10,
+        timings: FAST_TIMINGS,
+        webhooks: { firstPollDelayMs },
+      });
+      workers.push(running);
+      return running;
+    },
+    dispose: async () => {
+      await Promise.all(workers.map((w) => w.close()));
+      await env.sandbox.webhooks?.close();
+      await receiver.close();
+      await redis.quit();
+      await env.dispose();
+    },
+  };
+}
+
+/** POSTs `body` to the receiver signed with `secret` (or as given); answers status and JSON. */
+export async function postSigned(
+  url: string,
+  secret: string,
+  body: unknown,
+  options: { id?: string; at?: Date; signature?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; result: string | undefined }> {
+  const text = JSON.stringify(body);
+  const id = options.id ?? `msg_${Math.random().toString(36).slice(2)}`;
+  const at = options.at ?? new Date();
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    "webhook-id": id,
+    "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+    "webhook-signature": options.signature ?? new Webhook(secret).sign(id, at, text),
+    ...options.headers,
+  };
+  const res = await fetch(url, { method: "POST", headers, body: text });
+  const json = (await res.json().catch(() => ({}))) as { result?: string };
+  return { status: res.status, result: json.result };
+}
+
+/** The value of giftjobs_webhook_messages_total{type, result}. */
+export async function messagesCounted(
+  registry: Registry,
+  type: string,
+  result: string,
+): Promise<number> {
+  const metric = await registry.getSingleMetric("giftjobs_webhook_messages_total")?.get();
+  const value = metric?.values.find((v) => v.labels.type === type && v.labels.result === result);
+  return value?.value ?? 0;
+}

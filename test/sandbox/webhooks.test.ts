@@ -1,0 +1,173 @@
+import { Webhook } from "standardwebhooks";
+import { afterEach, describe, expect, it } from "vitest";
+import { sandboxOptions } from "../../src/cli/commands/sandbox.js";
+import type { Sandbox } from "../../src/sandbox/index.js";
+import { control, item, openCard, orderBody, postOrder, start, stats } from "../helpers/sandbox.js";
+import { eventually } from "../helpers/wait-for.js";
+import {
+  newWebhookSecret,
+  startWebhookInbox,
+  type WebhookInbox,
+} from "../helpers/webhook-inbox.js";
+
+let sandbox: Sandbox | undefined;
+let inbox: WebhookInbox | undefined;
+
+afterEach(async () => {
+  await sandbox?.close();
+  await inbox?.close();
+  sandbox = undefined;
+  inbox = undefined;
+});
+
+async function setUp(options: Parameters<typeof start>[0] = {}) {
+  inbox = await startWebhookInbox();
+  const secret = newWebhookSecret();
+  sandbox = await start({
+    webhookUrl: inbox.url,
+    webhookSecret: secret,
+    asyncCompleteMs: 20,
+    webhookRetryBaseMs: 10,
+    ...options,
+  });
+  return { inbox, sandbox, secret };
+}
+
+function asyncOrder(s: Sandbox) {
+  const product = openCard(s);
+  const face = Number(product.gift_card?.denominations.minimum_value);
+  return postOrder(s, orderBody("USD", [item(product.code, face)]), { mode: "async" });
+}
+
+describe("sandbox webhooks", () => {
+  it("sends order.completion signed in the Standard Webhooks scheme, with the order as GET shows it", async () => {
+    const { inbox, sandbox, secret } = await setUp();
+    const answer = await asyncOrder(sandbox);
+    expect(answer.status).toBe(202);
+    await eventually(async () => inbox.received.length === 1, "one webhook");
+    const message = inbox.received[0]!;
+    const verified = new Webhook(secret).verify(message.body, {
+      "webhook-id": message.id,
+      "webhook-timestamp": message.timestamp,
+      "webhook-signature": message.signature,
+    });
+    expect(verified).toMatchObject({ id: answer.json.id, status: "COMPLETED" });
+    const lookup = await fetch(`${sandbox.url}/v2/order/${answer.json.id}`, {
+      headers: { "X-Api-Key": "k" },
+    });
+    expect(message.json).toEqual(await lookup.json());
+    expect(() =>
+      new Webhook(newWebhookSecret()).verify(message.body, {
+        "webhook-id": message.id,
+        "webhook-timestamp": message.timestamp,
+        "webhook-signature": message.signature,
+      }),
+    ).toThrow();
+    const s = (await stats(sandbox)) as unknown as Record<string, unknown>;
+    expect(s.order_lookups).toBe(1);
+    expect(s.webhooks).toMatchObject({ messages: 1, delivered: 1, failed: 0 });
+  });
+
+  it("sends FAILED as {id, status} and refunds the order", async () => {
+    const { inbox, sandbox } = await setUp({ asyncFailRate: 1 });
+    const answer = await asyncOrder(sandbox);
+    await eventually(async () => inbox.received.length === 1, "one webhook");
+    expect(inbox.received[0]!.json).toEqual({ id: answer.json.id, status: "FAILED" });
+  });
+
+  it("retries a non-2xx answer with backoff, same id, and counts the failures", async () => {
+    const { inbox, sandbox } = await setUp();
+    let refusals = 2;
+    inbox.answer = () => (refusals-- > 0 ? 503 : 204);
+    await asyncOrder(sandbox);
+    await eventually(async () => inbox.received.length === 3, "three attempts");
+    expect(new Set(inbox.received.map((m) => m.id)).size).toBe(1);
+    await sandbox.webhooks!.idle();
+    expect(sandbox.webhooks!.stats).toMatchObject({ delivered: 1, failed: 2, gave_up: 0 });
+  });
+
+  it("duplicates, drops and reorders on demand (counts and probabilities)", async () => {
+    const { inbox, sandbox } = await setUp({ webhookFaults: { drop: 1 } });
+    const first = await asyncOrder(sandbox); // dropped
+    await eventually(async () => sandbox.webhooks!.stats.dropped === 1, "a drop");
+    expect(inbox.received).toHaveLength(0);
+    await control(sandbox, "/_sandbox/webhooks/faults", { duplicates: 1 });
+    const second = await asyncOrder(sandbox); // duplicated
+    await eventually(async () => inbox.received.length === 2, "a duplicate");
+    expect(inbox.received[0]!.id).toBe(inbox.received[1]!.id);
+    expect(inbox.received[0]!.json.id).toBe(second.json.id);
+    sandbox.webhooks!.setFaults({ outOfOrder: 1 });
+    const third = await asyncOrder(sandbox); // held back behind the fourth
+    await new Promise((r) => setTimeout(r, 60));
+    const fourth = await asyncOrder(sandbox);
+    await eventually(async () => inbox.received.length === 4, "two more");
+    expect(inbox.received.slice(2).map((m) => m.json.id)).toEqual([fourth.json.id, third.json.id]);
+    expect(sandbox.webhooks!.stats).toMatchObject({ dropped: 1, duplicated: 1, reordered: 1 });
+    expect(first.status).toBe(202);
+  });
+
+  it("sends product.update when POST /_sandbox/catalog changes a product's state", async () => {
+    const { inbox, sandbox } = await setUp();
+    const product = openCard(sandbox);
+    const res = await fetch(`${sandbox.url}/_sandbox/catalog`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        mutate: { update: [{ code: product.code, state: "TEMPORARILY_DISABLED" }] },
+      }),
+    });
+    expect(res.status).toBe(200);
+    await eventually(async () => inbox.received.length === 1, "product.update");
+    expect(inbox.received[0]!.json).toMatchObject({
+      product_code: product.code,
+      old_state: "LIVE",
+      new_state: "TEMPORARILY_DISABLED",
+    });
+    expect(Date.parse(inbox.received[0]!.json.timestamp)).toBeGreaterThan(0);
+  });
+});
+
+describe("sandbox --webhook-* flags", () => {
+  const base = { port: "0", host: "127.0.0.1", products: "10", seed: "1", balance: [] };
+
+  it("reads the webhook flags, a fault as a probability or a count", () => {
+    const secret = newWebhookSecret();
+    const options = sandboxOptions({
+      ...base,
+      webhookUrl: "http://127.0.0.1:8090/webhooks",
+      webhookSecret: secret,
+      webhookDuplicates: "0.2",
+      webhookDrop: "3",
+      webhookDelayMs: "50",
+    });
+    expect(options).toMatchObject({
+      webhookUrl: "http://127.0.0.1:8090/webhooks",
+      webhookSecret: secret,
+      webhookFaults: { duplicates: 0.2, drop: 3, outOfOrder: 0, delayMs: 50 },
+    });
+  });
+
+  it("refuses a bad flag in one line naming it, never echoing the secret", () => {
+    const url = "http://127.0.0.1:8090/webhooks";
+    expect(() => sandboxOptions({ ...base, webhookUrl: url })).toThrow(
+      "--webhook-secret is required with --webhook-url",
+    );
+    expect(() => sandboxOptions({ ...base, webhookSecret: newWebhookSecret() })).toThrow(
+      "--webhook-secret needs --webhook-url",
+    );
+    expect(() =>
+      sandboxOptions({ ...base, webhookUrl: url, webhookSecret: "whsec_%%secret%%" }),
+    ).toThrow(/^--webhook-secret must be whsec_ followed by a base64 key$/);
+    expect(() =>
+      sandboxOptions({
+        ...base,
+        webhookUrl: url,
+        webhookSecret: newWebhookSecret(),
+        webhookDrop: "1.5",
+      }),
+    ).toThrow(/^--webhook-drop must be a probability below 1/);
+    expect(() => sandboxOptions({ ...base, webhookUrl: "ftp://x", webhookSecret: "s" })).toThrow(
+      /^--webhook-url must be an http\(s\) URL/,
+    );
+  });
+});

@@ -1,0 +1,215 @@
+import { access, writeFile } from "node:fs/promises";
+import { Webhook } from "standardwebhooks";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadCurrentIndex, openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
+import { overridesPath, readIndexOverrides } from "../../src/catalog/index-overrides.js";
+import { syncCatalog } from "../../src/catalog/sync-catalog.js";
+import { importCampaign } from "../../src/orders/import-campaign.js";
+import { OrderIndex } from "../../src/webhooks/order-index.js";
+import { webhookSecretFrom } from "../../src/webhooks/webhook-secret.js";
+import { depsOf } from "../helpers/campaign-env.js";
+import { ledgerOrder, ledgerRow } from "../helpers/ledger-fixtures.js";
+import { openCard } from "../helpers/sandbox.js";
+import { eventually } from "../helpers/wait-for.js";
+import {
+  messagesCounted,
+  postSigned,
+  type WebhookEnv,
+  webhookEnv,
+} from "../helpers/webhook-env.js";
+import { newWebhookSecret } from "../helpers/webhook-inbox.js";
+
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
+describe("the webhook receiver", () => {
+  let w: WebhookEnv | undefined;
+  afterEach(async () => {
+    await w?.dispose();
+    w = undefined;
+  });
+
+  function update(code: string, newState: string, at = new Date()) {
+    return {
+      product_code: code,
+      old_state: "LIVE",
+      new_state: newState,
+      timestamp: at.toISOString(),
+    };
+  }
+
+  it("refuses forged, stale and unsigned messages with 401 and changes nothing", async () => {
+    w = await webhookEnv("wh-forged");
+    const { receiver, secret, env, registry } = w;
+    const body = update(Object.keys(env.index.entries)[0]!, "TEMPORARILY_DISABLED");
+    const forged = await postSigned(receiver.url, newWebhookSecret(), body);
+    expect(forged.status).toBe(401);
+    const stale = await postSigned(receiver.url, secret, body, {
+      at: new Date(Date.now() - 10 * 60_000),
+    });
+    expect(stale.status).toBe(401);
+    const unsigned = await postSigned(receiver.url, secret, body, {
+      headers: { "webhook-signature": "" },
+    });
+    expect(unsigned.status).toBe(401);
+    // A body changed after signing: the signature is of other bytes.
+    const id = "msg_tampered";
+    const signed = await postSigned(receiver.url, secret, body, { id });
+    expect(signed.status).toBe(200);
+    const tampered = await fetch(receiver.url, {
+      method: "POST",
+      headers: {
+        "webhook-id": "msg_other",
+        "webhook-timestamp": String(Math.floor(Date.now() / 1000)),
+        "webhook-signature": "v1,AAAA",
+      },
+      body: JSON.stringify({ ...body, new_state: "LIVE" }),
+    });
+    expect(tampered.status).toBe(401);
+    expect(await messagesCounted(registry, "unknown", "unauthorized")).toBe(4);
+    expect(await messagesCounted(registry, "product.update", "applied")).toBe(1);
+  });
+
+  it("answers 400 to a signed body it cannot read, and applies nothing", async () => {
+    w = await webhookEnv("wh-unreadable");
+    const at = new Date();
+    const text = "not json";
+    const res = await fetch(w.receiver.url, {
+      method: "POST",
+      headers: {
+        "webhook-id": "msg_text",
+        "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+        "webhook-signature": new Webhook(w.secret).sign("msg_text", at, text),
+      },
+      body: text,
+    });
+    expect(res.status).toBe(400);
+    const odd = await postSigned(w.receiver.url, w.secret, { hello: "world" });
+    expect(odd).toEqual({ status: 400, result: "bad_request" });
+    expect(await messagesCounted(w.registry, "unknown", "bad_request")).toBe(2);
+  });
+
+  it("applies a replayed webhook-id once", async () => {
+    w = await webhookEnv("wh-replay");
+    const { receiver, secret, env, registry } = w;
+    const code = Object.keys(env.index.entries)[0]!;
+    const first = await postSigned(receiver.url, secret, update(code, "TEMPORARILY_DISABLED"), {
+      id: "msg_once",
+    });
+    expect(first).toEqual({ status: 200, result: "applied" });
+    // Same id, later and different body (a replay attack or the service's retry): not applied.
+    const again = await postSigned(
+      receiver.url,
+      secret,
+      update(code, "LIVE", new Date(Date.now() + 1000)),
+      { id: "msg_once" },
+    );
+    expect(again).toEqual({ status: 200, result: "duplicate" });
+    expect((await loadCurrentIndex(env.dataDir))!.entries[code]!.state).toBe(
+      "TEMPORARILY_DISABLED",
+    );
+    expect(await messagesCounted(registry, "product.update", "duplicate")).toBe(1);
+  });
+
+  it("product.update marks the product in the index, keeps the newest of out-of-order ones, and the next sync still shows the change", async () => {
+    w = await webhookEnv("wh-product");
+    const { env } = w;
+    const product = openCard(env.sandbox);
+    expect(env.index.entries[product.code]!.state).toBe("LIVE");
+    await fetch(`${env.sandbox.url}/_sandbox/catalog`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        mutate: { update: [{ code: product.code, state: "TEMPORARILY_DISABLED" }] },
+      }),
+    });
+    await eventually(
+      async () =>
+        (await loadCurrentIndex(env.dataDir))!.entries[product.code]!.state ===
+        "TEMPORARILY_DISABLED",
+      "the index to show the pushed state",
+    );
+    // An older message arriving late changes nothing.
+    const late = await postSigned(
+      w.receiver.url,
+      w.secret,
+      update(product.code, "LIVE", new Date(Date.now() - 60_000)),
+    );
+    expect(late).toEqual({ status: 200, result: "stale" });
+    expect((await loadCurrentIndex(env.dataDir))!.entries[product.code]!.state).toBe(
+      "TEMPORARILY_DISABLED",
+    );
+    const face = product.gift_card!.denominations.minimum_value;
+    const file = `${env.dataDir}/one.csv`;
+    await writeFile(file, `email,product_code,face_value\na@example.com,${product.code},${face}\n`);
+    const deps = { ...depsOf(env), catalog: (await loadCurrentIndex(env.dataDir))! };
+    await expect(
+      importCampaign({ file, campaign: "p", confirm: async () => true }, deps),
+    ).rejects.toThrow(/TEMPORARILY_DISABLED|not LIVE|1 invalid/);
+    // The next sync: its diff (against the published snapshot) explains the change.
+    await syncCatalog({ client: env.client, dataDir: env.dataDir });
+    const diff = await (await openCurrentSnapshot(env.dataDir))!.diff();
+    expect(diff!.changed.map((c) => c.code)).toContain(product.code);
+    expect((await loadCurrentIndex(env.dataDir))!.entries[product.code]!.state).toBe(
+      "TEMPORARILY_DISABLED",
+    );
+    // The overrides were of the older snapshot: the new one's index is its own.
+    expect(await exists(overridesPath(env.dataDir))).toBe(true);
+    const current = (await openCurrentSnapshot(env.dataDir))!;
+    expect(await readIndexOverrides(env.dataDir, current.name)).toEqual({});
+  });
+
+  it("an order.completion of an order id it does not know is 2xx and counted", async () => {
+    w = await webhookEnv("wh-unknown");
+    const answer = await postSigned(w.receiver.url, w.secret, {
+      id: "O-NOTOURS",
+      status: "FAILED",
+    });
+    expect(answer).toEqual({ status: 200, result: "unknown_order" });
+    expect(await messagesCounted(w.registry, "order.completion", "unknown_order")).toBe(1);
+    expect(await new OrderIndex(w.env.redis, w.env.config.prefix).size()).toBe(0);
+  });
+
+  it("a message that beats the worker's `submitted` is 409 (the service sends it again), then applied", async () => {
+    w = await webhookEnv("wh-not-yet");
+    const { ledger } = w.env;
+    await ledger.record("c", [
+      { order: { ...ledgerOrder("c", ["a"]), status: "in_flight" }, rows: [["a", ledgerRow(2)]] },
+    ]);
+    // The worker indexes the order id just before its `submitted` transition.
+    await new OrderIndex(w.env.redis, w.env.config.prefix).remember("O-EARLY", "c", 1);
+    const message = { id: "O-EARLY", status: "FAILED" };
+    const early = await postSigned(w.receiver.url, w.secret, message, { id: "msg_early" });
+    expect(early).toEqual({ status: 409, result: "not_yet" });
+    expect(await ledger.getOrder("c", 1)).toMatchObject({ status: "in_flight" });
+    await ledger.transition(
+      "c",
+      1,
+      ["in_flight"],
+      "submitted",
+      { order_id: "O-EARLY" },
+      { at: Date.now() + 60_000 },
+    );
+    // The service's retry carries the same webhook-id: a 409 did not use it up.
+    const again = await postSigned(w.receiver.url, w.secret, message, { id: "msg_early" });
+    expect(again).toEqual({ status: 200, result: "applied" });
+    expect(await ledger.getOrder("c", 1)).toMatchObject({
+      status: "failed_final",
+      error_type: "order_failed",
+    });
+    expect(await ledger.followedCount()).toBe(0);
+  });
+
+  it("GIFTJOBS_WEBHOOK_SECRET missing or malformed is one line naming it", () => {
+    expect(() => webhookSecretFrom({})).toThrow(/^GIFTJOBS_WEBHOOK_SECRET: is not set/);
+    expect(() => webhookSecretFrom({ GIFTJOBS_WEBHOOK_SECRET: "whsec_short" })).toThrow(
+      /^GIFTJOBS_WEBHOOK_SECRET: must be whsec_/,
+    );
+    expect(() => webhookSecretFrom({ GIFTJOBS_WEBHOOK_SECRET: "sk-abc" })).toThrow(
+      /GIFTJOBS_WEBHOOK_SECRET/,
+    );
+  });
+});
