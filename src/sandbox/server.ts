@@ -197,7 +197,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       }
       if (url.pathname.startsWith("/v2/")) {
         // Counted when the answer is written; a dropped connection is counted by onDrop.
-        res.on("finish", () => state.stats.record(routeName(method, url.pathname), res.statusCode));
+        const route = routeName(method, url.pathname);
+        res.on("finish", () => state.stats.record(route, res.statusCode));
+        // In flight until the answer is written or the connection is cut ("close" comes once).
+        res.once("close", state.stats.enter(route));
         return await handleV2(req, res, url);
       }
       throw new ApiError("not_found", `No route ${method} ${url.pathname}`);

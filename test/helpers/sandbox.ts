@@ -71,6 +71,8 @@ export async function control(sandbox: Sandbox, path: string, body: unknown): Pr
 export interface SandboxStats {
   total_requests: number;
   requests: Record<string, Record<string, number>>;
+  /** Per route, the most requests in flight at once. */
+  most_in_flight: Record<string, number>;
   orders: number;
   items: number;
 }
