@@ -1,8 +1,10 @@
 import { type Job, type Queue, Worker } from "bullmq";
+import type { LimitFunction } from "p-limit";
 import pRetry from "p-retry";
 import type { ApiClient, CreateOrderResult } from "../api/client.js";
 import { ApiError, RefusedRequestError, ValidationError } from "../api/errors/index.js";
 import type { ExecutionMode, OrderRequest } from "../api/order-request.js";
+import type { Order } from "../api/schemas.js";
 import type { Logger } from "../log.js";
 import { orderKey } from "../orders/keys.js";
 import type { Ledger, OrderPatch } from "../orders/ledger.js";
@@ -39,6 +41,11 @@ export interface CreateOrderDeps {
   onCampaignPaused?: (campaign: string, reason: string) => void;
   /** Told before each order this worker sends (the campaign tracker). */
   onSending?: (campaign: string) => void;
+  /**
+   * The worker's sending slots: at most this many orders between the ledger's start and the
+   * service's answer (the worker's --concurrency). Without it, each job is its own slot.
+   */
+  sending?: LimitFunction;
 }
 
 /** The ends of an order, as giftjobs_orders_total labels them. */
@@ -98,15 +105,44 @@ interface Attempt {
   log: Logger;
 }
 
+/** What the part of a job that holds a sending slot ends with. */
+type Sent =
+  | { kind: "over"; result: CreateOrderJobResult }
+  | { kind: "answered"; attempt: Attempt; result: CreateOrderResult }
+  | { kind: "failed"; attempt: Attempt; error: unknown };
+
 /**
  * Processes one `orders` job: POST /v2/order under the job's key, then records the outcome.
  * Each outcome (docs/architecture.md, "Outcomes") is handled in its own function below.
+ * From the ledger's start to the service's answer the job holds one of `deps.sending`'s slots;
+ * recording the answer and BullMQ's own bookkeeping happen after it is given back, so they
+ * overlap the next job's request (docs/architecture.md, "Sending slots").
  */
 export async function processCreateOrder(
   job: Job<OrderJobData>,
   signal: AbortSignal | undefined,
   deps: CreateOrderDeps,
 ): Promise<CreateOrderJobResult> {
+  const send = () => startAndSend(job, signal, deps);
+  const sent = await (deps.sending ? deps.sending(send) : send());
+  if (sent.kind === "over") return sent.result;
+  if (sent.kind === "failed") return handleFailure(sent.attempt, sent.error, deps);
+  deps.rateLimiter.reset();
+  if (sent.result.kind === "completed")
+    return recordCompleted(sent.attempt, sent.result.order, deps);
+  return recordSubmitted(sent.attempt, sent.result.order.id, deps);
+}
+
+/**
+ * Starts the order in the ledger (in_flight) and sends it. The start is inside the slot, just
+ * before the request: an order waiting for a slot is still queued, so a pause or cancel that
+ * comes meanwhile stops it.
+ */
+async function startAndSend(
+  job: Job<OrderJobData>,
+  signal: AbortSignal | undefined,
+  deps: CreateOrderDeps,
+): Promise<Sent> {
   const { campaign, order: number } = job.data;
   let log = deps.log.child({ campaign, order: number, job: job.id });
 
@@ -119,9 +155,10 @@ export async function processCreateOrder(
         `campaign ${campaign} paused: ${start.reason}. Nothing more of it is sent until the budget is raised (import the file again with a higher --budget), then: giftjobs orders resume --campaign ${campaign}`,
       );
     }
-    return { status: "queued", skipped: true };
+    return { kind: "over", result: { status: "queued", skipped: true } };
   }
-  if (start.kind === "past") return alreadyHandled(job, start.status, deps);
+  if (start.kind === "past")
+    return { kind: "over", result: await alreadyHandled(job, start.status, deps) };
   const { order } = start;
   const key = order.key;
   log = log.child({ key });
@@ -136,11 +173,11 @@ export async function processCreateOrder(
     });
     if (moved.moved) deps.onOrderEnded?.("failed_final");
     log.error(`${message}: rows failed_final`);
-    return { status: "failed_final" };
+    return { kind: "over", result: { status: "failed_final" } };
   }
   const held = { campaign, number, request, log };
   if (await holdIfProductStopped(deps.productGuard, deps.ledger, held, deps.onCampaignPaused))
-    return { status: "queued", skipped: true };
+    return { kind: "over", result: { status: "queued", skipped: true } };
   deps.onSending?.(campaign);
   const attempt: Attempt = {
     job,
@@ -154,43 +191,54 @@ export async function processCreateOrder(
     campaignCreatedAt: start.campaignCreatedAt,
     log,
   };
-
-  let result: CreateOrderResult;
   try {
-    result = await sendOrder(attempt, signal, deps);
+    return { kind: "answered", attempt, result: await sendOrder(attempt, signal, deps) };
   } catch (error) {
-    return handleFailure(attempt, error, deps);
+    return { kind: "failed", attempt, error };
   }
-  deps.rateLimiter.reset();
-  if (result.kind === "completed") {
-    const store = deps.storePayoutUrls ?? false;
-    const patch = completedPatch(
-      result.order,
-      attempt.identities,
-      store,
-      attempt.campaignCreatedAt,
-    );
-    const moved = await deps.ledger.transition(campaign, number, ["in_flight"], "completed", patch);
-    deps.onOutcome?.("completed");
-    if (moved.moved) deps.onOrderEnded?.("completed");
-    if (patch.replayed) warnReplayed(log, campaign, result.order.created_at);
-    else log.debug({ order_id: result.order.id }, "order completed");
-    return { status: "completed", order_id: result.order.id };
-  }
-  // Before `submitted`: a webhook that comes first finds the order and is asked to come again.
-  await deps.orderIndex?.remember(result.order.id, campaign, number);
+}
+
+/** A sync order (or an async one the service finished at once): completed with its ids. */
+async function recordCompleted(
+  attempt: Attempt,
+  order: Order,
+  deps: CreateOrderDeps,
+): Promise<CreateOrderJobResult> {
+  const { campaign, number, log } = attempt;
+  const store = deps.storePayoutUrls ?? false;
+  const patch = completedPatch(order, attempt.identities, store, attempt.campaignCreatedAt);
+  const moved = await deps.ledger.transition(campaign, number, ["in_flight"], "completed", patch);
+  deps.onOutcome?.("completed");
+  if (moved.moved) deps.onOrderEnded?.("completed");
+  if (patch.replayed) warnReplayed(log, campaign, order.created_at);
+  else log.debug({ order_id: order.id }, "order completed");
+  return { status: "completed", order_id: order.id };
+}
+
+/** An async order accepted: submitted, and followed (by webhooks, and polls as the net). */
+async function recordSubmitted(
+  attempt: Attempt,
+  orderId: string,
+  deps: CreateOrderDeps,
+): Promise<CreateOrderJobResult> {
+  const { campaign, number, log } = attempt;
+  // Indexed before `submitted`: a webhook that comes first finds the order and is asked to come
+  // again. Both go in one write, in this order, on one connection (with a Cluster, to the node
+  // of the prefix's one slot), so Redis runs them in this order without a round trip between.
+  const indexed = deps.orderIndex?.remember(orderId, campaign, number);
   // Submitted and followed in one step: the OrderFollower reads its status from then on.
-  await deps.ledger.transition(
+  const submitted = deps.ledger.transition(
     campaign,
     number,
     ["in_flight"],
     "submitted",
-    { order_id: result.order.id },
+    { order_id: orderId },
     { at: Date.now() + (deps.firstPollDelayMs ?? 1000) },
   );
+  await Promise.all([indexed, submitted]);
   deps.onOutcome?.("submitted");
-  log.debug({ order_id: result.order.id }, "order submitted; following its status");
-  return { status: "submitted", order_id: result.order.id };
+  log.debug({ order_id: orderId }, "order submitted; following its status");
+  return { status: "submitted", order_id: orderId };
 }
 
 /** Sends the order; short blips (same key, always) are retried once inside the attempt. */

@@ -1,4 +1,5 @@
 import { Queue, Worker } from "bullmq";
+import pLimit from "p-limit";
 import type { ResponseInfo } from "../api/client.js";
 import { apiClientFor } from "../api/client-for-config.js";
 import type { Config } from "../config.js";
@@ -43,7 +44,10 @@ export interface StartWorkersOptions {
   log: Logger;
   /** @defaultValue ["orders", "catalog"] */
   queues?: WorkerQueue[];
-  /** Jobs in flight at once per queue. @defaultValue 10 */
+  /**
+   * Requests in flight at once per queue: orders being sent (the order worker holds a few more
+   * jobs, see orderJobSlots), catalog syncs. @defaultValue 10
+   */
   concurrency?: number;
   /** Keep payout (redemption) URLs in the ledger. @defaultValue false */
   storePayoutUrls?: boolean;
@@ -100,6 +104,16 @@ export interface RunningWorkers {
   workers: Worker[];
   /** Stops taking jobs, lets the active ones finish (or be released), closes Redis. */
   close(): Promise<void>;
+}
+
+/**
+ * Jobs the order worker holds at once for `concurrency` sending slots: a fifth more (at least
+ * one), so that while a job records its answer and BullMQ finishes it and hands over the next
+ * one (a few Redis round trips), another job already holds the slot it gave back and the
+ * service still sees `concurrency` requests in flight (docs/architecture.md, "Sending slots").
+ */
+export function orderJobSlots(concurrency: number): number {
+  return concurrency + Math.max(1, Math.ceil(concurrency / 5));
 }
 
 /** Starts the workers of the chosen queues under the configured prefix. */
@@ -177,11 +191,16 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
             hooks.onCampaignPaused?.(campaign, reason);
           },
           onSending: (campaign) => campaigns.touch(campaign),
+          sending: pLimit(concurrency),
         }),
       ),
       // No maxStartedAttempts: it would also count the wake-ups of a paused campaign's jobs.
       // 429 loops are capped by the processor itself (OrderJobData.rateLimited).
-      { ...common, limiter: limiterFor(config.orderRateLimitPerMinute) },
+      {
+        ...common,
+        concurrency: orderJobSlots(concurrency),
+        limiter: limiterFor(config.orderRateLimitPerMinute),
+      },
     );
     orderWorker.on(
       "failed",

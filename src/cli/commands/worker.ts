@@ -53,7 +53,12 @@ export function register(program: Command): void {
   program
     .command("worker")
     .description("Process order and catalog jobs until SIGINT/SIGTERM.")
-    .option("--concurrency <n>", "jobs in flight at once per queue", positiveWhole, 10)
+    .option(
+      "--concurrency <n>",
+      "requests in flight at once per queue (orders at the service; catalog syncs)",
+      positiveWhole,
+      10,
+    )
     .option("--queues <list>", "queues to serve: orders, catalog", parseQueues, [
       "orders",
       "catalog",
@@ -140,7 +145,8 @@ async function receiveWebhooks(
   ctx: { config: Config; log: Logger },
   metrics: RunningMetrics | undefined,
 ): Promise<RunningReceiver> {
-  const redis = connectRedis(ctx.config);
+  // Many messages at once, several commands each: one write per event-loop turn.
+  const redis = connectRedis(ctx.config, { coalesceWrites: true });
   // The worker's own connection reports a Redis outage (OutageReporter); the receiver answers
   // 5xx meanwhile and the service sends again, so this connection's errors add nothing.
   redis.on("error", () => {});
