@@ -2,7 +2,7 @@ import { OrderSchema } from "../api/schemas.js";
 import { recordProductState } from "../catalog/index-overrides.js";
 import type { Logger } from "../log.js";
 import type { Ledger } from "../orders/ledger.js";
-import type { OrderIndex } from "./order-index.js";
+import type { IndexedOrder, OrderIndex } from "./order-index.js";
 import { applyRemoteOrderEnd } from "./remote-order-state.js";
 import type { WebhookMessageType, WebhookResult } from "./webhook-result.js";
 
@@ -31,15 +31,38 @@ export function messageType(body: unknown): WebhookMessageType {
   return "unknown";
 }
 
-/** Applies a verified, parsed message. Throws on Redis or disk trouble (the caller answers 500). */
-export async function applyMessage(deps: ApplyMessageDeps, body: unknown): Promise<Applied> {
+/** The service's order id of an `order.completion` body, or undefined. */
+export function completionOrderId(body: unknown): string | undefined {
+  return messageType(body) === "order.completion" ? (body as { id: string }).id : undefined;
+}
+
+/** What the order index held for the message's order id, when the caller has looked it up. */
+export interface LookedUp {
+  target: IndexedOrder | undefined;
+}
+
+/**
+ * Applies a verified, parsed message. Throws on Redis or disk trouble (the caller answers 500).
+ * `lookedUp`: the order index's answer for completionOrderId(body), read by the caller (in the
+ * same write as its claim of the message id); without it, it is read here.
+ */
+export async function applyMessage(
+  deps: ApplyMessageDeps,
+  body: unknown,
+  lookedUp?: LookedUp,
+): Promise<Applied> {
   const type = messageType(body);
-  if (type === "order.completion") return { type, result: await orderCompletion(deps, body) };
+  if (type === "order.completion")
+    return { type, result: await orderCompletion(deps, body, lookedUp) };
   if (type === "product.update") return { type, result: await productUpdate(deps, body) };
   return { type, result: "bad_request" };
 }
 
-async function orderCompletion(deps: ApplyMessageDeps, body: unknown): Promise<WebhookResult> {
+async function orderCompletion(
+  deps: ApplyMessageDeps,
+  body: unknown,
+  lookedUp: LookedUp | undefined,
+): Promise<WebhookResult> {
   const { id, status } = body as { id: string; status: string };
   if (status === "PROCESSING") return "bad_request";
   let end: Parameters<typeof applyRemoteOrderEnd>[2];
@@ -48,7 +71,7 @@ async function orderCompletion(deps: ApplyMessageDeps, body: unknown): Promise<W
     if (!parsed.success) return "bad_request";
     end = { status: "COMPLETED", order: parsed.data };
   } else end = { status, id };
-  const target = await deps.orderIndex.find(id);
+  const target = lookedUp ? lookedUp.target : await deps.orderIndex.find(id);
   if (!target) return unknownOrder(end);
   const order = await deps.ledger.getOrder(target.campaign, target.number);
   if (!order || order.status === "superseded") {

@@ -42,13 +42,10 @@ export async function applyRemoteOrderEnd(
     const createdAt = await deps.campaignCreatedAt(campaign);
     const store = deps.storePayoutUrls ?? false;
     const patch = completedPatch(end.order, target.identities, store, createdAt);
-    const result = await ledger.transition(
-      campaign,
-      number,
-      ["submitted"],
-      "completed",
-      patch,
-      "unfollow",
+    const result = await endAndForget(
+      deps,
+      orderId,
+      ledger.transition(campaign, number, ["submitted"], "completed", patch, "unfollow"),
     );
     moved = result.moved;
     if (moved) deps.onOrderEnded?.("completed");
@@ -56,23 +53,41 @@ export async function applyRemoteOrderEnd(
     else log.debug("async order completed");
   } else {
     // FAILED (or a status we do not know): the service says the order did not go through.
-    const result = await ledger.transition(
-      campaign,
-      number,
-      ["submitted"],
-      "failed_final",
-      {
-        order_id: orderId,
-        error_type: "order_failed",
-        error_message: `the service reports order status ${end.status}`,
-      },
-      "unfollow",
+    const result = await endAndForget(
+      deps,
+      orderId,
+      ledger.transition(
+        campaign,
+        number,
+        ["submitted"],
+        "failed_final",
+        {
+          order_id: orderId,
+          error_type: "order_failed",
+          error_message: `the service reports order status ${end.status}`,
+        },
+        "unfollow",
+      ),
     );
     moved = result.moved;
     if (moved) deps.onOrderEnded?.("failed_final");
     // One per order: counted in the tracker's progress lines and `orders report`.
     log.debug({ status: end.status }, "async order did not complete");
   }
-  await deps.orderIndex?.forget(orderId);
   return moved;
+}
+
+/**
+ * The order's end and, with webhooks on, forgetting its id: sent in the same turn, so one write
+ * and no round trip between (on one connection Redis runs them in this order). Once the order
+ * has left `submitted`, by this or by an earlier end, no message needs its id.
+ */
+async function endAndForget<T>(
+  deps: ApplyRemoteOrderDeps,
+  orderId: string,
+  ending: Promise<T>,
+): Promise<T> {
+  const forgotten = deps.orderIndex?.forget(orderId);
+  const [result] = await Promise.all([ending, forgotten]);
+  return result;
 }

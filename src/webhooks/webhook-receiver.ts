@@ -6,7 +6,12 @@ import type { Logger } from "../log.js";
 import { Ledger } from "../orders/ledger.js";
 import { redisKey } from "../queue/names.js";
 import { isRedisAway } from "../queue/outage-reporter.js";
-import { type ApplyMessageDeps, applyMessage, messageType } from "./apply-message.js";
+import {
+  type ApplyMessageDeps,
+  applyMessage,
+  completionOrderId,
+  messageType,
+} from "./apply-message.js";
 import { OrderIndex } from "./order-index.js";
 import type { WebhookMessageType, WebhookResult } from "./webhook-result.js";
 
@@ -123,13 +128,18 @@ export async function startWebhookReceiver(
     }
     const id = headers["webhook-id"];
     if (!/^[\w.:-]{1,200}$/.test(id)) return { type: "unknown", result: "bad_request" };
-    const claimed = await options.redis.set(seenKey(id), String(Date.now()), "EX", ttl, "NX");
+    // The claim and the order's lookup go in one write (the lookup is wasted on a duplicate).
+    const orderId = completionOrderId(body);
+    const [claimed, target] = await Promise.all([
+      options.redis.set(seenKey(id), String(Date.now()), "EX", ttl, "NX"),
+      orderId === undefined ? undefined : deps.orderIndex.find(orderId),
+    ]);
     if (claimed === null) {
       return { type: messageType(body), result: "duplicate" };
     }
     let applied: Awaited<ReturnType<typeof applyMessage>>;
     try {
-      applied = await applyMessage(deps, body);
+      applied = await applyMessage(deps, body, orderId === undefined ? undefined : { target });
     } catch (error) {
       await options.redis.del(seenKey(id)).catch(() => undefined);
       throw error;

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Queue } from "bullmq";
+import type { Redis } from "ioredis";
 import pLimit from "p-limit";
 import { ApiClient } from "../../src/api/client.js";
 import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
@@ -20,6 +21,7 @@ import { importCampaign } from "../../src/orders/import-campaign.js";
 import { Ledger } from "../../src/orders/ledger.js";
 import type { OrderJobData } from "../../src/orders/order-job.js";
 import { pickSampleProducts, sampleCsv } from "../../src/orders/sample-csv.js";
+import { connectRedis } from "../../src/queue/connection.js";
 import { QUEUES } from "../../src/queue/names.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
 import { startWebhookReceiver } from "../../src/webhooks/webhook-receiver.js";
@@ -165,17 +167,21 @@ async function work(
   webhooks?: { port: number; secret: string },
 ) {
   const config = c.config(perMinute);
-  // As `worker --webhook-port`: the receiver in the workers' process.
-  const receiver = webhooks
-    ? await startWebhookReceiver({
-        redis: c.redis,
-        prefix: c.prefix,
-        dataDir: config.dataDir,
-        secret: webhooks.secret,
-        log: silentLogger,
-        port: webhooks.port,
-      })
+  // As `worker --webhook-port`: the receiver in the workers' process, on a connection of its own.
+  const receiverRedis = webhooks
+    ? (connectRedis(REDIS_URL, { coalesceWrites: true }) as Redis)
     : undefined;
+  const receiver =
+    webhooks && receiverRedis
+      ? await startWebhookReceiver({
+          redis: receiverRedis,
+          prefix: c.prefix,
+          dataDir: config.dataDir,
+          secret: webhooks.secret,
+          log: silentLogger,
+          port: webhooks.port,
+        })
+      : undefined;
   const workers = await startWorkers({
     config,
     log: silentLogger,
@@ -199,6 +205,7 @@ async function work(
   } finally {
     await workers.close();
     await receiver?.close();
+    await receiverRedis?.quit();
   }
 }
 

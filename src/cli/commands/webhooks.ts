@@ -40,7 +40,8 @@ export function register(program: Command): void {
         const ctx = createContext();
         const registry = new Registry();
         const metrics = new WebhookMetrics(registry);
-        const redis = connectRedis(ctx.config);
+        // Many messages at once, several commands each: one write per event-loop turn.
+        const redis = connectRedis(ctx.config, { coalesceWrites: true });
         // While Redis is away the receiver answers 5xx (the service sends again); this says so
         // in one line every few seconds instead of an error per reconnect.
         const outage = new OutageReporter(redisAddress(ctx.config)).watch(redis);
