@@ -21,6 +21,12 @@ export interface DispatcherOptions {
   tickMs?: number;
   /** How often the windows are checked for jobs lost in a crash. @defaultValue 10000 */
   repairMs?: number;
+  /**
+   * Least time from one pass to the next when woken: the jobs that end meanwhile share a pass
+   * instead of a script each (a window holds about a second of work, so it is refilled in time).
+   * @defaultValue 20
+   */
+  minGapMs?: number;
 }
 
 /**
@@ -44,6 +50,7 @@ export class Dispatcher {
   private woken = false;
   private loop: Promise<void> | undefined;
   private lastRepair = Date.now();
+  private lastPass = 0;
   /** Job options per campaign (recorded at import), read once. */
   private readonly jobOptions = new Map<string, JobsOptions>();
 
@@ -69,6 +76,7 @@ export class Dispatcher {
   private async run(): Promise<void> {
     while (!this.stopped) {
       try {
+        this.lastPass = Date.now();
         const moved = await this.dispatchOnce();
         if (Date.now() - this.lastRepair >= (this.options.repairMs ?? 10_000)) {
           this.lastRepair = Date.now();
@@ -82,7 +90,14 @@ export class Dispatcher {
           this.options.log.warn({ err: error }, "dispatcher: could not hand orders to the queue");
       }
       await this.sleep(this.options.tickMs ?? 200);
+      await this.spaced();
     }
+  }
+
+  /** Waits out the rest of minGapMs since the last pass (a wake-up can come right after one). */
+  private async spaced(): Promise<void> {
+    const rest = this.lastPass + (this.options.minGapMs ?? 20) - Date.now();
+    if (rest > 0 && !this.stopped) await new Promise((resolve) => setTimeout(resolve, rest));
   }
 
   /** One pass: orders from pending to the windows, and their jobs into BullMQ. Returns orders moved. */
