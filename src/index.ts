@@ -35,3 +35,9 @@ export type { OrderJobData } from "./orders/order-job.js";
 export { connectRedis } from "./queue/connection.js";
 export { QUEUES } from "./queue/names.js";
 export { type Sandbox, type SandboxOptions, startSandbox } from "./sandbox/server.js";
+export {
+  type RunningReceiver,
+  startWebhookReceiver,
+  type WebhookReceiverOptions,
+} from "./webhooks/webhook-receiver.js";
+export { webhookSecretFrom } from "./webhooks/webhook-secret.js";

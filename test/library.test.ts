@@ -7,18 +7,22 @@ import {
   loadCurrentIndex,
   QUEUES,
   startSandbox,
+  startWebhookReceiver,
   startWorkers,
   syncCatalog,
+  webhookSecretFrom,
 } from "../src/index.js";
 
 // package.json "main" is this module compiled: what it promises must be there.
 describe("the library entry point", () => {
-  it("exports the catalog sync, the campaign import, the workers and the sandbox", () => {
+  it("exports the catalog sync, the campaign import, the workers, the webhook receiver and the sandbox", () => {
     const exported = {
       syncCatalog,
       importCampaign,
       startWorkers,
       startSandbox,
+      startWebhookReceiver,
+      webhookSecretFrom,
       loadConfig,
       loadCurrentIndex,
       connectRedis,
