@@ -2,9 +2,8 @@ import type { Command } from "commander";
 import { Registry } from "prom-client";
 import { startMetricsServer } from "../../metrics/metrics-server.js";
 import { WebhookMetrics } from "../../metrics/webhook-metrics.js";
-import { commandClient, connectRedis } from "../../queue/connection.js";
 import { OutageReporter, redisAddress } from "../../queue/outage-reporter.js";
-import { startWebhookReceiver } from "../../webhooks/webhook-receiver.js";
+import { startReceiverFor } from "../../webhooks/receiver-for-config.js";
 import { webhookSecretFrom } from "../../webhooks/webhook-secret.js";
 import { portNumber } from "../option-parsers.js";
 import { action, createContext } from "../run-action.js";
@@ -40,24 +39,19 @@ export function register(program: Command): void {
         const ctx = createContext();
         const registry = new Registry();
         const metrics = new WebhookMetrics(registry);
-        // Many messages at once, several commands each: one write per event-loop turn.
-        const redis = connectRedis(ctx.config, { coalesceWrites: true });
-        // While Redis is away the receiver answers 5xx (the service sends again); this says so
-        // in one line every few seconds instead of an error per reconnect.
-        const outage = new OutageReporter(redisAddress(ctx.config)).watch(redis);
-        const receiver = await startWebhookReceiver({
-          redis: commandClient(redis),
-          prefix: ctx.config.prefix,
-          dataDir: ctx.config.dataDir,
+        let outage: OutageReporter | undefined;
+        const receiver = await startReceiverFor(ctx.config, {
           secret,
           log: ctx.log,
           port: opts.port,
           host: opts.host,
           storePayoutUrls: opts.storePayoutUrls,
           onMessage: metrics.onMessage,
-        }).catch(async (error) => {
-          redis.disconnect();
-          throw error;
+          // While Redis is away the receiver answers 5xx (the service sends again); this says
+          // so in one line every few seconds instead of an error per reconnect.
+          onConnection: (redis) => {
+            outage = new OutageReporter(redisAddress(ctx.config)).watch(redis);
+          },
         });
         const server =
           opts.metricsPort === undefined
@@ -73,8 +67,7 @@ export function register(program: Command): void {
         await untilSignal();
         await receiver.close();
         await server?.close();
-        outage.close();
-        await redis.quit().catch(() => redis.disconnect());
+        outage?.close();
         return 0;
       }),
     );

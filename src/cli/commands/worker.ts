@@ -6,7 +6,8 @@ import type { Logger } from "../../log.js";
 import { type RunningMetrics, startMetrics } from "../../metrics/start-metrics.js";
 import { WebhookMetrics } from "../../metrics/webhook-metrics.js";
 import { commandClient, connectRedis } from "../../queue/connection.js";
-import { type RunningReceiver, startWebhookReceiver } from "../../webhooks/webhook-receiver.js";
+import { startReceiverFor } from "../../webhooks/receiver-for-config.js";
+import type { RunningReceiver } from "../../webhooks/webhook-receiver.js";
 import { webhookSecretFrom } from "../../webhooks/webhook-secret.js";
 import { portNumber, positiveWhole } from "../option-parsers.js";
 import { action, createContext } from "../run-action.js";
@@ -145,37 +146,21 @@ async function receiveWebhooks(
   ctx: { config: Config; log: Logger },
   metrics: RunningMetrics | undefined,
 ): Promise<RunningReceiver> {
-  // Many messages at once, several commands each: one write per event-loop turn.
-  const redis = connectRedis(ctx.config, { coalesceWrites: true });
-  // The worker's own connection reports a Redis outage (OutageReporter); the receiver answers
-  // 5xx meanwhile and the service sends again, so this connection's errors add nothing.
-  redis.on("error", () => {});
   const webhookMetrics = metrics ? new WebhookMetrics(metrics.metrics.registry) : undefined;
-  try {
-    const receiver = await startWebhookReceiver({
-      redis: commandClient(redis),
-      prefix: ctx.config.prefix,
-      dataDir: ctx.config.dataDir,
-      secret,
-      log: ctx.log,
-      port: opts.webhookPort ?? 0,
-      host: opts.webhookHost,
-      storePayoutUrls: opts.storePayoutUrls,
-      onMessage: webhookMetrics?.onMessage,
-      onOrderEnded: metrics?.hooks.onOrderEnded,
-    });
-    ctx.log.info({ url: receiver.url }, "receiving webhooks");
-    return {
-      ...receiver,
-      close: async () => {
-        await receiver.close();
-        await redis.quit().catch(() => redis.disconnect());
-      },
-    };
-  } catch (error) {
-    redis.disconnect();
-    throw error;
-  }
+  const receiver = await startReceiverFor(ctx.config, {
+    secret,
+    log: ctx.log,
+    port: opts.webhookPort ?? 0,
+    host: opts.webhookHost,
+    storePayoutUrls: opts.storePayoutUrls,
+    onMessage: webhookMetrics?.onMessage,
+    onOrderEnded: metrics?.hooks.onOrderEnded,
+    // The worker's own connection reports a Redis outage (OutageReporter); the receiver answers
+    // 5xx meanwhile and the service sends again, so this connection's errors add nothing.
+    onConnection: (redis) => redis.on("error", () => {}),
+  });
+  ctx.log.info({ url: receiver.url }, "receiving webhooks");
+  return receiver;
 }
 
 async function metricsIfAsked(

@@ -1,0 +1,48 @@
+import type { Config } from "../config.js";
+import { commandClient, connectRedis, type RedisConnection } from "../queue/connection.js";
+import {
+  type RunningReceiver,
+  startWebhookReceiver,
+  type WebhookReceiverOptions,
+} from "./webhook-receiver.js";
+
+/** What `startReceiverFor` takes beyond the config: the receiver's own options. */
+export type ReceiverForConfigOptions = Omit<
+  WebhookReceiverOptions,
+  "redis" | "prefix" | "dataDir"
+> & {
+  /** Told of the receiver's connection before it is used (to watch it, or quiet its errors). */
+  onConnection?: (redis: RedisConnection) => void;
+};
+
+/**
+ * The receiver as `giftjobs webhooks` and `worker --webhook-port` run it: on a Redis connection
+ * of its own, under the config's prefix and data dir; closing it closes the connection.
+ */
+export async function startReceiverFor(
+  config: Config,
+  options: ReceiverForConfigOptions,
+): Promise<RunningReceiver> {
+  const { onConnection, ...receiverOptions } = options;
+  // Many messages at once, several commands each: one write per event-loop turn.
+  const redis = connectRedis(config, { coalesceWrites: true });
+  onConnection?.(redis);
+  try {
+    const receiver = await startWebhookReceiver({
+      ...receiverOptions,
+      redis: commandClient(redis),
+      prefix: config.prefix,
+      dataDir: config.dataDir,
+    });
+    return {
+      ...receiver,
+      close: async () => {
+        await receiver.close();
+        await redis.quit().catch(() => redis.disconnect());
+      },
+    };
+  } catch (error) {
+    redis.disconnect();
+    throw error;
+  }
+}
