@@ -8,7 +8,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Queue } from "bullmq";
-import type { Redis } from "ioredis";
 import pLimit from "p-limit";
 import { ApiClient } from "../../src/api/client.js";
 import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
@@ -21,10 +20,9 @@ import { importCampaign } from "../../src/orders/import-campaign.js";
 import { Ledger } from "../../src/orders/ledger.js";
 import type { OrderJobData } from "../../src/orders/order-job.js";
 import { pickSampleProducts, sampleCsv } from "../../src/orders/sample-csv.js";
-import { connectRedis } from "../../src/queue/connection.js";
 import { QUEUES } from "../../src/queue/names.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
-import { startWebhookReceiver } from "../../src/webhooks/webhook-receiver.js";
+import { startReceiverFor } from "../../src/webhooks/receiver-for-config.js";
 import {
   CHILD_RUNTIME,
   type ChildMeasure,
@@ -167,21 +165,14 @@ async function work(
   webhooks?: { port: number; secret: string },
 ) {
   const config = c.config(perMinute);
-  // As `worker --webhook-port`: the receiver in the workers' process, on a connection of its own.
-  const receiverRedis = webhooks
-    ? (connectRedis(REDIS_URL, { coalesceWrites: true }) as Redis)
+  // As `worker --webhook-port` runs it: in the workers' process, on a connection of its own.
+  const receiver = webhooks
+    ? await startReceiverFor(config, {
+        secret: webhooks.secret,
+        log: silentLogger,
+        port: webhooks.port,
+      })
     : undefined;
-  const receiver =
-    webhooks && receiverRedis
-      ? await startWebhookReceiver({
-          redis: receiverRedis,
-          prefix: c.prefix,
-          dataDir: config.dataDir,
-          secret: webhooks.secret,
-          log: silentLogger,
-          port: webhooks.port,
-        })
-      : undefined;
   const workers = await startWorkers({
     config,
     log: silentLogger,
@@ -205,7 +196,6 @@ async function work(
   } finally {
     await workers.close();
     await receiver?.close();
-    await receiverRedis?.quit();
   }
 }
 
