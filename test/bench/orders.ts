@@ -29,6 +29,7 @@ import {
   childScript,
   measureInChild,
   runChild,
+  startChild,
 } from "../helpers/bench-child.js";
 import { freePort } from "../helpers/free-port.js";
 import { recordedBodies } from "../helpers/ledger-fixtures.js";
@@ -162,17 +163,18 @@ async function work(
   seconds = Infinity,
   firstPollDelayMs?: number,
   untilSettled = false,
-  webhooks?: { port: number; secret: string },
+  webhooks?: Hooks,
 ) {
   const config = c.config(perMinute);
   // As `worker --webhook-port` runs it: in the workers' process, on a connection of its own.
-  const receiver = webhooks
-    ? await startReceiverFor(config, {
-        secret: webhooks.secret,
-        log: silentLogger,
-        port: webhooks.port,
-      })
-    : undefined;
+  const receiver =
+    webhooks && !webhooks.apart
+      ? await startReceiverFor(config, {
+          secret: webhooks.secret,
+          log: silentLogger,
+          port: webhooks.port,
+        })
+      : undefined;
   const workers = await startWorkers({
     config,
     log: silentLogger,
@@ -227,7 +229,7 @@ interface ClientSpec {
   /** Workers: hold status polls back this long (the create path alone). */
   firstPollDelayMs?: number;
   /** Workers with webhooks on: the receiver's port and secret (polls after 30 s, the net). */
-  webhooks?: { port: number; secret: string };
+  webhooks?: Hooks;
 }
 
 interface ClientRun {
@@ -261,6 +263,63 @@ async function runClientHere(spec: ClientSpec): Promise<ClientRun> {
     return { sent: run.sent, sentMs: run.ms, settledMs: run.settledMs };
   } finally {
     await handle.redis.quit();
+  }
+}
+
+/**
+ * Where the sandbox sends webhooks; `apart`: the receiver runs in a process of its own, as
+ * `giftjobs webhooks` (else in the workers' one, as `worker --webhook-port`).
+ */
+interface Hooks {
+  port: number;
+  secret: string;
+  apart?: boolean;
+}
+
+/** The receiver alone, as `giftjobs webhooks` runs it, until SIGTERM. */
+async function serveReceiverHere(spec: ClientSpec): Promise<object> {
+  const handle = campaignHandle(spec.url, spec.dataDir, spec.prefix, spec.label);
+  const receiver = await startReceiverFor(handle.config(UNLIMITED), {
+    secret: spec.webhooks!.secret,
+    log: silentLogger,
+    port: spec.webhooks!.port,
+  });
+  process.stdout.write("ready\n");
+  await new Promise((resolve) => process.once("SIGTERM", resolve));
+  await receiver.close();
+  await handle.redis.quit();
+  return {};
+}
+
+/** Runs `fn` beside a receiver in a child process of its own; returns its result and that CPU. */
+async function withReceiverApart<T>(
+  script: string,
+  spec: ClientSpec,
+  fn: () => Promise<T>,
+): Promise<{ value: T; receiverCpu: number }> {
+  if (SHARED_THREAD) {
+    // On the sandbox's thread like the clients: apart only from the workers' own code.
+    const handle = campaignHandle(spec.url, spec.dataDir, spec.prefix, spec.label);
+    const receiver = await startReceiverFor(handle.config(UNLIMITED), {
+      secret: spec.webhooks!.secret,
+      log: silentLogger,
+      port: spec.webhooks!.port,
+    });
+    try {
+      return { value: await fn(), receiverCpu: Number.NaN };
+    } finally {
+      await receiver.close();
+      await handle.redis.quit();
+    }
+  }
+  const child = await startChild(script, { BENCH_ORDERS_RECEIVER: JSON.stringify(spec) });
+  try {
+    const value = await fn();
+    const report = await child.stop<ChildMeasure>();
+    return { value, receiverCpu: report.cpuMs / 1000 };
+  } catch (error) {
+    await child.stop().catch(() => undefined);
+    throw error;
   }
 }
 
@@ -321,7 +380,17 @@ async function endToEndRound(bench: Bench, script: string, round: number) {
       cpuOf(c2.redis, () => runClient(script, { ...spec2, webhooks: hooks })),
     ).finally(() => c2.dispose());
     const pushed = await lookups(bench);
-    return { bare, workers, webhooks, polled, pushed, importMs: c.importMs };
+    // And once more with the receiver in a process of its own, as `giftjobs webhooks`.
+    await resetSandbox(bench, E2E_FAULTS);
+    const c3 = await campaign(bench, `e2e-apart-${round}`, ORDERS);
+    const spec3 = { ...specOf(bench, c3), rows: ORDERS, kind: "workers" as const };
+    const apart = await withWebhooks(bench, (hooks) => {
+      const withHooks = { ...spec3, webhooks: { ...hooks, apart: true } };
+      return withReceiverApart(script, withHooks, () =>
+        cpuOf(c3.redis, () => runClient(script, withHooks)),
+      );
+    }).finally(() => c3.dispose());
+    return { bare, workers, webhooks, apart, polled, pushed, importMs: c.importMs };
   } finally {
     await c.dispose();
   }
@@ -395,12 +464,16 @@ async function endToEnd(bench: Bench): Promise<void> {
       "all COMPLETED",
       "CPU",
       "GET/order",
+      "receiver apart: workers",
+      "ratio",
+      "CPU + receiver",
     ],
   ];
   const ratios: number[] = [];
   const webhookRatios: number[] = [];
+  const apartRatios: number[] = [];
   for (let round = 1; round <= E2E_ROUNDS; round++) {
-    const { bare, workers, webhooks, polled, pushed, importMs } = await endToEndRound(
+    const { bare, workers, webhooks, apart, polled, pushed, importMs } = await endToEndRound(
       bench,
       script,
       round,
@@ -408,8 +481,11 @@ async function endToEnd(bench: Bench): Promise<void> {
     const bareRate = ORDERS / (bare.value.sentMs / 1000);
     const workerRate = workers.value.sent / (workers.value.sentMs / 1000);
     const webhookRate = webhooks.value.sent / (webhooks.value.sentMs / 1000);
+    const apartRun = apart.value.value;
+    const apartRate = apartRun.sent / (apartRun.sentMs / 1000);
     ratios.push(workerRate / bareRate);
     webhookRatios.push(webhookRate / bareRate);
+    apartRatios.push(apartRate / bareRate);
     rows.push([
       `round ${round}`,
       `${fixed(importMs / 1000, 1)} s`,
@@ -427,6 +503,9 @@ async function endToEnd(bench: Bench): Promise<void> {
       `${fixed(webhooks.value.settledMs / 1000, 1)} s`,
       cpuText(webhooks),
       fixed(pushed / ORDERS, 2),
+      `${fixed(apartRun.sentMs / 1000, 1)} s`,
+      `${fixed(apartRate / bareRate, 2)}x`,
+      `${cpuText(apart.value)} + ${fixed(apart.receiverCpu, 1)} s`,
     ]);
   }
   table(rows);
@@ -443,7 +522,8 @@ async function endToEnd(bench: Bench): Promise<void> {
   const createRate = createOnly.sent / (createOnly.sentMs / 1000);
   process.stdout.write(
     `    workers / bare: median ${fixed(median(ratios), 2)}x, worst ${fixed(Math.min(...ratios), 2)}x (goal >= 0.9x)\n` +
-      `    with webhooks: median ${fixed(median(webhookRatios), 2)}x, worst ${fixed(Math.min(...webhookRatios), 2)}x (goal >= 0.95x)\n` +
+      `    with webhooks: median ${fixed(median(webhookRatios), 2)}x, worst ${fixed(Math.min(...webhookRatios), 2)}x (goal >= 0.95x); ` +
+      `receiver apart (giftjobs webhooks): median ${fixed(median(apartRatios), 2)}x, worst ${fixed(Math.min(...apartRatios), 2)}x\n` +
       `    create path alone (polls held back): ${fixed(createRate)} orders/s\n`,
   );
 }
@@ -522,6 +602,11 @@ export async function run(): Promise<void> {
   }
 }
 
+const receiverSpec = process.env.BENCH_ORDERS_RECEIVER;
+if (receiverSpec) {
+  await measureInChild(() => serveReceiverHere(JSON.parse(receiverSpec) as ClientSpec));
+  process.exit(0);
+}
 const clientSpec = process.env.BENCH_ORDERS_CLIENT;
 if (clientSpec) {
   await measureInChild(() => runClientHere(JSON.parse(clientSpec) as ClientSpec));

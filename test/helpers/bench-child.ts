@@ -48,18 +48,58 @@ export async function childScript(file: string): Promise<string> {
   return outfile;
 }
 
-/** Runs `script` with `env` to its end; its last stdout line is its report, as JSON. */
-export async function runChild<T>(script: string, env: Record<string, string>): Promise<T> {
+function spawnChild(script: string, env: Record<string, string>) {
   const args = [
     ...CHILD_NODE_ARGS,
     ...(CHILD_RUNTIME === "tsx" ? ["--import", "tsx"] : []),
     script,
   ];
-  const child = spawn(process.execPath, args, {
+  return spawn(process.execPath, args, {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, ...env },
   });
+}
+
+/** A child that serves until stopped (see startChild). */
+export interface ServingChild {
+  /** SIGTERM, then its report (its last stdout line, as JSON) once it has exited. */
+  stop<T>(): Promise<T>;
+}
+
+/**
+ * Starts `script` with `env` and resolves once it prints `ready` on a line of its own: for a
+ * side that serves (a receiver) rather than runs to an end. The child ends on SIGTERM.
+ */
+export function startChild(script: string, env: Record<string, string>): Promise<ServingChild> {
+  const child = spawnChild(script, env);
+  let out = "";
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  return new Promise((resolve, reject) => {
+    child.stdout?.on("data", (chunk) => {
+      const before = out;
+      out += chunk;
+      if (!/^ready$/m.test(before) && /^ready$/m.test(out))
+        resolve({
+          stop: async <T>() => {
+            child.kill("SIGTERM");
+            const code = await exited;
+            const last = out.trim().split("\n").pop();
+            if (code !== 0 || !last)
+              throw new Error(`bench child ${script} exited with ${code}: ${out}`);
+            return JSON.parse(last) as T;
+          },
+        });
+    });
+    void exited.then((code) =>
+      reject(new Error(`bench child ${script} exited with ${code}: ${out}`)),
+    );
+  });
+}
+
+/** Runs `script` with `env` to its end; its last stdout line is its report, as JSON. */
+export async function runChild<T>(script: string, env: Record<string, string>): Promise<T> {
+  const child = spawnChild(script, env);
   let out = "";
   child.stdout?.on("data", (chunk) => {
     out += chunk;
