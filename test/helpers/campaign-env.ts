@@ -5,7 +5,11 @@ import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
 import type { CatalogIndex } from "../../src/catalog/index-entry.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import { type Config, loadConfig } from "../../src/config.js";
-import { type RunningWorkers, startWorkers } from "../../src/jobs/workers.js";
+import {
+  type RunningWorkers,
+  type StartWorkersOptions,
+  startWorkers,
+} from "../../src/jobs/workers.js";
 import { silentLogger } from "../../src/log.js";
 import type { ImportDeps } from "../../src/orders/import-campaign.js";
 import { Ledger } from "../../src/orders/ledger.js";
@@ -122,14 +126,21 @@ export const FAST_TIMINGS = {
   dispatchTickMs: 50,
 };
 
-/** In-process order workers on the env, with short timings. */
-export function runWorkers(env: CampaignEnv): Promise<RunningWorkers> {
+/**
+ * In-process order workers on the env, with short timings. An override replaces its option whole
+ * (`timings` is not merged into FAST_TIMINGS): a test states exactly the timings it runs with.
+ */
+export function runWorkers(
+  env: CampaignEnv,
+  overrides: Partial<StartWorkersOptions> = {},
+): Promise<RunningWorkers> {
   return startWorkers({
     config: env.config,
     log: quietLog,
     queues: ["orders"],
     concurrency: 5,
     timings: FAST_TIMINGS,
+    ...overrides,
   });
 }
 

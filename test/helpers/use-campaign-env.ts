@@ -1,27 +1,39 @@
 import { afterEach } from "vitest";
+import type { RunningWorkers, StartWorkersOptions } from "../../src/jobs/workers.js";
 import type { SandboxOptions } from "../../src/sandbox/index.js";
 import { type CampaignEnv, campaignEnv, runWorkers } from "./campaign-env.js";
 
 /**
  * A campaign env for each test that asks for one, and in-process workers if it starts them;
- * both closed after the test. `setup(label)` makes the env, `work(env)` starts the workers.
+ * both closed after the test, the workers first (they still talk to the env's Redis and sandbox).
+ * `setup(label, sandbox?)`: the test's sandbox options over the describe's.
+ * `work(env, overrides?)`: runWorkers, the overrides replacing its defaults.
+ * `stopWorkers()`: for a test that stops them mid-way; the env stays until the test ends.
  */
 export function useCampaignEnv(sandboxOptions: SandboxOptions = {}) {
   let env: CampaignEnv | undefined;
-  let workers: Awaited<ReturnType<typeof runWorkers>> | undefined;
-  afterEach(async () => {
+  let workers: RunningWorkers | undefined;
+  const stopWorkers = async (): Promise<void> => {
     await workers?.close();
     workers = undefined;
+  };
+  afterEach(async () => {
+    await stopWorkers();
     await env?.dispose();
     env = undefined;
   });
   return {
-    async setup(label: string): Promise<CampaignEnv> {
-      env = await campaignEnv(sandboxOptions, label);
+    async setup(label: string, sandbox: SandboxOptions = {}): Promise<CampaignEnv> {
+      env = await campaignEnv({ ...sandboxOptions, ...sandbox }, label);
       return env;
     },
-    async work(e: CampaignEnv): Promise<void> {
-      workers = await runWorkers(e);
+    async work(
+      e: CampaignEnv,
+      overrides: Partial<StartWorkersOptions> = {},
+    ): Promise<RunningWorkers> {
+      workers = await runWorkers(e, overrides);
+      return workers;
     },
+    stopWorkers,
   };
 }
