@@ -1,9 +1,8 @@
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DamagedFileError } from "../../src/catalog/damaged-file-error.js";
 import { UserError } from "../../src/errors/user-error.js";
-import { type RunningWorkers, startWorkers } from "../../src/jobs/workers.js";
 import { ARCHIVE_FILES, type ArchiveManifest } from "../../src/orders/archive-files.js";
 import {
   archiveCampaign,
@@ -17,15 +16,9 @@ import { campaignStatus } from "../../src/orders/campaign-status.js";
 import { campaignSummary, listCampaigns } from "../../src/orders/campaign-summary.js";
 import { importCampaign } from "../../src/orders/import-campaign.js";
 import { pickSampleProducts, sampleCsv } from "../../src/orders/sample-csv.js";
-import {
-  type CampaignEnv,
-  campaignEnv,
-  depsOf,
-  FAST_TIMINGS,
-  giftjobs,
-  quietLog,
-} from "../helpers/campaign-env.js";
+import { type CampaignEnv, depsOf, giftjobs } from "../helpers/campaign-env.js";
 import { ledgerRow } from "../helpers/ledger-fixtures.js";
+import { useCampaignEnv } from "../helpers/use-campaign-env.js";
 import { eventually } from "../helpers/wait-for.js";
 
 const QUICK_JOBS = { attempts: 3, backoff: { type: "fixed", delay: 50 } };
@@ -58,13 +51,8 @@ async function campaignKeys(env: CampaignEnv, campaign: string): Promise<string[
 }
 
 describe("orders archive and restore", () => {
+  const envs = useCampaignEnv();
   let env: CampaignEnv;
-  let workers: RunningWorkers | undefined;
-  afterEach(async () => {
-    await workers?.close();
-    workers = undefined;
-    await env?.dispose();
-  });
 
   async function importFile(campaign: string, rows: number, options = {}) {
     const file = join(env.dataDir, `${campaign}.csv`);
@@ -73,13 +61,7 @@ describe("orders archive and restore", () => {
   }
 
   async function work() {
-    workers = await startWorkers({
-      config: env.config,
-      log: quietLog,
-      queues: ["orders"],
-      concurrency: 4,
-      timings: FAST_TIMINGS,
-    });
+    await envs.work(env, { concurrency: 4 });
   }
 
   /** A campaign of 12 rows run to its end: the rows of one of its two products fail (4xx). */
@@ -113,7 +95,7 @@ describe("orders archive and restore", () => {
   }
 
   it("archives a done campaign to files, leaves a tombstone, and restores it as it was", async () => {
-    env = await campaignEnv({ asyncCompleteMs: 50 }, "archive");
+    env = await envs.setup("archive", { asyncCompleteMs: 50 });
     const unorderable = await doneCampaign("spring");
     const before = join(env.dataDir, "before.csv");
     await writeReport(env.ledger, "spring", before);
@@ -216,7 +198,7 @@ describe("orders archive and restore", () => {
   });
 
   it("refuses to archive a campaign with rows to send, and to restore one not archived", async () => {
-    env = await campaignEnv({}, "refuse");
+    env = await envs.setup("refuse");
     await importFile("busy", 4);
     await importFile("waiting", 2, { hold: true });
     for (const campaign of ["busy", "waiting"]) {
@@ -239,7 +221,7 @@ describe("orders archive and restore", () => {
   });
 
   it("refuses a restore or report from files whose sha256 differs from the manifest", async () => {
-    env = await campaignEnv({}, "sha");
+    env = await envs.setup("sha");
     await cancelledCampaign("gone");
     const before = join(env.dataDir, "before.csv");
     await writeReport(env.ledger, "gone", before);
@@ -279,7 +261,7 @@ describe("orders archive and restore", () => {
   });
 
   it("removes nothing when the campaign changed after its archive was written", async () => {
-    env = await campaignEnv({}, "changed");
+    env = await envs.setup("changed");
     await cancelledCampaign("late");
     const shape = await env.ledger.shape("late");
     // Something happens after the archive read the campaign: here a row written by another
@@ -297,7 +279,7 @@ describe("orders archive and restore", () => {
   });
 
   it("a restore that stopped half way leaves the campaign archived; archive or restore again finishes", async () => {
-    env = await campaignEnv({}, "halfway");
+    env = await envs.setup("halfway");
     await cancelledCampaign("half");
     const before = join(env.dataDir, "before.csv");
     await writeReport(env.ledger, "half", before);
@@ -324,7 +306,7 @@ describe("orders archive and restore", () => {
   });
 
   it("giftjobs orders archive, report, status, list and restore", async () => {
-    env = await campaignEnv({}, "archive-cli");
+    env = await envs.setup("archive-cli");
     await cancelledCampaign("cli");
     await importFile("busy", 2);
     const before = join(env.dataDir, "before.csv");

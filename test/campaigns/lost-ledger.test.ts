@@ -1,22 +1,16 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { type RunningWorkers, startWorkers } from "../../src/jobs/workers.js";
+import { describe, expect, it } from "vitest";
 import { archiveCampaign, restoreCampaign } from "../../src/orders/campaign-archive.js";
 import { writeReport } from "../../src/orders/campaign-report.js";
 import { campaignStatus } from "../../src/orders/campaign-status.js";
 import { ImportRefused, importCampaign } from "../../src/orders/import-campaign.js";
 import { journalPath } from "../../src/orders/order-journal.js";
-import {
-  type CampaignEnv,
-  campaignEnv,
-  depsOf,
-  FAST_TIMINGS,
-  quietLog,
-} from "../helpers/campaign-env.js";
+import { type CampaignEnv, depsOf } from "../helpers/campaign-env.js";
 import { csvFile, shuffleLines, validCsv } from "../helpers/csv.js";
 import { cleanPrefix } from "../helpers/redis.js";
 import { sandboxOrders } from "../helpers/sandbox.js";
+import { useCampaignEnv } from "../helpers/use-campaign-env.js";
 import { eventually } from "../helpers/wait-for.js";
 
 const ROWS = 1000;
@@ -28,14 +22,7 @@ const CAMPAIGN = "lost";
  * Redis keys lost at some point, the whole file imported again: every row is paid once.
  */
 describe("a lost ledger never pays twice", () => {
-  let env: CampaignEnv | undefined;
-  let workers: RunningWorkers | undefined;
-  afterEach(async () => {
-    await workers?.close();
-    workers = undefined;
-    await env?.dispose();
-    env = undefined;
-  });
+  const { setup, work: startWork, stopWorkers } = useCampaignEnv();
 
   /** The issue's campaign: the file's first half, then the whole file with --append. */
   async function twoImports(e: CampaignEnv): Promise<string> {
@@ -58,26 +45,10 @@ describe("a lost ledger never pays twice", () => {
 
   /** In-process workers; `perMinute` slows their sending (the queue's own rate limit). */
   async function work(e: CampaignEnv, perMinute?: number): Promise<void> {
-    workers = await startWorkers({
+    await startWork(e, {
       config: perMinute ? { ...e.config, orderRateLimitPerMinute: perMinute } : e.config,
-      log: quietLog,
-      queues: ["orders"],
       concurrency: 2,
-      timings: FAST_TIMINGS,
     });
-  }
-
-  async function setup(
-    sandbox: Parameters<typeof campaignEnv>[0],
-    label: string,
-  ): Promise<CampaignEnv> {
-    env = await campaignEnv(sandbox, label);
-    return env;
-  }
-
-  async function stopWorkers(): Promise<void> {
-    await workers?.close();
-    workers = undefined;
   }
 
   async function completed(e: CampaignEnv): Promise<number> {
@@ -137,7 +108,7 @@ describe("a lost ledger never pays twice", () => {
   }
 
   it("Redis lost at about 60%, the whole file imported again: each row paid once", async () => {
-    const e = await setup({ asyncCompleteMs: 20 }, "lost60");
+    const e = await setup("lost60", { asyncCompleteMs: 20 });
     const whole = await twoImports(e);
     // About 5 orders a second: the loss finds orders paid, orders sent, and orders never sent.
     await work(e, 300);
@@ -155,7 +126,7 @@ describe("a lost ledger never pays twice", () => {
   });
 
   it("Redis lost before any order is sent: each row paid once, none replayed", async () => {
-    const e = await setup({ asyncCompleteMs: 20 }, "lost0");
+    const e = await setup("lost0", { asyncCompleteMs: 20 });
     const whole = await twoImports(e);
     await loseRedis(e);
     await reimport(e, whole);
@@ -165,7 +136,7 @@ describe("a lost ledger never pays twice", () => {
   });
 
   it("Redis lost after every row completed: the re-import only hears replays", async () => {
-    const e = await setup({ asyncCompleteMs: 20 }, "lost100");
+    const e = await setup("lost100", { asyncCompleteMs: 20 });
     const whole = await twoImports(e);
     await runToEnd(e);
     await loseRedis(e);
@@ -176,7 +147,7 @@ describe("a lost ledger never pays twice", () => {
   });
 
   it("a shuffled copy after the loss rebuilds every order under its key", async () => {
-    const e = await setup({}, "lost-keys");
+    const e = await setup("lost-keys");
     const whole = await twoImports(e);
     const keys = async () => {
       const found: string[] = [];
@@ -192,7 +163,7 @@ describe("a lost ledger never pays twice", () => {
   });
 
   it("refuses, writing nothing, rows whose journal order this file does not have whole", async () => {
-    const e = await setup({}, "lost-part");
+    const e = await setup("lost-part");
     const whole = await twoImports(e);
     await loseRedis(e);
     // The file without its last row: that row's order of 50 cannot be rebuilt.
@@ -222,7 +193,7 @@ describe("a lost ledger never pays twice", () => {
   });
 
   it("archive and restore keep the journal", async () => {
-    const e = await setup({ asyncCompleteMs: 20 }, "lost-arch");
+    const e = await setup("lost-arch", { asyncCompleteMs: 20 });
     await twoImports(e);
     await runToEnd(e);
     const path = journalPath(e.dataDir, CAMPAIGN);

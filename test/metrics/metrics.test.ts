@@ -1,13 +1,13 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type RunningWorkers, startWorkers } from "../../src/jobs/workers.js";
 import { type RunningMetrics, startMetrics } from "../../src/metrics/start-metrics.js";
 import { cancelCampaign } from "../../src/orders/campaign-control.js";
 import { campaignStatus } from "../../src/orders/campaign-status.js";
 import { importCampaign } from "../../src/orders/import-campaign.js";
 import { sampleCsv } from "../../src/orders/sample-csv.js";
-import { type CampaignEnv, campaignEnv, depsOf, quietLog } from "../helpers/campaign-env.js";
+import { type CampaignEnv, depsOf, quietLog } from "../helpers/campaign-env.js";
+import { useCampaignEnv } from "../helpers/use-campaign-env.js";
 import { eventually } from "../helpers/wait-for.js";
 
 const FAST = { firstPollDelayMs: 50, pollDelayMs: 50, rateLimitBaseMs: 300 };
@@ -25,16 +25,13 @@ function samples(text: string): Map<string, number> {
 }
 
 describe("worker metrics", () => {
-  let env: CampaignEnv | undefined;
+  const envs = useCampaignEnv();
   let metrics: RunningMetrics | undefined;
-  let workers: RunningWorkers | undefined;
+  // Runs before useCampaignEnv's afterEach (stack order): workers, then metrics, then the env.
   afterEach(async () => {
-    await workers?.close();
+    await envs.stopWorkers();
     await metrics?.close();
-    await env?.dispose();
-    workers = undefined;
     metrics = undefined;
-    env = undefined;
   });
 
   async function run(e: CampaignEnv, rows: number, balanceCheck = true) {
@@ -43,14 +40,7 @@ describe("worker metrics", () => {
     const deps = depsOf(e);
     await importCampaign({ file, campaign: "m", balanceCheck }, { ...deps, log: quietLog });
     metrics = await startMetrics({ config: e.config, port: 0 });
-    workers = await startWorkers({
-      config: e.config,
-      log: quietLog,
-      queues: ["orders"],
-      concurrency: 3,
-      timings: FAST,
-      hooks: metrics.hooks,
-    });
+    await envs.work(e, { concurrency: 3, timings: FAST, hooks: metrics.hooks });
   }
 
   async function scrape(): Promise<Map<string, number>> {
@@ -61,7 +51,7 @@ describe("worker metrics", () => {
   }
 
   it("counts outcomes, requests by folded route, latency and queue depths", async () => {
-    env = await campaignEnv({ asyncCompleteMs: 50 }, "metrics");
+    const env = await envs.setup("metrics", { asyncCompleteMs: 50 });
     await run(env, 5);
     const e = env;
     await eventually(async () => (await campaignStatus(e.ledger, "m")).completed === 5, "done");
@@ -101,7 +91,7 @@ describe("worker metrics", () => {
   });
 
   it("after async orders and 5xx faults, the end counts equal the ledger's; spend per currency", async () => {
-    env = await campaignEnv({ asyncCompleteMs: 30, failRate: 0.3 }, "metricsledger");
+    const env = await envs.setup("metricsledger", { asyncCompleteMs: 30, failRate: 0.3 });
     const e = env;
     const file = join(e.dataDir, "orders.csv");
     await writeFile(file, sampleCsv(e.index, { rows: 30, products: 3 }));
@@ -115,14 +105,7 @@ describe("worker metrics", () => {
       { ...depsOf(e), log: quietLog },
     );
     metrics = await startMetrics({ config: e.config, port: 0 });
-    workers = await startWorkers({
-      config: e.config,
-      log: quietLog,
-      queues: ["orders"],
-      concurrency: 5,
-      timings: { ...FAST, dispatchTickMs: 20 },
-      hooks: metrics.hooks,
-    });
+    await envs.work(e, { timings: { ...FAST, dispatchTickMs: 20 }, hooks: metrics.hooks });
     const done = async () => {
       const s = await campaignStatus(e.ledger, "m");
       return s.queued + s.in_flight + s.submitted === 0;
@@ -151,7 +134,7 @@ describe("worker metrics", () => {
   }, 90_000);
 
   it("counts campaigns by state and a cancelled campaign's rows", async () => {
-    env = await campaignEnv({}, "states");
+    const env = await envs.setup("states");
     const file = join(env.dataDir, "orders.csv");
     await writeFile(file, sampleCsv(env.index, { rows: 4 }));
     const deps = { ...depsOf(env), log: quietLog };
@@ -182,7 +165,7 @@ describe("worker metrics", () => {
   });
 
   it("queue depth is read at scrape time", async () => {
-    env = await campaignEnv({}, "depth");
+    const env = await envs.setup("depth");
     await env.queue.add("order-create", {} as never, { delay: 60_000 });
     metrics = await startMetrics({ config: env.config, port: 0 });
     const m = await scrape();
@@ -190,7 +173,7 @@ describe("worker metrics", () => {
   });
 
   it("reads the follow set at scrape time: followed orders, and those over a minute late", async () => {
-    env = await campaignEnv({}, "follow");
+    const env = await envs.setup("follow");
     metrics = await startMetrics({ config: env.config, port: 0 });
     let m = await scrape();
     expect(m.get("giftjobs_followed_orders")).toBe(0);
@@ -211,7 +194,7 @@ describe("worker metrics", () => {
   });
 
   it("counts 429s and rate-limited outcomes", async () => {
-    env = await campaignEnv({ orderRateLimit: 2 }, "metrics429");
+    const env = await envs.setup("metrics429", { orderRateLimit: 2 });
     await run(env, 4);
     const e = env;
     const r429 = 'giftjobs_http_requests_total{method="POST",route="/v2/order",status="429"}';
@@ -226,7 +209,7 @@ describe("worker metrics", () => {
   });
 
   it("counts a campaign pause once, and its systemic outcomes", async () => {
-    env = await campaignEnv({ balances: ZERO_BALANCES }, "metricspause");
+    const env = await envs.setup("metricspause", { balances: ZERO_BALANCES });
     await run(env, 3, false);
     const e = env;
     await eventually(async () => (await campaignStatus(e.ledger, "m")).paused !== null, "paused");

@@ -1,31 +1,20 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { type RunningWorkers, startWorkers } from "../../src/jobs/workers.js";
+import { describe, expect, it } from "vitest";
 import { campaignStatus } from "../../src/orders/campaign-status.js";
 import { ImportRefused, importCampaign } from "../../src/orders/import-campaign.js";
 import { sampleCsv } from "../../src/orders/sample-csv.js";
-import {
-  type CampaignEnv,
-  campaignEnv,
-  depsOf,
-  FAST_TIMINGS,
-  quietLog,
-} from "../helpers/campaign-env.js";
+import { type CampaignEnv, depsOf } from "../helpers/campaign-env.js";
 import { sandboxOrders } from "../helpers/sandbox.js";
+import { useCampaignEnv } from "../helpers/use-campaign-env.js";
 import { eventually } from "../helpers/wait-for.js";
 
 describe("a campaign end to end", () => {
+  const envs = useCampaignEnv();
   let env: CampaignEnv;
-  let workers: RunningWorkers | undefined;
-  afterEach(async () => {
-    await workers?.close();
-    workers = undefined;
-    await env?.dispose();
-  });
 
   it("imports, pays each row exactly once, and a re-import adds nothing", async () => {
-    env = await campaignEnv({ asyncCompleteMs: 100 }, "flow");
+    env = await envs.setup("flow", { asyncCompleteMs: 100 });
     const file = join(env.dataDir, "orders.csv");
     await writeFile(file, sampleCsv(env.index, { rows: 40 }));
     const deps = depsOf(env);
@@ -41,13 +30,7 @@ describe("a campaign end to end", () => {
     });
     expect((await campaignStatus(env.ledger, "spring")).queued).toBe(40);
 
-    workers = await startWorkers({
-      config: env.config,
-      log: quietLog,
-      queues: ["orders"],
-      concurrency: 5,
-      timings: FAST_TIMINGS,
-    });
+    await envs.work(env);
     await eventually(
       async () => (await campaignStatus(env.ledger, "spring")).completed === 40,
       "40 completed rows",
@@ -70,19 +53,13 @@ describe("a campaign end to end", () => {
   });
 
   it("packs rows into orders of up to N items of one currency", async () => {
-    env = await campaignEnv({ asyncCompleteMs: 50 }, "pack");
+    env = await envs.setup("pack", { asyncCompleteMs: 50 });
     const file = join(env.dataDir, "orders.csv");
     await writeFile(file, sampleCsv(env.index, { rows: 25 }));
     const deps = depsOf(env);
     const result = await importCampaign({ file, campaign: "packed", itemsPerOrder: 10 }, deps);
     expect(result).toMatchObject({ enqueued: 25, orders: 3 });
-    workers = await startWorkers({
-      config: env.config,
-      log: quietLog,
-      queues: ["orders"],
-      concurrency: 3,
-      timings: FAST_TIMINGS,
-    });
+    await envs.work(env, { concurrency: 3 });
     await eventually(
       async () => (await campaignStatus(env.ledger, "packed")).completed === 25,
       "25 completed rows",
@@ -92,7 +69,7 @@ describe("a campaign end to end", () => {
   });
 
   it("strict mode enqueues nothing when one row is invalid", async () => {
-    env = await campaignEnv({}, "strict");
+    env = await envs.setup("strict");
     const file = join(env.dataDir, "orders.csv");
     const good = sampleCsv(env.index, { rows: 3 });
     await writeFile(file, `${good}not-an-email,${Object.keys(env.index.entries)[0]},10\n`);

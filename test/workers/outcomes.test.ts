@@ -1,7 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { type RunningWorkers, startWorkers } from "../../src/jobs/workers.js";
+import { describe, expect, it } from "vitest";
 import { resumeCampaign } from "../../src/orders/campaign-control.js";
 import { retryCampaign } from "../../src/orders/campaign-retry.js";
 import { campaignStatus } from "../../src/orders/campaign-status.js";
@@ -10,14 +9,9 @@ import { importCampaign } from "../../src/orders/import-campaign.js";
 import { orderKey } from "../../src/orders/keys.js";
 import { requestFromLedger } from "../../src/orders/order-request.js";
 import { pickSampleProducts, sampleCsv } from "../../src/orders/sample-csv.js";
-import {
-  type CampaignEnv,
-  campaignEnv,
-  depsOf,
-  FAST_TIMINGS,
-  quietLog,
-} from "../helpers/campaign-env.js";
+import { type CampaignEnv, depsOf, FAST_TIMINGS } from "../helpers/campaign-env.js";
 import { control, sandboxOrders } from "../helpers/sandbox.js";
+import { useCampaignEnv } from "../helpers/use-campaign-env.js";
 import { eventually } from "../helpers/wait-for.js";
 
 // The repair pass runs often: a retry under the same key waits for it (see Dispatcher.repair).
@@ -30,13 +24,8 @@ const QUICK_JOBS = {
 };
 
 describe("order outcomes", () => {
+  const envs = useCampaignEnv();
   let env: CampaignEnv;
-  let workers: RunningWorkers | undefined;
-  afterEach(async () => {
-    await workers?.close();
-    workers = undefined;
-    await env?.dispose();
-  });
 
   async function importRows(
     rows: number,
@@ -48,19 +37,13 @@ describe("order outcomes", () => {
   }
 
   async function work(concurrency = 4) {
-    workers = await startWorkers({
-      config: env.config,
-      log: quietLog,
-      queues: ["orders"],
-      concurrency,
-      timings: FAST,
-    });
+    await envs.work(env, { concurrency, timings: FAST });
   }
 
   const status = () => campaignStatus(env.ledger, "c");
 
   it("200 COMPLETED (sync): rows completed with order and item ids", async () => {
-    env = await campaignEnv({}, "sync");
+    env = await envs.setup("sync");
     await importRows(3, { executionMode: "sync" });
     await work();
     await eventually(async () => (await status()).completed === 3, "3 completed");
@@ -76,7 +59,7 @@ describe("order outcomes", () => {
   });
 
   it("202 PROCESSING: rows submitted, then followed to COMPLETED", async () => {
-    env = await campaignEnv({ asyncCompleteMs: 600 }, "async");
+    env = await envs.setup("async", { asyncCompleteMs: 600 });
     await importRows(2);
     await work();
     await eventually(async () => (await status()).submitted === 2, "2 submitted");
@@ -91,7 +74,7 @@ describe("order outcomes", () => {
   });
 
   it("5xx: retried with the SAME key until it goes through; one order", async () => {
-    env = await campaignEnv({ failRate: 1 }, "5xx");
+    env = await envs.setup("5xx", { failRate: 1 });
     await importRows(1, { jobOptions: { ...QUICK_JOBS, attempts: 50 } });
     await work(1);
     await eventually(async () => {
@@ -108,7 +91,7 @@ describe("order outcomes", () => {
   });
 
   it("5xx until attempts run out: failed_uncertain; retry re-sends under the same key", async () => {
-    env = await campaignEnv({ failRate: 1 }, "uncertain");
+    env = await envs.setup("uncertain", { failRate: 1 });
     await importRows(1, { jobOptions: { ...QUICK_JOBS, attempts: 2 } });
     await work(1);
     await eventually(async () => (await status()).failed_uncertain === 1, "failed_uncertain");
@@ -127,7 +110,7 @@ describe("order outcomes", () => {
   });
 
   it("dropped connection after the order was made: same key again, still one order", async () => {
-    env = await campaignEnv({ dropRate: 1 }, "drop");
+    env = await envs.setup("drop", { dropRate: 1 });
     await importRows(1, { jobOptions: { ...QUICK_JOBS, attempts: 20 } });
     await work(1);
     await eventually(async () => (await sandboxOrders(env.sandbox)).length === 1, "the order made");
@@ -137,7 +120,7 @@ describe("order outcomes", () => {
   });
 
   it("429: the job waits without losing an attempt; rows stay queued", async () => {
-    env = await campaignEnv({ orderRateLimit: 2 }, "429");
+    env = await envs.setup("429", { orderRateLimit: 2 });
     await importRows(4, { jobOptions: { ...QUICK_JOBS, attempts: 1 } });
     await work(2);
     await eventually(async () => (await status()).completed === 2, "2 completed within the limit");
@@ -156,10 +139,9 @@ describe("order outcomes", () => {
   });
 
   it("insufficient_funds: campaign paused, rows stay queued; resume finishes it", async () => {
-    env = await campaignEnv(
-      { balances: { USD: "0.00", EUR: "0.00", GBP: "0.00", CAD: "0.00", JPY: "0" } },
-      "funds",
-    );
+    env = await envs.setup("funds", {
+      balances: { USD: "0.00", EUR: "0.00", GBP: "0.00", CAD: "0.00", JPY: "0" },
+    });
     await importRows(3, { balanceCheck: false });
     await work();
     // Paused by the first refusal; the other rows' attempts in flight then end queued too.
@@ -196,7 +178,7 @@ describe("order outcomes", () => {
   });
 
   it("other 4xx: failed_final, nothing made; retry --new-key pays under the next generation", async () => {
-    env = await campaignEnv({}, "final");
+    env = await envs.setup("final");
     const [product] = pickSampleProducts(env.index, 1);
     await control(env.sandbox, "/_sandbox/catalog", {
       mutate: { update: [{ code: product!.code, is_orderable: false }] },
@@ -226,7 +208,7 @@ describe("order outcomes", () => {
   });
 
   it("a 422 naming one item of several: that row fails, the others go under the next generation", async () => {
-    env = await campaignEnv({}, "split");
+    env = await envs.setup("split");
     const product = pickSampleProducts(env.index, 1)[0]!;
     const face =
       product.denominations?.type === "fixed"
@@ -286,7 +268,7 @@ describe("order outcomes", () => {
   });
 
   it("idempotency_validation_error: rows failed_uncertain, never retried", async () => {
-    env = await campaignEnv({}, "conflict");
+    env = await envs.setup("conflict");
     await importRows(1, { jobOptions: { ...QUICK_JOBS, attempts: 5 } });
     const [number, order] = (await first(env.ledger.orders("c")))!;
     const key = order.key;
