@@ -5,7 +5,6 @@ import { startWorkers, type WorkerQueue } from "../../jobs/workers.js";
 import type { Logger } from "../../log.js";
 import { type RunningMetrics, startMetrics } from "../../metrics/start-metrics.js";
 import { WebhookMetrics } from "../../metrics/webhook-metrics.js";
-import { commandClient, connectRedis } from "../../queue/connection.js";
 import { startReceiverFor } from "../../webhooks/receiver-for-config.js";
 import type { RunningReceiver } from "../../webhooks/webhook-receiver.js";
 import { webhookSecretFrom } from "../../webhooks/webhook-secret.js";
