@@ -285,8 +285,17 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
 
 /** Logs `error` unless it is Redis being away, which `outage` reports in its own lines. */
 function quietIfAway(outage: OutageReporter, log: Logger, error: Error, what: string): void {
-  if (!outage.failed(error)) log.error({ err: error }, what);
+  if (outage.failed(error)) return;
+  // After an outage longer than the lock duration, BullMQ finds a job's lock gone. Nothing to
+  // do: the job is taken over as stalled and its order found past START (same key, no repeat).
+  const lost = LOST_LOCK.exec(error.message);
+  if (lost)
+    log.info({ job: lost[1] }, "a job's lock ran out (Redis away too long?); it is taken over");
+  else log.error({ err: error }, what);
 }
+
+/** BullMQ's error when a job's lock could not be renewed (lock-manager). */
+const LOST_LOCK = /^could not renew lock for job (\S+)$/;
 
 /**
  * Safety net: a job BullMQ failed for good without the processor recording it (stalled too

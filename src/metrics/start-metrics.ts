@@ -4,7 +4,7 @@ import type { WorkerHooks } from "../jobs/workers.js";
 import type { Logger } from "../log.js";
 import { silentLogger } from "../log.js";
 import { Ledger } from "../orders/ledger.js";
-import { commandClient, connectRedis } from "../queue/connection.js";
+import { commandClient, connectRedis, type RedisConnection } from "../queue/connection.js";
 import { QUEUES } from "../queue/names.js";
 import { startMetricsServer } from "./metrics-server.js";
 import { WorkerMetrics } from "./worker-metrics.js";
@@ -29,6 +29,24 @@ export interface RunningMetrics {
   close(): Promise<void>;
 }
 
+/** How long startMetrics waits for Redis before serving (giftjobs_redis_up 0 meanwhile). */
+const READY_WAIT_MS = 2000;
+
+/** Resolves when `redis` is ready, or after `ms` (Redis away: the endpoint serves anyway). */
+function readyOrLate(redis: RedisConnection, ms: number): Promise<void> {
+  if (redis.status === "ready") return Promise.resolve();
+  // Not events.once: it would reject on the "error" events of a Redis that is away.
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off("ready", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    redis.once("ready", done);
+  });
+}
+
 /**
  * Serves the worker's metrics at `/metrics`. Queue depths come from every giftjobs queue under
  * the prefix, whichever queues this worker serves: one scrape shows the whole backlog.
@@ -36,17 +54,25 @@ export interface RunningMetrics {
 export async function startMetrics(options: StartMetricsOptions): Promise<RunningMetrics> {
   const { config } = options;
   const log = options.log ?? silentLogger;
-  const redis = connectRedis(config);
+  // Fails fast while Redis is away: a scrape answers at once (giftjobs_redis_up 0, the gauges
+  // read from Redis left out) instead of waiting for reconnects past Prometheus's timeout.
+  const redis = connectRedis(config, { failFast: true });
   redis.on("error", () => {
-    // A scrape reports it (the depth gauge logs); no unhandled-error noise per reconnect.
+    // giftjobs_redis_up and the worker's outage line say it; no noise per reconnect.
   });
-  const queues = Object.values(QUEUES).map(
-    (name) => new Queue(name, { connection: redis, prefix: config.prefix }),
-  );
+  // Without an offline queue, a scrape before the first connect would find nothing to read.
+  await readyOrLate(redis, READY_WAIT_MS);
+  const queues = Object.values(QUEUES).map((name) => {
+    const queue = new Queue(name, { connection: redis, prefix: config.prefix });
+    // Redis away: a scrape says so (giftjobs_redis_up); BullMQ would print each error otherwise.
+    queue.on("error", () => {});
+    return queue;
+  });
   const metrics = new WorkerMetrics({
     queues,
     ledger: new Ledger(commandClient(redis), config.prefix),
     log,
+    ping: () => redis.ping(),
   });
   const closeQueues = async () => {
     await Promise.all(queues.map((q) => q.close()));

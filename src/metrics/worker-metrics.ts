@@ -9,6 +9,7 @@ import { type CampaignStatus, statusOf } from "../orders/campaign-status.js";
 import { moneyOf } from "../orders/campaign-summary.js";
 import type { Ledger } from "../orders/ledger.js";
 import { ROW_STATUSES } from "../orders/row-status.js";
+import { isRedisAway } from "../queue/outage-reporter.js";
 import { routeLabel } from "./route-label.js";
 
 /** Every attempt outcome, so each series exists (at 0) from the first scrape. */
@@ -50,6 +51,8 @@ export interface WorkerMetricsOptions {
   ledger?: Ledger;
   /** Where a failed queue-depth read is reported. @defaultValue silentLogger */
   log?: Logger;
+  /** PING of the metrics' Redis connection: giftjobs_redis_up. @defaultValue none (no gauge) */
+  ping?: () => Promise<unknown>;
   /**
    * prom-client's default process and Node.js metrics (`process_cpu_seconds_total`,
    * `nodejs_heap_size_used_bytes`, ..., under their usual names). @defaultValue true
@@ -90,7 +93,7 @@ export class WorkerMetrics {
           const cancelled = await ledger.claimCancelledOrders();
           if (cancelled > 0) this.inc({ outcome: "cancelled" }, cancelled);
         } catch (error) {
-          log.warn({ err: error }, "metrics: cancelled orders could not be read");
+          unreadable(log, error, "cancelled orders");
         }
       },
     });
@@ -126,6 +129,7 @@ export class WorkerMetrics {
       registers,
     });
     queueDepthGauge(registers, options.queues ?? [], options.log ?? silentLogger);
+    if (options.ping) redisUpGauge(registers, options.ping);
     if (options.ledger) {
       followSetGauges(registers, options.ledger, options.log ?? silentLogger);
       campaignGauges(registers, options.ledger, options.log ?? silentLogger);
@@ -147,6 +151,41 @@ export class WorkerMetrics {
   }
 }
 
+/**
+ * A gauge Redis could not give is left out of the scrape. A warning says why, unless Redis is
+ * away: giftjobs_redis_up says so, and the process's outage line (OutageReporter) too, so a
+ * scrape every 15 s adds no line per gauge.
+ */
+function unreadable(log: Logger, error: unknown, what: string): void {
+  if (!isRedisAway(error)) log.warn({ err: error }, `metrics: ${what} could not be read`);
+}
+
+/** How long a scrape waits for Redis to answer PING before giftjobs_redis_up says 0. */
+const PING_TIMEOUT_MS = 1000;
+
+/** 1 when Redis answers PING within a second at scrape time, 0 when it does not. */
+function redisUpGauge(registers: Registry[], ping: () => Promise<unknown>): void {
+  new Gauge({
+    name: "giftjobs_redis_up",
+    help: "1 when Redis answered PING at scrape time (within 1 s), 0 when it did not",
+    registers,
+    async collect() {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("timed out")), PING_TIMEOUT_MS);
+      });
+      try {
+        await Promise.race([ping(), late]);
+        this.set(1);
+      } catch {
+        this.set(0);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  });
+}
+
 /** Job counts per queue and state, read from Redis when Prometheus scrapes. */
 function queueDepthGauge(registers: Registry[], queues: Queue[], log: Logger): void {
   new Gauge({
@@ -164,7 +203,7 @@ function queueDepthGauge(registers: Registry[], queues: Queue[], log: Logger): v
           for (const state of QUEUE_STATES) this.set({ queue, state }, counts[state] ?? 0);
         }
       } catch (error) {
-        log.warn({ err: error }, "metrics: queue depths could not be read");
+        unreadable(log, error, "queue depths");
       }
     },
   });
@@ -190,7 +229,7 @@ function followSetGauges(registers: Registry[], ledger: Ledger, log: Logger): vo
         try {
           this.set(await read());
         } catch (error) {
-          log.warn({ err: error }, `metrics: ${name} could not be read`);
+          unreadable(log, error, name);
         }
       },
     });
@@ -246,7 +285,7 @@ function campaignGauges(registers: Registry[], ledger: Ledger, log: Logger): voi
         for (const s of await statuses()) counts.set(s.state, (counts.get(s.state) ?? 0) + 1);
         for (const [state, n] of counts) this.set({ state }, n);
       } catch (error) {
-        log.warn({ err: error }, "metrics: campaigns could not be read");
+        unreadable(log, error, "campaigns");
       }
     },
   });
@@ -265,7 +304,7 @@ function campaignGauges(registers: Registry[], ledger: Ledger, log: Logger): voi
             this.set({ campaign: status.campaign, status: field }, status[field]);
         }
       } catch (error) {
-        log.warn({ err: error }, "metrics: campaign rows could not be read");
+        unreadable(log, error, "campaign rows");
       }
     },
   });
@@ -300,7 +339,7 @@ function campaignDetailGauges(
           if (status.state !== "archived")
             this.set({ campaign: status.campaign, state: status.state }, 1);
       } catch (error) {
-        log.warn({ err: error }, "metrics: campaign states could not be read");
+        unreadable(log, error, "campaign states");
       }
     },
   });
@@ -318,7 +357,7 @@ function campaignDetailGauges(
             this.set({ campaign: status.campaign, currency }, Number(amount));
         }
       } catch (error) {
-        log.warn({ err: error }, "metrics: campaign spend could not be read");
+        unreadable(log, error, "campaign spend");
       }
     },
   });

@@ -41,6 +41,8 @@ export interface ConnectOptions {
   lazy?: boolean;
   /** One write per event-loop turn (CoalescingRedis); one Redis only. */
   coalesceWrites?: boolean;
+  /** Commands fail at once while disconnected instead of waiting (no offline queue); one Redis only. */
+  failFast?: boolean;
 }
 
 /**
@@ -62,6 +64,7 @@ export function connectRedis(
   const base = {
     maxRetriesPerRequest: options.forWorker ? null : 3,
     enableReadyCheck: true,
+    enableOfflineQueue: !options.failFast,
     lazyConnect: options.lazy ?? false,
     // Never log the URL: it may carry a password.
     connectionName: "giftjobs",

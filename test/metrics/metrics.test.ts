@@ -170,6 +170,8 @@ describe("worker metrics", () => {
     metrics = await startMetrics({ config: env.config, port: 0 });
     const m = await scrape();
     expect(m.get('giftjobs_queue_jobs{queue="orders",state="delayed"}')).toBe(1);
+    // Redis answered: up (the outage test scrapes it while Redis is away).
+    expect(m.get("giftjobs_redis_up")).toBe(1);
   });
 
   it("reads the follow set at scrape time: followed orders, and those over a minute late", async () => {

@@ -39,6 +39,15 @@ async function giftjobsClients(server: RedisServer): Promise<number> {
   return list.split("\n").filter((line) => line.includes("name=giftjobs")).length;
 }
 
+/** giftjobs_redis_up as the worker's /metrics says it (a scrape must answer within 5 s). */
+async function redisUp(port: number): Promise<string | undefined> {
+  const res = await fetch(`http://127.0.0.1:${port}/metrics`, {
+    signal: AbortSignal.timeout(5000),
+  });
+  expect(res.status).toBe(200);
+  return /^giftjobs_redis_up (\d)$/m.exec(await res.text())?.[1];
+}
+
 describe("Redis going away is an outage, never a loss", () => {
   const children: CliChild[] = [];
   let sandbox: Sandbox | undefined;
@@ -85,9 +94,9 @@ describe("Redis going away is an outage, never a loss", () => {
     return { server, sandbox, env, file };
   }
 
-  function startWorker(setup: Setup): CliChild {
+  function startWorker(setup: Setup, extra: string[] = []): CliChild {
     const worker = spawnCli(
-      ["worker", "--queues", "orders", "--concurrency", "4", "--lock-duration", "3000"],
+      ["worker", "--queues", "orders", "--concurrency", "4", "--lock-duration", "3000", ...extra],
       setup.env,
     );
     children.push(worker);
@@ -149,7 +158,8 @@ describe("Redis going away is an outage, never a loss", () => {
     const setup = await setUp(server);
     step = "import";
     await importAll(setup);
-    const worker = startWorker(setup);
+    const metricsPort = await freePort();
+    const worker = startWorker(setup, ["--metrics-port", String(metricsPort)]);
     step = "waiting for 20%";
     await eventually(
       async () => (await rowsDone(setup)) >= ROWS * 0.2,
@@ -159,7 +169,11 @@ describe("Redis going away is an outage, never a loss", () => {
     step = `Redis ${how}`;
     const before = worker.printed().stderr.length;
     await (how === "stop" ? server.stop() : server.kill());
-    await new Promise((r) => setTimeout(r, OUTAGE_MS));
+    await new Promise((r) => setTimeout(r, OUTAGE_MS / 2));
+    step = "scraping /metrics while Redis is away";
+    // Answered at once, saying Redis is down, and no warning line per gauge (checked below).
+    expect(await redisUp(metricsPort)).toBe("0");
+    await new Promise((r) => setTimeout(r, OUTAGE_MS / 2));
     step = "restarting Redis";
     await server.restart();
     await eventually(
@@ -168,6 +182,7 @@ describe("Redis going away is an outage, never a loss", () => {
       30_000,
     );
     expectQuietOutage(worker.printed().stderr.slice(before));
+    await eventually(async () => (await redisUp(metricsPort)) === "1", "giftjobs_redis_up 1");
     await expectDoneExactlyOnce(setup);
     step = "stopping the worker";
     worker.kill("SIGTERM");
