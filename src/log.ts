@@ -76,8 +76,11 @@ export function setStderrOverlay(value: StderrOverlay | undefined): void {
   overlay = value;
 }
 
-/** Writes one log line to stderr (a terminal), above the overlay if one is drawn. */
-function writeAboveOverlay(text: string): void {
+/**
+ * Writes text to stderr, above the overlay (a progress bar) if one is drawn: for log lines, and
+ * for lines written without the logger (the Redis outage lines), so none runs into the bar.
+ */
+export function writeAboveOverlay(text: string): void {
   const drawn = overlay;
   drawn?.clear();
   writeSync(2, text);

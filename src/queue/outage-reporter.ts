@@ -1,3 +1,4 @@
+import { writeAboveOverlay } from "../log.js";
 import type { RedisConnection, RedisSettings } from "./connection.js";
 
 /** How often a line is printed while Redis is away. */
@@ -42,7 +43,8 @@ export class OutageReporter {
 
   constructor(
     private readonly address: string,
-    private readonly write: (line: string) => void = (line) => void process.stderr.write(line),
+    // Above a progress bar when one is drawn (orders status --wait on a terminal).
+    private readonly write: (line: string) => void = writeAboveOverlay,
     private readonly everyMs = EVERY_MS,
   ) {}
 

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { setStderrOverlay } from "../../src/log.js";
 import { isRedisAway, OutageReporter, redisAddress } from "../../src/queue/outage-reporter.js";
 
 describe("OutageReporter", () => {
@@ -42,6 +43,24 @@ describe("OutageReporter", () => {
     expect(lines).toEqual([]);
     expect(outage.failed(new Error("ERR unknown command 'FOO'"))).toBe(false);
     outage.close();
+  });
+
+  it("writes its lines above a progress bar (the overlay), not into it", () => {
+    vi.useFakeTimers();
+    const events: string[] = [];
+    setStderrOverlay({ clear: () => events.push("clear"), redraw: () => events.push("redraw") });
+    try {
+      // The default writer: stderr, above the overlay.
+      const outage = new OutageReporter("10.0.0.5:6380");
+      expect(outage.failed(new Error("connect ECONNREFUSED 10.0.0.5:6380"))).toBe(true);
+      vi.advanceTimersByTime(1000);
+      outage.answered();
+      outage.close();
+    } finally {
+      setStderrOverlay(undefined);
+    }
+    // One line away, one back: each cleared the bar before and drew it again after.
+    expect(events).toEqual(["clear", "redraw", "clear", "redraw"]);
   });
 
   it("names Redis by host and port only, never with its password", () => {
