@@ -3,10 +3,11 @@ import pLimit from "p-limit";
 import type { ResponseInfo } from "../api/client.js";
 import { apiClientFor } from "../api/client-for-config.js";
 import type { Config } from "../config.js";
+import { StartCancelled } from "../errors/start-cancelled.js";
 import type { Logger } from "../log.js";
 import { Ledger } from "../orders/ledger.js";
 import type { OrderJobData } from "../orders/order-job.js";
-import { commandClient, connectRedis } from "../queue/connection.js";
+import { commandClient, connectRedis, type RedisConnection } from "../queue/connection.js";
 import { QUEUES } from "../queue/names.js";
 import { OutageReporter, redisAddress } from "../queue/outage-reporter.js";
 import { limiterFor } from "../queue/rate-limit.js";
@@ -40,6 +41,11 @@ export type WorkerQueue = "orders" | "catalog";
 
 /** Options of `startWorkers`. */
 export interface StartWorkersOptions {
+  /**
+   * Gives up waiting for Redis to answer at start (SIGTERM before it came up): the start then
+   * rejects with StartCancelled, and nothing was started.
+   */
+  signal?: AbortSignal;
   config: Config;
   log: Logger;
   /** @defaultValue ["orders", "catalog"] */
@@ -127,7 +133,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const outage = options.outage ?? new OutageReporter(redisAddress(config));
   outage.watch(connection);
   // A worker started before Redis is up waits for it (the PING waits: no retry limit here).
-  await connection.ping();
+  await firstPing(connection, outage, options.signal, !options.outage);
   const workers: Worker[] = [];
   const closers: (() => Promise<unknown>)[] = [];
   let follower: OrderFollower | undefined;
@@ -284,6 +290,38 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
 }
 
 /** Logs `error` unless it is Redis being away, which `outage` reports in its own lines. */
+/**
+ * Waits for Redis's first answer, or for `signal`: then the connection is dropped (no more
+ * reconnecting) and StartCancelled is thrown. The PING itself is left unanswered: a connection
+ * dropped while it waits to reconnect does not fail the commands it holds.
+ */
+async function firstPing(
+  connection: RedisConnection,
+  outage: OutageReporter,
+  signal: AbortSignal | undefined,
+  ownOutage: boolean,
+): Promise<void> {
+  if (!signal) {
+    await connection.ping();
+    return;
+  }
+  let cancel = () => {};
+  const cancelled = new Promise<never>((_, reject) => {
+    cancel = () => {
+      connection.disconnect();
+      if (ownOutage) outage.close();
+      reject(new StartCancelled());
+    };
+  });
+  if (signal.aborted) cancel();
+  signal.addEventListener("abort", cancel, { once: true });
+  try {
+    await Promise.race([connection.ping(), cancelled]);
+  } finally {
+    signal.removeEventListener("abort", cancel);
+  }
+}
+
 function quietIfAway(outage: OutageReporter, log: Logger, error: Error, what: string): void {
   if (outage.failed(error)) return;
   // After an outage longer than the lock duration, BullMQ finds a job's lock gone. Nothing to

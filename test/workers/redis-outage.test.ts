@@ -197,6 +197,25 @@ describe("Redis going away is an outage, never a loss", () => {
     await outageMidCampaign("kill");
   }, 120_000);
 
+  it("a worker stopped while it waits for Redis to come up exits 0 at once, with no stack", async () => {
+    const port = await freePort();
+    const setup = await setUp({ url: `redis://127.0.0.1:${port}` } as RedisServer);
+    // With its metrics endpoint, whose connection has not come up either.
+    const worker = startWorker(setup, ["--metrics-port", String(await freePort())]);
+    step = "worker waiting for Redis";
+    await eventually(
+      async () => worker.printed().stderr.includes("is not answering"),
+      "the worker to say Redis is not answering",
+      20_000,
+    );
+    step = "SIGTERM";
+    const sent = Date.now();
+    worker.kill("SIGTERM");
+    expect(await exited(worker)).toBe(0);
+    expect(Date.now() - sent).toBeLessThan(5000);
+    expect(worker.printed().stderr).not.toContain("    at ");
+  });
+
   it("a worker started before Redis is up waits for it, then starts", async () => {
     const port = await freePort();
     const dir = await tmpDir("outage-redis");

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
 import type { Config } from "../../config.js";
+import { StartCancelled } from "../../errors/start-cancelled.js";
 import { startWorkers, type WorkerQueue } from "../../jobs/workers.js";
 import type { Logger } from "../../log.js";
 import { type RunningMetrics, startMetrics } from "../../metrics/start-metrics.js";
@@ -101,7 +102,11 @@ export function register(program: Command): void {
         const secret = opts.webhookPort === undefined ? undefined : webhookSecretFrom();
         const ctx = createContext();
         const metrics = await metricsIfAsked(opts, ctx.config, ctx.log);
+        // Listened to from here: a stop while Redis has not answered yet ends the wait cleanly.
+        const starting = new AbortController();
+        const stopped = untilSignal().finally(() => starting.abort());
         const running = await startWorkers({
+          signal: starting.signal,
           config: ctx.config,
           log: ctx.log,
           queues: opts.queues,
@@ -113,8 +118,14 @@ export function register(program: Command): void {
         }).catch(async (error) => {
           // An open metrics server would keep the process alive after the failure.
           await metrics?.close();
+          if (error instanceof StartCancelled) return undefined;
           throw error;
         });
+        if (!running) {
+          ctx.log.info("worker stopped before Redis answered; nothing had started");
+          exitSoonAfterStop();
+          return 0;
+        }
         ctx.log.info(
           { queues: opts.queues, concurrency: opts.concurrency },
           "worker started; SIGINT or SIGTERM to stop",
@@ -126,7 +137,7 @@ export function register(program: Command): void {
               throw error;
             })
           : undefined;
-        await untilSignal();
+        await stopped;
         ctx.log.info("stopping: no new jobs; finishing the active ones");
         await receiver?.close();
         await running.close();
