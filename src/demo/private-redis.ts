@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdir } from "node:fs/promises";
-import { createServer } from "node:net";
 import { Redis } from "ioredis";
+import { freePort } from "../free-port.js";
 
 /** A redis-server of the demo's own, on a free port, keeping its data (AOF) under `dir`. */
 export interface PrivateRedis {
@@ -11,17 +11,6 @@ export interface PrivateRedis {
 
 export function redisServerInstalled(): boolean {
   return spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status === 0;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
 }
 
 /**

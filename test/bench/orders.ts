@@ -86,6 +86,21 @@ async function orderStats(bench: Bench): Promise<Record<string, number>> {
 }
 
 /** What the clients of a campaign need: its ledger, worker config and progress counts. */
+/** The config a worker (or receiver) of the bench's campaign under `prefix` runs with. */
+function benchConfig(url: string, dataDir: string, prefix: string, perMinute: number): Config {
+  return loadConfig({
+    env: {
+      GIFTJOBS_API_URL: url,
+      GIFTJOBS_API_KEY: API_KEY,
+      GIFTJOBS_REDIS_URL: REDIS_URL,
+      GIFTJOBS_PREFIX: prefix,
+      GIFTJOBS_DATA_DIR: dataDir,
+      GIFTJOBS_ORDER_RATE_LIMIT: String(perMinute),
+      GIFTJOBS_LOG_LEVEL: "silent",
+    },
+  });
+}
+
 function campaignHandle(url: string, dataDir: string, prefix: string, label: string) {
   const redis = testRedis();
   const ledger = new Ledger(redis, prefix);
@@ -94,18 +109,7 @@ function campaignHandle(url: string, dataDir: string, prefix: string, label: str
     label,
     redis,
     ledger,
-    config: (perMinute: number): Config =>
-      loadConfig({
-        env: {
-          GIFTJOBS_API_URL: url,
-          GIFTJOBS_API_KEY: API_KEY,
-          GIFTJOBS_REDIS_URL: REDIS_URL,
-          GIFTJOBS_PREFIX: prefix,
-          GIFTJOBS_DATA_DIR: dataDir,
-          GIFTJOBS_ORDER_RATE_LIMIT: String(perMinute),
-          GIFTJOBS_LOG_LEVEL: "silent",
-        },
-      }),
+    config: (perMinute: number) => benchConfig(url, dataDir, prefix, perMinute),
     /** Rows whose order the service has answered (created or refused). */
     sent: async () => {
       const c = await ledger.counts(label);
@@ -278,17 +282,20 @@ interface Hooks {
 
 /** The receiver alone, as `giftjobs webhooks` runs it, until SIGTERM. */
 async function serveReceiverHere(spec: ClientSpec): Promise<object> {
-  const handle = campaignHandle(spec.url, spec.dataDir, spec.prefix, spec.label);
-  const receiver = await startReceiverFor(handle.config(UNLIMITED), {
+  const receiver = await startSpecReceiver(spec);
+  process.stdout.write("ready\n");
+  await new Promise((resolve) => process.once("SIGTERM", resolve));
+  await receiver.close();
+  return {};
+}
+
+/** The receiver of `spec`'s campaign, on the port the sandbox sends to. */
+function startSpecReceiver(spec: ClientSpec) {
+  return startReceiverFor(benchConfig(spec.url, spec.dataDir, spec.prefix, UNLIMITED), {
     secret: spec.webhooks!.secret,
     log: silentLogger,
     port: spec.webhooks!.port,
   });
-  process.stdout.write("ready\n");
-  await new Promise((resolve) => process.once("SIGTERM", resolve));
-  await receiver.close();
-  await handle.redis.quit();
-  return {};
 }
 
 /** Runs `fn` beside a receiver in a child process of its own; returns its result and that CPU. */
@@ -299,17 +306,11 @@ async function withReceiverApart<T>(
 ): Promise<{ value: T; receiverCpu: number }> {
   if (SHARED_THREAD) {
     // On the sandbox's thread like the clients: apart only from the workers' own code.
-    const handle = campaignHandle(spec.url, spec.dataDir, spec.prefix, spec.label);
-    const receiver = await startReceiverFor(handle.config(UNLIMITED), {
-      secret: spec.webhooks!.secret,
-      log: silentLogger,
-      port: spec.webhooks!.port,
-    });
+    const receiver = await startSpecReceiver(spec);
     try {
       return { value: await fn(), receiverCpu: Number.NaN };
     } finally {
       await receiver.close();
-      await handle.redis.quit();
     }
   }
   const child = await startChild(script, { BENCH_ORDERS_RECEIVER: JSON.stringify(spec) });
