@@ -189,12 +189,22 @@ export class Dispatcher {
 }
 
 /**
+ * How many times its own job slots one worker process keeps in the window at most: enough for
+ * that many such processes to find work, and for a window refilled every pass (20 ms or more
+ * apart) to stay ahead of them.
+ */
+export const WINDOW_SLOTS_FACTOR = 10;
+
+/**
  * Jobs in BullMQ that the running campaigns share, from the service's rate: about a second of
  * sending (at least 4). Each running campaign with work gets an equal part of it (at least 4
  * jobs), so a campaign that starts waits behind about a second of the others' jobs however many
  * run, and a campaign alone still has a second of work queued ahead of the workers, refilled as
- * each job ends.
+ * each job ends. With `jobSlots` (the process's order jobs at once) the window is at most
+ * WINDOW_SLOTS_FACTOR times that: under a very high or no rate limit, a second of sending would
+ * be every pending order, all added to BullMQ at once ahead of the first request, and a campaign
+ * that starts would wait behind all of them.
  */
-export function dispatchWindow(perMinute: number): number {
-  return Math.max(4, Math.ceil(perMinute / 60));
+export function dispatchWindow(perMinute: number, jobSlots = Infinity): number {
+  return Math.max(4, Math.min(Math.ceil(perMinute / 60), WINDOW_SLOTS_FACTOR * jobSlots));
 }

@@ -74,7 +74,10 @@ export interface StartWorkersOptions {
     /** Delay before the first poll of an accepted async order. @defaultValue 30000 */
     firstPollDelayMs?: number;
   };
-  /** Jobs of one campaign in BullMQ at once. @defaultValue dispatchWindow(the rate limit) */
+  /**
+   * Jobs in BullMQ that the running campaigns share.
+   * @defaultValue dispatchWindow(the rate limit, the order job slots)
+   */
   dispatchWindow?: number;
   /** Reports Redis outages; one of its own (to stderr) when not given. */
   outage?: OutageReporter;
@@ -212,7 +215,9 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       "failed",
       (job, error) => void markLostJob(ledger, log, job, error, hooks.onOrderEnded),
     );
-    const window = options.dispatchWindow ?? dispatchWindow(config.orderRateLimitPerMinute);
+    const window =
+      options.dispatchWindow ??
+      dispatchWindow(config.orderRateLimitPerMinute, orderJobSlots(concurrency));
     hooks.onDispatchWindow?.(window);
     dispatcher = new Dispatcher({
       ledger,
