@@ -2,6 +2,7 @@ import { OrderSchema } from "../api/schemas.js";
 import { recordProductState } from "../catalog/index-overrides.js";
 import type { Logger } from "../log.js";
 import type { Ledger } from "../orders/ledger.js";
+import type { LedgerOrder } from "../orders/ledger-types.js";
 import type { IndexedOrder, OrderIndex } from "./order-index.js";
 import { applyRemoteOrderEnd } from "./remote-order-state.js";
 import type { WebhookMessageType, WebhookResult } from "./webhook-result.js";
@@ -36,15 +37,19 @@ export function completionOrderId(body: unknown): string | undefined {
   return messageType(body) === "order.completion" ? (body as { id: string }).id : undefined;
 }
 
-/** What the order index held for the message's order id, when the caller has looked it up. */
+/**
+ * What the order index held for the message's order id, and the ledger for that order, when the
+ * caller has looked them up (see claimMessage).
+ */
 export interface LookedUp {
   target: IndexedOrder | undefined;
+  order: LedgerOrder | undefined;
 }
 
 /**
  * Applies a verified, parsed message. Throws on Redis or disk trouble (the caller answers 500).
- * `lookedUp`: the order index's answer for completionOrderId(body), read by the caller (in the
- * same write as its claim of the message id); without it, it is read here.
+ * `lookedUp`: the order index's entry for completionOrderId(body) and that order, read by the
+ * caller (in the script that claims the message id); without it, they are read here.
  */
 export async function applyMessage(
   deps: ApplyMessageDeps,
@@ -73,7 +78,9 @@ async function orderCompletion(
   } else end = { status, id };
   const target = lookedUp ? lookedUp.target : await deps.orderIndex.find(id);
   if (!target) return unknownOrder(end);
-  const order = await deps.ledger.getOrder(target.campaign, target.number);
+  const order = lookedUp
+    ? lookedUp.order
+    : await deps.ledger.getOrder(target.campaign, target.number);
   if (!order || order.status === "superseded") {
     await deps.orderIndex.forget(id);
     return "unknown_order";

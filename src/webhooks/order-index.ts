@@ -8,6 +8,12 @@ export interface IndexedOrder {
   number: number;
 }
 
+/** An index entry (`"<campaign> <order number>"`) read. */
+export function indexEntry(member: string): IndexedOrder {
+  const space = member.indexOf(" ");
+  return { campaign: member.slice(0, space), number: Number(member.slice(space + 1)) };
+}
+
 /**
  * The service's order id -> the campaign order that made it (`<prefix>:order-ids`, a hash whose
  * value is the follow-set member `"<campaign> <order number>"`). A FAILED `order.completion` carries
@@ -31,9 +37,7 @@ export class OrderIndex {
 
   async find(orderId: string): Promise<IndexedOrder | undefined> {
     const member = await this.redis.hget(this.hash, orderId);
-    if (!member) return undefined;
-    const space = member.indexOf(" ");
-    return { campaign: member.slice(0, space), number: Number(member.slice(space + 1)) };
+    return member ? indexEntry(member) : undefined;
   }
 
   async forget(orderId: string): Promise<void> {

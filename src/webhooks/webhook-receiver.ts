@@ -4,7 +4,6 @@ import type { Redis } from "ioredis";
 import { Webhook } from "standardwebhooks";
 import type { Logger } from "../log.js";
 import { Ledger } from "../orders/ledger.js";
-import { redisKey } from "../queue/names.js";
 import { isRedisAway } from "../queue/outage-reporter.js";
 import {
   type ApplyMessageDeps,
@@ -12,6 +11,7 @@ import {
   completionOrderId,
   messageType,
 } from "./apply-message.js";
+import { claimMessage, defineClaimMessage, messageIdKey } from "./claim-message.js";
 import { OrderIndex } from "./order-index.js";
 import type { WebhookMessageType, WebhookResult } from "./webhook-result.js";
 
@@ -85,15 +85,16 @@ function headerOf(req: IncomingMessage, name: string): string {
 /**
  * The receiver of the service's webhooks (docs/architecture.md, "Webhooks"). Each POST is
  * verified on its raw bytes (signature and timestamp, Standard Webhooks) before anything is
- * parsed; a bad one is 401 and changes nothing. A webhook-id is claimed (SET NX with a TTL)
- * before applying and released when the message could not be applied, so the service's retry
- * is applied then; a 2xx is answered only once the ledger (or the index overrides) holds the
- * change.
+ * parsed; a bad one is 401 and changes nothing. A webhook-id is claimed (SET NX with a TTL, in
+ * the script that also looks the order up: claim-message.ts) before applying and released when
+ * the message could not be applied, so the service's retry is applied then; a 2xx is answered
+ * only once the ledger (or the index overrides) holds the change.
  */
 export async function startWebhookReceiver(
   options: WebhookReceiverOptions,
 ): Promise<RunningReceiver> {
   const verifier = new Webhook(options.secret);
+  defineClaimMessage(options.redis);
   const deps: ApplyMessageDeps = {
     ledger: new Ledger(options.redis, options.prefix),
     orderIndex: new OrderIndex(options.redis, options.prefix),
@@ -103,7 +104,7 @@ export async function startWebhookReceiver(
     onOrderEnded: options.onOrderEnded,
   };
   const ttl = options.dedupeSeconds ?? 259_200;
-  const seenKey = (id: string) => redisKey(options.prefix, "webhook-id", id);
+  const seenKey = (id: string) => messageIdKey(options.prefix, id);
 
   async function handle(
     req: IncomingMessage,
@@ -128,18 +129,17 @@ export async function startWebhookReceiver(
     }
     const id = headers["webhook-id"];
     if (!/^[\w.:-]{1,200}$/.test(id)) return { type: "unknown", result: "bad_request" };
-    // The claim and the order's lookup go in one write (the lookup is wasted on a duplicate).
+    // The claim and the order's lookup go in one script (one round trip).
     const orderId = completionOrderId(body);
-    const [claimed, target] = await Promise.all([
-      options.redis.set(seenKey(id), String(Date.now()), "EX", ttl, "NX"),
-      orderId === undefined ? undefined : deps.orderIndex.find(orderId),
-    ]);
-    if (claimed === null) {
-      return { type: messageType(body), result: "duplicate" };
-    }
+    const claim = await claimMessage(options.redis, options.prefix, {
+      id,
+      ttlSeconds: ttl,
+      orderId,
+    });
+    if (!claim.claimed) return { type: messageType(body), result: "duplicate" };
     let applied: Awaited<ReturnType<typeof applyMessage>>;
     try {
-      applied = await applyMessage(deps, body, orderId === undefined ? undefined : { target });
+      applied = await applyMessage(deps, body, orderId === undefined ? undefined : claim);
     } catch (error) {
       await options.redis.del(seenKey(id)).catch(() => undefined);
       throw error;

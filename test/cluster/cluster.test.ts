@@ -4,17 +4,23 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
+import { silentLogger } from "../../src/log.js";
 import { campaignStatus } from "../../src/orders/campaign-status.js";
 import { Ledger } from "../../src/orders/ledger.js";
 import { commandClient, connectRedis, type RedisConnection } from "../../src/queue/connection.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import { OrderIndex } from "../../src/webhooks/order-index.js";
+import { type RunningReceiver, startWebhookReceiver } from "../../src/webhooks/webhook-receiver.js";
 import { type CliChild, exited, runCli, spawnCli } from "../helpers/cli.js";
 import { writeLargeCsv } from "../helpers/csv.js";
+import { ledgerOrder, ledgerRow } from "../helpers/ledger-fixtures.js";
 import { type RedisCluster, startRedisCluster } from "../helpers/redis-cluster.js";
 import { redisAt } from "../helpers/redis-server.js";
 import { sandboxOrders } from "../helpers/sandbox.js";
 import { tmpDir } from "../helpers/tmp-dir.js";
 import { eventually } from "../helpers/wait-for.js";
+import { postSigned } from "../helpers/webhook-env.js";
+import { newWebhookSecret } from "../helpers/webhook-inbox.js";
 
 const ROWS = 1000;
 const CAMPAIGN = "big";
@@ -217,4 +223,52 @@ describe("on a Redis Cluster of 3 masters and 3 replicas", () => {
     worker.kill("SIGTERM");
     expect(await exited(worker)).toBe(0);
   }, 420_000);
+});
+
+describe("the webhook receiver on a Redis Cluster", () => {
+  let connection: RedisConnection | undefined;
+  let receiver: RunningReceiver | undefined;
+
+  afterEach(async () => {
+    await receiver?.close();
+    connection?.disconnect();
+    // The servers go with the test (startRedisServer).
+  });
+
+  it("claims a message, finds its order and ends it, through a node that does not hold the slot", async () => {
+    const cluster = await startRedisCluster();
+    const prefix = `{gjtest-cluster-wh-${randomBytes(4).toString("hex")}}`;
+    const shard = await cluster.slotOwner(prefix);
+    const other = cluster.nodes.find((n) => n !== shard.master && !shard.replicas.includes(n))!;
+    connection = connectRedis({
+      redisUrl: "redis://127.0.0.1:6379",
+      redisClusterNodes: [{ host: "127.0.0.1", port: other.port }],
+    });
+    const redis = commandClient(connection);
+    const ledger = new Ledger(redis, prefix);
+    await ledger.record("c", [{ order: ledgerOrder("c", ["a"]), rows: [["a", ledgerRow(2)]] }]);
+    await ledger.start("c", 1, { attempts: 1 });
+    await new OrderIndex(redis, prefix).remember("O-1", "c", 1);
+    await ledger.transition("c", 1, ["in_flight"], "submitted", { order_id: "O-1" });
+    const secret = newWebhookSecret();
+    receiver = await startWebhookReceiver({
+      redis,
+      prefix,
+      dataDir: await tmpDir("cluster-wh"),
+      secret,
+      log: silentLogger,
+      port: 0,
+    });
+    const message = { id: "O-1", status: "FAILED" };
+    expect(await postSigned(receiver.url, secret, message, { id: "msg_1" })).toEqual({
+      status: 200,
+      result: "applied",
+    });
+    expect(await ledger.getOrder("c", 1)).toMatchObject({ status: "failed_final" });
+    expect(await postSigned(receiver.url, secret, message, { id: "msg_1" })).toEqual({
+      status: 200,
+      result: "duplicate",
+    });
+    expect(await new OrderIndex(redis, prefix).size()).toBe(0);
+  });
 });
