@@ -333,12 +333,18 @@ function quietIfAway(outage: OutageReporter, log: Logger, error: Error, what: st
   // do: the job is taken over as stalled and its order found past START (same key, no repeat).
   const lost = LOST_LOCK.exec(error.message);
   if (lost)
-    log.info({ job: lost[1] }, "a job's lock ran out (Redis away too long?); it is taken over");
+    log.info(
+      { job: lost[1] ?? lost[2] },
+      "a job's lock ran out (Redis away too long?); it is taken over",
+    );
   else log.error({ err: error }, what);
 }
 
-/** BullMQ's error when a job's lock could not be renewed (lock-manager). */
-const LOST_LOCK = /^could not renew lock for job (\S+)$/;
+/**
+ * BullMQ's errors when a job's lock is gone: it could not be renewed (lock-manager), or the job
+ * could not be finished or delayed without it (`Missing lock for job X. moveToFinished`).
+ */
+const LOST_LOCK = /^(?:could not renew lock for job (\S+)|Missing lock for job (\S+)\. \w+)$/;
 
 /**
  * Safety net: a job BullMQ failed for good without the processor recording it (stalled too
