@@ -89,9 +89,12 @@ export class WorkerMetrics {
       // metrics: the ledger counts them, and one endpoint claims each (Ledger.claimCancelledOrders).
       async collect() {
         if (!ledger) return;
-        try {
-          const cancelled = await ledger.claimCancelledOrders();
+        // Counted when the claim answers, even after the scrape's deadline (the next one shows it).
+        const claimed = ledger.claimCancelledOrders().then((cancelled) => {
           if (cancelled > 0) this.inc({ outcome: "cancelled" }, cancelled);
+        });
+        try {
+          await inTime(claimed);
         } catch (error) {
           unreadable(log, error, "cancelled orders");
         }
@@ -153,11 +156,35 @@ export class WorkerMetrics {
 
 /**
  * A gauge Redis could not give is left out of the scrape. A warning says why, unless Redis is
- * away: giftjobs_redis_up says so, and the process's outage line (OutageReporter) too, so a
- * scrape every 15 s adds no line per gauge.
+ * away or did not answer in time: giftjobs_redis_up says so, and the process's outage line
+ * (OutageReporter) too, so a scrape every 15 s adds no line per gauge.
  */
 function unreadable(log: Logger, error: unknown, what: string): void {
-  if (!isRedisAway(error)) log.warn({ err: error }, `metrics: ${what} could not be read`);
+  if (error instanceof NoAnswerInTime || isRedisAway(error)) return;
+  log.warn({ err: error }, `metrics: ${what} could not be read`);
+}
+
+/**
+ * How long a scrape waits for each of its Redis reads. A connection that is up but gets no
+ * answer (a frozen or overloaded Redis, a Cluster whose commands wait in ioredis's offline
+ * queue) would otherwise hold the scrape past Prometheus's timeout (10 s by default), and the
+ * endpoint would look down instead of saying giftjobs_redis_up 0.
+ */
+const READ_TIMEOUT_MS = 3000;
+
+class NoAnswerInTime extends Error {}
+
+/** `read`, or NoAnswerInTime after `ms` (the read goes on, its answer unused). */
+async function inTime<T>(read: Promise<T>, ms = READ_TIMEOUT_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new NoAnswerInTime(`no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([read, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** How long a scrape waits for Redis to answer PING before giftjobs_redis_up says 0. */
@@ -170,17 +197,11 @@ function redisUpGauge(registers: Registry[], ping: () => Promise<unknown>): void
     help: "1 when Redis answered PING at scrape time (within 1 s), 0 when it did not",
     registers,
     async collect() {
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error("timed out")), PING_TIMEOUT_MS);
-      });
       try {
-        await Promise.race([ping(), late]);
+        await inTime(ping(), PING_TIMEOUT_MS);
         this.set(1);
       } catch {
         this.set(0);
-      } finally {
-        clearTimeout(timer);
       }
     },
   });
@@ -197,7 +218,7 @@ function queueDepthGauge(registers: Registry[], queues: Queue[], log: Logger): v
       // Old values would look current; with Redis unreachable the series go away instead.
       this.reset();
       try {
-        const all = await Promise.all(queues.map((q) => q.getJobCounts(...QUEUE_STATES)));
+        const all = await inTime(Promise.all(queues.map((q) => q.getJobCounts(...QUEUE_STATES))));
         for (const [i, counts] of all.entries()) {
           const queue = queues[i]?.name ?? "";
           for (const state of QUEUE_STATES) this.set({ queue, state }, counts[state] ?? 0);
@@ -207,6 +228,42 @@ function queueDepthGauge(registers: Registry[], queues: Queue[], log: Logger): v
       }
     },
   });
+}
+
+/**
+ * A gauge of one number read from Redis at scrape time. When the read fails the series is left
+ * out of the scrape, not shown as 0 (a label-less prom-client gauge is 0 once reset): old or
+ * zero values would look current, and "0 overdue" would hide a follower that is behind.
+ */
+class ReadGauge extends Gauge {
+  private unread = false;
+
+  constructor(options: {
+    name: string;
+    help: string;
+    registers: Registry[];
+    read: () => Promise<number>;
+    log: Logger;
+  }) {
+    const { read, log, ...config } = options;
+    super({
+      ...config,
+      collect: async () => {
+        try {
+          this.set(await inTime(read()));
+          this.unread = false;
+        } catch (error) {
+          this.unread = true;
+          unreadable(log, error, config.name);
+        }
+      },
+    });
+  }
+
+  override async get() {
+    const metric = await super.get();
+    return this.unread ? { ...metric, values: [] } : metric;
+  }
 }
 
 /** A poll this late is a follower that has fallen behind, or no worker serving orders. */
@@ -219,20 +276,7 @@ const OVERDUE_MS = 60_000;
  */
 function followSetGauges(registers: Registry[], ledger: Ledger, log: Logger): void {
   const gauge = (name: string, help: string, read: () => Promise<number>) =>
-    new Gauge({
-      name,
-      help,
-      registers,
-      async collect() {
-        // Old values would look current; with Redis unreachable the series go away instead.
-        this.reset();
-        try {
-          this.set(await read());
-        } catch (error) {
-          unreadable(log, error, name);
-        }
-      },
-    });
+    new ReadGauge({ name, help, registers, read, log });
   gauge(
     "giftjobs_followed_orders",
     "Async orders accepted by the service and waiting for their final status",
@@ -270,7 +314,7 @@ function campaignGauges(registers: Registry[], ledger: Ledger, log: Logger): voi
       all.catch(() => {});
       read = { at: Date.now(), campaigns: all };
     }
-    return read.campaigns;
+    return inTime(read.campaigns);
   };
   const statuses = async () => (await campaigns()).map((c) => c.status);
   new Gauge({

@@ -7,6 +7,7 @@ import { campaignStatus } from "../../src/orders/campaign-status.js";
 import { importCampaign } from "../../src/orders/import-campaign.js";
 import { sampleCsv } from "../../src/orders/sample-csv.js";
 import { type CampaignEnv, depsOf, quietLog } from "../helpers/campaign-env.js";
+import { startRedisServer } from "../helpers/redis-server.js";
 import { useCampaignEnv } from "../helpers/use-campaign-env.js";
 import { eventually } from "../helpers/wait-for.js";
 
@@ -44,7 +45,8 @@ describe("worker metrics", () => {
   }
 
   async function scrape(): Promise<Map<string, number>> {
-    const res = await fetch(metrics!.url);
+    // Prometheus's default scrape timeout.
+    const res = await fetch(metrics!.url, { signal: AbortSignal.timeout(10_000) });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/plain/);
     return samples(await res.text());
@@ -172,6 +174,31 @@ describe("worker metrics", () => {
     expect(m.get('giftjobs_queue_jobs{queue="orders",state="delayed"}')).toBe(1);
     // Redis answered: up (the outage test scrapes it while Redis is away).
     expect(m.get("giftjobs_redis_up")).toBe(1);
+  });
+
+  it("a Redis that takes commands but never answers (frozen): a scrape answers all the same, Redis down, without the gauges it reads", async () => {
+    const env = await envs.setup("frozen");
+    const server = await startRedisServer();
+    const config = { ...env.config, redisUrl: server.url };
+    metrics = await startMetrics({ config, port: 0 });
+    const fromRedis = (m: Map<string, number>) =>
+      [...m.keys()].filter((k) => /^giftjobs_(queue_jobs|followed_orders|campaigns)\b/.test(k));
+    expect((await scrape()).get("giftjobs_redis_up")).toBe(1);
+    // SIGSTOP: the connection stays up and takes commands, nothing answers (a stalled host, a
+    // Redis busy in a long script). Without an offline queue to fail fast, only a deadline helps.
+    server.child()!.kill("SIGSTOP");
+    try {
+      const m = await scrape();
+      expect(m.get("giftjobs_redis_up")).toBe(0);
+      expect(fromRedis(m)).toEqual([]);
+      expect(m.has('giftjobs_orders_total{outcome="completed"}')).toBe(true);
+    } finally {
+      server.child()!.kill("SIGCONT");
+    }
+    await eventually(async () => (await scrape()).get("giftjobs_redis_up") === 1, "up again");
+    expect(fromRedis(await scrape())).toContain(
+      'giftjobs_queue_jobs{queue="orders",state="waiting"}',
+    );
   });
 
   it("reads the follow set at scrape time: followed orders, and those over a minute late", async () => {
