@@ -383,9 +383,20 @@ class SheetFiles {
 
   constructor(private readonly events: AsyncIterator<ReaderEvent>) {}
 
-  /** A sheet's event came: its stream (a temporary file's) is closed at the end, read or not. */
+  /**
+   * A sheet's event came: its stream (a temporary file's) is closed at the end, read or not.
+   * exceljs removes the file when the next event is asked for, which may be before the stream
+   * has opened it: the stream of a sheet skipped unread then fails to open (ENOENT) with no one
+   * listening, an uncaught exception. A sheet that is read reports its errors through its
+   * iterator, so this listener hides nothing.
+   */
   came(sheet: WorksheetReader): void {
-    this.streams.push(sheet.iterator as { destroy?: () => void });
+    const stream = sheet.iterator as {
+      destroy?: () => void;
+      on?: (e: string, f: () => void) => void;
+    };
+    stream.on?.("error", () => {});
+    this.streams.push(stream);
   }
 
   ended(): void {
