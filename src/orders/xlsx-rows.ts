@@ -13,6 +13,7 @@ import { type IgnoredColumn, resolveHeader } from "./header.js";
 import { OrderFileError } from "./order-file-error.js";
 import type { RowError } from "./row-error.js";
 import { SHARED_STRINGS_LIMITS, SharedStrings } from "./shared-strings.js";
+import { fixZipEntriesEnd } from "./zip-entries-end.js";
 import { zipEntrySizes } from "./zip-entry-sizes.js";
 
 export interface ReadXlsxRowsOptions extends Omit<ReadOrderRowsOptions, "delimiter"> {
@@ -429,6 +430,7 @@ export async function* readXlsxRows(
   options: ReadXlsxRowsOptions = {},
 ): AsyncGenerator<CsvItem> {
   const label = options.label ?? path;
+  fixZipEntriesEnd();
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, {
     worksheets: "emit",
     // Emitted to SharedStrings, not cached by exceljs as one JS string (or object) each.
