@@ -418,6 +418,17 @@ class SheetFiles {
   }
 }
 
+/** How readXlsxRows has exceljs read a workbook. */
+export const READER_OPTIONS: Partial<ExcelJS.stream.xlsx.WorkbookStreamReaderOptions> = {
+  worksheets: "emit",
+  // Emitted to SharedStrings, not cached by exceljs as one JS string (or object) each.
+  sharedStrings: "emit",
+  // Styles tell a date from a number.
+  styles: "cache",
+  hyperlinks: "ignore",
+  entries: "ignore",
+};
+
 /**
  * Reads an .xlsx workbook's first sheet (or `sheet`) with exceljs's streaming reader, as the
  * same items as readOrderRows: the rows are not all held in memory. The shared strings are,
@@ -431,15 +442,7 @@ export async function* readXlsxRows(
 ): AsyncGenerator<CsvItem> {
   const label = options.label ?? path;
   fixZipEntriesEnd();
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, {
-    worksheets: "emit",
-    // Emitted to SharedStrings, not cached by exceljs as one JS string (or object) each.
-    sharedStrings: "emit",
-    // Styles tell a date from a number.
-    styles: "cache",
-    hyperlinks: "ignore",
-    entries: "ignore",
-  });
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, READER_OPTIONS);
   decodeSharedStrings(reader);
   const strings = new SharedStrings();
   const seen: string[] = [];

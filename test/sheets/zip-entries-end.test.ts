@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import ExcelJS from "exceljs";
 import { describe, expect, it } from "vitest";
+import { READER_OPTIONS } from "../../src/orders/xlsx-rows.js";
 import { fixZipEntriesEnd } from "../../src/orders/zip-entries-end.js";
 import { tmpDir } from "../helpers/tmp-dir.js";
 import { xlsxFile } from "../helpers/xlsx.js";
@@ -10,15 +11,9 @@ interface ReaderEvent {
   value?: { iterator: { on?: (event: string, f: () => void) => void } };
 }
 
-/** Reads `path` with exceljs's streaming reader, taking each shared string 20 ms late. */
+/** Reads `path` with exceljs's streaming reader as the import does, taking each shared string 20 ms late. */
 async function readSlowly(path: string): Promise<{ sheets: string[] | undefined }> {
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, {
-    worksheets: "emit",
-    sharedStrings: "emit",
-    styles: "cache",
-    hyperlinks: "ignore",
-    entries: "ignore",
-  });
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, READER_OPTIONS);
   const events = (reader as unknown as { parse(): AsyncIterable<ReaderEvent> }).parse();
   for await (const event of events) {
     if (event.eventType === undefined) await new Promise((r) => setTimeout(r, 20));
