@@ -294,7 +294,6 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   return { workers, close };
 }
 
-/** Logs `error` unless it is Redis being away, which `outage` reports in its own lines. */
 /**
  * Waits for Redis's first answer, or for `signal`: then the connection is dropped (no more
  * reconnecting) and StartCancelled is thrown. The PING itself is left unanswered: a connection
@@ -327,6 +326,10 @@ async function firstPing(
   }
 }
 
+/**
+ * Logs `error` unless it is Redis being away, which `outage` reports in its own lines, or a job
+ * lock lost to a long outage, which is an info line.
+ */
 function quietIfAway(outage: OutageReporter, log: Logger, error: Error, what: string): void {
   if (outage.failed(error)) return;
   // After an outage longer than the lock duration, BullMQ finds a job's lock gone. Nothing to

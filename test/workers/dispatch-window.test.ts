@@ -2,11 +2,11 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { dispatchWindow, WINDOW_SLOTS_FACTOR } from "../../src/jobs/dispatcher.js";
-import { orderJobSlots, startWorkers } from "../../src/jobs/workers.js";
+import { orderJobSlots } from "../../src/jobs/workers.js";
 import { campaignStatus } from "../../src/orders/campaign-status.js";
 import { importCampaign } from "../../src/orders/import-campaign.js";
 import { sampleCsv } from "../../src/orders/sample-csv.js";
-import { depsOf, FAST_TIMINGS, quietLog } from "../helpers/campaign-env.js";
+import { depsOf } from "../helpers/campaign-env.js";
 import { control } from "../helpers/sandbox.js";
 import { useCampaignEnv } from "../helpers/use-campaign-env.js";
 import { eventually } from "../helpers/wait-for.js";
@@ -30,26 +30,18 @@ describe("dispatch window", () => {
     await writeFile(file, sampleCsv(env.index, { rows: 120 }));
     await importCampaign({ file, campaign: "window" }, depsOf(env));
     let window = 0;
-    const workers = await startWorkers({
-      config: env.config,
-      log: quietLog,
-      queues: ["orders"],
+    await envs.work(env, {
       concurrency: 2,
-      timings: FAST_TIMINGS,
       hooks: { onDispatchWindow: (size) => (window = size) },
     });
     let most = 0;
-    try {
-      // Sampled at each look of `eventually`, until every row is completed.
-      await eventually(async () => {
-        const jobs = await env.queue.getJobCounts("wait", "delayed", "active", "prioritized");
-        const held = Object.values(jobs).reduce((sum, n) => sum + (n ?? 0), 0);
-        most = Math.max(most, held);
-        return (await campaignStatus(env.ledger, "window")).completed === 120;
-      }, "120 completed rows");
-    } finally {
-      await workers.close();
-    }
+    // Sampled at each look of `eventually`, until every row is completed.
+    await eventually(async () => {
+      const jobs = await env.queue.getJobCounts("wait", "delayed", "active", "prioritized");
+      const held = Object.values(jobs).reduce((sum, n) => sum + (n ?? 0), 0);
+      most = Math.max(most, held);
+      return (await campaignStatus(env.ledger, "window")).completed === 120;
+    }, "120 completed rows");
     expect(window).toBe(WINDOW_SLOTS_FACTOR * orderJobSlots(2));
     expect(most).toBeGreaterThan(0);
     expect(most).toBeLessThanOrEqual(window);

@@ -1,11 +1,11 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { orderJobSlots, startWorkers } from "../../src/jobs/workers.js";
+import { orderJobSlots } from "../../src/jobs/workers.js";
 import { campaignStatus } from "../../src/orders/campaign-status.js";
 import { importCampaign } from "../../src/orders/import-campaign.js";
 import { sampleCsv } from "../../src/orders/sample-csv.js";
-import { depsOf, FAST_TIMINGS, quietLog } from "../helpers/campaign-env.js";
+import { depsOf } from "../helpers/campaign-env.js";
 import { control, stats } from "../helpers/sandbox.js";
 import { useCampaignEnv } from "../helpers/use-campaign-env.js";
 import { eventually } from "../helpers/wait-for.js";
@@ -26,21 +26,11 @@ describe("sending slots", () => {
     const file = join(env.dataDir, "orders.csv");
     await writeFile(file, sampleCsv(env.index, { rows: 30 }));
     await importCampaign({ file, campaign: "slots" }, depsOf(env));
-    const workers = await startWorkers({
-      config: env.config,
-      log: quietLog,
-      queues: ["orders"],
-      concurrency: 4,
-      timings: FAST_TIMINGS,
-    });
-    try {
-      await eventually(
-        async () => (await campaignStatus(env.ledger, "slots")).completed === 30,
-        "30 completed rows",
-      );
-    } finally {
-      await workers.close();
-    }
+    await envs.work(env, { concurrency: 4 });
+    await eventually(
+      async () => (await campaignStatus(env.ledger, "slots")).completed === 30,
+      "30 completed rows",
+    );
     const seen = await stats(env.sandbox);
     // The worker holds 5 jobs; the fifth waits for a slot, so the service never sees 5 at once.
     expect(seen.most_in_flight["POST /v2/order"]).toBe(4);
