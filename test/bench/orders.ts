@@ -85,7 +85,6 @@ async function orderStats(bench: Bench): Promise<Record<string, number>> {
   return stats.requests["POST /v2/order"] ?? {};
 }
 
-/** What the clients of a campaign need: its ledger, worker config and progress counts. */
 /** The config a worker (or receiver) of the bench's campaign under `prefix` runs with. */
 function benchConfig(url: string, dataDir: string, prefix: string, perMinute: number): Config {
   return loadConfig({
@@ -101,6 +100,7 @@ function benchConfig(url: string, dataDir: string, prefix: string, perMinute: nu
   });
 }
 
+/** What the clients of a campaign need: its ledger, worker config and progress counts. */
 function campaignHandle(url: string, dataDir: string, prefix: string, label: string) {
   const redis = testRedis();
   const ledger = new Ledger(redis, prefix);
