@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "./errors/config-error.js";
+import { registerSecret } from "./log.js";
 import { packageRoot } from "./package-root.js";
 
 /** Validated configuration of giftjobs. */
@@ -97,7 +98,7 @@ const clusterNodes = z
       if (!match || port < 1 || port > 65535) {
         ctx.addIssue({
           code: "custom",
-          message: `must be host:port,host:port,... (got ${JSON.stringify(part)})`,
+          message: `must be host:port,host:port,... (got ${JSON.stringify(withoutCredentials(part))})`,
         });
         return z.NEVER;
       }
@@ -156,8 +157,18 @@ function readJson(path: string, label: string): Record<string, unknown> {
     }
     return parsed as Record<string, unknown>;
   } catch (error) {
-    throw new ConfigError(label, `cannot be read: ${(error as Error).message}`);
+    throw new ConfigError(label, `cannot be read: ${readProblem(error)}`);
   }
+}
+
+/**
+ * Why a config file could not be read. JSON.parse quotes the text around a syntax error, which
+ * may be a password or the API key: only its position is kept.
+ */
+function readProblem(error: unknown): string {
+  if (!(error instanceof SyntaxError)) return (error as Error).message;
+  const position = /at position \d+/.exec(error.message);
+  return position ? `not valid JSON (${position[0]})` : "not valid JSON";
 }
 
 export interface LoadConfigOptions {
@@ -250,7 +261,53 @@ function checkClusterSettings(config: Config): void {
   }
 }
 
+/** Settings whose value may carry a Redis user and password. */
+const WITH_CREDENTIALS = new Set<keyof Config>(["redisUrl", "redisClusterNodes"]);
+
+/** A setting's value as an error may quote it: never the API key, never a Redis password. */
 function describe(key: keyof Config, raw: unknown): string {
   if (key === "apiKey") return "a hidden value";
-  return raw === undefined ? "nothing" : JSON.stringify(raw);
+  if (raw === undefined) return "nothing";
+  const text = JSON.stringify(raw);
+  return WITH_CREDENTIALS.has(key) ? withoutCredentials(text) : text;
+}
+
+/**
+ * `redis://user:pass@host:6379` as `redis://***@host:6379`. Works on text that is no valid URL
+ * too (a mistyped scheme, a bad port, an `@` left unescaped in the password): everything
+ * between `//` (or the start) and the last `@` is hidden.
+ */
+export function withoutCredentials(text: string): string {
+  const at = text.lastIndexOf("@");
+  if (at < 0) return text;
+  const slashes = text.indexOf("//");
+  const from = slashes >= 0 && slashes < at ? slashes + 2 : 0;
+  return `${text.slice(0, from)}***${text.slice(at)}`;
+}
+
+/** The password of a Redis URL as written (percent-encoded) and as sent; none: []. */
+export function redisPasswordsOf(url: string): string[] {
+  let written: string;
+  try {
+    written = new URL(url).password;
+  } catch {
+    return [];
+  }
+  if (!written) return [];
+  let sent = written;
+  try {
+    sent = decodeURIComponent(written);
+  } catch {
+    // A stray `%` is sent as written.
+  }
+  return [...new Set([written, sent])];
+}
+
+/**
+ * Registers the secrets of a configuration for redaction (src/log.ts): the API key and the
+ * Redis password, which also authenticates to every node of a cluster.
+ */
+export function registerConfigSecrets(config: Pick<Config, "apiKey" | "redisUrl">): void {
+  registerSecret(config.apiKey);
+  for (const password of redisPasswordsOf(config.redisUrl)) registerSecret(password);
 }

@@ -11,11 +11,16 @@ export function maskEmails(text: string): string {
   return text.replace(EMAIL, "$1***@$2");
 }
 
-const secrets = new Set<string>();
+/** Registered secrets, longest first: one that holds another is replaced whole. */
+let secrets: string[] = [];
 
-/** Registers a secret (the API key): every log line has it replaced by [REDACTED]. */
+/**
+ * Registers a secret (the API key, the Redis password, the webhook secret, the dashboard token):
+ * every log line and CLI error message has it replaced by [REDACTED].
+ */
 export function registerSecret(secret: string | undefined): void {
-  if (secret && secret.length >= 4) secrets.add(secret);
+  if (!secret || secret.length < 4 || secrets.includes(secret)) return;
+  secrets = [...secrets, secret].sort((a, b) => b.length - a.length);
 }
 
 /** Removes registered secrets from a string; used for logs and error messages alike. */
@@ -49,6 +54,10 @@ const REDACT_PATHS = [
   "*.headers['x-api-key']",
   "req.headers['x-api-key']",
   "config.apiKey",
+  "headers.authorization",
+  "headers.cookie",
+  "*.headers.authorization",
+  "*.headers.cookie",
 ];
 
 export interface LoggerOptions {

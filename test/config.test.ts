@@ -1,6 +1,20 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { ConfigError } from "../src/errors/config-error.js";
+import { runCli } from "./helpers/cli.js";
+import { tmpDir } from "./helpers/tmp-dir.js";
+
+/** The message of what `run` throws. */
+function thrown(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error("nothing was thrown");
+}
 
 describe("configuration", () => {
   it("uses defaults and lets the environment win", () => {
@@ -97,5 +111,62 @@ describe("configuration", () => {
         },
       }),
     ).toThrow(/GIFTJOBS_REDIS_URL: a Redis Cluster has database 0 only/);
+  });
+
+  it("never shows the Redis password in an error, whichever setting is wrong", () => {
+    const password = "redis-pw-8f3k2";
+    // The URL itself wrong: a bad port, a mistyped scheme, an `@` left in the password.
+    for (const url of [
+      `redis://app:${password}@10.0.0.5:99999`,
+      `redis//app:${password}@10.0.0.5:6379`,
+      `redis://:${password}@x@[10.0.0.5]:6379`,
+      `http://:${password}@10.0.0.5:6379`,
+    ]) {
+      const message = thrown(() => loadConfig({ env: { GIFTJOBS_REDIS_URL: url } }));
+      expect(message, url).toMatch(/^GIFTJOBS_REDIS_URL: /);
+      expect(message, url).not.toContain(password);
+      expect(message, url).toContain("***@");
+    }
+    // Another setting wrong next to a good URL with a password.
+    const beside = thrown(() =>
+      loadConfig({
+        env: {
+          GIFTJOBS_REDIS_URL: `redis://:${password}@10.0.0.5:6379`,
+          GIFTJOBS_REQUEST_TIMEOUT_MS: "abc",
+          GIFTJOBS_PREFIX: "{gj}",
+          GIFTJOBS_REDIS_CLUSTER_NODES: `redis://:${password}@10.0.0.6:7000`,
+        },
+      }),
+    );
+    expect(beside).toMatch(/^GIFTJOBS_REDIS_CLUSTER_NODES: must be host:port/);
+    expect(beside).not.toContain(password);
+    const timeout = thrown(() =>
+      loadConfig({
+        env: {
+          GIFTJOBS_REDIS_URL: `redis://:${password}@10.0.0.5:6379`,
+          GIFTJOBS_REQUEST_TIMEOUT_MS: "abc",
+        },
+      }),
+    );
+    expect(timeout).toMatch(/^GIFTJOBS_REQUEST_TIMEOUT_MS: .*\(got "abc"\)$/);
+    expect(timeout).not.toContain(password);
+  });
+
+  it("a config file that is no valid JSON is reported without quoting its text", async () => {
+    const file = join(await tmpDir("config"), "giftjobs.json");
+    await writeFile(file, '{"redisUrl": redis://:file-pw-77aa@10.0.0.5:6379}');
+    const message = thrown(() => loadConfig({ env: {}, file }));
+    expect(message).toMatch(/^GIFTJOBS_CONFIG \(.*\): cannot be read: not valid JSON/);
+    expect(message).not.toContain("file-pw");
+  });
+
+  it("the command prints a bad Redis URL without its password, in one line", async () => {
+    const run = await runCli(["catalog", "show"], {
+      GIFTJOBS_REDIS_URL: "redis://app:cli-pw-5521@127.0.0.1:99999",
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      'giftjobs: error: GIFTJOBS_REDIS_URL: must be a redis:// or rediss:// URL (got "redis://***@127.0.0.1:99999")\n',
+    );
   });
 });

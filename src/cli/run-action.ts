@@ -1,6 +1,6 @@
-import { type Config, loadConfig } from "../config.js";
+import { type Config, loadConfig, registerConfigSecrets } from "../config.js";
 import { UserError } from "../errors/user-error.js";
-import { createLogger, type Logger, redactSecrets, registerSecret } from "../log.js";
+import { createLogger, type Logger, redactSecrets } from "../log.js";
 
 /** What every command gets: validated configuration and a logger. */
 export interface CommandContext {
@@ -14,7 +14,7 @@ export interface CommandContext {
 
 export function createContext(json = false): CommandContext {
   const config = loadConfig();
-  registerSecret(config.apiKey);
+  registerConfigSecrets(config);
   const log = createLogger({ level: config.logLevel });
   const interactive = !json && Boolean(process.stderr.isTTY) && !process.env.CI;
   return { config, log, json, interactive };

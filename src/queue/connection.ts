@@ -1,5 +1,6 @@
 import { Cluster, type Command, Redis, type RedisOptions } from "ioredis";
-import { type ClusterSeed, ENV_NAMES } from "../config.js";
+import { type ClusterSeed, ENV_NAMES, redisPasswordsOf } from "../config.js";
+import { registerSecret } from "../log.js";
 
 /**
  * A connection that sends the commands issued during one turn of the event loop in one write:
@@ -59,6 +60,7 @@ export function connectRedis(
   options: ConnectOptions = {},
 ): RedisConnection {
   const settings = typeof target === "string" ? { redisUrl: target } : target;
+  registerPassword(settings.redisUrl);
   if (settings.redisClusterNodes)
     return connectCluster(settings.redisClusterNodes, settings.redisUrl, options);
   const base = {
@@ -119,6 +121,7 @@ export function connectNode(settings: RedisSettings, node?: ClusterSeed): Redis 
     connectTimeout: 3000,
     connectionName: "giftjobs",
   } satisfies RedisOptions;
+  registerPassword(settings.redisUrl);
   if (!node) return new Redis(settings.redisUrl, probe);
   const parsed = new URL(settings.redisUrl);
   return new Redis({
@@ -129,6 +132,14 @@ export function connectNode(settings: RedisSettings, node?: ClusterSeed): Redis 
     password: decodeURIComponent(parsed.password) || undefined,
     tls: parsed.protocol === "rediss:" ? {} : undefined,
   });
+}
+
+/**
+ * Every connection is made here, so a library user's logs are scrubbed of the Redis password
+ * as the CLI's are (the URL's password is also the cluster nodes' password).
+ */
+function registerPassword(url: string): void {
+  for (const password of redisPasswordsOf(url)) registerSecret(password);
 }
 
 /** Redis as a message may name it: the URL without its password, or the cluster's seed nodes. */

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Redis } from "ioredis";
 import { Webhook } from "standardwebhooks";
-import type { Logger } from "../log.js";
+import { type Logger, registerSecret } from "../log.js";
 import { Ledger } from "../orders/ledger.js";
 import { isRedisAway } from "../queue/outage-reporter.js";
 import {
@@ -13,6 +13,7 @@ import {
 } from "./apply-message.js";
 import { claimMessage, defineClaimMessage, messageIdKey } from "./claim-message.js";
 import { OrderIndex } from "./order-index.js";
+import type { RemoteOrderOutcome } from "./remote-order-state.js";
 import type { WebhookMessageType, WebhookResult } from "./webhook-result.js";
 
 /** Options of `startWebhookReceiver`. */
@@ -34,7 +35,7 @@ export interface WebhookReceiverOptions {
   /** Told of each request: its message type and what was done (metrics). */
   onMessage?: (type: WebhookMessageType, result: WebhookResult) => void;
   /** Told when a message moved an order to its end (metrics: giftjobs_orders_total). */
-  onOrderEnded?: (outcome: "completed" | "failed_final") => void;
+  onOrderEnded?: (outcome: RemoteOrderOutcome) => void;
 }
 
 export interface RunningReceiver {
@@ -51,6 +52,7 @@ const STATUS: Record<WebhookResult, number> = {
   duplicate: 200,
   unknown_order: 200,
   already_ended: 200,
+  mismatch: 200,
   stale: 200,
   no_snapshot: 200,
   not_yet: 409,
@@ -86,13 +88,15 @@ function headerOf(req: IncomingMessage, name: string): string {
  * The receiver of the service's webhooks (docs/architecture.md, "Webhooks"). Each POST is
  * verified on its raw bytes (signature and timestamp, Standard Webhooks) before anything is
  * parsed; a bad one is 401 and changes nothing. A webhook-id is claimed (SET NX with a TTL, in
- * the script that also looks the order up: claim-message.ts) before applying and released when
+ * the script that also reads the order index: claim-message.ts) before applying and released when
  * the message could not be applied, so the service's retry is applied then; a 2xx is answered
  * only once the ledger (or the index overrides) holds the change.
  */
 export async function startWebhookReceiver(
   options: WebhookReceiverOptions,
 ): Promise<RunningReceiver> {
+  // A library caller may not have read it with webhookSecretFrom: registered here too.
+  registerSecret(options.secret);
   const verifier = new Webhook(options.secret);
   defineClaimMessage(options.redis);
   const deps: ApplyMessageDeps = {
@@ -129,7 +133,8 @@ export async function startWebhookReceiver(
     }
     const id = headers["webhook-id"];
     if (!/^[\w.:-]{1,200}$/.test(id)) return { type: "unknown", result: "bad_request" };
-    // The claim and the order's lookup go in one script (one round trip).
+    // The claim and the order index's entry go in one script (one round trip); the order it
+    // names is read next (apply-message.ts), then ended.
     const orderId = completionOrderId(body);
     const claim = await claimMessage(options.redis, options.prefix, {
       id,

@@ -1,11 +1,12 @@
 import { ConfigError } from "../errors/config-error.js";
+import { registerSecret } from "../log.js";
 
 export const WEBHOOK_SECRET_ENV = "GIFTJOBS_WEBHOOK_SECRET";
 
 /**
  * The signing secret of the service's webhooks, from GIFTJOBS_WEBHOOK_SECRET: `whsec_` and the
  * base64 key, as the service shows it. Missing or malformed: a ConfigError naming the variable
- * (never quoting the value).
+ * (never quoting the value). A good one is registered as a secret: no log line shows it.
  */
 export function webhookSecretFrom(env: NodeJS.ProcessEnv = process.env): string {
   const secret = env[WEBHOOK_SECRET_ENV]?.trim();
@@ -22,5 +23,9 @@ export function webhookSecretFrom(env: NodeJS.ProcessEnv = process.env): string 
       "must be whsec_ followed by the base64 key the service shows (at least 16 bytes)",
     );
   }
+  // Registered for redaction where it is read, as the API key is where a client is made; the
+  // key alone too, as the Standard Webhooks verifier holds it without its `whsec_`.
+  registerSecret(secret);
+  registerSecret(match[1]);
   return secret;
 }
