@@ -5,7 +5,7 @@ import type { Logger } from "../log.js";
 import type { FollowedOrder, Ledger } from "../orders/ledger.js";
 import type { OutageReporter } from "../queue/outage-reporter.js";
 import type { OrderIndex } from "../webhooks/order-index.js";
-import { applyRemoteOrderEnd } from "../webhooks/remote-order-state.js";
+import { applyRemoteOrderEnd, type RemoteOrderEnd } from "../webhooks/remote-order-state.js";
 
 export interface OrderFollowerOptions {
   client: ApiClient;
@@ -36,7 +36,9 @@ export interface OrderFollowerOptions {
 }
 
 /**
- * Follows async orders (202 PROCESSING) to COMPLETED or FAILED with GET /v2/order/{id}.
+ * Follows async orders (202 PROCESSING) to COMPLETED or FAILED with GET /v2/order/{id}; a
+ * status it does not know ends them `failed_uncertain` (docs/architecture.md, "Following async
+ * orders").
  *
  * The orders to follow are a Redis sorted set scored by when to look next; the ledger puts an
  * order in it in the same script that makes it `submitted`, and takes it out in the one that
@@ -157,14 +159,25 @@ export class OrderFollower {
   ): Promise<void> {
     const { campaign, number } = entry;
     const { ledger } = this.options;
-    if (lookup.kind === "processing" || lookup.order.status === "PROCESSING") {
+    const { status, id } = lookup.order;
+    if (status === "PROCESSING") {
       await this.again(entry, "still processing", log);
       return;
     }
-    const end =
-      lookup.order.status === "COMPLETED"
-        ? { status: "COMPLETED" as const, order: lookup.order }
-        : { status: lookup.order.status, id: orderId };
+    // Answers that cannot be recorded are malformed ones: looked at again, as after a 5xx.
+    if (id !== orderId) {
+      await this.again(entry, `the status lookup answered about order ${id}`, log);
+      return;
+    }
+    if (status === "COMPLETED" && lookup.kind !== "order") {
+      await this.again(entry, "COMPLETED without the order's items", log);
+      return;
+    }
+    // COMPLETED, FAILED, or a status we do not know (failed_uncertain): see applyRemoteOrderEnd.
+    const end: RemoteOrderEnd =
+      lookup.kind === "order" && status === "COMPLETED"
+        ? { status: "COMPLETED", order: lookup.order }
+        : { status, id: orderId };
     await applyRemoteOrderEnd(
       {
         ledger,

@@ -2,9 +2,12 @@ import { OrderSchema } from "../api/schemas.js";
 import { recordProductState } from "../catalog/index-overrides.js";
 import type { Logger } from "../log.js";
 import type { Ledger } from "../orders/ledger.js";
-import type { LedgerOrder } from "../orders/ledger-types.js";
 import type { IndexedOrder, OrderIndex } from "./order-index.js";
-import { applyRemoteOrderEnd } from "./remote-order-state.js";
+import {
+  applyRemoteOrderEnd,
+  type RemoteOrderEnd,
+  type RemoteOrderOutcome,
+} from "./remote-order-state.js";
 import type { WebhookMessageType, WebhookResult } from "./webhook-result.js";
 
 /** What applying a verified message needs. */
@@ -14,7 +17,7 @@ export interface ApplyMessageDeps {
   dataDir: string;
   log: Logger;
   storePayoutUrls?: boolean;
-  onOrderEnded?: (outcome: "completed" | "failed_final") => void;
+  onOrderEnded?: (outcome: RemoteOrderOutcome) => void;
 }
 
 export interface Applied {
@@ -37,19 +40,15 @@ export function completionOrderId(body: unknown): string | undefined {
   return messageType(body) === "order.completion" ? (body as { id: string }).id : undefined;
 }
 
-/**
- * What the order index held for the message's order id, and the ledger for that order, when the
- * caller has looked them up (see claimMessage).
- */
+/** What the order index held for the message's order id, when the caller has read it. */
 export interface LookedUp {
   target: IndexedOrder | undefined;
-  order: LedgerOrder | undefined;
 }
 
 /**
  * Applies a verified, parsed message. Throws on Redis or disk trouble (the caller answers 500).
- * `lookedUp`: the order index's entry for completionOrderId(body) and that order, read by the
- * caller (in the script that claims the message id); without it, they are read here.
+ * `lookedUp`: the order index's entry for completionOrderId(body), read by the caller (in the
+ * script that claims the message id: claim-message.ts); without it, it is read here.
  */
 export async function applyMessage(
   deps: ApplyMessageDeps,
@@ -63,6 +62,10 @@ export async function applyMessage(
   return { type, result: "bad_request" };
 }
 
+/**
+ * An `order.completion`: the order the index names is read (its key is known only now), and
+ * ended only when it is `submitted` under this very order id (docs/architecture.md, "Webhooks").
+ */
 async function orderCompletion(
   deps: ApplyMessageDeps,
   body: unknown,
@@ -70,7 +73,7 @@ async function orderCompletion(
 ): Promise<WebhookResult> {
   const { id, status } = body as { id: string; status: string };
   if (status === "PROCESSING") return "bad_request";
-  let end: Parameters<typeof applyRemoteOrderEnd>[2];
+  let end: RemoteOrderEnd;
   if (status === "COMPLETED") {
     const parsed = OrderSchema.safeParse(body);
     if (!parsed.success) return "bad_request";
@@ -78,20 +81,28 @@ async function orderCompletion(
   } else end = { status, id };
   const target = lookedUp ? lookedUp.target : await deps.orderIndex.find(id);
   if (!target) return unknownOrder(end);
-  const order = lookedUp
-    ? lookedUp.order
-    : await deps.ledger.getOrder(target.campaign, target.number);
+  const order = await deps.ledger.getOrder(target.campaign, target.number);
   if (!order || order.status === "superseded") {
     await deps.orderIndex.forget(id);
     return "unknown_order";
   }
-  // Indexed just before the worker records `submitted`: the message beat it. Asked again later.
+  // Indexed just before the worker records `submitted` with the order id: the message beat it.
+  // Asked again later, when the order id it is checked against is recorded.
   if (order.status === "in_flight" || order.status === "queued") return "not_yet";
+  const log = deps.log.child({ campaign: target.campaign, order: target.number, order_id: id });
+  if (order.order_id !== id) {
+    // The index names an order the ledger holds under another order id: ending it would end
+    // another order than the service's. Acknowledged (a retry would find the same), not applied.
+    log.warn(
+      { ledger_order_id: order.order_id ?? null, ledger_status: order.status },
+      "a webhook's order id is not the one the ledger holds for the order the index names: nothing changed",
+    );
+    return "mismatch";
+  }
   if (order.status !== "submitted") {
     await deps.orderIndex.forget(id);
     return "already_ended";
   }
-  const log = deps.log.child({ campaign: target.campaign, order: target.number, order_id: id });
   const moved = await applyRemoteOrderEnd(
     {
       ledger: deps.ledger,
@@ -129,7 +140,7 @@ const ACCEPT_WINDOW_MS = 120_000;
  * minutes is asked again (409: the service retries) for that last case; anything else is 2xx,
  * and a poll is the net.
  */
-function unknownOrder(end: Parameters<typeof applyRemoteOrderEnd>[2]): WebhookResult {
+function unknownOrder(end: RemoteOrderEnd): WebhookResult {
   const made = end.order?.created_at ? Date.parse(end.order.created_at) : Number.NaN;
   return Date.now() - made < ACCEPT_WINDOW_MS ? "not_yet" : "unknown_order";
 }

@@ -1,33 +1,24 @@
 import type { Redis } from "ioredis";
-import { decodeOrder } from "../orders/ledger-codec.js";
-import type { LedgerOrder } from "../orders/ledger-types.js";
 import { redisKey } from "../queue/names.js";
 import { type IndexedOrder, indexEntry } from "./order-index.js";
 
 /**
- * Claims a message id and, for an order's message, reads what the receiver needs to apply it:
- * the order index's entry and that order as the ledger holds it, in one round trip.
- * KEYS: [1] the id's key (`<prefix>:webhook-id:<id>`), [2] the order index (`<prefix>:order-ids`).
- * ARGV: [1] what the id's key holds (the time, ms), [2] seconds it is kept, [3] the service's
- * order id ("" for a message of no order), [4] `<prefix>:campaign:`.
- * The order's key (`<prefix>:campaign:<name>:orders`) is built from ARGV[4] and the index's
- * entry, as DISPATCH builds its keys: it is in the prefix's slot (docs/architecture.md, "Redis
- * Cluster"). The claim is its one write, made last: a script that fails before it has claimed
- * nothing, so the service's retry is applied. Returns {0} when the id was claimed before; {1}
- * when there is no order id or it is not indexed; {1, entry, order JSON or false} otherwise.
+ * Claims a message id and, for an order's message, reads the order index's entry for its order
+ * id, in one round trip. Every key it touches is in KEYS (docs/architecture.md, "Redis
+ * Cluster"): [1] the id's key (`<prefix>:webhook-id:<id>`), [2] the order index
+ * (`<prefix>:order-ids`). The order the entry names is read in the next step, whose key is then
+ * known. ARGV: [1] what the id's key holds (the time, ms), [2] seconds it is kept, [3] the
+ * service's order id ("" for a message of no order). The claim is its one write, made last: a
+ * script that fails before it has claimed nothing, so the service's retry is applied. Returns
+ * {0} when the id was claimed before; {1} when there is no order id or it is not indexed;
+ * {1, entry} otherwise.
  */
 const CLAIM_MESSAGE = `
 local entry = false
-local order = false
 if ARGV[3] ~= '' then entry = redis.call('HGET', KEYS[2], ARGV[3]) end
-if entry then
-  local space = string.find(entry, ' ', 1, true)
-  local campaign = string.sub(entry, 1, space - 1)
-  order = redis.call('HGET', ARGV[4] .. campaign .. ':orders', string.sub(entry, space + 1))
-end
 if not redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'NX') then return {0} end
 if not entry then return {1} end
-return {1, entry, order}
+return {1, entry}
 `;
 
 const COMMAND = "giftjobsClaimMessage";
@@ -38,17 +29,15 @@ export function messageIdKey(prefix: string, id: string): string {
 }
 
 /** What the claim found: nothing when the id was claimed before. */
-export type Claim =
-  | { claimed: false }
-  | { claimed: true; target: IndexedOrder | undefined; order: LedgerOrder | undefined };
+export type Claim = { claimed: false } | { claimed: true; target: IndexedOrder | undefined };
 
 export function defineClaimMessage(redis: Redis): void {
   if (!(COMMAND in redis)) redis.defineCommand(COMMAND, { numberOfKeys: 2, lua: CLAIM_MESSAGE });
 }
 
 /**
- * Claims message `id` for `ttlSeconds` (SET NX) and, when `orderId` is given, looks the order up
- * (see CLAIM_MESSAGE). `defineClaimMessage(redis)` must have run.
+ * Claims message `id` for `ttlSeconds` (SET NX) and, when `orderId` is given, reads its order
+ * index entry (see CLAIM_MESSAGE). `defineClaimMessage(redis)` must have run.
  */
 export async function claimMessage(
   redis: Redis,
@@ -65,11 +54,8 @@ export async function claimMessage(
     String(Date.now()),
     String(claim.ttlSeconds),
     claim.orderId ?? "",
-    `${redisKey(prefix, "campaign")}:`,
-  )) as [number, string?, (string | null)?];
+  )) as [number, string?];
   if (reply[0] === 0) return { claimed: false };
   const entry = reply[1];
-  if (entry === undefined) return { claimed: true, target: undefined, order: undefined };
-  const raw = reply[2];
-  return { claimed: true, target: indexEntry(entry), order: raw ? decodeOrder(raw) : undefined };
+  return { claimed: true, target: entry === undefined ? undefined : indexEntry(entry) };
 }

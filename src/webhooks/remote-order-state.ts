@@ -9,6 +9,9 @@ export type RemoteOrderEnd =
   | { status: "COMPLETED"; order: Order }
   | { status: string; id: string; order?: undefined };
 
+/** How an order applyRemoteOrderEnd moved ended. */
+export type RemoteOrderOutcome = "completed" | "failed_final" | "failed_uncertain";
+
 /** What applying the service's state to the ledger needs. */
 export interface ApplyRemoteOrderDeps {
   ledger: Ledger;
@@ -17,17 +20,32 @@ export interface ApplyRemoteOrderDeps {
   /** When the campaign was first imported (to tell a replayed order). */
   campaignCreatedAt: (campaign: string) => Promise<string | undefined>;
   /** Told when this call moved the order to its end. */
-  onOrderEnded?: (outcome: "completed" | "failed_final") => void;
+  onOrderEnded?: (outcome: RemoteOrderOutcome) => void;
   /** Where the order id is forgotten once the order has ended (webhooks on). */
   orderIndex?: OrderIndex;
 }
 
 /**
- * Applies an order's end, as the service reports it, to a `submitted` order of the ledger:
- * COMPLETED gives `completed` with its ids; FAILED (or a status we do not know) gives
- * `failed_final`; both unfollow it in the same script. The status follower (a poll) and the
- * webhook receiver both call this, so when a poll and a webhook race, the first moves the order
- * and the second finds it past `submitted` and changes nothing: one end, counted once.
+ * The order statuses of the service's OpenAPI (OrderStatusEnum). Only these are read: any other
+ * status is one giftjobs does not know, and says nothing of whether an order was made.
+ */
+export const KNOWN_ORDER_STATUSES = ["COMPLETED", "FAILED", "PROCESSING"] as const;
+
+/** A status as an error message quotes it: JSON, at most 100 characters. */
+function quotedStatus(status: string): string {
+  return JSON.stringify(status.length > 100 ? `${status.slice(0, 100)}...` : status);
+}
+
+/**
+ * Applies an order's end, as the service reports it, to a `submitted` order of the ledger
+ * (docs/architecture.md, "Following async orders"): COMPLETED gives `completed` with its ids;
+ * FAILED, and only FAILED, gives `failed_final` (the service made nothing); a status we do not
+ * know gives `failed_uncertain` (an order may exist: retried under the same key, the service
+ * replays it), its error naming the status. Each unfollows the order in the same script.
+ * PROCESSING, and COMPLETED without the order, are no end this can record: nothing is changed
+ * (the callers look again). The status follower (a poll) and the webhook
+ * receiver both call this, so when a poll and a webhook race, the first moves the order and the
+ * second finds it past `submitted` and changes nothing: one end, counted once.
  * Returns whether this call moved it.
  */
 export async function applyRemoteOrderEnd(
@@ -37,8 +55,9 @@ export async function applyRemoteOrderEnd(
 ): Promise<boolean> {
   const { campaign, number, orderId } = target;
   const { ledger, log } = deps;
-  let moved: boolean;
-  if (end.status === "COMPLETED" && end.order) {
+  if (end.status === "PROCESSING") return false;
+  if (end.status === "COMPLETED") {
+    if (!end.order) return false;
     const createdAt = await deps.campaignCreatedAt(campaign);
     const store = deps.storePayoutUrls ?? false;
     const patch = completedPatch(end.order, target.identities, store, createdAt);
@@ -47,12 +66,13 @@ export async function applyRemoteOrderEnd(
       orderId,
       ledger.transition(campaign, number, ["submitted"], "completed", patch, "unfollow"),
     );
-    moved = result.moved;
-    if (moved) deps.onOrderEnded?.("completed");
+    if (result.moved) deps.onOrderEnded?.("completed");
     if (patch.replayed) warnReplayed(log, campaign, end.order.created_at);
     else log.debug("async order completed");
-  } else {
-    // FAILED (or a status we do not know): the service says the order did not go through.
+    return result.moved;
+  }
+  if (end.status === "FAILED") {
+    // The service says the order did not go through: nothing was made.
     const result = await endAndForget(
       deps,
       orderId,
@@ -64,17 +84,43 @@ export async function applyRemoteOrderEnd(
         {
           order_id: orderId,
           error_type: "order_failed",
-          error_message: `the service reports order status ${end.status}`,
+          error_message: "the service reports order status FAILED",
         },
         "unfollow",
       ),
     );
-    moved = result.moved;
-    if (moved) deps.onOrderEnded?.("failed_final");
+    if (result.moved) deps.onOrderEnded?.("failed_final");
     // One per order: counted in the tracker's progress lines and `orders report`.
     log.debug({ status: end.status }, "async order did not complete");
+    return result.moved;
   }
-  return moved;
+  // A status we do not know: it does not say whether an order was made, so its rows may be paid.
+  // failed_uncertain: retried under the same key (the service replays), never under a new one.
+  const status = quotedStatus(end.status);
+  const result = await endAndForget(
+    deps,
+    orderId,
+    ledger.transition(
+      campaign,
+      number,
+      ["submitted"],
+      "failed_uncertain",
+      {
+        order_id: orderId,
+        error_type: "unknown_order_status",
+        error_message: `the service reports order status ${status}, which giftjobs does not know (it knows ${KNOWN_ORDER_STATUSES.join(", ")}): an order may exist`,
+      },
+      "unfollow",
+    ),
+  );
+  if (result.moved) {
+    deps.onOrderEnded?.("failed_uncertain");
+    log.warn(
+      { status: end.status },
+      `the service reports order status ${status}, which giftjobs does not know: rows failed_uncertain (an order may exist; retry them under the same key)`,
+    );
+  }
+  return result.moved;
 }
 
 /**

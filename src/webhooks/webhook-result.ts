@@ -11,6 +11,11 @@ export type WebhookResult =
   | "unknown_order"
   /** The order had ended already (a poll was first): nothing changed. */
   | "already_ended"
+  /**
+   * The order index names an order the ledger holds under another order id: nothing changed,
+   * acknowledged (2xx).
+   */
+  | "mismatch"
   /** The order is not `submitted` yet (the webhook beat the worker): 409, sent again later. */
   | "not_yet"
   /** An older product.update than one recorded (out of order): ignored. */
@@ -29,6 +34,7 @@ export const WEBHOOK_RESULTS: readonly WebhookResult[] = [
   "duplicate",
   "unknown_order",
   "already_ended",
+  "mismatch",
   "not_yet",
   "stale",
   "no_snapshot",

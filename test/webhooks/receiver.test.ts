@@ -203,6 +203,148 @@ describe("the webhook receiver", () => {
     expect(await ledger.followedCount()).toBe(0);
   });
 
+  /**
+   * Order 1 of campaign "c" submitted under `orderId` (the worker's index entry written first)
+   * and followed a minute from now.
+   */
+  async function submittedOrder(env: WebhookEnv["env"], orderId: string): Promise<OrderIndex> {
+    const { ledger } = env;
+    await ledger.record("c", [
+      { order: { ...ledgerOrder("c", ["a"]), status: "in_flight" }, rows: [["a", ledgerRow(2)]] },
+    ]);
+    const index = new OrderIndex(env.redis, env.config.prefix);
+    await index.remember(orderId, "c", 1);
+    await ledger.transition(
+      "c",
+      1,
+      ["in_flight"],
+      "submitted",
+      { order_id: orderId },
+      { at: Date.now() + 60_000 },
+    );
+    return index;
+  }
+
+  /** A COMPLETED message's body: the order as GET /v2/order/{id} shows it. */
+  function completedBody(id: string) {
+    return {
+      id,
+      status: "COMPLETED",
+      created_at: new Date().toISOString(),
+      items: [{ id: `E-${id}`, payout: { status: "ACTIVE" } }],
+    };
+  }
+
+  it("an order status it does not know ends the order failed_uncertain (an order may exist), naming the status", async () => {
+    w = await webhookEnv("wh-odd-status");
+    const { ledger } = w.env;
+    const index = await submittedOrder(w.env, "O-ODD");
+    // PROCESSING is no end: refused, nothing changed.
+    const processing = await postSigned(w.receiver.url, w.secret, {
+      id: "O-ODD",
+      status: "PROCESSING",
+    });
+    expect(processing).toEqual({ status: 400, result: "bad_request" });
+    expect(await ledger.getOrder("c", 1)).toMatchObject({ status: "submitted" });
+    const odd = await postSigned(w.receiver.url, w.secret, { id: "O-ODD", status: "REFUNDED" });
+    expect(odd).toEqual({ status: 200, result: "applied" });
+    const order = await ledger.getOrder("c", 1);
+    expect(order).toMatchObject({
+      status: "failed_uncertain",
+      order_id: "O-ODD",
+      error_type: "unknown_order_status",
+    });
+    expect(order?.error_message).toMatch(/order status "REFUNDED".*does not know.*may exist/);
+    const counts = await ledger.counts("c");
+    expect(counts).toMatchObject({ failed_uncertain: 1, failed_final: 0, submitted: 0 });
+    expect(await ledger.followedCount()).toBe(0);
+    expect(await index.size()).toBe(0);
+    expect(await messagesCounted(w.registry, "order.completion", "applied")).toBe(1);
+  });
+
+  it("ends an order only when the ledger holds the message's order id; any other is acknowledged and changes nothing", async () => {
+    w = await webhookEnv("wh-mismatch");
+    const { ledger } = w.env;
+    const index = await submittedOrder(w.env, "O-LEDGER");
+    // An entry naming the same order under another order id (stale, or written by mistake).
+    await index.remember("O-STALE", "c", 1);
+    const failed = await postSigned(
+      w.receiver.url,
+      w.secret,
+      { id: "O-STALE", status: "FAILED" },
+      { id: "msg_stale_failed" },
+    );
+    expect(failed).toEqual({ status: 200, result: "mismatch" });
+    const completed = await postSigned(w.receiver.url, w.secret, completedBody("O-STALE"));
+    expect(completed).toEqual({ status: 200, result: "mismatch" });
+    const odd = await postSigned(w.receiver.url, w.secret, { id: "O-STALE", status: "REFUNDED" });
+    expect(odd).toEqual({ status: 200, result: "mismatch" });
+    expect(await ledger.getOrder("c", 1)).toMatchObject({
+      status: "submitted",
+      order_id: "O-LEDGER",
+    });
+    expect(await ledger.counts("c")).toMatchObject({ submitted: 1, completed: 0, failed_final: 0 });
+    expect(await ledger.followedCount()).toBe(1);
+    expect(await index.size()).toBe(2);
+    // Acknowledged: the service's retry of it is a duplicate.
+    const again = await postSigned(
+      w.receiver.url,
+      w.secret,
+      { id: "O-STALE", status: "FAILED" },
+      { id: "msg_stale_failed" },
+    );
+    expect(again).toEqual({ status: 200, result: "duplicate" });
+    expect(await messagesCounted(w.registry, "order.completion", "mismatch")).toBe(3);
+    // The ledger's own order id ends it.
+    const own = await postSigned(w.receiver.url, w.secret, completedBody("O-LEDGER"));
+    expect(own).toEqual({ status: 200, result: "applied" });
+    expect(await ledger.getOrder("c", 1)).toMatchObject({
+      status: "completed",
+      order_id: "O-LEDGER",
+      item_ids: ["E-O-LEDGER"],
+    });
+    // Ended now: the other id is still not this order's (no already_ended, nothing forgotten).
+    const late = await postSigned(w.receiver.url, w.secret, { id: "O-STALE", status: "FAILED" });
+    expect(late).toEqual({ status: 200, result: "mismatch" });
+    expect(await ledger.getOrder("c", 1)).toMatchObject({ status: "completed" });
+    expect(await index.find("O-STALE")).toEqual({ campaign: "c", number: 1 });
+    expect(await index.find("O-LEDGER")).toBeUndefined();
+  });
+
+  it("passes every key its scripts touch in KEYS (Redis's rule; proxies and Dragonfly hold to it)", async () => {
+    w = await webhookEnv("wh-keys");
+    const { prefix } = w.env.config;
+    await submittedOrder(w.env, "O-KEYS");
+    // MONITOR shows a script's call, then each command it runs (source "lua"): nothing runs
+    // between them, so each lua command is the script's shown last.
+    const monitor = await w.env.redis.monitor();
+    const touched: { declared: string[]; key: string; command: string }[] = [];
+    let declared: string[] = [];
+    monitor.on("monitor", (_time: string, args: string[], source: string) => {
+      const command = args[0]?.toLowerCase() ?? "";
+      if (source !== "lua") {
+        declared =
+          command === "evalsha" || command === "eval" ? args.slice(3, 3 + Number(args[2])) : [];
+        return;
+      }
+      if (args[1]?.startsWith(`${prefix}:`)) touched.push({ declared, key: args[1], command });
+    });
+    try {
+      const answer = await postSigned(w.receiver.url, w.secret, { id: "O-KEYS", status: "FAILED" });
+      expect(answer).toEqual({ status: 200, result: "applied" });
+      // The TRANSITION unfollows the order last: its ZREM ends what the message made run.
+      await eventually(
+        async () => touched.some((t) => t.command === "zrem"),
+        "the scripts' commands to be seen",
+        5000,
+      );
+    } finally {
+      monitor.disconnect();
+    }
+    expect(touched.some((t) => t.key === `${prefix}:order-ids`)).toBe(true);
+    expect(touched.filter((t) => !t.declared.includes(t.key))).toEqual([]);
+  });
+
   it("GIFTJOBS_WEBHOOK_SECRET missing or malformed is one line naming it", () => {
     expect(() => webhookSecretFrom({})).toThrow(/^GIFTJOBS_WEBHOOK_SECRET: is not set/);
     expect(() => webhookSecretFrom({ GIFTJOBS_WEBHOOK_SECRET: "whsec_short" })).toThrow(

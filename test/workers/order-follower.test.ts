@@ -3,7 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/client.js";
-import { OrderFollower } from "../../src/jobs/order-status.js";
+import { OrderFollower, type OrderFollowerOptions } from "../../src/jobs/order-status.js";
 import type { LedgerOrder } from "../../src/orders/ledger.js";
 import { validOrder } from "../helpers/api-client.js";
 import { type CampaignEnv, campaignEnv, quietLog } from "../helpers/campaign-env.js";
@@ -33,8 +33,16 @@ describe("OrderFollower", () => {
     env = undefined;
   });
 
-  /** An order the sandbox accepted (202), recorded as submitted and followed from now. */
-  async function submitted(e: CampaignEnv, key: string, orderId?: string): Promise<string> {
+  /**
+   * An order the sandbox accepted (202), recorded as submitted and followed from now: the first
+   * order (number 1) of `campaign`.
+   */
+  async function submitted(
+    e: CampaignEnv,
+    key: string,
+    orderId?: string,
+    campaign = "c",
+  ): Promise<string> {
     const request = validOrder(e.sandbox);
     const id = orderId ?? (await e.client.createOrder(request, { idempotencyKey: key })).order.id;
     const order: LedgerOrder = {
@@ -43,10 +51,9 @@ describe("OrderFollower", () => {
       generation: 0,
       status: "in_flight",
     };
-    await e.ledger.record("c", [{ order, rows: [[`${key}-row`, ROW]] }]);
-    // The campaign's first order: number 1.
+    await e.ledger.record(campaign, [{ order, rows: [[`${key}-row`, ROW]] }]);
     const moved = await e.ledger.transition(
-      "c",
+      campaign,
       1,
       ["in_flight"],
       "submitted",
@@ -59,7 +66,12 @@ describe("OrderFollower", () => {
     return id;
   }
 
-  function follower(e: CampaignEnv, client: ApiClient, leaseMs = 30_000): OrderFollower {
+  function follower(
+    e: CampaignEnv,
+    client: ApiClient,
+    leaseMs = 30_000,
+    options: Partial<OrderFollowerOptions> = {},
+  ): OrderFollower {
     const f = new OrderFollower({
       client,
       ledger: e.ledger,
@@ -67,6 +79,7 @@ describe("OrderFollower", () => {
       pollDelayMs: 50,
       tickMs: 20,
       leaseMs,
+      ...options,
     });
     followers.push(f);
     f.start();
@@ -103,6 +116,68 @@ describe("OrderFollower", () => {
     );
     expect((await e.ledger.getOrder("c", 1))?.error_message).toContain("status lookup failed");
     expect(await e.ledger.followedCount()).toBe(0);
+  });
+
+  it("only FAILED ends failed_final; a status it does not know ends failed_uncertain naming it; an answer it cannot record is looked at again", async () => {
+    env = await campaignEnv({}, "follow-statuses");
+    const e = env;
+    // The service's answers to GET /v2/order/{id}, by order id, over real HTTP.
+    const answers: Record<string, unknown> = {
+      "O-FAILED": { id: "O-FAILED", status: "FAILED" },
+      "O-REFUNDED": { id: "O-REFUNDED", status: "REFUNDED", items: [{ id: "E-1" }] },
+      "O-HOLD": { id: "O-HOLD", status: "ON_HOLD", message: "held" },
+      "O-LOWER": { id: "O-LOWER", status: "completed", items: [{ id: "E-2" }] },
+      "O-BARE": { id: "O-BARE", status: "COMPLETED" },
+      "O-ASKED": { id: "O-OTHER", status: "COMPLETED", items: [{ id: "E-3" }] },
+    };
+    const service = http.createServer((req, res) => {
+      const id = decodeURIComponent(req.url?.split("/").pop() ?? "");
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(answers[id]));
+    });
+    servers.push(service);
+    service.listen(0, "127.0.0.1");
+    await once(service, "listening");
+    const client = new ApiClient({
+      baseUrl: `http://127.0.0.1:${(service.address() as AddressInfo).port}`,
+      timeoutMs: 5000,
+    });
+    const campaigns = Object.keys(answers);
+    for (const [i, id] of campaigns.entries()) await submitted(e, `gj1_s${i}`, id, id);
+    const ended: string[] = [];
+    follower(e, client, 30_000, { maxPolls: 3, onOrderEnded: (o) => ended.push(o) });
+    await eventually(async () => (await e.ledger.followedCount()) === 0, "every order ended");
+    const order = async (campaign: string) => (await e.ledger.getOrder(campaign, 1))!;
+    expect(await order("O-FAILED")).toMatchObject({
+      status: "failed_final",
+      error_type: "order_failed",
+    });
+    for (const [campaign, status] of [
+      ["O-REFUNDED", "REFUNDED"],
+      ["O-HOLD", "ON_HOLD"],
+      ["O-LOWER", "completed"],
+    ] as const) {
+      const o = await order(campaign);
+      expect(o).toMatchObject({ status: "failed_uncertain", error_type: "unknown_order_status" });
+      expect(o.error_message).toContain(`order status "${status}", which giftjobs does not know`);
+      expect(o.polls ?? 0).toBe(0);
+    }
+    // COMPLETED without its items, or an answer about another order: polled to maxPolls.
+    expect(await order("O-BARE")).toMatchObject({
+      status: "failed_uncertain",
+      error_type: "still_processing",
+      polls: 2,
+    });
+    expect((await order("O-BARE")).error_message).toContain("without the order's items");
+    expect((await order("O-ASKED")).error_message).toContain("answered about order O-OTHER");
+    expect(ended.sort()).toEqual([
+      "failed_final",
+      "failed_uncertain",
+      "failed_uncertain",
+      "failed_uncertain",
+      "failed_uncertain",
+      "failed_uncertain",
+    ]);
   });
 
   it("an order held by a follower that died is taken by another once the lease ends, not before", async () => {
