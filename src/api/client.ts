@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { sha256 } from "../sha256.js";
 import { errorFromResponse } from "./error-from-response.js";
 import {
   MalformedResponseError,
@@ -113,6 +114,15 @@ export class ApiClient {
     this.transport = options.fetch ? fetchTransport(options.fetch) : httpTransport();
     // Sent trimmed, as fetch would send it: a key read from a file often ends in a newline.
     this.apiKey = options.apiKey?.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
+  }
+
+  /**
+   * A short fingerprint of the API key ("" without one): tells two keys apart in the ledger
+   * (docs/architecture.md, "One key while an order may exist") without keeping the key. 48 bits
+   * of a hash of a secret of far more: nothing of the key can be read back from it.
+   */
+  get keyFingerprint(): string {
+    return this.apiKey ? sha256(`giftjobs api key\n${this.apiKey}`).slice(0, 8) : "";
   }
 
   /** One page of GET /v2/product. Products are returned exactly as received. */

@@ -2,6 +2,7 @@ import { ENV_NAMES } from "../config.js";
 import {
   type ApiError,
   type ApiErrorInit,
+  ApiVersionError,
   type ErrorDetail,
   IdempotencyConflictError,
   IdempotencyInProgressError,
@@ -26,6 +27,9 @@ const BY_TYPE: Record<string, ErrorClass> = {
   invalid_api_key: UnauthorizedError,
   forbidden: UnauthorizedError,
   validation_error: ValidationError,
+  version_removed: ApiVersionError,
+  invalid_version: ApiVersionError,
+  insecure_protocol: ApiVersionError,
 };
 
 function classFor(status: number, type: string): ErrorClass {

@@ -2,13 +2,20 @@ import { type Job, type Queue, Worker } from "bullmq";
 import type { LimitFunction } from "p-limit";
 import pRetry from "p-retry";
 import type { ApiClient, CreateOrderResult } from "../api/client.js";
-import { ApiError, RefusedRequestError, ValidationError } from "../api/errors/index.js";
+import {
+  ApiError,
+  ApiVersionError,
+  answeredUnderKey,
+  RefusedRequestError,
+  ValidationError,
+} from "../api/errors/index.js";
 import type { ExecutionMode, OrderRequest } from "../api/order-request.js";
 import type { Order } from "../api/schemas.js";
 import type { Logger } from "../log.js";
 import { orderKey } from "../orders/keys.js";
-import type { Ledger, OrderPatch } from "../orders/ledger.js";
+import type { KeyWord, Ledger, OrderPatch } from "../orders/ledger.js";
 import type { OrderJobData } from "../orders/order-job.js";
+import type { JournalLine } from "../orders/order-journal.js";
 import { completedPatch, failedItemIndex, warnReplayed } from "../orders/order-outcome.js";
 import { requestFromLedger } from "../orders/order-request.js";
 import type { OrderIndex } from "../webhooks/order-index.js";
@@ -23,6 +30,11 @@ export interface CreateOrderDeps {
   ordersQueue: Queue<OrderJobData>;
   /** Shared with the worker: how long to hold the whole queue after a 429. */
   rateLimiter: RateLimitBackoff;
+  /**
+   * Appends a generation change to the campaign's order journal, flushed, before the new key
+   * can be sent (docs/architecture.md, "One key while an order may exist").
+   */
+  journal: (campaign: string, line: JournalLine) => Promise<void>;
   /** Keep redemption links in the ledger. @defaultValue false */
   storePayoutUrls?: boolean;
   /** Short in-attempt retries for blips (same key). @defaultValue 1 */
@@ -146,7 +158,12 @@ async function startAndSend(
   const { campaign, order: number } = job.data;
   let log = deps.log.child({ campaign, order: number, job: job.id });
 
-  const start = await deps.ledger.start(campaign, number, { attempts: job.attemptsMade + 1 });
+  const start = await deps.ledger.start(
+    campaign,
+    number,
+    { attempts: job.attemptsMade + 1 },
+    deps.client.keyFingerprint,
+  );
   // Held or paused: the ledger put the order back on its pending list; this job is over.
   if (start.kind === "paused") {
     if (start.budget) {
@@ -159,6 +176,14 @@ async function startAndSend(
   }
   if (start.kind === "past")
     return { kind: "over", result: await alreadyHandled(job, start.status, deps) };
+  if (start.kind === "other-api-key") {
+    deps.onOrderEnded?.("failed_uncertain");
+    log.warn(
+      { unclear: start.mark },
+      "an earlier attempt under this key ended unclear under another API key, which the service may not replay under this one: nothing was sent, rows failed_uncertain (check the service's orders; see orders retry)",
+    );
+    return { kind: "over", result: { status: "failed_uncertain" } };
+  }
   const { order } = start;
   const key = order.key;
   log = log.child({ key });
@@ -171,9 +196,10 @@ async function startAndSend(
       error_type: "no_request",
       error_message: message,
     });
-    if (moved.moved) deps.onOrderEnded?.("failed_final");
-    log.error(`${message}: rows failed_final`);
-    return { kind: "over", result: { status: "failed_final" } };
+    const status = moved.moved ? moved.status : "failed_final";
+    if (moved.moved) deps.onOrderEnded?.(endName(status));
+    log.error(`${message}: rows ${status}`);
+    return { kind: "over", result: { status } };
   }
   const held = { campaign, number, request, log };
   if (await holdIfProductStopped(deps.productGuard, deps.ledger, held, deps.onCampaignPaused))
@@ -207,7 +233,15 @@ async function recordCompleted(
   const { campaign, number, log } = attempt;
   const store = deps.storePayoutUrls ?? false;
   const patch = completedPatch(order, attempt.identities, store, attempt.campaignCreatedAt);
-  const moved = await deps.ledger.transition(campaign, number, ["in_flight"], "completed", patch);
+  const moved = await deps.ledger.transition(
+    campaign,
+    number,
+    ["in_flight"],
+    "completed",
+    patch,
+    undefined,
+    "answered",
+  );
   deps.onOutcome?.("completed");
   if (moved.moved) deps.onOrderEnded?.("completed");
   if (patch.replayed) warnReplayed(log, campaign, order.created_at);
@@ -234,6 +268,7 @@ async function recordSubmitted(
     "submitted",
     { order_id: orderId },
     { at: Date.now() + (deps.firstPollDelayMs ?? 1000) },
+    "answered",
   );
   await Promise.all([indexed, submitted]);
   deps.onOutcome?.("submitted");
@@ -282,13 +317,23 @@ async function handleFailure(
   deps: CreateOrderDeps,
 ): Promise<CreateOrderJobResult> {
   if (error instanceof RefusedRequestError) {
-    await markFailed(attempt, deps, "failed_final", "refused_by_client", error.message);
+    // Nothing was sent; an earlier attempt's mark, if any, keeps the rows failed_uncertain.
+    const status = await markFailed(
+      attempt,
+      deps,
+      "failed_final",
+      "refused_by_client",
+      error.message,
+    );
     deps.onOutcome?.("final");
-    return { status: "failed_final" };
+    return { status };
   }
   if (!(error instanceof ApiError)) {
-    // Not an answer from the service (a bug, Redis trouble): rows go back to queued, BullMQ retries.
-    await deps.ledger.transition(attempt.campaign, attempt.number, ["in_flight"], "queued");
+    // Not an answer from the service (a bug, Redis trouble, the worker stopping mid-request):
+    // the request may have reached the service, so the key is marked; BullMQ retries it.
+    await deps.ledger.transition(attempt.campaign, attempt.number, ["in_flight"], "queued", {
+      unclear: "interrupted",
+    });
     throw error;
   }
   switch (error.outcome) {
@@ -300,7 +345,9 @@ async function handleFailure(
       return finalFailure(attempt, error, deps);
     case "key-conflict":
       // The key exists with another body: an order may exist under it. Never retried.
-      await markFailed(attempt, deps, "failed_uncertain", error.type, error.message);
+      await markFailed(attempt, deps, "failed_uncertain", error.type, error.message, {
+        unclear: error.type,
+      });
       deps.onOutcome?.("key_conflict");
       attempt.log.error({ type: error.type }, "idempotency key conflict: rows failed, not retried");
       return { status: "failed_uncertain" };
@@ -309,21 +356,38 @@ async function handleFailure(
   }
 }
 
+/**
+ * Ends the attempt's order failed. `word` "answered" when the service answered under the key;
+ * otherwise a failed_final becomes failed_uncertain while an earlier attempt's mark stands (the
+ * ledger decides, atomically). Returns the status reached.
+ */
 async function markFailed(
   attempt: Attempt,
   deps: CreateOrderDeps,
   status: "failed_final" | "failed_uncertain",
   type: string,
   message: string,
-): Promise<void> {
+  options: { word?: KeyWord; unclear?: string } = {},
+): Promise<string> {
   const moved = await deps.ledger.transition(
     attempt.campaign,
     attempt.number,
     ["in_flight", "queued"],
     status,
-    { error_type: type, error_message: message },
+    { error_type: type, error_message: message, unclear: options.unclear },
+    undefined,
+    options.word,
   );
-  if (moved.moved) deps.onOrderEnded?.(status);
+  if (!moved.moved) return moved.current ?? status;
+  deps.onOrderEnded?.(endName(moved.status));
+  return moved.status;
+}
+
+/** The metrics name of an end status. */
+function endName(status: string): OrderEndName {
+  return status === "failed_final" || status === "cancelled" || status === "completed"
+    ? status
+    : "failed_uncertain";
 }
 
 /** 5xx, network, timeout, in-progress: the SAME key again after BullMQ's backoff, or uncertain at the end. */
@@ -333,7 +397,9 @@ async function retrySameKey(attempt: Attempt, error: ApiError, deps: CreateOrder
   deps.onOutcome?.("retry_same_key");
   const attempts = job.opts.attempts ?? 1;
   if (job.attemptsMade + 1 >= attempts) {
-    await markFailed(attempt, deps, "failed_uncertain", error.type, error.message);
+    await markFailed(attempt, deps, "failed_uncertain", error.type, error.message, {
+      unclear: error.type,
+    });
     log.warn(
       { type: error.type, attempts },
       "attempts used up; an order may exist: rows failed_uncertain",
@@ -343,6 +409,7 @@ async function retrySameKey(attempt: Attempt, error: ApiError, deps: CreateOrder
   await deps.ledger.transition(attempt.campaign, attempt.number, ["in_flight"], "queued", {
     error_type: error.type,
     error_message: error.message,
+    unclear: error.type,
   });
   // Retried: not a problem yet (the tracker's progress lines count what ends failed).
   log.debug(
@@ -374,10 +441,13 @@ async function rateLimited(
 }
 
 /**
- * 401/403, insufficient funds, ordering restricted: pause the campaign; rows stay queued.
- * These are 4xx answers, which the service caches under the key and replays: sent again under
- * the same key after a top-up, the order would get the same refusal forever. A 4xx guarantees
- * nothing was made, so the rows move to the next generation's key now, and wait for resume.
+ * 401/403, a removed API version, insufficient funds, ordering restricted: pause the campaign.
+ * A refusal given before the service read the key (401, 403, the version errors) recorded
+ * nothing under it and says nothing of an earlier attempt: the rows keep their key and go back
+ * to the pending list, sent after resume. One given after (funds, spending limit) is recorded
+ * under the key and would be replayed forever, and it is the key's last word (an order made
+ * earlier would have been replayed instead): the rows move to the next generation's key now
+ * (docs/architecture.md, "One key while an order may exist").
  */
 async function pauseCampaign(
   attempt: Attempt,
@@ -391,12 +461,32 @@ async function pauseCampaign(
     deps.onCampaignPaused?.(campaign, reason);
     log.error(
       { type: error.type },
-      `campaign ${campaign} paused: ${reason}. Fix it, then: giftjobs orders resume --campaign ${campaign}`,
+      `campaign ${campaign} paused: ${reason}. ${fixFor(error)}, then: giftjobs orders resume --campaign ${campaign}`,
     );
   }
-  // The next generation waits on the pending list; the dispatcher sends it after resume.
-  await nextGeneration(attempt, attempt.identities, deps, {});
+  if (answeredUnderKey(error)) {
+    // The next generation waits on the pending list; the dispatcher sends it after resume.
+    await nextGeneration(attempt, attempt.identities, deps, {});
+  } else {
+    await deps.ledger.transition(
+      campaign,
+      attempt.number,
+      ["in_flight"],
+      "queued",
+      { error_type: error.type, error_message: error.message },
+      "pending",
+    );
+  }
   return { status: "queued" };
+}
+
+/** What the operator fixes before resuming a campaign a systemic refusal paused. */
+function fixFor(error: ApiError): string {
+  if (error.type === "insufficient_funds") return "Top up the account's balance";
+  if (error.type === "ordering_restricted") return "Raise the account's spending limit";
+  if (error instanceof ApiVersionError)
+    return "Set GIFTJOBS_API_VERSION and GIFTJOBS_API_URL right";
+  return "Check GIFTJOBS_API_KEY (and the key's permissions)";
 }
 
 /**
@@ -407,14 +497,17 @@ async function finalFailure(attempt: Attempt, error: ApiError, deps: CreateOrder
   const { identities, log } = attempt;
   const index = error instanceof ValidationError ? failedItemIndex(error.details) : undefined;
   deps.onOutcome?.("final");
-  if (index === undefined || identities.length < 2 || index >= identities.length) {
-    await markFailed(attempt, deps, "failed_final", error.type, error.message);
+  const word = answeredUnderKey(error) ? "answered" : undefined;
+  if (index === undefined || identities.length < 2 || index >= identities.length || !word) {
+    const status = await markFailed(attempt, deps, "failed_final", error.type, error.message, {
+      word,
+    });
     // One per order: counted in the tracker's progress lines and `orders report`.
     log.debug(
-      { type: error.type },
-      "order refused by the service; rows failed_final (nothing was made)",
+      { type: error.type, status },
+      "order refused by the service; rows failed_final (nothing was made) unless an earlier attempt ended unclear",
     );
-    return { status: "failed_final" };
+    return { status };
   }
   const rest = identities.filter((_, i) => i !== index);
   const newKey = await nextGeneration(attempt, rest, deps, {
@@ -430,9 +523,11 @@ async function finalFailure(attempt: Attempt, error: ApiError, deps: CreateOrder
 /**
  * Moves `identities` (all or some rows of the attempt's order) to a new order under the next
  * generation's key, at the front of the campaign's pending list (the rekey script puts it
- * there; the dispatcher sends it), in one script. Its body is made of the rows it takes (and
- * the old order's description and metadata). Rows left behind become failed_final with
- * `restPatch`.
+ * there; the dispatcher sends it), in one script. Only after the service answered this attempt
+ * under the old key (the script refuses otherwise while the order carries the mark of an
+ * unclear attempt). The new order is journaled first, flushed: a re-import after a lost ledger
+ * rebuilds it. Its body is made of the rows it takes (and the old order's description and
+ * metadata). Rows left behind become failed_final with `restPatch`.
  */
 async function nextGeneration(
   attempt: Attempt,
@@ -442,7 +537,8 @@ async function nextGeneration(
 ): Promise<string> {
   const generation = attempt.generation + 1;
   const newKey = orderKey(attempt.campaign, generation, identities);
-  await deps.ledger.rekey(attempt.campaign, {
+  await deps.journal(attempt.campaign, { g: generation, k: newKey, i: [...identities].sort() });
+  const done = await deps.ledger.rekey(attempt.campaign, {
     number: attempt.number,
     key: newKey,
     identities,
@@ -450,7 +546,10 @@ async function nextGeneration(
     from: ["in_flight"],
     restStatus: "failed_final",
     restPatch: options.restPatch,
+    word: "answered",
   });
+  if (!done.done)
+    attempt.log.warn({ why: done.why }, "the rows were not moved to the next generation");
   return newKey;
 }
 

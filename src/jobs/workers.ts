@@ -7,6 +7,7 @@ import { StartCancelled } from "../errors/start-cancelled.js";
 import type { Logger } from "../log.js";
 import { Ledger } from "../orders/ledger.js";
 import type { OrderJobData } from "../orders/order-job.js";
+import { appendJournalLines, journalPath } from "../orders/order-journal.js";
 import { commandClient, connectRedis, type RedisConnection } from "../queue/connection.js";
 import { QUEUES } from "../queue/names.js";
 import { OutageReporter, redisAddress } from "../queue/outage-reporter.js";
@@ -189,6 +190,8 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
           log,
           ordersQueue,
           rateLimiter,
+          journal: (campaign, line) =>
+            appendJournalLines(journalPath(config.dataDir, campaign), [line]),
           storePayoutUrls: options.storePayoutUrls,
           firstPollDelayMs,
           orderIndex,

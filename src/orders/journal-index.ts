@@ -29,10 +29,13 @@ export interface JournalVerdict {
 
 /**
  * The journal of a campaign, read for an import (docs/architecture.md, "Lost ledger"): which
- * recorded order each identity belongs to (the first line that names it: later lines of an
- * identity come from a changed row released after a final failure, which the first order's key
- * still answers for), each order's size and generation; and, as pass 1 classifies the rows, how
- * many of each order's rows are new to the ledger and how many it knows.
+ * recorded order each identity belongs to, each order's size (the rows it still holds) and
+ * generation; and, as pass 1 classifies the rows, how many of each order's rows are new to the
+ * ledger and how many it knows. An identity belongs to the line of the highest generation that
+ * names it, the first such line: a later generation is a move made after the service answered
+ * under the earlier key (a worker's or `orders retry --new-key`'s line, or a changed row
+ * released after a final failure), and the earlier order keeps only the rows that did not move
+ * (the ones the service refused under its key).
  *
  * Memory stays off the JS heap: identity digests in a DigestTable (about 40 bytes a row), a few
  * bytes a line in typed arrays. The lines themselves are not kept; an order's identities are
@@ -150,8 +153,12 @@ export class JournalIndex {
     this.count += 1;
     for (const identity of i) {
       const digest = digestOf(identity);
-      // The first order that names a row keeps it (see the class comment).
-      if (this.table.get(digest) === undefined) this.table.set(digest, at);
+      const before = this.table.get(digest);
+      // Named again in the same generation (two imports at once): the first order keeps it.
+      if (before !== undefined && this.generations[before]! >= g) continue;
+      // A later generation takes the row from the order it moved out of (see the class comment).
+      if (before !== undefined) this.sizes[before] = this.sizes[before]! - 1;
+      this.table.set(digest, at);
     }
   }
 

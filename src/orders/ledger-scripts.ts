@@ -34,10 +34,33 @@ end
 local function note_finished(counts_key, meta_key, now)
   if pending_rows(counts_key) == 0 then redis.call('HSET', meta_key, 'finished_at', now) end
 end
+-- The mark of an unclear attempt (docs/architecture.md, "One key while an order may exist"):
+-- \`uc\` the error type of the first attempt under the order's key that ended unclear, \`uk\` the
+-- fingerprint of the API key it was made with (\`ak\`: the attempt under way's). Set here or by a
+-- patch; removed only by answered() or an operator's --force: never by a patch.
+local function mark_unclear(order, why)
+  if not order.uc then order.uc = why end
+  if not order.uk then order.uk = order.ak end
+end
+-- The service answered under the order's key (an order, or a refusal it records under the key):
+-- whatever an earlier attempt did, the key's record now says it.
+local function answered(order)
+  order.uc = nil
+  order.uk = nil
+end
+-- The mark, also as recorded before \`uc\` existed: a queued order's \`et\` (only an unclear
+-- attempt left one there), and any failed_uncertain order.
+local function unclear(order)
+  if order.uc then return order.uc end
+  if (order.s == 'queued' and order.et) or order.s == 'failed_uncertain' then
+    mark_unclear(order, order.et or 'uncertain')
+  end
+  return order.uc
+end
 -- What a queued order of a cancelled campaign becomes: cancelled when nothing was sent under its
--- key, failed_uncertain when an attempt ended ambiguously (an order may exist under it).
+-- key, failed_uncertain when an attempt ended unclear (an order may exist under it).
 local function cancelled_status(order)
-  if order.et then return 'failed_uncertain' end
+  if unclear(order) then return 'failed_uncertain' end
   return 'cancelled'
 end
 -- Money in minor units stays a string of digits here: Lua numbers are doubles, and a sum of
@@ -76,15 +99,13 @@ local function count_cancelled(cancelled_key, to)
 end
 local function cancel_order(orders_key, counts_key, n, order, now, cancelled_key)
   local from = order.s
+  if from == 'in_flight' then mark_unclear(order, 'interrupted') end
   local to = cancelled_status(order)
-  if from == 'in_flight' then
-    to = 'failed_uncertain'
-    order.em = 'campaign cancelled while an attempt was under way on a worker that stopped: an order may exist'
-    order.et = 'cancelled_uncertain'
-  elseif to == 'failed_uncertain' then
-    order.em = 'campaign cancelled after an ambiguous attempt (' .. order.et .. '): an order may exist'
+  if to == 'failed_uncertain' then
+    order.em = 'campaign cancelled after an attempt that ended unclear (' .. order.uc .. '): an order may exist'
     order.et = 'cancelled_uncertain'
   end
+  order.ak = nil
   order.s = to
   order.u = now
   redis.call('HSET', orders_key, n, cjson.encode(order))
@@ -98,11 +119,29 @@ local function keep_dispatched(meta_key, running_key, campaign)
     redis.call('SADD', running_key, campaign)
   end
 end
--- A patch from ARGV (stored names) merged into an order; JSON null removes the field.
+-- A patch from ARGV (stored names) merged into an order; JSON null removes the field, except
+-- the mark of an unclear attempt (see mark_unclear).
 local function merge(order, patch)
   for k, v in pairs(patch) do
-    if v == cjson.null then order[k] = nil else order[k] = v end
+    if v ~= cjson.null then
+      order[k] = v
+    elseif k ~= 'uc' and k ~= 'uk' then
+      order[k] = nil
+    end
   end
+  if order.uc and not order.uk then order.uk = order.ak end
+end
+-- The status an order really takes for \`to\`: while its key's last word is an unclear attempt,
+-- it is never one that says nothing was made (failed_final, cancelled) but failed_uncertain,
+-- and a failed_uncertain order always carries the mark.
+local function checked_status(order, to)
+  if (to == 'failed_final' or to == 'cancelled') and order.uc then
+    order.em = (order.em or to) .. ' (an earlier attempt under this key ended unclear: ' ..
+      order.uc .. '; an order may exist)'
+    return 'failed_uncertain'
+  end
+  if to == 'failed_uncertain' then mark_unclear(order, order.et or 'uncertain') end
+  return to
 end
 `;
 
@@ -110,14 +149,19 @@ end
  * Moves an order (and all its rows) to a new status when its current status is allowed.
  * KEYS: orders, rows, counts, follow set, meta, window, pending, running set. ARGV: order number,
  * allowedFrom ("queued,in_flight" or "*"), to, patch (JSON object of stored names merged in;
- * null removes), now (ISO time), then optionally 'follow' with a due time (ms) or 'unfollow',
+ * null removes), now (ISO time), then '' or 'follow' with a due time (ms) or 'unfollow',
  * or 'pending', and the follow-set member: the status follower's entry changes with the status,
  * atomically, so an accepted order can never be left unfollowed. 'pending' puts the order back
  * on the pending list (a retry; ARGV[9] is then the campaign, which rejoins the running set if
- * it runs). An order leaving queued/in_flight leaves the dispatch window:
+ * it runs). ARGV[10]: 'answered' when the service answered under the order's key (the mark of an
+ * unclear attempt goes), 'force' when the operator sends it again under another API key after
+ * checking (the mark's API key goes), '' otherwise.
+ * An order leaving queued/in_flight leaves the dispatch window:
  * its job is over. A completed order adds its price to the campaign's spend; a replayed one
- * counts as replayed.
- * Returns {1, previous} when moved, {0, current} when not allowed, {-1, ""} when unknown.
+ * counts as replayed. \`to\` failed_final or cancelled becomes failed_uncertain while the order
+ * carries the mark of an unclear attempt (see checked_status).
+ * Returns {1, previous, status reached} when moved, {0, current} when not allowed, {-1, ""} when
+ * unknown.
  */
 export const TRANSITION = `${HELPERS}
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
@@ -132,7 +176,10 @@ if ARGV[6] == 'pending' then
 end
 local patch = cjson.decode(ARGV[4])
 merge(order, patch)
-local to = ARGV[3]
+if ARGV[10] == 'answered' then answered(order) end
+if ARGV[10] == 'force' then order.uk = nil end
+local to = checked_status(order, ARGV[3])
+if to ~= 'in_flight' then order.ak = nil end
 order.s = to
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(order))
 move_counts(KEYS[3], current, to, #order.i)
@@ -150,7 +197,7 @@ if ARGV[6] == 'pending' then
   keep_dispatched(KEYS[5], KEYS[8], ARGV[9])
 end
 note_finished(KEYS[3], KEYS[5], ARGV[5])
-return {1, current}
+return {1, current, to}
 `;
 
 /**
@@ -166,7 +213,10 @@ return due
 /**
  * The start of an attempt, in one round trip. KEYS: orders, rows, counts, meta, window,
  * pending, cancelled-orders counter. ARGV: order number, patch (JSON of stored names merged in), now (ISO time),
- * JSON {CUR: decimals} of currencies without 2 decimals.
+ * JSON {CUR: decimals} of currencies without 2 decimals, the fingerprint of the worker's API key
+ * ('' when it has none).
+ * - An order found in_flight was taken over from a worker that died mid-attempt: it gets the
+ *   mark of an unclear attempt (see mark_unclear) whatever happens next.
  * - Campaign held or paused: the order goes back to the front of its pending list and out of
  *   the window (it was queued, or in flight on a worker that died: same key either way), and
  *   the job ends; the dispatcher sends it again once the campaign runs. Returns {2, reason}.
@@ -175,6 +225,9 @@ return due
  *   e.g. the budget was lowered): the campaign is paused with reason `budget_exceeded: ...` and
  *   the order given back as above (the dispatcher drops a campaign no longer running from its
  *   set). Returns {3, reason}.
+ * - The order carries the mark of an unclear attempt made with another API key: the service may
+ *   keep its idempotency records per API key, so this one might not replay that order. Nothing
+ *   is sent; the order becomes failed_uncertain. Returns {4, the mark}.
  * - Otherwise moves the order to in_flight from queued or in_flight and returns
  *   {1, orderJson, {rowJson, ...} (its rows, in its order), campaignCreatedAt}; {0, status}
  *   when the order is past starting (it leaves the window), {-1, ""} when unknown.
@@ -193,6 +246,7 @@ if current ~= 'queued' and current ~= 'in_flight' then
   redis.call('SREM', KEYS[5], ARGV[1])
   return {0, current}
 end
+if current == 'in_flight' then mark_unclear(order, 'interrupted') end
 if state == 'cancelled' or state == 'archived' then
   -- queued: cancelled (or failed_uncertain after an ambiguous attempt); in_flight here is a job
   -- taken over from a worker that died mid-attempt: an order may exist, so failed_uncertain.
@@ -204,6 +258,7 @@ end
 local function give_back()
   if current == 'in_flight' then
     order.s = 'queued'
+    order.ak = nil
     redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(order))
     move_counts(KEYS[3], 'in_flight', 'queued', #order.i)
   end
@@ -225,7 +280,21 @@ if order.c then
     return {3, reason}
   end
 end
+if order.uc and order.uk and ARGV[5] ~= '' and order.uk ~= ARGV[5] then
+  order.s = 'failed_uncertain'
+  order.ak = nil
+  order.et = 'api_key_changed'
+  order.em = 'an earlier attempt under this key ended unclear (' .. order.uc .. ') under another ' ..
+    'API key, which the service may not replay under this one: nothing was sent; an order may exist'
+  order.u = ARGV[3]
+  redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(order))
+  move_counts(KEYS[3], current, 'failed_uncertain', #order.i)
+  redis.call('SREM', KEYS[5], ARGV[1])
+  note_finished(KEYS[3], KEYS[4], ARGV[3])
+  return {4, order.uc}
+end
 merge(order, cjson.decode(ARGV[2]))
+if ARGV[5] ~= '' then order.ak = ARGV[5] end
 order.s = 'in_flight'
 local encoded = cjson.encode(order)
 redis.call('HSET', KEYS[1], ARGV[1], encoded)
@@ -241,15 +310,21 @@ return {1, encoded, redis.call('HMGET', KEYS[2], unpack(order.i)), meta[3] or ''
  * list (the dispatcher sends it next); the old one leaves the window.
  * KEYS: orders, rows, counts, window, pending, meta, running set, cancelled-orders counter.
  * ARGV: old order number, new key, moved identities (JSON), new generation, status for the rows
- * left, patch for them (JSON of stored names), allowed statuses of the old order, campaign.
+ * left, patch for them (JSON of stored names), allowed statuses of the old order, campaign, and
+ * why a new key is allowed: 'answered' (the service answered under the old key: nothing was
+ * made), 'force' (the operator checked), or '' (an old order that carries the mark of an unclear
+ * attempt is then refused: an order may exist under its key).
  * Returns {1, new order number} when done, {0, status} when the old order's status is not
- * allowed, {-1, ""} when it is unknown.
+ * allowed, {-2, mark} when it carries the mark, {-1, ""} when it is unknown.
  */
 export const REKEY = `${HELPERS}
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
 if not raw then return {-1, ''} end
 local old = cjson.decode(raw)
 if not allowed(ARGV[7], old.s) then return {0, old.s} end
+if ARGV[9] == '' and unclear(old) then return {-2, old.uc} end
+if ARGV[9] == 'answered' then answered(old) end
+old.ak = nil
 local moved = cjson.decode(ARGV[3])
 local is_moved = {}
 for _, id in ipairs(moved) do is_moved[id] = true end
@@ -296,9 +371,10 @@ if #rest == 0 then
 else
   old.i = rest
   local status_for_rest = ARGV[5]
+  merge(old, cjson.decode(ARGV[6]))
+  status_for_rest = checked_status(old, status_for_rest)
   move_counts(KEYS[3], old.s, status_for_rest, #rest)
   old.s = status_for_rest
-  merge(old, cjson.decode(ARGV[6]))
 end
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(old))
 return {1, n}
@@ -412,55 +488,68 @@ return {1, tostring(row[3] or 0)}
 
 /**
  * Moves order numbers of running campaigns from their pending lists into their dispatch windows.
- * The running campaigns with work share a budget of ARGV[2] jobs: each one's window is an equal
- * part of it, at least ARGV[3]. So the jobs in BullMQ stay about the budget whatever the
+ * The running campaigns with work share a budget of ARGV[1] jobs: each one's window is an equal
+ * part of it, at least ARGV[2]. So the jobs in BullMQ stay about the budget whatever the
  * campaigns' sizes, and a campaign that starts waits behind about one budget of the others'
  * jobs, however many there are. The orders come one campaign at a time in turn, in the order
  * the jobs are to be added, so the campaigns' jobs alternate in the FIFO queue. A campaign in
  * the running set whose state is no longer running leaves the set, and so does one with nothing
  * pending, scheduled or out (the scripts that give it orders again put it back: RECORD,
  * TRANSITION to pending, REKEY, SET_STATE, FINISH_RESTORE). Scheduled orders that are
- * due (score at most ARGV[4]) move to the end of their pending list first. KEYS: the running
- * set. ARGV: the campaign key base (`<prefix>:campaign:`), the budget, the least window, now (ms).
- * Returns {campaign, number, campaign, number, ...}. (Keys are built here from the base: every
- * key of the prefix is in one slot under a Cluster hash-tag prefix.)
+ * due (score at most ARGV[3]) move to the end of their pending list first.
+ * KEYS: the running set, then for each campaign of ARGV[4..] (the running set as read just
+ * before) its meta, pending, window, scheduled, orders and counts: every key it touches is
+ * passed, as Redis asks of a script. A campaign no longer in the set is passed over.
+ * ARGV: the budget, the least window, now (ms), the campaigns.
+ * Returns {campaign, number, campaign, number, ...}.
  */
 export const DISPATCH = `
+local PER = 6
+local function keys_of(i)
+  local k = 1 + (i - 1) * PER
+  return { meta = KEYS[k + 1], pending = KEYS[k + 2], window = KEYS[k + 3],
+    scheduled = KEYS[k + 4], orders = KEYS[k + 5], counts = KEYS[k + 6] }
+end
 -- Scheduled orders now due join the end of their campaign's pending list.
-local function release_due(base)
-  local due = redis.call('ZRANGEBYSCORE', base .. ':scheduled', '-inf', ARGV[4], 'LIMIT', 0, 1000)
+local function release_due(k)
+  local due = redis.call('ZRANGEBYSCORE', k.scheduled, '-inf', ARGV[3], 'LIMIT', 0, 1000)
   for _, n in ipairs(due) do
-    local raw = redis.call('HGET', base .. ':orders', n)
-    if raw then redis.call('HINCRBY', base .. ':counts', 'scheduled', -#cjson.decode(raw).i) end
-    redis.call('ZREM', base .. ':scheduled', n)
-    redis.call('RPUSH', base .. ':pending', n)
+    local raw = redis.call('HGET', k.orders, n)
+    if raw then redis.call('HINCRBY', k.counts, 'scheduled', -#cjson.decode(raw).i) end
+    redis.call('ZREM', k.scheduled, n)
+    redis.call('RPUSH', k.pending, n)
   end
 end
 -- The running campaigns with work: orders waiting, or jobs out.
 local active = {}
 local out_now = {}
 local waiting = {}
-for _, campaign in ipairs(redis.call('SMEMBERS', KEYS[1])) do
-  local base = ARGV[1] .. campaign
-  local state = redis.call('HGET', base .. ':meta', 'state') or 'running'
-  if state ~= 'running' then
+local keys = {}
+for i = 4, #ARGV do
+  local campaign = ARGV[i]
+  local k = keys_of(i - 3)
+  local state = redis.call('HGET', k.meta, 'state') or 'running'
+  if redis.call('SISMEMBER', KEYS[1], campaign) == 0 then
+    -- Left the set since it was read: not ours to dispatch.
+  elseif state ~= 'running' then
     redis.call('SREM', KEYS[1], campaign)
   else
-    release_due(base)
-    local jobs = redis.call('SCARD', base .. ':window')
-    local pending = redis.call('LLEN', base .. ':pending')
+    release_due(k)
+    local jobs = redis.call('SCARD', k.window)
+    local pending = redis.call('LLEN', k.pending)
     if jobs > 0 or pending > 0 then
       table.insert(active, campaign)
       out_now[campaign] = jobs
       waiting[campaign] = pending
-    elseif redis.call('ZCARD', base .. ':scheduled') == 0 then
+      keys[campaign] = k
+    elseif redis.call('ZCARD', k.scheduled) == 0 then
       redis.call('SREM', KEYS[1], campaign)
     end
   end
 end
 if #active == 0 then return {} end
--- The budget is shared: each active campaign's window is an equal part of it (at least ARGV[3]).
-local size = math.max(tonumber(ARGV[3]), math.ceil(tonumber(ARGV[2]) / #active))
+-- The budget is shared: each active campaign's window is an equal part of it (at least ARGV[2]).
+local size = math.max(tonumber(ARGV[2]), math.ceil(tonumber(ARGV[1]) / #active))
 local free = {}
 local names = {}
 for _, campaign in ipairs(active) do
@@ -478,10 +567,10 @@ while taking do
   taking = false
   for _, campaign in ipairs(names) do
     if free[campaign] > 0 then
-      local base = ARGV[1] .. campaign
-      local n = redis.call('LPOP', base .. ':pending')
+      local k = keys[campaign]
+      local n = redis.call('LPOP', k.pending)
       if n then
-        redis.call('SADD', base .. ':window', n)
+        redis.call('SADD', k.window, n)
         table.insert(out, campaign)
         table.insert(out, n)
         free[campaign] = free[campaign] - 1

@@ -52,6 +52,18 @@ export interface LedgerOrder {
   payout_urls?: string[];
   error_type?: string | null;
   error_message?: string | null;
+  /**
+   * Set when an attempt under this order's key ended unclear (timeout, dropped connection, 5xx,
+   * in progress, a worker that died mid-attempt): the error type of the first such attempt. An
+   * order may then exist under the key, so the key stays the rows' key until the service answers
+   * under it (docs/architecture.md, "One key while an order may exist"). Only the ledger's scripts
+   * remove it, and only for such an answer or an operator's --force.
+   */
+  unclear?: string | null;
+  /** Fingerprint of the API key the unclear attempt was made with (see apiKeyFingerprint). */
+  unclear_api_key?: string | null;
+  /** Fingerprint of the API key of the attempt under way (while in_flight only). */
+  attempt_api_key?: string | null;
   attempts?: number;
   /** Status checks of an async order so far (drives the delay between them). */
   polls?: number;

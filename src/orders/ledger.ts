@@ -76,8 +76,16 @@ export interface NewOrder {
 }
 
 type TransitionResult =
-  | { moved: true; previous: string }
-  | { moved: false; current: string | null };
+  /** `status`: the one reached (failed_uncertain instead of failed_final or cancelled while the
+   * order carries the mark of an unclear attempt). */
+  { moved: true; previous: string; status: RowStatus } | { moved: false; current: string | null };
+
+/**
+ * What the service's answer says of an order's key (docs/architecture.md, "One key while an order
+ * may exist"): `answered` when it answered under the key (the mark of an unclear attempt goes),
+ * `force` when the operator checked and sends it under another API key anyway.
+ */
+export type KeyWord = "answered" | "force";
 
 const DECIMALS = JSON.stringify(unusualCurrencyDecimals());
 
@@ -132,7 +140,9 @@ export type StartResult =
       /** When the campaign was first imported (ISO), to tell a replayed order. */
       campaignCreatedAt: string | undefined;
     }
-  | { kind: "past"; status: string | null };
+  | { kind: "past"; status: string | null }
+  /** Not sent: an earlier attempt ended unclear under another API key (`mark`: its error type). */
+  | { kind: "other-api-key"; mark: string };
 
 /** The counts hash as numbers (absent fields are 0). */
 export function countsOf(raw: Record<string, string>): CampaignCounts {
@@ -337,11 +347,20 @@ export class Ledger {
    * the orders now handed out, in the order their jobs are to be added.
    */
   async dispatch(budget: number, least = 4): Promise<{ campaign: string; number: number }[]> {
-    const flat = (await this.script(
-      "giftjobsLedgerDispatch",
-      [this.runningKey()],
-      [`${redisKey(this.prefix, "campaign")}:`, String(budget), String(least), String(Date.now())],
-    )) as (string | number)[];
+    // Read first so that the script is given every key it touches (see DISPATCH).
+    const running = await this.redis.smembers(this.runningKey());
+    if (running.length === 0) return [];
+    const keys = [this.runningKey()];
+    for (const campaign of running) {
+      const k = this.keys(campaign);
+      keys.push(k.meta, k.pending, k.window, k.scheduled, k.orders, k.counts);
+    }
+    const flat = (await this.script("giftjobsLedgerDispatch", keys, [
+      String(budget),
+      String(least),
+      String(Date.now()),
+      ...running,
+    ])) as (string | number)[];
     const out: { campaign: string; number: number }[] = [];
     for (let i = 0; i < flat.length; i += 2)
       out.push({ campaign: String(flat[i]), number: Number(flat[i + 1]) });
@@ -618,7 +637,12 @@ export class Ledger {
    * its budget in the order's currency (see START), moves the order to in_flight (from queued
    * or in_flight) and returns it with its rows.
    */
-  async start(campaign: string, number: number, patch: Partial<LedgerOrder>): Promise<StartResult> {
+  async start(
+    campaign: string,
+    number: number,
+    patch: Partial<LedgerOrder>,
+    apiKeyFingerprint = "",
+  ): Promise<StartResult> {
     const k = this.keys(campaign);
     const now = new Date().toISOString();
     const [code, a, b, c] = (await this.script(
@@ -629,9 +653,11 @@ export class Ledger {
         JSON.stringify(encodeOrderFields({ ...patch, updated_at: now })),
         now,
         DECIMALS,
+        apiKeyFingerprint,
       ],
     )) as [number, string, (string | null)[]?, string?];
     if (code === 2) return { kind: "paused", reason: a };
+    if (code === 4) return { kind: "other-api-key", mark: a };
     if (code === 3) return { kind: "paused", reason: a, budget: true };
     if (code === 1) {
       return {
@@ -647,7 +673,7 @@ export class Ledger {
   /**
    * Moves an order and its rows to `to` when its status is one of `from` ("*" for any), and
    * with `follow` changes its entry in the follow set in the same step. In `patch`, null
-   * removes a field.
+   * removes a field (never the mark of an unclear attempt: see `word`).
    */
   async transition(
     campaign: string,
@@ -656,15 +682,18 @@ export class Ledger {
     to: RowStatus,
     patch: OrderPatch = {},
     follow?: FollowChange,
+    word?: KeyWord,
   ): Promise<TransitionResult> {
     const now = new Date().toISOString();
     const full = encodeOrderFields({ ...patch, updated_at: now } as Partial<LedgerOrder>);
     const args = [String(number), from.join(","), to, JSON.stringify(full), now];
-    if (follow === "unfollow") args.push("unfollow", "0", followMember(campaign, number));
+    if (follow === "unfollow") args.push("unfollow", "0", followMember(campaign, number), "");
     else if (follow === "pending") args.push("pending", "0", "", campaign);
-    else if (follow) args.push("follow", String(follow.at), followMember(campaign, number));
+    else if (follow) args.push("follow", String(follow.at), followMember(campaign, number), "");
+    else args.push("", "0", "", "");
+    args.push(word ?? "");
     const k = this.keys(campaign);
-    const [code, status] = (await this.script(
+    const [code, status, reached] = (await this.script(
       "giftjobsLedgerTransition",
       [
         ...this.scriptKeys(campaign),
@@ -675,8 +704,8 @@ export class Ledger {
         this.runningKey(),
       ],
       args,
-    )) as [number, string];
-    if (code === 1) return { moved: true, previous: status };
+    )) as [number, string, RowStatus?];
+    if (code === 1) return { moved: true, previous: status, status: reached ?? to };
     return { moved: false, current: code === -1 ? null : status };
   }
 
@@ -739,7 +768,9 @@ export class Ledger {
   /**
    * Moves `identities` of order `from.number` to a new order of generation `generation`
    * (queued) under `key`, numbered next. The rows left behind take `restStatus` and
-   * `restPatch`. Only from `from` statuses. Returns the new order's number when done.
+   * `restPatch`. Only from `from` statuses, and, when the order carries the mark of an unclear
+   * attempt, only with a `word` (see KeyWord): otherwise `why` is "unclear". Returns the new
+   * order's number when done.
    */
   async rekey(
     campaign: string,
@@ -751,8 +782,11 @@ export class Ledger {
       from: readonly RowStatus[];
       restStatus?: RowStatus;
       restPatch?: OrderPatch;
+      word?: KeyWord;
     },
-  ): Promise<{ done: true; number: number } | { done: false; why: "not-allowed" | "unknown" }> {
+  ): Promise<
+    { done: true; number: number } | { done: false; why: "not-allowed" | "unknown" | "unclear" }
+  > {
     const k = this.keys(campaign);
     const [code, value] = (await this.script(
       "giftjobsLedgerRekey",
@@ -780,9 +814,11 @@ export class Ledger {
         ),
         args.from.join(","),
         campaign,
+        args.word ?? "",
       ],
     )) as [number, number | string];
     if (code === 1) return { done: true, number: Number(value) };
+    if (code === -2) return { done: false, why: "unclear" };
     return { done: false, why: code === 0 ? "not-allowed" : "unknown" };
   }
 

@@ -12,17 +12,35 @@ export function journalPath(dataDir: string, campaign: string): string {
 }
 
 /**
- * One line of the journal: an order as an import recorded it, by what makes its key. Identities
- * are hashes (no e-mail, no reference in clear); `k` is orderKey(campaign, g, i), kept so a
- * reader can tell a line of another campaign or a damaged one.
+ * One line of the journal: an order as an import recorded it, or rows moved to a new generation
+ * (a worker after the service's answer, `orders retry --new-key`), by what makes its key.
+ * Identities are hashes (no e-mail, no reference in clear); `k` is orderKey(campaign, g, i),
+ * kept so a reader can tell a line of another campaign or a damaged one.
  */
 export interface JournalLine {
-  /** The generation at import. */
+  /** The generation at import, or the one the rows moved to. */
   g: number;
   /** The X-Idempotency-Key. */
   k: string;
   /** The rows' identities, sorted (the body's item order). */
   i: string[];
+}
+
+/**
+ * Appends `lines` to the journal at `path` and flushes them, then closes it: a generation change
+ * is journaled before its new key can be sent (docs/architecture.md, "One key while an order may
+ * exist"). Rare (a 4xx moved rows), so a file opened per call costs nothing that matters.
+ */
+export async function appendJournalLines(
+  path: string,
+  lines: readonly JournalLine[],
+): Promise<void> {
+  const writer = new OrderJournalWriter(path);
+  try {
+    await writer.append(lines);
+  } finally {
+    await writer.close();
+  }
 }
 
 /** Bytes read back at a time when looking for the end of the last whole line. */

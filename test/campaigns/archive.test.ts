@@ -186,7 +186,9 @@ describe("orders archive and restore", () => {
     await postControl(env, "/_sandbox/catalog", {
       mutate: { update: [{ code: unorderable, is_orderable: true }] },
     });
-    expect(await retryCampaign(env.ledger, "spring", { newKey: true })).toMatchObject({
+    expect(
+      await retryCampaign(env.ledger, "spring", { newKey: true, dataDir: env.dataDir }),
+    ).toMatchObject({
       orders: 6,
       rows: 6,
     });

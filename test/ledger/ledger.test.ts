@@ -45,7 +45,7 @@ describe("ledger", () => {
       order_id: "O-1",
       item_ids: ["E-1", "E-2"],
     });
-    expect(done).toEqual({ moved: true, previous: "in_flight" });
+    expect(done).toEqual({ moved: true, previous: "in_flight", status: "completed" });
     expect(await ledger.getOrder("c1", 1)).toMatchObject({
       status: "completed",
       order_id: "O-1",

@@ -194,7 +194,7 @@ describe("order outcomes", () => {
     await control(env.sandbox, "/_sandbox/catalog", {
       mutate: { update: [{ code: product!.code, is_orderable: true }] },
     });
-    const retried = await retryCampaign(env.ledger, "c", { newKey: true });
+    const retried = await retryCampaign(env.ledger, "c", { newKey: true, dataDir: env.dataDir });
     expect(retried.mode).toBe("new-key");
     await eventually(
       async () => (await status()).completed === 2,

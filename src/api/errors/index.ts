@@ -1,7 +1,9 @@
 export { ApiError, type ApiErrorInit, type ErrorDetail } from "./api-error.js";
+export { ApiVersionError } from "./api-version-error.js";
 export { IdempotencyConflictError } from "./idempotency-conflict-error.js";
 export { IdempotencyInProgressError } from "./idempotency-in-progress-error.js";
 export { InsufficientFundsError } from "./insufficient-funds-error.js";
+export { answeredUnderKey } from "./key-read.js";
 export { MalformedResponseError } from "./malformed-response-error.js";
 export { NetworkError } from "./network-error.js";
 export { OrderingRestrictedError } from "./ordering-restricted-error.js";
