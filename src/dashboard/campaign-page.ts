@@ -10,8 +10,13 @@ export interface CampaignPageOptions {
   failures: FailurePage;
   /** The statuses listed: one chosen with `?status=`, or all of FAILURE_STATUSES. */
   listed: readonly FailureStatus[];
-  /** The buttons to show with the process's CSRF token; null without `--allow-actions`. */
+  /**
+   * The buttons to show with the process's CSRF token; null without `--allow-actions`, or
+   * without the dashboard token where one is needed.
+   */
   actions: { csrf: string; shown: readonly CampaignAction[] } | null;
+  /** With actions allowed but not to this request: where to log in for them. */
+  loginPath?: string;
   /** The outcome of the action just run. */
   result?: { ok: boolean; line: string };
   boardPath: string;
@@ -30,7 +35,7 @@ export function renderCampaignPage(options: CampaignPageOptions): string {
   const main = `${result}
 ${summary(s)}
 <p><a href="${path}/report.csv" download>Download report (CSV)</a> <small>the file <code>giftjobs orders report --campaign ${escapeHtml(s.campaign)}</code> writes: every row, e-mail addresses unmasked</small></p>
-${options.actions ? actions(s.campaign, options.actions.csrf, options.actions.shown) : ""}
+${options.actions ? actions(s.campaign, options.actions.csrf, options.actions.shown) : login(options.loginPath)}
 ${failures(s, options.failures, options.listed)}`;
   return layout({
     title: `campaign ${s.campaign}`,
@@ -75,6 +80,11 @@ function summary(s: CampaignSummary): string {
 <dt>money</dt><dd>${money || "-"}</dd>
 ${time("created", s.created_at)}${time("approved", s.approved_at)}${time("finished", s.finished_at)}${time("cancelled", s.cancelled_at)}${time("archived", s.archived_at)}
 </dl>`;
+}
+
+function login(loginPath: string | undefined): string {
+  if (!loginPath) return "";
+  return `<p class="actions muted"><a href="${escapeHtml(loginPath)}">Log in</a> to use the actions.</p>`;
 }
 
 function actions(campaign: string, csrf: string, shown: readonly CampaignAction[]): string {

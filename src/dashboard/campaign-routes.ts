@@ -21,6 +21,14 @@ export interface CampaignRoutesOptions {
   boardPath: string;
   /** The action buttons and their POST routes; without, the routes answer 403. */
   allowActions: boolean;
+  /**
+   * Whether this request may use the actions: false without the dashboard token where one is
+   * needed (the page then links to `loginPath` instead of showing buttons and CSRF token).
+   * @defaultValue every request may
+   */
+  mayAct?: (req: Request) => boolean;
+  /** Where the dashboard token is asked for, when one is needed. */
+  loginPath?: string;
   log: Logger;
 }
 
@@ -31,6 +39,7 @@ export interface CampaignRoutesOptions {
  */
 export function campaignRoutes(options: CampaignRoutesOptions): Router {
   const { ledger, boardPath, log } = options;
+  const mayAct = options.mayAct ?? (() => true);
   const meter = new RateMeter();
   const csrf = new CsrfToken();
   const router = Router();
@@ -56,6 +65,7 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
   };
 
   const campaignPage = async (
+    req: Request,
     res: Response,
     status: number,
     campaign: string,
@@ -76,11 +86,22 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
       Number.isFinite(pageNumber) ? pageNumber : 1,
     );
     const context = { stored: storedState(meta), summary };
-    const actions = options.allowActions
+    const allowed = options.allowActions && mayAct(req);
+    const actions = allowed
       ? { csrf: csrf.value, shown: CAMPAIGN_ACTIONS.filter((a) => a.shown(context)) }
       : null;
+    const loginPath = options.allowActions && !allowed ? options.loginPath : undefined;
     page(res, status, (nonce) =>
-      renderCampaignPage({ summary, failures, listed, actions, result, boardPath, nonce }),
+      renderCampaignPage({
+        summary,
+        failures,
+        listed,
+        actions,
+        loginPath,
+        result,
+        boardPath,
+        nonce,
+      }),
     );
   };
 
@@ -95,7 +116,7 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
   });
   router.get("/campaigns/:name", async (req, res) => {
     const campaign = await known(req, res);
-    if (campaign) await campaignPage(res, 200, campaign, req.query);
+    if (campaign) await campaignPage(req, res, 200, campaign, req.query);
   });
   router.get("/campaigns/:name/report.csv", async (req, res) => {
     const campaign = await known(req, res);
@@ -104,11 +125,13 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
 
   router.post(
     "/campaigns/:name/actions/:action",
-    (_req, res, next) => {
+    (req, res, next) => {
       // Checked before the body is read: without --allow-actions nothing of a POST is used.
-      if (options.allowActions) next();
-      else
+      if (!options.allowActions)
         message(res, 403, "actions are off", "Actions need `giftjobs dashboard --allow-actions`.");
+      else if (!mayAct(req))
+        message(res, 401, "log in first", "Actions need the dashboard token: log in first.");
+      else next();
     },
     express.urlencoded({ extended: false, limit: "4kb" }),
     async (req, res) => {
@@ -139,13 +162,14 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
       try {
         const line = await action.run(ledger, campaign);
         log.info({ ...who, result: line }, "dashboard: campaign action");
-        await campaignPage(res, 200, campaign, {}, { ok: true, line });
+        await campaignPage(req, res, 200, campaign, {}, { ok: true, line });
       } catch (error) {
         const line = (error instanceof Error ? error.message : String(error)).split("\n")[0]!;
         if (error instanceof UserError)
           log.warn({ ...who, error: line }, "dashboard: action refused");
         else log.error({ ...who, err: error }, "dashboard: action failed");
         await campaignPage(
+          req,
           res,
           error instanceof UserError ? 409 : 500,
           campaign,

@@ -2,6 +2,7 @@ import { createServer } from "node:http";
 import { Queue } from "bullmq";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import type { Config } from "../config.js";
+import { ConfigError } from "../errors/config-error.js";
 import type { Logger } from "../log.js";
 import { silentLogger } from "../log.js";
 import { closeServer, httpUrl, listen } from "../metrics/listen.js";
@@ -9,9 +10,11 @@ import { Ledger } from "../orders/ledger.js";
 import { assertRedisAnswers, commandClient, connectRedis } from "../queue/connection.js";
 import { QUEUES } from "../queue/names.js";
 import { OutageReporter, redisAddress } from "../queue/outage-reporter.js";
+import { ActionToken, DASHBOARD_TOKEN_ENV } from "./action-token.js";
 import { campaignRoutes } from "./campaign-routes.js";
-import { isLoopback, loopbackHostOnly } from "./host-guard.js";
+import { acceptedHosts, hostGuard, isLoopback, originGuard, publicHostName } from "./host-guard.js";
 import { escapeHtml } from "./html-escape.js";
+import { LOGIN_PATH, loginRoutes } from "./login-routes.js";
 import { queueBoard } from "./queue-board.js";
 
 /** Where bull-board is mounted. */
@@ -25,10 +28,22 @@ export interface StartDashboardOptions {
   /** Interface to bind; anything but loopback shows the queues to the network. @defaultValue `127.0.0.1` */
   host?: string;
   /**
+   * Host names the dashboard answers to besides the loopback names and the bound address
+   * (`--public-host`): the names people and a reverse proxy reach it by. Any other Host
+   * header gets 421. @defaultValue []
+   */
+  publicHosts?: readonly string[];
+  /**
    * Retry failed jobs and clean finished ones in bull-board, and approve, pause, resume, retry
    * and cancel campaigns from their pages. @defaultValue false
    */
   allowActions?: boolean;
+  /**
+   * The token actions need (GIFTJOBS_DASHBOARD_TOKEN), at least 16 characters. Required with
+   * `allowActions` on a non-loopback bind or with `publicHosts`; when given, actions always
+   * need it.
+   */
+  actionToken?: string;
   /** @defaultValue silentLogger */
   log?: Logger;
 }
@@ -43,12 +58,17 @@ export interface RunningDashboard {
 /**
  * Serves the campaigns page (`/`, `/campaigns`, `/campaigns.json`), each campaign's page
  * (`/campaigns/NAME`, its report at `/campaigns/NAME/report.csv`) and bull-board for the giftjobs
- * queues (`/queues`) under the configured prefix.
+ * queues (`/queues`) under the configured prefix. Every request's Host is checked, and every
+ * change's Origin and, where needed, the token (docs/architecture.md, "The dashboard's guards");
+ * a missing token is refused before Redis is connected.
  */
 export async function startDashboard(options: StartDashboardOptions): Promise<RunningDashboard> {
   const { config } = options;
   const host = options.host ?? "127.0.0.1";
   const log = options.log ?? silentLogger;
+  const allowActions = options.allowActions ?? false;
+  const publicHosts = (options.publicHosts ?? []).map(publicHostName);
+  const token = allowActions ? actionTokenFor(host, publicHosts, options.actionToken) : undefined;
   const redis = connectRedis(config);
   // Redis away: one line every few seconds (pages say so too), not an error per reconnect.
   const outage = new OutageReporter(redisAddress(config)).watch(redis);
@@ -69,8 +89,9 @@ export async function startDashboard(options: StartDashboardOptions): Promise<Ru
     const app = dashboardApp({
       ledger: new Ledger(commandClient(redis), config.prefix),
       queues,
-      allowActions: options.allowActions ?? false,
-      loopbackOnly: isLoopback(host),
+      allowActions,
+      accepts: acceptedHosts(host, publicHosts),
+      token,
       log,
       outage,
     });
@@ -89,24 +110,54 @@ export async function startDashboard(options: StartDashboardOptions): Promise<Ru
   }
 }
 
+/**
+ * The token actions need, or undefined when none is. Actions reached from other machines (a
+ * non-loopback bind, or a public host name behind a proxy) need one: the CSRF token alone is
+ * handed to whoever can load a page (docs/architecture.md, "The dashboard's guards").
+ */
+function actionTokenFor(
+  host: string,
+  publicHosts: readonly string[],
+  token: string | undefined,
+): ActionToken | undefined {
+  if (token) return new ActionToken(token);
+  if (isLoopback(host) && publicHosts.length === 0) return undefined;
+  throw new ConfigError(
+    DASHBOARD_TOKEN_ENV,
+    "is not set: --allow-actions on a dashboard reached from other machines (a --host other than loopback, or a --public-host) needs it; set it to a long random value (openssl rand -base64 32)",
+  );
+}
+
 interface AppDeps {
   ledger: Ledger;
   queues: Queue[];
   allowActions: boolean;
-  loopbackOnly: boolean;
+  /** The Host names answered (host-guard.ts). */
+  accepts: (host: string) => boolean;
+  token: ActionToken | undefined;
   log: Logger;
   outage: OutageReporter;
 }
 
 function dashboardApp(deps: AppDeps): Express {
+  const { token } = deps;
   const app = express();
   app.disable("x-powered-by");
-  if (deps.loopbackOnly) app.use(loopbackHostOnly);
+  // In this order: no page, token or login form for a foreign Host; no change for a foreign
+  // Origin; then the token for what changes something, bull-board's requests included.
+  app.use(hostGuard(deps.accepts));
+  app.use(originGuard(deps.accepts));
+  if (token) {
+    app.use(loginRoutes({ token, boardPath: BOARD_PATH, log: deps.log }));
+    app.use(token.guard());
+  }
   app.use(
     campaignRoutes({
       ledger: deps.ledger,
       boardPath: BOARD_PATH,
       allowActions: deps.allowActions,
+      mayAct: token ? (req) => token.allows(req) : undefined,
+      loginPath: LOGIN_PATH,
       log: deps.log,
     }),
   );

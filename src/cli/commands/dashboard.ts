@@ -1,12 +1,14 @@
 import type { Command } from "commander";
+import { dashboardTokenFrom } from "../../dashboard/action-token.js";
 import { startDashboard } from "../../dashboard/start-dashboard.js";
-import { portNumber } from "../option-parsers.js";
+import { collect, portNumber } from "../option-parsers.js";
 import { action, createContext } from "../run-action.js";
 import { untilSignal } from "../until-signal.js";
 
 interface DashboardFlags {
   port: number;
   host: string;
+  publicHost: string[];
   allowActions?: boolean;
 }
 
@@ -24,8 +26,14 @@ export function register(program: Command): void {
       "127.0.0.1",
     )
     .option(
+      "--public-host <name>",
+      "a host name the dashboard is reached by (repeatable); other Host headers get 421",
+      collect,
+      [],
+    )
+    .option(
       "--allow-actions",
-      "show the action buttons (approve, pause, resume, cancel, retry) on the campaign pages, and bull-board's retry and clean",
+      "show the action buttons (approve, pause, resume, cancel, retry) on the campaign pages, and bull-board's retry and clean; off loopback they need GIFTJOBS_DASHBOARD_TOKEN",
     )
     .action(
       action(async (opts: DashboardFlags) => {
@@ -34,7 +42,9 @@ export function register(program: Command): void {
           config: ctx.config,
           port: opts.port,
           host: opts.host,
+          publicHosts: opts.publicHost,
           allowActions: opts.allowActions ?? false,
+          actionToken: dashboardTokenFrom(),
           log: ctx.log,
         });
         process.stdout.write(`dashboard on ${dashboard.url}\n`);
