@@ -8,6 +8,11 @@ export interface CurrencyMoney {
   face_value: string;
   price: string;
   spent: string;
+  /**
+   * Price of the failed_uncertain orders: an order may exist for each, so this may have been
+   * spent too (docs/architecture.md, "One key while an order may exist").
+   */
+  uncertain: string;
   /** The campaign's budget in this currency, if it has one. */
   budget?: string;
 }
@@ -49,13 +54,12 @@ export async function listCampaigns(ledger: Ledger): Promise<CampaignSummary[]> 
   return all.sort((a, b) => (a.created_at ?? "").localeCompare(b.created_at ?? ""));
 }
 
-/** Per currency: planned rows, face value and price, spend, budget (from the campaign's meta). */
+/** Per currency: planned rows, face value and price, spend (and what may be spent), budget (from the campaign's meta). */
 export function moneyOf(meta: CampaignMeta): Record<string, CurrencyMoney> {
   const currencies = new Set<string>();
   for (const field of Object.keys(meta)) {
-    const match = /^(?:planned_rows|planned_face|planned_price|spent|budget):([A-Z]{3})$/.exec(
-      field,
-    );
+    const match =
+      /^(?:planned_rows|planned_face|planned_price|spent|uncertain|budget):([A-Z]{3})$/.exec(field);
     if (match) currencies.add(match[1]!);
   }
   const money: Record<string, CurrencyMoney> = {};
@@ -69,6 +73,7 @@ export function moneyOf(meta: CampaignMeta): Record<string, CurrencyMoney> {
       face_value: units("planned_face"),
       price: units("planned_price"),
       spent: units("spent"),
+      uncertain: units("uncertain"),
       ...(raw("budget") !== undefined ? { budget: units("budget") } : {}),
     };
   }

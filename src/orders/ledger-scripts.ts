@@ -92,12 +92,21 @@ local function units_text(units, scale)
   local s = string.rep('0', scale + 1 - #units) .. units
   return string.sub(s, 1, #s - scale) .. '.' .. string.sub(s, #s - scale + 1)
 end
+-- The price of orders that may have been made (failed_uncertain), per currency: \`uncertain:CUR\`
+-- in meta beside \`spent:CUR\` (minor units), so that what was spent never hides what may be.
+local function note_uncertain(meta_key, order, from, to)
+  if from == to or not order.p or not order.c then return end
+  if to == 'failed_uncertain' then redis.call('HINCRBY', meta_key, 'uncertain:' .. order.c, order.p) end
+  if from == 'failed_uncertain' then
+    redis.call('HINCRBY', meta_key, 'uncertain:' .. order.c, '-' .. order.p)
+  end
+end
 -- Orders cancelled, for giftjobs_orders_total{outcome="cancelled"}: whichever process cancels
 -- them (a worker, the cancel command, the dashboard), a metrics endpoint claims them once.
 local function count_cancelled(cancelled_key, to)
   if to == 'cancelled' then redis.call('INCR', cancelled_key) end
 end
-local function cancel_order(orders_key, counts_key, n, order, now, cancelled_key)
+local function cancel_order(orders_key, counts_key, meta_key, n, order, now, cancelled_key)
   local from = order.s
   if from == 'in_flight' then mark_unclear(order, 'interrupted') end
   local to = cancelled_status(order)
@@ -110,6 +119,7 @@ local function cancel_order(orders_key, counts_key, n, order, now, cancelled_key
   order.u = now
   redis.call('HSET', orders_key, n, cjson.encode(order))
   move_counts(counts_key, from, to, #order.i)
+  note_uncertain(meta_key, order, from, to)
   count_cancelled(cancelled_key, to)
 end
 -- A running campaign that has orders to send again is in the dispatcher's running set (DISPATCH
@@ -183,6 +193,7 @@ if to ~= 'in_flight' then order.ak = nil end
 order.s = to
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(order))
 move_counts(KEYS[3], current, to, #order.i)
+note_uncertain(KEYS[5], order, current, to)
 if to ~= 'queued' and to ~= 'in_flight' then redis.call('SREM', KEYS[6], ARGV[1]) end
 if to == 'completed' and current ~= 'completed' and order.p and order.c then
   redis.call('HINCRBY', KEYS[5], 'spent:' .. order.c, order.p)
@@ -250,7 +261,7 @@ if current == 'in_flight' then mark_unclear(order, 'interrupted') end
 if state == 'cancelled' or state == 'archived' then
   -- queued: cancelled (or failed_uncertain after an ambiguous attempt); in_flight here is a job
   -- taken over from a worker that died mid-attempt: an order may exist, so failed_uncertain.
-  cancel_order(KEYS[1], KEYS[3], ARGV[1], order, ARGV[3], KEYS[7])
+  cancel_order(KEYS[1], KEYS[3], KEYS[4], ARGV[1], order, ARGV[3], KEYS[7])
   redis.call('SREM', KEYS[5], ARGV[1])
   note_finished(KEYS[3], KEYS[4], ARGV[3])
   return {0, order.s}
@@ -289,6 +300,7 @@ if order.uc and order.uk and ARGV[5] ~= '' and order.uk ~= ARGV[5] then
   order.u = ARGV[3]
   redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(order))
   move_counts(KEYS[3], current, 'failed_uncertain', #order.i)
+  note_uncertain(KEYS[4], order, current, 'failed_uncertain')
   redis.call('SREM', KEYS[5], ARGV[1])
   note_finished(KEYS[3], KEYS[4], ARGV[3])
   return {4, order.uc}
@@ -366,6 +378,7 @@ for _, id in ipairs(moved) do
   end
 end
 if #rest == 0 then
+  note_uncertain(KEYS[6], old, old.s, 'superseded')
   old.s = 'superseded'
   old.sb = n
 else
@@ -374,6 +387,7 @@ else
   merge(old, cjson.decode(ARGV[6]))
   status_for_rest = checked_status(old, status_for_rest)
   move_counts(KEYS[3], old.s, status_for_rest, #rest)
+  note_uncertain(KEYS[6], old, old.s, status_for_rest)
   old.s = status_for_rest
 end
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(old))
@@ -627,7 +641,7 @@ local function cancel(n)
   local raw = redis.call('HGET', KEYS[1], n)
   if not raw then return end
   local order = cjson.decode(raw)
-  if order.s == 'queued' then cancel_order(KEYS[1], KEYS[3], n, order, ARGV[2], KEYS[8]) end
+  if order.s == 'queued' then cancel_order(KEYS[1], KEYS[3], KEYS[6], n, order, ARGV[2], KEYS[8]) end
 end
 for _, n in ipairs(taken) do cancel(n) end
 if #taken == 0 then

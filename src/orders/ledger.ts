@@ -49,14 +49,15 @@ export interface CampaignMeta {
   /** JSON: attempts and backoff of the campaign's order jobs. */
   job_options?: string;
   /**
-   * `spent:CUR`: price of completed orders; `planned_rows:CUR`, `planned_face:CUR`,
+   * `spent:CUR`: price of completed orders; `uncertain:CUR`: of failed_uncertain ones (an order
+   * may exist); `planned_rows:CUR`, `planned_face:CUR`,
    * `planned_price:CUR`: what was recorded; `budget:CUR`: the most the planned price may reach
    * (RECORD refuses more; START pauses the campaign when it is over). Money in minor units, as
    * strings.
    */
-  [money: `${"spent" | "planned_rows" | "planned_face" | "planned_price" | "budget"}:${string}`]:
-    | string
-    | undefined;
+  [
+    money: `${"spent" | "uncertain" | "planned_rows" | "planned_face" | "planned_price" | "budget"}:${string}`
+  ]: string | undefined;
 }
 
 /** Rows per status; `scheduled`: queued rows whose send_at is still ahead. */

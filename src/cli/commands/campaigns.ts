@@ -15,6 +15,7 @@ import {
 } from "../../orders/campaign-control.js";
 import {
   type CampaignSummary,
+  type CurrencyMoney,
   campaignSummary,
   listCampaigns,
 } from "../../orders/campaign-summary.js";
@@ -168,13 +169,23 @@ export async function requireCampaign(ledger: Ledger, campaign: string): Promise
 
 const number = (n: number) => n.toLocaleString("en-US");
 
+function isZero(amount: string): boolean {
+  return /^0(?:\.0*)?$/.test(amount);
+}
+
+/** What failed_uncertain orders cost: an order may exist for each, so it may be spent too. */
+function maybeSpent(m: CurrencyMoney): string {
+  if (isZero(m.uncertain)) return "";
+  return `, and up to ${m.uncertain} more may be spent (failed_uncertain rows: an order may exist; check before paying them again)`;
+}
+
 /** A campaign's money, a line per currency: what was recorded and what completed orders cost. */
 export function summaryText(s: CampaignSummary): string {
   const lines = [`  ${s.state}: ${number(s.total)} rows, ${number(s.completed)} completed`];
   for (const [currency, m] of Object.entries(s.money)) {
     const budget = m.budget ? `, budget ${m.budget}` : "";
     lines.push(
-      `  ${currency}: ${number(m.rows)} rows, face value ${m.face_value}, price ${m.price}, spent ${m.spent}${budget}`,
+      `  ${currency}: ${number(m.rows)} rows, face value ${m.face_value}, price ${m.price}, spent ${m.spent}${maybeSpent(m)}${budget}`,
     );
   }
   return `${lines.join("\n")}\n`;
@@ -207,7 +218,9 @@ function listText(all: CampaignSummary[]): string {
     number(s.failed_final + s.failed_uncertain),
     number(s.cancelled),
     Object.entries(s.money)
-      .map(([c, m]) => `${m.spent}/${m.price} ${c}`)
+      .map(
+        ([c, m]) => `${m.spent}${isZero(m.uncertain) ? "" : `(+${m.uncertain}?)`}/${m.price} ${c}`,
+      )
       .join(" ") || "-",
     s.created_at?.slice(0, 16).replace("T", " ") ?? "-",
     `${Math.ceil(s.redis_bytes / 1024)} KB`,
