@@ -110,6 +110,20 @@ function changeBalances(state: SandboxState, raw: string): Reply {
   return ok(state.book.allBalances(state.catalog));
 }
 
+/**
+ * POST /_sandbox/api-key `{"api_key": "new-key"}`: only that key is accepted from now on (a key
+ * rotation); `null`: any non-empty key. The key is not echoed.
+ */
+function changeApiKey(state: SandboxState, raw: string): Reply {
+  const body = parseJsonObject(raw);
+  const key = body.api_key;
+  if (key !== null && (typeof key !== "string" || key.trim() === "")) {
+    throw new ApiError("bad_request", "api_key must be a non-empty string or null");
+  }
+  state.apiKey = key ?? undefined;
+  return ok({ api_key_required: key !== null });
+}
+
 /** The inspection and control routes under /_sandbox (no auth, no latency). */
 export function controlRoute(
   state: SandboxState,
@@ -139,6 +153,8 @@ export function controlRoute(
       return changeWebhookFaults(state, raw);
     case "POST /_sandbox/balances":
       return changeBalances(state, raw);
+    case "POST /_sandbox/api-key":
+      return changeApiKey(state, raw);
     default:
       throw new ApiError("not_found", `No sandbox route ${route}`);
   }

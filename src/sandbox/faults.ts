@@ -21,6 +21,20 @@ export interface Faults {
   failRate: number;
   /** Share of created orders whose connection is destroyed instead of answered. @defaultValue 0 */
   dropRate: number;
+  /**
+   * Share of created orders answered with a 5xx (`failAfterStatus`) instead of their answer:
+   * the order exists and its key is recorded, so the same key and body replay the real answer.
+   * @defaultValue 0
+   */
+  failAfterRate: number;
+  /** The status of `failAfterRate`'s answers: 500 internal_server_error or 504 timeout. @defaultValue 500 */
+  failAfterStatus: 500 | 504;
+  /**
+   * E-mail addresses the service refuses: an order with an item sent to one of them is answered
+   * 422 validation_error naming that item, recorded under its key like any refusal of the body.
+   * @defaultValue []
+   */
+  refuseEmails: string[];
   /** Delay of every /v2 request, with ±20% jitter. @defaultValue 0 */
   latencyMs: number;
   /** POST /v2/order per sliding minute. @defaultValue 300 */
@@ -39,6 +53,9 @@ export interface Faults {
 export const DEFAULT_FAULTS: Faults = {
   failRate: 0,
   dropRate: 0,
+  failAfterRate: 0,
+  failAfterStatus: 500,
+  refuseEmails: [],
   latencyMs: 0,
   orderRateLimit: 300,
   asyncCompleteMs: 1000,
@@ -51,6 +68,9 @@ export const DEFAULT_FAULTS: Faults = {
 const JSON_NAMES: Record<string, keyof Faults> = {
   fail_rate: "failRate",
   drop_rate: "dropRate",
+  fail_after_rate: "failAfterRate",
+  fail_after_status: "failAfterStatus",
+  refuse_emails: "refuseEmails",
   latency_ms: "latencyMs",
   order_rate_limit: "orderRateLimit",
   async_complete_ms: "asyncCompleteMs",
@@ -71,6 +91,18 @@ function whole(name: string, value: unknown, min: number): number {
     throw new RangeError(`${name} must be a whole number >= ${min}`);
   }
   return value;
+}
+
+function failStatus(name: string, value: unknown): 500 | 504 {
+  if (value !== 500 && value !== 504) throw new RangeError(`${name} must be 500 or 504`);
+  return value;
+}
+
+function emails(name: string, value: unknown): string[] {
+  if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) {
+    throw new RangeError(`${name} must be a list of e-mail addresses`);
+  }
+  return [...value];
 }
 
 function pageFault(value: unknown): ProductPageFault | null {
@@ -101,8 +133,15 @@ export function parseFaults(input: Record<string, unknown>): Partial<Faults> {
     const name =
       JSON_NAMES[rawName] ?? (rawName in DEFAULT_FAULTS ? (rawName as keyof Faults) : undefined);
     if (!name) throw new RangeError(`unknown fault setting ${rawName}`);
-    if (name === "failRate" || name === "dropRate" || name === "asyncFailRate")
+    if (
+      name === "failRate" ||
+      name === "dropRate" ||
+      name === "failAfterRate" ||
+      name === "asyncFailRate"
+    )
       out[name] = rate(rawName, value);
+    else if (name === "failAfterStatus") out[name] = failStatus(rawName, value);
+    else if (name === "refuseEmails") out[name] = emails(rawName, value);
     else if (name === "latencyMs" || name === "asyncCompleteMs")
       out[name] = whole(rawName, value, 0);
     else if (name === "orderRateLimit") out[name] = whole(rawName, value, 1);

@@ -25,9 +25,28 @@ export function sendJson(
   res.end(body);
 }
 
+/** The error type each error answer carried, for the order-attempt hook (see noteErrorType). */
+const errorTypes = new WeakMap<ServerResponse, string>();
+
+/** Remembers the error type of `res`'s answer, from its JSON body (a replayed refusal). */
+export function noteErrorType(res: ServerResponse, body: string): void {
+  try {
+    const type = (JSON.parse(body) as { type?: unknown }).type;
+    if (typeof type === "string") errorTypes.set(res, type);
+  } catch {
+    // Not an error body: nothing to remember.
+  }
+}
+
+/** The error type `res` was answered with, if it was an error answer. */
+export function errorTypeOf(res: ServerResponse): string | undefined {
+  return errorTypes.get(res);
+}
+
 /** Writes an error thrown by a handler: ApiError, RateExceeded, or anything else as a 500. */
 export function sendError(res: ServerResponse, error: unknown): void {
   if (error instanceof RateExceeded) {
+    errorTypes.set(res, "rate_limited");
     sendJson(res, 429, RATE_EXCEEDED_BODY);
     return;
   }
@@ -35,6 +54,7 @@ export function sendError(res: ServerResponse, error: unknown): void {
     error instanceof ApiError
       ? error
       : new ApiError("internal_server_error", `Sandbox failure: ${(error as Error)?.message}`);
+  errorTypes.set(res, apiError.type);
   sendJson(res, apiError.status, JSON.stringify(apiError.body()));
 }
 

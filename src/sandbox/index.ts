@@ -13,6 +13,7 @@ export {
   type GenerateCatalogOptions,
   generateCatalog,
 } from "./generate-catalog.js";
+export type { OrderAttempt, OrderAttemptListener } from "./order-attempts.js";
 export { DEFAULT_BALANCE, DEFAULT_TEMPLATE_ID, type StoredOrder } from "./order-book.js";
 export { mulberry32 } from "./prng.js";
 export {

@@ -1,9 +1,17 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { ApiError, isErrorType } from "./api-error.js";
-import { header, RateExceeded, readBody, sendJson, sleep } from "./http-util.js";
+import { ApiError, isErrorType, type ValidationDetail } from "./api-error.js";
+import {
+  header,
+  noteErrorType,
+  RateExceeded,
+  readBody,
+  sendError,
+  sendJson,
+  sleep,
+} from "./http-util.js";
 import type { RecordedResponse } from "./idempotency.js";
 import type { SandboxState } from "./state.js";
-import { validateOrderBody } from "./validate-order.js";
+import { type NewOrderItem, validateOrderBody } from "./validate-order.js";
 
 /** Errors the test host forces with X-Trigger-Error. */
 const TRIGGERABLE = new Set(["insufficient_funds", "internal_server_error", "ordering_restricted"]);
@@ -57,6 +65,7 @@ function process(
     throw new ApiError("bad_request", "The request body is not valid JSON");
   }
   const request = validateOrderBody(parsed, sync);
+  refuseEmails(state, request.items);
   const asyncMs = sync ? undefined : state.faults.asyncCompleteMs;
   const fails = !sync && state.dice.roll(state.faults.asyncFailRate);
   const stored = state.book.create(state.catalog, request, key, asyncMs, REDEEM_BASE, fails);
@@ -65,9 +74,37 @@ function process(
   return { status: sync ? 200 : 202, body: JSON.stringify(body) };
 }
 
+/** Fault `refuseEmails`: a 422 naming each item sent to a refused address. */
+function refuseEmails(state: SandboxState, items: NewOrderItem[]): void {
+  const refused = new Set(state.faults.refuseEmails);
+  if (refused.size === 0) return;
+  const details: ValidationDetail[] = [];
+  items.forEach((item, index) => {
+    if (!refused.has(item.distribution_method.email_address)) return;
+    details.push({
+      type: "value_error",
+      message: "This recipient cannot be sent to",
+      location: ["body", "items", String(index), "distribution_method", "email_address"],
+    });
+  });
+  if (details.length > 0)
+    throw new ApiError("validation_error", "Request failed validation", details);
+}
+
+/** Fault `failAfterRate`: the order was made and recorded, but the caller hears a 5xx. */
+function failAfter(state: SandboxState): ApiError | undefined {
+  if (!state.dice.roll(state.faults.failAfterRate)) return undefined;
+  return state.faults.failAfterStatus === 504
+    ? new ApiError("timeout", "Injected gateway timeout after the order was made")
+    : new ApiError("internal_server_error", "Injected failure after the order was made");
+}
+
 /**
  * POST /v2/order with the service's idempotency rules: the final answer of a key is recorded
- * with the body's hash and replayed for the same body; 429s and 5xx are never recorded.
+ * with the body's hash and replayed for the same body; 429s and 5xx are never recorded. What is
+ * refused before the key is read (401/403, 410, 400 invalid_version in server.ts; 429 and the
+ * fail rate's 500 in checkArrival) leaves nothing under the key; a fail-after 5xx is answered
+ * in place of an answer that is recorded (src/sandbox/README.md, "Idempotency").
  */
 export async function createOrder(ctx: OrderContext): Promise<void> {
   const { state, req, res, apiKey } = ctx;
@@ -93,6 +130,7 @@ export async function createOrder(ctx: OrderContext): Promise<void> {
       );
     }
     const { status, body, headers } = lookup.response;
+    if (status >= 400) noteErrorType(res, body);
     return sendJson(res, status, body, { ...headers, "X-Sandbox-Replayed": "true" });
   }
 
@@ -116,5 +154,8 @@ export async function createOrder(ctx: OrderContext): Promise<void> {
     req.socket.destroy();
     return;
   }
+  const failure = created ? failAfter(state) : undefined;
+  if (failure) return sendError(res, failure);
+  if (response.status >= 400) noteErrorType(res, response.body);
   sendJson(res, response.status, response.body, response.headers);
 }

@@ -5,6 +5,7 @@ import { type CatalogSource, controlRoute } from "./control-routes.js";
 import type { Faults } from "./faults.js";
 import { generateCatalog } from "./generate-catalog.js";
 import { header, readBody, sendError, sendJson, sleep } from "./http-util.js";
+import { type OrderAttemptListener, watchOrderAttempt } from "./order-attempts.js";
 import { WebhookNotifier } from "./order-completion.js";
 import { createOrder } from "./order-route.js";
 import {
@@ -35,7 +36,10 @@ export interface SandboxOptions extends Partial<Faults> {
   seed?: number;
   /** A catalog to serve instead of a generated one. */
   catalog?: Product[];
-  /** The only key accepted; when unset any non-empty X-Api-Key is accepted. */
+  /**
+   * The only key accepted; when unset any non-empty X-Api-Key is accepted. Changed at run time
+   * by `setApiKey` or POST /_sandbox/api-key (a key rotation).
+   */
   apiKey?: string;
   /** Starting balances, e.g. `{USD: "100000"}`; other currencies get 1,000,000,000. */
   balances?: Record<string, string>;
@@ -51,6 +55,8 @@ export interface SandboxOptions extends Partial<Faults> {
   webhookAttempts?: number;
   /** Wait before a webhook's first retry, doubling each retry. @defaultValue 1000 */
   webhookRetryBaseMs?: number;
+  /** Told how each POST /v2/order ended (tests that trace what the service saw). */
+  onOrderAttempt?: OrderAttemptListener;
 }
 
 export interface Sandbox {
@@ -73,6 +79,11 @@ export interface Sandbox {
     >,
   ): Promise<WebhookSender>;
   setCatalog(products: Product[]): void;
+  /**
+   * Accepts only `apiKey` from now on (undefined: any non-empty key), as POST /_sandbox/api-key
+   * does: a key rotation. Idempotency keys stay scoped to the API key they came with.
+   */
+  setApiKey(apiKey: string | undefined): void;
   /** Changes faults and limits at run time (as POST /_sandbox/faults). */
   setFaults(update: Partial<Faults>): Faults;
   /** As POST /_sandbox/reset. */
@@ -150,6 +161,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   for (const name of [
     "failRate",
     "dropRate",
+    "failAfterRate",
+    "failAfterStatus",
+    "refuseEmails",
     "latencyMs",
     "orderRateLimit",
     "asyncCompleteMs",
@@ -161,6 +175,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
   const state = new SandboxState(products, faults, options.balances ?? {}, options.faultSeed ?? 1);
   state.webhooks = webhookNotifier(options, state);
+  state.apiKey = options.apiKey;
 
   async function handleV2(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const version = header(req, "x-api-version");
@@ -168,19 +183,25 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const delayMs = state.dice.latency(state.faults.latencyMs);
     const method = req.method ?? "GET";
     if (method === "POST" && url.pathname === "/v2/order") {
+      const dropped = options.onOrderAttempt
+        ? watchOrderAttempt(req, res, options.onOrderAttempt)
+        : () => {};
       let apiKey: string;
       try {
-        apiKey = checkAuth(req, options.apiKey);
+        apiKey = checkAuth(req, state.apiKey);
         checkVersion(version);
       } catch (error) {
         await sleep(delayMs);
         throw error;
       }
-      const onDrop = () => state.stats.record(routeName(method, url.pathname), "dropped");
+      const onDrop = () => {
+        dropped();
+        state.stats.record(routeName(method, url.pathname), "dropped");
+      };
       return createOrder({ state, req, res, apiKey, delayMs, onDrop });
     }
     await sleep(delayMs);
-    checkAuth(req, options.apiKey);
+    checkAuth(req, state.apiKey);
     checkVersion(version);
     const reply = readRoute(state, method, url);
     sendJson(res, reply.status, reply.body);
@@ -240,6 +261,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return state.webhooks.sender;
     },
     setCatalog: (list) => state.setCatalog(list),
+    setApiKey: (apiKey) => {
+      state.apiKey = apiKey;
+    },
     setFaults: (update) => state.setFaults(update),
     reset: () => state.reset(),
     close: async () => {

@@ -27,6 +27,8 @@ export class SandboxState {
   readonly orderWindow: SlidingWindow;
   readonly dice: FaultDice;
   readonly stats = new Stats();
+  /** The only X-Api-Key accepted; undefined: any non-empty one (POST /_sandbox/api-key). */
+  apiKey: string | undefined;
   /** Set when the sandbox sends webhooks (--webhook-url). */
   webhooks: WebhookNotifier | undefined;
 

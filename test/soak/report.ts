@@ -1,0 +1,73 @@
+// How a soak seed's result is printed: enough to see which path paid twice or misreported,
+// and the command that replays it.
+import type { ServiceOrder, Violation } from "./check.js";
+import { isPaid } from "./check.js";
+import { scenarioText, stepsText } from "./scenario.js";
+import type { SoakResult } from "./soak-run.js";
+
+/** The trace's lines kept in a report: its start and its end, where the rest happens. */
+const TRACE_LINES = 120;
+
+function ordersOf(result: SoakResult, email: string): ServiceOrder[] {
+  return result.orders.filter((order) =>
+    order.items.some((item) => item.distribution_method.email_address === email),
+  );
+}
+
+function orderText(result: SoakResult, order: ServiceOrder): string {
+  const paid = isPaid(order) ? "" : " (refunded)";
+  return `${order.id} ${result.trace.label(order.idempotency_key)} ${order.status}${paid} ${order.items.length} item(s) at ${order.created_at}`;
+}
+
+function violationText(result: SoakResult, violation: Violation): string[] {
+  const lines = [
+    `  VIOLATION ${violation.kind}${violation.row ? ` r${violation.row}` : ""}: ${violation.detail}`,
+  ];
+  const row = result.rows.find((r) => r.row === violation.row);
+  if (!row) return lines;
+  const error = row.errorType ? `, last error ${row.errorType}` : "";
+  const replayed = row.replayed ? ", replayed" : "";
+  lines.push(
+    `    ledger: ${row.status} under ${row.key ? result.trace.label(row.key) : "(no key)"}${error}${replayed}`,
+  );
+  for (const order of ordersOf(result, row.email))
+    lines.push(`    service: ${orderText(result, order)}`);
+  return lines;
+}
+
+function traceText(lines: string[]): string[] {
+  if (lines.length <= TRACE_LINES) return lines;
+  const half = TRACE_LINES / 2;
+  return [
+    ...lines.slice(0, half),
+    `... ${lines.length - TRACE_LINES} lines ...`,
+    ...lines.slice(-half),
+  ];
+}
+
+/** One line for a seed that held every invariant. */
+export function passText(result: SoakResult): string {
+  return `ok   seed ${result.scenario.seed} (${result.ms} ms): ${stepsText(result.scenario.steps)}`;
+}
+
+/** A failing seed in full: plan, violations with the rows' orders, ledger, trace. */
+export function failureText(result: SoakResult): string {
+  const { scenario } = result;
+  return [
+    `${result.violations.length > 0 ? "FAIL" : "ok  "} seed ${scenario.seed} (${result.ms} ms): ${scenarioText(scenario)}`,
+    `  events: ${stepsText(scenario.steps)}`,
+    `  replay: npm run soak -- --seed ${scenario.seed}`,
+    ...result.violations.flatMap((violation) => violationText(result, violation)),
+    "  ledger orders at rest:",
+    ...result.ledgerOrders.map((line) => `    ${line}`),
+    "  trace:",
+    ...traceText(result.trace.lines).map((line) => `    ${line}`),
+  ].join("\n");
+}
+
+/** One line per violation, for a summary of many seeds. */
+export function summaryLines(result: SoakResult): string[] {
+  return result.violations.map(
+    (v) => `seed ${result.scenario.seed}: ${v.kind}${v.row ? ` r${v.row}` : ""}: ${v.detail}`,
+  );
+}

@@ -1,0 +1,393 @@
+// Runs one seed's plan (scenario.ts) against a real sandbox, Redis and workers, brings the
+// campaign to rest and checks it against the sandbox's own orders (check.ts). Issue 31.
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { UserError } from "../../src/errors/user-error.js";
+import {
+  cancelCampaign,
+  pauseCampaign,
+  resumeCampaign,
+} from "../../src/orders/campaign-control.js";
+import { REPORT_COLUMNS, reportRecords } from "../../src/orders/campaign-report.js";
+import { retryCampaign } from "../../src/orders/campaign-retry.js";
+import { campaignStatus, pendingRows } from "../../src/orders/campaign-status.js";
+import { importCampaign } from "../../src/orders/import-campaign.js";
+import { pickSampleProducts, sampleCsv } from "../../src/orders/sample-csv.js";
+import { type CampaignEnv, campaignEnv, quietLog } from "../helpers/campaign-env.js";
+import { cleanPrefix } from "../helpers/redis.js";
+import { control, sandboxOrders } from "../helpers/sandbox.js";
+import { checkInvariants, type ReportedRow, type ServiceOrder, type Violation } from "./check.js";
+import { eventText, type Scenario, type SoakEvent } from "./scenario.js";
+import { SoakWorkers } from "./soak-workers.js";
+import { Trace } from "./trace.js";
+import { NORMAL_TIMEOUT_MS, SHORT_TIMEOUT_MS, SLOW_LATENCY_MS } from "./worker-options.js";
+
+export const CAMPAIGN = "soak";
+/** An API version the service has removed: 410 version_removed, before the key is read. */
+export const REMOVED_VERSION = "2023-07-27";
+/** The sandbox's order rate limit while the fault is off: never reached. */
+const OPEN_RATE = 100_000;
+const TOP_UP = "1000000";
+/** How long the campaign may take to come to rest once every fault is off. */
+const REST_MS = 30_000;
+
+export interface SoakResult {
+  scenario: Scenario;
+  violations: Violation[];
+  rows: ReportedRow[];
+  orders: ServiceOrder[];
+  /** The ledger's orders at rest, one line each. */
+  ledgerOrders: string[];
+  trace: Trace;
+  ms: number;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Row N of the file is sent to recipient-00000N@seedS.example.com (sampleCsv's addresses). */
+function rowOfEmail(email: string): number {
+  return Number(/^recipient-(\d+)@/.exec(email)?.[1] ?? 0);
+}
+
+class SoakRun {
+  readonly violations: Violation[] = [];
+  /** Recipients a `retry --new-key --force` moved to a new key: they may be paid twice. */
+  private readonly forced = new Set<string>();
+  private readonly refused = new Set<number>();
+  private readonly workers: SoakWorkers;
+  private file = "";
+  private currency = "";
+  private emails: string[] = [];
+  /** The key the service accepts now. */
+  private serviceKey: string;
+  private rotations = 0;
+
+  constructor(
+    private readonly scenario: Scenario,
+    private readonly env: CampaignEnv,
+    readonly trace: Trace,
+  ) {
+    this.workers = new SoakWorkers(env, this.trace);
+    this.serviceKey = env.config.apiKey ?? "";
+    env.sandbox.setApiKey(this.serviceKey);
+  }
+
+  async writeFile(): Promise<void> {
+    const { rows, seed } = this.scenario;
+    const text = sampleCsv(this.env.index, {
+      rows,
+      products: 2,
+      domain: `seed${seed}.example.com`,
+    });
+    this.currency = pickSampleProducts(this.env.index, 2)[0]?.currency ?? "USD";
+    this.emails = text
+      .trimEnd()
+      .split("\n")
+      .slice(1)
+      .map((line) => line.split(",")[0] ?? "");
+    this.file = join(this.env.dataDir, "soak.csv");
+    await writeFile(this.file, text);
+  }
+
+  async importFile(what: string): Promise<void> {
+    const { mode, itemsPerOrder, attempts, backoffMs } = this.scenario;
+    const result = await importCampaign(
+      {
+        file: this.file,
+        campaign: CAMPAIGN,
+        executionMode: mode,
+        itemsPerOrder: mode === "async" ? itemsPerOrder : 1,
+        jobOptions: { attempts, backoff: { type: "fixed", delay: backoffMs } },
+        balanceCheck: false,
+        append: true,
+      },
+      {
+        ledger: this.env.ledger,
+        catalog: this.env.index,
+        log: quietLog,
+        dataDir: this.env.dataDir,
+      },
+    );
+    this.trace.note(`${what}: ${result.enqueued} rows in ${result.orders} orders recorded`);
+  }
+
+  /** The whole sequence, then rest; a failure of its own is a violation, not a crash. */
+  async runAll(): Promise<void> {
+    await this.attempt("sequence", () => this.run());
+  }
+
+  private async run(): Promise<void> {
+    await this.writeFile();
+    await this.importFile("import");
+    // The first event comes before anything is sent; the workers start after it.
+    for (const step of this.scenario.steps) {
+      this.trace.note(`EVENT ${eventText(step.event)}`);
+      await this.attempt(eventText(step.event), () => this.apply(step.event));
+      await this.workers.start();
+      await sleep(step.waitMs);
+    }
+    await this.bringToRest();
+  }
+
+  /** Runs a step; an operator command's refusal is a note, anything else a violation. */
+  private async attempt(what: string, step: () => Promise<void>): Promise<void> {
+    try {
+      await step();
+    } catch (error) {
+      if (error instanceof UserError) this.trace.note(`${what} refused: ${error.message}`);
+      else {
+        const message = (error as Error).message ?? String(error);
+        this.trace.note(`${what} FAILED: ${message}`);
+        this.violations.push({ kind: "step-failed", detail: `${what}: ${message}` });
+      }
+    }
+  }
+
+  private setFaults(faults: Parameters<CampaignEnv["sandbox"]["setFaults"]>[0]): void {
+    this.env.sandbox.setFaults(faults);
+  }
+
+  private async apply(event: SoakEvent): Promise<void> {
+    switch (event.kind) {
+      case "timeouts":
+        return this.timeouts(event.on);
+      case "drops":
+        return this.setFaults({ dropRate: event.rate });
+      case "fail-before":
+        return this.setFaults({ failRate: event.rate });
+      case "fail-after":
+        return this.setFaults({ failAfterRate: event.rate, failAfterStatus: event.status });
+      case "rotate-key":
+        return this.rotateKey();
+      case "fix-key":
+        return this.workers.restart({ apiKey: this.serviceKey });
+      case "old-version":
+        return this.workers.restart({ apiVersion: REMOVED_VERSION });
+      case "fix-version":
+        return this.workers.restart({ apiVersion: undefined });
+      case "refuse-row":
+        return this.refuseRow(event.row, event.on);
+      case "rate-limit":
+        return this.setFaults({ orderRateLimit: event.perMinute ?? OPEN_RATE });
+      case "funds":
+        return this.setBalance(event.low ? "0" : TOP_UP);
+      case "kill-worker":
+        return this.workers.killOne(event.afterMs, () => this.inFlight());
+      case "pause":
+        return this.operator("pause", () => pauseCampaign(this.env.ledger, CAMPAIGN));
+      case "resume":
+        return this.operator("resume", () => resumeCampaign(this.env.ledger, CAMPAIGN));
+      case "cancel":
+        return this.operator("cancel", () => cancelCampaign(this.env.ledger, CAMPAIGN));
+      case "retry":
+        return this.retry(event.newKey, event.force);
+      case "lose-ledger":
+        return this.loseLedger(event.live);
+    }
+  }
+
+  private async timeouts(on: boolean): Promise<void> {
+    this.setFaults({ latencyMs: on ? SLOW_LATENCY_MS : this.scenario.latencyMs });
+    await this.workers.restart({ timeoutMs: on ? SHORT_TIMEOUT_MS : NORMAL_TIMEOUT_MS });
+  }
+
+  /** The service takes a new key now (over its control route); the workers keep the old one. */
+  private async rotateKey(): Promise<void> {
+    this.rotations += 1;
+    this.serviceKey = `soak-key-${this.rotations}`;
+    await control(this.env.sandbox, "/_sandbox/api-key", { api_key: this.serviceKey });
+  }
+
+  private refuseRow(row: number, on: boolean): void {
+    if (on) this.refused.add(row);
+    else this.refused.delete(row);
+    const emails = [...this.refused].map((n) => this.emails[n - 1] ?? "");
+    this.setFaults({ refuseEmails: emails });
+  }
+
+  private async setBalance(amount: string): Promise<void> {
+    await control(this.env.sandbox, "/_sandbox/balances", { [this.currency]: amount });
+  }
+
+  private async inFlight(): Promise<boolean> {
+    return (await this.env.ledger.counts(CAMPAIGN)).in_flight > 0;
+  }
+
+  private async operator(what: string, command: () => Promise<unknown>): Promise<void> {
+    this.trace.note(`${what} -> ${JSON.stringify(await command())}`);
+  }
+
+  /** Each row's order number and that order's status, by recipient. */
+  private async rowOrders(): Promise<Map<string, { order: number; status: string }>> {
+    const rows: [string, number][] = [];
+    for await (const [, row] of this.env.ledger.rows(CAMPAIGN)) rows.push([row.email, row.order]);
+    const orders = await this.env.ledger.getOrders(
+      CAMPAIGN,
+      rows.map(([, order]) => order),
+    );
+    return new Map(
+      rows.map(([email, order], i) => [email, { order, status: orders[i]?.status ?? "unknown" }]),
+    );
+  }
+
+  /**
+   * `orders retry`. With --force, the rows it may pay twice are noted: those failed_uncertain
+   * before it, and those it moved (their order changed) that were not failed_final (which it
+   * moves without --force too), in case one became failed_uncertain during the call.
+   */
+  private async retry(newKey: boolean, force: boolean): Promise<void> {
+    const before = force ? await this.rowOrders() : new Map();
+    const options = { newKey, force, dataDir: this.env.dataDir };
+    await this.operator("retry", () => retryCampaign(this.env.ledger, CAMPAIGN, options));
+    if (!force) return;
+    const after = await this.rowOrders();
+    for (const [email, was] of before) {
+      const moved = after.get(email)?.order !== was.order;
+      if (was.status === "failed_uncertain" || (moved && was.status !== "failed_final"))
+        this.forced.add(email);
+    }
+    this.trace.note(`forced rows: ${[...this.forced].map(rowOfEmail).join(", ") || "none"}`);
+  }
+
+  /**
+   * Every key under the prefix goes, as a Redis flush would (ledger, queue, follow set), with
+   * the workers stopped first or still running; the order journal on disk stays. The same file
+   * is imported again (docs/architecture.md, "Lost ledger").
+   */
+  private async loseLedger(live: boolean): Promise<void> {
+    if (!live) await this.workers.stop();
+    await cleanPrefix(this.env.redis, this.env.config.prefix);
+    this.trace.note("Redis keys of the prefix deleted");
+    await this.importFile("re-import");
+    await this.workers.start();
+  }
+
+  /** Faults off, the right key and version, funds; resumed until nothing has work ahead of it. */
+  private async bringToRest(): Promise<void> {
+    this.trace.note("REST: faults off, right key and version, funds, resume");
+    this.setFaults({
+      failRate: 0,
+      dropRate: 0,
+      failAfterRate: 0,
+      refuseEmails: [],
+      latencyMs: this.scenario.latencyMs,
+      orderRateLimit: OPEN_RATE,
+    });
+    await this.setBalance(TOP_UP);
+    await this.workers.restart({
+      apiKey: this.serviceKey,
+      apiVersion: undefined,
+      timeoutMs: NORMAL_TIMEOUT_MS,
+    });
+    const rested = await this.waitForRest();
+    await this.workers.stop();
+    // Async orders the ledger does not follow still end on the service: wait for them too.
+    await sleep(this.scenario.asyncCompleteMs + 100);
+    if (!rested) {
+      const status = await campaignStatus(this.env.ledger, CAMPAIGN);
+      this.violations.push({
+        kind: "not-at-rest",
+        detail: `still working ${REST_MS / 1000} s after every fault was off: ${JSON.stringify(status)}`,
+      });
+    }
+  }
+
+  /** True once three looks 50 ms apart find nothing queued, in flight or submitted. */
+  private async waitForRest(): Promise<boolean> {
+    const deadline = Date.now() + REST_MS;
+    let idle = 0;
+    while (Date.now() < deadline) {
+      const status = await campaignStatus(this.env.ledger, CAMPAIGN);
+      if (status.paused) await this.attempt("resume", () => this.resumeAtRest());
+      idle = pendingRows(status) === 0 && !status.paused ? idle + 1 : 0;
+      if (idle >= 3) return true;
+      await sleep(50);
+    }
+    return false;
+  }
+
+  private async resumeAtRest(): Promise<void> {
+    await this.operator("resume", () => resumeCampaign(this.env.ledger, CAMPAIGN));
+  }
+
+  async reportedRows(): Promise<ReportedRow[]> {
+    const at = (name: (typeof REPORT_COLUMNS)[number]) => REPORT_COLUMNS.indexOf(name);
+    const rows: ReportedRow[] = [];
+    for await (const cells of reportRecords(this.env.ledger, CAMPAIGN)) {
+      const email = cells[at("email")] ?? "";
+      rows.push({
+        row: rowOfEmail(email),
+        email,
+        status: cells[at("status")] ?? "",
+        orderId: cells[at("order_id")] ?? "",
+        key: cells[at("idempotency_key")] ?? "",
+        errorType: cells[at("error_type")] ?? "",
+        replayed: cells[at("replayed")] === "yes",
+      });
+    }
+    return rows.sort((a, b) => a.row - b.row);
+  }
+
+  /** The ledger's orders: number, key, generation, status, rows, last error. */
+  async ledgerOrders(): Promise<string[]> {
+    const rowOf = new Map<string, number>();
+    for await (const [identity, row] of this.env.ledger.rows(CAMPAIGN))
+      rowOf.set(identity, rowOfEmail(row.email));
+    const lines: string[] = [];
+    for await (const [number, order] of this.env.ledger.orders(CAMPAIGN)) {
+      const rows = order.identities.map((identity) => `r${rowOf.get(identity) ?? "?"}`);
+      const error = order.error_type ? ` error ${order.error_type}` : "";
+      lines.push(
+        `#${number} ${this.trace.label(order.key)} g${order.generation} ${order.status} ${rows.join(",")}${error}`,
+      );
+    }
+    return lines;
+  }
+
+  check(rows: ReportedRow[], orders: ServiceOrder[]): void {
+    this.violations.push(...checkInvariants(rows, orders, this.forced));
+  }
+
+  close(): Promise<void> {
+    return this.workers.close();
+  }
+}
+
+/** One seed, end to end: its own sandbox, Redis prefix and data dir, removed after. */
+export async function runScenario(scenario: Scenario): Promise<SoakResult> {
+  const started = Date.now();
+  const trace = new Trace();
+  const env = await campaignEnv(
+    {
+      latencyMs: scenario.latencyMs,
+      asyncCompleteMs: scenario.asyncCompleteMs,
+      asyncFailRate: scenario.asyncFailRate,
+      orderRateLimit: OPEN_RATE,
+      faultSeed: scenario.seed,
+      onOrderAttempt: trace.attempt,
+    },
+    `soak${scenario.seed}`,
+  );
+  const run = new SoakRun(scenario, env, trace);
+  try {
+    await run.runAll();
+    const rows = await run.reportedRows();
+    const orders = (await sandboxOrders(env.sandbox)) as ServiceOrder[];
+    run.check(rows, orders);
+    const ledgerOrders = await run.ledgerOrders();
+    return {
+      scenario,
+      violations: run.violations,
+      rows,
+      orders,
+      ledgerOrders,
+      trace,
+      ms: Date.now() - started,
+    };
+  } finally {
+    await run.close();
+    await env.dispose();
+  }
+}

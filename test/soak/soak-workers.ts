@@ -1,0 +1,147 @@
+// The soak sequence's order workers: in-process ones, restarted when their settings change
+// (API key, version, timeout), and now and then a worker in a child process SIGKILLed mid-attempt.
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import type { RunningWorkers } from "../../src/jobs/workers.js";
+import { type CampaignEnv, runWorkers } from "../helpers/campaign-env.js";
+import type { Trace } from "./trace.js";
+import { NORMAL_TIMEOUT_MS, SOAK_WORKERS } from "./worker-options.js";
+
+const CHILD = fileURLToPath(new URL("./worker-child.ts", import.meta.url));
+// By path, not by name, as test/helpers/cli.ts does.
+const TSX = new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
+
+/** What a worker is configured with, which the sequence changes. */
+export interface WorkerSettings {
+  apiKey: string;
+  /** X-Api-Version; undefined: none sent (the account's). */
+  apiVersion: string | undefined;
+  timeoutMs: number;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export class SoakWorkers {
+  settings: WorkerSettings;
+  private running: RunningWorkers | undefined;
+  private readonly children = new Set<ChildProcess>();
+
+  constructor(
+    private readonly env: CampaignEnv,
+    private readonly trace: Trace,
+  ) {
+    this.settings = {
+      apiKey: env.config.apiKey ?? "",
+      apiVersion: undefined,
+      timeoutMs: NORMAL_TIMEOUT_MS,
+    };
+  }
+
+  private config() {
+    const { apiKey, apiVersion, timeoutMs } = this.settings;
+    return { ...this.env.config, apiKey, apiVersion, requestTimeoutMs: timeoutMs };
+  }
+
+  private settingsText(): string {
+    const { apiKey, apiVersion, timeoutMs } = this.settings;
+    return `key ${apiKey}, version ${apiVersion ?? "(none)"}, timeout ${timeoutMs} ms`;
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = await runWorkers(this.env, { config: this.config(), ...SOAK_WORKERS });
+    this.trace.note(`workers started: ${this.settingsText()}`);
+  }
+
+  async stop(): Promise<void> {
+    const running = this.running;
+    this.running = undefined;
+    await running?.close();
+  }
+
+  /** Stops the workers and starts them again with `change` applied (a redeploy). */
+  async restart(change: Partial<WorkerSettings>): Promise<void> {
+    await this.stop();
+    this.settings = { ...this.settings, ...change };
+    await this.start();
+  }
+
+  private childEnv(): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = {};
+    for (const [name, value] of Object.entries(process.env))
+      if (!name.startsWith("GIFTJOBS_")) env[name] = value;
+    const config = this.config();
+    Object.assign(env, {
+      GIFTJOBS_API_URL: config.apiUrl,
+      GIFTJOBS_API_KEY: config.apiKey,
+      GIFTJOBS_REDIS_URL: config.redisUrl,
+      GIFTJOBS_PREFIX: config.prefix,
+      GIFTJOBS_DATA_DIR: config.dataDir,
+      GIFTJOBS_REQUEST_TIMEOUT_MS: String(config.requestTimeoutMs),
+      GIFTJOBS_ORDER_RATE_LIMIT: String(config.orderRateLimitPerMinute),
+      GIFTJOBS_LOG_LEVEL: "silent",
+    });
+    if (config.apiVersion) env.GIFTJOBS_API_VERSION = config.apiVersion;
+    return env;
+  }
+
+  private async spawnChild(): Promise<ChildProcess> {
+    const child = spawn(process.execPath, ["--import", TSX, CHILD], {
+      env: this.childEnv(),
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    this.children.add(child);
+    child.once("exit", () => this.children.delete(child));
+    let stderr = "";
+    child.stderr?.on("data", (data) => {
+      stderr += data;
+    });
+    const ready = new Promise<void>((resolve, reject) => {
+      child.stdout?.on("data", (data) => {
+        if (String(data).includes("ready")) resolve();
+      });
+      child.once("exit", (code) =>
+        reject(new Error(`worker child exited (${code}) before ready: ${stderr.slice(-500)}`)),
+      );
+    });
+    // Whichever loses the race must not reject unobserved later.
+    ready.catch(() => {});
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error("worker child not ready within 20 s")), 20_000);
+    });
+    try {
+      await Promise.race([ready, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+    return child;
+  }
+
+  /**
+   * The in-process workers stop; a worker in a child process takes over, and is SIGKILLed
+   * `afterMs` after an order of the campaign went in flight (or after 2 s without one). The
+   * in-process workers then start again and take its job over once its lock runs out.
+   */
+  async killOne(afterMs: number, inFlight: () => Promise<boolean>): Promise<void> {
+    await this.stop();
+    const child = await this.spawnChild();
+    this.trace.note(`worker child ${child.pid} ready`);
+    const deadline = Date.now() + 2000;
+    while (!(await inFlight()) && Date.now() < deadline) await sleep(5);
+    await sleep(afterMs);
+    const exited = once(child, "exit");
+    child.kill("SIGKILL");
+    await exited;
+    this.trace.note(`worker child ${child.pid} SIGKILLed`);
+    await this.start();
+  }
+
+  async close(): Promise<void> {
+    for (const child of this.children) child.kill("SIGKILL");
+    await this.stop();
+  }
+}
