@@ -82,6 +82,12 @@ export interface ImportOptions {
   delimiter?: string;
   /** The sheet of an .xlsx workbook. @defaultValue its first sheet */
   sheet?: string;
+  /**
+   * The most an .xlsx workbook's entries may unpack to, together (`--max-unzipped-mb`); given,
+   * their ratio to their packed size is not checked. @defaultValue 200 MB, and that ratio
+   * (docs/architecture.md, "Spreadsheets")
+   */
+  maxUnzippedBytes?: number;
   /** Payment currency when there is no catalog check. */
   currency?: string;
   /** Refuse a campaign over the account balance where the service tells it. @defaultValue true */
@@ -551,6 +557,7 @@ async function* plannedRows(
   for await (const item of readOrderFile(options.file, {
     delimiter: options.delimiter,
     sheet: options.sheet,
+    maxUnzippedBytes: options.maxUnzippedBytes,
     map: options.map,
     ...options.header,
     onPosition: (bytes) => {

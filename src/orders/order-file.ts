@@ -10,6 +10,8 @@ export type OrderFileKind = { type: "xlsx" } | { type: "text"; delimiter: string
 export interface ReadOrderFileOptions extends ReadOrderRowsOptions {
   /** The sheet of an .xlsx workbook to read. @defaultValue its first sheet */
   sheet?: string;
+  /** The most an .xlsx workbook may unpack to (see readXlsxRows); a text file has no limit. */
+  maxUnzippedBytes?: number;
 }
 
 const SAMPLE_BYTES = 64 * 1024;
@@ -101,9 +103,9 @@ export async function* readOrderFile(
 ): AsyncGenerator<CsvItem> {
   const label = options.label ?? path;
   const kind = orderFileKind(path, await readSample(path, label), options);
-  const { sheet, delimiter: _, ...rest } = options;
+  const { sheet, delimiter: _, maxUnzippedBytes, ...rest } = options;
   if (kind.type === "xlsx") {
-    yield* readXlsxRows(path, { ...rest, sheet });
+    yield* readXlsxRows(path, { ...rest, sheet, maxUnzippedBytes });
     return;
   }
   if (sheet !== undefined)

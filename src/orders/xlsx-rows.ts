@@ -15,10 +15,16 @@ import type { RowError } from "./row-error.js";
 import { SHARED_STRINGS_LIMITS, SharedStrings } from "./shared-strings.js";
 import { fixZipEntriesEnd } from "./zip-entries-end.js";
 import { zipEntrySizes } from "./zip-entry-sizes.js";
+import { checkZipDirectory, UnzipGuard, unzippedLimits } from "./zip-limits.js";
 
 export interface ReadXlsxRowsOptions extends Omit<ReadOrderRowsOptions, "delimiter"> {
   /** The sheet to read, by name. @defaultValue the workbook's first sheet */
   sheet?: string;
+  /**
+   * The most the workbook's entries may unpack to, together; given, an entry's ratio to its
+   * packed size is no longer checked (see zip-limits.ts). @defaultValue UNZIPPED_LIMITS
+   */
+  maxUnzippedBytes?: number;
 }
 
 /** A cell as text, and why its value cannot be taken when it cannot (a formula, a date...). */
@@ -430,11 +436,22 @@ export const READER_OPTIONS: Partial<ExcelJS.stream.xlsx.WorkbookStreamReaderOpt
 };
 
 /**
+ * Checks the workbook's unpacked size from its zip's directory, before anything is unpacked,
+ * and returns the guard that counts it while exceljs unpacks (zip-limits.ts).
+ */
+async function unzipGuard(path: string, label: string, maxBytes?: number): Promise<UnzipGuard> {
+  const limits = unzippedLimits(maxBytes);
+  const [stated, file] = await Promise.all([checkZipDirectory(path, label, limits), stat(path)]);
+  return new UnzipGuard(label, limits, file.size, stated);
+}
+
+/**
  * Reads an .xlsx workbook's first sheet (or `sheet`) with exceljs's streaming reader, as the
  * same items as readOrderRows: the rows are not all held in memory. The shared strings are,
  * compactly (SharedStrings), up to SHARED_STRINGS_LIMITS: a workbook past them is refused in
  * one line. exceljs writes each sheet to a temporary file when it comes before the shared
- * strings in the zip (as Excel saves them), and reads it back once the strings are known.
+ * strings in the zip (as Excel saves them), and reads it back once the strings are known. A
+ * workbook that unpacks past `maxUnzippedBytes` is refused before that, or stopped there.
  */
 export async function* readXlsxRows(
   path: string,
@@ -442,7 +459,13 @@ export async function* readXlsxRows(
 ): AsyncGenerator<CsvItem> {
   const label = options.label ?? path;
   fixZipEntriesEnd();
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, READER_OPTIONS);
+  let guard: UnzipGuard;
+  try {
+    guard = await unzipGuard(path, label, options.maxUnzippedBytes);
+  } catch (error) {
+    throw workbookError(label, error);
+  }
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(guard.open(path), READER_OPTIONS);
   decodeSharedStrings(reader);
   const strings = new SharedStrings();
   const seen: string[] = [];
@@ -450,14 +473,14 @@ export async function* readXlsxRows(
   const events = (reader.parse() as unknown as AsyncIterable<ReaderEvent>)[Symbol.asyncIterator]();
   const sheets = new SheetFiles(events);
   try {
-    for (let next = await events.next(); !next.done; next = await events.next()) {
-      const event = next.value;
-      if (event.eventType === undefined) {
-        if (!strings.add(sharedText(event.text))) throw tooManyStrings(label, strings);
+    for (let event = await events.next(); !event.done; event = await events.next()) {
+      const value = event.value;
+      if (value.eventType === undefined) {
+        if (!strings.add(sharedText(value.text))) throw tooManyStrings(label, strings);
         continue;
       }
-      if (event.eventType !== "worksheet") continue;
-      const sheet = event.value;
+      if (value.eventType !== "worksheet") continue;
+      const sheet = value.value;
       sheets.came(sheet);
       seen.push(sheet.name);
       const model = reader as unknown as ReaderModel;
@@ -474,9 +497,11 @@ export async function* readXlsxRows(
     }
     sheets.ended();
   } catch (error) {
-    throw workbookError(label, error);
+    // Stopped by the guard: exceljs throws whatever its stream said; the refusal is the reason.
+    throw guard.failure ?? workbookError(label, error);
   } finally {
     await sheets.discard();
+    await guard.close();
   }
   if (found) return;
   if (seen.length === 0)

@@ -67,6 +67,7 @@ interface ImportFlags {
   delimiter?: string;
   decimalComma?: boolean;
   sheet?: string;
+  maxUnzippedMb?: number;
   catalogCheck: boolean;
   balanceCheck: boolean;
   currency?: string;
@@ -116,6 +117,11 @@ function registerImport(orders: Command): void {
     )
     .option("--no-decimal-comma", "face_value uses '.' even in a ';'-separated file")
     .option("--sheet <name>", "the sheet of an .xlsx workbook to read (default: the first)")
+    .option(
+      "--max-unzipped-mb <n>",
+      "the most an .xlsx workbook may unpack to, in MB (default 200, with a check of how far each part unpacks)",
+      (value: string) => wholeNumber("--max-unzipped-mb", value, 1),
+    )
     .option("--currency <CUR>", "payment currency (required with --no-catalog-check)")
     .option("--no-catalog-check", "skip the preflight against the catalog snapshot")
     .option("--no-balance-check", "skip the check against the account balance")
@@ -237,6 +243,8 @@ async function importFile(file: string, opts: ImportFlags): Promise<number> {
                 );
             },
             sheet: opts.sheet,
+            maxUnzippedBytes:
+              opts.maxUnzippedMb === undefined ? undefined : opts.maxUnzippedMb * 2 ** 20,
             currency,
             balanceCheck: opts.balanceCheck,
             onProgress: (p) => {
