@@ -2,6 +2,7 @@ import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { CsvError, type Options, parse } from "csv-parse";
 import { UserError } from "../errors/user-error.js";
+import { isFixListHeader, readFixListCells } from "./fix-list-cell.js";
 import { type IgnoredColumn, type RenamedColumn, resolveHeader } from "./header.js";
 import { OrderFileError } from "./order-file-error.js";
 import type { RowError } from "./row-error.js";
@@ -201,15 +202,21 @@ export async function* readOrderRows(
   source.pipe(parser);
   let header: string[] | undefined;
   let ignored: IgnoredColumn[] = [];
+  // An error file's cells were escaped as it was written (fix-list-cell.ts).
+  let fixList = false;
   try {
-    for await (const { line, cells, bytes } of parser as AsyncIterable<ParsedRecord>) {
+    for await (const record of parser as AsyncIterable<ParsedRecord>) {
+      const { line, bytes } = record;
+      const cells = fixList ? readFixListCells(record.cells) : record.cells;
       if (header === undefined) {
         if (isBlank(cells)) continue;
-        const resolved = resolveHeader(cells, options.map, line, options);
+        fixList = isFixListHeader(cells);
+        const names = fixList ? readFixListCells(cells) : cells;
+        const resolved = resolveHeader(names, options.map, line, options);
         if (!resolved.ok) throw new OrderFileError(label, resolved.errors);
         header = resolved.fields;
         ignored = resolved.ignored;
-        options.onHeader?.({ line, names: [...cells], renamed: resolved.renamed, ignored });
+        options.onHeader?.({ line, names: [...names], renamed: resolved.renamed, ignored });
         continue;
       }
       if (isBlank(cells)) continue;

@@ -2,8 +2,8 @@ import { createWriteStream, type WriteStream } from "node:fs";
 import { mkdir, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import { type Stringifier, stringify } from "csv-stringify";
-import { neutralise } from "./campaign-report.js";
 import type { CsvItem } from "./csv-rows.js";
+import { fixListCell } from "./fix-list-cell.js";
 import { FIX_LIST_COLUMNS, isFixListColumn } from "./header.js";
 import type { RowError } from "./row-error.js";
 
@@ -15,8 +15,9 @@ export function errorText(errors: readonly RowError[]): string {
 /**
  * The error file of `--skip-invalid`, a fix list: the file's own header and each invalid row's
  * cells as they were (ignored columns too, same order), then `error` (all the row's problems,
- * `; `-separated) and `line` (where the row was). Fix the cells and import it again with
- * `--append`: the import ignores `error` and `line`. When the file read was itself an error
+ * `; `-separated) and `line` (where the row was). A cell a spreadsheet would run as a formula
+ * is escaped (fixListCell), which the import of a fix list undoes. Fix the cells and import it
+ * again with `--append`: the import ignores `error` and `line`. When the file read was itself an error
  * file, its old `error` and `line` columns are left out, so they are not repeated. Written to a
  * temporary file, renamed into place only when the import goes on.
  */
@@ -45,9 +46,9 @@ export class InvalidRowsFile {
     const cells = this.kept.map((i) => item.cells[i] ?? "");
     // Cells beyond the header (a row with too many fields) are kept, after `line`.
     const extra = item.cells.slice(this.names.length);
-    // The message may quote a cell: it is text, never a formula. The row's cells go back as
-    // they were, so the file imports as the original did.
-    const record = [...cells, neutralise(errorText(errors)), String(item.line), ...extra];
+    // No cell is a live formula in a spreadsheet; the import reads each back as it was
+    // (fix-list-cell.ts), so the file imports as the original did.
+    const record = [...cells, errorText(errors), String(item.line), ...extra].map(fixListCell);
     const ok = this.stream!.write(record);
     if (!ok) await new Promise<void>((resolve) => this.stream!.once("drain", () => resolve()));
   }
@@ -57,7 +58,7 @@ export class InvalidRowsFile {
     this.stream = stringify();
     this.file = createWriteStream(this.temporary);
     this.stream.pipe(this.file);
-    this.stream.write([...this.kept.map((i) => this.names[i]!), ...FIX_LIST_COLUMNS]);
+    this.stream.write([...this.kept.map((i) => fixListCell(this.names[i]!)), ...FIX_LIST_COLUMNS]);
   }
 
   private async close(): Promise<void> {

@@ -9,6 +9,7 @@ import {
   type ReadOrderRowsOptions,
   toRow,
 } from "./csv-rows.js";
+import { isFixListHeader, readFixListCells } from "./fix-list-cell.js";
 import { type IgnoredColumn, resolveHeader } from "./header.js";
 import { OrderFileError } from "./order-file-error.js";
 import type { RowError } from "./row-error.js";
@@ -214,15 +215,18 @@ async function* sheetItems(
   const { label, options } = context;
   let header: string[] | undefined;
   let ignored: IgnoredColumn[] = [];
+  // An error file saved as a workbook: its cells were escaped as it was written (fix-list-cell.ts).
+  let fixList = false;
   for await (const raw of sheet) {
     const row = readRow(raw, context.strings);
     context.onRow?.();
     checkRowSize(row, label);
     const line = row.number;
-    const cells = row.cells;
+    const cells = fixList ? readFixListCells(row.cells) : row.cells;
     if (isBlank(cells)) continue;
     if (header === undefined) {
-      const names = trimTrailingEmpty(cells);
+      fixList = isFixListHeader(cells);
+      const names = trimTrailingEmpty(fixList ? readFixListCells(cells) : cells);
       const resolved = resolveHeader(names, options.map, line, options);
       if (!resolved.ok) throw new OrderFileError(label, resolved.errors);
       header = resolved.fields;

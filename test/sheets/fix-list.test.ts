@@ -5,6 +5,7 @@ import { stringify } from "csv-stringify/sync";
 import { afterEach, describe, expect, it } from "vitest";
 import { importCampaign } from "../../src/orders/import-campaign.js";
 import type { LedgerRow } from "../../src/orders/ledger.js";
+import { readOrderFile } from "../../src/orders/order-file.js";
 import { sha256 } from "../../src/sha256.js";
 import { type CampaignEnv, campaignEnv, depsOf, giftjobs } from "../helpers/campaign-env.js";
 import { csvFile } from "../helpers/csv.js";
@@ -58,7 +59,8 @@ describe("the --skip-invalid error file is a fix list", () => {
       "line",
     ]);
     expect(rows.slice(1).map((r) => [...r.slice(0, 5), r[6]])).toEqual([
-      ["Sales", "not-an-email", code, "-5", "r2", "3"],
+      // A leading - would be a formula in a spreadsheet: escaped (see the test further down).
+      ["Sales", "not-an-email", code, "'-5", "r2", "3"],
       ["IT", "c@example.com", "NO-SUCH-CODE", value, "r4", "5"],
       ["HR", "d@@example.com", code, value, "", "6"],
     ]);
@@ -138,5 +140,88 @@ describe("a fix list of a fix list", () => {
     expect(rows2[1]!.slice(0, 4)).toEqual(["a@example.com", "NO-SUCH-CODE", value, "x1"]);
     expect(rows2[1]![4]).toMatch(/^product_code: /);
     expect(rows2[1]![5]).toBe("2");
+  });
+});
+
+/** Each row's fields and ignored cells as the import reads them, product_code left out. */
+async function readRows(path: string) {
+  const rows = [];
+  for await (const item of readOrderFile(path)) {
+    if (item.kind !== "row") throw new Error(`line ${item.line}: ${item.error.message}`);
+    const { product_code: _, ...fields } = item.fields;
+    rows.push({ fields, ignored: { ...item.ignored } });
+  }
+  return rows;
+}
+
+describe("cells that look like formulas in the error file", () => {
+  it("are never live formulas there, and its re-import gives the original values", async () => {
+    env = await campaignEnv({}, "fixlist3");
+    const e = env;
+    const { product, value } = openProduct(e.index);
+    const original = stringify([
+      [
+        "email",
+        "product_code",
+        "face_value",
+        "reference",
+        "metadata.phone",
+        "metadata.adjust",
+        "metadata.note",
+        "Notes",
+      ],
+      [
+        "-dash@example.com",
+        "NO-SUCH-CODE",
+        value,
+        "q1",
+        "+44 7700 900123",
+        "-5",
+        "'quoted",
+        '=HYPERLINK("http://evil.example/","click")',
+      ],
+      ["=eq@example.com", "NO-SUCH-CODE", value, "q2", "@handle", "''=x", "\t=1+1", "@SUM(A1:A9)"],
+      ["+tag@example.com", "NO-SUCH-CODE", value, "q3", "-", "'", "plain", "+1"],
+    ]);
+    const file = await csvFile(e, "formulas.csv", original);
+    const fixList = join(e.dataDir, "fix.csv");
+    const first = await giftjobs(e, [
+      ...["orders", "import", file, "--campaign", "esc", "--yes", "--json"],
+      ...["--skip-invalid", "--error-file", fixList],
+    ]);
+    expect(JSON.parse(first.stdout)).toMatchObject({ rows: 3, invalid: 3 });
+
+    // Not one cell a spreadsheet would run: each such cell has its apostrophe.
+    const rows = parse(await readFile(fixList, "utf8")) as string[][];
+    expect(rows.flat().filter((cell) => /^[=+\-@\t\r]/.test(cell))).toEqual([]);
+    expect(rows[1]!.slice(0, 1)).toEqual(["'-dash@example.com"]);
+    expect(rows[1]![7]).toBe(`'=HYPERLINK("http://evil.example/","click")`);
+    expect(rows[1]![6]).toBe("''quoted");
+
+    // Fixed as someone would: the product code, nothing else.
+    for (const row of rows.slice(1)) row[1] = product.code;
+    await writeFile(fixList, stringify(rows));
+    expect(await readRows(fixList)).toEqual(await readRows(file));
+    // Saved as a workbook first, it reads the same.
+    const book = await xlsxFile(join(e.dataDir, "fix.xlsx"), { Fix: rows });
+    expect(await readRows(book)).toEqual(await readRows(file));
+
+    const again = await giftjobs(e, [
+      ...["orders", "import", fixList, "--campaign", "esc", "--append", "--yes", "--json"],
+    ]);
+    expect(JSON.parse(again.stdout)).toMatchObject({ rows: 3, valid: 3, enqueued: 3 });
+    const recorded = await ledgerRows(e, "esc");
+    const emails = recorded.map(([, r]) => r.email).sort();
+    expect(emails).toEqual(["+tag@example.com", "-dash@example.com", "=eq@example.com"]);
+    const numbers = recorded.map(([, r]) => r.order);
+    const orders = await e.ledger.getOrders("esc", numbers);
+    const metadata = orders
+      .map((o) => o?.metadata)
+      .sort((a, b) => (a!.phone! < b!.phone! ? -1 : 1));
+    expect(metadata).toEqual([
+      { phone: "+44 7700 900123", adjust: "-5", note: "'quoted" },
+      { phone: "-", adjust: "'", note: "plain" },
+      { phone: "@handle", adjust: "''=x", note: "\t=1+1" },
+    ]);
   });
 });
