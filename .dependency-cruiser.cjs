@@ -1,6 +1,7 @@
 // Import rules of src/ (docs/architecture.md, "Layers"): no import circles, type-only imports
 // included (a type circle is still two folders that cannot be understood one without the
-// other), and no arrow from a lower layer up. `npm run lint` runs this.
+// other), no arrow from a lower layer up, and nothing from devDependencies at run time.
+// `npm run lint` runs this.
 
 // From the bottom up. Folders of one layer do not import each other either.
 const LAYERS = [
@@ -55,6 +56,18 @@ module.exports = {
       folders.filter((f) => !SANDBOX_MAY_USE.includes(f)),
     ),
     {
+      name: "not-to-dev-dep",
+      comment:
+        "Shipped code imports a package of package.json's devDependencies, which a production " +
+        "install (npm prune --omit=dev) does not have: move it to dependencies. An import the " +
+        "compiler erases (types only) is allowed.",
+      severity: "error",
+      from: { path: "^src/" },
+      // "pre-compilation-only", not "type-only": dependency-cruiser also calls
+      // `import x, { type T } from "m"` type-only, and that import stays in the JavaScript.
+      to: { dependencyTypes: ["npm-dev"], dependencyTypesNot: ["pre-compilation-only"] },
+    },
+    {
       name: "src-not-test",
       comment: "Shipped code never imports the tests",
       severity: "error",
@@ -64,7 +77,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: "node_modules" },
-    tsPreCompilationDeps: true,
+    // Type-only imports count (circles, layers); "specify" also marks those the compiler erases.
+    tsPreCompilationDeps: "specify",
     tsConfig: { fileName: "tsconfig.json" },
     enhancedResolveOptions: { extensions: [".ts", ".js"] },
   },
