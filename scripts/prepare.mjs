@@ -1,0 +1,33 @@
+// The prepare script (`npm ci`, `npm install`): compiles src/ into dist/, which bin/giftjobs.js
+// runs. The compiler and the type packages are devDependencies, so an install without them
+// (--omit=dev, or NODE_ENV=production) cannot build: it stops saying how to install for
+// production, instead of a page of type errors (npm keeps typescript itself there, as an
+// optional peer of @bull-board/api's valibot) and never runs on with a dist/ of other sources.
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const { devDependencies } = JSON.parse(readFileSync("package.json", "utf8"));
+const needed = Object.keys(devDependencies).filter(
+  (name) => name === "typescript" || name.startsWith("@types/"),
+);
+const missing = needed.filter((name) => {
+  try {
+    require.resolve(`${name}/package.json`);
+    return false;
+  } catch {
+    return true;
+  }
+});
+if (missing.length > 0) {
+  console.error(
+    `giftjobs: dist/ is built with devDependencies this install left out (${missing.join(", ")}: ` +
+      "--omit=dev or NODE_ENV=production). For a production install run `npm ci` (it builds " +
+      'dist/), then `npm prune --omit=dev`: README.md, "Running in production".',
+  );
+  process.exit(1);
+}
+const tsc = require.resolve("typescript/bin/tsc");
+const build = spawnSync(process.execPath, [tsc, "-p", "tsconfig.json"], { stdio: "inherit" });
+process.exit(build.status ?? 1);
