@@ -115,6 +115,11 @@ interface Attempt {
   mode: ExecutionMode;
   campaignCreatedAt: string | undefined;
   log: Logger;
+  /**
+   * The error type of a blip retried inside this attempt (a timeout, a dropped connection): the
+   * request may have reached the service, whatever the attempt's last answer was.
+   */
+  unclear?: string;
 }
 
 /** What the part of a job that holds a sending slot ends with. */
@@ -232,7 +237,7 @@ async function recordCompleted(
 ): Promise<CreateOrderJobResult> {
   const { campaign, number, log } = attempt;
   const store = deps.storePayoutUrls ?? false;
-  const patch = completedPatch(order, attempt.identities, store, attempt.campaignCreatedAt);
+  const patch = completedPatch(order, attempt.identities.length, store, attempt.campaignCreatedAt);
   const moved = await deps.ledger.transition(
     campaign,
     number,
@@ -278,23 +283,26 @@ async function recordSubmitted(
 
 /** Sends the order; short blips (same key, always) are retried once inside the attempt. */
 function sendOrder(attempt: Attempt, signal: AbortSignal | undefined, deps: CreateOrderDeps) {
-  return pRetry(
-    () =>
-      deps.client.createOrder(attempt.request, {
+  const send = async () => {
+    try {
+      return await deps.client.createOrder(attempt.request, {
         idempotencyKey: attempt.key,
         executionMode: attempt.mode,
         signal,
-      }),
-    {
-      retries: deps.blipRetries ?? 1,
-      minTimeout: 200,
-      maxTimeout: 1000,
-      signal,
-      // Only transport blips: 5xx and in-progress go back to BullMQ's backoff, 429 to the limiter.
-      shouldRetry: ({ error }) =>
-        error instanceof ApiError && error.status === 0 && !signal?.aborted,
-    },
-  );
+      });
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 0) attempt.unclear ??= error.type;
+      throw error;
+    }
+  };
+  return pRetry(send, {
+    retries: deps.blipRetries ?? 1,
+    minTimeout: 200,
+    maxTimeout: 1000,
+    signal,
+    // Only transport blips: 5xx and in-progress go back to BullMQ's backoff, 429 to the limiter.
+    shouldRetry: ({ error }) => error instanceof ApiError && error.status === 0 && !signal?.aborted,
+  });
 }
 
 /**
@@ -316,6 +324,12 @@ async function handleFailure(
   error: unknown,
   deps: CreateOrderDeps,
 ): Promise<CreateOrderJobResult> {
+  // A blip before the last answer may have reached the service: the order is marked before the
+  // outcome is recorded (an answer under the key, if this is one, then removes the mark again).
+  if (attempt.unclear)
+    await deps.ledger.transition(attempt.campaign, attempt.number, ["in_flight"], "in_flight", {
+      unclear: attempt.unclear,
+    });
   if (error instanceof RefusedRequestError) {
     // Nothing was sent; an earlier attempt's mark, if any, keeps the rows failed_uncertain.
     const status = await markFailed(

@@ -139,7 +139,7 @@ export class OrderFollower {
     const log = this.options.log.child({ campaign, key: order.key, order_id: order.order_id });
     try {
       const lookup = await this.options.client.getOrder(order.order_id, this.abort.signal);
-      await this.settle(entry, order.order_id, order.identities, lookup, log);
+      await this.settle(entry, order.order_id, order.identities.length, lookup, log);
     } catch (error) {
       if (this.abort.signal.aborted) return;
       await this.onError(entry, error, log).catch((e: unknown) => {
@@ -153,7 +153,7 @@ export class OrderFollower {
   private async settle(
     entry: FollowedOrder,
     orderId: string,
-    identities: string[],
+    rows: number,
     lookup: OrderLookup,
     log: Logger,
   ): Promise<void> {
@@ -187,7 +187,7 @@ export class OrderFollower {
         onOrderEnded: this.options.onOrderEnded,
         orderIndex: this.options.orderIndex,
       },
-      { campaign, number, orderId, identities },
+      { campaign, number, orderId, rows },
       end,
     );
   }

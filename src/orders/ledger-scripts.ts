@@ -170,15 +170,38 @@ end
  * its job is over. A completed order adds its price to the campaign's spend; a replayed one
  * counts as replayed. \`to\` failed_final or cancelled becomes failed_uncertain while the order
  * carries the mark of an unclear attempt (see checked_status).
+ * ARGV[11]: the service's order id the change is for, or '' (the end of an async order the
+ * service reported: a poll or a webhook). The order then moves only when it holds that id, and
+ * KEYS[9], the order-id index, loses the id's entry once the order is known past \`submitted\`
+ * under it, or gone; item ids and payout URLs beyond the order's rows are dropped.
  * Returns {1, previous, status reached} when moved, {0, current} when not allowed, {-1, ""} when
- * unknown.
+ * unknown (or superseded, for an order id), {2, current, its order id} when it holds another
+ * order id, {3, current} when it has none yet (queued or in flight).
  */
 export const TRANSITION = `${HELPERS}
+local for_id = ARGV[11] or ''
+local function forget_id()
+  if for_id ~= '' and KEYS[9] then redis.call('HDEL', KEYS[9], for_id) end
+end
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
-if not raw then return {-1, ''} end
+if not raw then
+  forget_id()
+  return {-1, ''}
+end
 local order = cjson.decode(raw)
 local current = order.s
-if not allowed(ARGV[2], current) then return {0, current} end
+if for_id ~= '' then
+  if current == 'superseded' then
+    forget_id()
+    return {-1, ''}
+  end
+  if current == 'queued' or current == 'in_flight' then return {3, current} end
+  if order.o ~= for_id then return {2, current, order.o or ''} end
+end
+if not allowed(ARGV[2], current) then
+  forget_id()
+  return {0, current}
+end
 if ARGV[6] == 'pending' then
   -- Back to sending (a retry): never in a campaign cancelled or archived meanwhile.
   local state = redis.call('HGET', KEYS[5], 'state')
@@ -186,6 +209,15 @@ if ARGV[6] == 'pending' then
 end
 local patch = cjson.decode(ARGV[4])
 merge(order, patch)
+if for_id ~= '' then
+  -- The service answers items in request order: item i is row i; more than the rows is not ours.
+  for _, field in ipairs({'ii', 'pu'}) do
+    local list = order[field]
+    if type(list) == 'table' then
+      for j = #list, #order.i + 1, -1 do table.remove(list, j) end
+    end
+  end
+end
 if ARGV[10] == 'answered' then answered(order) end
 if ARGV[10] == 'force' then order.uk = nil end
 local to = checked_status(order, ARGV[3])
@@ -208,6 +240,7 @@ if ARGV[6] == 'pending' then
   keep_dispatched(KEYS[5], KEYS[8], ARGV[9])
 end
 note_finished(KEYS[3], KEYS[5], ARGV[5])
+forget_id()
 return {1, current, to}
 `;
 

@@ -81,6 +81,18 @@ type TransitionResult =
    * order carries the mark of an unclear attempt). */
   { moved: true; previous: string; status: RowStatus } | { moved: false; current: string | null };
 
+/** What endReported found: the order moved, or why not (see TRANSITION). */
+export type ReportedEnd =
+  | { kind: "moved"; status: RowStatus }
+  /** Past `submitted` already (a poll and a webhook raced): ended once, by the other. */
+  | { kind: "past"; status: string }
+  /** The ledger holds another order id for it (`heldId`): not this order's end. */
+  | { kind: "mismatch"; status: string; heldId: string | undefined }
+  /** Queued or in flight: its order id is not recorded yet (a webhook that beat the worker). */
+  | { kind: "not-yet"; status: string }
+  /** Unknown or superseded. */
+  | { kind: "gone" };
+
 /**
  * What the service's answer says of an order's key (docs/architecture.md, "One key while an order
  * may exist"): `answered` when it answered under the key (the mark of an unclear attempt goes),
@@ -685,6 +697,50 @@ export class Ledger {
     follow?: FollowChange,
     word?: KeyWord,
   ): Promise<TransitionResult> {
+    const [code, status, reached] = await this.runTransition(campaign, number, from, to, patch, {
+      follow,
+      word,
+    });
+    if (code === 1)
+      return { moved: true, previous: status, status: (reached as RowStatus | undefined) ?? to };
+    return { moved: false, current: code === -1 ? null : status };
+  }
+
+  /**
+   * Ends a `submitted` order as the service reported it (a poll, a webhook): only when the order
+   * holds `orderId`, unfollowed in the same step, and with `indexKey` (the order-id index of
+   * webhooks) the id's entry removed once the order is past `submitted` under it or gone: one
+   * script, so a webhook costs a claim and this (docs/architecture.md, "Webhooks").
+   */
+  async endReported(
+    campaign: string,
+    number: number,
+    end: { to: RowStatus; patch: OrderPatch; orderId: string; indexKey?: string },
+  ): Promise<ReportedEnd> {
+    const [code, status, other] = await this.runTransition(
+      campaign,
+      number,
+      ["submitted"],
+      end.to,
+      end.patch,
+      { follow: "unfollow", word: "answered", orderId: end.orderId, indexKey: end.indexKey },
+    );
+    if (code === 1) return { kind: "moved", status: (other as RowStatus | undefined) ?? end.to };
+    if (code === 0) return { kind: "past", status };
+    if (code === 2) return { kind: "mismatch", status, heldId: other || undefined };
+    if (code === 3) return { kind: "not-yet", status };
+    return { kind: "gone" };
+  }
+
+  private async runTransition(
+    campaign: string,
+    number: number,
+    from: readonly (RowStatus | "*")[],
+    to: RowStatus,
+    patch: OrderPatch,
+    options: { follow?: FollowChange; word?: KeyWord; orderId?: string; indexKey?: string },
+  ): Promise<[number, string, string?]> {
+    const { follow } = options;
     const now = new Date().toISOString();
     const full = encodeOrderFields({ ...patch, updated_at: now } as Partial<LedgerOrder>);
     const args = [String(number), from.join(","), to, JSON.stringify(full), now];
@@ -692,22 +748,18 @@ export class Ledger {
     else if (follow === "pending") args.push("pending", "0", "", campaign);
     else if (follow) args.push("follow", String(follow.at), followMember(campaign, number), "");
     else args.push("", "0", "", "");
-    args.push(word ?? "");
+    args.push(options.word ?? "", options.orderId ?? "");
     const k = this.keys(campaign);
-    const [code, status, reached] = (await this.script(
-      "giftjobsLedgerTransition",
-      [
-        ...this.scriptKeys(campaign),
-        this.followKey(),
-        k.meta,
-        k.window,
-        k.pending,
-        this.runningKey(),
-      ],
-      args,
-    )) as [number, string, RowStatus?];
-    if (code === 1) return { moved: true, previous: status, status: reached ?? to };
-    return { moved: false, current: code === -1 ? null : status };
+    const keys = [
+      ...this.scriptKeys(campaign),
+      this.followKey(),
+      k.meta,
+      k.window,
+      k.pending,
+      this.runningKey(),
+    ];
+    if (options.indexKey) keys.push(options.indexKey);
+    return (await this.script("giftjobsLedgerTransition", keys, args)) as [number, string, string?];
   }
 
   /** The sorted set of async orders whose status is still to be read, scored by when. */

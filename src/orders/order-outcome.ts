@@ -20,12 +20,13 @@ export function isReplay(order: Order, campaignCreatedAt: string | undefined): b
  */
 export function completedPatch(
   order: Order,
-  identities: string[],
+  rows: number | undefined,
   storePayoutUrls: boolean,
   campaignCreatedAt?: string,
 ): OrderPatch {
-  // The service answers items in request order, so item i belongs to row identity i.
-  const items = order.items.slice(0, identities.length);
+  // The service answers items in request order, so item i belongs to row identity i. Without
+  // `rows` (an end the service reported), the ledger's script drops what is beyond its rows.
+  const items = rows === undefined ? order.items : order.items.slice(0, rows);
   const statuses = new Set(order.items.map((item) => item.payout?.status).filter(Boolean));
   return {
     order_id: order.id,

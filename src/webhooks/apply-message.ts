@@ -1,7 +1,7 @@
 import { OrderSchema } from "../api/schemas.js";
 import { recordProductState } from "../catalog/index-overrides.js";
 import type { Logger } from "../log.js";
-import type { Ledger } from "../orders/ledger.js";
+import type { Ledger, ReportedEnd } from "../orders/ledger.js";
 import type { IndexedOrder, OrderIndex } from "./order-index.js";
 import {
   applyRemoteOrderEnd,
@@ -63,8 +63,8 @@ export async function applyMessage(
 }
 
 /**
- * An `order.completion`: the order the index names is read (its key is known only now), and
- * ended only when it is `submitted` under this very order id (docs/architecture.md, "Webhooks").
+ * An `order.completion`: the order the index names is ended only when it is `submitted` under
+ * this very order id, checked in the script that ends it (docs/architecture.md, "Webhooks").
  */
 async function orderCompletion(
   deps: ApplyMessageDeps,
@@ -81,29 +81,10 @@ async function orderCompletion(
   } else end = { status, id };
   const target = lookedUp ? lookedUp.target : await deps.orderIndex.find(id);
   if (!target) return unknownOrder(end);
-  const order = await deps.ledger.getOrder(target.campaign, target.number);
-  if (!order || order.status === "superseded") {
-    await deps.orderIndex.forget(id);
-    return "unknown_order";
-  }
-  // Indexed just before the worker records `submitted` with the order id: the message beat it.
-  // Asked again later, when the order id it is checked against is recorded.
-  if (order.status === "in_flight" || order.status === "queued") return "not_yet";
   const log = deps.log.child({ campaign: target.campaign, order: target.number, order_id: id });
-  if (order.order_id !== id) {
-    // The index names an order the ledger holds under another order id: ending it would end
-    // another order than the service's. Acknowledged (a retry would find the same), not applied.
-    log.warn(
-      { ledger_order_id: order.order_id ?? null, ledger_status: order.status },
-      "a webhook's order id is not the one the ledger holds for the order the index names: nothing changed",
-    );
-    return "mismatch";
-  }
-  if (order.status !== "submitted") {
-    await deps.orderIndex.forget(id);
-    return "already_ended";
-  }
-  const moved = await applyRemoteOrderEnd(
+  // One script checks that the order holds this id, ends it and forgets the id (see
+  // applyRemoteOrderEnd): with the claim, two round trips a message.
+  const result = await applyRemoteOrderEnd(
     {
       ledger: deps.ledger,
       log,
@@ -112,10 +93,35 @@ async function orderCompletion(
       onOrderEnded: deps.onOrderEnded,
       orderIndex: deps.orderIndex,
     },
-    { ...target, orderId: id, identities: order.identities },
+    { ...target, orderId: id },
     end,
   );
-  return moved ? "applied" : "already_ended";
+  return resultOf(result, log);
+}
+
+/** The receiver's answer for what the ledger found (docs/architecture.md, "Webhooks"). */
+function resultOf(found: ReportedEnd | undefined, log: Logger): WebhookResult {
+  if (!found) return "bad_request";
+  switch (found.kind) {
+    case "moved":
+      return "applied";
+    case "gone":
+      return "unknown_order";
+    // Indexed just before the worker records `submitted` with the order id: the message beat it.
+    // Asked again later, when the order id it is checked against is recorded.
+    case "not-yet":
+      return "not_yet";
+    case "past":
+      return "already_ended";
+    case "mismatch":
+      // The index names an order the ledger holds under another order id: ending it would end
+      // another order than the service's. Acknowledged (a retry would find the same), not applied.
+      log.warn(
+        { ledger_order_id: found.heldId ?? null, ledger_status: found.status },
+        "a webhook's order id is not the one the ledger holds for the order the index names: nothing changed",
+      );
+      return "mismatch";
+  }
 }
 
 // When each campaign was first imported: it never changes, so it is read once per campaign.

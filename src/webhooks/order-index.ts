@@ -22,29 +22,26 @@ export function indexEntry(member: string): IndexedOrder {
  * "Webhooks").
  */
 export class OrderIndex {
-  private readonly hash: string;
+  /** The hash's key: the ledger's ending script forgets an ended order's id in it. */
+  readonly key: string;
 
   constructor(
     private readonly redis: Redis,
     prefix: string,
   ) {
-    this.hash = redisKey(prefix, "order-ids");
+    this.key = redisKey(prefix, "order-ids");
   }
 
   async remember(orderId: string, campaign: string, number: number): Promise<void> {
-    await this.redis.hset(this.hash, orderId, `${campaign} ${number}`);
+    await this.redis.hset(this.key, orderId, `${campaign} ${number}`);
   }
 
   async find(orderId: string): Promise<IndexedOrder | undefined> {
-    const member = await this.redis.hget(this.hash, orderId);
+    const member = await this.redis.hget(this.key, orderId);
     return member ? indexEntry(member) : undefined;
   }
 
-  async forget(orderId: string): Promise<void> {
-    await this.redis.hdel(this.hash, orderId);
-  }
-
   async size(): Promise<number> {
-    return this.redis.hlen(this.hash);
+    return this.redis.hlen(this.key);
   }
 }

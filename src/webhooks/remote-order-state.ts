@@ -1,6 +1,6 @@
 import type { Order } from "../api/schemas.js";
 import type { Logger } from "../log.js";
-import type { Ledger } from "../orders/ledger.js";
+import type { Ledger, ReportedEnd } from "../orders/ledger.js";
 import { completedPatch, warnReplayed } from "../orders/order-outcome.js";
 import type { OrderIndex } from "./order-index.js";
 
@@ -41,99 +41,78 @@ function quotedStatus(status: string): string {
  * (docs/architecture.md, "Following async orders"): COMPLETED gives `completed` with its ids;
  * FAILED, and only FAILED, gives `failed_final` (the service made nothing); a status we do not
  * know gives `failed_uncertain` (an order may exist: retried under the same key, the service
- * replays it), its error naming the status. Each unfollows the order in the same script.
- * PROCESSING, and COMPLETED without the order, are no end this can record: nothing is changed
- * (the callers look again). The status follower (a poll) and the webhook
- * receiver both call this, so when a poll and a webhook race, the first moves the order and the
- * second finds it past `submitted` and changes nothing: one end, counted once.
- * Returns whether this call moved it.
+ * replays it), its error naming the status. One script (Ledger.endReported) checks that the
+ * order holds `orderId`, ends it, unfollows it and, with webhooks on, forgets the id once the
+ * order is past `submitted`. PROCESSING, and COMPLETED without the order, are no end this can
+ * record: nothing is changed (the callers look again). The status follower (a poll) and the
+ * webhook receiver both call this, so when a poll and a webhook race, the first moves the order
+ * and the second finds it past `submitted` and changes nothing: one end, counted once.
+ * Returns what the ledger found (undefined when nothing could be recorded).
  */
 export async function applyRemoteOrderEnd(
   deps: ApplyRemoteOrderDeps,
-  target: { campaign: string; number: number; orderId: string; identities: string[] },
+  target: { campaign: string; number: number; orderId: string; rows?: number },
   end: RemoteOrderEnd,
-): Promise<boolean> {
+): Promise<ReportedEnd | undefined> {
   const { campaign, number, orderId } = target;
   const { ledger, log } = deps;
-  if (end.status === "PROCESSING") return false;
+  if (end.status === "PROCESSING") return undefined;
+  const indexKey = deps.orderIndex?.key;
   if (end.status === "COMPLETED") {
-    if (!end.order) return false;
+    if (!end.order) return undefined;
     const createdAt = await deps.campaignCreatedAt(campaign);
     const store = deps.storePayoutUrls ?? false;
-    const patch = completedPatch(end.order, target.identities, store, createdAt);
-    const result = await endAndForget(
-      deps,
+    const patch = completedPatch(end.order, target.rows, store, createdAt);
+    const result = await ledger.endReported(campaign, number, {
+      to: "completed",
+      patch,
       orderId,
-      ledger.transition(campaign, number, ["submitted"], "completed", patch, "unfollow"),
-    );
-    if (result.moved) deps.onOrderEnded?.("completed");
-    if (patch.replayed) warnReplayed(log, campaign, end.order.created_at);
-    else log.debug("async order completed");
-    return result.moved;
+      indexKey,
+    });
+    if (result.kind === "moved") {
+      deps.onOrderEnded?.("completed");
+      if (patch.replayed) warnReplayed(log, campaign, end.order.created_at);
+      else log.debug("async order completed");
+    }
+    return result;
   }
   if (end.status === "FAILED") {
     // The service says the order did not go through: nothing was made.
-    const result = await endAndForget(
-      deps,
+    const result = await ledger.endReported(campaign, number, {
+      to: "failed_final",
+      patch: {
+        error_type: "order_failed",
+        error_message: "the service reports order status FAILED",
+      },
       orderId,
-      ledger.transition(
-        campaign,
-        number,
-        ["submitted"],
-        "failed_final",
-        {
-          order_id: orderId,
-          error_type: "order_failed",
-          error_message: "the service reports order status FAILED",
-        },
-        "unfollow",
-      ),
-    );
-    if (result.moved) deps.onOrderEnded?.("failed_final");
-    // One per order: counted in the tracker's progress lines and `orders report`.
-    log.debug({ status: end.status }, "async order did not complete");
-    return result.moved;
+      indexKey,
+    });
+    if (result.kind === "moved") {
+      deps.onOrderEnded?.("failed_final");
+      // One per order: counted in the tracker's progress lines and `orders report`.
+      log.debug({ status: end.status }, "async order did not complete");
+    }
+    return result;
   }
   // A status we do not know: it does not say whether an order was made, so its rows may be paid.
   // failed_uncertain: retried under the same key (the service replays), never under a new one.
   const status = quotedStatus(end.status);
-  const result = await endAndForget(
-    deps,
+  const result = await ledger.endReported(campaign, number, {
+    to: "failed_uncertain",
+    patch: {
+      error_type: "unknown_order_status",
+      error_message: `the service reports order status ${status}, which giftjobs does not know (it knows ${KNOWN_ORDER_STATUSES.join(", ")}): an order may exist`,
+      unclear: "unknown_order_status",
+    },
     orderId,
-    ledger.transition(
-      campaign,
-      number,
-      ["submitted"],
-      "failed_uncertain",
-      {
-        order_id: orderId,
-        error_type: "unknown_order_status",
-        error_message: `the service reports order status ${status}, which giftjobs does not know (it knows ${KNOWN_ORDER_STATUSES.join(", ")}): an order may exist`,
-      },
-      "unfollow",
-    ),
-  );
-  if (result.moved) {
+    indexKey,
+  });
+  if (result.kind === "moved") {
     deps.onOrderEnded?.("failed_uncertain");
     log.warn(
       { status: end.status },
       `the service reports order status ${status}, which giftjobs does not know: rows failed_uncertain (an order may exist; retry them under the same key)`,
     );
   }
-  return result.moved;
-}
-
-/**
- * The order's end and, with webhooks on, forgetting its id: sent in the same turn, so one write
- * and no round trip between (on one connection Redis runs them in this order). Once the order
- * has left `submitted`, by this or by an earlier end, no message needs its id.
- */
-async function endAndForget<T>(
-  deps: ApplyRemoteOrderDeps,
-  orderId: string,
-  ending: Promise<T>,
-): Promise<T> {
-  const forgotten = deps.orderIndex?.forget(orderId);
-  const [result] = await Promise.all([ending, forgotten]);
   return result;
 }

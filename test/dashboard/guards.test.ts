@@ -171,12 +171,13 @@ describe("giftjobs dashboard: Host, Origin and token guards", () => {
     const csrf = csrfOf(
       (await send(`${base()}${pagePath}`, { headers: { authorization: `Bearer ${TOKEN}` } })).body,
     )!;
-    for (const headers of [
+    const attempts: Record<string, string>[] = [
       {},
       { authorization: "Bearer wrong-token-0000000000" },
       { authorization: `Basic ${TOKEN}` },
       { cookie: `giftjobs_dashboard=${TOKEN}` },
-    ]) {
+    ];
+    for (const headers of attempts) {
       const refused = await approve(csrf, headers);
       expect(refused.status, JSON.stringify(headers)).toBe(401);
     }
@@ -238,7 +239,7 @@ describe("giftjobs dashboard: Host, Origin and token guards", () => {
         page.getByRole("button", { name: "Log in" }).click(),
       ]);
       // The cookie is the browser's only: no script of the page can read it.
-      expect(await page.evaluate(() => document.cookie)).toBe("");
+      expect(await page.evaluate("document.cookie")).toBe("");
       await page.goto(`${base()}${pagePath}`);
       await page.getByRole("button", { name: "Approve" }).click();
       await page.getByRole("status").waitFor();

@@ -50,6 +50,7 @@ describe("429 cap", () => {
       log: silentLogger,
       ordersQueue: queue,
       rateLimiter: new RateLimitBackoff(1),
+      journal: async () => {},
     }).catch((e: Error) => e);
     return { outcome, job, order: await ledger.getOrder("c", 1) };
   }

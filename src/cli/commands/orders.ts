@@ -545,13 +545,12 @@ function registerRetry(orders: Command): void {
     )
     .option(
       "--force",
-      "with --new-key, also failed_uncertain rows: an order may exist for them, so this could pay twice",
+      "with --new-key, also failed_uncertain rows: an order may exist for them, so this could pay twice; without, send failed_uncertain rows under their same key even after an unclear attempt under another API key",
     )
     .option("--json", "print one JSON document")
     .action(
       action(
         async (opts: { campaign: string; newKey?: boolean; force?: boolean; json?: boolean }) => {
-          if (opts.force && !opts.newKey) throw new UserError("--force only goes with --new-key");
           const ctx = createContext(opts.json);
           return withServices(ctx.config, async ({ ledger }) => {
             await requireCampaign(ledger, opts.campaign);
@@ -564,7 +563,7 @@ function registerRetry(orders: Command): void {
                 );
               }
             }
-            if (opts.force)
+            if (opts.force && opts.newKey)
               ctx.log.warn(
                 { campaign: opts.campaign },
                 "--force: failed_uncertain rows get new keys; this could pay twice",
@@ -572,7 +571,13 @@ function registerRetry(orders: Command): void {
             const result = await retryCampaign(ledger, opts.campaign, {
               newKey: opts.newKey,
               force: opts.force,
+              dataDir: ctx.config.dataDir,
             });
+            if (result.unclear > 0)
+              process.stderr.write(
+                `note: ${number(result.unclear)} orders keep their key: an attempt under it ended unclear, so an order may exist. ` +
+                  "Retry them with their same key; --new-key --force only once you have checked the service's orders.\n",
+              );
             if (opts.json) printJson({ campaign: opts.campaign, ...result });
             else
               process.stdout.write(
