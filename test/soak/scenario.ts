@@ -46,6 +46,11 @@ export interface Scenario {
   asyncCompleteMs: number;
   /** Share of async orders the service ends FAILED (refunded: not paid). */
   asyncFailRate: number;
+  /**
+   * Async only: the service pushes order ends to a receiver, with these faults (each a
+   * probability), and the workers poll only as the net (docs/architecture.md, "Webhooks").
+   */
+  webhooks: { duplicates: number; outOfOrder: number; drop: number } | null;
   steps: Step[];
 }
 
@@ -90,10 +95,19 @@ function faultToggles(random: Random, state: PlanState): Candidate[] {
   ];
 }
 
+/** An order may be made without the workers knowing: the case issue 31 is about. */
+function unclear(state: PlanState): boolean {
+  return state.timeouts || state.drops || state.failAfter;
+}
+
+/** Refusals made before the key is read come more often while answers are unclear. */
 function accountEvents(state: PlanState): Candidate[] {
+  const refusal = unclear(state) ? 5 : 2;
   return [
-    state.staleKey ? [3, () => ({ kind: "fix-key" })] : [2, () => ({ kind: "rotate-key" })],
-    state.oldVersion ? [3, () => ({ kind: "fix-version" })] : [2, () => ({ kind: "old-version" })],
+    state.staleKey ? [3, () => ({ kind: "fix-key" })] : [refusal, () => ({ kind: "rotate-key" })],
+    state.oldVersion
+      ? [3, () => ({ kind: "fix-version" })]
+      : [refusal, () => ({ kind: "old-version" })],
   ];
 }
 
@@ -201,7 +215,7 @@ function drawSteps(random: Random, rows: number): Step[] {
     lowFunds: false,
   };
   const steps: Step[] = [];
-  const count = randomInt(random, 4, 9);
+  const count = randomInt(random, 5, 10);
   for (let i = 0; i < count; i++) {
     const event = weighted(random, [
       ...faultToggles(random, state),
@@ -210,9 +224,20 @@ function drawSteps(random: Random, rows: number): Step[] {
       ...operatorEvents(random, state),
     ]);
     apply(state, event);
-    steps.push({ event, waitMs: randomInt(random, 20, 250) });
+    steps.push({ event, waitMs: randomInt(random, 20, 200) });
   }
   return steps;
+}
+
+const WEBHOOK_FAULTS = [0, 0.3, 0.6] as const;
+
+function drawWebhooks(random: Random, mode: ExecutionMode): Scenario["webhooks"] {
+  if (mode === "sync" || !chance(random, 0.4)) return null;
+  return {
+    duplicates: pick(random, WEBHOOK_FAULTS),
+    outOfOrder: pick(random, WEBHOOK_FAULTS),
+    drop: pick(random, WEBHOOK_FAULTS),
+  };
 }
 
 /** The plan of `seed`: the same seed, the same plan. */
@@ -221,7 +246,12 @@ export function scenarioOf(seed: number): Scenario {
   const rows = randomInt(random, 1, 4);
   const mode: ExecutionMode = chance(random, 0.4) ? "sync" : "async";
   const packed = mode === "async" && rows > 1 && chance(random, 0.5);
-  return {
+  // Drawn last, so that adding it left the older plans (seeds already reported) as they were.
+  const webhooks = (plan: Omit<Scenario, "webhooks">): Scenario => ({
+    ...plan,
+    webhooks: drawWebhooks(random, mode),
+  });
+  return webhooks({
     seed,
     rows,
     mode,
@@ -232,7 +262,7 @@ export function scenarioOf(seed: number): Scenario {
     asyncCompleteMs: randomInt(random, 50, 200),
     asyncFailRate: mode === "async" && chance(random, 0.3) ? 0.3 : 0,
     steps: drawSteps(random, rows),
-  };
+  });
 }
 
 /** An event as the failure report prints it. */
@@ -266,7 +296,10 @@ export function eventText(event: SoakEvent): string {
 export function scenarioText(s: Scenario): string {
   const packing = s.itemsPerOrder > 1 ? `, ${s.itemsPerOrder} items/order` : "";
   const failing = s.asyncFailRate ? `, async fail rate ${s.asyncFailRate}` : "";
-  return `${s.rows} rows, ${s.mode}${packing}, ${s.attempts} attempts (backoff ${s.backoffMs} ms), latency ${s.latencyMs} ms, async ${s.asyncCompleteMs} ms${failing}`;
+  const hooks = s.webhooks
+    ? `, webhooks (duplicates ${s.webhooks.duplicates}, out of order ${s.webhooks.outOfOrder}, drop ${s.webhooks.drop})`
+    : "";
+  return `${s.rows} rows, ${s.mode}${packing}, ${s.attempts} attempts (backoff ${s.backoffMs} ms), latency ${s.latencyMs} ms, async ${s.asyncCompleteMs} ms${failing}${hooks}`;
 }
 
 /** The sequence in one line: each event and the wait after it. */

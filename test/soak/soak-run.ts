@@ -13,9 +13,11 @@ import { retryCampaign } from "../../src/orders/campaign-retry.js";
 import { campaignStatus, pendingRows } from "../../src/orders/campaign-status.js";
 import { importCampaign } from "../../src/orders/import-campaign.js";
 import { pickSampleProducts, sampleCsv } from "../../src/orders/sample-csv.js";
+import { startWebhookReceiver } from "../../src/webhooks/webhook-receiver.js";
 import { type CampaignEnv, campaignEnv, quietLog } from "../helpers/campaign-env.js";
-import { cleanPrefix } from "../helpers/redis.js";
+import { cleanPrefix, testRedis } from "../helpers/redis.js";
 import { control, sandboxOrders } from "../helpers/sandbox.js";
+import { newWebhookSecret } from "../helpers/webhook-inbox.js";
 import { checkInvariants, type ReportedRow, type ServiceOrder, type Violation } from "./check.js";
 import { eventText, type Scenario, type SoakEvent } from "./scenario.js";
 import { SoakWorkers } from "./soak-workers.js";
@@ -30,6 +32,8 @@ const OPEN_RATE = 100_000;
 const TOP_UP = "1000000";
 /** How long the campaign may take to come to rest once every fault is off. */
 const REST_MS = 30_000;
+/** With webhooks on, the first poll of an accepted order: later than most webhooks come. */
+const WEBHOOK_POLL_MS = 300;
 
 export interface SoakResult {
   scenario: Scenario;
@@ -51,6 +55,17 @@ function rowOfEmail(email: string): number {
   return Number(/^recipient-(\d+)@/.exec(email)?.[1] ?? 0);
 }
 
+/** An order's stored JSON without its key and identities (shown apart), long texts cut. */
+function storedText(json: string | undefined): string {
+  if (!json) return "";
+  const fields = JSON.parse(json) as Record<string, unknown>;
+  delete fields.k;
+  delete fields.i;
+  for (const [name, value] of Object.entries(fields))
+    if (typeof value === "string" && value.length > 60) fields[name] = `${value.slice(0, 57)}...`;
+  return JSON.stringify(fields);
+}
+
 class SoakRun {
   readonly violations: Violation[] = [];
   /** Recipients a `retry --new-key --force` moved to a new key: they may be paid twice. */
@@ -69,7 +84,8 @@ class SoakRun {
     private readonly env: CampaignEnv,
     readonly trace: Trace,
   ) {
-    this.workers = new SoakWorkers(env, this.trace);
+    const poll = scenario.webhooks ? WEBHOOK_POLL_MS : undefined;
+    this.workers = new SoakWorkers(env, this.trace, poll);
     this.serviceKey = env.config.apiKey ?? "";
     env.sandbox.setApiKey(this.serviceKey);
   }
@@ -330,17 +346,21 @@ class SoakRun {
     return rows.sort((a, b) => a.row - b.row);
   }
 
-  /** The ledger's orders: number, key, generation, status, rows, last error. */
+  /**
+   * The ledger's orders: number, key, generation, status, rows, last error, and the rest of the
+   * record as stored (one-letter names, docs/architecture.md "Redis keys"; long texts cut).
+   */
   async ledgerOrders(): Promise<string[]> {
     const rowOf = new Map<string, number>();
     for await (const [identity, row] of this.env.ledger.rows(CAMPAIGN))
       rowOf.set(identity, rowOfEmail(row.email));
+    const stored = await this.env.redis.hgetall(this.env.ledger.keys(CAMPAIGN).orders);
     const lines: string[] = [];
     for await (const [number, order] of this.env.ledger.orders(CAMPAIGN)) {
       const rows = order.identities.map((identity) => `r${rowOf.get(identity) ?? "?"}`);
       const error = order.error_type ? ` error ${order.error_type}` : "";
       lines.push(
-        `#${number} ${this.trace.label(order.key)} g${order.generation} ${order.status} ${rows.join(",")}${error}`,
+        `#${number} ${this.trace.label(order.key)} g${order.generation} ${order.status} ${rows.join(",")}${error} ${storedText(stored[number])}`,
       );
     }
     return lines;
@@ -353,6 +373,35 @@ class SoakRun {
   close(): Promise<void> {
     return this.workers.close();
   }
+}
+
+/**
+ * With the scenario's webhooks: a receiver (src/webhooks) on a free port, and the sandbox
+ * sending it each async order's end with the scenario's faults (retries 50 ms apart).
+ */
+async function startWebhooks(scenario: Scenario, env: CampaignEnv): Promise<() => Promise<void>> {
+  if (!scenario.webhooks) return async () => {};
+  const redis = testRedis();
+  const secret = newWebhookSecret();
+  const receiver = await startWebhookReceiver({
+    redis,
+    prefix: env.config.prefix,
+    dataDir: env.dataDir,
+    secret,
+    log: quietLog,
+    port: 0,
+  });
+  await env.sandbox.setWebhooks({
+    webhookUrl: receiver.url,
+    webhookSecret: secret,
+    webhookRetryBaseMs: 50,
+    webhookFaults: scenario.webhooks,
+  });
+  return async () => {
+    await env.sandbox.webhooks?.close();
+    await receiver.close();
+    await redis.quit();
+  };
 }
 
 /** One seed, end to end: its own sandbox, Redis prefix and data dir, removed after. */
@@ -370,6 +419,7 @@ export async function runScenario(scenario: Scenario): Promise<SoakResult> {
     },
     `soak${scenario.seed}`,
   );
+  const stopWebhooks = await startWebhooks(scenario, env);
   const run = new SoakRun(scenario, env, trace);
   try {
     await run.runAll();
@@ -388,6 +438,7 @@ export async function runScenario(scenario: Scenario): Promise<SoakResult> {
     };
   } finally {
     await run.close();
+    await stopWebhooks();
     await env.dispose();
   }
 }

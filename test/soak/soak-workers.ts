@@ -29,9 +29,14 @@ export class SoakWorkers {
   private running: RunningWorkers | undefined;
   private readonly children = new Set<ChildProcess>();
 
+  /**
+   * @param webhookPollMs with webhooks on: the first poll of an accepted order, after which
+   * polling is the net (docs/architecture.md, "Webhooks"); undefined: webhooks off.
+   */
   constructor(
     private readonly env: CampaignEnv,
     private readonly trace: Trace,
+    private readonly webhookPollMs?: number,
   ) {
     this.settings = {
       apiKey: env.config.apiKey ?? "",
@@ -52,7 +57,9 @@ export class SoakWorkers {
 
   async start(): Promise<void> {
     if (this.running) return;
-    this.running = await runWorkers(this.env, { config: this.config(), ...SOAK_WORKERS });
+    const webhooks =
+      this.webhookPollMs === undefined ? undefined : { firstPollDelayMs: this.webhookPollMs };
+    this.running = await runWorkers(this.env, { config: this.config(), ...SOAK_WORKERS, webhooks });
     this.trace.note(`workers started: ${this.settingsText()}`);
   }
 
@@ -85,6 +92,7 @@ export class SoakWorkers {
       GIFTJOBS_LOG_LEVEL: "silent",
     });
     if (config.apiVersion) env.GIFTJOBS_API_VERSION = config.apiVersion;
+    if (this.webhookPollMs !== undefined) env.SOAK_WEBHOOK_POLL_MS = String(this.webhookPollMs);
     return env;
   }
 

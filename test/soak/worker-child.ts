@@ -1,7 +1,7 @@
 // An order worker in a process of its own, configured by GIFTJOBS_* like `giftjobs worker`,
 // for the soak test to SIGKILL mid-attempt (docs/architecture.md, "Exactly once": a worker that
 // dies after POST, before the ledger). Prints "ready" once it takes jobs; ends with its stdin,
-// so it never outlives the test that started it.
+// so it never outlives the test that started it. SOAK_WEBHOOK_POLL_MS set: webhooks on.
 import { loadConfig } from "../../src/config.js";
 import { startWorkers } from "../../src/jobs/workers.js";
 import { silentLogger } from "../../src/log.js";
@@ -9,10 +9,12 @@ import { SOAK_WORKERS } from "./worker-options.js";
 
 process.stdin.on("end", () => process.exit(0));
 process.stdin.resume();
+const poll = process.env.SOAK_WEBHOOK_POLL_MS;
 await startWorkers({
   config: loadConfig(),
   log: silentLogger,
   queues: ["orders"],
   ...SOAK_WORKERS,
+  webhooks: poll === undefined ? undefined : { firstPollDelayMs: Number(poll) },
 });
 process.stdout.write("ready\n");
