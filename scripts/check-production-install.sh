@@ -20,6 +20,7 @@ cleanup() {
       const redis = new Redis(process.env.GIFTJOBS_REDIS_URL || "redis://127.0.0.1:6379", {
         maxRetriesPerRequest: 1,
       });
+      redis.on("error", () => {}); // a failed command says it once, below
       (async () => {
         let cursor = "0";
         do {
@@ -34,6 +35,7 @@ cleanup() {
   rm -rf "$dir"
 }
 trap cleanup EXIT
+trap 'exit 1' INT TERM
 
 fail() {
   echo "production install: $*" >&2
