@@ -29,7 +29,8 @@ export type ViolationKind =
   | "completed-without-order"
   | "unknown-recipient"
   | "not-at-rest"
-  | "step-failed";
+  | "step-failed"
+  | "harness";
 
 export interface Violation {
   kind: ViolationKind;

@@ -47,7 +47,7 @@ function traceText(lines: string[]): string[] {
 
 /** One line for a seed that held every invariant. */
 export function passText(result: SoakResult): string {
-  return `ok   seed ${result.scenario.seed} (${result.ms} ms): ${stepsText(result.scenario.steps)}`;
+  return `ok   seed ${result.scenario.seed} (${result.ms} ms): ${stepsText(result.scenario)}`;
 }
 
 /** A failing seed in full: plan, violations with the rows' orders, ledger, trace. */
@@ -55,7 +55,7 @@ export function failureText(result: SoakResult): string {
   const { scenario } = result;
   return [
     `${result.violations.length > 0 ? "FAIL" : "ok  "} seed ${scenario.seed} (${result.ms} ms): ${scenarioText(scenario)}`,
-    `  events: ${stepsText(scenario.steps)}`,
+    `  events: ${stepsText(scenario)}`,
     `  replay: npm run soak -- --seed ${scenario.seed}`,
     ...result.violations.flatMap((violation) => violationText(result, violation)),
     "  ledger orders at rest:",
@@ -70,4 +70,31 @@ export function summaryLines(result: SoakResult): string[] {
   return result.violations.map(
     (v) => `seed ${result.scenario.seed}: ${v.kind}${v.row ? ` r${v.row}` : ""}: ${v.detail}`,
   );
+}
+
+/** How one attempt's end is counted in the coverage line: status and error type. */
+function attemptName(attempt: SoakResult["trace"]["attempts"][number]): string {
+  const type = attempt.errorType ? ` ${attempt.errorType}` : "";
+  return `${attempt.status}${type}${attempt.replayed ? " replayed" : ""}`;
+}
+
+/**
+ * What a batch of seeds exercised: the service's answers by kind, and the events drawn, so a
+ * green batch can be told from one that never reached the paths it is about.
+ */
+export function coverageText(results: SoakResult[]): string {
+  const answers = new Map<string, number>();
+  const events = new Map<string, number>();
+  const add = (map: Map<string, number>, name: string) => map.set(name, (map.get(name) ?? 0) + 1);
+  for (const result of results) {
+    for (const attempt of result.trace.attempts) add(answers, attemptName(attempt));
+    for (const step of result.scenario.steps) add(events, step.event.kind);
+    if (result.scenario.webhooks) add(events, "(webhooks on)");
+  }
+  const list = (map: Map<string, number>) =>
+    [...map.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, n]) => `${name} x${n}`)
+      .join(", ");
+  return `answers: ${list(answers)}\nevents: ${list(events)}`;
 }

@@ -3,7 +3,7 @@
 // Prints each failing seed with its events and trace; exit 1 when any seed fails.
 // (Issue 31; the plan is scenario.ts, the invariants check.ts.)
 import { parseArgs } from "node:util";
-import { failureText, passText, summaryLines } from "./report.js";
+import { coverageText, failureText, passText, summaryLines } from "./report.js";
 import { scenarioOf } from "./scenario.js";
 import { runScenario, type SoakResult } from "./soak-run.js";
 
@@ -32,13 +32,16 @@ async function main(): Promise<number> {
   const { seeds, verbose } = seedsToRun();
   const started = Date.now();
   const failed: SoakResult[] = [];
+  const all: SoakResult[] = [];
   for (const seed of seeds) {
     const result = await runScenario(scenarioOf(seed));
+    all.push(result);
     if (result.violations.length > 0) failed.push(result);
     if (result.violations.length > 0 || verbose) console.log(failureText(result));
     else console.log(passText(result));
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  console.log(`\n${coverageText(all)}`);
   console.log(`\n${seeds.length} seeds in ${seconds} s: ${failed.length} failed`);
   for (const result of failed) for (const line of summaryLines(result)) console.log(`  ${line}`);
   return failed.length > 0 ? 1 : 0;

@@ -52,6 +52,11 @@ export interface Scenario {
    */
   webhooks: { duplicates: number; outOfOrder: number; drop: number } | null;
   steps: Step[];
+  /**
+   * The in-process workers start after this many events (1 to 3), so that the first sends meet
+   * faults already on: a campaign of a few rows is otherwise paid before the second event.
+   */
+  workersAfter: number;
 }
 
 /** Which faults are on as the plan is drawn, so that each toggle draws its other side next. */
@@ -247,9 +252,10 @@ export function scenarioOf(seed: number): Scenario {
   const mode: ExecutionMode = chance(random, 0.4) ? "sync" : "async";
   const packed = mode === "async" && rows > 1 && chance(random, 0.5);
   // Drawn last, so that adding it left the older plans (seeds already reported) as they were.
-  const webhooks = (plan: Omit<Scenario, "webhooks">): Scenario => ({
+  const webhooks = (plan: Omit<Scenario, "webhooks" | "workersAfter">): Scenario => ({
     ...plan,
     webhooks: drawWebhooks(random, mode),
+    workersAfter: randomInt(random, 1, 3),
   });
   return webhooks({
     seed,
@@ -302,7 +308,12 @@ export function scenarioText(s: Scenario): string {
   return `${s.rows} rows, ${s.mode}${packing}, ${s.attempts} attempts (backoff ${s.backoffMs} ms), latency ${s.latencyMs} ms, async ${s.asyncCompleteMs} ms${failing}${hooks}`;
 }
 
-/** The sequence in one line: each event and the wait after it. */
-export function stepsText(steps: Step[]): string {
-  return steps.map((step) => `${eventText(step.event)} +${step.waitMs}ms`).join(" | ");
+/** The sequence in one line: each event and the wait after it, and when the workers start. */
+export function stepsText(scenario: Scenario): string {
+  return scenario.steps
+    .map((step, i) => {
+      const start = i + 1 === scenario.workersAfter ? " | (workers start)" : "";
+      return `${eventText(step.event)}${start} +${step.waitMs}ms`;
+    })
+    .join(" | ");
 }

@@ -20,7 +20,7 @@ import { control, sandboxOrders } from "../helpers/sandbox.js";
 import { newWebhookSecret } from "../helpers/webhook-inbox.js";
 import { checkInvariants, type ReportedRow, type ServiceOrder, type Violation } from "./check.js";
 import { eventText, type Scenario, type SoakEvent } from "./scenario.js";
-import { SoakWorkers } from "./soak-workers.js";
+import { HarnessError, SoakWorkers } from "./soak-workers.js";
 import { Trace } from "./trace.js";
 import { NORMAL_TIMEOUT_MS, SHORT_TIMEOUT_MS, SLOW_LATENCY_MS } from "./worker-options.js";
 
@@ -137,13 +137,14 @@ class SoakRun {
   private async run(): Promise<void> {
     await this.writeFile();
     await this.importFile("import");
-    // The first event comes before anything is sent; the workers start after it.
-    for (const step of this.scenario.steps) {
+    // The first events come before anything is sent (but a killed worker's own sends).
+    for (const [i, step] of this.scenario.steps.entries()) {
       this.trace.note(`EVENT ${eventText(step.event)}`);
       await this.attempt(eventText(step.event), () => this.apply(step.event));
-      await this.workers.start();
+      if (i + 1 >= this.scenario.workersAfter) await this.workers.release();
       await sleep(step.waitMs);
     }
+    await this.workers.release();
     await this.bringToRest();
   }
 
@@ -153,7 +154,10 @@ class SoakRun {
       await step();
     } catch (error) {
       if (error instanceof UserError) this.trace.note(`${what} refused: ${error.message}`);
-      else {
+      else if (error instanceof HarnessError) {
+        this.trace.note(`${what}: HARNESS ${error.message}`);
+        this.violations.push({ kind: "harness", detail: `${what}: ${error.message}` });
+      } else {
         const message = (error as Error).message ?? String(error);
         this.trace.note(`${what} FAILED: ${message}`);
         this.violations.push({ kind: "step-failed", detail: `${what}: ${message}` });
@@ -292,6 +296,24 @@ class SoakRun {
       orderRateLimit: OPEN_RATE,
     });
     await this.setBalance(TOP_UP);
+    await this.settle();
+  }
+
+  /**
+   * What an operator does next with what the sequence left: `orders retry` (same key: the
+   * failed_uncertain rows), then `orders retry --new-key` without --force (the failed_final
+   * ones), each run to rest. Neither may pay a row twice (docs/architecture.md, "Row statuses").
+   */
+  async followUp(): Promise<void> {
+    this.trace.note("FOLLOW-UP: retry, rest, retry --new-key, rest");
+    await this.attempt("retry", () => this.retry(false, false));
+    await this.settle();
+    await this.attempt("retry --new-key", () => this.retry(true, false));
+    await this.settle();
+  }
+
+  /** Workers with the right key, version and timeout run until the campaign rests. */
+  private async settle(): Promise<void> {
     await this.workers.restart({
       apiKey: this.serviceKey,
       apiVersion: undefined,
@@ -366,8 +388,20 @@ class SoakRun {
     return lines;
   }
 
-  check(rows: ReportedRow[], orders: ServiceOrder[]): void {
-    this.violations.push(...checkInvariants(rows, orders, this.forced));
+  /** The invariants now; `when` names the moment in each violation found. */
+  check(rows: ReportedRow[], orders: ServiceOrder[], when?: string): void {
+    for (const violation of checkInvariants(rows, orders, this.forced))
+      this.violations.push(
+        when ? { ...violation, detail: `${when}: ${violation.detail}` } : violation,
+      );
+  }
+
+  /** The rows as reported and the service's orders, checked. */
+  async checkNow(when?: string): Promise<{ rows: ReportedRow[]; orders: ServiceOrder[] }> {
+    const rows = await this.reportedRows();
+    const orders = (await sandboxOrders(this.env.sandbox)) as ServiceOrder[];
+    this.check(rows, orders, when);
+    return { rows, orders };
   }
 
   close(): Promise<void> {
@@ -423,9 +457,12 @@ export async function runScenario(scenario: Scenario): Promise<SoakResult> {
   const run = new SoakRun(scenario, env, trace);
   try {
     await run.runAll();
-    const rows = await run.reportedRows();
-    const orders = (await sandboxOrders(env.sandbox)) as ServiceOrder[];
-    run.check(rows, orders);
+    let { rows, orders } = await run.checkNow();
+    // A seed that failed already is shown as the sequence left it.
+    if (run.violations.length === 0) {
+      await run.followUp();
+      ({ rows, orders } = await run.checkNow("after the follow-up retries"));
+    }
     const ledgerOrders = await run.ledgerOrders();
     return {
       scenario,

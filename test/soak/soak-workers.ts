@@ -20,6 +20,18 @@ export interface WorkerSettings {
   timeoutMs: number;
 }
 
+/** The harness could not do its part (a child worker that would not start): not a finding. */
+export class HarnessError extends Error {
+  override readonly name = "HarnessError";
+}
+
+/** The lines of a child's stderr that say what went wrong, on one line. */
+function gist(stderr: string): string {
+  const lines = stderr.trim().split("\n");
+  const telling = lines.filter((line) => /Error|code:|url:/.test(line));
+  return (telling.length > 0 ? telling : lines).slice(-3).join(" ").replace(/\s+/g, " ");
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -27,6 +39,8 @@ function sleep(ms: number): Promise<void> {
 export class SoakWorkers {
   settings: WorkerSettings;
   private running: RunningWorkers | undefined;
+  /** Until the plan lets them start, the in-process workers stay stopped (see release). */
+  private held = true;
   private readonly children = new Set<ChildProcess>();
 
   /**
@@ -55,8 +69,15 @@ export class SoakWorkers {
     return `key ${apiKey}, version ${apiVersion ?? "(none)"}, timeout ${timeoutMs} ms`;
   }
 
+  /** The in-process workers may run from now on; they start. */
+  async release(): Promise<void> {
+    this.held = false;
+    await this.start();
+  }
+
+  /** Starts the in-process workers, unless they run already or are still held. */
   async start(): Promise<void> {
-    if (this.running) return;
+    if (this.running || this.held) return;
     const webhooks =
       this.webhookPollMs === undefined ? undefined : { firstPollDelayMs: this.webhookPollMs };
     this.running = await runWorkers(this.env, { config: this.config(), ...SOAK_WORKERS, webhooks });
@@ -112,14 +133,17 @@ export class SoakWorkers {
         if (String(data).includes("ready")) resolve();
       });
       child.once("exit", (code) =>
-        reject(new Error(`worker child exited (${code}) before ready: ${stderr.slice(-500)}`)),
+        reject(new HarnessError(`worker child exited (${code}) before ready: ${gist(stderr)}`)),
       );
     });
     // Whichever loses the race must not reject unobserved later.
     ready.catch(() => {});
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error("worker child not ready within 20 s")), 20_000);
+      timer = setTimeout(
+        () => reject(new HarnessError("worker child not ready within 20 s")),
+        20_000,
+      );
     });
     try {
       await Promise.race([ready, timeout]);
@@ -136,7 +160,12 @@ export class SoakWorkers {
    */
   async killOne(afterMs: number, inFlight: () => Promise<boolean>): Promise<void> {
     await this.stop();
-    const child = await this.spawnChild();
+    const child = await this.spawnChild().catch(async (error: unknown) => {
+      // Once more, a second later: node_modules may be in the middle of a reinstall.
+      this.trace.note(`worker child failed (${(error as Error).message}); once more`);
+      await sleep(1000);
+      return this.spawnChild();
+    });
     this.trace.note(`worker child ${child.pid} ready`);
     const deadline = Date.now() + 2000;
     while (!(await inFlight()) && Date.now() < deadline) await sleep(5);

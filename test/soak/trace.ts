@@ -5,6 +5,8 @@ import type { OrderAttempt } from "../../src/sandbox/index.js";
 export class Trace {
   private readonly start = Date.now();
   readonly lines: string[] = [];
+  /** Every POST /v2/order the sandbox saw end, in order. */
+  readonly attempts: OrderAttempt[] = [];
   private readonly labels = new Map<string, string>();
 
   /** A short stable name for an idempotency key: K1, K2, ... in the order first seen. */
@@ -24,6 +26,7 @@ export class Trace {
 
   /** SandboxOptions.onOrderAttempt: one line per POST /v2/order. */
   readonly attempt = (attempt: OrderAttempt): void => {
+    this.attempts.push(attempt);
     const type = attempt.errorType ? ` ${attempt.errorType}` : "";
     const replayed = attempt.replayed ? " (replayed)" : "";
     this.note(
