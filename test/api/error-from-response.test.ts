@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { errorFromResponse } from "../../src/api/error-from-response.js";
 import {
+  ApiVersionError,
   IdempotencyConflictError,
   IdempotencyInProgressError,
   InsufficientFundsError,
@@ -19,12 +20,12 @@ describe("errorFromResponse", () => {
   it.each([
     [400, "bad_request", RequestRejectedError, "final"],
     [400, "pagination_error", RequestRejectedError, "final"],
-    [400, "invalid_version", RequestRejectedError, "final"],
+    [400, "invalid_version", ApiVersionError, "systemic"],
     [400, "invalid_execution_mode", RequestRejectedError, "final"],
     [400, "product_validation_error", RequestRejectedError, "final"],
     [400, "currency_mismatch", RequestRejectedError, "final"],
     [400, "payment_method_unavailable", RequestRejectedError, "final"],
-    [400, "insecure_protocol", RequestRejectedError, "final"],
+    [400, "insecure_protocol", ApiVersionError, "systemic"],
     [400, "insufficient_funds", InsufficientFundsError, "systemic"],
     [400, "idempotency_validation_error", IdempotencyConflictError, "key-conflict"],
     [400, "idempotency_in_progress", IdempotencyInProgressError, "retry-same-key"],
@@ -34,7 +35,7 @@ describe("errorFromResponse", () => {
     [403, "forbidden", UnauthorizedError, "systemic"],
     [403, "ordering_restricted", OrderingRestrictedError, "systemic"],
     [404, "not_found", RequestRejectedError, "final"],
-    [410, "version_removed", RequestRejectedError, "final"],
+    [410, "version_removed", ApiVersionError, "systemic"],
     [422, "validation_error", ValidationError, "final"],
     [500, "internal_server_error", ServerError, "retry-same-key"],
     [504, "timeout", ServerError, "retry-same-key"],

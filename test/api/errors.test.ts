@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/client.js";
 import {
   type ApiError,
+  ApiVersionError,
   IdempotencyConflictError,
   InsufficientFundsError,
   OrderingRestrictedError,
@@ -116,25 +117,25 @@ describe("errors of the service, each mapped to its class and outcome", () => {
     const unknown = clientOf(sandbox, { apiVersion: "2099-01-01" });
     expectApiError(
       await rejectionOf(unknown.listProducts({ limit: 1 })),
-      RequestRejectedError,
+      ApiVersionError,
       400,
       "invalid_version",
-      "final",
+      "systemic",
     );
     const removed = clientOf(sandbox, { apiVersion: "2023-07-27" });
     expectApiError(
       await rejectionOf(removed.getBalance("USD")),
-      RequestRejectedError,
+      ApiVersionError,
       410,
       "version_removed",
-      "final",
+      "systemic",
     );
     expectApiError(
       await rejectionOf(removed.createOrder(validOrder(sandbox), { idempotencyKey: newKey() })),
-      RequestRejectedError,
+      ApiVersionError,
       410,
       "version_removed",
-      "final",
+      "systemic",
     );
   });
 
@@ -145,7 +146,7 @@ describe("errors of the service, each mapped to its class and outcome", () => {
         apiVersion: "2023-01-16",
       }),
     );
-    expectApiError(error, RequestRejectedError, 410, "version_removed", "final");
+    expectApiError(error, ApiVersionError, 410, "version_removed", "systemic");
   });
 
   it("400 product_validation_error: an unknown product, or a face value out of range", async () => {

@@ -99,7 +99,7 @@ describe("no error carries the API key", () => {
       "500: ServerError",
       "funds: InsufficientFundsError",
       "mode: RequestRejectedError",
-      "version: RequestRejectedError",
+      "version: ApiVersionError",
       "429: RateLimitedError",
       "malformed: MalformedResponseError",
       "stuck: MalformedResponseError",
