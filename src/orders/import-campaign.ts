@@ -274,6 +274,8 @@ export async function importCampaign(
 
   const spool = options.dryRun ? undefined : await RowSpool.create();
   try {
+    // Before a row is read: an error file that cannot be written stops the import at once.
+    await invalidFile?.open();
     return await importWithSpool(options, deps, {
       mode,
       itemsPerOrder,

@@ -1,0 +1,87 @@
+import { chmod, mkdir, readdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type CampaignEnv, campaignEnv, giftjobs } from "../helpers/campaign-env.js";
+import { csvFile, validCsv } from "../helpers/csv.js";
+
+let env: CampaignEnv | undefined;
+
+afterEach(async () => {
+  await env?.dispose();
+  env = undefined;
+});
+
+async function setup(): Promise<CampaignEnv> {
+  env = await campaignEnv({}, "error-file");
+  return env;
+}
+
+/** `orders import --skip-invalid --error-file PATH` of a file with one invalid row. */
+async function importTo(e: CampaignEnv, errorFile: string, flags: string[] = []) {
+  const file = await csvFile(e, "orders.csv", `${validCsv(e.index, 2).text}not-an-email,X,1\n`);
+  return giftjobs(e, [
+    ...["orders", "import", file, "--campaign", "ef", "--yes", "--skip-invalid"],
+    ...["--error-file", errorFile, ...flags],
+  ]);
+}
+
+const isRoot = process.getuid?.() === 0;
+
+describe("an --error-file that cannot be written", () => {
+  it("is refused in one line naming it and why, before anything is read or recorded", async () => {
+    const e = await setup();
+    const notAFolder = join(e.dataDir, "notes.txt");
+    await writeFile(notAFolder, "a file\n");
+    const under = join(notAFolder, "fix.csv");
+    const run = await importTo(e, under);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr.trim().split("\n")).toEqual([
+      `giftjobs: error: cannot write the error file ${under}: a part of its path is a file, not a folder (--error-file names another)`,
+    ]);
+
+    const folder = join(e.dataDir, "fixes");
+    await mkdir(folder);
+    const onFolder = await importTo(e, folder, ["--json"]);
+    expect(onFolder.code).toBe(2);
+    const line = `cannot write the error file ${folder}: it is a folder (--error-file names another)`;
+    expect(onFolder.stderr.trim().split("\n")).toEqual([`giftjobs: error: ${line}`]);
+    expect(JSON.parse(onFolder.stdout).errors).toEqual([{ line: null, message: line }]);
+
+    // Nothing half-written: no temporary file beside either, no campaign.
+    expect((await readdir(e.dataDir)).sort()).toEqual([
+      "catalog",
+      "fixes",
+      "notes.txt",
+      "orders.csv",
+    ]);
+    expect(await readdir(folder)).toEqual([]);
+    expect(await e.ledger.exists("ef")).toBe(false);
+  });
+
+  it.skipIf(isRoot)("in a folder it may not write to: permission denied", async () => {
+    const e = await setup();
+    const locked = join(e.dataDir, "locked");
+    await mkdir(locked);
+    await chmod(locked, 0o500);
+    try {
+      const run = await importTo(e, join(locked, "fix.csv"));
+      expect(run.code).toBe(2);
+      expect(run.stderr.trim().split("\n")).toEqual([
+        `giftjobs: error: cannot write the error file ${join(locked, "fix.csv")}: permission denied (--error-file names another)`,
+      ]);
+      expect(await e.ledger.exists("ef")).toBe(false);
+    } finally {
+      await chmod(locked, 0o700);
+    }
+  });
+
+  it("a writable one still gets the invalid rows", async () => {
+    const e = await setup();
+    const fix = join(e.dataDir, "deep", "er", "fix.csv");
+    const run = await importTo(e, fix, ["--json"]);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ valid: 2, invalid: 1, error_file: fix });
+    expect(await readdir(join(e.dataDir, "deep", "er"))).toEqual(["fix.csv"]);
+  });
+});
