@@ -189,6 +189,8 @@ export class ImportRefused extends UserError {
   constructor(
     message: string,
     readonly result: ImportResult,
+    /** Refused for its invalid rows: `result.errors` says why. Otherwise the message does. */
+    readonly forRows = false,
   ) {
     super(message);
   }
@@ -337,6 +339,7 @@ async function importWithSpool(
     throw new ImportRefused(
       `${survey.errorCount} invalid row(s); nothing was enqueued`,
       result(0, 0),
+      true,
     );
   }
   await invalidFile?.commit(survey.errorCount > 0);

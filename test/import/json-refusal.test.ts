@@ -92,3 +92,59 @@ describe("a file refused half way", () => {
     expect(strict).toEqual([expect.objectContaining({ line: 1, column: "constructor" })]);
   });
 });
+
+describe("orders import --json refused after its rows were read", () => {
+  /** An import of `file` into campaign "after" with --json: exit 2, the JSON, its one stderr line. */
+  async function refusedAfter(e: CampaignEnv, file: string, flags: string[] = []) {
+    const run = await giftjobs(e, [
+      ...["orders", "import", file, "--campaign", "after", "--yes", "--json", ...flags],
+    ]);
+    expect(run.code).toBe(2);
+    const lines = run.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    return { doc: JSON.parse(run.stdout), line: lines[0]! };
+  }
+
+  it("says why in errors and on stderr: a campaign that exists without --append, a budget", async () => {
+    const e = await setup();
+    const first = await csvFile(e, "first.csv", validCsv(e.index, 2, "a").text);
+    const imported = await giftjobs(e, ["orders", "import", first, "--campaign", "after", "--yes"]);
+    expect(imported.code).toBe(0);
+    const more = await csvFile(e, "more.csv", validCsv(e.index, 2, "b").text);
+
+    const noAppend = await refusedAfter(e, more);
+    const reason = expect.stringMatching(
+      /^campaign after exists \(2 rows\); this file has 2 new rows: pass --append/,
+    );
+    expect(noAppend.doc).toMatchObject({ rows: 2, valid: 2, enqueued: 0 });
+    expect(noAppend.doc.errors).toEqual([{ line: null, message: reason }]);
+    expect(noAppend.line).toBe(`giftjobs: error: ${noAppend.doc.errors[0].message}`);
+
+    // With --skip-invalid, the skipped rows' errors come first, then the reason it stopped.
+    const mixed = await csvFile(
+      e,
+      "mixed.csv",
+      `${validCsv(e.index, 2, "c").text}not-an-email,X,1\n`,
+    );
+    const skipped = await refusedAfter(e, mixed, ["--skip-invalid"]);
+    expect(skipped.doc.errors).toEqual([
+      expect.objectContaining({ line: 4 }),
+      { line: null, message: reason },
+    ]);
+
+    const budget = await refusedAfter(e, more, ["--append", "--budget", "0.01"]);
+    expect(budget.doc.errors).toEqual([
+      { line: null, message: expect.stringMatching(/^--budget 0\.01.*nothing was enqueued$/) },
+    ]);
+    expect(budget.line).toBe(`giftjobs: error: ${budget.doc.errors[0].message}`);
+    expect((await e.ledger.counts("after")).total).toBe(2);
+  });
+
+  it("refused for its invalid rows, errors are those rows; stderr says how many", async () => {
+    const e = await setup();
+    const file = await csvFile(e, "bad.csv", `${validCsv(e.index, 1).text}not-an-email,X,1\n`);
+    const { doc, line } = await refusedAfter(e, file);
+    expect(doc.errors).toEqual([expect.objectContaining({ line: 3, column: "email" })]);
+    expect(line).toBe("giftjobs: error: 1 invalid row(s); nothing was enqueued");
+  });
+});

@@ -274,13 +274,17 @@ async function importFile(file: string, opts: ImportFlags): Promise<number> {
       } catch (error) {
         bar.stop();
         if (error instanceof ImportDeclined) {
-          if (opts.json) printJson(importJson(error.result));
+          if (opts.json) printJson(importJson(error.result, error.message));
           process.stderr.write(`giftjobs: ${error.message}\n`);
           return 1;
         }
         if (!(error instanceof ImportRefused)) throw error;
-        if (opts.json) printJson(importJson(error.result));
-        else printRefusal(error);
+        if (!opts.json) printRefusal(error);
+        else {
+          // The rows' errors, and the refusal's own reason unless it is those rows.
+          printJson(importJson(error.result, error.forRows ? undefined : error.message));
+          process.stderr.write(`giftjobs: error: ${error.message}\n`);
+        }
         return 2;
       }
     });
@@ -309,7 +313,12 @@ function redisLostLine(config: Config, recorded: number): string {
   return `giftjobs: Redis went away during the import (${redisAddress(config)} stopped answering): ${recorded} rows were recorded; run the same import again to record the rest`;
 }
 
-function importJson(r: ImportResult) {
+/**
+ * `orders import --json`: the result, and in `errors` after the rows' own errors the reason the
+ * import stopped when it is not those rows (`reason`, with no line), so no refusal is silent.
+ */
+function importJson(r: ImportResult, reason?: string) {
+  const stopped = reason === undefined ? [] : [{ line: null, message: reason }];
   return {
     campaign: r.campaign,
     rows: r.rows,
@@ -321,7 +330,7 @@ function importJson(r: ImportResult) {
     totals: Object.fromEntries(
       Object.entries(r.totals).map(([c, t]) => [c, { face_value: t.face_value, price: t.price }]),
     ),
-    errors: r.errors,
+    errors: [...r.errors, ...stopped],
     ...(r.more_errors ? { more_errors: r.more_errors } : {}),
     ...(r.error_file ? { error_file: r.error_file } : {}),
     state: r.state ?? null,
