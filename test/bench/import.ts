@@ -3,7 +3,8 @@
 // no validation and added with bare addBulk to a scratch queue, in chunks of the same size.
 // Then an .xlsx of the same rows (BENCH_XLSX_ROWS, 200,000 by default; written by exceljs's
 // streaming writer as Excel saves one: shared strings, face values as numbers), imported and
-// compared with the import of a CSV of those same rows. BENCH_ONLY=csv|xlsx runs one part.
+// compared with the import of a CSV of those same rows. Then zip bombs refused (see bombPart).
+// BENCH_ONLY=csv|xlsx|bomb runs one part.
 // Each side runs in a fresh child process (test/helpers/bench-child.ts), so its peak RSS is its
 // own, as `giftjobs orders import` would have it; the Redis CPU each cost is printed beside.
 
@@ -19,6 +20,7 @@ import { ApiClient } from "../../src/api/client.js";
 import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
 import type { CatalogIndex } from "../../src/catalog/index-entry.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
+import { UserError } from "../../src/errors/user-error.js";
 import { silentLogger } from "../../src/log.js";
 import { ENQUEUE_CHUNK } from "../../src/orders/enqueue-orders.js";
 import { importCampaign } from "../../src/orders/import-campaign.js";
@@ -37,6 +39,7 @@ import { exited, spawnCli } from "../helpers/cli.js";
 import { writeLargeCsv } from "../helpers/csv.js";
 import { cleanPrefix, redisCpuSeconds, testRedis, uniquePrefix } from "../helpers/redis.js";
 import { writeLargeXlsx } from "../helpers/xlsx.js";
+import { writeXlsxBomb } from "../helpers/zip-bomb.js";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const XLSX_ROWS = Number(process.env.BENCH_XLSX_ROWS ?? Math.min(ROWS, 200_000));
@@ -72,7 +75,10 @@ interface ChildReport extends ChildMeasure {
   rows: number;
 }
 
-/** Child side: the importer (of `file`) or the floor, on the prepared snapshot and prefix. */
+/**
+ * Child side: the importer (of `file`), the floor, or a refusal (a dry run of a file that must
+ * be refused, 0 rows), on the prepared snapshot and prefix.
+ */
 async function measure(kind: string, dataDir: string, file: string, prefix: string): Promise<void> {
   const redis = testRedis();
   try {
@@ -85,6 +91,19 @@ async function measure(kind: string, dataDir: string, file: string, prefix: stri
     const catalog = (await loadCurrentIndex(dataDir))!;
     const queue = new Queue<OrderJobData>(QUEUES.orders, { connection: redis, prefix });
     const ledger = new Ledger(redis, prefix);
+    if (kind === "refusal") {
+      await measureInChild(async () => {
+        const options = { file, campaign: "bench", dryRun: true, balanceCheck: false };
+        const refused = await importCampaign(options, { ledger, catalog, log: silentLogger }).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        if (!(refused instanceof UserError)) throw refused ?? new Error(`${file} was imported`);
+        return { rows: 0 };
+      });
+      await queue.close();
+      return;
+    }
     await measureInChild(async () => {
       const result = await importCampaign(
         { file, campaign: "bench", balanceCheck: false },
@@ -103,7 +122,7 @@ type Measured = ChildReport & { redisCpu: number };
 /** One measurement in a fresh child, with the Redis CPU it cost; its keys are deleted after. */
 async function measureOnce(
   script: string,
-  kind: "importer" | "floor",
+  kind: "importer" | "floor" | "refusal",
   dataDir: string,
   file: string,
   rows: number,
@@ -179,7 +198,7 @@ async function xlsxPart(
   index: CatalogIndex,
   redis: Redis,
   csvImporter: Measured | undefined,
-): Promise<void> {
+): Promise<Measured> {
   const xlsx = join(dataDir, "orders.xlsx");
   await writeLargeXlsx(index, xlsx, XLSX_ROWS, ROW_SHAPE);
   let csv = csvImporter;
@@ -201,6 +220,36 @@ async function xlsxPart(
     `xlsx rows/s ${share.toFixed(2)} of the CSV's (goal >= 0.33: ${verdict(share >= XLSX_MIN_SHARE)}); ` +
       `xlsx peak RSS ${mb(measured.maxRss)} (goal < 300 MB: ${verdict(measured.maxRss < XLSX_MAX_RSS)})\n`,
   );
+  return measured;
+}
+
+/**
+ * Two zip bombs of a 300 MB sheet (test/helpers/zip-bomb.ts), each refused by a dry run in a
+ * child of its own: one whose zip states that size (refused from its directory, nothing
+ * unpacked) and one that states 1 MB (stopped as it unpacks, by its ratio). A refusal must
+ * cost less memory than an import: the goal is the .xlsx import's peak measured above, else
+ * that import's goal.
+ */
+async function bombPart(
+  script: string,
+  dataDir: string,
+  redis: Redis,
+  xlsxImporter: Measured | undefined,
+): Promise<void> {
+  const stated = await writeXlsxBomb(join(dataDir, "bomb.xlsx"), 300);
+  const understated = await writeXlsxBomb(join(dataDir, "liar.xlsx"), 300, { statedMb: 1 });
+  const lines: [string, Measured][] = [
+    ["bomb, stated", await measureOnce(script, "refusal", dataDir, stated, 0, redis)],
+    ["bomb, understated", await measureOnce(script, "refusal", dataDir, understated, 0, redis)],
+  ];
+  if (xlsxImporter) lines.push(["xlsx importer", xlsxImporter]);
+  process.stdout.write(`\nzip bombs of 300 MB (${mb((await stat(stated)).size)}) refused:\n`);
+  printTable(lines);
+  const goal = xlsxImporter?.maxRss ?? XLSX_MAX_RSS;
+  const peak = Math.max(lines[0]![1].maxRss, lines[1]![1].maxRss);
+  process.stdout.write(
+    `refusals' peak RSS ${mb(peak)} (goal < ${xlsxImporter ? "the xlsx import's" : "300 MB"}, ${mb(goal)}: ${verdict(peak < goal)})\n`,
+  );
 }
 
 export async function run(): Promise<void> {
@@ -216,12 +265,15 @@ export async function run(): Promise<void> {
       `${ROWS.toLocaleString("en-US")} rows, ${Object.keys(index.entries).length} products in the snapshot; ` +
         `each side in a fresh child process (${CHILD_RUNTIME === "tsx" ? "under tsx" : "compiled JS"})\n`,
     );
+    const runs = (part: string) => ONLY === undefined || ONLY === part;
     let csvImporter: Measured | undefined;
-    if (ONLY !== "xlsx") {
+    if (runs("csv")) {
       await writeLargeCsv(index, join(dataDir, "orders.csv"), ROWS, ROW_SHAPE);
       csvImporter = await csvPart(script, dataDir, redis);
     }
-    if (ONLY !== "csv") await xlsxPart(script, dataDir, index, redis, csvImporter);
+    let xlsxImporter: Measured | undefined;
+    if (runs("xlsx")) xlsxImporter = await xlsxPart(script, dataDir, index, redis, csvImporter);
+    if (runs("bomb")) await bombPart(script, dataDir, redis, xlsxImporter);
   } finally {
     await redis.quit();
     sandbox.child.kill("SIGTERM");
