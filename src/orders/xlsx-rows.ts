@@ -477,14 +477,14 @@ export async function* readXlsxRows(
   const events = (reader.parse() as unknown as AsyncIterable<ReaderEvent>)[Symbol.asyncIterator]();
   const sheets = new SheetFiles(events);
   try {
-    for (let event = await events.next(); !event.done; event = await events.next()) {
-      const value = event.value;
-      if (value.eventType === undefined) {
-        if (!strings.add(sharedText(value.text))) throw tooManyStrings(label, strings);
+    for (let next = await events.next(); !next.done; next = await events.next()) {
+      const event = next.value;
+      if (event.eventType === undefined) {
+        if (!strings.add(sharedText(event.text))) throw tooManyStrings(label, strings);
         continue;
       }
-      if (value.eventType !== "worksheet") continue;
-      const sheet = value.value;
+      if (event.eventType !== "worksheet") continue;
+      const sheet = event.value;
       sheets.came(sheet);
       seen.push(sheet.name);
       const model = reader as unknown as ReaderModel;
