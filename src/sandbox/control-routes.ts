@@ -111,8 +111,9 @@ function changeBalances(state: SandboxState, raw: string): Reply {
 }
 
 /**
- * POST /_sandbox/api-key `{"api_key": "new-key"}`: only that key is accepted from now on (a key
- * rotation); `null`: any non-empty key. The key is not echoed.
+ * POST /_sandbox/api-key `{"api_key": "new-key", "old_key"?: "invalid_api_key" | "forbidden"}`:
+ * only that key is accepted from now on (a key rotation), the one it replaces answered 401 or
+ * 403; `null`: any non-empty key. The key is not echoed.
  */
 function changeApiKey(state: SandboxState, raw: string): Reply {
   const body = parseJsonObject(raw);
@@ -120,7 +121,11 @@ function changeApiKey(state: SandboxState, raw: string): Reply {
   if (key !== null && (typeof key !== "string" || key.trim() === "")) {
     throw new ApiError("bad_request", "api_key must be a non-empty string or null");
   }
-  state.apiKey = key ?? undefined;
+  const oldKey = body.old_key ?? "invalid_api_key";
+  if (oldKey !== "invalid_api_key" && oldKey !== "forbidden") {
+    throw new ApiError("bad_request", 'old_key must be "invalid_api_key" or "forbidden"');
+  }
+  state.rotateApiKey(key ?? undefined, oldKey);
   return ok({ api_key_required: key !== null });
 }
 

@@ -24,7 +24,7 @@ export {
   type SandboxOptions,
   startSandbox,
 } from "./server.js";
-export { type CatalogMutation, SandboxState } from "./state.js";
+export { type CatalogMutation, type OldKeyAnswer, SandboxState } from "./state.js";
 export type { Order, OrderItem, Product } from "./types.js";
 export {
   type FaultAmount,

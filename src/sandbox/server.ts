@@ -15,7 +15,7 @@ import {
   listProducts,
   type Reply,
 } from "./product-routes.js";
-import { SandboxState } from "./state.js";
+import { type OldKeyAnswer, SandboxState } from "./state.js";
 import type { Product } from "./types.js";
 import type { WebhookFaults } from "./webhook-faults.js";
 import { WebhookSender } from "./webhook-sender.js";
@@ -81,9 +81,11 @@ export interface Sandbox {
   setCatalog(products: Product[]): void;
   /**
    * Accepts only `apiKey` from now on (undefined: any non-empty key), as POST /_sandbox/api-key
-   * does: a key rotation. Idempotency keys stay scoped to the API key they came with.
+   * does: a key rotation. The key it replaces is then answered 401 invalid_api_key, or with
+   * `oldKey: "forbidden"` 403 forbidden (a key kept without the right to order). Idempotency
+   * keys stay scoped to the API key they came with.
    */
-  setApiKey(apiKey: string | undefined): void;
+  setApiKey(apiKey: string | undefined, options?: { oldKey?: OldKeyAnswer }): void;
   /** Changes faults and limits at run time (as POST /_sandbox/faults). */
   setFaults(update: Partial<Faults>): Faults;
   /** As POST /_sandbox/reset. */
@@ -99,13 +101,15 @@ function routeName(method: string, path: string): string {
   return `${method} ${folded}`;
 }
 
-function checkAuth(req: IncomingMessage, expected: string | undefined): string {
+/** The caller's API key, or the refusal: 401 without one or a wrong one, 403 a forbidden one. */
+function checkAuth(req: IncomingMessage, state: SandboxState): string {
   const key = header(req, "x-api-key");
   if (!key) throw new ApiError("unauthorized", "The X-Api-Key header is required");
-  if (expected !== undefined && key !== expected) {
-    throw new ApiError("invalid_api_key", "The API key is not valid");
+  if (state.apiKey === undefined || key === state.apiKey) return key;
+  if (state.forbiddenKeys.has(key)) {
+    throw new ApiError("forbidden", "This API key is not allowed to do this");
   }
-  return key;
+  throw new ApiError("invalid_api_key", "The API key is not valid");
 }
 
 function checkVersion(version: string | undefined): void {
@@ -188,7 +192,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         : () => {};
       let apiKey: string;
       try {
-        apiKey = checkAuth(req, state.apiKey);
+        apiKey = checkAuth(req, state);
         checkVersion(version);
       } catch (error) {
         await sleep(delayMs);
@@ -201,7 +205,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return createOrder({ state, req, res, apiKey, delayMs, onDrop });
     }
     await sleep(delayMs);
-    checkAuth(req, state.apiKey);
+    checkAuth(req, state);
     checkVersion(version);
     const reply = readRoute(state, method, url);
     sendJson(res, reply.status, reply.body);
@@ -261,9 +265,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return state.webhooks.sender;
     },
     setCatalog: (list) => state.setCatalog(list),
-    setApiKey: (apiKey) => {
-      state.apiKey = apiKey;
-    },
+    setApiKey: (apiKey, rotation) => state.rotateApiKey(apiKey, rotation?.oldKey),
     setFaults: (update) => state.setFaults(update),
     reset: () => state.reset(),
     close: async () => {

@@ -18,6 +18,9 @@ export interface CatalogMutation {
   add?: Product[];
 }
 
+/** How a rotation answers the key it replaces: 401 invalid_api_key, or 403 forbidden. */
+export type OldKeyAnswer = "invalid_api_key" | "forbidden";
+
 /** Everything the sandbox holds in memory; `catalog` is replaced whole, never edited in place. */
 export class SandboxState {
   catalog: Catalog;
@@ -29,6 +32,8 @@ export class SandboxState {
   readonly stats = new Stats();
   /** The only X-Api-Key accepted; undefined: any non-empty one (POST /_sandbox/api-key). */
   apiKey: string | undefined;
+  /** Former keys answered 403 forbidden instead of 401 invalid_api_key. */
+  readonly forbiddenKeys = new Set<string>();
   /** Set when the sandbox sends webhooks (--webhook-url). */
   webhooks: WebhookNotifier | undefined;
 
@@ -71,6 +76,17 @@ export class SandboxState {
       byCode.set(product.code, product);
     }
     this.setCatalog([...byCode.values()]);
+  }
+
+  /**
+   * A key rotation: only `apiKey` is accepted from now on (undefined: any). The key it replaces
+   * is answered 401 invalid_api_key, or 403 forbidden with `oldKey` "forbidden".
+   */
+  rotateApiKey(apiKey: string | undefined, oldKey: OldKeyAnswer = "invalid_api_key"): void {
+    if (this.apiKey !== undefined && this.apiKey !== apiKey && oldKey === "forbidden")
+      this.forbiddenKeys.add(this.apiKey);
+    if (apiKey !== undefined) this.forbiddenKeys.delete(apiKey);
+    this.apiKey = apiKey;
   }
 
   setFaults(update: Partial<Faults>): Faults {

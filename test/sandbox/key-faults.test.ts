@@ -122,6 +122,21 @@ describe("what the service records under an idempotency key", () => {
     expect((await call(sandbox, "/v2/ping", { key: "anything" })).status).toBe(200);
   });
 
+  it("a rotation can leave the old key forbidden: 403 before the key is read", async () => {
+    await control(sandbox, "/_sandbox/api-key", { api_key: "key-2", old_key: "forbidden" });
+    const key = newKey("forbidden");
+    const body = validOrder(sandbox);
+    const old = await postAs(sandbox, KEY, body, key);
+    expect([old.status, old.json.type]).toEqual([403, "forbidden"]);
+    expect((await postAs(sandbox, "other", body, key)).json.type).toBe("invalid_api_key");
+    expect((await postAs(sandbox, "key-2", body, key)).status).toBe(202);
+    const wrong = await call(sandbox, "/_sandbox/api-key", {
+      method: "POST",
+      body: { api_key: "key-3", old_key: "gone" },
+    });
+    expect(wrong.status).toBe(400);
+  });
+
   it("tells onOrderAttempt how each order request ended", async () => {
     const key = newKey("traced");
     await postOrder(sandbox, validOrder(sandbox), { key });

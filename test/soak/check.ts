@@ -28,6 +28,7 @@ export type ViolationKind =
   | "paid-but-reported-nothing-made"
   | "completed-without-order"
   | "unknown-recipient"
+  | "counts-off"
   | "not-at-rest"
   | "step-failed"
   | "harness";
@@ -123,4 +124,23 @@ export function checkInvariants(
     );
   }
   return [...violations, ...unknownRecipients(rows, paid)];
+}
+
+/**
+ * (4) The campaign's counts, which only the ledger's scripts change, agree with its rows'
+ * statuses (docs/architecture.md, "Row statuses": "so they stay exact").
+ */
+export function checkCounts(
+  rows: ReportedRow[],
+  counts: Record<string, number>,
+  statuses: readonly string[],
+): Violation[] {
+  const found = new Map<string, number>();
+  for (const row of rows) found.set(row.status, (found.get(row.status) ?? 0) + 1);
+  const off = statuses.filter((status) => (counts[status] ?? 0) !== (found.get(status) ?? 0));
+  if ((counts.total ?? 0) !== rows.length) off.push("total");
+  if (off.length === 0) return [];
+  const shown = (status: string) =>
+    `${status} ${counts[status] ?? 0} (rows: ${status === "total" ? rows.length : (found.get(status) ?? 0)})`;
+  return [{ kind: "counts-off", detail: `counts say ${off.map(shown).join(", ")}` }];
 }

@@ -12,13 +12,20 @@ import { REPORT_COLUMNS, reportRecords } from "../../src/orders/campaign-report.
 import { retryCampaign } from "../../src/orders/campaign-retry.js";
 import { campaignStatus, pendingRows } from "../../src/orders/campaign-status.js";
 import { importCampaign } from "../../src/orders/import-campaign.js";
+import { ROW_STATUSES } from "../../src/orders/row-status.js";
 import { pickSampleProducts, sampleCsv } from "../../src/orders/sample-csv.js";
 import { startWebhookReceiver } from "../../src/webhooks/webhook-receiver.js";
 import { type CampaignEnv, campaignEnv, quietLog } from "../helpers/campaign-env.js";
 import { cleanPrefix, testRedis } from "../helpers/redis.js";
 import { control, sandboxOrders } from "../helpers/sandbox.js";
 import { newWebhookSecret } from "../helpers/webhook-inbox.js";
-import { checkInvariants, type ReportedRow, type ServiceOrder, type Violation } from "./check.js";
+import {
+  checkCounts,
+  checkInvariants,
+  type ReportedRow,
+  type ServiceOrder,
+  type Violation,
+} from "./check.js";
 import { eventText, type Scenario, type SoakEvent } from "./scenario.js";
 import { HarnessError, SoakWorkers } from "./soak-workers.js";
 import { Trace } from "./trace.js";
@@ -180,7 +187,7 @@ class SoakRun {
       case "fail-after":
         return this.setFaults({ failAfterRate: event.rate, failAfterStatus: event.status });
       case "rotate-key":
-        return this.rotateKey();
+        return this.rotateKey(event.oldKey);
       case "fix-key":
         return this.workers.restart({ apiKey: this.serviceKey });
       case "old-version":
@@ -213,11 +220,15 @@ class SoakRun {
     await this.workers.restart({ timeoutMs: on ? SHORT_TIMEOUT_MS : NORMAL_TIMEOUT_MS });
   }
 
-  /** The service takes a new key now (over its control route); the workers keep the old one. */
-  private async rotateKey(): Promise<void> {
+  /**
+   * The service takes a new key now (over its control route) and answers the old one 401 or
+   * 403; the workers keep the old one.
+   */
+  private async rotateKey(oldKey: "invalid_api_key" | "forbidden"): Promise<void> {
     this.rotations += 1;
     this.serviceKey = `soak-key-${this.rotations}`;
-    await control(this.env.sandbox, "/_sandbox/api-key", { api_key: this.serviceKey });
+    const rotation = { api_key: this.serviceKey, old_key: oldKey };
+    await control(this.env.sandbox, "/_sandbox/api-key", rotation);
   }
 
   private refuseRow(row: number, on: boolean): void {
@@ -396,11 +407,16 @@ class SoakRun {
       );
   }
 
-  /** The rows as reported and the service's orders, checked. */
+  /** The rows as reported and the service's orders, checked; the counts against the rows. */
   async checkNow(when?: string): Promise<{ rows: ReportedRow[]; orders: ServiceOrder[] }> {
     const rows = await this.reportedRows();
     const orders = (await sandboxOrders(this.env.sandbox)) as ServiceOrder[];
     this.check(rows, orders, when);
+    const counts = await this.env.ledger.counts(CAMPAIGN);
+    for (const violation of checkCounts(rows, counts, ROW_STATUSES))
+      this.violations.push(
+        when ? { ...violation, detail: `${when}: ${violation.detail}` } : violation,
+      );
     return { rows, orders };
   }
 
