@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { ApiError } from "./api-error.js";
 import { faultsToJson, parseFaults } from "./faults.js";
 import type { Reply } from "./product-routes.js";
@@ -38,10 +39,16 @@ function guarded<T>(fn: () => T): T {
   }
 }
 
+/** Tells API keys apart without showing them: the first 8 hex digits of their sha256. */
+export function apiKeyId(apiKey: string): string {
+  return createHash("sha256").update(apiKey).digest("hex").slice(0, 8);
+}
+
 function ordersJson(state: SandboxState): Reply {
   const orders = [...state.book.orders.values()].map((stored) => ({
     ...state.book.view(stored),
     idempotency_key: stored.idempotencyKey,
+    api_key_id: stored.apiKey === undefined ? null : apiKeyId(stored.apiKey),
   }));
   return ok({ orders });
 }

@@ -1,6 +1,7 @@
 // The local sandbox of the service: for the demo, the tests and the benchmarks.
 export { ApiError, ERROR_STATUS, type ErrorType, type ValidationDetail } from "./api-error.js";
 export { Catalog, type PageQuery } from "./catalog.js";
+export { apiKeyId } from "./control-routes.js";
 export {
   DEFAULT_FAULTS,
   type Faults,

@@ -14,6 +14,8 @@ export const DEFAULT_TEMPLATE_ID = "TPL-DEFAULT";
 export interface StoredOrder {
   order: Order;
   idempotencyKey: string;
+  /** The API key the order was made with (idempotency keys are scoped to it). */
+  apiKey?: string;
   /** Epoch ms at which an async order turns COMPLETED (or FAILED). */
   completesAt: number;
   /** An async order that ends FAILED (fault async_fail_rate); its price is refunded then. */
@@ -158,6 +160,7 @@ export class OrderBook {
     asyncCompleteMs: number | undefined,
     redeemBase: string,
     fails = false,
+    apiKey?: string,
   ): StoredOrder {
     const currency = request.payment_method.currency;
     const scale = currencyDecimals(currency);
@@ -220,6 +223,7 @@ export class OrderBook {
       metadata: request.metadata,
     };
     const stored: StoredOrder = { order, idempotencyKey, completesAt };
+    if (apiKey !== undefined) stored.apiKey = apiKey;
     if (fails && !sync) stored.fails = true;
     this.orders.set(order.id, stored);
     this.itemCount += items.length;

@@ -53,6 +53,7 @@ function process(
   raw: string,
   key: string,
   sync: boolean,
+  apiKey: string,
 ) {
   const trigger = header(req, "x-trigger-error");
   if (trigger && TRIGGERABLE.has(trigger) && isErrorType(trigger)) {
@@ -68,7 +69,15 @@ function process(
   refuseEmails(state, request.items);
   const asyncMs = sync ? undefined : state.faults.asyncCompleteMs;
   const fails = !sync && state.dice.roll(state.faults.asyncFailRate);
-  const stored = state.book.create(state.catalog, request, key, asyncMs, REDEEM_BASE, fails);
+  const stored = state.book.create(
+    state.catalog,
+    request,
+    key,
+    asyncMs,
+    REDEEM_BASE,
+    fails,
+    apiKey,
+  );
   if (!sync) state.webhooks?.orderAccepted(stored);
   const body = sync ? stored.order : { id: stored.order.id, status: "PROCESSING" };
   return { status: sync ? 200 : 202, body: JSON.stringify(body) };
@@ -138,7 +147,7 @@ export async function createOrder(ctx: OrderContext): Promise<void> {
   let response: RecordedResponse;
   let created = false;
   try {
-    response = { ...process(state, req, raw, key, sync), headers: {} };
+    response = { ...process(state, req, raw, key, sync, apiKey), headers: {} };
     created = true;
   } catch (error) {
     if (!(error instanceof ApiError) || error.status >= 500) {

@@ -1,10 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Product, Sandbox } from "../../src/sandbox/index.js";
+import { apiKeyId, type Product, type Sandbox } from "../../src/sandbox/index.js";
 import {
   call,
   findProduct,
   isLiveOrderable,
   item,
+  KEY,
   newKey,
   openCard,
   orderBody,
@@ -372,7 +373,7 @@ describe("POST /v2/order", () => {
     const order = (await postOrder(sandbox, validOrder(sandbox), { key, mode: "sync" })).json;
     await postOrder(sandbox, {});
     const listed = (await call(sandbox, "/_sandbox/orders", { key: null })).json.orders;
-    expect(listed).toEqual([{ ...order, idempotency_key: key }]);
+    expect(listed).toEqual([{ ...order, idempotency_key: key, api_key_id: apiKeyId(KEY) }]);
     const stats = (await call(sandbox, "/_sandbox/stats", { key: null })).json;
     expect(stats.orders).toBe(1);
     expect(stats.items).toBe(1);

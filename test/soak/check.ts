@@ -19,6 +19,8 @@ export interface ServiceOrder {
   id: string;
   status: string;
   idempotency_key: string;
+  /** Tells the API keys orders were made with apart (src/sandbox/README.md). */
+  api_key_id?: string | null;
   created_at: string;
   items: { distribution_method: { email_address: string } }[];
 }

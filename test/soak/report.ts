@@ -14,9 +14,30 @@ function ordersOf(result: SoakResult, email: string): ServiceOrder[] {
   );
 }
 
+function apiKeyName(result: SoakResult, order: ServiceOrder): string {
+  return result.apiKeys.get(order.api_key_id ?? "") ?? "an unknown API key";
+}
+
 function orderText(result: SoakResult, order: ServiceOrder): string {
   const paid = isPaid(order) ? "" : " (refunded)";
-  return `${order.id} ${result.trace.label(order.idempotency_key)} ${order.status}${paid} ${order.items.length} item(s) at ${order.created_at}`;
+  return `${order.id} ${result.trace.label(order.idempotency_key)} under ${apiKeyName(result, order)} ${order.status}${paid} ${order.items.length} item(s) at ${order.created_at}`;
+}
+
+/** Whether the plan had an event of `kind` before its last. */
+function had(result: SoakResult, kind: string): boolean {
+  return result.scenario.steps.some((step) => step.event.kind === kind);
+}
+
+/** A first guess at which path paid twice, from the row's paid orders. */
+function twiceGuess(result: SoakResult, paid: ServiceOrder[]): string {
+  const keys = new Set(paid.map((order) => order.idempotency_key));
+  const apiKeys = new Set(paid.map((order) => apiKeyName(result, order)));
+  if (keys.size < paid.length && apiKeys.size > 1) {
+    const lost = had(result, "lose-ledger") ? ", across a lost ledger" : "";
+    return `one idempotency key paid under ${[...apiKeys].join(" and ")} (the service replays per API key)${lost}`;
+  }
+  const labels = [...keys].map((key) => result.trace.label(key)).join(", ");
+  return `paid under ${keys.size} keys (${labels}): the row moved to a new key while an order existed under an old one`;
 }
 
 function violationText(result: SoakResult, violation: Violation): string[] {
@@ -30,8 +51,10 @@ function violationText(result: SoakResult, violation: Violation): string[] {
   lines.push(
     `    ledger: ${row.status} under ${row.key ? result.trace.label(row.key) : "(no key)"}${error}${replayed}`,
   );
-  for (const order of ordersOf(result, row.email))
-    lines.push(`    service: ${orderText(result, order)}`);
+  const orders = ordersOf(result, row.email);
+  for (const order of orders) lines.push(`    service: ${orderText(result, order)}`);
+  if (violation.kind === "paid-twice")
+    lines.push(`    guess: ${twiceGuess(result, orders.filter(isPaid))}`);
   return lines;
 }
 
@@ -65,11 +88,14 @@ export function failureText(result: SoakResult): string {
   ].join("\n");
 }
 
-/** One line per violation, for a summary of many seeds. */
+/** One line per violation, for a summary of many seeds; a paid-twice one with its guess. */
 export function summaryLines(result: SoakResult): string[] {
-  return result.violations.map(
-    (v) => `seed ${result.scenario.seed}: ${v.kind}${v.row ? ` r${v.row}` : ""}: ${v.detail}`,
-  );
+  return result.violations.map((v) => {
+    const row = result.rows.find((r) => r.row === v.row);
+    const paid = row ? ordersOf(result, row.email).filter(isPaid) : [];
+    const guess = v.kind === "paid-twice" ? ` [${twiceGuess(result, paid)}]` : "";
+    return `seed ${result.scenario.seed}: ${v.kind}${v.row ? ` r${v.row}` : ""}: ${v.detail}${guess}`;
+  });
 }
 
 /** How one attempt's end is counted in the coverage line: status and error type. */

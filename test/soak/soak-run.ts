@@ -14,6 +14,7 @@ import { campaignStatus, pendingRows } from "../../src/orders/campaign-status.js
 import { importCampaign } from "../../src/orders/import-campaign.js";
 import { ROW_STATUSES } from "../../src/orders/row-status.js";
 import { pickSampleProducts, sampleCsv } from "../../src/orders/sample-csv.js";
+import { apiKeyId } from "../../src/sandbox/index.js";
 import { startWebhookReceiver } from "../../src/webhooks/webhook-receiver.js";
 import { type CampaignEnv, campaignEnv, quietLog } from "../helpers/campaign-env.js";
 import { cleanPrefix, testRedis } from "../helpers/redis.js";
@@ -44,6 +45,8 @@ const WEBHOOK_POLL_MS = 300;
 
 export interface SoakResult {
   scenario: Scenario;
+  /** The API keys' names (A0, the first; A1 after the first rotation...) by api_key_id. */
+  apiKeys: Map<string, string>;
   violations: Violation[];
   rows: ReportedRow[];
   orders: ServiceOrder[];
@@ -85,6 +88,8 @@ class SoakRun {
   /** The key the service accepts now. */
   private serviceKey: string;
   private rotations = 0;
+  /** Every API key of the sequence, named A0, A1, ... by api_key_id. */
+  readonly apiKeys = new Map<string, string>();
 
   constructor(
     private readonly scenario: Scenario,
@@ -94,10 +99,11 @@ class SoakRun {
     const poll = scenario.webhooks ? WEBHOOK_POLL_MS : undefined;
     this.workers = new SoakWorkers(env, this.trace, poll);
     this.serviceKey = env.config.apiKey ?? "";
+    this.apiKeys.set(apiKeyId(this.serviceKey), "A0");
     env.sandbox.setApiKey(this.serviceKey);
   }
 
-  async writeFile(): Promise<void> {
+  async writeCsv(): Promise<void> {
     const { rows, seed } = this.scenario;
     const text = sampleCsv(this.env.index, {
       rows,
@@ -142,7 +148,7 @@ class SoakRun {
   }
 
   private async run(): Promise<void> {
-    await this.writeFile();
+    await this.writeCsv();
     await this.importFile("import");
     // The first events come before anything is sent (but a killed worker's own sends).
     for (const [i, step] of this.scenario.steps.entries()) {
@@ -227,6 +233,7 @@ class SoakRun {
   private async rotateKey(oldKey: "invalid_api_key" | "forbidden"): Promise<void> {
     this.rotations += 1;
     this.serviceKey = `soak-key-${this.rotations}`;
+    this.apiKeys.set(apiKeyId(this.serviceKey), `A${this.rotations}`);
     const rotation = { api_key: this.serviceKey, old_key: oldKey };
     await control(this.env.sandbox, "/_sandbox/api-key", rotation);
   }
@@ -482,6 +489,7 @@ export async function runScenario(scenario: Scenario): Promise<SoakResult> {
     const ledgerOrders = await run.ledgerOrders();
     return {
       scenario,
+      apiKeys: run.apiKeys,
       violations: run.violations,
       rows,
       orders,
