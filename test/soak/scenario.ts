@@ -19,6 +19,7 @@ export type SoakEvent =
   | { kind: "rate-limit"; perMinute: number | null }
   | { kind: "funds"; low: boolean }
   | { kind: "kill-worker"; afterMs: number }
+  | { kind: "freeze-worker"; afterMs: number; freezeMs: number }
   | { kind: "pause" }
   | { kind: "resume" }
   | { kind: "cancel" }
@@ -139,6 +140,14 @@ function rowEvents(random: Random, state: PlanState, rows: number): Candidate[] 
 function operatorEvents(random: Random): Candidate[] {
   return [
     [1.5, () => ({ kind: "kill-worker", afterMs: randomInt(random, 0, 60) })],
+    [
+      1,
+      () => ({
+        kind: "freeze-worker",
+        afterMs: randomInt(random, 0, 60),
+        freezeMs: randomInt(random, 1500, 2500),
+      }),
+    ],
     [1.5, () => ({ kind: "pause" })],
     [2.5, () => ({ kind: "resume" })],
     [0.5, () => ({ kind: "cancel" })],
@@ -283,6 +292,8 @@ export function eventText(event: SoakEvent): string {
       return event.low ? "funds low" : "top-up";
     case "kill-worker":
       return `kill-worker (+${event.afterMs} ms into an attempt)`;
+    case "freeze-worker":
+      return `freeze-worker ${event.freezeMs} ms (+${event.afterMs} ms into an attempt), then it goes on`;
     case "rotate-key":
       return `rotate-key (old key ${event.oldKey === "forbidden" ? "403" : "401"})`;
     case "retry":

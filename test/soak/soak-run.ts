@@ -208,6 +208,8 @@ class SoakRun {
         return this.setBalance(event.low ? "0" : TOP_UP);
       case "kill-worker":
         return this.workers.killOne(event.afterMs, () => this.inFlight());
+      case "freeze-worker":
+        return this.workers.freezeOne(event.afterMs, event.freezeMs, () => this.inFlight());
       case "pause":
         return this.operator("pause", () => pauseCampaign(this.env.ledger, CAMPAIGN));
       case "resume":
@@ -314,6 +316,8 @@ class SoakRun {
       orderRateLimit: OPEN_RATE,
     });
     await this.setBalance(TOP_UP);
+    // A worker left running with the settings it started with would never see the fixes.
+    await this.workers.stopChildren();
     await this.settle();
   }
 

@@ -154,11 +154,13 @@ export class SoakWorkers {
   }
 
   /**
-   * The in-process workers stop; a worker in a child process takes over, and is SIGKILLed
-   * `afterMs` after an order of the campaign went in flight (or after 2 s without one). The
-   * in-process workers then start again and take its job over once its lock runs out.
+   * The in-process workers stop and a worker in a child process takes over; resolves `afterMs`
+   * after an order of the campaign went in flight (or 2 s after the child was ready without one).
    */
-  async killOne(afterMs: number, inFlight: () => Promise<boolean>): Promise<void> {
+  private async childMidAttempt(
+    afterMs: number,
+    inFlight: () => Promise<boolean>,
+  ): Promise<ChildProcess> {
     await this.stop();
     const child = await this.spawnChild().catch(async (error: unknown) => {
       // Once more, a second later: node_modules may be in the middle of a reinstall.
@@ -170,6 +172,15 @@ export class SoakWorkers {
     const deadline = Date.now() + 2000;
     while (!(await inFlight()) && Date.now() < deadline) await sleep(5);
     await sleep(afterMs);
+    return child;
+  }
+
+  /**
+   * A worker in a child process is SIGKILLed mid-attempt; the in-process workers start again
+   * and take its job over once its lock runs out.
+   */
+  async killOne(afterMs: number, inFlight: () => Promise<boolean>): Promise<void> {
+    const child = await this.childMidAttempt(afterMs, inFlight);
     const exited = once(child, "exit");
     child.kill("SIGKILL");
     await exited;
@@ -177,8 +188,47 @@ export class SoakWorkers {
     await this.start();
   }
 
+  /**
+   * A worker in a child process is frozen (SIGSTOP) mid-attempt for `freezeMs`, longer than a
+   * job's lock: the in-process workers start again and take its job over, sending the same key.
+   * Then it goes on (SIGCONT) with what it was doing, beside them, with the settings it was
+   * started with, until the campaign is brought to rest (docs/architecture.md, "Exactly once":
+   * a stalled job taken over).
+   */
+  async freezeOne(
+    afterMs: number,
+    freezeMs: number,
+    inFlight: () => Promise<boolean>,
+  ): Promise<void> {
+    const child = await this.childMidAttempt(afterMs, inFlight);
+    child.kill("SIGSTOP");
+    this.trace.note(`worker child ${child.pid} frozen`);
+    await this.start();
+    await sleep(freezeMs);
+    child.kill("SIGCONT");
+    this.trace.note(`worker child ${child.pid} goes on`);
+  }
+
+  /** Stops the child workers still running as workers do on SIGTERM; SIGKILL after 5 s. */
+  async stopChildren(): Promise<void> {
+    await Promise.all(
+      [...this.children].map(async (child) => {
+        const exited = once(child, "exit");
+        child.kill("SIGCONT");
+        child.kill("SIGTERM");
+        const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+        await exited;
+        clearTimeout(timer);
+        this.trace.note(`worker child ${child.pid} stopped`);
+      }),
+    );
+  }
+
   async close(): Promise<void> {
-    for (const child of this.children) child.kill("SIGKILL");
+    for (const child of this.children) {
+      child.kill("SIGCONT");
+      child.kill("SIGKILL");
+    }
     await this.stop();
   }
 }

@@ -10,11 +10,15 @@ import { SOAK_WORKERS } from "./worker-options.js";
 process.stdin.on("end", () => process.exit(0));
 process.stdin.resume();
 const poll = process.env.SOAK_WEBHOOK_POLL_MS;
-await startWorkers({
+const workers = await startWorkers({
   config: loadConfig(),
   log: silentLogger,
   queues: ["orders"],
   ...SOAK_WORKERS,
   webhooks: poll === undefined ? undefined : { firstPollDelayMs: Number(poll) },
+});
+// SIGTERM: as `giftjobs worker` does, the jobs under way finish, then the process ends.
+process.once("SIGTERM", () => {
+  void workers.close().finally(() => process.exit(0));
 });
 process.stdout.write("ready\n");
