@@ -44,6 +44,8 @@ async function main(): Promise<number> {
   console.log(`\n${coverageText(all)}`);
   console.log(`\n${seeds.length} seeds in ${seconds} s: ${failed.length} failed`);
   for (const result of failed) for (const line of summaryLines(result)) console.log(`  ${line}`);
+  if (failed.length > 0)
+    console.log(`failing seeds: ${failed.map((result) => result.scenario.seed).join(" ")}`);
   return failed.length > 0 ? 1 : 0;
 }
 
