@@ -95,6 +95,16 @@ interface RequestSpec {
  * Every failure is an ApiError subclass whose `outcome` tells retry-same-key, rate-limited,
  * systemic, final or key-conflict; transport failures and timeouts are retry-same-key.
  */
+/**
+ * A short fingerprint of an API key ("" without one): tells two keys apart in the ledger and
+ * the order journal (docs/architecture.md, "One key while an order may exist") without keeping
+ * the key. 48 bits of a hash of a secret of far more: nothing of the key can be read back.
+ */
+export function apiKeyFingerprint(apiKey: string | undefined): string {
+  const key = apiKey?.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
+  return key ? sha256(`giftjobs api key\n${key}`).slice(0, 8) : "";
+}
+
 export class ApiClient {
   private readonly base: string;
   private readonly timeoutMs: number;
@@ -122,7 +132,7 @@ export class ApiClient {
    * of a hash of a secret of far more: nothing of the key can be read back from it.
    */
   get keyFingerprint(): string {
-    return this.apiKey ? sha256(`giftjobs api key\n${this.apiKey}`).slice(0, 8) : "";
+    return apiKeyFingerprint(this.apiKey);
   }
 
   /** One page of GET /v2/product. Products are returned exactly as received. */

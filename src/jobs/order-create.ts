@@ -551,7 +551,12 @@ async function nextGeneration(
 ): Promise<string> {
   const generation = attempt.generation + 1;
   const newKey = orderKey(attempt.campaign, generation, identities);
-  await deps.journal(attempt.campaign, { g: generation, k: newKey, i: [...identities].sort() });
+  const a = deps.client.keyFingerprint;
+  const i = [...identities].sort();
+  await deps.journal(
+    attempt.campaign,
+    a ? { g: generation, k: newKey, i, a } : { g: generation, k: newKey, i },
+  );
   const done = await deps.ledger.rekey(attempt.campaign, {
     number: attempt.number,
     key: newKey,

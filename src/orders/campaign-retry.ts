@@ -14,6 +14,8 @@ export interface RetryOptions {
   force?: boolean;
   /** Where the campaign's order journal is (GIFTJOBS_DATA_DIR): needed with newKey. */
   dataDir?: string;
+  /** Fingerprint of the API key the new keys are to be sent with (see apiKeyFingerprint). */
+  apiKey?: string;
 }
 
 export interface RetryResult {
@@ -97,8 +99,9 @@ async function underNewKey(
 ): Promise<boolean | "unclear"> {
   const generation = order.generation + 1;
   const key = orderKey(campaign, generation, order.identities);
+  const line = { g: generation, k: key, i: [...order.identities].sort() };
   await appendJournalLines(journalPath(options.dataDir!, campaign), [
-    { g: generation, k: key, i: [...order.identities].sort() },
+    options.apiKey ? { ...line, a: options.apiKey } : line,
   ]);
   const done = await ledger.rekey(campaign, {
     number,

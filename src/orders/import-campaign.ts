@@ -28,6 +28,7 @@ import {
   CampaignClosedError,
   type CampaignMeta,
   type Ledger,
+  type LedgerOrder,
   type LedgerRow,
   type NewOrder,
   type StoredState,
@@ -833,7 +834,7 @@ interface WriterJournal {
 /** An order whose rows are all read; `journal`: rebuilt from the journal, at its generation. */
 interface ReadyOrder {
   rows: SpooledRow[];
-  journal?: { generation: number };
+  journal?: { generation: number; apiKey: string | undefined };
 }
 
 /**
@@ -880,7 +881,11 @@ class CampaignWriter {
       if (line !== undefined) {
         const index = this.journal.index!;
         const rows = gather(this.waitingJournal, line, planned, index.size(line));
-        if (rows) ready.push({ rows, journal: { generation: index.generation(line) } });
+        if (rows)
+          ready.push({
+            rows,
+            journal: { generation: index.generation(line), apiKey: index.apiKey(line) },
+          });
         continue;
       }
       if (this.packed.length === 0) {
@@ -903,6 +908,12 @@ class CampaignWriter {
     if (!index || this.survey.released.has(planned.identity)) return undefined;
     const line = index.lineOf(planned.identity);
     return line !== undefined && index.reproduces(line) ? line : undefined;
+  }
+
+  /** A journal line of a new order, naming the API key it is expected to be sent with. */
+  private journalLine(g: number, k: string, i: string[]): JournalLine {
+    const a = this.deps.client?.keyFingerprint;
+    return a ? { g, k, i, a } : { g, k, i };
   }
 
   finish(): void {
@@ -938,7 +949,7 @@ class CampaignWriter {
         );
       const key = orderKey(this.campaign, generation, identities);
       // A journal order is in the journal already.
-      if (!ready.journal) journalLines.push({ g: generation, k: key, i: identities });
+      if (!ready.journal) journalLines.push(this.journalLine(generation, key, identities));
       // The ledger keeps what the body is made of: the rows' items, and the order's own parts.
       const { description, metadata } = buildOrderRequest(
         rows.map((p) => p.row),
@@ -961,6 +972,7 @@ class CampaignWriter {
           ...(metadata !== undefined ? { metadata } : {}),
           // The packer groups rows by send_at: all of an order's rows share it.
           ...(rows[0]!.row.send_at !== undefined ? { send_at: rows[0]!.row.send_at } : {}),
+          ...(ready.journal ? lostLedgerMark(ready.journal.apiKey) : {}),
         },
         rows: rows.map((p) => [p.identity, ledgerRow(p, generation)]),
       });
@@ -973,6 +985,18 @@ class CampaignWriter {
     this.orders += recorded.orders;
     this.leftOut += recorded.leftOut;
   }
+}
+
+/**
+ * An order rebuilt from the journal for rows the ledger did not know (a lost ledger): the lost
+ * ledger may have sent it, so it starts with the mark of an unclear attempt, made with the API
+ * key its journal line names (docs/architecture.md, "One key while an order may exist"). Sent
+ * with that key, the service replays what it made; with another, nothing is sent.
+ */
+function lostLedgerMark(
+  apiKey: string | undefined,
+): Partial<Pick<LedgerOrder, "unclear" | "unclear_api_key">> {
+  return { unclear: "ledger_lost", ...(apiKey ? { unclear_api_key: apiKey } : {}) };
 }
 
 /** Adds a row to its order's waiting rows; returns them all once the order has `size`. */

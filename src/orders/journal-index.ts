@@ -45,6 +45,9 @@ export class JournalIndex {
   private readonly table = new DigestTable();
   private sizes = new Uint8Array(INITIAL_LINES);
   private generations = new Uint32Array(INITIAL_LINES);
+  /** Each line's API key fingerprint, as 1 + its place in `apiKeys` (0: none recorded). */
+  private keyOf = new Uint8Array(INITIAL_LINES);
+  private readonly apiKeys: string[] = [];
   /** Rows of each line this import found new to the ledger, and known to it. */
   private fresh = new Uint8Array(INITIAL_LINES);
   private known = new Uint8Array(INITIAL_LINES);
@@ -101,6 +104,12 @@ export class JournalIndex {
     return this.generations[line]!;
   }
 
+  /** The fingerprint of the API key the line's order was recorded for, if the line names one. */
+  apiKey(line: number): string | undefined {
+    const at = this.keyOf[line]!;
+    return at === 0 ? undefined : this.apiKeys[at - 1];
+  }
+
   /** What pass 1 found (see JournalVerdict); call once every row is noted. */
   verdict(): JournalVerdict {
     const verdict: JournalVerdict = {
@@ -129,7 +138,7 @@ export class JournalIndex {
 
   private addLine(text: string, number: number, campaign: string): void {
     const line = parseFileJson<JournalLine>(text, this.path, number);
-    const { g, k, i } = line;
+    const { g, k, i, a } = line;
     const shaped =
       Number.isInteger(g) &&
       g >= 0 &&
@@ -150,6 +159,7 @@ export class JournalIndex {
     this.makeRoom(at + 1);
     this.sizes[at] = i.length;
     this.generations[at] = g;
+    this.keyOf[at] = typeof a === "string" ? this.apiKeyPlace(a) : 0;
     this.count += 1;
     for (const identity of i) {
       const digest = digestOf(identity);
@@ -162,11 +172,19 @@ export class JournalIndex {
     }
   }
 
+  /** 1 + the fingerprint's place in `apiKeys` (a journal names a few keys at most). */
+  private apiKeyPlace(fingerprint: string): number {
+    let at = this.apiKeys.indexOf(fingerprint);
+    if (at < 0 && this.apiKeys.length < 255) at = this.apiKeys.push(fingerprint) - 1;
+    return at + 1;
+  }
+
   private makeRoom(lines: number): void {
     if (lines <= this.sizes.length) return;
     const grown = this.sizes.length * 2;
     this.sizes = grow(this.sizes, new Uint8Array(grown));
     this.generations = grow(this.generations, new Uint32Array(grown));
+    this.keyOf = grow(this.keyOf, new Uint8Array(grown));
     this.fresh = grow(this.fresh, new Uint8Array(grown));
     this.known = grow(this.known, new Uint8Array(grown));
   }

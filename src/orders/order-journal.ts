@@ -24,6 +24,11 @@ export interface JournalLine {
   k: string;
   /** The rows' identities, sorted (the body's item order). */
   i: string[];
+  /**
+   * Fingerprint of the API key of the process that wrote the line (ApiClient.keyFingerprint),
+   * the key its order is expected to be sent with; absent in lines written before it existed.
+   */
+  a?: string;
 }
 
 /**
@@ -61,7 +66,8 @@ export class OrderJournalWriter {
   async append(lines: readonly JournalLine[]): Promise<void> {
     if (lines.length === 0) return;
     let text = "";
-    for (const { g, k, i } of lines) text += `${JSON.stringify({ g, k, i })}\n`;
+    for (const { g, k, i, a } of lines)
+      text += `${JSON.stringify(a ? { g, k, i, a } : { g, k, i })}\n`;
     const handle = this.handle ?? (await this.open());
     const bytes = Buffer.from(text, "utf8");
     const { bytesWritten } = await handle.write(bytes, 0, bytes.length);

@@ -114,7 +114,7 @@ describe("paid once, whatever the service answers", () => {
     expect((await onlyOrder(env)).unclear).toBeUndefined();
   });
 
-  it("a 401 first, then the right key, then the ledger lost and the file imported again: 2 orders for 2 rows", async () => {
+  it("a 401 first, then the right key, then the ledger lost and the file imported again: 2 orders for 2 rows (after orders retry --force)", async () => {
     const env = await envs.setup("lost-after-401");
     await importRows(env, 2, "two.csv");
     // The key is rotated before the workers start: theirs is refused.
@@ -135,8 +135,34 @@ describe("paid once, whatever the service answers", () => {
     const client = new ApiClient({ baseUrl: env.sandbox.url, apiKey: rightKey });
     await importRows(env, 2, "two.csv", { ...depsOf(env), client });
     await work(env, { apiKey: rightKey });
+    // The journal says these orders were recorded for the first API key, and it cannot tell
+    // which key sent them: under another, nothing is sent until the operator has checked.
+    await eventually(async () => (await status(env)).failed_uncertain === 2, "failed_uncertain");
+    expect(await sandboxOrders(env.sandbox)).toHaveLength(2);
+    await retryCampaign(env.ledger, CAMPAIGN, { force: true });
     await eventually(async () => (await status(env)).completed === 2, "2 completed again");
     expect(await status(env)).toMatchObject({ replayed: 2 });
+    expect(await sandboxOrders(env.sandbox)).toHaveLength(2);
+  });
+
+  it("paid under one API key, the ledger lost, re-imported and sent under a rotated key: nothing sent again, failed_uncertain", async () => {
+    const env = await envs.setup("lost-after-rotation");
+    await importRows(env, 2, "two.csv");
+    await work(env);
+    await eventually(async () => (await status(env)).completed === 2, "2 completed");
+    expect(await sandboxOrders(env.sandbox)).toHaveLength(2);
+
+    // The key is rotated and the ledger lost: the journal says which API key its orders were for.
+    await envs.stopWorkers();
+    const rotated = "rotated-key-5555555555";
+    await control(env.sandbox, "/_sandbox/api-key", { api_key: rotated });
+    await cleanPrefix(env.redis, env.config.prefix);
+    const client = new ApiClient({ baseUrl: env.sandbox.url, apiKey: rotated });
+    await importRows(env, 2, "two.csv", { ...depsOf(env), client });
+    for await (const [, order] of env.ledger.orders(CAMPAIGN))
+      expect(order).toMatchObject({ status: "queued", unclear: "ledger_lost" });
+    await work(env, { apiKey: rotated });
+    await eventually(async () => (await status(env)).failed_uncertain === 2, "failed_uncertain");
     expect(await sandboxOrders(env.sandbox)).toHaveLength(2);
   });
 

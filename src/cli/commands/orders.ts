@@ -1,6 +1,7 @@
 import { stat, writeFile } from "node:fs/promises";
 import { extname, join, resolve } from "node:path";
 import { type Command, Option } from "commander";
+import { apiKeyFingerprint } from "../../api/client.js";
 import { loadCurrentIndex } from "../../catalog/current-snapshot.js";
 import type { Config } from "../../config.js";
 import { UserError } from "../../errors/user-error.js";
@@ -581,6 +582,7 @@ function registerRetry(orders: Command): void {
               newKey: opts.newKey,
               force: opts.force,
               dataDir: ctx.config.dataDir,
+              apiKey: apiKeyFingerprint(ctx.config.apiKey),
             });
             if (result.unclear > 0)
               process.stderr.write(
