@@ -2,6 +2,7 @@
 // campaign to rest and checks it against the sandbox's own orders (check.ts). Issue 31.
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { ApiClient } from "../../src/api/client.js";
 import { UserError } from "../../src/errors/user-error.js";
 import {
   cancelCampaign,
@@ -137,6 +138,11 @@ class SoakRun {
         catalog: this.env.index,
         log: quietLog,
         dataDir: this.env.dataDir,
+        // As `orders import` does: a client with the workers' key, which the journal names.
+        client: new ApiClient({
+          baseUrl: this.env.sandbox.url,
+          apiKey: this.workers.settings.apiKey,
+        }),
       },
     );
     this.trace.note(`${what}: ${result.enqueued} rows in ${result.orders} orders recorded`);
