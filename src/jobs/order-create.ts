@@ -482,14 +482,9 @@ async function pauseCampaign(
     // The next generation waits on the pending list; the dispatcher sends it after resume.
     await nextGeneration(attempt, attempt.identities, deps, {});
   } else {
-    await deps.ledger.transition(
-      campaign,
-      attempt.number,
-      ["in_flight"],
-      "queued",
-      { error_type: error.type, error_message: error.message },
-      "pending",
-    );
+    // No error on the order: the pause's reason says it, and a queued order's error type is
+    // read as the mark of an unclear attempt by the ledger (from before the mark had a field).
+    await deps.ledger.transition(campaign, attempt.number, ["in_flight"], "queued", {}, "pending");
   }
   return { status: "queued" };
 }

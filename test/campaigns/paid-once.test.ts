@@ -166,6 +166,18 @@ describe("paid once, whatever the service answers", () => {
     expect(await sandboxOrders(env.sandbox)).toHaveLength(2);
   });
 
+  it("a 401 before anything was sent, then cancel: cancelled, nothing may be spent", async () => {
+    const env = await envs.setup("cancel-after-401");
+    await importRows(env, 1);
+    await control(env.sandbox, "/_sandbox/api-key", { api_key: "rotated-key-2222222222" });
+    await work(env);
+    await eventually(async () => (await status(env)).state === "paused", "paused by the 401");
+    await envs.stopWorkers();
+    await cancelCampaign(env.ledger, CAMPAIGN);
+    expect(await status(env)).toMatchObject({ cancelled: 1, failed_uncertain: 0 });
+    expect(await sandboxOrders(env.sandbox)).toHaveLength(0);
+  });
+
   it("a worker dies after sending, its order is given back, then the campaign is cancelled: failed_uncertain, may be spent", async () => {
     const env = await envs.setup("given-back");
     await importRows(env, 1);
