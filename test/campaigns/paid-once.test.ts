@@ -61,6 +61,14 @@ describe("paid once, whatever the service answers", () => {
 
   const status = (env: CampaignEnv) => campaignStatus(env.ledger, CAMPAIGN);
 
+  /** The worker pauses the campaign, then gives its order back: both, before a test looks. */
+  async function pausedAndGivenBack(env: CampaignEnv, what: string) {
+    await eventually(async () => {
+      const { state, in_flight } = await status(env);
+      return state === "paused" && in_flight === 0;
+    }, what);
+  }
+
   it("a timeout, then a 401 after a key rotation: the row keeps its key, one order", async () => {
     const env = await envs.setup("rotation", { latencyMs: 400 });
     await importRows(env, 1);
@@ -71,7 +79,7 @@ describe("paid once, whatever the service answers", () => {
     await eventually(async () => (await onlyOrder(env)).unclear === "request_timeout", "marked");
     await control(env.sandbox, "/_sandbox/api-key", { api_key: "rotated-key-0987654321" });
     env.sandbox.setFaults({ latencyMs: 0 });
-    await eventually(async () => (await status(env)).state === "paused", "paused by the 401");
+    await pausedAndGivenBack(env, "paused by the 401");
     expect(await onlyOrder(env)).toMatchObject({ key, generation: 0, status: "queued" });
 
     // The new key, resumed: the unclear attempt was made under the old API key, which this
@@ -98,7 +106,7 @@ describe("paid once, whatever the service answers", () => {
     await work(env, { requestTimeoutMs: 150 });
     await eventually(async () => (await onlyOrder(env)).unclear === "request_timeout", "marked");
     await work(env, { apiVersion: "2023-07-27" });
-    await eventually(async () => (await status(env)).state === "paused", "paused by the 410");
+    await pausedAndGivenBack(env, "paused by the 410");
     expect(await onlyOrder(env)).toMatchObject({ key, generation: 0, status: "queued" });
     expect(await env.ledger.pausedReason(CAMPAIGN)).toMatch(/^version_removed/);
     // Nothing for --new-key to move: the row is not failed_final.
@@ -121,7 +129,7 @@ describe("paid once, whatever the service answers", () => {
     const rightKey = "the-right-key-1234567";
     await control(env.sandbox, "/_sandbox/api-key", { api_key: rightKey });
     await work(env);
-    await eventually(async () => (await status(env)).state === "paused", "paused by the 401");
+    await pausedAndGivenBack(env, "paused by the 401");
     for await (const [, order] of env.ledger.orders(CAMPAIGN))
       expect(order).toMatchObject({ generation: 0, status: "queued" });
 

@@ -25,11 +25,17 @@ export type CliChild = ChildProcess & {
  * stdout are the program's own, and process.exitCode or a stray write in one run cannot leak into
  * the test runner or the next run. `env` is added to this process's environment.
  */
-export function spawnCli(args: string[], env: Record<string, string> = {}, cwd = ROOT): CliChild {
+export function spawnCli(
+  args: string[],
+  env: Record<string, string> = {},
+  cwd = ROOT,
+  user: { uid?: number; gid?: number } = {},
+): CliChild {
   const child = spawn(process.execPath, ["--import", TSX, ENTRY, ...args], {
     cwd,
     env: { ...process.env, ...env, CI: "true" },
     stdio: ["ignore", "pipe", "pipe"],
+    ...user,
   });
   let output = "";
   let stdout = "";
@@ -58,8 +64,9 @@ export function runCli(
   args: string[],
   env: Record<string, string> = {},
   cwd = ROOT,
+  user: { uid?: number; gid?: number } = {},
 ): Promise<CliRun> {
-  return finished(spawnCli(args, env, cwd));
+  return finished(spawnCli(args, env, cwd, user));
 }
 
 export function exited(child: ChildProcess): Promise<number | null> {
