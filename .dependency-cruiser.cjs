@@ -1,17 +1,23 @@
-// Import rules of src/ (docs/architecture.md, "Layers"): no import circles, type-only imports
-// included (a type circle is still two folders that cannot be understood one without the
+// Import rules of src/ and jobs/ (docs/architecture.md, "Layers"): no import circles, type-only
+// imports included (a type circle is still two folders that cannot be understood one without the
 // other), no arrow from a lower layer up, and nothing from devDependencies at run time.
 // `npm run lint` runs this.
 
-// From the bottom up. Folders of one layer do not import each other either.
+// From the bottom up. Folders of one layer do not import each other either. Each is a folder of
+// src/, except jobs: the top-level jobs/ (one folder per BullMQ queue), above the domain code and
+// below the worker wiring that runs it.
 const LAYERS = [
   ["errors"],
-  ["queue", "api"],
+  ["redis", "api"],
   ["catalog"],
+  ["ledger"],
+  ["orders"],
+  ["campaigns"],
   // doctor asks Redis, the service and the snapshot store; nothing imports it but the CLI.
-  ["orders", "doctor"],
+  ["import", "doctor"],
   ["webhooks"],
   ["jobs"],
+  ["worker"],
   ["metrics"],
   ["dashboard"],
   ["demo"],
@@ -22,6 +28,7 @@ const SANDBOX_MAY_USE = ["errors", "api"];
 
 const folders = LAYERS.flat();
 const levelOf = (folder) => LAYERS.findIndex((layer) => layer.includes(folder));
+const pathOf = (folder) => (folder === "jobs" ? "jobs" : `src/${folder}`);
 
 /** The folders `folder` may not import: those above it, its own layer's others, the sandbox. */
 function forbiddenFor(folder) {
@@ -34,10 +41,10 @@ function forbiddenFor(folder) {
 
 const rule = (from, to) => ({
   name: `${from}-not-${to.join("-")}`,
-  comment: `src/${from} may not import ${to.map((t) => `src/${t}`).join(", ")}`,
+  comment: `${pathOf(from)} may not import ${to.map(pathOf).join(", ")}`,
   severity: "error",
-  from: { path: `^src/${from}/` },
-  to: { path: `^src/(${to.join("|")})/` },
+  from: { path: `^${pathOf(from)}/` },
+  to: { path: `^(${to.map(pathOf).join("|")})/` },
 });
 
 module.exports = {
@@ -62,7 +69,7 @@ module.exports = {
         "install (npm prune --omit=dev) does not have: move it to dependencies. An import the " +
         "compiler erases (types only) is allowed.",
       severity: "error",
-      from: { path: "^src/" },
+      from: { path: "^(src|jobs)/" },
       // "pre-compilation-only", not "type-only": dependency-cruiser also calls
       // `import x, { type T } from "m"` type-only, and that import stays in the JavaScript.
       to: { dependencyTypes: ["npm-dev"], dependencyTypesNot: ["pre-compilation-only"] },
@@ -71,7 +78,7 @@ module.exports = {
       name: "src-not-test",
       comment: "Shipped code never imports the tests",
       severity: "error",
-      from: { path: "^src/" },
+      from: { path: "^(src|jobs)/" },
       to: { path: "^test/" },
     },
   ],

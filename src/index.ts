@@ -1,6 +1,8 @@
 // The library (package.json "main"): the main things the CLI does, as functions. How they fit
 // together: docs/architecture.md.
 
+export type { OrderJobData } from "../jobs/orders/job.js";
+export { QUEUES } from "../jobs/registry.js";
 export * from "./api/index.js";
 export { loadCurrentIndex } from "./catalog/current-snapshot.js";
 export type { CatalogIndex, CatalogIndexEntry } from "./catalog/index-entry.js";
@@ -15,25 +17,16 @@ export { ConfigError } from "./errors/config-error.js";
 export { RunError } from "./errors/runtime-error.js";
 export { UserError } from "./errors/user-error.js";
 export {
-  type RunningWorkers,
-  type StartWorkersOptions,
-  startWorkers,
-  type WorkerHooks,
-  type WorkerQueue,
-} from "./jobs/workers.js";
-export { createLogger, maskEmails } from "./log.js";
-export * from "./money.js";
-export {
   type ImportDeps,
   type ImportOptions,
   ImportRefused,
   type ImportResult,
   importCampaign,
-} from "./orders/import-campaign.js";
-export { Ledger } from "./orders/ledger.js";
-export type { OrderJobData } from "./orders/order-job.js";
-export { connectRedis } from "./queue/connection.js";
-export { QUEUES } from "./queue/names.js";
+} from "./import/import-campaign.js";
+export { Ledger } from "./ledger/ledger.js";
+export { createLogger, maskEmails } from "./log.js";
+export * from "./money.js";
+export { connectRedis } from "./redis/connection.js";
 export { type Sandbox, type SandboxOptions, startSandbox } from "./sandbox/server.js";
 export {
   type RunningReceiver,
@@ -41,3 +34,10 @@ export {
   type WebhookReceiverOptions,
 } from "./webhooks/webhook-receiver.js";
 export { webhookSecretFrom } from "./webhooks/webhook-secret.js";
+export {
+  type RunningWorkers,
+  type StartWorkersOptions,
+  startWorkers,
+  type WorkerHooks,
+  type WorkerQueue,
+} from "./worker/start-workers.js";

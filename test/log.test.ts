@@ -3,7 +3,7 @@ import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { loadConfig, registerConfigSecrets } from "../src/config.js";
 import { createLogger, maskEmails, redactSecrets, registerSecret } from "../src/log.js";
-import { connectRedis } from "../src/queue/connection.js";
+import { connectRedis } from "../src/redis/connection.js";
 import { webhookSecretFrom } from "../src/webhooks/webhook-secret.js";
 
 function capture() {

@@ -1,16 +1,16 @@
 import { Queue } from "bullmq";
+import type { OrderJobData } from "../../jobs/orders/job.js";
+import { QUEUES } from "../../jobs/registry.js";
 import type { ApiClient } from "../api/client.js";
 import { apiClientFor } from "../api/client-for-config.js";
 import type { Config } from "../config.js";
-import { Ledger } from "../orders/ledger.js";
-import type { OrderJobData } from "../orders/order-job.js";
+import { Ledger } from "../ledger/ledger.js";
 import {
   assertRedisAnswers,
   commandClient,
   connectRedis,
   type RedisConnection,
-} from "../queue/connection.js";
-import { QUEUES } from "../queue/names.js";
+} from "../redis/connection.js";
 
 /** Redis, the ledger, the orders queue and the API client, opened together and closed together. */
 export interface Services {

@@ -3,10 +3,10 @@ import {
   cancelCampaign,
   pauseCampaign,
   resumeCampaign,
-} from "../orders/campaign-control.js";
-import { retryCampaign } from "../orders/campaign-retry.js";
-import type { CampaignSummary } from "../orders/campaign-summary.js";
-import type { Ledger, StoredState } from "../orders/ledger.js";
+} from "../campaigns/control.js";
+import { retryCampaign } from "../campaigns/retry.js";
+import type { CampaignSummary } from "../campaigns/summary.js";
+import type { Ledger, StoredState } from "../ledger/ledger.js";
 
 /** What the campaign page knows of a campaign when it decides which buttons to show. */
 export interface ActionContext {

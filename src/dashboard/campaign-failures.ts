@@ -1,5 +1,5 @@
+import type { Ledger, LedgerOrder } from "../ledger/ledger.js";
 import { maskEmails } from "../log.js";
-import type { Ledger, LedgerOrder } from "../orders/ledger.js";
 
 /** The row statuses the campaign page lists: the rows an operator has to look at. */
 export const FAILURE_STATUSES = ["failed_final", "failed_uncertain", "cancelled"] as const;

@@ -1,5 +1,5 @@
-import { type CampaignSummary, listCampaigns } from "../orders/campaign-summary.js";
-import type { Ledger } from "../orders/ledger.js";
+import { type CampaignSummary, listCampaigns } from "../campaigns/summary.js";
+import type { Ledger } from "../ledger/ledger.js";
 import type { CampaignProgress, RateMeter } from "./campaign-progress.js";
 
 /** A campaign as the campaigns page and `campaigns.json` show it. */

@@ -1,5 +1,5 @@
+import type { CampaignSummary } from "../campaigns/summary.js";
 import { maskEmails } from "../log.js";
-import type { CampaignSummary } from "../orders/campaign-summary.js";
 import type { CampaignAction } from "./campaign-actions.js";
 import { FAILURE_STATUSES, type FailurePage, type FailureStatus } from "./campaign-failures.js";
 import { escapeHtml } from "./html-escape.js";

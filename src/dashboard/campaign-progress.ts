@@ -1,4 +1,4 @@
-import type { CampaignStatus } from "../orders/campaign-status.js";
+import type { CampaignStatus } from "../campaigns/status.js";
 
 /** How far a campaign has come, and for a running one how fast. */
 export interface CampaignProgress {

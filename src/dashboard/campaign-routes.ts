@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import express, { type Request, type Response, Router } from "express";
+import { storedState } from "../campaigns/state.js";
+import { campaignSummary } from "../campaigns/summary.js";
 import { UserError } from "../errors/user-error.js";
+import { CAMPAIGN_NAME, type Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
-import { storedState } from "../orders/campaign-state.js";
-import { campaignSummary } from "../orders/campaign-summary.js";
-import { CAMPAIGN_NAME, type Ledger } from "../orders/ledger.js";
 import { CAMPAIGN_ACTIONS, findAction } from "./campaign-actions.js";
 import { FAILURE_STATUSES, type FailureStatus, failurePage } from "./campaign-failures.js";
 import { campaignOverviews } from "./campaign-overviews.js";

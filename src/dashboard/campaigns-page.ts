@@ -1,5 +1,5 @@
+import { ROW_STATUSES } from "../ledger/row-status.js";
 import { maskEmails } from "../log.js";
-import { ROW_STATUSES } from "../orders/row-status.js";
 import type { CampaignOverview } from "./campaign-overviews.js";
 import type { CampaignProgress } from "./campaign-progress.js";
 import { escapeHtml } from "./html-escape.js";

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { Response } from "express";
-import { writeReport } from "../orders/campaign-report.js";
-import type { Ledger } from "../orders/ledger.js";
+import { writeReport } from "../campaigns/report.js";
+import type { Ledger } from "../ledger/ledger.js";
 
 /**
  * Sends the campaign's report as an attachment: the very file `orders report` writes

@@ -1,29 +1,29 @@
 import { join, resolve } from "node:path";
 import { Queue } from "bullmq";
+import type { OrderJobData } from "../../jobs/orders/job.js";
+import { QUEUES } from "../../jobs/registry.js";
 import { apiClientFor } from "../api/client-for-config.js";
+import { writeReport } from "../campaigns/report.js";
+import { type CampaignStatus, pendingRows } from "../campaigns/status.js";
+import { waitForCampaign } from "../campaigns/wait-for-campaign.js";
 import { loadCurrentIndex } from "../catalog/current-snapshot.js";
 import { SNAPSHOT_FILES } from "../catalog/snapshot-layout.js";
 import { syncCatalog } from "../catalog/sync-catalog.js";
 import type { Config } from "../config.js";
 import { RunError } from "../errors/runtime-error.js";
-import { startWorkers } from "../jobs/workers.js";
+import { importCampaign } from "../import/import-campaign.js";
+import { writeSampleCsv } from "../import/sample-csv.js";
+import { Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
-import { writeReport } from "../orders/campaign-report.js";
-import { type CampaignStatus, pendingRows } from "../orders/campaign-status.js";
-import { importCampaign } from "../orders/import-campaign.js";
-import { Ledger } from "../orders/ledger.js";
-import type { OrderJobData } from "../orders/order-job.js";
-import { writeSampleCsv } from "../orders/sample-csv.js";
-import { waitForCampaign } from "../orders/wait-for-campaign.js";
 import {
   assertRedisAnswers,
   commandClient,
   connectRedis,
   describeRedis,
   type RedisSettings,
-} from "../queue/connection.js";
-import { QUEUES } from "../queue/names.js";
+} from "../redis/connection.js";
 import { startSandbox } from "../sandbox/server.js";
+import { startWorkers } from "../worker/start-workers.js";
 import { type PrivateRedis, redisServerInstalled, startPrivateRedis } from "./private-redis.js";
 
 export const DEMO_CAMPAIGN = "demo";

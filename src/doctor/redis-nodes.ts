@@ -1,5 +1,5 @@
 import type { ClusterSeed } from "../config.js";
-import { connectNode, describeRedis, type RedisSettings } from "../queue/connection.js";
+import { connectNode, describeRedis, type RedisSettings } from "../redis/connection.js";
 
 /** One Redis node as the doctor saw it. */
 export interface NodeReport {

@@ -1,11 +1,11 @@
 import { Queue } from "bullmq";
+import { QUEUES } from "../../jobs/registry.js";
 import type { Config } from "../config.js";
-import type { WorkerHooks } from "../jobs/workers.js";
+import { Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
 import { silentLogger } from "../log.js";
-import { Ledger } from "../orders/ledger.js";
-import { commandClient, connectRedis, type RedisConnection } from "../queue/connection.js";
-import { QUEUES } from "../queue/names.js";
+import { commandClient, connectRedis, type RedisConnection } from "../redis/connection.js";
+import type { WorkerHooks } from "../worker/start-workers.js";
 import { startMetricsServer } from "./metrics-server.js";
 import { WorkerMetrics } from "./worker-metrics.js";
 

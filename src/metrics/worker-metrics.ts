@@ -1,15 +1,15 @@
 import type { JobType, Queue } from "bullmq";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { OrderEndName, OrderOutcomeName } from "../../jobs/orders/process.js";
 import type { ResponseInfo } from "../api/client.js";
-import type { OrderEndName, OrderOutcomeName } from "../jobs/order-create.js";
-import type { WorkerHooks } from "../jobs/workers.js";
+import { type CampaignStatus, statusOf } from "../campaigns/status.js";
+import { moneyOf } from "../campaigns/summary.js";
+import type { Ledger } from "../ledger/ledger.js";
+import { ROW_STATUSES } from "../ledger/row-status.js";
 import type { Logger } from "../log.js";
 import { silentLogger } from "../log.js";
-import { type CampaignStatus, statusOf } from "../orders/campaign-status.js";
-import { moneyOf } from "../orders/campaign-summary.js";
-import type { Ledger } from "../orders/ledger.js";
-import { ROW_STATUSES } from "../orders/row-status.js";
-import { isRedisAway } from "../queue/outage-reporter.js";
+import { isRedisAway } from "../redis/outage-reporter.js";
+import type { WorkerHooks } from "../worker/start-workers.js";
 import { routeLabel } from "./route-label.js";
 
 /** Every attempt outcome, so each series exists (at 0) from the first scrape. */

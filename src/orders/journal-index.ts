@@ -3,8 +3,8 @@ import { open } from "node:fs/promises";
 import { DamagedFileError, parseFileJson } from "../catalog/damaged-file-error.js";
 import { readNumberedLineBatches } from "../catalog/line-reader.js";
 import { DigestTable } from "./digest-table.js";
+import type { JournalLine } from "./journal.js";
 import { orderKey } from "./keys.js";
-import type { JournalLine } from "./order-journal.js";
 import { MAX_ITEMS_PER_ORDER } from "./packing.js";
 
 /** Lines to make room for at first; the arrays double as needed. */

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { redisKey } from "../queue/names.js";
+import { redisKey } from "../redis/redis-key.js";
 import { type IndexedOrder, indexEntry } from "./order-index.js";
 
 /**

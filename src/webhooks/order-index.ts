@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { redisKey } from "../queue/names.js";
+import { redisKey } from "../redis/redis-key.js";
 
 /** Where an order id's campaign order is: its follow-set member's two parts. */
 export interface IndexedOrder {

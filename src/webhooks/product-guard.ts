@@ -1,8 +1,8 @@
 import type { OrderRequest } from "../api/order-request.js";
 import { readCurrentPointer } from "../catalog/current-pointer.js";
 import { readIndexOverrides, type StateOverride } from "../catalog/index-overrides.js";
+import type { Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
-import type { Ledger } from "../orders/ledger.js";
 
 /** States in which the service still takes orders (the others it refuses with a 422). */
 const ORDERABLE_STATES = new Set(["LIVE", "TEMPORARILY_DEGRADED"]);

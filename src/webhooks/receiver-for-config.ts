@@ -1,5 +1,5 @@
 import type { Config } from "../config.js";
-import { commandClient, connectRedis, type RedisConnection } from "../queue/connection.js";
+import { commandClient, connectRedis, type RedisConnection } from "../redis/connection.js";
 import {
   type RunningReceiver,
   startWebhookReceiver,

@@ -1,7 +1,7 @@
 import type { Order } from "../api/schemas.js";
+import type { Ledger, ReportedEnd } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
-import type { Ledger, ReportedEnd } from "../orders/ledger.js";
-import { completedPatch, warnReplayed } from "../orders/order-outcome.js";
+import { completedPatch, warnReplayed } from "../orders/outcome.js";
 import type { OrderIndex } from "./order-index.js";
 
 /** An order's end as the service reports it: the full order (COMPLETED) or its id and status. */

@@ -2,9 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Redis } from "ioredis";
 import { Webhook } from "standardwebhooks";
+import { Ledger } from "../ledger/ledger.js";
 import { type Logger, registerSecret } from "../log.js";
-import { Ledger } from "../orders/ledger.js";
-import { isRedisAway } from "../queue/outage-reporter.js";
+import { isRedisAway } from "../redis/outage-reporter.js";
 import {
   type ApplyMessageDeps,
   applyMessage,

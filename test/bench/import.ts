@@ -16,18 +16,18 @@ import { fileURLToPath } from "node:url";
 import { Queue } from "bullmq";
 import { parse } from "csv-parse";
 import type { Redis } from "ioredis";
+import { ENQUEUE_CHUNK } from "../../jobs/orders/enqueue.js";
+import type { OrderJobData } from "../../jobs/orders/job.js";
+import { ORDER_JOB_OPTIONS } from "../../jobs/orders/job.js";
+import { QUEUES } from "../../jobs/registry.js";
 import { ApiClient } from "../../src/api/client.js";
 import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
 import type { CatalogIndex } from "../../src/catalog/index-entry.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import { UserError } from "../../src/errors/user-error.js";
+import { importCampaign } from "../../src/import/import-campaign.js";
+import { Ledger } from "../../src/ledger/ledger.js";
 import { silentLogger } from "../../src/log.js";
-import { ENQUEUE_CHUNK } from "../../src/orders/enqueue-orders.js";
-import { importCampaign } from "../../src/orders/import-campaign.js";
-import { Ledger } from "../../src/orders/ledger.js";
-import type { OrderJobData } from "../../src/orders/order-job.js";
-import { ORDER_JOB_OPTIONS } from "../../src/queue/job-options.js";
-import { QUEUES } from "../../src/queue/names.js";
 import {
   CHILD_RUNTIME,
   type ChildMeasure,

@@ -9,20 +9,20 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Queue } from "bullmq";
 import pLimit from "p-limit";
+import type { OrderJobData } from "../../jobs/orders/job.js";
+import { QUEUES } from "../../jobs/registry.js";
 import { ApiClient } from "../../src/api/client.js";
 import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
 import type { CatalogIndex } from "../../src/catalog/index-entry.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import { type Config, loadConfig } from "../../src/config.js";
-import { startWorkers } from "../../src/jobs/workers.js";
+import { importCampaign } from "../../src/import/import-campaign.js";
+import { pickSampleProducts, sampleCsv } from "../../src/import/sample-csv.js";
+import { Ledger } from "../../src/ledger/ledger.js";
 import { silentLogger } from "../../src/log.js";
-import { importCampaign } from "../../src/orders/import-campaign.js";
-import { Ledger } from "../../src/orders/ledger.js";
-import type { OrderJobData } from "../../src/orders/order-job.js";
-import { pickSampleProducts, sampleCsv } from "../../src/orders/sample-csv.js";
-import { QUEUES } from "../../src/queue/names.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
 import { startReceiverFor } from "../../src/webhooks/receiver-for-config.js";
+import { startWorkers } from "../../src/worker/start-workers.js";
 import {
   CHILD_RUNTIME,
   type ChildMeasure,

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { cancelCampaign } from "../../src/campaigns/control.js";
 import { UserError } from "../../src/errors/user-error.js";
-import { cancelCampaign } from "../../src/orders/campaign-control.js";
-import { ImportRefused, importCampaign } from "../../src/orders/import-campaign.js";
+import { ImportRefused, importCampaign } from "../../src/import/import-campaign.js";
 import { type CampaignEnv, campaignEnv, depsOf, giftjobs } from "../helpers/campaign-env.js";
 import { csvFile, validCsv } from "../helpers/csv.js";
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { approveCampaign } from "../../src/orders/campaign-control.js";
-import { campaignStatus } from "../../src/orders/campaign-status.js";
+import { approveCampaign } from "../../src/campaigns/control.js";
+import { campaignStatus } from "../../src/campaigns/status.js";
 import {
   ImportDeclined,
   ImportRefused,
   importCampaign,
   type SpendPlan,
-} from "../../src/orders/import-campaign.js";
+} from "../../src/import/import-campaign.js";
 import { type CampaignEnv, depsOf, giftjobs, redisKeys } from "../helpers/campaign-env.js";
 import { csvFile, validCsv } from "../helpers/csv.js";
 import { madeAndPosted } from "../helpers/sandbox.js";

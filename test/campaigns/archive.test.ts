@@ -1,21 +1,21 @@
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DamagedFileError } from "../../src/catalog/damaged-file-error.js";
-import { UserError } from "../../src/errors/user-error.js";
-import { ARCHIVE_FILES, type ArchiveManifest } from "../../src/orders/archive-files.js";
 import {
   archiveCampaign,
   restoreCampaign,
   writeCampaignReport,
-} from "../../src/orders/campaign-archive.js";
-import { cancelCampaign } from "../../src/orders/campaign-control.js";
-import { writeReport } from "../../src/orders/campaign-report.js";
-import { retryCampaign } from "../../src/orders/campaign-retry.js";
-import { campaignStatus } from "../../src/orders/campaign-status.js";
-import { campaignSummary, listCampaigns } from "../../src/orders/campaign-summary.js";
-import { importCampaign } from "../../src/orders/import-campaign.js";
-import { pickSampleProducts, sampleCsv } from "../../src/orders/sample-csv.js";
+} from "../../src/campaigns/archive.js";
+import { ARCHIVE_FILES, type ArchiveManifest } from "../../src/campaigns/archive-files.js";
+import { cancelCampaign } from "../../src/campaigns/control.js";
+import { writeReport } from "../../src/campaigns/report.js";
+import { retryCampaign } from "../../src/campaigns/retry.js";
+import { campaignStatus } from "../../src/campaigns/status.js";
+import { campaignSummary, listCampaigns } from "../../src/campaigns/summary.js";
+import { DamagedFileError } from "../../src/catalog/damaged-file-error.js";
+import { UserError } from "../../src/errors/user-error.js";
+import { importCampaign } from "../../src/import/import-campaign.js";
+import { pickSampleProducts, sampleCsv } from "../../src/import/sample-csv.js";
 import { type CampaignEnv, depsOf, giftjobs } from "../helpers/campaign-env.js";
 import { ledgerRow } from "../helpers/ledger-fixtures.js";
 import { useCampaignEnv } from "../helpers/use-campaign-env.js";

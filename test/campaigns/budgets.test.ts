@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { approveCampaign, resumeCampaign } from "../../src/campaigns/control.js";
+import { campaignStatus } from "../../src/campaigns/status.js";
+import { moneyOf } from "../../src/campaigns/summary.js";
+import { ImportRefused, importCampaign } from "../../src/import/import-campaign.js";
+import { BudgetExceededError } from "../../src/ledger/ledger.js";
 import { budgetUnits } from "../../src/orders/budget.js";
-import { approveCampaign, resumeCampaign } from "../../src/orders/campaign-control.js";
-import { campaignStatus } from "../../src/orders/campaign-status.js";
-import { moneyOf } from "../../src/orders/campaign-summary.js";
-import { ImportRefused, importCampaign } from "../../src/orders/import-campaign.js";
-import { BudgetExceededError } from "../../src/orders/ledger.js";
 import { depsOf, giftjobs, redisKeys } from "../helpers/campaign-env.js";
 import { csvFile, twoCurrencyCsv, validCsv } from "../helpers/csv.js";
 import { ledgerOrder, ledgerRow } from "../helpers/ledger-fixtures.js";

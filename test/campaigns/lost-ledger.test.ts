@@ -1,11 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { archiveCampaign, restoreCampaign } from "../../src/orders/campaign-archive.js";
-import { writeReport } from "../../src/orders/campaign-report.js";
-import { campaignStatus } from "../../src/orders/campaign-status.js";
-import { ImportRefused, importCampaign } from "../../src/orders/import-campaign.js";
-import { journalPath } from "../../src/orders/order-journal.js";
+import { archiveCampaign, restoreCampaign } from "../../src/campaigns/archive.js";
+import { writeReport } from "../../src/campaigns/report.js";
+import { campaignStatus } from "../../src/campaigns/status.js";
+import { ImportRefused, importCampaign } from "../../src/import/import-campaign.js";
+import { journalPath } from "../../src/orders/journal.js";
 import { type CampaignEnv, depsOf } from "../helpers/campaign-env.js";
 import { csvFile, shuffleLines, validCsv } from "../helpers/csv.js";
 import { cleanPrefix } from "../helpers/redis.js";

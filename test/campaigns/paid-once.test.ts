@@ -2,19 +2,15 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/client.js";
+import { cancelCampaign, pauseCampaign, resumeCampaign } from "../../src/campaigns/control.js";
+import { retryCampaign } from "../../src/campaigns/retry.js";
+import { campaignStatus } from "../../src/campaigns/status.js";
+import { moneyOf } from "../../src/campaigns/summary.js";
 import type { Config } from "../../src/config.js";
-import {
-  cancelCampaign,
-  pauseCampaign,
-  resumeCampaign,
-} from "../../src/orders/campaign-control.js";
-import { retryCampaign } from "../../src/orders/campaign-retry.js";
-import { campaignStatus } from "../../src/orders/campaign-status.js";
-import { moneyOf } from "../../src/orders/campaign-summary.js";
-import { type ImportDeps, importCampaign } from "../../src/orders/import-campaign.js";
-import type { LedgerOrder } from "../../src/orders/ledger.js";
-import { requestFromLedger } from "../../src/orders/order-request.js";
-import { sampleCsv } from "../../src/orders/sample-csv.js";
+import { type ImportDeps, importCampaign } from "../../src/import/import-campaign.js";
+import { sampleCsv } from "../../src/import/sample-csv.js";
+import type { LedgerOrder } from "../../src/ledger/ledger.js";
+import { requestFromLedger } from "../../src/orders/request.js";
 import { type CampaignEnv, depsOf, FAST_TIMINGS } from "../helpers/campaign-env.js";
 import { cleanPrefix } from "../helpers/redis.js";
 import { control, sandboxOrders } from "../helpers/sandbox.js";

@@ -1,12 +1,12 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type RunningWorkers, startWorkers } from "../../src/jobs/workers.js";
-import { writeReport } from "../../src/orders/campaign-report.js";
-import { campaignStatus } from "../../src/orders/campaign-status.js";
-import { importCampaign } from "../../src/orders/import-campaign.js";
-import { Ledger } from "../../src/orders/ledger.js";
-import { sampleCsv } from "../../src/orders/sample-csv.js";
+import { writeReport } from "../../src/campaigns/report.js";
+import { campaignStatus } from "../../src/campaigns/status.js";
+import { importCampaign } from "../../src/import/import-campaign.js";
+import { sampleCsv } from "../../src/import/sample-csv.js";
+import { Ledger } from "../../src/ledger/ledger.js";
+import { type RunningWorkers, startWorkers } from "../../src/worker/start-workers.js";
 import { type CampaignEnv, campaignEnv, FAST_TIMINGS, quietLog } from "../helpers/campaign-env.js";
 import { cleanPrefix, uniquePrefix } from "../helpers/redis.js";
 import { sandboxOrders } from "../helpers/sandbox.js";

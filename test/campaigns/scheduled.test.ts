@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  cancelCampaign,
-  pauseCampaign,
-  resumeCampaign,
-} from "../../src/orders/campaign-control.js";
-import { campaignStatus } from "../../src/orders/campaign-status.js";
-import { importCampaign } from "../../src/orders/import-campaign.js";
+import { cancelCampaign, pauseCampaign, resumeCampaign } from "../../src/campaigns/control.js";
+import { campaignStatus } from "../../src/campaigns/status.js";
+import { importCampaign } from "../../src/import/import-campaign.js";
 import { type CampaignEnv, depsOf, giftjobs } from "../helpers/campaign-env.js";
 import { csvFile, validCsv } from "../helpers/csv.js";
 import { sandboxOrders } from "../helpers/sandbox.js";

@@ -1,9 +1,9 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { campaignStatus } from "../../src/orders/campaign-status.js";
-import { importCampaign } from "../../src/orders/import-campaign.js";
-import { sampleCsv } from "../../src/orders/sample-csv.js";
+import { campaignStatus } from "../../src/campaigns/status.js";
+import { importCampaign } from "../../src/import/import-campaign.js";
+import { sampleCsv } from "../../src/import/sample-csv.js";
 import { type CampaignEnv, campaignEnv, cliEnvOf, depsOf } from "../helpers/campaign-env.js";
 import { type CliChild, exited, runCli, spawnCli } from "../helpers/cli.js";
 import { sandboxOrders } from "../helpers/sandbox.js";

@@ -3,16 +3,14 @@ import { join } from "node:path";
 import { Job, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { CatalogSyncJobData } from "../../jobs/catalog/job.js";
+import { createCatalogSyncProcessor } from "../../jobs/catalog/process.js";
+import { QUEUES } from "../../jobs/registry.js";
 import { openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import { acquireSyncLock } from "../../src/catalog/sync-lock.js";
 import { RunError } from "../../src/errors/runtime-error.js";
-import {
-  type CatalogSyncJobData,
-  createCatalogSyncProcessor,
-} from "../../src/jobs/catalog-sync.js";
-import { connectRedis } from "../../src/queue/connection.js";
-import { QUEUES } from "../../src/queue/names.js";
+import { connectRedis } from "../../src/redis/connection.js";
 import {
   type CatalogFixture,
   catalogFixture,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { CampaignStatus } from "../../src/campaigns/status.js";
 import { RateMeter } from "../../src/dashboard/campaign-progress.js";
-import type { CampaignStatus } from "../../src/orders/campaign-status.js";
 
 const status = (completed: number, state: CampaignStatus["state"] = "running"): CampaignStatus => ({
   campaign: "c",

@@ -1,21 +1,21 @@
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
+import type { OrderJobData } from "../../jobs/orders/job.js";
+import { QUEUES } from "../../jobs/registry.js";
 import { ApiClient } from "../../src/api/client.js";
 import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
 import type { CatalogIndex } from "../../src/catalog/index-entry.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import { type Config, loadConfig } from "../../src/config.js";
+import type { ImportDeps } from "../../src/import/import-campaign.js";
+import { Ledger } from "../../src/ledger/ledger.js";
+import { silentLogger } from "../../src/log.js";
+import { type Sandbox, type SandboxOptions, startSandbox } from "../../src/sandbox/index.js";
 import {
   type RunningWorkers,
   type StartWorkersOptions,
   startWorkers,
-} from "../../src/jobs/workers.js";
-import { silentLogger } from "../../src/log.js";
-import type { ImportDeps } from "../../src/orders/import-campaign.js";
-import { Ledger } from "../../src/orders/ledger.js";
-import type { OrderJobData } from "../../src/orders/order-job.js";
-import { QUEUES } from "../../src/queue/names.js";
-import { type Sandbox, type SandboxOptions, startSandbox } from "../../src/sandbox/index.js";
+} from "../../src/worker/start-workers.js";
 import { type CliRun, runCli } from "./cli.js";
 import { cleanPrefix, REDIS_URL, testRedis, uniquePrefix } from "./redis.js";
 import { removeDir, tmpDir } from "./tmp-dir.js";

@@ -8,9 +8,9 @@ import {
   type CsvItem,
   type ReadOrderRowsOptions,
   readOrderRows,
-} from "../../src/orders/csv-rows.js";
+} from "../../src/import/readers/csv-rows.js";
+import { pickSampleProducts, sampleCsv } from "../../src/import/sample-csv.js";
 import type { OrderRow } from "../../src/orders/order-row.js";
-import { pickSampleProducts, sampleCsv } from "../../src/orders/sample-csv.js";
 import type { CampaignEnv } from "./campaign-env.js";
 
 /** Feeds text in chunks of `chunk` bytes, so records straddle chunk boundaries. */

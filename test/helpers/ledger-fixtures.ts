@@ -1,7 +1,7 @@
 import type { OrderRequest } from "../../src/api/order-request.js";
+import type { Ledger, LedgerOrder, LedgerRow, NewOrder } from "../../src/ledger/ledger.js";
 import { orderKey } from "../../src/orders/keys.js";
-import type { Ledger, LedgerOrder, LedgerRow, NewOrder } from "../../src/orders/ledger.js";
-import { requestFromLedger } from "../../src/orders/order-request.js";
+import { requestFromLedger } from "../../src/orders/request.js";
 
 /** A ledger row from file line `line` (its order number is given when it is recorded). */
 export function ledgerRow(

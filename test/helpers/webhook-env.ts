@@ -1,10 +1,10 @@
 // A campaign env whose sandbox sends webhooks to a real receiver (src/webhooks) over HTTP.
 import { Registry } from "prom-client";
 import { Webhook } from "standardwebhooks";
-import { type RunningWorkers, startWorkers } from "../../src/jobs/workers.js";
 import { WebhookMetrics } from "../../src/metrics/webhook-metrics.js";
 import type { SandboxOptions } from "../../src/sandbox/index.js";
 import { type RunningReceiver, startWebhookReceiver } from "../../src/webhooks/webhook-receiver.js";
+import { type RunningWorkers, startWorkers } from "../../src/worker/start-workers.js";
 import { type CampaignEnv, campaignEnv, FAST_TIMINGS, quietLog } from "./campaign-env.js";
 import { testRedis } from "./redis.js";
 import { newWebhookSecret } from "./webhook-inbox.js";

@@ -1,7 +1,7 @@
 import ExcelJS from "exceljs";
 import type { CatalogIndex, CatalogIndexEntry } from "../../src/catalog/index-entry.js";
+import { pickSampleProducts } from "../../src/import/sample-csv.js";
 import { currencyDecimals, fromUnits, toUnits } from "../../src/money.js";
-import { pickSampleProducts } from "../../src/orders/sample-csv.js";
 import { largeRows } from "./csv.js";
 
 /** Writes a workbook of `sheets` (name -> rows of cell values) with exceljs; returns the path. */

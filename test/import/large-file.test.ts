@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { importCampaign } from "../../src/orders/import-campaign.js";
+import { importCampaign } from "../../src/import/import-campaign.js";
 import { type CampaignEnv, campaignEnv, depsOf } from "../helpers/campaign-env.js";
 import { writeLargeCsv } from "../helpers/csv.js";
 import { findGc } from "../helpers/gc.js";

@@ -2,13 +2,13 @@ import { readFile } from "node:fs/promises";
 import { Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
+import { orderJobId } from "../../jobs/orders/job.js";
+import { QUEUES } from "../../jobs/registry.js";
 import { UserError } from "../../src/errors/user-error.js";
-import { Dispatcher } from "../../src/jobs/dispatcher.js";
-import { ImportRefused, importCampaign } from "../../src/orders/import-campaign.js";
+import { ImportRefused, importCampaign } from "../../src/import/import-campaign.js";
+import type { LedgerRow } from "../../src/ledger/ledger.js";
 import { orderKey } from "../../src/orders/keys.js";
-import type { LedgerRow } from "../../src/orders/ledger.js";
-import { orderJobId } from "../../src/orders/order-job.js";
-import { QUEUES } from "../../src/queue/names.js";
+import { Dispatcher } from "../../src/worker/dispatcher.js";
 import {
   type CampaignEnv,
   campaignEnv,

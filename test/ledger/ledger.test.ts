@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { Ledger } from "../../src/orders/ledger.js";
+import { Ledger } from "../../src/ledger/ledger.js";
 import { ledgerOrder, ledgerRow } from "../helpers/ledger-fixtures.js";
 import { useRedisPrefix } from "../helpers/redis-prefix.js";
 

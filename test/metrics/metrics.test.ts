@@ -1,11 +1,11 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { cancelCampaign } from "../../src/campaigns/control.js";
+import { campaignStatus } from "../../src/campaigns/status.js";
+import { importCampaign } from "../../src/import/import-campaign.js";
+import { sampleCsv } from "../../src/import/sample-csv.js";
 import { type RunningMetrics, startMetrics } from "../../src/metrics/start-metrics.js";
-import { cancelCampaign } from "../../src/orders/campaign-control.js";
-import { campaignStatus } from "../../src/orders/campaign-status.js";
-import { importCampaign } from "../../src/orders/import-campaign.js";
-import { sampleCsv } from "../../src/orders/sample-csv.js";
 import { type CampaignEnv, depsOf, quietLog } from "../helpers/campaign-env.js";
 import { startRedisServer } from "../helpers/redis-server.js";
 import { useCampaignEnv } from "../helpers/use-campaign-env.js";

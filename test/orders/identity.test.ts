@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { validateRow } from "../../src/import/validation/row-validation.js";
 import {
   contentHash,
   OccurrenceCounter,
@@ -6,7 +7,6 @@ import {
   rowIdentity,
 } from "../../src/orders/identity.js";
 import { orderKey } from "../../src/orders/keys.js";
-import { validateRow } from "../../src/orders/row-validation.js";
 import { sha256 } from "../../src/sha256.js";
 import { readAll, row } from "../helpers/csv.js";
 

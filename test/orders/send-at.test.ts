@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { validateRow } from "../../src/orders/row-validation.js";
+import { validateRow } from "../../src/import/validation/row-validation.js";
 import { parseSendAt } from "../../src/orders/send-at.js";
 
 const NOW = Date.parse("2026-11-23T12:00:00Z");

@@ -3,18 +3,14 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ApiClient } from "../../src/api/client.js";
+import { cancelCampaign, pauseCampaign, resumeCampaign } from "../../src/campaigns/control.js";
+import { REPORT_COLUMNS, reportRecords } from "../../src/campaigns/report.js";
+import { retryCampaign } from "../../src/campaigns/retry.js";
+import { campaignStatus, pendingRows } from "../../src/campaigns/status.js";
 import { UserError } from "../../src/errors/user-error.js";
-import {
-  cancelCampaign,
-  pauseCampaign,
-  resumeCampaign,
-} from "../../src/orders/campaign-control.js";
-import { REPORT_COLUMNS, reportRecords } from "../../src/orders/campaign-report.js";
-import { retryCampaign } from "../../src/orders/campaign-retry.js";
-import { campaignStatus, pendingRows } from "../../src/orders/campaign-status.js";
-import { importCampaign } from "../../src/orders/import-campaign.js";
-import { ROW_STATUSES } from "../../src/orders/row-status.js";
-import { pickSampleProducts, sampleCsv } from "../../src/orders/sample-csv.js";
+import { importCampaign } from "../../src/import/import-campaign.js";
+import { pickSampleProducts, sampleCsv } from "../../src/import/sample-csv.js";
+import { ROW_STATUSES } from "../../src/ledger/row-status.js";
 import { apiKeyId } from "../../src/sandbox/index.js";
 import { startWebhookReceiver } from "../../src/webhooks/webhook-receiver.js";
 import { type CampaignEnv, campaignEnv, quietLog } from "../helpers/campaign-env.js";

@@ -3,8 +3,8 @@
 // dies after POST, before the ledger). Prints "ready" once it takes jobs; ends with its stdin,
 // so it never outlives the test that started it. SOAK_WEBHOOK_POLL_MS set: webhooks on.
 import { loadConfig } from "../../src/config.js";
-import { startWorkers } from "../../src/jobs/workers.js";
 import { silentLogger } from "../../src/log.js";
+import { startWorkers } from "../../src/worker/start-workers.js";
 import { SOAK_WORKERS } from "./worker-options.js";
 
 process.stdin.on("end", () => process.exit(0));

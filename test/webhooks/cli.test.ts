@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { campaignStatus } from "../../src/orders/campaign-status.js";
-import { importCampaign } from "../../src/orders/import-campaign.js";
+import { campaignStatus } from "../../src/campaigns/status.js";
+import { importCampaign } from "../../src/import/import-campaign.js";
 import { type CampaignEnv, campaignEnv, cliEnvOf, depsOf } from "../helpers/campaign-env.js";
 import { type CliChild, exited, runCli, spawnCli } from "../helpers/cli.js";
 import { writeLargeCsv } from "../helpers/csv.js";

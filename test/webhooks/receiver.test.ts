@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { loadCurrentIndex, openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
 import { overridesPath, readIndexOverrides } from "../../src/catalog/index-overrides.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
-import { importCampaign } from "../../src/orders/import-campaign.js";
+import { importCampaign } from "../../src/import/import-campaign.js";
 import { OrderIndex } from "../../src/webhooks/order-index.js";
 import { webhookSecretFrom } from "../../src/webhooks/webhook-secret.js";
 import { depsOf } from "../helpers/campaign-env.js";

@@ -1,25 +1,25 @@
 import type { Command } from "commander";
-import type { Config } from "../../config.js";
-import { UserError } from "../../errors/user-error.js";
 import {
   type ArchiveResult,
   archiveCampaign,
   type RestoreResult,
   restoreCampaign,
-} from "../../orders/campaign-archive.js";
+} from "../../campaigns/archive.js";
 import {
   approveCampaign,
   cancelCampaign,
   pauseCampaign,
   resumeCampaign,
-} from "../../orders/campaign-control.js";
+} from "../../campaigns/control.js";
 import {
   type CampaignSummary,
   type CurrencyMoney,
   campaignSummary,
   listCampaigns,
-} from "../../orders/campaign-summary.js";
-import type { Ledger } from "../../orders/ledger.js";
+} from "../../campaigns/summary.js";
+import type { Config } from "../../config.js";
+import { UserError } from "../../errors/user-error.js";
+import type { Ledger } from "../../ledger/ledger.js";
 import { action, createContext, printJson } from "../run-action.js";
 import { withServices } from "../services.js";
 

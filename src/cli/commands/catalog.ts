@@ -1,5 +1,10 @@
 import cliProgress from "cli-progress";
 import type { Command } from "commander";
+import {
+  DEFAULT_CATALOG_CRON,
+  scheduleCatalogSync,
+  unscheduleCatalogSync,
+} from "../../../jobs/catalog/schedule.js";
 import { apiClientFor } from "../../api/client-for-config.js";
 import type { RawProduct } from "../../api/schemas.js";
 import { requireCurrentSnapshot } from "../../catalog/current-snapshot.js";
@@ -12,12 +17,7 @@ import {
 } from "../../catalog/product-summary.js";
 import { type SyncProgress, syncCatalog } from "../../catalog/sync-catalog.js";
 import { UserError } from "../../errors/user-error.js";
-import {
-  DEFAULT_CATALOG_CRON,
-  scheduleCatalogSync,
-  unscheduleCatalogSync,
-} from "../../queue/catalog-scheduler.js";
-import { assertRedisAnswers, connectRedis, type RedisConnection } from "../../queue/connection.js";
+import { assertRedisAnswers, connectRedis, type RedisConnection } from "../../redis/connection.js";
 import { collect, wholeNumber } from "../option-parsers.js";
 import { action, type CommandContext, createContext, printJson } from "../run-action.js";
 

@@ -2,34 +2,34 @@ import { stat, writeFile } from "node:fs/promises";
 import { extname, join, resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { apiKeyFingerprint } from "../../api/client.js";
-import { loadCurrentIndex } from "../../catalog/current-snapshot.js";
-import type { Config } from "../../config.js";
-import { UserError } from "../../errors/user-error.js";
-import { parseBudget } from "../../orders/budget.js";
-import { writeCampaignReport } from "../../orders/campaign-archive.js";
-import { doneRows, formatDuration, rateAndEta } from "../../orders/campaign-progress.js";
-import { retryCampaign } from "../../orders/campaign-retry.js";
+import { writeCampaignReport } from "../../campaigns/archive.js";
+import { doneRows, formatDuration, rateAndEta } from "../../campaigns/progress.js";
+import { retryCampaign } from "../../campaigns/retry.js";
 import {
   anyFailed,
   type CampaignStatus,
   campaignStatus,
   pendingRows,
-} from "../../orders/campaign-status.js";
-import { parseColumnMap } from "../../orders/column-map.js";
-import { headerReportText } from "../../orders/header-report.js";
+} from "../../campaigns/status.js";
+import { waitForCampaign } from "../../campaigns/wait-for-campaign.js";
+import { loadCurrentIndex } from "../../catalog/current-snapshot.js";
+import type { Config } from "../../config.js";
+import { UserError } from "../../errors/user-error.js";
+import { parseColumnMap } from "../../import/header/column-map.js";
+import { headerReportText } from "../../import/header/header-report.js";
 import {
   ImportDeclined,
   ImportRefused,
   type ImportResult,
   importCampaign,
-} from "../../orders/import-campaign.js";
-import type { Ledger } from "../../orders/ledger.js";
-import { OrderFileError } from "../../orders/order-file-error.js";
-import { templateCsv, writeTemplateXlsx } from "../../orders/order-template.js";
-import { formatRowError } from "../../orders/row-error.js";
-import { waitForCampaign } from "../../orders/wait-for-campaign.js";
-import type { RedisConnection } from "../../queue/connection.js";
-import { isRedisAway, OutageReporter, redisAddress } from "../../queue/outage-reporter.js";
+} from "../../import/import-campaign.js";
+import { templateCsv, writeTemplateXlsx } from "../../import/order-template.js";
+import { OrderFileError } from "../../import/readers/order-file-error.js";
+import { formatRowError } from "../../import/validation/row-error.js";
+import type { Ledger } from "../../ledger/ledger.js";
+import { parseBudget } from "../../orders/budget.js";
+import type { RedisConnection } from "../../redis/connection.js";
+import { isRedisAway, OutageReporter, redisAddress } from "../../redis/outage-reporter.js";
 import { importConfirm } from "../confirm-import.js";
 import { collect, currencyCode, wholeNumber } from "../option-parsers.js";
 import { progressBar } from "../progress.js";

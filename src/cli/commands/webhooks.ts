@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { Registry } from "prom-client";
 import { startMetricsServer } from "../../metrics/metrics-server.js";
 import { WebhookMetrics } from "../../metrics/webhook-metrics.js";
-import { OutageReporter, redisAddress } from "../../queue/outage-reporter.js";
+import { OutageReporter, redisAddress } from "../../redis/outage-reporter.js";
 import { startReceiverFor } from "../../webhooks/receiver-for-config.js";
 import { webhookSecretFrom } from "../../webhooks/webhook-secret.js";
 import { portNumber } from "../option-parsers.js";

@@ -1,0 +1,56 @@
+import { UserError } from "../errors/user-error.js";
+import type { Ledger, StoredState } from "../ledger/ledger.js";
+import { storedState } from "./state.js";
+
+/**
+ * Pauses a running campaign: the dispatcher hands it no more jobs, and the few already in the
+ * queue (its window) go back to its pending list when a worker takes them, unsent.
+ * Returns false when it was already paused.
+ */
+export async function pauseCampaign(
+  ledger: Ledger,
+  campaign: string,
+  reason = "paused by operator",
+): Promise<boolean> {
+  if (await ledger.pause(campaign, reason)) return true;
+  const state = storedState(await ledger.meta(campaign));
+  if (state === "paused") return false;
+  throw notIn(campaign, state, "paused", "running");
+}
+
+/** Resumes a paused campaign: the dispatcher sends its pending orders again. */
+export async function resumeCampaign(ledger: Ledger, campaign: string): Promise<boolean> {
+  if (await ledger.resume(campaign)) return true;
+  const state = storedState(await ledger.meta(campaign));
+  if (state === "running") return false;
+  throw notIn(campaign, state, "resumed", "paused");
+}
+
+/** Approves a held campaign: it runs from now on. */
+export async function approveCampaign(ledger: Ledger, campaign: string): Promise<void> {
+  const result = await ledger.setState(campaign, "running", ["held"], {
+    approved_at: new Date().toISOString(),
+  });
+  if (!result.changed) throw notIn(campaign, result.previous, "approved", "held");
+}
+
+/**
+ * Cancels a campaign for good: no order of it is created after this returns (one being sent
+ * at this moment may still complete). Rows not yet sent become `cancelled`; a row whose last
+ * attempt ended ambiguously becomes failed_uncertain (an order may exist); orders already
+ * accepted are still followed to their end. Returns the orders cancelled from the pending list.
+ */
+export async function cancelCampaign(ledger: Ledger, campaign: string): Promise<number> {
+  const result = await ledger.setState(campaign, "cancelled", ["held", "running", "paused"], {
+    cancelled_at: new Date().toISOString(),
+  });
+  if (!result.changed && result.previous !== "cancelled")
+    throw notIn(campaign, result.previous, "cancelled", "held, running or paused");
+  return ledger.cancelPending(campaign);
+}
+
+function notIn(campaign: string, state: StoredState, done: string, needed: string): UserError {
+  return new UserError(
+    `campaign ${campaign} is ${state}: only a ${needed} campaign can be ${done}`,
+  );
+}

@@ -1,0 +1,76 @@
+import type { CampaignCounts, CampaignMeta, Ledger } from "../ledger/ledger.js";
+import { type CampaignState, campaignState } from "./state.js";
+
+/** `orders status --json`: exactly these keys. */
+export interface CampaignStatus {
+  campaign: string;
+  state: CampaignState;
+  total: number;
+  queued: number;
+  in_flight: number;
+  submitted: number;
+  completed: number;
+  failed_final: number;
+  failed_uncertain: number;
+  /** Rows of a cancelled campaign that were never sent. */
+  cancelled: number;
+  /** Rows whose order the service replayed from before this campaign was imported. */
+  replayed: number;
+  /** Queued rows whose send_at is still ahead (not sent before it). */
+  scheduled: number;
+  /** When the next scheduled rows are sent (ISO), or null. */
+  next_send_at: string | null;
+  /** null while running; the reason (and since when) while paused. */
+  paused: { reason: string; since: string | null } | null;
+}
+
+export async function campaignStatus(ledger: Ledger, campaign: string): Promise<CampaignStatus> {
+  const [counts, meta, next] = await Promise.all([
+    ledger.counts(campaign),
+    ledger.meta(campaign),
+    ledger.nextSendAt(campaign),
+  ]);
+  return statusOf(campaign, meta, counts, next);
+}
+
+export function statusOf(
+  campaign: string,
+  meta: CampaignMeta,
+  counts: CampaignCounts,
+  nextSendAt?: number,
+): CampaignStatus {
+  return {
+    campaign,
+    state: campaignState(meta, counts),
+    ...pick(counts),
+    next_send_at:
+      counts.scheduled > 0 && nextSendAt !== undefined ? new Date(nextSendAt).toISOString() : null,
+    paused: meta.paused_reason
+      ? { reason: meta.paused_reason, since: meta.paused_at ?? null }
+      : null,
+  };
+}
+
+function pick(c: CampaignCounts) {
+  return {
+    total: c.total,
+    queued: c.queued,
+    in_flight: c.in_flight,
+    submitted: c.submitted,
+    completed: c.completed,
+    failed_final: c.failed_final,
+    failed_uncertain: c.failed_uncertain,
+    cancelled: c.cancelled,
+    replayed: c.replayed,
+    scheduled: c.scheduled,
+  };
+}
+
+/** Rows with work ahead of them. */
+export function pendingRows(status: CampaignStatus): number {
+  return status.queued + status.in_flight + status.submitted;
+}
+
+export function anyFailed(status: CampaignStatus): boolean {
+  return status.failed_final + status.failed_uncertain > 0;
+}

@@ -1,0 +1,145 @@
+import type { RowError } from "../validation/row-error.js";
+import { synonymField } from "./header-synonyms.js";
+
+/** The fields an order row may hold besides `metadata.<key>` columns. */
+export const ORDER_FIELDS = [
+  "email",
+  "product_code",
+  "face_value",
+  "template_id",
+  "description",
+  "reference",
+  "send_at",
+] as const;
+
+export const REQUIRED_FIELDS = ["email", "product_code", "face_value"] as const;
+
+export const METADATA_PREFIX = "metadata.";
+
+/**
+ * The columns an error file (`--skip-invalid`) adds after the row's own: what is wrong, and the
+ * line the row was on. Importing the fixed error file recognises and ignores them.
+ */
+export const FIX_LIST_COLUMNS = ["error", "line"] as const;
+
+/** Whether a header is one of FIX_LIST_COLUMNS (trimmed, any case). */
+export function isFixListColumn(name: string): boolean {
+  return (FIX_LIST_COLUMNS as readonly string[]).includes(name.trim().toLowerCase());
+}
+
+/** A column whose header is not its field's name, and how it was matched. */
+export interface RenamedColumn {
+  source: string;
+  field: string;
+  by: "map" | "synonym";
+}
+
+/** A column that maps to no field: kept out of the order. `index` counts from 0. */
+export interface IgnoredColumn {
+  index: number;
+  name: string;
+}
+
+/**
+ * The header line after `--map` and the synonyms: the field of each column in file order ("" for
+ * an ignored column), the columns renamed, the columns ignored.
+ */
+export type ResolvedHeader =
+  | { ok: true; fields: string[]; renamed: RenamedColumn[]; ignored: IgnoredColumn[] }
+  | { ok: false; errors: RowError[] };
+
+export interface ResolveHeaderOptions {
+  /**
+   * A column that maps to no field is an error rather than ignored (`--strict-columns`).
+   * @defaultValue false
+   */
+  strictColumns?: boolean;
+}
+
+/**
+ * Names are trimmed and known fields matched case-insensitively, because spreadsheets add
+ * spaces and capitals; a metadata key keeps its case, since it is sent to the service as is.
+ */
+function canonicalField(name: string): string | undefined {
+  const trimmed = name.trim();
+  const lower = trimmed.toLowerCase();
+  if ((ORDER_FIELDS as readonly string[]).includes(lower)) return lower;
+  if (lower.startsWith(METADATA_PREFIX) && trimmed.length > METADATA_PREFIX.length) {
+    return METADATA_PREFIX + trimmed.slice(METADATA_PREFIX.length);
+  }
+  return undefined;
+}
+
+function unknownMessage(source: string, index: number): string {
+  const label = source.trim() ? JSON.stringify(source.trim()) : `number ${index + 1} (no name)`;
+  return (
+    `unknown column ${label}: expected ${ORDER_FIELDS.join(", ")} or metadata.<key>` +
+    ` (rename a column with --map 'Header=field')`
+  );
+}
+
+/**
+ * Checks the header. A column is matched by `map` (source header -> field) first, then by its
+ * field name, then by the synonyms of `header-synonyms.ts`; a column none of them matches is
+ * ignored (an error with `strictColumns`). The columns an error file adds (`error`, `line`) are
+ * ignored and not reported. `line` is the physical line the header is on, 1
+ * unless blank lines precede it.
+ */
+export function resolveHeader(
+  names: readonly string[],
+  map: Readonly<Record<string, string>> = {},
+  line = 1,
+  options: ResolveHeaderOptions = {},
+): ResolvedHeader {
+  const single = names.length === 1 ? names[0] : undefined;
+  if (single?.includes(";")) {
+    // A one-column header holding ';' is a ';' file read with ','; say so, not "unknown column".
+    const message = `the header has one column ${JSON.stringify(single)}: is the file ';'-separated? use --delimiter ';'`;
+    return { ok: false, errors: [{ line, column: "", message }] };
+  }
+  const errors: RowError[] = [];
+  const fields: string[] = [];
+  const renamed: RenamedColumn[] = [];
+  const ignored: IgnoredColumn[] = [];
+  const seen = new Map<string, string>();
+  names.forEach((source, index) => {
+    const name = source.trim();
+    // Own keys only: a header named "constructor" or "__proto__" is a header, not a mapping.
+    const mapped = Object.hasOwn(map, name) ? map[name] : undefined;
+    let field = canonicalField(mapped ?? source);
+    let by: RenamedColumn["by"] | undefined = mapped === undefined ? undefined : "map";
+    // A --map target or a metadata column must be right: those are never ignored.
+    const named = mapped !== undefined || name.toLowerCase().startsWith(METADATA_PREFIX);
+    if (mapped === undefined && isFixListColumn(name)) {
+      // An error file's own columns: ignored without a word, --strict-columns or not.
+      fields.push("");
+      return;
+    }
+    if (field === undefined && !named) {
+      field = synonymField(source);
+      by = "synonym";
+    }
+    if (field === undefined) {
+      if (named || options.strictColumns) {
+        errors.push({ line, column: name, message: unknownMessage(mapped ?? source, index) });
+      } else ignored.push({ index, name });
+      fields.push("");
+      return;
+    }
+    if (by !== undefined && name.toLowerCase() !== field) renamed.push({ source: name, field, by });
+    const earlier = seen.get(field);
+    if (earlier !== undefined) {
+      const both =
+        earlier === name ? "" : ` (columns ${JSON.stringify(earlier)} and ${JSON.stringify(name)})`;
+      errors.push({ line, column: field, message: `duplicate column ${field}${both}` });
+    }
+    seen.set(field, name);
+    fields.push(field);
+  });
+  for (const required of REQUIRED_FIELDS) {
+    if (!seen.has(required)) {
+      errors.push({ line, column: required, message: `missing required column ${required}` });
+    }
+  }
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, fields, renamed, ignored };
+}

@@ -1,0 +1,243 @@
+import { createReadStream } from "node:fs";
+import type { Readable } from "node:stream";
+import { CsvError, type Options, parse } from "csv-parse";
+import { UserError } from "../../errors/user-error.js";
+import { type IgnoredColumn, type RenamedColumn, resolveHeader } from "../header/header.js";
+import type { RowError } from "../validation/row-error.js";
+import { isFixListHeader, readFixListCells } from "./fix-list-cell.js";
+import { OrderFileError } from "./order-file-error.js";
+
+/** A data row: cells keyed by field (after `--map`); `line` is where the record starts. */
+export interface CsvRow {
+  kind: "row";
+  line: number;
+  fields: Record<string, string>;
+  /**
+   * The cells of ignored columns, by header, only when there are such columns: for the error
+   * file, which keeps the whole row. Never part of the order.
+   */
+  ignored?: Record<string, string>;
+  /**
+   * Every cell of the row as it was, in file order (ignored columns included): the error file
+   * writes the row back from them. Not trimmed.
+   */
+  cells: string[];
+  /**
+   * Cells that could not be read as a value (a spreadsheet's formula or date), by column: the
+   * row is invalid. Their `fields` hold "" and validation does not speak of them again.
+   */
+  problems?: RowError[];
+}
+
+/** A data row that cannot be read as a row (wrong number of fields); reading goes on. */
+export interface CsvRowProblem {
+  kind: "error";
+  line: number;
+  error: RowError;
+  /** The row's cells as they were, for the error file. */
+  cells: string[];
+}
+
+export type CsvItem = CsvRow | CsvRowProblem;
+
+export interface ReadOrderRowsOptions {
+  /** One character. @defaultValue `,` */
+  delimiter?: string;
+  /** Source header -> field, from `--map 'Email Address=email'`. */
+  map?: Record<string, string>;
+  /** How errors name the input. @defaultValue the path, or `input` for a stream */
+  label?: string;
+  /** A column that maps to no field is an error, not ignored. @defaultValue false */
+  strictColumns?: boolean;
+  /** Told once, when the header is read, how its columns were matched. */
+  onHeader?: (header: HeaderReport) => void;
+  /** Told before each row is yielded: bytes of the input parsed up to its end (progress). */
+  onPosition?: (bytes: number) => void;
+}
+
+/** How the header's columns were matched: reported once, before the first row. */
+export interface HeaderReport {
+  /** The line the header is on. */
+  line: number;
+  /** The header's cells as they were, in file order: the error file repeats them. */
+  names: string[];
+  /** Columns whose header is not their field's name (a synonym or `--map`). */
+  renamed: RenamedColumn[];
+  /** Columns that map to no field: kept out of the orders. */
+  ignored: IgnoredColumn[];
+}
+
+/**
+ * A legitimate row is a few KB at most (description 128, metadata 20 x 200); the cap keeps an
+ * unclosed quote from pulling the rest of a large file into memory before failing.
+ */
+export const MAX_RECORD_CHARS = 1_000_000;
+
+/** Cells that are trimmed: identifiers and amounts, where stray spaces are never meant. */
+const TRIMMED = new Set(["email", "product_code", "face_value"]);
+
+interface ParsedRecord {
+  line: number;
+  cells: string[];
+  /** Bytes of the input parsed up to the end of this record. */
+  bytes: number;
+}
+
+const LINE_BREAK = /\r\n|\r|\n/g;
+
+function lineBreaks(cells: readonly string[]): number {
+  let count = 0;
+  for (const cell of cells) count += cell.match(LINE_BREAK)?.length ?? 0;
+  return count;
+}
+
+function checkDelimiter(delimiter: string): string {
+  if (delimiter.length !== 1 || /["\r\n]/.test(delimiter)) {
+    throw new UserError(
+      `--delimiter must be one character such as ',' or ';' (got ${JSON.stringify(delimiter)})`,
+    );
+  }
+  return delimiter;
+}
+
+/**
+ * Physical line numbers of records. csv-parse's own `info.lines` counts a CRLF inside a quoted
+ * field as two lines, so lines are counted here from the cells' own line breaks (a record
+ * spans 1 + its embedded breaks) plus the blank lines the parser skipped (`info.empty_lines`).
+ */
+class LineTracker {
+  private next = 1;
+  private blanks = 0;
+
+  /** The line the record about to be read starts on, given the parser's blank-line count. */
+  peek(emptyLines: number): number {
+    return this.next + (emptyLines - this.blanks);
+  }
+
+  /** Accounts for a record; returns the line it starts on. */
+  take(cells: readonly string[], emptyLines: number): number {
+    const start = this.peek(emptyLines);
+    this.blanks = emptyLines;
+    this.next = start + lineBreaks(cells) + 1;
+    return start;
+  }
+}
+
+export function toRow(
+  line: number,
+  header: readonly string[],
+  ignored: readonly IgnoredColumn[],
+  cells: readonly string[],
+): CsvRow {
+  const fields: Record<string, string> = {};
+  header.forEach((field, index) => {
+    if (field === "") return;
+    const cell = cells[index] ?? "";
+    fields[field] = TRIMMED.has(field) ? cell.trim() : cell;
+  });
+  if (ignored.length === 0) return { kind: "row", line, fields, cells: [...cells] };
+  // No prototype: a header is any text, "__proto__" included.
+  const rest: Record<string, string> = Object.create(null);
+  for (const { index, name } of ignored) rest[name || `column ${index + 1}`] = cells[index] ?? "";
+  return { kind: "row", line, fields, ignored: rest, cells: [...cells] };
+}
+
+/** Spreadsheets export rows of empty cells (",,,") for deleted lines; they are blank lines. */
+export function isBlank(cells: readonly string[]): boolean {
+  return cells.every((cell) => cell.trim() === "");
+}
+
+function fileError(label: string, error: unknown, lines: LineTracker): Error {
+  if (error instanceof OrderFileError || error instanceof UserError) return error;
+  if (error instanceof CsvError) {
+    const context = error as CsvError & { empty_lines?: number };
+    const line = lines.peek(context.empty_lines ?? 0);
+    const message =
+      error.code === "CSV_MAX_RECORD_SIZE"
+        ? "a record longer than 1,000,000 characters (a quote that is never closed?)"
+        : error.code === "CSV_QUOTE_NOT_CLOSED"
+          ? "a quoted field starting on this line or after it is never closed"
+          : error.message;
+    return new OrderFileError(label, [{ line, column: "", message }]);
+  }
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ENOENT" || code === "EACCES" || code === "EISDIR") {
+    return new UserError(`cannot read ${label}: ${(error as Error).message}`);
+  }
+  return error as Error;
+}
+
+/**
+ * Reads an order CSV as a stream and yields its data rows one by one: memory does not grow
+ * with the file. The header is checked first (missing or duplicate columns, and with
+ * `strictColumns` unknown ones, throw an OrderFileError naming its line); a row with the wrong number of fields is yielded as a
+ * problem and reading goes on. Blank lines are skipped.
+ */
+export async function* readOrderRows(
+  input: Readable | string,
+  options: ReadOrderRowsOptions = {},
+): AsyncGenerator<CsvItem> {
+  const label = options.label ?? (typeof input === "string" ? input : "input");
+  const delimiter = checkDelimiter(options.delimiter ?? ",");
+  const source = typeof input === "string" ? createReadStream(input) : input;
+  const lines = new LineTracker();
+  const parserOptions: Options<ParsedRecord, string[]> = {
+    bom: true,
+    delimiter,
+    relax_column_count: true,
+    relax_quotes: true,
+    skip_empty_lines: true,
+    max_record_size: MAX_RECORD_CHARS,
+    // Lines are counted while parsing, not while consuming: when parsing fails, records
+    // parsed but not yet consumed are dropped, and the error must still name the right line.
+    on_record: (cells, context) => ({
+      line: lines.take(cells, context.empty_lines),
+      cells,
+      bytes: context.bytes,
+    }),
+  };
+  // The typings accept an on_record that changes the record type only together with `columns`.
+  const parser = parse(parserOptions as unknown as Options);
+  source.on("error", (error: Error) => parser.destroy(error));
+  source.pipe(parser);
+  let header: string[] | undefined;
+  let ignored: IgnoredColumn[] = [];
+  // An error file's cells were escaped as it was written (fix-list-cell.ts).
+  let fixList = false;
+  try {
+    for await (const record of parser as AsyncIterable<ParsedRecord>) {
+      const { line, bytes } = record;
+      const cells = fixList ? readFixListCells(record.cells) : record.cells;
+      if (header === undefined) {
+        if (isBlank(cells)) continue;
+        fixList = isFixListHeader(cells);
+        const names = fixList ? readFixListCells(cells) : cells;
+        const resolved = resolveHeader(names, options.map, line, options);
+        if (!resolved.ok) throw new OrderFileError(label, resolved.errors);
+        header = resolved.fields;
+        ignored = resolved.ignored;
+        options.onHeader?.({ line, names: [...names], renamed: resolved.renamed, ignored });
+        continue;
+      }
+      if (isBlank(cells)) continue;
+      options.onPosition?.(bytes);
+      if (cells.length !== header.length) {
+        const message = `row has ${cells.length} fields, header has ${header.length}`;
+        yield { kind: "error", line, error: { line, column: "", message }, cells: [...cells] };
+        continue;
+      }
+      yield toRow(line, header, ignored, cells);
+    }
+  } catch (error) {
+    throw fileError(label, error, lines);
+  } finally {
+    parser.destroy();
+    if (typeof input === "string") source.destroy();
+    else source.unpipe(parser);
+  }
+  if (header === undefined) {
+    throw new OrderFileError(label, [
+      { line: 1, column: "", message: "the file has no header row" },
+    ]);
+  }
+}

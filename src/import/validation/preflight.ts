@@ -1,0 +1,146 @@
+import type { CatalogIndex, CatalogIndexEntry } from "../../catalog/index-entry.js";
+import {
+  canonicalDecimal,
+  compareDecimal,
+  currencyDecimals,
+  decimalPlaces,
+  discountedPriceUnits,
+  fromUnits,
+  toUnits,
+} from "../../money.js";
+import type { OrderRow } from "../../orders/order-row.js";
+import { unknownCodeMessage } from "./code-hints.js";
+import type { RowError } from "./row-error.js";
+
+export interface PreflightOptions {
+  /**
+   * The payment currency (`--currency`). With a catalog it must be the product's currency
+   * (ACCOUNT_BALANCE pays in the product's currency); without one (`--no-catalog-check`) it is
+   * the only way to know the currency, and rows are refused when it is missing.
+   */
+  currency?: string;
+}
+
+export interface PreflightPass {
+  ok: true;
+  /** The payment currency of the row: its product's. */
+  currency: string;
+  /** face_value - discount, at the currency's scale (integer minor units). */
+  priceUnits: bigint;
+  /** The same price as a decimal string ("24.67"). */
+  price: string;
+  /** The face value in minor units, for totals. */
+  faceUnits: bigint;
+}
+
+export type PreflightResult = PreflightPass | { ok: false; errors: RowError[] };
+
+function fail(row: OrderRow, column: string, message: string): PreflightResult {
+  return { ok: false, errors: [{ line: row.line, column, message }] };
+}
+
+function checkProduct(entry: CatalogIndexEntry): string | undefined {
+  if (!entry.is_orderable) return `product ${entry.code} is not orderable`;
+  if (entry.state !== "LIVE") return `product ${entry.code} is ${entry.state}, not LIVE`;
+  if (entry.denominations === null) {
+    return `product ${entry.code} has no denominations giftjobs can read (payout type ${entry.payout_type})`;
+  }
+  return undefined;
+}
+
+function checkDenomination(entry: CatalogIndexEntry, faceValue: string): string | undefined {
+  const denominations = entry.denominations;
+  if (denominations === null) return undefined;
+  if (denominations.type === "open") {
+    const { min, max } = denominations;
+    if (compareDecimal(faceValue, min) < 0 || compareDecimal(faceValue, max) > 0) {
+      return `face_value ${faceValue} is outside ${entry.code}'s range ${min}..${max} ${entry.currency}`;
+    }
+    return undefined;
+  }
+  if (denominations.list.some((value) => compareDecimal(faceValue, value) === 0)) return undefined;
+  return `face_value ${faceValue} is not one of ${entry.code}'s denominations: ${denominations.list.join(", ")} ${entry.currency}`;
+}
+
+function checkDecimals(faceValue: string, currency: string): string | undefined {
+  const allowed = currencyDecimals(currency);
+  // Trailing zeros carry no value: "10.00" is a fine JPY amount, "10.5" is not.
+  if (decimalPlaces(canonicalDecimal(faceValue)) <= allowed) return undefined;
+  return `face_value ${faceValue} has more decimals than ${currency} allows (${allowed})`;
+}
+
+function pass(currency: string, faceValue: string, discountMultiplier: string): PreflightPass {
+  const scale = currencyDecimals(currency);
+  const priceUnits = discountedPriceUnits(faceValue, discountMultiplier, currency);
+  return {
+    ok: true,
+    currency,
+    priceUnits,
+    price: fromUnits(priceUnits, scale),
+    faceUnits: toUnits(faceValue, scale),
+  };
+}
+
+/**
+ * Checks a valid row against the catalog snapshot's index, as the service would, so that a
+ * campaign learns of a bad row before anything is paid. Pure: the caller loads the index once.
+ * Without an index (`--no-catalog-check`) only the decimals are checked, against
+ * `options.currency`, and the price is the face value (the discount is unknown).
+ */
+export function preflightRow(
+  row: OrderRow,
+  catalog: CatalogIndex | undefined,
+  options: PreflightOptions = {},
+): PreflightResult {
+  const wanted = options.currency?.toUpperCase();
+  if (catalog === undefined) {
+    if (!wanted) {
+      return fail(row, "face_value", "currency unknown without the catalog check: pass --currency");
+    }
+    const decimals = checkDecimals(row.face_value, wanted);
+    return decimals ? fail(row, "face_value", decimals) : pass(wanted, row.face_value, "0");
+  }
+  const entry = catalog.entries[row.product_code];
+  if (entry === undefined)
+    return fail(row, "product_code", unknownCodeMessage(catalog, row.product_code));
+  const product = checkProduct(entry);
+  if (product) return fail(row, "product_code", product);
+  const currency = entry.currency.toUpperCase();
+  if (wanted && wanted !== currency) {
+    return fail(
+      row,
+      "product_code",
+      `product ${entry.code} is sold in ${currency}, not ${wanted} (--currency)`,
+    );
+  }
+  const problem =
+    checkDecimals(row.face_value, currency) ?? checkDenomination(entry, row.face_value);
+  return problem
+    ? fail(row, "face_value", problem)
+    : pass(currency, row.face_value, entry.discount_multiplier);
+}
+
+/**
+ * preflightRow with its passes remembered by product code and face value: a campaign sends few
+ * distinct cards to many people, and pricing in BigInt is the costliest check of a row. A
+ * failure is not kept (it names the row's line). Past `limit` distinct pairs, new pairs are
+ * checked each time, so memory stays bounded whatever the file.
+ */
+export class PreflightMemo {
+  private readonly passes = new Map<string, PreflightPass>();
+
+  constructor(
+    private readonly catalog: CatalogIndex | undefined,
+    private readonly options: PreflightOptions = {},
+    private readonly limit = 10_000,
+  ) {}
+
+  check(row: OrderRow): PreflightResult {
+    const key = `${row.product_code}\n${row.face_value}`;
+    const known = this.passes.get(key);
+    if (known) return known;
+    const result = preflightRow(row, this.catalog, this.options);
+    if (result.ok && this.passes.size < this.limit) this.passes.set(key, result);
+    return result;
+  }
+}

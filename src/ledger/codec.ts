@@ -1,0 +1,137 @@
+import type { LedgerOrder, LedgerRow } from "./types.js";
+
+/**
+ * How rows and orders are written in Redis (docs/architecture.md, "Redis keys"). Both are
+ * compact: a campaign holds one of each per row, and Redis keeps them until the campaign is
+ * archived. A row is a JSON array in a fixed order; an order a JSON object with one-letter
+ * names, which the Lua scripts read and change (ledger-scripts.ts uses the same names).
+ */
+
+/** Stored name of each order field. The scripts use these: change both together. */
+export const STORED_ORDER_FIELDS = {
+  key: "k",
+  identities: "i",
+  generation: "g",
+  status: "s",
+  mode: "m",
+  currency: "c",
+  face: "f",
+  price: "p",
+  description: "d",
+  metadata: "md",
+  send_at: "sa",
+  order_id: "o",
+  item_ids: "ii",
+  payout_status: "ps",
+  payout_urls: "pu",
+  error_type: "et",
+  error_message: "em",
+  unclear: "uc",
+  unclear_api_key: "uk",
+  attempt_api_key: "ak",
+  attempts: "a",
+  polls: "pl",
+  updated_at: "u",
+  replaces: "rp",
+  superseded_by: "sb",
+  replayed: "rd",
+} as const satisfies Record<keyof LedgerOrder, string>;
+
+type StoredName = (typeof STORED_ORDER_FIELDS)[keyof typeof STORED_ORDER_FIELDS];
+
+const LONG_NAMES = new Map<string, keyof LedgerOrder>(
+  Object.entries(STORED_ORDER_FIELDS).map(([long, short]) => [short, long as keyof LedgerOrder]),
+);
+
+/** The characters of the payload hash a row keeps (96 bits: a changed row is never missed). */
+export const PAYLOAD_HASH_CHARS = 16;
+
+/**
+ * Fields to store, by stored name. `null` stays `null`: in a patch it removes the field (the
+ * scripts drop it); `undefined` is left out.
+ */
+/** Whether a row's stored payload hash is the start of this full one (the same row content). */
+export function samePayload(stored: string, full: string): boolean {
+  return full.slice(0, PAYLOAD_HASH_CHARS) === stored;
+}
+
+export function encodeOrderFields(fields: Partial<LedgerOrder>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    const stored = STORED_ORDER_FIELDS[name as keyof LedgerOrder] as StoredName | undefined;
+    if (!stored) throw new Error(`not an order field: ${name}`);
+    out[stored] = value;
+  }
+  return out;
+}
+
+export function encodeOrder(order: LedgerOrder): string {
+  return JSON.stringify(encodeOrderFields(order));
+}
+
+export function decodeOrder(text: string): LedgerOrder {
+  const stored = JSON.parse(text) as Record<string, unknown>;
+  if (!("k" in stored))
+    throw new Error(
+      "an order recorded by an earlier giftjobs (ledger format 1): finish or archive its campaign with that version",
+    );
+  const order: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(stored)) {
+    const long = LONG_NAMES.get(name);
+    if (long) order[long] = value;
+  }
+  return order as unknown as LedgerOrder;
+}
+
+/**
+ * A row without its order number and line: what follows them in the stored array. The scripts
+ * put `[line,order` in front when they record the row (the number is theirs to give).
+ */
+export function rowTail(row: Omit<LedgerRow, "line" | "order">): string {
+  const cells: (string | number)[] = [
+    row.generation,
+    row.payload_hash.slice(0, PAYLOAD_HASH_CHARS),
+    row.email,
+    row.product_code,
+    row.face_value,
+    row.currency,
+    row.reference ?? "",
+  ];
+  if (row.template_id !== undefined) cells.push(row.template_id);
+  return `,${JSON.stringify(cells).slice(1)}`;
+}
+
+export function encodeRow(row: LedgerRow): string {
+  return `[${row.line},${row.order}${rowTail(row)}`;
+}
+
+export function decodeRow(text: string): LedgerRow {
+  const cells = JSON.parse(text) as unknown;
+  if (!Array.isArray(cells))
+    throw new Error(
+      "a row recorded by an earlier giftjobs (ledger format 1): finish or archive its campaign with that version",
+    );
+  const [line, order, generation, hash, email, product, face, currency, reference, template] =
+    cells as [number, number, number, string, string, string, string, string, string, string?];
+  const row: LedgerRow = {
+    line,
+    order,
+    generation,
+    payload_hash: hash,
+    email,
+    product_code: product,
+    face_value: face,
+    currency,
+  };
+  if (reference) row.reference = reference;
+  if (template !== undefined) row.template_id = template;
+  return row;
+}
+
+/** The item id of a row of this order (ids are kept in the order's identity order). */
+export function itemIdOf(order: LedgerOrder, identity: string): string | undefined {
+  if (!order.item_ids) return undefined;
+  const index = order.identities.indexOf(identity);
+  return index < 0 ? undefined : order.item_ids[index];
+}

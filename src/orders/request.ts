@@ -1,0 +1,118 @@
+import type { OrderRequest, OrderRequestItem } from "../api/order-request.js";
+import { UserError } from "../errors/user-error.js";
+import type { LedgerOrder, LedgerRow } from "../ledger/types.js";
+import { canonicalDecimal } from "../money.js";
+import { LIMITS } from "./limits.js";
+import type { OrderRow } from "./order-row.js";
+import { MAX_ITEMS_PER_ORDER } from "./packing.js";
+
+export interface CampaignInfo {
+  name: string;
+  /** Description of orders holding several rows. @defaultValue `giftjobs campaign NAME` */
+  description?: string;
+}
+
+/**
+ * The service wants a JSON number. A plain decimal of a few digits converts exactly (JSON
+ * prints the shortest form, which is the canonical decimal); anything that would not come
+ * back the same, such as a 20-digit amount, is refused rather than sent rounded.
+ */
+function faceValueNumber(faceValue: string): number {
+  const value = Number(faceValue);
+  if (String(value) !== canonicalDecimal(faceValue)) {
+    throw new RangeError(`face_value ${faceValue} cannot be sent exactly as a JSON number`);
+  }
+  return value;
+}
+
+/** What an item is made of: the row's fields the service gets. */
+type ItemSource = Pick<OrderRow, "email" | "face_value" | "product_code" | "template_id">;
+
+function itemOf(row: ItemSource): OrderRequestItem {
+  const distribution: OrderRequestItem["distribution_method"] = {
+    type: "EMAIL",
+    email_address: row.email,
+  };
+  if (row.template_id !== undefined) distribution.template_id = row.template_id;
+  return {
+    face_value: faceValueNumber(row.face_value),
+    distribution_method: distribution,
+    products: { type: "SINGLE", value: row.product_code },
+  };
+}
+
+/**
+ * Keys sorted: the service replays a key only for the same body, so the body must not depend
+ * on the column order of the file the row came from this time.
+ */
+function sortedRecord(record: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of Object.keys(record).sort()) out[key] = record[key]!;
+  return out;
+}
+
+function truncate(text: string, max: number): string {
+  return [...text].slice(0, max).join("");
+}
+
+/**
+ * Builds the order body for rows of one currency. The service has description and metadata
+ * on the order only, not per item: a one-row order carries the row's own; an order of several
+ * rows cannot carry theirs, so it gets the campaign's description and `{campaign: NAME}` (the
+ * rows' own stay in the ledger and the report). Pass rows in the packed order's identity
+ * order: a retry must send the very same body under the same key.
+ */
+export function buildOrderRequest(
+  rows: readonly OrderRow[],
+  currency: string,
+  campaign: CampaignInfo,
+): OrderRequest {
+  if (rows.length < 1 || rows.length > MAX_ITEMS_PER_ORDER) {
+    throw new RangeError(`an order holds 1 to ${MAX_ITEMS_PER_ORDER} rows (got ${rows.length})`);
+  }
+  const body: OrderRequest = {
+    payment_method: { type: "ACCOUNT_BALANCE", currency },
+    items: rows.map(itemOf),
+  };
+  const [only] = rows;
+  if (rows.length === 1 && only) {
+    if (only.description !== undefined) body.description = only.description;
+    if (Object.keys(only.metadata).length > 0) body.metadata = sortedRecord(only.metadata);
+    return body;
+  }
+  if ([...campaign.name].length > LIMITS.metadataValueChars) {
+    throw new UserError(
+      `campaign name is longer than ${LIMITS.metadataValueChars} characters; it goes into order metadata`,
+    );
+  }
+  body.description = truncate(
+    campaign.description ?? `giftjobs campaign ${campaign.name}`,
+    LIMITS.descriptionChars,
+  );
+  body.metadata = { campaign: campaign.name };
+  return body;
+}
+
+/**
+ * The body of an order recorded in the ledger, from its record and its rows (in the order's
+ * identity order): the body buildOrderRequest made at import, item for item, since the rows
+ * keep what the items are made of and the order its description and metadata. Every attempt
+ * under the order's key sends this same body.
+ */
+export function requestFromLedger(
+  order: LedgerOrder,
+  rows: readonly (LedgerRow | undefined)[],
+): OrderRequest {
+  if (!order.currency) throw new Error(`order ${order.key} has no currency recorded`);
+  const items = rows.map((row, i) => {
+    if (!row) throw new Error(`order ${order.key}: row ${order.identities[i]} is missing`);
+    return itemOf(row);
+  });
+  const body: OrderRequest = {
+    payment_method: { type: "ACCOUNT_BALANCE", currency: order.currency },
+    items,
+  };
+  if (order.description !== undefined) body.description = order.description;
+  if (order.metadata !== undefined) body.metadata = order.metadata;
+  return body;
+}

@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import { orderFileKind } from "../../../src/import/readers/order-file.js";
+
+const ZIP = Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x08, 0x00]);
+const EMPTY_ZIP = Buffer.from([0x50, 0x4b, 0x05, 0x06, 0, 0, 0, 0]);
+const XLS = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
+const text = (s: string) => Buffer.from(s, "utf8");
+const CSV = text("email,product_code,face_value\na@example.com,AMZ-US,25\n");
+const TSV = text("email\tproduct_code\tface_value\na@example.com\tAMZ-US\t25\n");
+const COMMA = { type: "text", delimiter: "," };
+const TAB = { type: "text", delimiter: "\t" };
+
+describe("orderFileKind: by content first, by name second", () => {
+  it.each([
+    ["orders.xlsx", ZIP],
+    ["orders.csv", ZIP],
+    ["orders.tsv", ZIP],
+    ["orders.txt", ZIP],
+    ["orders", ZIP],
+    ["ORDERS.XLSX", EMPTY_ZIP],
+  ])("%s holding a zip is an .xlsx workbook", (name, sample) => {
+    expect(orderFileKind(name, sample)).toEqual({ type: "xlsx" });
+  });
+
+  it.each([
+    ["orders.csv", CSV, COMMA],
+    ["orders.txt", CSV, COMMA],
+    ["orders.tsv", CSV, COMMA],
+    ["orders.xlsx", CSV, COMMA],
+    ["orders", CSV, COMMA],
+    ["orders.tsv", TSV, TAB],
+    ["orders.csv", TSV, TAB],
+    ["orders.txt", TSV, TAB],
+    ["orders.xlsx", TSV, TAB],
+    // A BOM and blank lines before the header, CRLF line ends.
+    ["orders.txt", text("\ufeff\r\n\r\nemail\tproduct_code\tnote, free text\r\n"), TAB],
+    // One column: no delimiter to count, the name decides.
+    ["orders.tsv", text("email\na@example.com\n"), TAB],
+    ["orders.csv", text("email\na@example.com\n"), COMMA],
+  ])("%s holding %j is %j", (name, sample, kind) => {
+    expect(orderFileKind(name, sample)).toEqual(kind);
+  });
+
+  it("an explicit delimiter wins for text, and is refused for a workbook", () => {
+    expect(orderFileKind("orders.csv", text("a;b;c\n"), { delimiter: ";" })).toEqual({
+      type: "text",
+      delimiter: ";",
+    });
+    expect(orderFileKind("orders.xlsx", text("a;b;c\n"), { delimiter: ";" })).toEqual({
+      type: "text",
+      delimiter: ";",
+    });
+    expect(() => orderFileKind("orders.csv", ZIP, { delimiter: ";" })).toThrow(
+      "orders.csv is an .xlsx workbook: --delimiter is for CSV files",
+    );
+  });
+
+  it("refuses what is neither, in one line saying what it is", () => {
+    expect(() => orderFileKind("orders.xlsx", text("%PDF-1.4 not a workbook\n"))).toThrow(
+      "orders.xlsx is not a spreadsheet: an .xlsx file is a zip archive and this one is not (a renamed file?)",
+    );
+    expect(() => orderFileKind("orders.xlsx", Buffer.from([1, 0, 2, 44, 9]))).toThrow(
+      /orders.xlsx is not a spreadsheet/,
+    );
+    expect(() => orderFileKind("orders.csv", XLS)).toThrow(/an old .xls workbook\?/);
+    expect(() => orderFileKind("orders.csv", Buffer.from([0xff, 0xfe, 0x65, 0]))).toThrow(
+      "orders.csv is UTF-16 text: save it as CSV UTF-8",
+    );
+    expect(() => orderFileKind("orders.csv", Buffer.from([0x65, 0, 0x2c, 0x66]))).toThrow(
+      "orders.csv is not a text or .xlsx file: it holds binary data",
+    );
+  });
+});
