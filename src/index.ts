@@ -34,10 +34,10 @@ export {
   type WebhookReceiverOptions,
 } from "./webhooks/webhook-receiver.js";
 export { webhookSecretFrom } from "./webhooks/webhook-secret.js";
-export {
-  type RunningWorkers,
-  type StartWorkersOptions,
-  startWorkers,
-  type WorkerHooks,
-  type WorkerQueue,
-} from "./worker/start-workers.js";
+export { startWorkers } from "./worker/start-workers.js";
+export type {
+  RunningWorkers,
+  StartWorkersOptions,
+  WorkerHooks,
+  WorkerQueue,
+} from "./worker/worker-options.js";

@@ -21,3 +21,22 @@ export function limiterFor(perMinute: number): RateLimiterOptions {
 export function worstCaseMinute({ max, duration }: RateLimiterOptions): number {
   return max * (Math.floor(60_000 / duration) + 1);
 }
+
+/**
+ * Backoff after 429s: at least 5 s, doubling while they repeat, reset by a success.
+ * One instance per worker process; BullMQ applies the wait queue-wide.
+ */
+export class RateLimitBackoff {
+  private streak = 0;
+  constructor(
+    private readonly baseMs = 5000,
+    private readonly maxMs = 60_000,
+  ) {}
+  next(): number {
+    this.streak += 1;
+    return Math.min(this.baseMs * 2 ** (this.streak - 1), this.maxMs);
+  }
+  reset(): void {
+    this.streak = 0;
+  }
+}

@@ -5,7 +5,7 @@ import { Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
 import { silentLogger } from "../log.js";
 import { commandClient, connectRedis, type RedisConnection } from "../redis/connection.js";
-import type { WorkerHooks } from "../worker/start-workers.js";
+import type { WorkerHooks } from "../worker/worker-options.js";
 import { startMetricsServer } from "./metrics-server.js";
 import { WorkerMetrics } from "./worker-metrics.js";
 

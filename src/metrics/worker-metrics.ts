@@ -1,6 +1,6 @@
 import type { JobType, Queue } from "bullmq";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { OrderEndName, OrderOutcomeName } from "../../jobs/orders/process.js";
+import type { OrderEndName, OrderOutcomeName } from "../../jobs/orders/attempt.js";
 import type { ResponseInfo } from "../api/client.js";
 import { type CampaignStatus, statusOf } from "../campaigns/status.js";
 import { moneyOf } from "../campaigns/summary.js";
@@ -9,7 +9,7 @@ import { ROW_STATUSES } from "../ledger/row-status.js";
 import type { Logger } from "../log.js";
 import { silentLogger } from "../log.js";
 import { isRedisAway } from "../redis/outage-reporter.js";
-import type { WorkerHooks } from "../worker/start-workers.js";
+import type { WorkerHooks } from "../worker/worker-options.js";
 import { routeLabel } from "./route-label.js";
 
 /** Every attempt outcome, so each series exists (at 0) from the first scrape. */

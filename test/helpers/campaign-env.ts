@@ -11,11 +11,8 @@ import type { ImportDeps } from "../../src/import/import-campaign.js";
 import { Ledger } from "../../src/ledger/ledger.js";
 import { silentLogger } from "../../src/log.js";
 import { type Sandbox, type SandboxOptions, startSandbox } from "../../src/sandbox/index.js";
-import {
-  type RunningWorkers,
-  type StartWorkersOptions,
-  startWorkers,
-} from "../../src/worker/start-workers.js";
+import { startWorkers } from "../../src/worker/start-workers.js";
+import type { RunningWorkers, StartWorkersOptions } from "../../src/worker/worker-options.js";
 import { type CliRun, runCli } from "./cli.js";
 import { cleanPrefix, REDIS_URL, testRedis, uniquePrefix } from "./redis.js";
 import { removeDir, tmpDir } from "./tmp-dir.js";

@@ -1,6 +1,6 @@
 import { afterEach } from "vitest";
 import type { SandboxOptions } from "../../src/sandbox/index.js";
-import type { RunningWorkers, StartWorkersOptions } from "../../src/worker/start-workers.js";
+import type { RunningWorkers, StartWorkersOptions } from "../../src/worker/worker-options.js";
 import { type CampaignEnv, campaignEnv, runWorkers } from "./campaign-env.js";
 
 /**

@@ -3,7 +3,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import type { RunningWorkers } from "../../src/worker/start-workers.js";
+import type { RunningWorkers } from "../../src/worker/worker-options.js";
 import { type CampaignEnv, runWorkers } from "../helpers/campaign-env.js";
 import type { Trace } from "./trace.js";
 import { NORMAL_TIMEOUT_MS, SOAK_WORKERS } from "./worker-options.js";

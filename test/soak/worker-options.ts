@@ -1,6 +1,6 @@
 // How the soak test's workers run, in-process and in the child it SIGKILLs: short timings so
 // a sequence takes seconds (docs/architecture.md, "The dispatcher" for the repair pass).
-import type { StartWorkersOptions } from "../../src/worker/start-workers.js";
+import type { StartWorkersOptions } from "../../src/worker/worker-options.js";
 
 /** A job's lock: a SIGKILLed worker's job is taken over this long after the kill. */
 export const LOCK_MS = 1000;

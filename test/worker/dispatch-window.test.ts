@@ -5,7 +5,7 @@ import { campaignStatus } from "../../src/campaigns/status.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import { sampleCsv } from "../../src/import/sample-csv.js";
 import { dispatchWindow, WINDOW_SLOTS_FACTOR } from "../../src/worker/dispatcher.js";
-import { orderJobSlots } from "../../src/worker/start-workers.js";
+import { orderJobSlots } from "../../src/worker/orders-queue.js";
 import { depsOf } from "../helpers/campaign-env.js";
 import { control } from "../helpers/sandbox.js";
 import { useCampaignEnv } from "../helpers/use-campaign-env.js";

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { campaignStatus } from "../../src/campaigns/status.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import { sampleCsv } from "../../src/import/sample-csv.js";
-import { orderJobSlots } from "../../src/worker/start-workers.js";
+import { orderJobSlots } from "../../src/worker/orders-queue.js";
 import { depsOf } from "../helpers/campaign-env.js";
 import { control, stats } from "../helpers/sandbox.js";
 import { useCampaignEnv } from "../helpers/use-campaign-env.js";

@@ -1,11 +1,9 @@
 import type { Job, Queue } from "bullmq";
 import { describe, expect, it } from "vitest";
+import { MAX_RATE_LIMITED } from "../../../jobs/orders/failures.js";
 import type { OrderJobData } from "../../../jobs/orders/job.js";
-import {
-  MAX_RATE_LIMITED,
-  processCreateOrder,
-  RateLimitBackoff,
-} from "../../../jobs/orders/process.js";
+import { processCreateOrder } from "../../../jobs/orders/process.js";
+import { RateLimitBackoff } from "../../../jobs/orders/rate-limit.js";
 import type { ApiClient } from "../../../src/api/client.js";
 import { RateLimitedError } from "../../../src/api/errors/index.js";
 import { Ledger } from "../../../src/ledger/ledger.js";

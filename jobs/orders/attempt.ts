@@ -1,0 +1,100 @@
+import type { Job, Queue } from "bullmq";
+import type { LimitFunction } from "p-limit";
+import type { ApiClient } from "../../src/api/client.js";
+import type { ExecutionMode, OrderRequest } from "../../src/api/order-request.js";
+import type { Ledger } from "../../src/ledger/ledger.js";
+import type { Logger } from "../../src/log.js";
+import type { JournalLine } from "../../src/orders/journal.js";
+import type { OrderIndex } from "../../src/webhooks/order-index.js";
+import type { ProductGuard } from "../../src/webhooks/product-guard.js";
+import type { OrderJobData } from "./job.js";
+import type { RateLimitBackoff } from "./rate-limit.js";
+
+/** What the order processor needs. */
+export interface CreateOrderDeps {
+  client: ApiClient;
+  ledger: Ledger;
+  log: Logger;
+  /** Where the next generation's order goes when a 422 names one item of several. */
+  ordersQueue: Queue<OrderJobData>;
+  /** Shared with the worker: how long to hold the whole queue after a 429. */
+  rateLimiter: RateLimitBackoff;
+  /**
+   * Appends a generation change to the campaign's order journal, flushed, before the new key
+   * can be sent (docs/architecture.md, "One key while an order may exist").
+   */
+  journal: (campaign: string, line: JournalLine) => Promise<void>;
+  /** Keep redemption links in the ledger. @defaultValue false */
+  storePayoutUrls?: boolean;
+  /** Short in-attempt retries for blips (same key). @defaultValue 1 */
+  blipRetries?: number;
+  /** Delay before the first poll of an async order. @defaultValue 1000 */
+  firstPollDelayMs?: number;
+  /** With webhooks on: accepted order ids, for the receiver (docs/architecture.md, "Webhooks"). */
+  orderIndex?: OrderIndex;
+  /** With webhooks on: products the service said went out of order (product.update). */
+  productGuard?: ProductGuard;
+  /** Told of each attempt's outcome (metrics). */
+  onOutcome?: (outcome: OrderOutcomeName) => void;
+  /** Told once per order this worker moved to an end (metrics: giftjobs_orders_total). */
+  onOrderEnded?: (outcome: OrderEndName) => void;
+  /** Told when this worker paused a campaign, and why (metrics, the campaign tracker). */
+  onCampaignPaused?: (campaign: string, reason: string) => void;
+  /** Told before each order this worker sends (the campaign tracker). */
+  onSending?: (campaign: string) => void;
+  /**
+   * The worker's sending slots: at most this many orders between the ledger's start and the
+   * service's answer (the worker's --concurrency). Without it, each job is its own slot.
+   */
+  sending?: LimitFunction;
+}
+
+/** The ends of an order, as giftjobs_orders_total labels them. */
+export type OrderEndName = "completed" | "failed_final" | "failed_uncertain" | "cancelled";
+
+/**
+ * The outcomes of docs/architecture.md, "Outcomes", per attempt, as metrics label them. A 429
+ * is not one: it uses no attempt (it is counted as giftjobs_http_requests_total{status="429"}).
+ */
+export type OrderOutcomeName =
+  | "completed"
+  | "submitted"
+  | "retry_same_key"
+  | "systemic"
+  | "final"
+  | "key_conflict";
+
+/** Result recorded on the job, for the dashboard. */
+export type CreateOrderJobResult = { status: string; order_id?: string; skipped?: boolean };
+
+/**
+ * One attempt at an order: the job, and what the ledger holds for it (key, rows, generation,
+ * and the body made of them). The body comes from the ledger, never from the job, so every
+ * attempt under a key sends the body recorded at import.
+ */
+export interface Attempt {
+  job: Job<OrderJobData>;
+  campaign: string;
+  /** The order's number in its campaign. */
+  number: number;
+  /** Its idempotency key. */
+  key: string;
+  identities: string[];
+  generation: number;
+  request: OrderRequest;
+  mode: ExecutionMode;
+  campaignCreatedAt: string | undefined;
+  log: Logger;
+  /**
+   * The error type of a blip retried inside this attempt (a timeout, a dropped connection): the
+   * request may have reached the service, whatever the attempt's last answer was.
+   */
+  unclear?: string;
+}
+
+/** The metrics name of an end status. */
+export function endName(status: string): OrderEndName {
+  return status === "failed_final" || status === "cancelled" || status === "completed"
+    ? status
+    : "failed_uncertain";
+}

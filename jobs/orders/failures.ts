@@ -1,0 +1,264 @@
+import { Worker } from "bullmq";
+import {
+  ApiError,
+  ApiVersionError,
+  answeredUnderKey,
+  RefusedRequestError,
+  ValidationError,
+} from "../../src/api/errors/index.js";
+import type { KeyWord, OrderPatch } from "../../src/ledger/ledger.js";
+import { orderKey } from "../../src/orders/keys.js";
+import { failedItemIndex } from "../../src/orders/outcome.js";
+import {
+  type Attempt,
+  type CreateOrderDeps,
+  type CreateOrderJobResult,
+  endName,
+} from "./attempt.js";
+
+/**
+ * What an attempt that got no order ends with, one function per outcome of
+ * docs/architecture.md, "Outcomes": a refusal, a 429, a systemic refusal that pauses the
+ * campaign, a final refusal (one item of several: the rest move to the next generation), a key
+ * conflict, or an unclear answer retried under the same key.
+ */
+export async function handleFailure(
+  attempt: Attempt,
+  error: unknown,
+  deps: CreateOrderDeps,
+): Promise<CreateOrderJobResult> {
+  // A blip before the last answer may have reached the service: the order is marked before the
+  // outcome is recorded (an answer under the key, if this is one, then removes the mark again).
+  if (attempt.unclear)
+    await deps.ledger.transition(attempt.campaign, attempt.number, ["in_flight"], "in_flight", {
+      unclear: attempt.unclear,
+    });
+  if (error instanceof RefusedRequestError) {
+    // Nothing was sent; an earlier attempt's mark, if any, keeps the rows failed_uncertain.
+    const status = await markFailed(
+      attempt,
+      deps,
+      "failed_final",
+      "refused_by_client",
+      error.message,
+    );
+    deps.onOutcome?.("final");
+    return { status };
+  }
+  if (!(error instanceof ApiError)) {
+    // Not an answer from the service (a bug, Redis trouble, the worker stopping mid-request):
+    // the request may have reached the service, so the key is marked; BullMQ retries it.
+    await deps.ledger.transition(attempt.campaign, attempt.number, ["in_flight"], "queued", {
+      unclear: "interrupted",
+    });
+    throw error;
+  }
+  switch (error.outcome) {
+    case "rate-limited":
+      return rateLimited(attempt, error, deps);
+    case "systemic":
+      return pauseCampaign(attempt, error, deps);
+    case "final":
+      return finalFailure(attempt, error, deps);
+    case "key-conflict":
+      // The key exists with another body: an order may exist under it. Never retried.
+      await markFailed(attempt, deps, "failed_uncertain", error.type, error.message, {
+        unclear: error.type,
+      });
+      deps.onOutcome?.("key_conflict");
+      attempt.log.error({ type: error.type }, "idempotency key conflict: rows failed, not retried");
+      return { status: "failed_uncertain" };
+    default:
+      return retrySameKey(attempt, error, deps);
+  }
+}
+
+/**
+ * Ends the attempt's order failed. `word` "answered" when the service answered under the key;
+ * otherwise a failed_final becomes failed_uncertain while an earlier attempt's mark stands (the
+ * ledger decides, atomically). Returns the status reached.
+ */
+async function markFailed(
+  attempt: Attempt,
+  deps: CreateOrderDeps,
+  status: "failed_final" | "failed_uncertain",
+  type: string,
+  message: string,
+  options: { word?: KeyWord; unclear?: string } = {},
+): Promise<string> {
+  const moved = await deps.ledger.transition(
+    attempt.campaign,
+    attempt.number,
+    ["in_flight", "queued"],
+    status,
+    { error_type: type, error_message: message, unclear: options.unclear },
+    undefined,
+    options.word,
+  );
+  if (!moved.moved) return moved.current ?? status;
+  deps.onOrderEnded?.(endName(moved.status));
+  return moved.status;
+}
+
+/** 5xx, network, timeout, in-progress: the SAME key again after BullMQ's backoff, or uncertain at the end. */
+async function retrySameKey(attempt: Attempt, error: ApiError, deps: CreateOrderDeps) {
+  const { job, log } = attempt;
+  // Counted as what the service's answer was, whether or not attempts remain.
+  deps.onOutcome?.("retry_same_key");
+  const attempts = job.opts.attempts ?? 1;
+  if (job.attemptsMade + 1 >= attempts) {
+    await markFailed(attempt, deps, "failed_uncertain", error.type, error.message, {
+      unclear: error.type,
+    });
+    log.warn(
+      { type: error.type, attempts },
+      "attempts used up; an order may exist: rows failed_uncertain",
+    );
+    return { status: "failed_uncertain" };
+  }
+  await deps.ledger.transition(attempt.campaign, attempt.number, ["in_flight"], "queued", {
+    error_type: error.type,
+    error_message: error.message,
+    unclear: error.type,
+  });
+  // Retried: not a problem yet (the tracker's progress lines count what ends failed).
+  log.debug(
+    { type: error.type, attempt: job.attemptsMade + 1 },
+    "ambiguous outcome; will retry with the same key",
+  );
+  throw error;
+}
+
+/** After this many 429s one job's further 429s use attempts, so nothing loops forever. */
+export const MAX_RATE_LIMITED = 100;
+
+/** 429: hold the queue (queue-wide), put the job back to waiting without using an attempt. */
+async function rateLimited(
+  attempt: Attempt,
+  error: ApiError,
+  deps: CreateOrderDeps,
+): Promise<CreateOrderJobResult> {
+  const { job, log } = attempt;
+  const count = (job.data.rateLimited ?? 0) + 1;
+  if (count > MAX_RATE_LIMITED) return retrySameKey(attempt, error, deps);
+  await job.updateData({ ...job.data, rateLimited: count });
+  await deps.ledger.transition(attempt.campaign, attempt.number, ["in_flight"], "queued");
+  const waitMs = deps.rateLimiter.next();
+  // Every job in flight may get one: a debug line each (the metric counts them).
+  log.debug({ wait_ms: waitMs }, "rate limited by the service (429); holding the queue");
+  await deps.ordersQueue.rateLimit(waitMs);
+  throw Worker.RateLimitError();
+}
+
+/**
+ * 401/403, a removed API version, insufficient funds, ordering restricted: pause the campaign.
+ * A refusal given before the service read the key (401, 403, the version errors) recorded
+ * nothing under it and says nothing of an earlier attempt: the rows keep their key and go back
+ * to the pending list, sent after resume. One given after (funds, spending limit) is recorded
+ * under the key and would be replayed forever, and it is the key's last word (an order made
+ * earlier would have been replayed instead): the rows move to the next generation's key now
+ * (docs/architecture.md, "One key while an order may exist").
+ */
+async function pauseCampaign(
+  attempt: Attempt,
+  error: ApiError,
+  deps: CreateOrderDeps,
+): Promise<CreateOrderJobResult> {
+  const { campaign, log } = attempt;
+  const reason = `${error.type}: ${error.message}`;
+  deps.onOutcome?.("systemic");
+  if (await deps.ledger.pause(campaign, reason)) {
+    deps.onCampaignPaused?.(campaign, reason);
+    log.error(
+      { type: error.type },
+      `campaign ${campaign} paused: ${reason}. ${fixFor(error)}, then: giftjobs orders resume --campaign ${campaign}`,
+    );
+  }
+  if (answeredUnderKey(error)) {
+    // The next generation waits on the pending list; the dispatcher sends it after resume.
+    await nextGeneration(attempt, attempt.identities, deps, {});
+  } else {
+    // No error on the order: the pause's reason says it, and a queued order's error type is
+    // read as the mark of an unclear attempt by the ledger (from before the mark had a field).
+    await deps.ledger.transition(campaign, attempt.number, ["in_flight"], "queued", {}, "pending");
+  }
+  return { status: "queued" };
+}
+
+/** What the operator fixes before resuming a campaign a systemic refusal paused. */
+function fixFor(error: ApiError): string {
+  if (error.type === "insufficient_funds") return "Top up the account's balance";
+  if (error.type === "ordering_restricted") return "Raise the account's spending limit";
+  if (error instanceof ApiVersionError)
+    return "Set GIFTJOBS_API_VERSION and GIFTJOBS_API_URL right";
+  return "Check GIFTJOBS_API_KEY (and the key's permissions)";
+}
+
+/**
+ * Other 4xx: nothing was made. A 422 naming one item of several fails that row only; the
+ * others go at once under the next generation's key (a new key, since the body changes).
+ */
+async function finalFailure(attempt: Attempt, error: ApiError, deps: CreateOrderDeps) {
+  const { identities, log } = attempt;
+  const index = error instanceof ValidationError ? failedItemIndex(error.details) : undefined;
+  deps.onOutcome?.("final");
+  const word = answeredUnderKey(error) ? "answered" : undefined;
+  if (index === undefined || identities.length < 2 || index >= identities.length || !word) {
+    const status = await markFailed(attempt, deps, "failed_final", error.type, error.message, {
+      word,
+    });
+    // One per order: counted in the tracker's progress lines and `orders report`.
+    log.debug(
+      { type: error.type, status },
+      "order refused by the service; rows failed_final (nothing was made) unless an earlier attempt ended unclear",
+    );
+    return { status };
+  }
+  const rest = identities.filter((_, i) => i !== index);
+  const newKey = await nextGeneration(attempt, rest, deps, {
+    restPatch: { error_type: error.type, error_message: error.message },
+  });
+  log.debug(
+    { type: error.type, item: index, next_key: newKey },
+    "one item refused; the others re-sent under the next generation",
+  );
+  return { status: "failed_final" };
+}
+
+/**
+ * Moves `identities` (all or some rows of the attempt's order) to a new order under the next
+ * generation's key, at the front of the campaign's pending list (the rekey script puts it
+ * there; the dispatcher sends it), in one script. Only after the service answered this attempt
+ * under the old key (the script refuses otherwise while the order carries the mark of an
+ * unclear attempt). The new order is journaled first, flushed: a re-import after a lost ledger
+ * rebuilds it. Its body is made of the rows it takes (and the old order's description and
+ * metadata). Rows left behind become failed_final with `restPatch`.
+ */
+async function nextGeneration(
+  attempt: Attempt,
+  identities: string[],
+  deps: CreateOrderDeps,
+  options: { restPatch?: OrderPatch },
+): Promise<string> {
+  const generation = attempt.generation + 1;
+  const newKey = orderKey(attempt.campaign, generation, identities);
+  const a = deps.client.keyFingerprint;
+  const i = [...identities].sort();
+  await deps.journal(
+    attempt.campaign,
+    a ? { g: generation, k: newKey, i, a } : { g: generation, k: newKey, i },
+  );
+  const done = await deps.ledger.rekey(attempt.campaign, {
+    number: attempt.number,
+    key: newKey,
+    identities,
+    generation,
+    from: ["in_flight"],
+    restStatus: "failed_final",
+    restPatch: options.restPatch,
+    word: "answered",
+  });
+  if (!done.done)
+    attempt.log.warn({ why: done.why }, "the rows were not moved to the next generation");
+  return newKey;
+}

@@ -1,0 +1,174 @@
+import { Queue, Worker } from "bullmq";
+import pLimit from "p-limit";
+import type { OrderEndName } from "../../jobs/orders/attempt.js";
+import type { OrderJobData } from "../../jobs/orders/job.js";
+import { createOrderCreateProcessor } from "../../jobs/orders/process.js";
+import { limiterFor, RateLimitBackoff } from "../../jobs/orders/rate-limit.js";
+import { QUEUES } from "../../jobs/registry.js";
+import { apiClientFor } from "../api/client-for-config.js";
+import { Ledger } from "../ledger/ledger.js";
+import type { Logger } from "../log.js";
+import { appendJournalLines, journalPath } from "../orders/journal.js";
+import { commandClient } from "../redis/connection.js";
+import { OrderIndex } from "../webhooks/order-index.js";
+import { ProductGuard } from "../webhooks/product-guard.js";
+import { CampaignTracker } from "./campaign-tracker.js";
+import { Dispatcher, dispatchWindow } from "./dispatcher.js";
+import { startOrderStatusFollower } from "./order-follower.js";
+import { type QueueContext, type QueueRunner, quietIfAway } from "./queue-runner.js";
+
+/**
+ * Jobs the order worker holds at once for `concurrency` sending slots: a fifth more (at least
+ * one), so that while a job records its answer and BullMQ finishes it and hands over the next
+ * one (a few Redis round trips), another job already holds the slot it gave back and the
+ * service still sees `concurrency` requests in flight (docs/architecture.md, "Sending slots").
+ */
+export function orderJobSlots(concurrency: number): number {
+  return concurrency + Math.max(1, Math.ceil(concurrency / 5));
+}
+
+/**
+ * The `orders` queue's worker (jobs/orders/process.ts), and what runs beside it in the process:
+ * the dispatcher that adds the campaigns' jobs, the follower of async orders, the campaign
+ * tracker's progress lines.
+ */
+export function startOrdersQueue(context: QueueContext): QueueRunner {
+  const { options, connection, outage, log, active } = context;
+  const { config } = options;
+  const concurrency = options.concurrency ?? 10;
+  const hooks = options.hooks ?? {};
+  const client = apiClientFor(config, hooks.onResponse);
+  const ledger = new Ledger(commandClient(connection), config.prefix);
+  const ordersQueue = new Queue<OrderJobData>(QUEUES.orders, {
+    connection,
+    prefix: config.prefix,
+  });
+  ordersQueue.on("error", (error) => quietIfAway(outage, log, error, "orders queue error"));
+  const timings = options.timings ?? {};
+  const rateLimiter = new RateLimitBackoff(timings.rateLimitBaseMs ?? 5000);
+  const orderIndex = options.webhooks
+    ? new OrderIndex(commandClient(connection), config.prefix)
+    : undefined;
+  const firstPollDelayMs = options.webhooks
+    ? (options.webhooks.firstPollDelayMs ?? 30_000)
+    : timings.firstPollDelayMs;
+  const campaigns = new CampaignTracker({
+    ledger,
+    log,
+    tickMs: timings.trackerTickMs,
+    intervalMs: timings.trackerIntervalMs,
+  });
+  campaigns.start();
+  // Taking over a stalled job is safe (same key), so stalls may repeat a few times.
+  const lockDuration = options.lockDurationMs ?? 30_000;
+  const common = {
+    connection,
+    prefix: config.prefix,
+    concurrency,
+    maxStalledCount: 10,
+    lockDuration,
+    stalledInterval: lockDuration,
+  };
+  const orderWorker = new Worker<OrderJobData>(
+    QUEUES.orders,
+    active.counted(
+      createOrderCreateProcessor({
+        client,
+        ledger,
+        log,
+        ordersQueue,
+        rateLimiter,
+        journal: (campaign, line) =>
+          appendJournalLines(journalPath(config.dataDir, campaign), [line]),
+        storePayoutUrls: options.storePayoutUrls,
+        firstPollDelayMs,
+        orderIndex,
+        productGuard: options.webhooks ? new ProductGuard(config.dataDir) : undefined,
+        onOutcome: hooks.onOutcome,
+        onOrderEnded: hooks.onOrderEnded,
+        onCampaignPaused: (campaign, reason) => {
+          campaigns.pausedHere(campaign, reason);
+          hooks.onCampaignPaused?.(campaign, reason);
+        },
+        onSending: (campaign) => campaigns.touch(campaign),
+        sending: pLimit(concurrency),
+      }),
+    ),
+    // No maxStartedAttempts: it would also count the wake-ups of a paused campaign's jobs.
+    // 429 loops are capped by the processor itself (OrderJobData.rateLimited).
+    {
+      ...common,
+      concurrency: orderJobSlots(concurrency),
+      limiter: limiterFor(config.orderRateLimitPerMinute),
+    },
+  );
+  orderWorker.on(
+    "failed",
+    (job, error) => void markLostJob(ledger, log, job, error, hooks.onOrderEnded),
+  );
+  const window =
+    options.dispatchWindow ??
+    dispatchWindow(config.orderRateLimitPerMinute, orderJobSlots(concurrency));
+  hooks.onDispatchWindow?.(window);
+  const dispatcher = new Dispatcher({
+    ledger,
+    queue: ordersQueue,
+    log,
+    outage,
+    window,
+    tickMs: timings.dispatchTickMs,
+    repairMs: timings.dispatchRepairMs,
+  });
+  // A job that ends leaves room in its campaign's window.
+  orderWorker.on("completed", () => dispatcher.wake());
+  dispatcher.start();
+  const follower = startOrderStatusFollower({
+    client,
+    ledger,
+    log,
+    concurrency,
+    storePayoutUrls: options.storePayoutUrls,
+    pollDelayMs: timings.pollDelayMs,
+    onOrderEnded: hooks.onOrderEnded,
+    orderIndex,
+    outage,
+  });
+  return {
+    worker: orderWorker,
+    beforeWorkers: () => dispatcher.close(),
+    afterWorkers: async () => {
+      await follower.close();
+      await campaigns.close();
+      await ordersQueue.close();
+    },
+  };
+}
+
+/**
+ * Safety net: a job BullMQ failed for good without the processor recording it (stalled too
+ * often, too many starts). Its rows must not stay queued forever: an order may exist.
+ */
+async function markLostJob(
+  ledger: Ledger,
+  log: Logger,
+  job: { data: OrderJobData; attemptsMade: number; opts: { attempts?: number } } | undefined,
+  error: Error,
+  onOrderEnded?: (outcome: OrderEndName) => void,
+): Promise<void> {
+  if (!job) return;
+  const finalFailure =
+    job.attemptsMade >= (job.opts.attempts ?? 1) || error.name === "UnrecoverableError";
+  if (!finalFailure) return;
+  const moved = await ledger
+    .transition(job.data.campaign, job.data.order, ["queued", "in_flight"], "failed_uncertain", {
+      error_type: "job_failed",
+      error_message: error.message,
+    })
+    .catch(() => ({ moved: false }));
+  if (moved.moved) onOrderEnded?.("failed_uncertain");
+  if (moved.moved)
+    log.warn(
+      { campaign: job.data.campaign, order: job.data.order },
+      `job failed for good (${error.message}); rows failed_uncertain`,
+    );
+}
