@@ -20,17 +20,19 @@ describe("giftjobs doctor", () => {
     env = undefined;
   });
 
-  it("says in one line that the shared Redis has appendonly off, and exits 1", async () => {
+  it("says in one line that a Redis has appendonly off, and exits 1", async () => {
     env = await campaignEnv({}, "doctor");
-    const run = await giftjobs(env, ["doctor"]);
+    // Its own Redis: the suite's may be any (GIFTJOBS_REDIS_URL), with appendonly on or off.
+    const redis = await startRedisServer({ args: ["--appendonly", "no"] });
+    const run = await giftjobs(env, ["doctor"], { GIFTJOBS_REDIS_URL: redis.url });
     expect(run.code).toBe(1);
     expect(run.stderr).toBe("");
     const lines = run.stdout.trimEnd().split("\n");
     expect(lines.map((l) => l.split(/\s+/)[1])).toEqual(CHECKS);
     expect(lines).toContain(
-      "FAIL persistence  appendonly is off on 127.0.0.1:6379: a restart would forget the ledger; set appendonly yes (appendfsync everysec)",
+      `FAIL persistence  appendonly is off on ${redis.address}: a restart would forget the ledger; set appendonly yes (appendfsync everysec)`,
     );
-    expect(run.stdout).toMatch(/^ok {3}redis +Redis answers at 127\.0\.0\.1:6379$/m);
+    expect(lines).toContain(`ok   redis        Redis answers at ${redis.address}`);
     expect(run.stdout).toMatch(
       /^ok {3}service +the service at http:\/\/127\.0\.0\.1:\d+ takes the API key/m,
     );
