@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import ExcelJS from "exceljs";
 import { describe, expect, it } from "vitest";
-import { READER_OPTIONS } from "../../../src/import/readers/xlsx-rows.js";
+import { READER_OPTIONS } from "../../../src/import/readers/xlsx-workbook.js";
 import { fixZipEntriesEnd } from "../../../src/import/readers/zip-entries-end.js";
 import { tmpDir } from "../../helpers/tmp-dir.js";
 import { xlsxFile } from "../../helpers/xlsx.js";
@@ -17,7 +17,7 @@ async function readSlowly(path: string): Promise<{ sheets: string[] | undefined 
   const events = (reader as unknown as { parse(): AsyncIterable<ReaderEvent> }).parse();
   for await (const event of events) {
     if (event.eventType === undefined) await new Promise((r) => setTimeout(r, 20));
-    // Its temporary file is removed unread: see SheetFiles in src/orders/xlsx-rows.ts.
+    // Its temporary file is removed unread: see SheetFiles in src/import/readers/xlsx-workbook.ts.
     if (event.eventType === "worksheet") event.value?.iterator.on?.("error", () => {});
   }
   const model = (reader as unknown as { model?: { sheets?: { name: string }[] } }).model;
