@@ -1,0 +1,28 @@
+import { readdir, readFile } from "node:fs/promises";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+/** A file past this does more than one thing (docs/architecture.md, "Layout"). */
+const MAX_LINES = 500;
+
+async function sourceFiles(folder: string): Promise<string[]> {
+  const entries = await readdir(join(ROOT, folder), { withFileTypes: true, recursive: true });
+  return entries
+    .filter((e) => e.isFile() && /\.(ts|lua)$/.test(e.name))
+    .map((e) => relative(ROOT, join(e.parentPath, e.name)));
+}
+
+describe("the source tree", () => {
+  it(`has no file over ${MAX_LINES} lines in src/ or jobs/`, async () => {
+    const files = [...(await sourceFiles("src")), ...(await sourceFiles("jobs"))];
+    expect(files.length).toBeGreaterThan(100);
+    const long: string[] = [];
+    for (const file of files) {
+      const lines = (await readFile(join(ROOT, file), "utf8")).split("\n").length - 1;
+      if (lines > MAX_LINES) long.push(`${file}: ${lines} lines`);
+    }
+    expect(long).toEqual([]);
+  });
+});
