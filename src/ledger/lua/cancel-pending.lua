@@ -1,0 +1,45 @@
+--[[
+  Cancels up to ARGV[1] orders of a cancelled campaign's pending list, then of its scheduled
+  set, and then those of its window still queued (their jobs, when taken, find nothing to
+  send).
+
+    Input:
+      KEYS[1] orders hash
+      KEYS[2] rows hash (not read here)
+      KEYS[3] counts hash
+      KEYS[4] pending list
+      KEYS[5] dispatch window
+      KEYS[6] meta hash
+      KEYS[7] scheduled sorted set
+      KEYS[8] cancelled-orders counter
+
+      ARGV[1] batch size
+      ARGV[2] now (ISO time)
+
+    Output:
+      the number of pending or scheduled orders taken (0 once both are empty)
+]]
+--- @include "includes/counts"
+--- @include "includes/cancel-order"
+
+local taken = redis.call('LPOP', KEYS[4], tonumber(ARGV[1])) or {}
+if #taken == 0 then
+  taken = redis.call('ZRANGE', KEYS[7], 0, tonumber(ARGV[1]) - 1)
+  for _, n in ipairs(taken) do
+    redis.call('ZREM', KEYS[7], n)
+    local raw = redis.call('HGET', KEYS[1], n)
+    if raw then redis.call('HINCRBY', KEYS[3], 'scheduled', -#cjson.decode(raw).i) end
+  end
+end
+local function cancel(n)
+  local raw = redis.call('HGET', KEYS[1], n)
+  if not raw then return end
+  local order = cjson.decode(raw)
+  if order.s == 'queued' then cancel_order(KEYS[1], KEYS[3], KEYS[6], n, order, ARGV[2], KEYS[8]) end
+end
+for _, n in ipairs(taken) do cancel(n) end
+if #taken == 0 then
+  for _, n in ipairs(redis.call('SMEMBERS', KEYS[5])) do cancel(n) end
+end
+note_finished(KEYS[3], KEYS[6], ARGV[2])
+return #taken

@@ -1,0 +1,116 @@
+--[[
+  The start of an attempt, in one round trip.
+  - An order found in_flight was taken over from a worker that died mid-attempt: it gets the
+    mark of an unclear attempt (see mark_unclear) whatever happens next.
+  - Campaign held or paused: the order goes back to the front of its pending list and out of
+    the window (it was queued, or in flight on a worker that died: same key either way), and
+    the job ends; the dispatcher sends it again once the campaign runs. Returns {2, reason}.
+  - Campaign cancelled: a queued order is cancelled (see cancelled_status). Returns {0, status}.
+  - The campaign's planned price in the order's currency is over its budget there (`budget:CUR`,
+    e.g. the budget was lowered): the campaign is paused with reason `budget_exceeded: ...` and
+    the order given back as above (the dispatcher drops a campaign no longer running from its
+    set). Returns {3, reason}.
+  - The order carries the mark of an unclear attempt made with another API key: the service may
+    keep its idempotency records per API key, so this one might not replay that order. Nothing
+    is sent; the order becomes failed_uncertain. Returns {4, the mark}.
+  - Otherwise moves the order to in_flight from queued or in_flight and returns
+    {1, orderJson, {rowJson, ...} (its rows, in its order), campaignCreatedAt}; {0, status}
+    when the order is past starting (it leaves the window), {-1, ""} when unknown.
+
+    Input:
+      KEYS[1] orders hash
+      KEYS[2] rows hash
+      KEYS[3] counts hash
+      KEYS[4] meta hash
+      KEYS[5] dispatch window
+      KEYS[6] pending list
+      KEYS[7] cancelled-orders counter
+
+      ARGV[1] order number
+      ARGV[2] patch: JSON object of stored names merged in
+      ARGV[3] now (ISO time)
+      ARGV[4] JSON {CUR: decimals} of currencies without 2 decimals
+      ARGV[5] the fingerprint of the worker's API key ('' when it has none)
+
+    Output:
+      {1, orderJson, {rowJson, ...}, campaignCreatedAt} when started
+      {2, reason} when the campaign is held or paused (the order given back)
+      {3, reason} when this start paused the campaign over its budget (the order given back)
+      {4, the mark} when an earlier attempt ended unclear under another API key
+      {0, status} when the order is past starting, or cancelled with its campaign
+      {-1, ""} when the order is unknown
+]]
+--- @include "includes/counts"
+--- @include "includes/unclear-mark"
+--- @include "includes/money"
+--- @include "includes/note-uncertain"
+--- @include "includes/cancel-order"
+
+local raw = redis.call('HGET', KEYS[1], ARGV[1])
+if not raw then
+  redis.call('SREM', KEYS[5], ARGV[1])
+  return {-1, ''}
+end
+local order = cjson.decode(raw)
+local current = order.s
+local meta = redis.call('HMGET', KEYS[4], 'state', 'paused_reason', 'created_at')
+local state = meta[1] or 'running'
+if current ~= 'queued' and current ~= 'in_flight' then
+  redis.call('SREM', KEYS[5], ARGV[1])
+  return {0, current}
+end
+if current == 'in_flight' then mark_unclear(order, 'interrupted') end
+if state == 'cancelled' or state == 'archived' then
+  -- queued: cancelled (or failed_uncertain after an ambiguous attempt); in_flight here is a job
+  -- taken over from a worker that died mid-attempt: an order may exist, so failed_uncertain.
+  cancel_order(KEYS[1], KEYS[3], KEYS[4], ARGV[1], order, ARGV[3], KEYS[7])
+  redis.call('SREM', KEYS[5], ARGV[1])
+  note_finished(KEYS[3], KEYS[4], ARGV[3])
+  return {0, order.s}
+end
+local function give_back()
+  if current == 'in_flight' then
+    order.s = 'queued'
+    order.ak = nil
+    redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(order))
+    move_counts(KEYS[3], 'in_flight', 'queued', #order.i)
+  end
+  if redis.call('SREM', KEYS[5], ARGV[1]) == 1 then redis.call('LPUSH', KEYS[6], ARGV[1]) end
+end
+if state == 'held' or state == 'paused' or meta[2] then
+  give_back()
+  return {2, meta[2] or state}
+end
+if order.c then
+  local c = order.c
+  local money = redis.call('HMGET', KEYS[4], 'budget:' .. c, 'planned_price:' .. c)
+  if money[1] and not int_le(money[2] or '0', money[1]) then
+    local scale = cjson.decode(ARGV[4])[c] or 2
+    local reason = 'budget_exceeded: ' .. c .. ' planned ' .. units_text(money[2], scale) ..
+      ' is over the budget of ' .. units_text(money[1], scale)
+    redis.call('HSET', KEYS[4], 'state', 'paused', 'paused_reason', reason, 'paused_at', ARGV[3])
+    give_back()
+    return {3, reason}
+  end
+end
+if order.uc and order.uk and ARGV[5] ~= '' and order.uk ~= ARGV[5] then
+  order.s = 'failed_uncertain'
+  order.ak = nil
+  order.et = 'api_key_changed'
+  order.em = 'an earlier attempt under this key ended unclear (' .. order.uc .. ') under another ' ..
+    'API key, which the service may not replay under this one: nothing was sent; an order may exist'
+  order.u = ARGV[3]
+  redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(order))
+  move_counts(KEYS[3], current, 'failed_uncertain', #order.i)
+  note_uncertain(KEYS[4], order, current, 'failed_uncertain')
+  redis.call('SREM', KEYS[5], ARGV[1])
+  note_finished(KEYS[3], KEYS[4], ARGV[3])
+  return {4, order.uc}
+end
+merge(order, cjson.decode(ARGV[2]))
+if ARGV[5] ~= '' then order.ak = ARGV[5] end
+order.s = 'in_flight'
+local encoded = cjson.encode(order)
+redis.call('HSET', KEYS[1], ARGV[1], encoded)
+move_counts(KEYS[3], current, 'in_flight', #order.i)
+return {1, encoded, redis.call('HMGET', KEYS[2], unpack(order.i)), meta[3] or ''}

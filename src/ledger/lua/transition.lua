@@ -1,0 +1,118 @@
+--[[
+  Moves an order (and all its rows) to a new status when its current status is allowed, and
+  with it, atomically, the order's entry in the follow set (the status follower's entry changes
+  with the status, so an accepted order can never be left unfollowed), or puts it back on the
+  pending list (a retry).
+  An order leaving queued/in_flight leaves the dispatch window: its job is over. A completed
+  order adds its price to the campaign's spend; a replayed one counts as replayed. `to`
+  failed_final or cancelled becomes failed_uncertain while the order carries the mark of an
+  unclear attempt (see checked_status).
+  With an order id (ARGV[11]: the end of an async order the service reported, a poll or a
+  webhook), the order moves only when it holds that id, and KEYS[9], the order-id index, loses
+  the id's entry once the order is known past `submitted` under it, or gone; item ids and payout
+  URLs beyond the order's rows are dropped.
+
+    Input:
+      KEYS[1] orders hash
+      KEYS[2] rows hash (not read here)
+      KEYS[3] counts hash
+      KEYS[4] follow set
+      KEYS[5] meta hash
+      KEYS[6] dispatch window
+      KEYS[7] pending list
+      KEYS[8] running set
+      KEYS[9] the order-id index of webhooks (optional; used with ARGV[11] only)
+
+      ARGV[1] order number
+      ARGV[2] allowedFrom: the allowed current statuses ("queued,in_flight", or "*" for any)
+      ARGV[3] to: the new status
+      ARGV[4] patch: JSON object of stored names merged in (null removes a field)
+      ARGV[5] now (ISO time)
+      ARGV[6] '' (the follow set untouched), 'follow', 'unfollow', or 'pending': the order goes
+              back on the pending list (a retry), never in a campaign cancelled or archived
+      ARGV[7] with 'follow', the due time (ms); '0' otherwise
+      ARGV[8] with 'follow' or 'unfollow', the follow-set member; '' otherwise
+      ARGV[9] with 'pending', the campaign, which rejoins the running set if it runs; ''
+              otherwise
+      ARGV[10] 'answered' when the service answered under the order's key (the mark of an
+               unclear attempt goes), 'force' when the operator sends it again under another API
+               key after checking (the mark's API key goes), '' otherwise
+      ARGV[11] the service's order id the change is for, or ''
+
+    Output:
+      {1, previous, status reached} when moved
+      {0, current} when not allowed (or, with 'pending', when the campaign is cancelled or
+        archived)
+      {-1, ""} when unknown (or superseded, for an order id)
+      {2, current, its order id} when it holds another order id
+      {3, current} when it has none yet (queued or in flight)
+]]
+--- @include "includes/allowed"
+--- @include "includes/counts"
+--- @include "includes/unclear-mark"
+--- @include "includes/note-uncertain"
+--- @include "includes/keep-dispatched"
+
+local for_id = ARGV[11] or ''
+local function forget_id()
+  if for_id ~= '' and KEYS[9] then redis.call('HDEL', KEYS[9], for_id) end
+end
+local raw = redis.call('HGET', KEYS[1], ARGV[1])
+if not raw then
+  forget_id()
+  return {-1, ''}
+end
+local order = cjson.decode(raw)
+local current = order.s
+if for_id ~= '' then
+  if current == 'superseded' then
+    forget_id()
+    return {-1, ''}
+  end
+  if current == 'queued' or current == 'in_flight' then return {3, current} end
+  if order.o ~= for_id then return {2, current, order.o or ''} end
+end
+if not allowed(ARGV[2], current) then
+  forget_id()
+  return {0, current}
+end
+if ARGV[6] == 'pending' then
+  -- Back to sending (a retry): never in a campaign cancelled or archived meanwhile.
+  local state = redis.call('HGET', KEYS[5], 'state')
+  if state == 'cancelled' or state == 'archived' then return {0, current} end
+end
+local patch = cjson.decode(ARGV[4])
+merge(order, patch)
+if for_id ~= '' then
+  -- The service answers items in request order: item i is row i; more than the rows is not ours.
+  for _, field in ipairs({'ii', 'pu'}) do
+    local list = order[field]
+    if type(list) == 'table' then
+      for j = #list, #order.i + 1, -1 do table.remove(list, j) end
+    end
+  end
+end
+if ARGV[10] == 'answered' then answered(order) end
+if ARGV[10] == 'force' then order.uk = nil end
+local to = checked_status(order, ARGV[3])
+if to ~= 'in_flight' then order.ak = nil end
+order.s = to
+redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(order))
+move_counts(KEYS[3], current, to, #order.i)
+note_uncertain(KEYS[5], order, current, to)
+if to ~= 'queued' and to ~= 'in_flight' then redis.call('SREM', KEYS[6], ARGV[1]) end
+if to == 'completed' and current ~= 'completed' and order.p and order.c then
+  redis.call('HINCRBY', KEYS[5], 'spent:' .. order.c, order.p)
+end
+if patch.rd == true then redis.call('HINCRBY', KEYS[3], 'replayed', #order.i) end
+if ARGV[6] == 'follow' then redis.call('ZADD', KEYS[4], ARGV[7], ARGV[8]) end
+if ARGV[6] == 'unfollow' then redis.call('ZREM', KEYS[4], ARGV[8]) end
+if ARGV[6] == 'pending' then
+  redis.call('SREM', KEYS[6], ARGV[1])
+  redis.call('RPUSH', KEYS[7], ARGV[1])
+  redis.call('HDEL', KEYS[5], 'finished_at')
+  keep_dispatched(KEYS[5], KEYS[8], ARGV[9])
+end
+note_finished(KEYS[3], KEYS[5], ARGV[5])
+forget_id()
+return {1, current, to}

@@ -1,0 +1,155 @@
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { readLuaScript } from "../../src/ledger/lua-scripts.js";
+import * as SCRIPTS from "../../src/ledger/scripts.js";
+import { packageRoot } from "../../src/package-root.js";
+import { testRedis } from "../helpers/redis.js";
+import { tmpDir } from "../helpers/tmp-dir.js";
+
+const ROOT = packageRoot();
+const FOLDERS = ["src/ledger/lua", "src/webhooks/lua"];
+
+/** The `.lua` files under `folder` (relative to the package root), includes/ apart. */
+function luaFiles(folder: string): { scripts: string[]; includes: string[] } {
+  const entries = readdirSync(join(ROOT, folder), { recursive: true, encoding: "utf8" });
+  const lua = entries.filter((f) => f.endsWith(".lua")).map((f) => join(folder, f));
+  const isInclude = (f: string) => relative(folder, f).split(/[\\/]/).includes("includes");
+  return { scripts: lua.filter((f) => !isInclude(f)), includes: lua.filter(isInclude) };
+}
+
+const scripts = FOLDERS.flatMap((folder) => luaFiles(folder).scripts);
+const includes = FOLDERS.flatMap((folder) => luaFiles(folder).includes);
+
+/** Lua without its comments (none of the scripts has `--` inside a string). */
+function code(lua: string): string {
+  return lua.replace(/--\[(=*)\[[\s\S]*?\]\1\]/g, "").replace(/--.*$/gm, "");
+}
+
+async function fixtures(files: Record<string, string>): Promise<string> {
+  const dir = await tmpDir("lua");
+  for (const [name, text] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, name)), { recursive: true });
+    await writeFile(join(dir, name), text);
+  }
+  return dir;
+}
+
+describe("the ledger's Lua files", () => {
+  it("finds the scripts and their includes", () => {
+    expect(scripts.length).toBeGreaterThanOrEqual(13);
+    expect(scripts).toContain("src/webhooks/lua/claim-message.lua");
+    expect(includes.length).toBeGreaterThan(0);
+  });
+
+  it.each(scripts)("%s opens with a header naming its KEYS, ARGV and output", (file) => {
+    const text = readFileSync(join(ROOT, file), "utf8");
+    expect(text.startsWith("--[[\n")).toBe(true);
+    const header = text.slice(0, text.indexOf("]]"));
+    expect(header).toMatch(/KEYS\[1\]/);
+    expect(header).toMatch(/ARGV/);
+    expect(header).toMatch(/Output:/);
+  });
+
+  it("gives each exported script the expanded text of its file", () => {
+    for (const [name, lua] of Object.entries(SCRIPTS)) {
+      const file = `src/ledger/lua/${name.toLowerCase().replaceAll("_", "-")}.lua`;
+      expect(lua, name).toBe(readLuaScript(file));
+    }
+  });
+
+  it.each(scripts)("%s defines every helper it calls, once, before it is called", (file) => {
+    const text = code(readLuaScript(file));
+    expect(text).not.toMatch(/@include/);
+    const helpers = includes.flatMap((f) =>
+      [...readFileSync(join(ROOT, f), "utf8").matchAll(/^local function (\w+)\(/gm)].map(
+        (m) => m[1]!,
+      ),
+    );
+    for (const helper of helpers) {
+      const definitions = [...text.matchAll(new RegExp(`^local function ${helper}\\(`, "gm"))];
+      expect(definitions.length, helper).toBeLessThanOrEqual(1);
+      const definedAt = definitions[0]?.index ?? Number.POSITIVE_INFINITY;
+      const firstCall = [...text.matchAll(new RegExp(`\\b${helper}\\(`, "g"))].find(
+        (m) => m.index !== definedAt + "local function ".length,
+      );
+      if (firstCall)
+        expect(definedAt, `${helper} called before it is defined`).toBeLessThan(firstCall.index);
+    }
+  });
+
+  it("compiles in Redis, every script", async () => {
+    const redis = testRedis();
+    try {
+      for (const file of scripts) {
+        const lua = readLuaScript(file);
+        // SCRIPT LOAD compiles without running. It adds to Redis's script cache only what the
+        // ledger's own commands load there (the same text, the same SHA1).
+        const sha = await redis.script("LOAD", lua);
+        expect(sha, file).toBe(createHash("sha1").update(lua).digest("hex"));
+      }
+    } finally {
+      await redis.quit();
+    }
+  });
+});
+
+describe("readLuaScript", () => {
+  it("replaces an include line with the file's text, relative to the including file", async () => {
+    const dir = await fixtures({
+      "main.lua": '--[[ main ]]\n--- @include "lib/a"\nreturn a()\n',
+      "lib/a.lua": '--- @include "b"\nlocal function a() return b() end\n',
+      "lib/b.lua": "local function b() return 1 end\n",
+      "b.lua": "error('the include is relative to lib/a.lua, not to main.lua')\n",
+    });
+    expect(readLuaScript(join(dir, "main.lua"))).toBe(
+      "--[[ main ]]\nlocal function b() return 1 end\nlocal function a() return b() end\n" +
+        "return a()\n",
+    );
+  });
+
+  it("includes a file once, however many files include it, nested ones included", async () => {
+    const dir = await fixtures({
+      "main.lua": '--- @include "b"\n--- @include "c"\n--- @include "b.lua"\nreturn 0\n',
+      "b.lua": "-- b\n",
+      "c.lua": '--- @include "b"\n-- c\n',
+    });
+    const text = readLuaScript(join(dir, "main.lua"));
+    expect(text).toBe("-- b\n-- c\nreturn 0\n");
+  });
+
+  it("throws an error naming a missing include and the file that includes it", async () => {
+    const dir = await fixtures({ "main.lua": 'return 1\n--- @include "includes/nope"\n' });
+    expect(() => readLuaScript(join(dir, "main.lua"))).toThrow(
+      /main\.lua:2 includes "includes\/nope", but .*includes\/nope\.lua does not exist/,
+    );
+  });
+
+  it("refuses an include cycle", async () => {
+    const dir = await fixtures({
+      "main.lua": '--- @include "a"\n',
+      "a.lua": '--- @include "b"\n',
+      "b.lua": '--- @include "a"\n',
+    });
+    expect(() => readLuaScript(join(dir, "main.lua"))).toThrow(
+      /Lua include cycle: .*main\.lua -> .*a\.lua -> .*b\.lua -> .*a\.lua/,
+    );
+    const self = await fixtures({ "self.lua": '--- @include "self"\n' });
+    expect(() => readLuaScript(join(self, "self.lua"))).toThrow(/Lua include cycle/);
+  });
+
+  it("refuses a line that starts like an include but is not one", async () => {
+    const dir = await fixtures({ "main.lua": "--- @include includes/counts\n" });
+    expect(() => readLuaScript(join(dir, "main.lua"))).toThrow(
+      /main\.lua:1: not an include of the form/,
+    );
+  });
+
+  it("throws for a script that does not exist", () => {
+    expect(() => readLuaScript("src/ledger/lua/nope.lua")).toThrow(
+      `Lua script not found: ${join(ROOT, "src/ledger/lua/nope.lua")}`,
+    );
+  });
+});
