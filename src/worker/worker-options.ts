@@ -1,3 +1,4 @@
+import type { Worker } from "bullmq";
 import type { CatalogSyncDeps } from "../../jobs/catalog/process.js";
 import type { OrderEndName, OrderOutcomeName } from "../../jobs/orders/attempt.js";
 import type { QUEUES } from "../../jobs/registry.js";
