@@ -6,7 +6,7 @@ import {
   RefusedRequestError,
   ValidationError,
 } from "../../src/api/errors/index.js";
-import type { KeyWord, OrderPatch } from "../../src/ledger/ledger.js";
+import type { KeyWord, OrderPatch } from "../../src/ledger/types.js";
 import { orderKey } from "../../src/orders/keys.js";
 import { failedItemIndex } from "../../src/orders/outcome.js";
 import {

@@ -8,7 +8,8 @@ import { createGunzip, createGzip } from "node:zlib";
 import { sha256OfFile } from "../catalog/current-snapshot.js";
 import { DamagedFileError, parseFileJson, readFileJson } from "../catalog/damaged-file-error.js";
 import { fsyncPath, replaceFileAtomically } from "../catalog/durable-files.js";
-import type { LedgerOrder, LedgerRow, StoredState } from "../ledger/ledger.js";
+import type { LedgerOrder, LedgerRow } from "../ledger/ledger.js";
+import type { StoredState } from "../ledger/types.js";
 
 /** The files of a campaign's archive (docs/architecture.md, "Archive"). */
 export const ARCHIVE_FILES = {

@@ -4,15 +4,9 @@ import { DamagedFileError } from "../catalog/damaged-file-error.js";
 import { fsyncPath } from "../catalog/durable-files.js";
 import { RunError } from "../errors/runtime-error.js";
 import { UserError } from "../errors/user-error.js";
-import {
-  type CampaignMeta,
-  type CampaignShape,
-  countsOf,
-  type Ledger,
-  type LedgerOrder,
-  type LedgerRow,
-  type StoredState,
-} from "../ledger/ledger.js";
+import { countsOf } from "../ledger/campaigns.js";
+import type { CampaignShape, Ledger, LedgerOrder, LedgerRow } from "../ledger/ledger.js";
+import type { CampaignMeta, StoredState } from "../ledger/types.js";
 import {
   ARCHIVE_FILES,
   ARCHIVE_FORMAT,

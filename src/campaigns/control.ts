@@ -1,5 +1,6 @@
 import { UserError } from "../errors/user-error.js";
-import type { Ledger, StoredState } from "../ledger/ledger.js";
+import type { Ledger } from "../ledger/ledger.js";
+import type { StoredState } from "../ledger/types.js";
 import { storedState } from "./state.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { CampaignCounts, CampaignMeta, StoredState } from "../ledger/ledger.js";
+import type { CampaignCounts, CampaignMeta, StoredState } from "../ledger/types.js";
 
 /**
  * The state an operator sees (docs/architecture.md, "Campaign states"): the stored state,

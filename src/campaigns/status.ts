@@ -1,4 +1,5 @@
-import type { CampaignCounts, CampaignMeta, Ledger } from "../ledger/ledger.js";
+import type { Ledger } from "../ledger/ledger.js";
+import type { CampaignCounts, CampaignMeta } from "../ledger/types.js";
 import { type CampaignState, campaignState } from "./state.js";
 
 /** `orders status --json`: exactly these keys. */

@@ -1,4 +1,5 @@
-import type { CampaignMeta, Ledger } from "../ledger/ledger.js";
+import type { Ledger } from "../ledger/ledger.js";
+import type { CampaignMeta } from "../ledger/types.js";
 import { currencyDecimals, fromUnits } from "../money.js";
 import { type CampaignStatus, statusOf } from "./status.js";
 

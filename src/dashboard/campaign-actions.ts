@@ -6,7 +6,8 @@ import {
 } from "../campaigns/control.js";
 import { retryCampaign } from "../campaigns/retry.js";
 import type { CampaignSummary } from "../campaigns/summary.js";
-import type { Ledger, StoredState } from "../ledger/ledger.js";
+import type { Ledger } from "../ledger/ledger.js";
+import type { StoredState } from "../ledger/types.js";
 
 /** What the campaign page knows of a campaign when it decides which buttons to show. */
 export interface ActionContext {

@@ -7,17 +7,9 @@ import type { CatalogIndex } from "../catalog/index-entry.js";
 import { RunError } from "../errors/runtime-error.js";
 import { UserError } from "../errors/user-error.js";
 import { samePayload } from "../ledger/codec.js";
-import {
-  BudgetExceededError,
-  CAMPAIGN_NAME,
-  CampaignClosedError,
-  type CampaignMeta,
-  type Ledger,
-  type LedgerOrder,
-  type LedgerRow,
-  type NewOrder,
-  type StoredState,
-} from "../ledger/ledger.js";
+import { CAMPAIGN_NAME, type Ledger, type LedgerOrder, type LedgerRow } from "../ledger/ledger.js";
+import { BudgetExceededError, CampaignClosedError } from "../ledger/orders.js";
+import type { CampaignMeta, NewOrder, StoredState } from "../ledger/types.js";
 import type { Logger } from "../log.js";
 import { compareDecimal } from "../money.js";
 import {

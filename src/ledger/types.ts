@@ -74,3 +74,99 @@ export interface LedgerOrder {
   /** The service answered with an order made before this campaign was imported. */
   replayed?: boolean;
 }
+
+/** The states a campaign is stored in; `done` is derived (see campaign-state.ts). */
+export const STORED_STATES = ["held", "running", "paused", "cancelled", "archived"] as const;
+export type StoredState = (typeof STORED_STATES)[number];
+
+export interface CampaignMeta {
+  execution_mode?: "async" | "sync";
+  items_per_order?: string;
+  created_at?: string;
+  /** Absent on a campaign recorded before states existed: running. */
+  state?: StoredState;
+  approved_at?: string;
+  paused_reason?: string;
+  paused_at?: string;
+  cancelled_at?: string;
+  finished_at?: string;
+  archived_at?: string;
+  /** An archived campaign's archive folder (see campaign-archive.ts). */
+  archive_path?: string;
+  /** JSON: attempts and backoff of the campaign's order jobs. */
+  job_options?: string;
+  /**
+   * `spent:CUR`: price of completed orders; `uncertain:CUR`: of failed_uncertain ones (an order
+   * may exist); `planned_rows:CUR`, `planned_face:CUR`,
+   * `planned_price:CUR`: what was recorded; `budget:CUR`: the most the planned price may reach
+   * (RECORD refuses more; START pauses the campaign when it is over). Money in minor units, as
+   * strings.
+   */
+  [
+    money: `${"spent" | "uncertain" | "planned_rows" | "planned_face" | "planned_price" | "budget"}:${string}`
+  ]: string | undefined;
+}
+
+/** Rows per status; `scheduled`: queued rows whose send_at is still ahead. */
+export type CampaignCounts = Record<RowStatus, number> & {
+  total: number;
+  replayed: number;
+  scheduled: number;
+};
+
+/** A change of an order's fields; null removes one (an error cleared by a retry, say). */
+export type OrderPatch = { [F in keyof LedgerOrder]?: LedgerOrder[F] | null };
+
+/** An order to record, with its rows (each row's order number is given by the ledger). */
+export interface NewOrder {
+  order: LedgerOrder;
+  rows: [identity: string, row: Omit<LedgerRow, "order">][];
+}
+
+/** What endReported found: the order moved, or why not (see TRANSITION). */
+export type ReportedEnd =
+  | { kind: "moved"; status: RowStatus }
+  /** Past `submitted` already (a poll and a webhook raced): ended once, by the other. */
+  | { kind: "past"; status: string }
+  /** The ledger holds another order id for it (`heldId`): not this order's end. */
+  | { kind: "mismatch"; status: string; heldId: string | undefined }
+  /** Queued or in flight: its order id is not recorded yet (a webhook that beat the worker). */
+  | { kind: "not-yet"; status: string }
+  /** Unknown or superseded. */
+  | { kind: "gone" };
+
+/**
+ * What the service's answer says of an order's key (docs/architecture.md, "One key while an order
+ * may exist"): `answered` when it answered under the key (the mark of an unclear attempt goes),
+ * `force` when the operator checked and sends it under another API key anyway.
+ */
+export type KeyWord = "answered" | "force";
+
+/** What a transition does to the order's entry in the follow set (see OrderFollower). */
+export type FollowChange = { at: number } | "unfollow" | "pending";
+
+/** A followed order taken by a follower: where it is, and the ledger's record of it. */
+export interface FollowedOrder {
+  campaign: string;
+  /** The order's number in its campaign. */
+  number: number;
+  order: LedgerOrder | undefined;
+}
+
+/**
+ * What starting an attempt found: paused (`budget` when this start paused it: its currency's
+ * planned price is over the budget), started (with the order and its rows), or past it.
+ */
+export type StartResult =
+  | { kind: "paused"; reason: string; budget?: true }
+  | {
+      kind: "started";
+      order: LedgerOrder;
+      /** The order's rows, in its order (undefined where one is missing). */
+      rows: (LedgerRow | undefined)[];
+      /** When the campaign was first imported (ISO), to tell a replayed order. */
+      campaignCreatedAt: string | undefined;
+    }
+  | { kind: "past"; status: string | null }
+  /** Not sent: an earlier attempt ended unclear under another API key (`mark`: its error type). */
+  | { kind: "other-api-key"; mark: string };

@@ -1,5 +1,5 @@
 import type { Order } from "../api/schemas.js";
-import type { OrderPatch } from "../ledger/ledger.js";
+import type { OrderPatch } from "../ledger/types.js";
 import type { Logger } from "../log.js";
 
 /**

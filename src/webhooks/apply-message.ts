@@ -1,6 +1,7 @@
 import { OrderSchema } from "../api/schemas.js";
 import { recordProductState } from "../catalog/index-overrides.js";
-import type { Ledger, ReportedEnd } from "../ledger/ledger.js";
+import type { Ledger } from "../ledger/ledger.js";
+import type { ReportedEnd } from "../ledger/types.js";
 import type { Logger } from "../log.js";
 import type { IndexedOrder, OrderIndex } from "./order-index.js";
 import {

@@ -1,5 +1,6 @@
 import type { Order } from "../api/schemas.js";
-import type { Ledger, ReportedEnd } from "../ledger/ledger.js";
+import type { Ledger } from "../ledger/ledger.js";
+import type { ReportedEnd } from "../ledger/types.js";
 import type { Logger } from "../log.js";
 import { completedPatch, warnReplayed } from "../orders/outcome.js";
 import type { OrderIndex } from "./order-index.js";

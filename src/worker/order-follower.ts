@@ -1,7 +1,8 @@
 import { setMaxListeners } from "node:events";
 import type { ApiClient, OrderLookup } from "../api/client.js";
 import { ApiError } from "../api/errors/index.js";
-import type { FollowedOrder, Ledger } from "../ledger/ledger.js";
+import type { Ledger } from "../ledger/ledger.js";
+import type { FollowedOrder } from "../ledger/types.js";
 import type { Logger } from "../log.js";
 import type { OutageReporter } from "../redis/outage-reporter.js";
 import type { OrderIndex } from "../webhooks/order-index.js";

@@ -3,7 +3,7 @@ import { approveCampaign, resumeCampaign } from "../../src/campaigns/control.js"
 import { campaignStatus } from "../../src/campaigns/status.js";
 import { moneyOf } from "../../src/campaigns/summary.js";
 import { ImportRefused, importCampaign } from "../../src/import/import-campaign.js";
-import { BudgetExceededError } from "../../src/ledger/ledger.js";
+import { BudgetExceededError } from "../../src/ledger/orders.js";
 import { budgetUnits } from "../../src/orders/budget.js";
 import { depsOf, giftjobs, redisKeys } from "../helpers/campaign-env.js";
 import { csvFile, twoCurrencyCsv, validCsv } from "../helpers/csv.js";

@@ -9,7 +9,8 @@ import { retryCampaign } from "../../src/campaigns/retry.js";
 import { campaignStatus } from "../../src/campaigns/status.js";
 import { campaignSummary } from "../../src/campaigns/summary.js";
 import { UserError } from "../../src/errors/user-error.js";
-import { Ledger, type StoredState } from "../../src/ledger/ledger.js";
+import { Ledger } from "../../src/ledger/ledger.js";
+import type { StoredState } from "../../src/ledger/types.js";
 import { oneRowOrders } from "../helpers/ledger-fixtures.js";
 import { useRedisPrefix } from "../helpers/redis-prefix.js";
 

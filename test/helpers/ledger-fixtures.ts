@@ -1,5 +1,6 @@
 import type { OrderRequest } from "../../src/api/order-request.js";
-import type { Ledger, LedgerOrder, LedgerRow, NewOrder } from "../../src/ledger/ledger.js";
+import type { Ledger, LedgerOrder, LedgerRow } from "../../src/ledger/ledger.js";
+import type { NewOrder } from "../../src/ledger/types.js";
 import { orderKey } from "../../src/orders/keys.js";
 import { requestFromLedger } from "../../src/orders/request.js";
 

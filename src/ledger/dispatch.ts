@@ -1,0 +1,101 @@
+import { FollowLedger } from "./follow.js";
+
+/**
+ * The Ledger's dispatch: each campaign's pending list (and scheduled set) of orders not yet
+ * handed to BullMQ, and its window of those handed out whose job is not over.
+ */
+export class DispatchLedger extends FollowLedger {
+  /**
+   * Hands orders of running campaigns to the dispatcher: the campaigns with work share
+   * `budget` jobs in BullMQ, an equal window each of at least `least` (see DISPATCH). Returns
+   * the orders now handed out, in the order their jobs are to be added.
+   */
+  async dispatch(budget: number, least = 4): Promise<{ campaign: string; number: number }[]> {
+    // Read first so that the script is given every key it touches (see DISPATCH).
+    const running = await this.redis.smembers(this.runningKey());
+    if (running.length === 0) return [];
+    const keys = [this.runningKey()];
+    for (const campaign of running) {
+      const k = this.keys(campaign);
+      keys.push(k.meta, k.pending, k.window, k.scheduled, k.orders, k.counts);
+    }
+    const flat = (await this.script("giftjobsLedgerDispatch", keys, [
+      String(budget),
+      String(least),
+      String(Date.now()),
+      ...running,
+    ])) as (string | number)[];
+    const out: { campaign: string; number: number }[] = [];
+    for (let i = 0; i < flat.length; i += 2)
+      out.push({ campaign: String(flat[i]), number: Number(flat[i + 1]) });
+    return out;
+  }
+
+  /** Numbers of the orders in the campaign's dispatch window (handed to BullMQ, job not over). */
+  async windowOrders(campaign: string): Promise<number[]> {
+    return (await this.redis.smembers(this.keys(campaign).window)).map(Number);
+  }
+
+  /** Takes an order out of the window when it is past queued/in_flight (a lost job). */
+  async leaveWindow(campaign: string, number: number): Promise<void> {
+    await this.redis.srem(this.keys(campaign).window, String(number));
+  }
+
+  /** Orders waiting to be dispatched, now or when their send_at comes. */
+  async pendingCount(campaign: string): Promise<number> {
+    const k = this.keys(campaign);
+    const [pending, scheduled] = await Promise.all([
+      this.redis.llen(k.pending),
+      this.redis.zcard(k.scheduled),
+    ]);
+    return pending + scheduled;
+  }
+
+  /** When the campaign's next scheduled order is due (ms), or undefined when none is. */
+  async nextSendAt(campaign: string): Promise<number | undefined> {
+    const [, score] = await this.redis.zrange(
+      this.keys(campaign).scheduled,
+      "0",
+      "0",
+      "WITHSCORES",
+    );
+    return score === undefined ? undefined : Number(score);
+  }
+
+  /**
+   * Cancels the pending orders of a cancelled campaign, `batch` at a time, then the queued ones
+   * in its window. Returns the number of pending orders taken.
+   */
+  async cancelPending(campaign: string, batch = 500): Promise<number> {
+    const k = this.keys(campaign);
+    let taken = 0;
+    for (;;) {
+      const n = Number(
+        await this.script(
+          "giftjobsLedgerCancelPending",
+          [
+            k.orders,
+            k.rows,
+            k.counts,
+            k.pending,
+            k.window,
+            k.meta,
+            k.scheduled,
+            this.cancelledKey(),
+          ],
+          [String(batch), new Date().toISOString()],
+        ),
+      );
+      taken += n;
+      if (n === 0) return taken;
+    }
+  }
+
+  /**
+   * Takes the orders cancelled since the last claim, whichever process cancelled them: one
+   * metrics endpoint counts each once (GETDEL is atomic; an INCR after it starts anew).
+   */
+  async claimCancelledOrders(): Promise<number> {
+    return Number((await this.redis.getdel(this.cancelledKey())) ?? 0);
+  }
+}

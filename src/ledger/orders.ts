@@ -1,0 +1,324 @@
+import { unusualCurrencyDecimals } from "../money.js";
+import { CampaignLedger } from "./campaigns.js";
+import { decodeOrder, decodeRow, encodeOrder, encodeOrderFields, rowTail } from "./codec.js";
+import { followMember } from "./ledger-base.js";
+import type { RowStatus } from "./row-status.js";
+import type {
+  FollowChange,
+  KeyWord,
+  LedgerOrder,
+  LedgerRow,
+  NewOrder,
+  OrderPatch,
+  ReportedEnd,
+  StartResult,
+  StoredState,
+} from "./types.js";
+
+type TransitionResult =
+  /** `status`: the one reached (failed_uncertain instead of failed_final or cancelled while the
+   * order carries the mark of an unclear attempt). */
+  { moved: true; previous: string; status: RowStatus } | { moved: false; current: string | null };
+
+const DECIMALS = JSON.stringify(unusualCurrencyDecimals());
+
+/** RECORD refused a batch: its new orders would take a currency's planned price over the budget. */
+export class BudgetExceededError extends Error {
+  override readonly name = "BudgetExceededError";
+  constructor(
+    readonly currency: string,
+    /** Minor units: planned before the batch, the batch's new orders, the budget. */
+    readonly planned: bigint,
+    readonly batch: bigint,
+    readonly budget: bigint,
+  ) {
+    super(
+      `${currency}: planned ${planned} + ${batch} is over the budget of ${budget} (minor units)`,
+    );
+  }
+}
+
+/** RECORD refused a batch: the campaign is cancelled or archived. */
+export class CampaignClosedError extends Error {
+  override readonly name = "CampaignClosedError";
+  constructor(
+    readonly campaign: string,
+    readonly state: StoredState,
+  ) {
+    super(`campaign ${campaign} is ${state}: no rows can be added to it`);
+  }
+}
+
+/**
+ * The Ledger's orders and rows: reading them, recording new ones, and every change of an
+ * order's status (start, transition, rekey, release), each in one script.
+ */
+export class OrderLedger extends CampaignLedger {
+  /** Rows of these identities, in the same order (undefined where unknown). */
+  async getRows(campaign: string, identities: string[]): Promise<(LedgerRow | undefined)[]> {
+    if (identities.length === 0) return [];
+    const raw = await this.redis.hmget(this.keys(campaign).rows, ...identities);
+    return raw.map((r) => (r ? decodeRow(r) : undefined));
+  }
+
+  async getOrder(campaign: string, number: number): Promise<LedgerOrder | undefined> {
+    const raw = await this.redis.hget(this.keys(campaign).orders, String(number));
+    return raw ? decodeOrder(raw) : undefined;
+  }
+
+  async getOrders(campaign: string, numbers: number[]): Promise<(LedgerOrder | undefined)[]> {
+    if (numbers.length === 0) return [];
+    const raw = await this.redis.hmget(this.keys(campaign).orders, ...numbers.map(String));
+    return raw.map((r) => (r ? decodeOrder(r) : undefined));
+  }
+
+  /**
+   * Records new orders (queued) with their rows, numbering the orders; an order any of whose
+   * rows is recorded already is left out with its rows (see RECORD). Returns the rows added and
+   * left out, and the orders added. Throws, having written nothing, a BudgetExceededError when the new orders would
+   * take a currency's planned price over the campaign's budget, a CampaignClosedError when the
+   * campaign is cancelled or archived.
+   */
+  async record(
+    campaign: string,
+    orders: NewOrder[],
+  ): Promise<{ added: number; leftOut: number; orders: number }> {
+    const now = Date.now();
+    const batch = orders.map(({ order, rows }) => [
+      encodeOrder(order),
+      order.status,
+      order.currency ?? "",
+      order.face ?? "",
+      order.price ?? "",
+      rows.map(([identity, row]) => [identity, row.line, rowTail(row)]),
+      order.send_at !== undefined && order.send_at > now ? String(order.send_at) : "",
+    ]);
+    const keys = this.keys(campaign);
+    const answer = (await this.script(
+      "giftjobsLedgerRecord",
+      [
+        keys.orders,
+        keys.rows,
+        keys.counts,
+        keys.pending,
+        keys.meta,
+        keys.scheduled,
+        this.runningKey(),
+      ],
+      [JSON.stringify(batch), campaign],
+    )) as [number, ...string[]];
+    const [code, ...rest] = answer;
+    if (code >= 0) return { added: code, leftOut: Number(rest[0]), orders: Number(rest[1]) };
+    if (code === -1) throw new CampaignClosedError(campaign, rest[0] as StoredState);
+    const [currency, planned, adding, budget] = rest as [string, string, string, string];
+    throw new BudgetExceededError(currency, BigInt(planned), BigInt(adding), BigInt(budget));
+  }
+
+  /**
+   * Starts an attempt in one round trip: unless the campaign is held, paused, cancelled or over
+   * its budget in the order's currency (see START), moves the order to in_flight (from queued
+   * or in_flight) and returns it with its rows.
+   */
+  async start(
+    campaign: string,
+    number: number,
+    patch: Partial<LedgerOrder>,
+    apiKeyFingerprint = "",
+  ): Promise<StartResult> {
+    const k = this.keys(campaign);
+    const now = new Date().toISOString();
+    const [code, a, b, c] = (await this.script(
+      "giftjobsLedgerStart",
+      [k.orders, k.rows, k.counts, k.meta, k.window, k.pending, this.cancelledKey()],
+      [
+        String(number),
+        JSON.stringify(encodeOrderFields({ ...patch, updated_at: now })),
+        now,
+        DECIMALS,
+        apiKeyFingerprint,
+      ],
+    )) as [number, string, (string | null)[]?, string?];
+    if (code === 2) return { kind: "paused", reason: a };
+    if (code === 4) return { kind: "other-api-key", mark: a };
+    if (code === 3) return { kind: "paused", reason: a, budget: true };
+    if (code === 1) {
+      return {
+        kind: "started",
+        order: decodeOrder(a),
+        rows: (b ?? []).map((r) => (r ? decodeRow(r) : undefined)),
+        campaignCreatedAt: c || undefined,
+      };
+    }
+    return { kind: "past", status: code === -1 ? null : a };
+  }
+
+  /**
+   * Moves an order and its rows to `to` when its status is one of `from` ("*" for any), and
+   * with `follow` changes its entry in the follow set in the same step. In `patch`, null
+   * removes a field (never the mark of an unclear attempt: see `word`).
+   */
+  async transition(
+    campaign: string,
+    number: number,
+    from: readonly (RowStatus | "*")[],
+    to: RowStatus,
+    patch: OrderPatch = {},
+    follow?: FollowChange,
+    word?: KeyWord,
+  ): Promise<TransitionResult> {
+    const [code, status, reached] = await this.runTransition(campaign, number, from, to, patch, {
+      follow,
+      word,
+    });
+    if (code === 1)
+      return { moved: true, previous: status, status: (reached as RowStatus | undefined) ?? to };
+    return { moved: false, current: code === -1 ? null : status };
+  }
+
+  /**
+   * Ends a `submitted` order as the service reported it (a poll, a webhook): only when the order
+   * holds `orderId`, unfollowed in the same step, and with `indexKey` (the order-id index of
+   * webhooks) the id's entry removed once the order is past `submitted` under it or gone: one
+   * script, so a webhook costs a claim and this (docs/architecture.md, "Webhooks").
+   */
+  async endReported(
+    campaign: string,
+    number: number,
+    end: { to: RowStatus; patch: OrderPatch; orderId: string; indexKey?: string },
+  ): Promise<ReportedEnd> {
+    const [code, status, other] = await this.runTransition(
+      campaign,
+      number,
+      ["submitted"],
+      end.to,
+      end.patch,
+      { follow: "unfollow", word: "answered", orderId: end.orderId, indexKey: end.indexKey },
+    );
+    if (code === 1) return { kind: "moved", status: (other as RowStatus | undefined) ?? end.to };
+    if (code === 0) return { kind: "past", status };
+    if (code === 2) return { kind: "mismatch", status, heldId: other || undefined };
+    if (code === 3) return { kind: "not-yet", status };
+    return { kind: "gone" };
+  }
+
+  private async runTransition(
+    campaign: string,
+    number: number,
+    from: readonly (RowStatus | "*")[],
+    to: RowStatus,
+    patch: OrderPatch,
+    options: { follow?: FollowChange; word?: KeyWord; orderId?: string; indexKey?: string },
+  ): Promise<[number, string, string?]> {
+    const { follow } = options;
+    const now = new Date().toISOString();
+    const full = encodeOrderFields({ ...patch, updated_at: now } as Partial<LedgerOrder>);
+    const args = [String(number), from.join(","), to, JSON.stringify(full), now];
+    if (follow === "unfollow") args.push("unfollow", "0", followMember(campaign, number), "");
+    else if (follow === "pending") args.push("pending", "0", "", campaign);
+    else if (follow) args.push("follow", String(follow.at), followMember(campaign, number), "");
+    else args.push("", "0", "", "");
+    args.push(options.word ?? "", options.orderId ?? "");
+    const k = this.keys(campaign);
+    const keys = [
+      ...this.scriptKeys(campaign),
+      this.followKey(),
+      k.meta,
+      k.window,
+      k.pending,
+      this.runningKey(),
+    ];
+    if (options.indexKey) keys.push(options.indexKey);
+    return (await this.script("giftjobsLedgerTransition", keys, args)) as [number, string, string?];
+  }
+
+  /**
+   * Moves `identities` of order `from.number` to a new order of generation `generation`
+   * (queued) under `key`, numbered next. The rows left behind take `restStatus` and
+   * `restPatch`. Only from `from` statuses, and, when the order carries the mark of an unclear
+   * attempt, only with a `word` (see KeyWord): otherwise `why` is "unclear". Returns the new
+   * order's number when done.
+   */
+  async rekey(
+    campaign: string,
+    args: {
+      number: number;
+      key: string;
+      identities: string[];
+      generation: number;
+      from: readonly RowStatus[];
+      restStatus?: RowStatus;
+      restPatch?: OrderPatch;
+      word?: KeyWord;
+    },
+  ): Promise<
+    { done: true; number: number } | { done: false; why: "not-allowed" | "unknown" | "unclear" }
+  > {
+    const k = this.keys(campaign);
+    const [code, value] = (await this.script(
+      "giftjobsLedgerRekey",
+      [
+        k.orders,
+        k.rows,
+        k.counts,
+        k.window,
+        k.pending,
+        k.meta,
+        this.runningKey(),
+        this.cancelledKey(),
+      ],
+      [
+        String(args.number),
+        args.key,
+        JSON.stringify(args.identities),
+        String(args.generation),
+        args.restStatus ?? "failed_final",
+        JSON.stringify(
+          encodeOrderFields({
+            ...args.restPatch,
+            updated_at: new Date().toISOString(),
+          } as Partial<LedgerOrder>),
+        ),
+        args.from.join(","),
+        campaign,
+        args.word ?? "",
+      ],
+    )) as [number, number | string];
+    if (code === 1) return { done: true, number: Number(value) };
+    if (code === -2) return { done: false, why: "unclear" };
+    return { done: false, why: code === 0 ? "not-allowed" : "unknown" };
+  }
+
+  /** Takes a failed_final row out so its changed content can be recorded again. */
+  async releaseRow(
+    campaign: string,
+    identity: string,
+  ): Promise<{ released: true; generation: number } | { released: false; status: string }> {
+    const [code, value] = (await this.script(
+      "giftjobsLedgerReleaseRow",
+      this.scriptKeys(campaign),
+      [identity],
+    )) as [number, string];
+    if (code === 1) return { released: true, generation: Number(value) };
+    return { released: false, status: value };
+  }
+
+  /** Every order of the campaign with its number, in pages (HSCAN: no whole-campaign load). */
+  async *orders(campaign: string): AsyncGenerator<[number, LedgerOrder]> {
+    for await (const [n, text] of this.scanHash(this.keys(campaign).orders))
+      yield [Number(n), decodeOrder(text)];
+  }
+
+  async *rows(campaign: string): AsyncGenerator<[string, LedgerRow]> {
+    for await (const [identity, text] of this.scanHash(this.keys(campaign).rows))
+      yield [identity, decodeRow(text)];
+  }
+
+  private async *scanHash(key: string): AsyncGenerator<[string, string]> {
+    let cursor = "0";
+    do {
+      const [next, flat] = await this.redis.hscan(key, cursor, "COUNT", 1000);
+      cursor = next;
+      for (let i = 0; i < flat.length; i += 2) yield [flat[i] as string, flat[i + 1] as string];
+    } while (cursor !== "0");
+  }
+}
