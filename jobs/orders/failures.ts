@@ -6,6 +6,7 @@ import {
   RefusedRequestError,
   ValidationError,
 } from "../../src/api/errors/index.js";
+import { pauseIfRunning } from "../../src/campaigns/control.js";
 import type { KeyWord, OrderPatch } from "../../src/ledger/types.js";
 import { orderKey } from "../../src/orders/keys.js";
 import { failedItemIndex } from "../../src/orders/outcome.js";
@@ -167,7 +168,7 @@ async function pauseCampaign(
   const { campaign, log } = attempt;
   const reason = `${error.type}: ${error.message}`;
   deps.onOutcome?.("systemic");
-  if (await deps.ledger.pause(campaign, reason)) {
+  if (await pauseIfRunning(deps.ledger, campaign, reason)) {
     deps.onCampaignPaused?.(campaign, reason);
     log.error(
       { type: error.type },

@@ -1,7 +1,7 @@
 import { UserError } from "../errors/user-error.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { StoredState } from "../ledger/types.js";
-import { storedState } from "./state.js";
+import { type CampaignMoveName, movableFrom, moveCampaign, storedState } from "./state.js";
 
 /**
  * Pauses a running campaign: the dispatcher hands it no more jobs, and the few already in the
@@ -13,26 +13,24 @@ export async function pauseCampaign(
   campaign: string,
   reason = "paused by operator",
 ): Promise<boolean> {
-  if (await ledger.pause(campaign, reason)) return true;
+  if (await pauseIfRunning(ledger, campaign, reason)) return true;
   const state = storedState(await ledger.meta(campaign));
   if (state === "paused") return false;
-  throw notIn(campaign, state, "paused", "running");
+  throw notIn(campaign, state, "paused", "pause");
 }
 
 /** Resumes a paused campaign: the dispatcher sends its pending orders again. */
 export async function resumeCampaign(ledger: Ledger, campaign: string): Promise<boolean> {
-  if (await ledger.resume(campaign)) return true;
+  if ((await moveCampaign(ledger, campaign, "resume")).changed) return true;
   const state = storedState(await ledger.meta(campaign));
   if (state === "running") return false;
-  throw notIn(campaign, state, "resumed", "paused");
+  throw notIn(campaign, state, "resumed", "resume");
 }
 
 /** Approves a held campaign: it runs from now on. */
 export async function approveCampaign(ledger: Ledger, campaign: string): Promise<void> {
-  const result = await ledger.setState(campaign, "running", ["held"], {
-    approved_at: new Date().toISOString(),
-  });
-  if (!result.changed) throw notIn(campaign, result.previous, "approved", "held");
+  const result = await moveCampaign(ledger, campaign, "approve");
+  if (!result.changed) throw notIn(campaign, result.previous, "approved", "approve");
 }
 
 /**
@@ -42,16 +40,26 @@ export async function approveCampaign(ledger: Ledger, campaign: string): Promise
  * accepted are still followed to their end. Returns the orders cancelled from the pending list.
  */
 export async function cancelCampaign(ledger: Ledger, campaign: string): Promise<number> {
-  const result = await ledger.setState(campaign, "cancelled", ["held", "running", "paused"], {
-    cancelled_at: new Date().toISOString(),
-  });
+  const result = await moveCampaign(ledger, campaign, "cancel");
   if (!result.changed && result.previous !== "cancelled")
-    throw notIn(campaign, result.previous, "cancelled", "held, running or paused");
+    throw notIn(campaign, result.previous, "cancelled", "cancel");
   return ledger.cancelPending(campaign);
 }
 
-function notIn(campaign: string, state: StoredState, done: string, needed: string): UserError {
+/**
+ * Pauses a running campaign (an operator, or a worker after a systemic refusal); false when it
+ * was not running.
+ */
+export async function pauseIfRunning(
+  ledger: Ledger,
+  campaign: string,
+  reason: string,
+): Promise<boolean> {
+  return (await moveCampaign(ledger, campaign, "pause", { paused_reason: reason })).changed;
+}
+
+function notIn(campaign: string, state: StoredState, done: string, move: CampaignMoveName) {
   return new UserError(
-    `campaign ${campaign} is ${state}: only a ${needed} campaign can be ${done}`,
+    `campaign ${campaign} is ${state}: only a ${movableFrom(move)} campaign can be ${done}`,
   );
 }

@@ -87,21 +87,6 @@ export class CampaignLedger extends LedgerBase {
     return { changed: code === 1, previous };
   }
 
-  /** Pauses a running campaign (an operator, or a worker after a systemic refusal). */
-  async pause(campaign: string, reason: string): Promise<boolean> {
-    const now = new Date().toISOString();
-    const result = await this.setState(campaign, "paused", ["running"], {
-      paused_reason: reason,
-      paused_at: now,
-    });
-    return result.changed;
-  }
-
-  /** Resumes a paused campaign; returns false when it was not paused. */
-  async resume(campaign: string): Promise<boolean> {
-    return (await this.setState(campaign, "running", ["paused"])).changed;
-  }
-
   async pausedReason(campaign: string): Promise<string | null> {
     return this.redis.hget(this.keys(campaign).meta, "paused_reason");
   }

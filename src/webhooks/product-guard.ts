@@ -1,4 +1,5 @@
 import type { OrderRequest } from "../api/order-request.js";
+import { pauseIfRunning } from "../campaigns/control.js";
 import { readCurrentPointer } from "../catalog/current-pointer.js";
 import { readIndexOverrides, type StateOverride } from "../catalog/index-overrides.js";
 import type { Ledger } from "../ledger/ledger.js";
@@ -53,7 +54,7 @@ export async function holdIfProductStopped(
   const reason = await guard?.stopReason(order.request).catch(() => undefined);
   if (!reason) return false;
   const { campaign, number, log } = order;
-  if (await ledger.pause(campaign, reason)) {
+  if (await pauseIfRunning(ledger, campaign, reason)) {
     onPaused?.(campaign, reason);
     log.error(
       `campaign ${campaign} paused: ${reason}. Then: giftjobs orders resume --campaign ${campaign}`,

@@ -5,6 +5,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type OrderJobData, orderJobId } from "../../jobs/orders/job.js";
 import { QUEUES } from "../../jobs/registry.js";
+import { pauseIfRunning } from "../../src/campaigns/control.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import { type RunningDashboard, startDashboard } from "../../src/dashboard/start-dashboard.js";
 import { Ledger } from "../../src/ledger/ledger.js";
@@ -28,7 +29,7 @@ async function seed(ledger: Ledger): Promise<void> {
   await ledger.transition("spring-gifts", 1, ["queued"], "completed", { order_id: "O-1" });
   await ledger.register("paused-one", { execution_mode: "sync" });
   await ledger.record("paused-one", oneRowOrders("paused-one", ["d"], { order: NO_MONEY }));
-  await ledger.pause("paused-one", HOSTILE_REASON);
+  await pauseIfRunning(ledger, "paused-one", HOSTILE_REASON);
 }
 
 function orderJob(order: number): OrderJobData {

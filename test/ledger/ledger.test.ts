@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import { pauseIfRunning, resumeCampaign } from "../../src/campaigns/control.js";
 import { Ledger } from "../../src/ledger/ledger.js";
 import { ledgerOrder, ledgerRow } from "../helpers/ledger-fixtures.js";
 import { useRedisPrefix } from "../helpers/redis-prefix.js";
@@ -126,10 +127,10 @@ describe("ledger", () => {
   });
 
   it("pauses once with a reason and resumes", async () => {
-    expect(await ledger.pause("c1", "insufficient_funds")).toBe(true);
-    expect(await ledger.pause("c1", "other")).toBe(false);
+    expect(await pauseIfRunning(ledger, "c1", "insufficient_funds")).toBe(true);
+    expect(await pauseIfRunning(ledger, "c1", "other")).toBe(false);
     expect(await ledger.pausedReason("c1")).toBe("insufficient_funds");
-    await ledger.resume("c1");
+    await resumeCampaign(ledger, "c1");
     expect(await ledger.pausedReason("c1")).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { resumeCampaign } from "../../src/campaigns/control.js";
 import { campaignStatus } from "../../src/campaigns/status.js";
 import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
@@ -174,7 +175,7 @@ describe("product.update and a running campaign", () => {
       "LIVE again",
     );
     await new Promise((r) => setTimeout(r, 1100)); // the guard reads the overrides once a second
-    await e.ledger.resume("gone");
+    await resumeCampaign(e.ledger, "gone");
     await eventually(
       async () => (await campaignStatus(e.ledger, "gone")).completed === 20,
       "20 completed after resume",
