@@ -16,13 +16,9 @@ export { type Config, loadConfig } from "./config.js";
 export { ConfigError } from "./errors/config-error.js";
 export { RunError } from "./errors/runtime-error.js";
 export { UserError } from "./errors/user-error.js";
-export {
-  type ImportDeps,
-  type ImportOptions,
-  ImportRefused,
-  type ImportResult,
-  importCampaign,
-} from "./import/import-campaign.js";
+export { importCampaign } from "./import/import-campaign.js";
+export { ImportRefused } from "./import/import-errors.js";
+export type { ImportDeps, ImportOptions, ImportResult } from "./import/import-types.js";
 export { Ledger } from "./ledger/ledger.js";
 export { createLogger, maskEmails } from "./log.js";
 export * from "./money.js";

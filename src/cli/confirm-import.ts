@@ -1,6 +1,6 @@
 import { createInterface } from "node:readline";
 import { UserError } from "../errors/user-error.js";
-import type { SpendPlan } from "../import/import-campaign.js";
+import type { SpendPlan } from "../import/import-types.js";
 
 /** Where the question is asked: a terminal's stdin and stderr, or fake streams in tests. */
 export interface PromptStreams {

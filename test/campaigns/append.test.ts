@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { cancelCampaign } from "../../src/campaigns/control.js";
 import { UserError } from "../../src/errors/user-error.js";
-import { ImportRefused, importCampaign } from "../../src/import/import-campaign.js";
+import { importCampaign } from "../../src/import/import-campaign.js";
+import { ImportRefused } from "../../src/import/import-errors.js";
 import { type CampaignEnv, campaignEnv, depsOf, giftjobs } from "../helpers/campaign-env.js";
 import { csvFile, validCsv } from "../helpers/csv.js";
 

@@ -1,12 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { approveCampaign } from "../../src/campaigns/control.js";
 import { campaignStatus } from "../../src/campaigns/status.js";
-import {
-  ImportDeclined,
-  ImportRefused,
-  importCampaign,
-  type SpendPlan,
-} from "../../src/import/import-campaign.js";
+import { importCampaign } from "../../src/import/import-campaign.js";
+import { ImportDeclined, ImportRefused } from "../../src/import/import-errors.js";
+import type { SpendPlan } from "../../src/import/import-types.js";
 import { type CampaignEnv, depsOf, giftjobs, redisKeys } from "../helpers/campaign-env.js";
 import { csvFile, validCsv } from "../helpers/csv.js";
 import { madeAndPosted } from "../helpers/sandbox.js";

@@ -7,7 +7,7 @@ import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
 import type { CatalogIndex } from "../../src/catalog/index-entry.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import { type Config, loadConfig } from "../../src/config.js";
-import type { ImportDeps } from "../../src/import/import-campaign.js";
+import type { ImportDeps } from "../../src/import/import-types.js";
 import { Ledger } from "../../src/ledger/ledger.js";
 import { silentLogger } from "../../src/log.js";
 import { type Sandbox, type SandboxOptions, startSandbox } from "../../src/sandbox/index.js";

@@ -7,7 +7,7 @@ import {
   spendQuestion,
 } from "../../src/cli/confirm-import.js";
 import { UserError } from "../../src/errors/user-error.js";
-import type { SpendPlan } from "../../src/import/import-campaign.js";
+import type { SpendPlan } from "../../src/import/import-types.js";
 
 /** A fake terminal: what is typed, and what was written. */
 function fakeTerminal(

@@ -17,12 +17,9 @@ import type { Config } from "../../config.js";
 import { UserError } from "../../errors/user-error.js";
 import { parseColumnMap } from "../../import/header/column-map.js";
 import { headerReportText } from "../../import/header/header-report.js";
-import {
-  ImportDeclined,
-  ImportRefused,
-  type ImportResult,
-  importCampaign,
-} from "../../import/import-campaign.js";
+import { importCampaign } from "../../import/import-campaign.js";
+import { ImportDeclined, ImportRefused } from "../../import/import-errors.js";
+import type { ImportResult } from "../../import/import-types.js";
 import { templateCsv, writeTemplateXlsx } from "../../import/order-template.js";
 import { OrderFileError } from "../../import/readers/order-file-error.js";
 import { formatRowError } from "../../import/validation/row-error.js";

@@ -1,7 +1,8 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ImportRefused, importCampaign } from "../../../src/import/import-campaign.js";
+import { importCampaign } from "../../../src/import/import-campaign.js";
+import { ImportRefused } from "../../../src/import/import-errors.js";
 import { readXlsxRows } from "../../../src/import/readers/xlsx-rows.js";
 import type { LedgerRow } from "../../../src/ledger/ledger.js";
 import { type CampaignEnv, campaignEnv, depsOf, giftjobs } from "../../helpers/campaign-env.js";

@@ -1,7 +1,8 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ImportProgress, importCampaign } from "../../../src/import/import-campaign.js";
+import { importCampaign } from "../../../src/import/import-campaign.js";
+import type { ImportProgress } from "../../../src/import/import-types.js";
 import { type CampaignEnv, campaignEnv, depsOf } from "../../helpers/campaign-env.js";
 import { writeLargeCsv } from "../../helpers/csv.js";
 import { writeLargeXlsx } from "../../helpers/xlsx.js";

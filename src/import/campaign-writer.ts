@@ -1,0 +1,217 @@
+import type { ExecutionMode } from "../api/order-request.js";
+import { RunError } from "../errors/runtime-error.js";
+import type { LedgerOrder, LedgerRow } from "../ledger/ledger.js";
+import type { NewOrder } from "../ledger/types.js";
+import type { JournalLine, OrderJournalWriter } from "../orders/journal.js";
+import type { JournalIndex } from "../orders/journal-index.js";
+import { orderKey } from "../orders/keys.js";
+import type { OrderPacker } from "../orders/packing.js";
+import { buildOrderRequest } from "../orders/request.js";
+import type { Survey } from "./import-survey.js";
+import type { ImportDeps } from "./import-types.js";
+import type { SpoolEntry, SpooledRow } from "./row-spool.js";
+
+/** The journal as pass 2 uses it: the index read at the start, and where new orders go. */
+export interface WriterJournal {
+  index: JournalIndex | undefined;
+  writer: OrderJournalWriter | undefined;
+}
+
+/** An order whose rows are all read; `journal`: rebuilt from the journal, at its generation. */
+interface ReadyOrder {
+  rows: SpooledRow[];
+  journal?: { generation: number; apiKey: string | undefined };
+}
+
+/**
+ * Turns planned rows into ledger records and jobs. With one row per order each row is an order
+ * at once; with packing, or an order of the journal, rows wait until every row of their order
+ * has been read.
+ */
+export class CampaignWriter {
+  rows = 0;
+  orders = 0;
+  /** Rows another import recorded between pass 1 and this one (see RECORD): not added here. */
+  leftOut = 0;
+  /** identity -> index of its packed order; only with packing. */
+  private readonly orderOf = new Map<string, number>();
+  private readonly packed: { identities: string[]; currency: string }[] = [];
+  private readonly waiting = new Map<number, SpooledRow[]>();
+  /** Rows of journal orders, by line, until each order is whole. */
+  private readonly waitingJournal = new Map<number, SpooledRow[]>();
+
+  constructor(
+    private readonly campaign: string,
+    private readonly deps: ImportDeps,
+    private readonly survey: Survey,
+    private readonly mode: ExecutionMode,
+    packer: OrderPacker | undefined,
+    private readonly journal: WriterJournal = { index: undefined, writer: undefined },
+  ) {
+    if (!packer) return;
+    for (const order of packer.orders()) {
+      const index = this.packed.push(order) - 1;
+      for (const identity of order.identities) this.orderOf.set(identity, index);
+    }
+  }
+
+  async write(fresh: SpoolEntry[]): Promise<void> {
+    await this.place(this.completeOrders(fresh));
+  }
+
+  /** Holds rows until their order is whole; returns the orders now whole. */
+  private completeOrders(fresh: SpooledRow[]): ReadyOrder[] {
+    const ready: ReadyOrder[] = [];
+    for (const planned of fresh) {
+      const line = this.journalLineOf(planned);
+      if (line !== undefined) {
+        const index = this.journal.index!;
+        const rows = gather(this.waitingJournal, line, planned, index.size(line));
+        if (rows)
+          ready.push({
+            rows,
+            journal: { generation: index.generation(line), apiKey: index.apiKey(line) },
+          });
+        continue;
+      }
+      if (this.packed.length === 0) {
+        ready.push({ rows: [planned] });
+        continue;
+      }
+      const index = this.orderOf.get(planned.identity);
+      // Pass 1 packed exactly the rows it spooled: a row in no order would be lost silently.
+      if (index === undefined) throw new Error(`${this.campaign}: a spooled row is in no order`);
+      const rows = gather(this.waiting, index, planned, this.packed[index]!.identities.length);
+      if (rows) ready.push({ rows });
+    }
+    return ready;
+  }
+
+  /** The journal order a new row is rebuilt in: one all of whose rows this import adds. */
+  private journalLineOf(planned: SpooledRow): number | undefined {
+    const index = this.journal.index;
+    // A released row's order is the ledger's business: it moves to the next generation.
+    if (!index || this.survey.released.has(planned.identity)) return undefined;
+    const line = index.lineOf(planned.identity);
+    return line !== undefined && index.reproduces(line) ? line : undefined;
+  }
+
+  /** A journal line of a new order, naming the API key it is expected to be sent with. */
+  private journalLine(g: number, k: string, i: string[]): JournalLine {
+    const a = this.deps.client?.keyFingerprint;
+    return a ? { g, k, i, a } : { g, k, i };
+  }
+
+  finish(): void {
+    // Pass 1 packed exactly the rows it spooled, so every order is whole by now.
+    const left = this.waiting.size + this.waitingJournal.size;
+    if (left > 0) throw new Error(`${this.campaign}: ${left} packed order(s) left incomplete`);
+  }
+
+  /**
+   * Records the orders, each put on the campaign's pending list in the same script: the
+   * dispatcher sends them from there (docs/architecture.md, "Campaigns and the dispatcher").
+   * New orders go to the journal first, flushed (docs/architecture.md, "Lost ledger").
+   */
+  private async place(orders: ReadyOrder[]): Promise<void> {
+    if (orders.length === 0) return;
+    const batch: NewOrder[] = [];
+    const journalLines: JournalLine[] = [];
+    const released: string[] = [];
+    for (const ready of orders) {
+      // Same rows, same body: the key hashes sorted identities, so the items follow that order too.
+      const rows = [...ready.rows].sort((a, b) =>
+        a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0,
+      );
+      for (const p of rows) if (this.survey.released.has(p.identity)) released.push(p.identity);
+      const generation =
+        ready.journal?.generation ??
+        Math.max(...rows.map((p) => this.survey.released.get(p.identity) ?? 0));
+      const identities = rows.map((p) => p.identity);
+      const currency = rows[0]!.currency;
+      if (rows.some((p) => p.currency !== currency))
+        throw new RunError(
+          `campaign ${this.campaign}: rows the journal recorded in one order now pay in different currencies (the catalog changed?); nothing more was recorded`,
+        );
+      const key = orderKey(this.campaign, generation, identities);
+      // A journal order is in the journal already.
+      if (!ready.journal) journalLines.push(this.journalLine(generation, key, identities));
+      // The ledger keeps what the body is made of: the rows' items, and the order's own parts.
+      const { description, metadata } = buildOrderRequest(
+        rows.map((p) => p.row),
+        currency,
+        { name: this.campaign },
+      );
+      const sum = (field: "face" | "price") =>
+        String(rows.reduce((t, p) => t + BigInt(p[field]), 0n));
+      batch.push({
+        order: {
+          key,
+          identities,
+          generation,
+          status: "queued",
+          mode: this.mode,
+          currency,
+          face: sum("face"),
+          price: sum("price"),
+          ...(description !== undefined ? { description } : {}),
+          ...(metadata !== undefined ? { metadata } : {}),
+          // The packer groups rows by send_at: all of an order's rows share it.
+          ...(rows[0]!.row.send_at !== undefined ? { send_at: rows[0]!.row.send_at } : {}),
+          ...(ready.journal ? lostLedgerMark(ready.journal.apiKey) : {}),
+        },
+        rows: rows.map((p) => [p.identity, ledgerRow(p, generation)]),
+      });
+    }
+    // Durable before Redis hears of them: an order the ledger holds is always in the journal.
+    await this.journal.writer?.append(journalLines);
+    for (const identity of released) await this.deps.ledger.releaseRow(this.campaign, identity);
+    const recorded = await this.deps.ledger.record(this.campaign, batch);
+    this.rows += recorded.added;
+    this.orders += recorded.orders;
+    this.leftOut += recorded.leftOut;
+  }
+}
+
+/**
+ * An order rebuilt from the journal for rows the ledger did not know (a lost ledger): the lost
+ * ledger may have sent it, so it starts with the mark of an unclear attempt, made with the API
+ * key its journal line names (docs/architecture.md, "One key while an order may exist"). Sent
+ * with that key, the service replays what it made; with another, nothing is sent.
+ */
+function lostLedgerMark(
+  apiKey: string | undefined,
+): Partial<Pick<LedgerOrder, "unclear" | "unclear_api_key">> {
+  return { unclear: "ledger_lost", ...(apiKey ? { unclear_api_key: apiKey } : {}) };
+}
+
+/** Adds a row to its order's waiting rows; returns them all once the order has `size`. */
+function gather(
+  waiting: Map<number, SpooledRow[]>,
+  order: number,
+  planned: SpooledRow,
+  size: number,
+): SpooledRow[] | undefined {
+  const rows = waiting.get(order) ?? [];
+  rows.push(planned);
+  if (rows.length < size) {
+    waiting.set(order, rows);
+    return undefined;
+  }
+  waiting.delete(order);
+  return rows;
+}
+
+function ledgerRow(p: SpooledRow, generation: number): Omit<LedgerRow, "order"> {
+  return {
+    line: p.row.line,
+    generation,
+    payload_hash: p.payload,
+    email: p.row.email,
+    product_code: p.row.product_code,
+    face_value: p.row.face_value,
+    currency: p.currency,
+    ...(p.row.reference !== undefined ? { reference: p.row.reference } : {}),
+    ...(p.row.template_id !== undefined ? { template_id: p.row.template_id } : {}),
+  };
+}

@@ -1,0 +1,142 @@
+import type { JobsOptions } from "bullmq";
+import { recordingMarked } from "../campaigns/unfinished-import.js";
+import { BudgetExceededError, CampaignClosedError } from "../ledger/orders.js";
+import { type CurrencyBudget, unitsText } from "../orders/budget.js";
+import { journalPath, OrderJournalWriter } from "../orders/journal.js";
+import type { JournalVerdict } from "../orders/journal-index.js";
+import { CampaignWriter } from "./campaign-writer.js";
+import type { Existing } from "./import-checks.js";
+import { RecordRefused } from "./import-errors.js";
+import { BATCH, type ImportPlan, type Survey } from "./import-survey.js";
+import type { ImportDeps, ImportOptions } from "./import-types.js";
+import { journalWarning, repackFromSpool } from "./journal-checks.js";
+import { OneAtATime } from "./one-at-a-time.js";
+import type { RowSpool } from "./row-spool.js";
+
+/** What the checks between the passes decided, for pass 2. */
+export interface Decided {
+  /** --hold, and the campaign is new or gets new rows: an existing one is held before them. */
+  holdNow: boolean;
+  existing: Existing | undefined;
+  /** The budgets to store on the campaign. */
+  budgets: Map<string, CurrencyBudget>;
+  verdict: JournalVerdict | undefined;
+}
+
+/**
+ * Pass 2 with what goes before it: the campaign registered (held when it is to be) and its
+ * budgets stored, then the rows recorded while the campaign is marked as being recorded.
+ */
+export async function recordCampaign(
+  options: ImportOptions,
+  deps: ImportDeps,
+  survey: Survey,
+  plan: ImportPlan & { spool: RowSpool },
+  { holdNow, existing, budgets, verdict }: Decided,
+): Promise<{ rows: number; orders: number }> {
+  const { mode, itemsPerOrder } = plan;
+  await deps.ledger.register(options.campaign, {
+    execution_mode: mode,
+    items_per_order: String(itemsPerOrder),
+    state: options.hold ? "held" : "running",
+    ...(options.hold ? {} : { approved_at: new Date().toISOString() }),
+    ...(options.jobOptions ? { job_options: retryPolicy(options.jobOptions) } : {}),
+  });
+  // Held before a new row is recorded: the dispatcher never sees them in a running campaign.
+  if (holdNow && existing)
+    await deps.ledger.setState(options.campaign, "held", ["running", "paused"]);
+  // Stored before the rows: RECORD checks each batch against it.
+  if (budgets.size > 0)
+    await deps.ledger.setMeta(
+      options.campaign,
+      Object.fromEntries([...budgets].map(([c, b]) => [`budget:${c}`, String(b.units)])),
+    );
+  const warning = verdict && journalWarning(verdict, options.campaign, plan.journal!.path);
+  if (warning) deps.log.warn({ campaign: options.campaign }, warning);
+  return recordingMarked(deps.ledger, options.campaign, () =>
+    writeCampaign(options, deps, survey, plan),
+  );
+}
+
+/** The attempts and backoff of a campaign's jobs, as recorded for the dispatcher. */
+function retryPolicy({ attempts, backoff }: Pick<JobsOptions, "attempts" | "backoff">): string {
+  return JSON.stringify({ attempts, backoff });
+}
+
+/**
+ * Pass 2: from the spool of pass 1, record the ledger, then add the jobs, a batch at a time.
+ * Returns what was new.
+ */
+async function writeCampaign(
+  options: ImportOptions,
+  deps: ImportDeps,
+  survey: Survey,
+  { mode, packer, journal, spool }: ImportPlan & { spool: RowSpool },
+): Promise<{ rows: number; orders: number }> {
+  if (journal && packer) await repackFromSpool(spool, journal, survey.released, packer);
+  const journalWriter = deps.dataDir
+    ? new OrderJournalWriter(journalPath(deps.dataDir, options.campaign))
+    : undefined;
+  const writer = new CampaignWriter(options.campaign, deps, survey, mode, packer, {
+    index: journal,
+    writer: journalWriter,
+  });
+  const writes = new OneAtATime();
+  const progress = () =>
+    options.onProgress?.({
+      phase: "enqueue",
+      rows: survey.rows,
+      bytes: survey.bytes,
+      enqueued: writer.rows,
+      toEnqueue: survey.newRows,
+    });
+  try {
+    for await (const entries of spool.read()) {
+      for (let i = 0; i < entries.length; i += BATCH) {
+        const batch = entries.slice(i, i + BATCH);
+        await writes.run(async () => {
+          await writer.write(batch);
+          progress();
+        });
+      }
+    }
+    await writes.drain();
+  } catch (error) {
+    throw recordRefused(error, options.campaign, writer) ?? error;
+  } finally {
+    await journalWriter?.close();
+  }
+  writer.finish();
+  progress();
+  if (writer.leftOut > 0)
+    deps.log.warn(
+      `campaign ${options.campaign}: ${writer.leftOut} rows of this file were left out: another import of the campaign recorded some of them at the same time (each is paid once); import the file again to record any left`,
+    );
+  return { rows: writer.rows, orders: writer.orders };
+}
+
+function recordRefused(
+  error: unknown,
+  campaign: string,
+  writer: CampaignWriter,
+): RecordRefused | undefined {
+  const before =
+    writer.rows > 0
+      ? `${writer.rows} new rows of this file were recorded before it, the rest were not`
+      : "nothing was enqueued";
+  if (error instanceof BudgetExceededError) {
+    const c = error.currency;
+    return new RecordRefused(
+      `the campaign's ${c} budget ${unitsText(error.budget, c)} would be passed: ${unitsText(error.planned, c)} ${c} recorded (another import at the same time?) and ${unitsText(error.batch, c)} more in this batch; ${before}`,
+      writer.rows,
+      writer.orders,
+    );
+  }
+  if (error instanceof CampaignClosedError)
+    return new RecordRefused(
+      `campaign ${campaign} was ${error.state} during the import; ${before}`,
+      writer.rows,
+      writer.orders,
+    );
+  return undefined;
+}

@@ -1,0 +1,258 @@
+import type { ExecutionMode } from "../api/order-request.js";
+import type { CatalogIndex } from "../catalog/index-entry.js";
+import { samePayload } from "../ledger/codec.js";
+import type { LedgerRow } from "../ledger/ledger.js";
+import { OccurrenceCounter, payloadHash, rowIdentity } from "../orders/identity.js";
+import type { JournalIndex } from "../orders/journal-index.js";
+import type { OrderRow } from "../orders/order-row.js";
+import type { OrderPacker } from "../orders/packing.js";
+import { CampaignTotals } from "../orders/totals.js";
+import type { ImportDeps, ImportOptions } from "./import-types.js";
+import type { InvalidRowsFile } from "./invalid-rows-file.js";
+import { OneAtATime } from "./one-at-a-time.js";
+import type { CsvItem } from "./readers/csv-rows.js";
+import { readOrderFile } from "./readers/order-file.js";
+import type { RowSpool, SpoolEntry } from "./row-spool.js";
+import { PreflightMemo } from "./validation/preflight.js";
+import { ReferenceTracker } from "./validation/reference-tracker.js";
+import type { RowError } from "./validation/row-error.js";
+import { type ValidateRowOptions, validateRow } from "./validation/row-validation.js";
+
+const ERRORS_LISTED = 100;
+export const BATCH = 500;
+
+/** A valid row on its way to the ledger. */
+interface PlannedRow {
+  row: OrderRow;
+  /** The row as read, for the error file should the ledger refuse it. */
+  item: CsvItem;
+  identity: string;
+  payload: string;
+  currency: string;
+  faceUnits: bigint;
+  priceUnits: bigint;
+}
+
+/** What pass 1 learned: counts, totals, errors, and for packing the new rows' identities. */
+export class Survey {
+  rows = 0;
+  /** Bytes of the file parsed so far. */
+  bytes = 0;
+  valid = 0;
+  newRows = 0;
+  /** New rows whose identity the ledger did not know (not released ones). */
+  freshRows = 0;
+  known = 0;
+  errorCount = 0;
+  readonly errors: RowError[] = [];
+  readonly totals = new CampaignTotals();
+  readonly newTotals = new CampaignTotals();
+  /** Rows released from a final failure: identity -> next generation. */
+  readonly released = new Map<string, number>();
+  addError(error: RowError): void {
+    this.errorCount += 1;
+    if (this.errors.length < ERRORS_LISTED) this.errors.push(error);
+  }
+}
+
+/** How this import runs, and where pass 1 sends what it decides besides the survey. */
+export interface ImportPlan {
+  mode: ExecutionMode;
+  itemsPerOrder: number;
+  packer: OrderPacker | undefined;
+  /** The campaign's order journal as read at the start; none without a data dir. */
+  journal: JournalIndex | undefined;
+  invalidFile: InvalidRowsFile | undefined;
+  /** None on a dry run. */
+  spool: RowSpool | undefined;
+}
+
+/**
+ * Pass 1: read, validate, preflight, price, and classify each row against the ledger. What
+ * pass 2 must write goes to the spool (none on a dry run).
+ */
+export async function surveyFile(
+  options: ImportOptions,
+  deps: ImportDeps,
+  plan: ImportPlan,
+): Promise<Survey> {
+  const survey = new Survey();
+  const lookups = new OneAtATime();
+  let batch: PlannedRow[] = [];
+  for await (const planned of plannedRows(options, deps.catalog, survey, plan.invalidFile)) {
+    batch.push(planned);
+    if (batch.length < BATCH) continue;
+    const full = batch;
+    batch = [];
+    await lookups.run(async () => {
+      await classify(options.campaign, full, deps, survey, plan);
+      options.onProgress?.({
+        phase: "validate",
+        rows: survey.rows,
+        bytes: survey.bytes,
+        enqueued: 0,
+        toEnqueue: 0,
+      });
+    });
+  }
+  const last = batch;
+  if (last.length) await lookups.run(() => classify(options.campaign, last, deps, survey, plan));
+  await lookups.drain();
+  return survey;
+}
+
+/** Valid rows with their identity, payload hash, currency and price; errors go to the survey. */
+async function* plannedRows(
+  options: ImportOptions,
+  catalog: CatalogIndex | undefined,
+  survey: Survey,
+  invalidFile: InvalidRowsFile | undefined,
+): AsyncGenerator<PlannedRow> {
+  const references = new ReferenceTracker();
+  const preflight = new PreflightMemo(catalog, { currency: options.currency });
+  const occurrences = new OccurrenceCounter();
+  const decimal = decimalCommaOf(options);
+  for await (const item of readOrderFile(options.file, {
+    delimiter: options.delimiter,
+    sheet: options.sheet,
+    maxUnzippedBytes: options.maxUnzippedBytes,
+    map: options.map,
+    ...options.header,
+    onPosition: (bytes) => {
+      survey.bytes = bytes;
+    },
+    onHeader: (header) => {
+      invalidFile?.setHeader(header.names);
+      options.header?.onHeader?.(header);
+    },
+  })) {
+    survey.rows += 1;
+    const outcome = checkItem(item, options, preflight, references, decimal);
+    if ("errors" in outcome) {
+      for (const error of outcome.errors) survey.addError(error);
+      await invalidFile?.write(item, outcome.errors);
+      continue;
+    }
+    yield {
+      row: outcome.row,
+      item,
+      identity: rowIdentity(outcome.row, occurrences),
+      payload: payloadHash(outcome.row),
+      currency: outcome.currency,
+      faceUnits: outcome.faceUnits,
+      priceUnits: outcome.priceUnits,
+    };
+  }
+}
+
+/** Whether face values use a decimal comma (see ImportOptions.decimalComma); told once. */
+function decimalCommaOf(
+  options: ImportOptions,
+): Pick<ValidateRowOptions, "decimalComma" | "onDecimalComma"> {
+  const assumed = options.decimalComma === undefined && options.delimiter === ";";
+  let told = false;
+  return {
+    decimalComma: options.decimalComma ?? (assumed ? "either" : false),
+    onDecimalComma: () => {
+      if (!told) options.onDecimalComma?.(assumed);
+      told = true;
+    },
+  };
+}
+
+type CheckedItem =
+  | { errors: RowError[] }
+  | { row: OrderRow; currency: string; faceUnits: bigint; priceUnits: bigint };
+
+function checkItem(
+  item: CsvItem,
+  options: ImportOptions,
+  preflight: PreflightMemo,
+  references: ReferenceTracker,
+  decimal: Pick<ValidateRowOptions, "decimalComma" | "onDecimalComma">,
+): CheckedItem {
+  if (item.kind === "error") return { errors: [item.error] };
+  const validation = validateRow(item, {
+    defaultTemplateId: options.defaultTemplateId,
+    references,
+    ...decimal,
+  });
+  if (item.problems) {
+    // A cell that could not be read (a formula, a date) was read as "": not "required" again.
+    const unread = new Set(item.problems.map((p) => p.column));
+    const others = validation.ok ? [] : validation.errors.filter((e) => !unread.has(e.column));
+    return { errors: [...item.problems, ...others] };
+  }
+  if (!validation.ok) return { errors: validation.errors };
+  const checked = preflight.check(validation.row);
+  if (!checked.ok) return { errors: checked.errors };
+  return {
+    row: validation.row,
+    currency: checked.currency,
+    faceUnits: checked.faceUnits,
+    priceUnits: checked.priceUnits,
+  };
+}
+
+/**
+ * Looks a batch up in the ledger: known with the same content -> already known (its job is
+ * added again while its order is queued); known with changed content -> a conflict, unless its
+ * order failed for good; unknown -> new.
+ */
+async function classify(
+  campaign: string,
+  batch: PlannedRow[],
+  deps: ImportDeps,
+  survey: Survey,
+  { packer, journal, invalidFile, spool }: ImportPlan,
+): Promise<void> {
+  const recorded = await deps.ledger.getRows(
+    campaign,
+    batch.map((p) => p.identity),
+  );
+  const numbers = [
+    ...new Set(recorded.filter((r): r is LedgerRow => r !== undefined).map((r) => r.order)),
+  ];
+  const orders = new Map(
+    (await deps.ledger.getOrders(campaign, numbers)).map((o, i) => [numbers[i], o]),
+  );
+  const toWrite: SpoolEntry[] = [];
+  for (const [i, planned] of batch.entries()) {
+    const known = recorded[i];
+    const order = known ? orders.get(known.order) : undefined;
+    if (known && !samePayload(known.payload_hash, planned.payload)) {
+      if (order?.status !== "failed_final") {
+        // A conflict is an invalid row: not counted as valid, not in the totals, in the error file.
+        const error = {
+          line: planned.row.line,
+          column: "reference",
+          message: `row changed since line ${known.line} was imported under this reference (status ${order?.status ?? "unknown"}); refused: use a new reference for a new card`,
+        };
+        survey.addError(error);
+        await invalidFile?.write(planned.item, [error]);
+        continue;
+      }
+      // Its earlier order failed for good (nothing was made): the changed row may go, as the next generation.
+      survey.released.set(planned.identity, known.generation + 1);
+    }
+    survey.valid += 1;
+    survey.totals.add(planned.currency, planned.faceUnits, planned.priceUnits);
+    // A row the journal names but the ledger does not know keeps the order it was recorded in.
+    const journalLine = journal?.note(planned.identity, !known);
+    if (known && !survey.released.has(planned.identity)) {
+      // Recorded with its order on the pending list in one script: nothing to add again.
+      survey.known += 1;
+      continue;
+    }
+    survey.newRows += 1;
+    if (!known) survey.freshRows += 1;
+    survey.newTotals.add(planned.currency, planned.faceUnits, planned.priceUnits);
+    if (known || journalLine === undefined)
+      packer?.add(planned.identity, planned.currency, planned.row.send_at);
+    const { identity, payload, currency, row } = planned;
+    const face = String(planned.faceUnits);
+    const price = String(planned.priceUnits);
+    toWrite.push({ kind: "new", identity, payload, currency, face, price, row });
+  }
+  await spool?.write(toWrite);
+}

@@ -1,0 +1,148 @@
+import type { JobsOptions } from "bullmq";
+import type { ApiClient } from "../api/client.js";
+import type { ExecutionMode } from "../api/order-request.js";
+import type { CatalogIndex } from "../catalog/index-entry.js";
+import type { Ledger } from "../ledger/ledger.js";
+import type { StoredState } from "../ledger/types.js";
+import type { Logger } from "../log.js";
+import type { Budget } from "../orders/budget.js";
+import type { CurrencyTotal } from "../orders/totals.js";
+import type { ReadOrderRowsOptions } from "./readers/csv-rows.js";
+import type { RowError } from "./validation/row-error.js";
+
+/** Options of `orders import`. */
+export interface ImportOptions {
+  file: string;
+  campaign: string;
+  /**
+   * face_value uses ',' as its decimal mark. Unset: for a ';'-separated file (as spreadsheets
+   * export them where ',' is the decimal mark) a ',' value is read as one, and
+   * `onDecimalComma` says so; a '.' value still reads as it always did.
+   */
+  decimalComma?: boolean;
+  /** Told once, at the first face_value read with a decimal comma, whether that was assumed. */
+  onDecimalComma?: (assumed: boolean) => void;
+  /** Everything but the ledger and the queue. @defaultValue false */
+  dryRun?: boolean;
+  /** Enqueue the valid rows; write the invalid ones to `errorFile`. @defaultValue false */
+  skipInvalid?: boolean;
+  /** Where invalid rows go with --skip-invalid. */
+  errorFile?: string;
+  /**
+   * At most one per currency; a budget without a currency only alone, for a file of one
+   * currency. Stored on the campaign (`budget:CUR`), replacing its budget in that currency;
+   * with none, the campaign's stored budgets apply. Checked against what the campaign has
+   * recorded plus the new rows, in pass 1 and again atomically as each batch is recorded.
+   */
+  budgets?: readonly Budget[];
+  /** @defaultValue "async" */
+  executionMode?: ExecutionMode;
+  /** @defaultValue 1 */
+  itemsPerOrder?: number;
+  defaultTemplateId?: string;
+  map?: Record<string, string>;
+  /** `strictColumns` and `onHeader` of the CSV reader. */
+  header?: Pick<ReadOrderRowsOptions, "strictColumns" | "onHeader">;
+  delimiter?: string;
+  /** The sheet of an .xlsx workbook. @defaultValue its first sheet */
+  sheet?: string;
+  /**
+   * The most an .xlsx workbook's entries may unpack to, together (`--max-unzipped-mb`); given,
+   * their ratio to their packed size is not checked. @defaultValue 200 MB, and that ratio
+   * (docs/architecture.md, "Spreadsheets")
+   */
+  maxUnzippedBytes?: number;
+  /** Payment currency when there is no catalog check. */
+  currency?: string;
+  /** Refuse a campaign over the account balance where the service tells it. @defaultValue true */
+  balanceCheck?: boolean;
+  /**
+   * Attempts and backoff of the order jobs, recorded on a new campaign for the dispatcher.
+   * @defaultValue ORDER_JOB_OPTIONS
+   */
+  jobOptions?: Pick<JobsOptions, "attempts" | "backoff">;
+  /**
+   * Record the campaign as held: nothing is sent until `orders approve`. A running or paused
+   * campaign that gets new rows becomes held. @defaultValue false
+   */
+  hold?: boolean;
+  /**
+   * Allow new rows into a campaign that exists; without it such an import is refused. Rows
+   * already known (a re-run) and changed rows released from a final failure need no append.
+   * @defaultValue false
+   */
+  append?: boolean;
+  /**
+   * Asked after pass 1 (every check passed) and before anything is recorded, when there are new
+   * rows to record (not on a dry run). False: nothing is recorded, ImportDeclined is thrown.
+   */
+  confirm?: (plan: SpendPlan) => Promise<boolean>;
+  /** Called as rows are read and enqueued. */
+  onProgress?: (progress: ImportProgress) => void;
+}
+
+/** Where an import is: for a progress bar. */
+export interface ImportProgress {
+  phase: "validate" | "enqueue";
+  /** Rows read so far. */
+  rows: number;
+  /** Bytes of the file parsed so far (validate: the bar's position in the file). */
+  bytes: number;
+  /** Rows recorded so far (enqueue). */
+  enqueued: number;
+  /** Rows there are to record (enqueue: the bar's total). */
+  toEnqueue: number;
+}
+
+export interface ImportDeps {
+  ledger: Ledger;
+  /** The current catalog snapshot's index; undefined with --no-catalog-check. */
+  catalog: CatalogIndex | undefined;
+  /** For the balance check; none skips it. */
+  client?: ApiClient;
+  log: Logger;
+  /**
+   * The data dir (`GIFTJOBS_DATA_DIR`): the campaign's order journal is kept in
+   * `campaigns/NAME/orders.ndjson` under it, and read by every import, so that a re-import after
+   * a lost ledger packs rows into the orders, and keys, they had (docs/architecture.md, "Lost
+   * ledger"). None: no journal is kept or read.
+   */
+  dataDir?: string;
+}
+
+/** What an import is about to record and spend, for `confirm`. */
+export interface SpendPlan {
+  campaign: string;
+  /** New rows to record (released changed rows included). */
+  rows: number;
+  /** The new rows' face value and price per currency. */
+  totals: Record<string, CurrencyTotal>;
+  /** The campaign before this import; undefined when it is new. */
+  existing?: { state: StoredState; rows: number };
+  /** The campaign will be held after the import (nothing sent until approved). */
+  held: boolean;
+}
+
+/** `orders import --json`. */
+export interface ImportResult {
+  campaign: string;
+  rows: number;
+  valid: number;
+  invalid: number;
+  enqueued: number;
+  already_known: number;
+  orders: number;
+  totals: Record<string, CurrencyTotal>;
+  errors: RowError[];
+  /** Errors beyond the first 100 listed. */
+  more_errors: number;
+  error_file?: string;
+  dry_run: boolean;
+  /**
+   * The campaign's state after the import (on a dry run: what it would be); undefined when the
+   * import was refused before any state was known.
+   */
+  state?: StoredState;
+  /** Stored budgets this import replaced (amounts at the currency's scale). */
+  budgets_replaced?: { currency: string; from: string; to: string }[];
+}
