@@ -20,7 +20,7 @@
  * its includes expanded, read once when this module loads.
  */
 
-import { readLuaScript } from "./lua-scripts.js";
+import { readLuaScript } from "../redis/lua-scripts.js";
 
 const script = (name: string) => readLuaScript(`src/ledger/lua/${name}.lua`);
 

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { readLuaScript } from "../ledger/lua-scripts.js";
+import { readLuaScript } from "../redis/lua-scripts.js";
 import { redisKey } from "../redis/redis-key.js";
 import { type IndexedOrder, indexEntry } from "./order-index.js";
 

@@ -3,9 +3,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readLuaScript } from "../../src/ledger/lua-scripts.js";
 import * as SCRIPTS from "../../src/ledger/scripts.js";
 import { packageRoot } from "../../src/package-root.js";
+import { readLuaScript } from "../../src/redis/lua-scripts.js";
 import { testRedis } from "../helpers/redis.js";
 import { tmpDir } from "../helpers/tmp-dir.js";
 

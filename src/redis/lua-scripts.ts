@@ -3,10 +3,11 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { packageRoot } from "../package-root.js";
 
 /**
- * Reads a Lua script kept in a `.lua` file (src/ledger/lua/, src/webhooks/lua/) and expands its
- * includes. `path` is absolute, or relative to the package root (`src/ledger/lua/start.lua`):
- * the files are read from the source tree there, whether giftjobs runs from src/ (tsx) or from
- * the compiled dist/src/ (`npm run build` compiles TypeScript only: dist/ holds no `.lua` file).
+ * Reads a Lua script kept in a `.lua` file (src/ledger/lua/, src/catalog/lua/, src/webhooks/lua/)
+ * and expands its includes. `path` is absolute, or relative to the package root
+ * (`src/ledger/lua/start.lua`): the files are read from the source tree there, whether giftjobs
+ * runs from src/ (tsx) or from the compiled dist/src/ (`npm run build` compiles TypeScript only:
+ * dist/ holds no `.lua` file).
  *
  * A line `--- @include "includes/counts"` is replaced with the text of `includes/counts.lua`,
  * relative to the file holding the line, itself expanded the same way (the form of bullmq's
