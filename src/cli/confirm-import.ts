@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline";
-import { UserError } from "../errors/user-error.js";
+import { type ConfirmStepChoice, confirmStep } from "../import/import-command.js";
 import type { SpendPlan } from "../import/import-types.js";
 
 /** Where the question is asked: a terminal's stdin and stderr, or fake streams in tests. */
@@ -63,26 +63,27 @@ export interface ConfirmChoice {
 }
 
 /**
- * The `confirm` of an import, or none when there is nothing to ask: with --yes, with --hold
- * (nothing is spent before `orders approve`) and on a dry run. On a terminal (input and output
- * both TTYs) it shows the plan and asks; without one it refuses (UserError, exit 2): an
- * unattended import must say --yes or --hold.
+ * The prompt of an import on `streams`: it can ask when input and output are both TTYs, and
+ * asking shows the plan, then the question.
  */
+export function terminalPrompt(
+  streams: PromptStreams,
+  beforeAsking?: () => void,
+): Pick<ConfirmStepChoice, "canAsk" | "ask"> {
+  return {
+    canAsk: Boolean(streams.input.isTTY && streams.output.isTTY),
+    ask: async (plan) => {
+      beforeAsking?.();
+      streams.output.write(planText(plan));
+      return askYesNo(spendQuestion(plan), streams);
+    },
+  };
+}
+
+/** The `confirm` of an import (see confirmStep), asked on `choice.streams`. */
 export function importConfirm(
   choice: ConfirmChoice,
 ): ((plan: SpendPlan) => Promise<boolean>) | undefined {
-  if (choice.yes || choice.hold || choice.dryRun) return undefined;
-  const { streams } = choice;
-  if (!(streams.input.isTTY && streams.output.isTTY)) {
-    return async (plan) => {
-      throw new UserError(
-        `campaign ${plan.campaign}: ${plan.rows} new rows to spend on and no terminal to ask: pass --yes to import and send them, or --hold to record the campaign held until \`orders approve\`; nothing was recorded`,
-      );
-    };
-  }
-  return async (plan) => {
-    choice.beforeAsking?.();
-    streams.output.write(planText(plan));
-    return askYesNo(spendQuestion(plan), streams);
-  };
+  const { yes, hold, dryRun, streams, beforeAsking } = choice;
+  return confirmStep({ yes, hold, dryRun, ...terminalPrompt(streams, beforeAsking) });
 }

@@ -1,47 +1,31 @@
 import { stat } from "node:fs/promises";
-import { join, resolve } from "node:path";
 import { type Command, Option } from "commander";
-import { loadCurrentIndex } from "../../catalog/current-snapshot.js";
-import type { Config } from "../../config.js";
 import { UserError } from "../../errors/user-error.js";
 import { parseColumnMap } from "../../import/header/column-map.js";
 import { headerReportText } from "../../import/header/header-report.js";
-import { importCampaign } from "../../import/import-campaign.js";
-import { ImportDeclined, ImportRefused } from "../../import/import-errors.js";
+import {
+  type ImportCommand,
+  type ImportEnd,
+  prepareImport,
+  refusalJson,
+  runImportCommand,
+} from "../../import/import-command.js";
+import type { ImportRefused } from "../../import/import-errors.js";
 import type { ImportResult } from "../../import/import-types.js";
-import { OrderFileError } from "../../import/readers/order-file-error.js";
 import { formatRowError } from "../../import/validation/row-error.js";
 import { parseBudget } from "../../orders/budget.js";
-import { isRedisAway, redisAddress } from "../../redis/outage-reporter.js";
-import { importConfirm } from "../confirm-import.js";
+import { terminalPrompt } from "../confirm-import.js";
 import { collect, currencyCode, wholeNumber } from "../option-parsers.js";
 import { progressBar } from "../progress.js";
 import { action, createContext, printJson } from "../run-action.js";
 import { withServices } from "../services.js";
 
-interface ImportFlags {
-  campaign: string;
-  dryRun?: boolean;
-  skipInvalid?: boolean;
+/** The flags of `orders import`: --budget, --map and --currency as given, the rest as parsed. */
+type ImportFlags = Omit<ImportCommand, "file" | "budgets" | "map" | "currency"> & {
   budget?: string[];
-  yes?: boolean;
-  hold?: boolean;
-  append?: boolean;
-  executionMode: "async" | "sync";
-  itemsPerOrder?: number;
-  templateId?: string;
   map?: string[];
-  strictColumns?: boolean;
-  delimiter?: string;
-  decimalComma?: boolean;
-  sheet?: string;
-  maxUnzippedMb?: number;
-  catalogCheck: boolean;
-  balanceCheck: boolean;
   currency?: string;
-  errorFile?: string;
-  json?: boolean;
-}
+};
 
 /** Registers `orders import`. */
 export function registerImport(orders: Command): void {
@@ -108,55 +92,13 @@ async function runImport(file: string, opts: ImportFlags): Promise<number> {
   }
 }
 
-/**
- * `orders import --json` when the import stopped before any row was judged (a bad header, a
- * quote never closed, an unreadable file, a bad flag): nothing valid, nothing invalid, and the
- * reason in `errors`, with its line (null when it is not about a line) and column where known.
- */
-function refusalJson(campaign: string, error: UserError) {
-  const errors =
-    error instanceof OrderFileError
-      ? error.errors.map((e) => ({
-          line: e.line,
-          ...(e.column ? { column: e.column } : {}),
-          message: e.message,
-        }))
-      : [{ line: null, message: error.message }];
-  return {
-    campaign,
-    rows: 0,
-    valid: 0,
-    invalid: 0,
-    enqueued: 0,
-    already_known: 0,
-    orders: 0,
-    totals: {},
-    errors,
-  };
-}
-
 async function importFile(file: string, opts: ImportFlags): Promise<number> {
   const ctx = createContext(opts.json);
   const budgets = (opts.budget ?? []).map(parseBudget);
-  const requireApproval = ctx.config.requireApproval;
-  const hold = Boolean(opts.hold) || requireApproval;
   const map = opts.map ? parseColumnMap(opts.map) : undefined;
   const currency =
     opts.currency === undefined ? undefined : currencyCode("--currency", opts.currency);
-  // Checked before the file is read: without a snapshot, every row needs this one currency.
-  if (!opts.catalogCheck && !currency)
-    throw new UserError("--no-catalog-check needs --currency CUR: the currency every row pays in");
-  const catalog = opts.catalogCheck ? await loadCurrentIndex(ctx.config.dataDir) : undefined;
-  if (opts.catalogCheck && !catalog) {
-    throw new UserError(
-      `no catalog snapshot in ${join(ctx.config.dataDir, "catalog")}: run \`giftjobs catalog sync\` first, or pass --no-catalog-check`,
-    );
-  }
-  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-  const errorFile = resolve(
-    opts.errorFile ??
-      join(ctx.config.dataDir, "campaigns", opts.campaign, `invalid-rows-${stamp}.csv`),
-  );
+  const prepared = await prepareImport({ ...opts, file, budgets, map, currency }, ctx.config);
   const fileBytes = ctx.interactive
     ? await stat(file).then(
         (s) => s.size,
@@ -170,141 +112,58 @@ async function importFile(file: string, opts: ImportFlags): Promise<number> {
     fileBytes,
   );
   let phase = "validate";
-  // Rows recorded so far, and whether Redis answered at the start (for a Redis lost mid-way).
-  let recorded = 0;
-  let connected = false;
   // Stopped however the import ends, Redis unreachable included: the terminal gets its cursor back.
   try {
-    return await withServices(ctx.config, async ({ ledger, client }) => {
-      connected = true;
-      try {
-        const result = await importCampaign(
-          {
-            file,
-            campaign: opts.campaign,
-            dryRun: opts.dryRun,
-            skipInvalid: opts.skipInvalid,
-            errorFile,
-            budgets,
-            hold,
-            append: opts.append,
-            confirm: importConfirm({
-              yes: opts.yes,
-              hold,
-              dryRun: opts.dryRun,
-              streams: { input: process.stdin, output: process.stderr },
-              beforeAsking: () => bar.stop(),
-            }),
-            executionMode: opts.executionMode,
-            itemsPerOrder: opts.itemsPerOrder,
-            defaultTemplateId: opts.templateId ?? ctx.config.templateId,
-            map,
-            header: {
-              strictColumns: opts.strictColumns,
-              onHeader: (h) => process.stderr.write(headerReportText(h)),
-            },
-            delimiter: opts.delimiter,
-            decimalComma: opts.decimalComma,
-            onDecimalComma: (assumed) => {
-              if (assumed)
-                process.stderr.write(
-                  "face_value: ',' read as the decimal mark (a ';'-separated file); --no-decimal-comma to refuse such values\n",
-                );
-            },
-            sheet: opts.sheet,
-            maxUnzippedBytes:
-              opts.maxUnzippedMb === undefined ? undefined : opts.maxUnzippedMb * 2 ** 20,
-            currency,
-            balanceCheck: opts.balanceCheck,
-            onProgress: (p) => {
-              if (p.phase !== phase) {
-                phase = p.phase;
-                bar.setTotal(p.toEnqueue);
-              }
-              if (p.phase === "enqueue") recorded = p.enqueued;
-              const value = p.phase === "validate" ? Math.min(p.bytes, fileBytes) : p.enqueued;
-              bar.update(value, { phase: p.phase, rows: p.rows, enqueued: p.enqueued });
-            },
-          },
-          { ledger, catalog, client, log: ctx.log, dataDir: ctx.config.dataDir },
-        );
-        bar.stop();
-        for (const r of result.budgets_replaced ?? [])
+    return await runImportCommand(prepared, {
+      withServices: (fn) => withServices(ctx.config, fn),
+      log: ctx.log,
+      ...terminalPrompt({ input: process.stdin, output: process.stderr }, () => bar.stop()),
+      onHeader: (h) => process.stderr.write(headerReportText(h)),
+      onDecimalComma: (assumed) => {
+        if (assumed)
           process.stderr.write(
-            `campaign ${result.campaign}: its ${r.currency} budget ${r.from} is replaced by ${r.to}\n`,
+            "face_value: ',' read as the decimal mark (a ';'-separated file); --no-decimal-comma to refuse such values\n",
           );
-        if (requireApproval && !opts.hold && result.state === "held" && !result.dry_run)
-          process.stderr.write(
-            `GIFTJOBS_REQUIRE_APPROVAL is set: campaign ${result.campaign} is held${opts.yes ? " even with --yes" : ""}; send it with \`giftjobs orders approve --campaign ${result.campaign}\`\n`,
-          );
-        if (opts.json) printJson(importJson(result));
-        else printImportSummary(result);
-        return 0;
-      } catch (error) {
-        bar.stop();
-        if (error instanceof ImportDeclined) {
-          if (opts.json) printJson(importJson(error.result, error.message));
-          process.stderr.write(`giftjobs: ${error.message}\n`);
-          return 1;
+      },
+      onProgress: (p) => {
+        if (p.phase !== phase) {
+          phase = p.phase;
+          bar.setTotal(p.toEnqueue);
         }
-        if (!(error instanceof ImportRefused)) throw error;
-        if (!opts.json) printRefusal(error);
-        else {
-          // The rows' errors, and the refusal's own reason unless it is those rows.
-          printJson(importJson(error.result, error.forRows ? undefined : error.message));
-          process.stderr.write(`giftjobs: error: ${error.message}\n`);
-        }
-        return 2;
-      }
+        const value = p.phase === "validate" ? Math.min(p.bytes, fileBytes) : p.enqueued;
+        bar.update(value, { phase: p.phase, rows: p.rows, enqueued: p.enqueued });
+      },
+      ended: () => bar.stop(),
+      print: (end) => printEnd(end, opts.json),
     });
-  } catch (error) {
-    if (!connected || !isRedisAway(error)) throw error;
-    bar.stop();
-    const line = redisLostLine(ctx.config, recorded);
-    // --json promises one document on every exit: what was recorded, and why it stopped.
-    if (opts.json)
-      printJson({
-        ...refusalJson(opts.campaign, new UserError(line)),
-        enqueued: recorded,
-      });
-    process.stderr.write(`${line}\n`);
-    return 1;
   } finally {
     bar.stop();
   }
 }
 
-/**
- * Redis went away mid-import: what is recorded stays (each batch is recorded whole), and a
- * second run of the same import records only what is missing.
- */
-function redisLostLine(config: Config, recorded: number): string {
-  return `giftjobs: Redis went away during the import (${redisAddress(config)} stopped answering): ${recorded} rows were recorded; run the same import again to record the rest`;
-}
-
-/**
- * `orders import --json`: the result, and in `errors` after the rows' own errors the reason the
- * import stopped when it is not those rows (`reason`, with no line), so no refusal is silent.
- */
-function importJson(r: ImportResult, reason?: string) {
-  const stopped = reason === undefined ? [] : [{ line: null, message: reason }];
-  return {
-    campaign: r.campaign,
-    rows: r.rows,
-    valid: r.valid,
-    invalid: r.invalid,
-    enqueued: r.enqueued,
-    already_known: r.already_known,
-    orders: r.orders,
-    totals: Object.fromEntries(
-      Object.entries(r.totals).map(([c, t]) => [c, { face_value: t.face_value, price: t.price }]),
-    ),
-    errors: [...r.errors, ...stopped],
-    ...(r.more_errors ? { more_errors: r.more_errors } : {}),
-    ...(r.error_file ? { error_file: r.error_file } : {}),
-    state: r.state ?? null,
-    ...(r.budgets_replaced ? { budgets_replaced: r.budgets_replaced } : {}),
-  };
+/** How the import ended, on stdout and stderr. */
+function printEnd(end: ImportEnd, json?: boolean): void {
+  switch (end.kind) {
+    case "imported":
+      for (const note of end.notes) process.stderr.write(`${note}\n`);
+      if (json) printJson(end.json);
+      else printImportSummary(end.result);
+      return;
+    case "declined":
+      if (json) printJson(end.json);
+      process.stderr.write(`giftjobs: ${end.message}\n`);
+      return;
+    case "refused":
+      if (!json) printRefusal(end.error);
+      else {
+        printJson(end.json);
+        process.stderr.write(`giftjobs: error: ${end.error.message}\n`);
+      }
+      return;
+    case "redis_lost":
+      if (json) printJson(end.json);
+      process.stderr.write(`${end.line}\n`);
+  }
 }
 
 const number = (n: number) => n.toLocaleString("en-US");

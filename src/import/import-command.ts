@@ -1,0 +1,326 @@
+import { join, resolve } from "node:path";
+import type { ApiClient } from "../api/client.js";
+import type { ExecutionMode } from "../api/order-request.js";
+import { loadCurrentIndex } from "../catalog/current-snapshot.js";
+import type { CatalogIndex } from "../catalog/index-entry.js";
+import type { Config } from "../config.js";
+import { UserError } from "../errors/user-error.js";
+import type { Ledger } from "../ledger/ledger.js";
+import type { Logger } from "../log.js";
+import type { Budget } from "../orders/budget.js";
+import type { RedisSettings } from "../redis/connection.js";
+import { isRedisAway, redisAddress } from "../redis/outage-reporter.js";
+import { importCampaign } from "./import-campaign.js";
+import { ImportDeclined, ImportRefused } from "./import-errors.js";
+import type { ImportOptions, ImportProgress, ImportResult, SpendPlan } from "./import-types.js";
+import type { ReadOrderRowsOptions } from "./readers/csv-rows.js";
+import { OrderFileError } from "./readers/order-file-error.js";
+
+/**
+ * `orders import FILE` as its command line gave it, the flags parsed: `budgets` from --budget,
+ * `map` from --map, `currency` from --currency.
+ */
+export interface ImportCommand {
+  file: string;
+  campaign: string;
+  dryRun?: boolean;
+  skipInvalid?: boolean;
+  errorFile?: string;
+  budgets: Budget[];
+  yes?: boolean;
+  hold?: boolean;
+  append?: boolean;
+  executionMode: ExecutionMode;
+  itemsPerOrder?: number;
+  templateId?: string;
+  map?: Record<string, string>;
+  strictColumns?: boolean;
+  delimiter?: string;
+  decimalComma?: boolean;
+  sheet?: string;
+  maxUnzippedMb?: number;
+  catalogCheck: boolean;
+  balanceCheck: boolean;
+  currency?: string;
+  json?: boolean;
+}
+
+/** What `orders import` takes from the configuration. */
+export type ImportSettings = Pick<Config, "dataDir" | "templateId" | "requireApproval"> &
+  RedisSettings;
+
+/** An import ready to run: its command, the catalog to check rows against, its error file. */
+export interface PreparedImport {
+  command: ImportCommand;
+  settings: ImportSettings;
+  /** The current catalog snapshot's index; undefined with --no-catalog-check. */
+  catalog: CatalogIndex | undefined;
+  /** Where --skip-invalid writes invalid rows. */
+  errorFile: string;
+  /** --hold, or GIFTJOBS_REQUIRE_APPROVAL: the campaign is recorded held. */
+  hold: boolean;
+}
+
+/** The terminal side of an import: the prompt, and what is shown as it goes. */
+export interface ImportTerminal {
+  /** A question can be asked: input and output are both terminals. */
+  canAsk: boolean;
+  /** Shows the plan and asks whether to spend: true for yes. */
+  ask(plan: SpendPlan): Promise<boolean>;
+  onHeader: NonNullable<ReadOrderRowsOptions["onHeader"]>;
+  onDecimalComma(assumed: boolean): void;
+  onProgress(progress: ImportProgress): void;
+}
+
+/** How an import runs from the command line: services, log, terminal, and its printing. */
+export interface ImportIo extends ImportTerminal {
+  /** Opens the ledger and the API client around `fn`, and closes them after. */
+  withServices<T>(fn: (services: { ledger: Ledger; client: ApiClient }) => Promise<T>): Promise<T>;
+  log: Logger;
+  /** The import ended, however it ended: a progress bar stops here, before anything is printed. */
+  ended(): void;
+  /** Prints how the import ended, while the services are still open. */
+  print(end: ImportEnd): void;
+}
+
+/** `orders import --json`: one document on every exit. */
+export type ImportJson = ReturnType<typeof importJson> | ReturnType<typeof refusalJson>;
+
+/** How `orders import` ended: its exit code, and what there is to print. */
+export type ImportEnd =
+  | { kind: "imported"; code: 0; result: ImportResult; json: ImportJson; notes: string[] }
+  | { kind: "declined"; code: 1; result: ImportResult; json: ImportJson; message: string }
+  | { kind: "refused"; code: 2; error: ImportRefused; json: ImportJson }
+  | { kind: "redis_lost"; code: 1; json: ImportJson; line: string };
+
+/**
+ * The checks of `orders import` before its file is read, and what it needs to run: the catalog
+ * snapshot and the error file's path.
+ */
+export async function prepareImport(
+  command: ImportCommand,
+  settings: ImportSettings,
+): Promise<PreparedImport> {
+  // Checked before the file is read: without a snapshot, every row needs this one currency.
+  if (!command.catalogCheck && !command.currency)
+    throw new UserError("--no-catalog-check needs --currency CUR: the currency every row pays in");
+  const catalog = command.catalogCheck ? await loadCurrentIndex(settings.dataDir) : undefined;
+  if (command.catalogCheck && !catalog) {
+    throw new UserError(
+      `no catalog snapshot in ${join(settings.dataDir, "catalog")}: run \`giftjobs catalog sync\` first, or pass --no-catalog-check`,
+    );
+  }
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  const errorFile = resolve(
+    command.errorFile ??
+      join(settings.dataDir, "campaigns", command.campaign, `invalid-rows-${stamp}.csv`),
+  );
+  const hold = Boolean(command.hold) || settings.requireApproval;
+  return { command, settings, catalog, errorFile, hold };
+}
+
+/** The ImportOptions of the command, with the terminal's prompt and progress. */
+export function importOptionsOf(prepared: PreparedImport, terminal: ImportTerminal): ImportOptions {
+  const { command: c, settings, errorFile, hold } = prepared;
+  return {
+    file: c.file,
+    campaign: c.campaign,
+    dryRun: c.dryRun,
+    skipInvalid: c.skipInvalid,
+    errorFile,
+    budgets: c.budgets,
+    hold,
+    append: c.append,
+    confirm: confirmStep({
+      yes: c.yes,
+      hold,
+      dryRun: c.dryRun,
+      canAsk: terminal.canAsk,
+      ask: (plan) => terminal.ask(plan),
+    }),
+    executionMode: c.executionMode,
+    itemsPerOrder: c.itemsPerOrder,
+    defaultTemplateId: c.templateId ?? settings.templateId,
+    map: c.map,
+    header: { strictColumns: c.strictColumns, onHeader: terminal.onHeader },
+    delimiter: c.delimiter,
+    decimalComma: c.decimalComma,
+    onDecimalComma: terminal.onDecimalComma,
+    sheet: c.sheet,
+    maxUnzippedBytes: c.maxUnzippedMb === undefined ? undefined : c.maxUnzippedMb * 2 ** 20,
+    currency: c.currency,
+    balanceCheck: c.balanceCheck,
+    onProgress: terminal.onProgress,
+  };
+}
+
+/** The confirm step's choice: --yes, --hold, --dry-run, and the terminal's prompt. */
+export interface ConfirmStepChoice {
+  /** --yes: import and send without asking. */
+  yes?: boolean;
+  /** --hold or GIFTJOBS_REQUIRE_APPROVAL: recorded held, nothing spent until approved. */
+  hold?: boolean;
+  dryRun?: boolean;
+  /** Input and output are both terminals. */
+  canAsk: boolean;
+  /** Shows the plan and asks. */
+  ask(plan: SpendPlan): Promise<boolean>;
+}
+
+/**
+ * The `confirm` of an import, or none when there is nothing to ask: with --yes, with --hold
+ * (nothing is spent before `orders approve`) and on a dry run. On a terminal (input and output
+ * both TTYs) it shows the plan and asks; without one it refuses (UserError, exit 2): an
+ * unattended import must say --yes or --hold.
+ */
+export function confirmStep(
+  choice: ConfirmStepChoice,
+): ((plan: SpendPlan) => Promise<boolean>) | undefined {
+  if (choice.yes || choice.hold || choice.dryRun) return undefined;
+  if (!choice.canAsk) {
+    return async (plan) => {
+      throw new UserError(
+        `campaign ${plan.campaign}: ${plan.rows} new rows to spend on and no terminal to ask: pass --yes to import and send them, or --hold to record the campaign held until \`orders approve\`; nothing was recorded`,
+      );
+    };
+  }
+  return (plan) => choice.ask(plan);
+}
+
+/**
+ * Runs `orders import`: the import, then `io.print` of how it ended; returns the exit code.
+ * Errors other than a refusal, a decline or Redis lost mid-way are thrown.
+ */
+export async function runImportCommand(prepared: PreparedImport, io: ImportIo): Promise<number> {
+  // Rows recorded so far, and whether Redis answered at the start (for a Redis lost mid-way).
+  let recorded = 0;
+  let connected = false;
+  const options = importOptionsOf(prepared, {
+    ...io,
+    onProgress: (p) => {
+      if (p.phase === "enqueue") recorded = p.enqueued;
+      io.onProgress(p);
+    },
+  });
+  const { catalog, settings } = prepared;
+  try {
+    return await io.withServices(async ({ ledger, client }) => {
+      connected = true;
+      const deps = { ledger, catalog, client, log: io.log, dataDir: settings.dataDir };
+      const end = await importCampaign(options, deps).then(
+        (result) => {
+          io.ended();
+          return importedEnd(result, prepared);
+        },
+        (error: unknown) => {
+          io.ended();
+          return stoppedEnd(error);
+        },
+      );
+      io.print(end);
+      return end.code;
+    });
+  } catch (error) {
+    if (!connected || !isRedisAway(error)) throw error;
+    io.ended();
+    const end = redisLostEnd(prepared, recorded);
+    io.print(end);
+    return end.code;
+  }
+}
+
+/** An import that ran to its end: exit 0, with notes for stderr. */
+export function importedEnd(result: ImportResult, prepared: PreparedImport): ImportEnd {
+  const { command, settings } = prepared;
+  const notes = (result.budgets_replaced ?? []).map(
+    (r) => `campaign ${result.campaign}: its ${r.currency} budget ${r.from} is replaced by ${r.to}`,
+  );
+  if (settings.requireApproval && !command.hold && result.state === "held" && !result.dry_run)
+    notes.push(
+      `GIFTJOBS_REQUIRE_APPROVAL is set: campaign ${result.campaign} is held${command.yes ? " even with --yes" : ""}; send it with \`giftjobs orders approve --campaign ${result.campaign}\``,
+    );
+  return { kind: "imported", code: 0, result, json: importJson(result), notes };
+}
+
+/** An import that stopped: declined (exit 1) or refused (exit 2); any other error is thrown. */
+export function stoppedEnd(error: unknown): ImportEnd {
+  if (error instanceof ImportDeclined) {
+    const json = importJson(error.result, error.message);
+    return { kind: "declined", code: 1, result: error.result, json, message: error.message };
+  }
+  if (!(error instanceof ImportRefused)) throw error;
+  // The rows' errors, and the refusal's own reason unless it is those rows.
+  const json = importJson(error.result, error.forRows ? undefined : error.message);
+  return { kind: "refused", code: 2, error, json };
+}
+
+/** Redis went away after the import started: exit 1, saying what was recorded. */
+export function redisLostEnd(prepared: PreparedImport, recorded: number): ImportEnd {
+  const line = redisLostLine(prepared.settings, recorded);
+  // --json promises one document on every exit: what was recorded, and why it stopped.
+  const json = {
+    ...refusalJson(prepared.command.campaign, new UserError(line)),
+    enqueued: recorded,
+  };
+  return { kind: "redis_lost", code: 1, json, line };
+}
+
+/**
+ * Redis went away mid-import: what is recorded stays (each batch is recorded whole), and a
+ * second run of the same import records only what is missing.
+ */
+function redisLostLine(settings: RedisSettings, recorded: number): string {
+  return `giftjobs: Redis went away during the import (${redisAddress(settings)} stopped answering): ${recorded} rows were recorded; run the same import again to record the rest`;
+}
+
+/**
+ * `orders import --json`: the result, and in `errors` after the rows' own errors the reason the
+ * import stopped when it is not those rows (`reason`, with no line), so no refusal is silent.
+ */
+export function importJson(r: ImportResult, reason?: string) {
+  const stopped = reason === undefined ? [] : [{ line: null, message: reason }];
+  return {
+    campaign: r.campaign,
+    rows: r.rows,
+    valid: r.valid,
+    invalid: r.invalid,
+    enqueued: r.enqueued,
+    already_known: r.already_known,
+    orders: r.orders,
+    totals: Object.fromEntries(
+      Object.entries(r.totals).map(([c, t]) => [c, { face_value: t.face_value, price: t.price }]),
+    ),
+    errors: [...r.errors, ...stopped],
+    ...(r.more_errors ? { more_errors: r.more_errors } : {}),
+    ...(r.error_file ? { error_file: r.error_file } : {}),
+    state: r.state ?? null,
+    ...(r.budgets_replaced ? { budgets_replaced: r.budgets_replaced } : {}),
+  };
+}
+
+/**
+ * `orders import --json` when the import stopped before any row was judged (a bad header, a
+ * quote never closed, an unreadable file, a bad flag): nothing valid, nothing invalid, and the
+ * reason in `errors`, with its line (null when it is not about a line) and column where known.
+ */
+export function refusalJson(campaign: string, error: UserError) {
+  const errors =
+    error instanceof OrderFileError
+      ? error.errors.map((e) => ({
+          line: e.line,
+          ...(e.column ? { column: e.column } : {}),
+          message: e.message,
+        }))
+      : [{ line: null, message: error.message }];
+  return {
+    campaign,
+    rows: 0,
+    valid: 0,
+    invalid: 0,
+    enqueued: 0,
+    already_known: 0,
+    orders: 0,
+    totals: {},
+    errors,
+  };
+}
