@@ -1,4 +1,5 @@
 import type { JobsOptions } from "bullmq";
+import { moveCampaign } from "../campaigns/state.js";
 import { recordingMarked } from "../campaigns/unfinished-import.js";
 import { BudgetExceededError, CampaignClosedError } from "../ledger/orders.js";
 import { type CurrencyBudget, unitsText } from "../orders/budget.js";
@@ -43,8 +44,7 @@ export async function recordCampaign(
     ...(options.jobOptions ? { job_options: retryPolicy(options.jobOptions) } : {}),
   });
   // Held before a new row is recorded: the dispatcher never sees them in a running campaign.
-  if (holdNow && existing)
-    await deps.ledger.setState(options.campaign, "held", ["running", "paused"]);
+  if (holdNow && existing) await moveCampaign(deps.ledger, options.campaign, "hold");
   // Stored before the rows: RECORD checks each batch against it.
   if (budgets.size > 0)
     await deps.ledger.setMeta(
