@@ -1,7 +1,7 @@
-// Import rules of src/ and jobs/ (docs/architecture.md, "Layers"): no import circles, type-only
-// imports included (a type circle is still two folders that cannot be understood one without the
-// other), no arrow from a lower layer up, and nothing from devDependencies at run time.
-// `npm run lint` runs this.
+// Import rules of src/ and jobs/ (docs/architecture/layers-and-layout.md, "Layers"): no import
+// circles, type-only imports included (a type circle is still two folders that cannot be understood
+// one without the other), no arrow from a lower layer up, and nothing from devDependencies at run
+// time. `npm run lint` runs this.
 
 // From the bottom up. Folders of one layer do not import each other either. Each is a folder of
 // src/, except jobs: the top-level jobs/ (one folder per BullMQ queue), above the domain code and

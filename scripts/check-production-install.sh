@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `.ci/run`'s production install check: README.md's "Running in production" install, run in a
-# temporary copy of this working tree (its files git knows of, no node_modules/ or dist/):
+# `.ci/run`'s production install check: docs/operations.md's "Running in production" install, run
+# in a temporary copy of this working tree (its files git knows of, no node_modules/ or dist/):
 # `npm ci` (its prepare builds dist/), `npm prune --omit=dev`, then, with no devDependency left on
 # disk, `giftjobs --version` and a worker started against Redis (GIFTJOBS_REDIS_URL) under a
 # prefix of its own, stopped with SIGTERM: it must exit 0. Removes the copy and the prefix's

@@ -24,7 +24,7 @@ if (missing.length > 0) {
   console.error(
     `giftjobs: dist/ is built with devDependencies this install left out (${missing.join(", ")}: ` +
       "--omit=dev or NODE_ENV=production). For a production install run `npm ci` (it builds " +
-      'dist/), then `npm prune --omit=dev`: README.md, "Running in production".',
+      'dist/), then `npm prune --omit=dev`: docs/operations.md, "Running in production".',
   );
   process.exit(1);
 }

@@ -240,7 +240,7 @@ export function hashTagOf(prefix: string): string | undefined {
 
 /**
  * In cluster mode every key of giftjobs must be in one slot (BullMQ's and the ledger's scripts
- * touch many keys at once; docs/architecture.md, "Redis Cluster"), so the prefix needs a hash
+ * touch many keys at once; docs/architecture/redis.md, "Redis Cluster"), so the prefix needs a hash
  * tag; and a cluster has database 0 only.
  */
 function checkClusterSettings(config: Config): void {

@@ -21,7 +21,7 @@ export interface CreateOrderDeps {
   rateLimiter: RateLimitBackoff;
   /**
    * Appends a generation change to the campaign's order journal, flushed, before the new key
-   * can be sent (docs/architecture.md, "One key while an order may exist").
+   * can be sent (docs/architecture/keys-and-exactly-once.md, "One key while an order may exist").
    */
   journal: (campaign: string, line: JournalLine) => Promise<void>;
   /** Keep redemption links in the ledger. @defaultValue false */
@@ -30,7 +30,10 @@ export interface CreateOrderDeps {
   blipRetries?: number;
   /** Delay before the first poll of an async order. @defaultValue 1000 */
   firstPollDelayMs?: number;
-  /** With webhooks on: accepted order ids, for the receiver (docs/architecture.md, "Webhooks"). */
+  /**
+   * With webhooks on: accepted order ids, for the receiver (docs/architecture/webhooks.md,
+   * "Webhooks").
+   */
   orderIndex?: OrderIndex;
   /** With webhooks on: products the service said went out of order (product.update). */
   productGuard?: ProductGuard;
@@ -53,8 +56,9 @@ export interface CreateOrderDeps {
 export type OrderEndName = "completed" | "failed_final" | "failed_uncertain" | "cancelled";
 
 /**
- * The outcomes of docs/architecture.md, "Outcomes", per attempt, as metrics label them. A 429
- * is not one: it uses no attempt (it is counted as giftjobs_http_requests_total{status="429"}).
+ * The outcomes of docs/architecture/sending-orders.md, "Outcomes", per attempt, as metrics label
+ * them. A 429 is not one: it uses no attempt (it is counted as
+ * giftjobs_http_requests_total{status="429"}).
  */
 export type OrderOutcomeName =
   | "completed"

@@ -19,8 +19,8 @@ import {
 
 /**
  * What an attempt that got no order ends with, one function per outcome of
- * docs/architecture.md, "Outcomes": a refusal, a 429, a systemic refusal that pauses the
- * campaign, a final refusal (one item of several: the rest move to the next generation), a key
+ * docs/architecture/sending-orders.md, "Outcomes": a refusal, a 429, a systemic refusal that pauses
+ * the campaign, a final refusal (one item of several: the rest move to the next generation), a key
  * conflict, or an unclear answer retried under the same key.
  */
 export async function handleFailure(
@@ -158,7 +158,7 @@ async function rateLimited(
  * to the pending list, sent after resume. One given after (funds, spending limit) is recorded
  * under the key and would be replayed forever, and it is the key's last word (an order made
  * earlier would have been replayed instead): the rows move to the next generation's key now
- * (docs/architecture.md, "One key while an order may exist").
+ * (docs/architecture/keys-and-exactly-once.md, "One key while an order may exist").
  */
 async function pauseCampaign(
   attempt: Attempt,

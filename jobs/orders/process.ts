@@ -24,10 +24,10 @@ type Sent =
 
 /**
  * Processes one `orders` job: POST /v2/order under the job's key, then records the outcome.
- * Each outcome (docs/architecture.md, "Outcomes") is handled in its own function below.
- * From the ledger's start to the service's answer the job holds one of `deps.sending`'s slots;
- * recording the answer and BullMQ's own bookkeeping happen after it is given back, so they
- * overlap the next job's request (docs/architecture.md, "Sending slots").
+ * Each outcome (docs/architecture/sending-orders.md, "Outcomes") is handled in its own function
+ * below. From the ledger's start to the service's answer the job holds one of `deps.sending`'s
+ * slots; recording the answer and BullMQ's own bookkeeping happen after it is given back, so they
+ * overlap the next job's request (docs/architecture/campaigns.md, "Sending slots").
  */
 export async function processCreateOrder(
   job: Job<OrderJobData>,
@@ -215,8 +215,8 @@ async function alreadyHandled(
 
 /**
  * The processor of `order-create` jobs on the `orders` queue: POST /v2/order under the job's
- * key and the outcome recorded in the ledger (docs/architecture.md, "Outcomes"). The job's
- * AbortSignal cancels the request when the worker shuts down.
+ * key and the outcome recorded in the ledger (docs/architecture/sending-orders.md, "Outcomes"). The
+ * job's AbortSignal cancels the request when the worker shuts down.
  */
 export function createOrderCreateProcessor(
   deps: CreateOrderDeps,

@@ -97,8 +97,9 @@ interface RequestSpec {
  */
 /**
  * A short fingerprint of an API key ("" without one): tells two keys apart in the ledger and
- * the order journal (docs/architecture.md, "One key while an order may exist") without keeping
- * the key. 48 bits of a hash of a secret of far more: nothing of the key can be read back.
+ * the order journal (docs/architecture/keys-and-exactly-once.md, "One key while an order may
+ * exist") without keeping the key. 48 bits of a hash of a secret of far more: nothing of the key
+ * can be read back.
  */
 export function apiKeyFingerprint(apiKey: string | undefined): string {
   const key = apiKey?.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
@@ -128,8 +129,9 @@ export class ApiClient {
 
   /**
    * A short fingerprint of the API key ("" without one): tells two keys apart in the ledger
-   * (docs/architecture.md, "One key while an order may exist") without keeping the key. 48 bits
-   * of a hash of a secret of far more: nothing of the key can be read back from it.
+   * (docs/architecture/keys-and-exactly-once.md, "One key while an order may exist") without
+   * keeping the key. 48 bits of a hash of a secret of far more: nothing of the key can be read back
+   * from it.
    */
   get keyFingerprint(): string {
     return apiKeyFingerprint(this.apiKey);

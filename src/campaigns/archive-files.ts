@@ -11,7 +11,7 @@ import { fsyncPath, replaceFileAtomically } from "../catalog/durable-files.js";
 import type { LedgerOrder, LedgerRow } from "../ledger/ledger.js";
 import type { StoredState } from "../ledger/types.js";
 
-/** The files of a campaign's archive (docs/architecture.md, "Archive"). */
+/** The files of a campaign's archive (docs/architecture/campaigns.md, "Archive"). */
 export const ARCHIVE_FILES = {
   report: "report.csv",
   ledger: "ledger.ndjson.gz",
@@ -22,8 +22,8 @@ export const ARCHIVE_FORMAT = "giftjobs-campaign-archive";
 
 /**
  * The version of the archive's files. 2: orders by number, bodies made from rows and orders
- * (docs/architecture.md, "Redis keys"). A version 1 archive (giftjobs 0.1, orders by key with
- * their request bodies) still gives its report; it is restored by the version that wrote it.
+ * (docs/architecture/ledger.md, "Redis keys"). A version 1 archive (giftjobs 0.1, orders by key
+ * with their request bodies) still gives its report; it is restored by the version that wrote it.
  */
 export const ARCHIVE_VERSION = 2;
 

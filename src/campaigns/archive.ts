@@ -50,10 +50,10 @@ export interface RestoreResult {
 const BATCH = 500;
 
 /**
- * `orders archive` (docs/architecture.md, "Archive"): writes a done campaign (or a cancelled
- * one with nothing left to send or follow) to files under `archiveDir` (its report, a compact
- * ledger, a manifest with their sha256, each written durably), reads the ledger file back, and
- * only then removes the campaign's Redis keys but a tombstone, in one script that first checks
+ * `orders archive` (docs/architecture/campaigns.md, "Archive"): writes a done campaign (or a
+ * cancelled one with nothing left to send or follow) to files under `archiveDir` (its report, a
+ * compact ledger, a manifest with their sha256, each written durably), reads the ledger file back,
+ * and only then removes the campaign's Redis keys but a tombstone, in one script that first checks
  * the campaign did not change meanwhile. A crash before that script leaves the campaign as it
  * was; the script itself is atomic. On a campaign archived already, checks the files against
  * the manifest and removes data keys left behind, if any.

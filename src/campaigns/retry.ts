@@ -32,9 +32,9 @@ export interface RetryResult {
  * orders (nothing was made) go under the next generation's key; failed_uncertain ones only
  * with force, since an order may exist under the old key. Either way the orders go on the
  * campaign's pending list, and the dispatcher sends them while the campaign runs. A new key is
- * journaled (flushed) before the ledger holds it (docs/architecture.md, "One key while an order
- * may exist"), and the ledger refuses one, without force, for an order whose key's last attempt
- * ended unclear.
+ * journaled (flushed) before the ledger holds it (docs/architecture/keys-and-exactly-once.md, "One
+ * key while an order may exist"), and the ledger refuses one, without force, for an order whose
+ * key's last attempt ended unclear.
  */
 export async function retryCampaign(
   ledger: Ledger,

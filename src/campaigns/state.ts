@@ -2,7 +2,7 @@ import type { Ledger } from "../ledger/ledger.js";
 import type { CampaignCounts, CampaignMeta, StoredState } from "../ledger/types.js";
 
 /**
- * The state an operator sees (docs/architecture.md, "Campaign states"): the stored state,
+ * The state an operator sees (docs/architecture/campaigns.md, "Campaign states"): the stored state,
  * except that a held, running or paused campaign with nothing queued, in flight or submitted
  * is `done`. A cancelled campaign stays cancelled; an archived one archived.
  */
@@ -29,8 +29,8 @@ interface CampaignMove {
 }
 
 /**
- * The campaign state machine (docs/architecture.md, "Campaign states"): every move the code
- * makes, one row each. The ledger makes each atomically (its set-state script), keeping the
+ * The campaign state machine (docs/architecture/campaigns.md, "Campaign states"): every move the
+ * code makes, one row each. The ledger makes each atomically (its set-state script), keeping the
  * dispatcher's running set in step. Two moves are the ledger scripts' own, because they go with
  * other writes: START pauses a running campaign whose budget an order would pass (budget_paused),
  * and the archive (a done or cancelled campaign: src/campaigns/archive.ts) and its restore.

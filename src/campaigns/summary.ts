@@ -11,7 +11,7 @@ export interface CurrencyMoney {
   spent: string;
   /**
    * Price of the failed_uncertain orders: an order may exist for each, so this may have been
-   * spent too (docs/architecture.md, "One key while an order may exist").
+   * spent too (docs/architecture/keys-and-exactly-once.md, "One key while an order may exist").
    */
   uncertain: string;
   /** The campaign's budget in this currency, if it has one. */

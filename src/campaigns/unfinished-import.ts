@@ -7,7 +7,7 @@ const FIELD = "import_unfinished";
 /**
  * Runs `record` (pass 2 of an import) with the campaign marked unfinished until it ends: an
  * import cut short mid-way leaves the mark, and the same import run again records the rest
- * without `--append` (docs/architecture.md, "Redis outages"). The rows already recorded are
+ * without `--append` (docs/architecture/redis.md, "Redis outages"). The rows already recorded are
  * known to the ledger and not recorded twice either way.
  */
 export async function recordingMarked<T>(

@@ -5,7 +5,10 @@ import { registerSecret } from "../log.js";
 
 export const DASHBOARD_TOKEN_ENV = "GIFTJOBS_DASHBOARD_TOKEN";
 
-/** Shorter than this is guessable; the README suggests `openssl rand -base64 32`. */
+/**
+ * Shorter than this is guessable; docs/operations.md, "Security", suggests
+ * `openssl rand -base64 32`.
+ */
 const MIN_LENGTH = 16;
 
 /** The login's cookie. */
@@ -21,9 +24,9 @@ export function dashboardTokenFrom(env: NodeJS.ProcessEnv = process.env): string
 
 /**
  * The token the dashboard's actions need when it is reached from other machines
- * (docs/architecture.md, "The dashboard's guards"): sent as `Authorization: Bearer TOKEN`, or
- * once to the login form, which sets a cookie. The cookie holds an HMAC of the token, not the
- * token; a new token logs every browser out.
+ * (docs/architecture/operators.md, "The dashboard's guards"): sent as `Authorization: Bearer
+ * TOKEN`, or once to the login form, which sets a cookie. The cookie holds an HMAC of the token,
+ * not the token; a new token logs every browser out.
  */
 export class ActionToken {
   private readonly session: string;

@@ -52,9 +52,9 @@ export function publicHostName(value: string): string {
 }
 
 /**
- * The host names the dashboard answers to (docs/architecture.md, "The dashboard's guards"):
- * this machine's loopback names, the bound address itself unless it is every interface, and
- * the `--public-host` names. A name an attacker owns can be pointed at the dashboard (DNS
+ * The host names the dashboard answers to (docs/architecture/operators.md, "The dashboard's
+ * guards"): this machine's loopback names, the bound address itself unless it is every interface,
+ * and the `--public-host` names. A name an attacker owns can be pointed at the dashboard (DNS
  * rebinding) but is never among them.
  */
 export function acceptedHosts(

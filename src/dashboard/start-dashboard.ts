@@ -59,8 +59,8 @@ export interface RunningDashboard {
  * Serves the campaigns page (`/`, `/campaigns`, `/campaigns.json`), each campaign's page
  * (`/campaigns/NAME`, its report at `/campaigns/NAME/report.csv`) and bull-board for the giftjobs
  * queues (`/queues`) under the configured prefix. Every request's Host is checked, and every
- * change's Origin and, where needed, the token (docs/architecture.md, "The dashboard's guards");
- * a missing token is refused before Redis is connected.
+ * change's Origin and, where needed, the token (docs/architecture/operators.md, "The dashboard's
+ * guards"); a missing token is refused before Redis is connected.
  */
 export async function startDashboard(options: StartDashboardOptions): Promise<RunningDashboard> {
   const { config } = options;
@@ -113,7 +113,7 @@ export async function startDashboard(options: StartDashboardOptions): Promise<Ru
 /**
  * The token actions need, or undefined when none is. Actions reached from other machines (a
  * non-loopback bind, or a public host name behind a proxy) need one: the CSRF token alone is
- * handed to whoever can load a page (docs/architecture.md, "The dashboard's guards").
+ * handed to whoever can load a page (docs/architecture/operators.md, "The dashboard's guards").
  */
 function actionTokenFor(
   host: string,

@@ -1,7 +1,10 @@
 import { type DoctorCheck, failed, passed } from "./doctor-check.js";
 import type { NodeReport, RedisReport } from "./redis-nodes.js";
 
-/** Redis memory a campaign row takes at one row per order (bench campaigns (a): 485; README, "Running in production"). */
+/**
+ * Redis memory a campaign row takes at one row per order (bench campaigns (a): 485;
+ * docs/operations.md, "Running in production").
+ */
 export const BYTES_PER_ROW = 500;
 /** Past this share of maxmemory, the doctor says to make room. */
 export const MEMORY_LIMIT_SHARE = 0.8;

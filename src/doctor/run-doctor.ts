@@ -21,9 +21,9 @@ export interface DoctorReport {
 }
 
 /**
- * Checks what production needs (README, "Running in production"): Redis reachable (every node
- * of a cluster), maxmemory-policy noeviction, appendonly on, memory headroom, the service's URL
- * and key, the current snapshot's age. Every check runs; none throws.
+ * Checks what production needs (docs/operations.md, "Running in production"): Redis reachable
+ * (every node of a cluster), maxmemory-policy noeviction, appendonly on, memory headroom, the
+ * service's URL and key, the current snapshot's age. Every check runs; none throws.
  */
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const { config } = options;

@@ -110,8 +110,9 @@ export class CampaignWriter {
 
   /**
    * Records the orders, each put on the campaign's pending list in the same script: the
-   * dispatcher sends them from there (docs/architecture.md, "Campaigns and the dispatcher").
-   * New orders go to the journal first, flushed (docs/architecture.md, "Lost ledger").
+   * dispatcher sends them from there (docs/architecture/campaigns.md, "Campaigns and the
+   * dispatcher"). New orders go to the journal first, flushed
+   * (docs/architecture/keys-and-exactly-once.md, "Lost ledger").
    */
   private async place(orders: ReadyOrder[]): Promise<void> {
     if (orders.length === 0) return;
@@ -176,8 +177,8 @@ export class CampaignWriter {
 /**
  * An order rebuilt from the journal for rows the ledger did not know (a lost ledger): the lost
  * ledger may have sent it, so it starts with the mark of an unclear attempt, made with the API
- * key its journal line names (docs/architecture.md, "One key while an order may exist"). Sent
- * with that key, the service replays what it made; with another, nothing is sent.
+ * key its journal line names (docs/architecture/keys-and-exactly-once.md, "One key while an order
+ * may exist"). Sent with that key, the service replays what it made; with another, nothing is sent.
  */
 function lostLedgerMark(
   apiKey: string | undefined,

@@ -49,7 +49,7 @@ export interface ImportOptions {
   /**
    * The most an .xlsx workbook's entries may unpack to, together (`--max-unzipped-mb`); given,
    * their ratio to their packed size is not checked. @defaultValue 200 MB, and that ratio
-   * (docs/architecture.md, "Spreadsheets")
+   * (docs/architecture/import.md, "Spreadsheets")
    */
   maxUnzippedBytes?: number;
   /** Payment currency when there is no catalog check. */
@@ -104,8 +104,8 @@ export interface ImportDeps {
   /**
    * The data dir (`GIFTJOBS_DATA_DIR`): the campaign's order journal is kept in
    * `campaigns/NAME/orders.ndjson` under it, and read by every import, so that a re-import after
-   * a lost ledger packs rows into the orders, and keys, they had (docs/architecture.md, "Lost
-   * ledger"). None: no journal is kept or read.
+   * a lost ledger packs rows into the orders, and keys, they had
+   * (docs/architecture/keys-and-exactly-once.md, "Lost ledger"). None: no journal is kept or read.
    */
   dataDir?: string;
 }

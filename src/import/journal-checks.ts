@@ -4,9 +4,10 @@ import type { OrderPacker } from "../orders/packing.js";
 import type { RowSpool } from "./row-spool.js";
 
 /**
- * Why an import must not go on, given what the journal says (docs/architecture.md, "Lost
- * ledger"); undefined when it may. Rows recorded in an order with rows this import does not
- * have cannot be given that order's key again, and any other key could pay them twice.
+ * Why an import must not go on, given what the journal says
+ * (docs/architecture/keys-and-exactly-once.md, "Lost ledger"); undefined when it may. Rows recorded
+ * in an order with rows this import does not have cannot be given that order's key again, and any
+ * other key could pay them twice.
  */
 export function journalRefusal(
   verdict: JournalVerdict,

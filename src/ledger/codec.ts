@@ -1,7 +1,7 @@
 import type { LedgerOrder, LedgerRow } from "./types.js";
 
 /**
- * How rows and orders are written in Redis (docs/architecture.md, "Redis keys"). Both are
+ * How rows and orders are written in Redis (docs/architecture/ledger.md, "Redis keys"). Both are
  * compact: a campaign holds one of each per row, and Redis keeps them until the campaign is
  * archived. A row is a JSON array in a fixed order; an order a JSON object with one-letter
  * names, which the Lua scripts read and change (ledger-scripts.ts uses the same names).

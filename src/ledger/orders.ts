@@ -179,7 +179,7 @@ export class OrderLedger extends CampaignLedger {
    * Ends a `submitted` order as the service reported it (a poll, a webhook): only when the order
    * holds `orderId`, unfollowed in the same step, and with `indexKey` (the order-id index of
    * webhooks) the id's entry removed once the order is past `submitted` under it or gone: one
-   * script, so a webhook costs a claim and this (docs/architecture.md, "Webhooks").
+   * script, so a webhook costs a claim and this (docs/architecture/webhooks.md, "Webhooks").
    */
   async endReported(
     campaign: string,

@@ -7,11 +7,11 @@
  * as JSON objects with the one-letter names of STORED_ORDER_FIELDS (codec.ts): `s` status, `i`
  * row identities, `g` generation, `k` idempotency key, `c`/`p`/`f` currency, price and face
  * value, `et`/`em` error type and message, `u` updated at. Rows are JSON arrays
- * `[line, order number, generation, ...]` (docs/architecture.md, "Redis keys").
+ * `[line, order number, generation, ...]` (docs/architecture/ledger.md, "Redis keys").
  *
- * Sending (docs/architecture.md, "Campaigns and the dispatcher"): an order recorded `queued` is
- * put on its campaign's `pending` list in the same script; the dispatcher moves order numbers
- * from `pending` to the campaign's `window` set (and adds their BullMQ jobs) only while the
+ * Sending (docs/architecture/campaigns.md, "Campaigns and the dispatcher"): an order recorded
+ * `queued` is put on its campaign's `pending` list in the same script; the dispatcher moves order
+ * numbers from `pending` to the campaign's `window` set (and adds their BullMQ jobs) only while the
  * campaign is running; an order leaves the window in the script that ends its job.
  *
  * The scripts are the files of src/ledger/lua/: each opens with a header of what it does, its

@@ -56,8 +56,8 @@ export interface LedgerOrder {
    * Set when an attempt under this order's key ended unclear (timeout, dropped connection, 5xx,
    * in progress, a worker that died mid-attempt): the error type of the first such attempt. An
    * order may then exist under the key, so the key stays the rows' key until the service answers
-   * under it (docs/architecture.md, "One key while an order may exist"). Only the ledger's scripts
-   * remove it, and only for such an answer or an operator's --force.
+   * under it (docs/architecture/keys-and-exactly-once.md, "One key while an order may exist"). Only
+   * the ledger's scripts remove it, and only for such an answer or an operator's --force.
    */
   unclear?: string | null;
   /** Fingerprint of the API key the unclear attempt was made with (see apiKeyFingerprint). */
@@ -136,9 +136,10 @@ export type ReportedEnd =
   | { kind: "gone" };
 
 /**
- * What the service's answer says of an order's key (docs/architecture.md, "One key while an order
- * may exist"): `answered` when it answered under the key (the mark of an unclear attempt goes),
- * `force` when the operator checked and sends it under another API key anyway.
+ * What the service's answer says of an order's key (docs/architecture/keys-and-exactly-once.md,
+ * "One key while an order may exist"): `answered` when it answered under the key (the mark of an
+ * unclear attempt goes), `force` when the operator checked and sends it under another API key
+ * anyway.
  */
 export type KeyWord = "answered" | "force";
 

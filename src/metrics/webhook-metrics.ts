@@ -8,8 +8,8 @@ import {
 
 /**
  * `giftjobs_webhook_messages_total{type, result}`: every request the webhook receiver answered,
- * by message type and what it did (docs/architecture.md, "Webhooks"). Every series exists (at 0)
- * from the first scrape.
+ * by message type and what it did (docs/architecture/webhooks.md, "Webhooks"). Every series exists
+ * (at 0) from the first scrape.
  */
 export class WebhookMetrics {
   private readonly messages: Counter<"type" | "result">;

@@ -28,11 +28,11 @@ export interface JournalVerdict {
 }
 
 /**
- * The journal of a campaign, read for an import (docs/architecture.md, "Lost ledger"): which
- * recorded order each identity belongs to, each order's size (the rows it still holds) and
- * generation; and, as pass 1 classifies the rows, how many of each order's rows are new to the
- * ledger and how many it knows. An identity belongs to the line of the highest generation that
- * names it, the first such line: a later generation is a move made after the service answered
+ * The journal of a campaign, read for an import (docs/architecture/keys-and-exactly-once.md, "Lost
+ * ledger"): which recorded order each identity belongs to, each order's size (the rows it still
+ * holds) and generation; and, as pass 1 classifies the rows, how many of each order's rows are new
+ * to the ledger and how many it knows. An identity belongs to the line of the highest generation
+ * that names it, the first such line: a later generation is a move made after the service answered
  * under the earlier key (a worker's or `orders retry --new-key`'s line, or a changed row
  * released after a final failure), and the earlier order keeps only the rows that did not move
  * (the ones the service refused under its key).

@@ -4,8 +4,8 @@ import { fsyncPath } from "../catalog/durable-files.js";
 
 /**
  * `$GIFTJOBS_DATA_DIR/campaigns/NAME/orders.ndjson`: the campaign's order journal
- * (docs/architecture.md, "Lost ledger"). It sits beside the campaign's `archive/` folder, which
- * an archive writes and a restore reads; neither touches the journal.
+ * (docs/architecture/keys-and-exactly-once.md, "Lost ledger"). It sits beside the campaign's
+ * `archive/` folder, which an archive writes and a restore reads; neither touches the journal.
  */
 export function journalPath(dataDir: string, campaign: string): string {
   return join(dataDir, "campaigns", campaign, "orders.ndjson");
@@ -33,8 +33,9 @@ export interface JournalLine {
 
 /**
  * Appends `lines` to the journal at `path` and flushes them, then closes it: a generation change
- * is journaled before its new key can be sent (docs/architecture.md, "One key while an order may
- * exist"). Rare (a 4xx moved rows), so a file opened per call costs nothing that matters.
+ * is journaled before its new key can be sent (docs/architecture/keys-and-exactly-once.md, "One key
+ * while an order may exist"). Rare (a 4xx moved rows), so a file opened per call costs nothing that
+ * matters.
  */
 export async function appendJournalLines(
   path: string,

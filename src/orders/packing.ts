@@ -42,7 +42,8 @@ export function singleRowOrder(identity: string, currency: string): PackedOrder 
  * Cost: every identity is held until `orders()` (about 100 bytes each: ~100 MB for a million
  * rows), since the last row may sort first. Rows the ledger already assigned to an order must
  * not be added: a re-import reuses those assignments, and only new rows are packed; nor rows
- * the campaign's order journal assigned (docs/architecture.md, "Lost ledger").
+ * the campaign's order journal assigned (docs/architecture/keys-and-exactly-once.md, "Lost
+ * ledger").
  */
 export class OrderPacker {
   /** Rows by what they must share to share an order: currency, and send_at when they have one. */

@@ -30,7 +30,7 @@ export function redisAddress(settings: RedisSettings): string {
 
 /**
  * Says, in one line every few seconds, that Redis is away, and in one line that it is back
- * (docs/architecture.md, "Redis outages"). Every connection, BullMQ worker and loop of a
+ * (docs/architecture/redis.md, "Redis outages"). Every connection, BullMQ worker and loop of a
  * process tells the same reporter, so an outage is a few lines, not a stack trace per retry.
  * Commands made while Redis is away wait for it (or fail and are tried again by their loop):
  * nothing is lost, which is why the line says so.

@@ -18,8 +18,8 @@ export function indexEntry(member: string): IndexedOrder {
  * The service's order id -> the campaign order that made it (`<prefix>:order-ids`, a hash whose
  * value is the follow-set member `"<campaign> <order number>"`). A FAILED `order.completion` carries
  * only the order id, so the receiver needs this to find the ledger's order. Written when an
- * async order is accepted (with webhooks on), removed when the order ends (docs/architecture.md,
- * "Webhooks").
+ * async order is accepted (with webhooks on), removed when the order ends
+ * (docs/architecture/webhooks.md, "Webhooks").
  */
 export class OrderIndex {
   /** The hash's key: the ledger's ending script forgets an ended order's id in it. */

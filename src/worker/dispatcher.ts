@@ -29,7 +29,7 @@ export interface DispatcherOptions {
 }
 
 /**
- * Feeds BullMQ from the ledger (docs/architecture.md, "Campaigns and the dispatcher").
+ * Feeds BullMQ from the ledger (docs/architecture/campaigns.md, "Campaigns and the dispatcher").
  *
  * Import records every order on its campaign's pending list; nothing goes to BullMQ then. The
  * dispatcher moves orders of *running* campaigns from pending to per-campaign windows that share

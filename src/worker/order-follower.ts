@@ -38,8 +38,8 @@ export interface OrderFollowerOptions {
 
 /**
  * Follows async orders (202 PROCESSING) to COMPLETED or FAILED with GET /v2/order/{id}; a
- * status it does not know ends them `failed_uncertain` (docs/architecture.md, "Following async
- * orders").
+ * status it does not know ends them `failed_uncertain` (docs/architecture/following-orders.md,
+ * "Following async orders").
  *
  * The orders to follow are a Redis sorted set scored by when to look next; the ledger puts an
  * order in it in the same script that makes it `submitted`, and takes it out in the one that
@@ -262,7 +262,8 @@ export class OrderFollower {
 
 /**
  * `order-status`: follows async orders (202 PROCESSING) until COMPLETED or FAILED. It is not one
- * BullMQ job per poll: see OrderFollower above, and docs/architecture.md, "Following async orders".
+ * BullMQ job per poll: see OrderFollower above, and docs/architecture/following-orders.md,
+ * "Following async orders".
  */
 export function startOrderStatusFollower(options: OrderFollowerOptions): OrderFollower {
   const follower = new OrderFollower(options);

@@ -21,7 +21,8 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const queues = options.queues ?? ["orders", "catalog"];
   // The ledger and BullMQ commands of all jobs in flight go out a turn at a time, not a write each.
   const connection = connectRedis(config, { forWorker: true, coalesceWrites: true });
-  // Redis away is one line every few seconds, not an error per retry (docs/architecture.md).
+  // Redis away is one line every few seconds, not an error per retry
+  // (docs/architecture/redis.md, "Redis outages").
   const outage = options.outage ?? new OutageReporter(redisAddress(config));
   outage.watch(connection);
   // A worker started before Redis is up waits for it (the PING waits: no retry limit here).

@@ -19,8 +19,9 @@ const PER_ORDER = 50;
 const CAMPAIGN = "lost";
 
 /**
- * docs/architecture.md, "Lost ledger": a campaign built over two imports with packing, its
- * Redis keys lost at some point, the whole file imported again: every row is paid once.
+ * docs/architecture/keys-and-exactly-once.md, "Lost ledger": a campaign built over two imports with
+ * packing, its Redis keys lost at some point, the whole file imported again: every row is paid
+ * once.
  */
 describe("a lost ledger never pays twice", () => {
   const { setup, work: startWork, stopWorkers } = useCampaignEnv();

@@ -24,7 +24,8 @@ const FAST = { ...FAST_TIMINGS, dispatchRepairMs: 300 };
 
 /**
  * The issue's three sequences that paid a row twice or called a paid row unpaid
- * (docs/architecture.md, "One key while an order may exist"), each against the sandbox over HTTP.
+ * (docs/architecture/keys-and-exactly-once.md, "One key while an order may exist"), each against
+ * the sandbox over HTTP.
  */
 describe("paid once, whatever the service answers", () => {
   const envs = useCampaignEnv();

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-/** A file past this does more than one thing (docs/architecture.md, "Layout"). */
+/** A file past this does more than one thing (docs/architecture/layers-and-layout.md, "Layout"). */
 const MAX_LINES = 500;
 
 async function sourceFiles(folder: string): Promise<string[]> {

@@ -1,5 +1,6 @@
 // The soak test's invariants, checked at rest against the service's own orders (issue 31).
-// docs/architecture.md, "Row statuses" and "Exactly once": a row is paid once, and a row the
+// docs/architecture/sending-orders.md, "Row statuses" and
+// docs/architecture/keys-and-exactly-once.md, "Exactly once": a row is paid once, and a row the
 // ledger says nothing was made for (failed_final, cancelled) has no order on the service.
 
 /** A row as the ledger reports it (`orders report`). */
@@ -42,7 +43,10 @@ export interface Violation {
   detail: string;
 }
 
-/** Statuses that say no order was made for the row (docs/architecture.md, "Row statuses"). */
+/**
+ * Statuses that say no order was made for the row (docs/architecture/sending-orders.md, "Row
+ * statuses").
+ */
 const NOTHING_MADE = new Set(["failed_final", "cancelled"]);
 
 /** An async order that ended FAILED was refunded: it is not a payment. */
@@ -130,7 +134,7 @@ export function checkInvariants(
 
 /**
  * (4) The campaign's counts, which only the ledger's scripts change, agree with its rows'
- * statuses (docs/architecture.md, "Row statuses": "so they stay exact").
+ * statuses (docs/architecture/sending-orders.md, "Row statuses": "so they stay exact").
  */
 export function checkCounts(
   rows: ReportedRow[],

@@ -49,7 +49,7 @@ export interface Scenario {
   asyncFailRate: number;
   /**
    * Async only: the service pushes order ends to a receiver, with these faults (each a
-   * probability), and the workers poll only as the net (docs/architecture.md, "Webhooks").
+   * probability), and the workers poll only as the net (docs/architecture/webhooks.md, "Webhooks").
    */
   webhooks: { duplicates: number; outOfOrder: number; drop: number } | null;
   steps: Step[];
@@ -135,7 +135,7 @@ function rowEvents(random: Random, state: PlanState, rows: number): Candidate[] 
  * What operators and machines do. A lost ledger is drawn with key rotations too, where only what
  * outlives Redis can save it: the service replays per API key (src/sandbox/README.md,
  * "Idempotency"), so a re-imported order must know which API key its first sends went under
- * (docs/architecture.md, "Lost ledger").
+ * (docs/architecture/keys-and-exactly-once.md, "Lost ledger").
  */
 function operatorEvents(random: Random): Candidate[] {
   return [

@@ -296,7 +296,7 @@ class SoakRun {
   /**
    * Every key under the prefix goes, as a Redis flush would (ledger, queue, follow set), with
    * the workers stopped first or still running; the order journal on disk stays. The same file
-   * is imported again (docs/architecture.md, "Lost ledger").
+   * is imported again (docs/architecture/keys-and-exactly-once.md, "Lost ledger").
    */
   private async loseLedger(live: boolean): Promise<void> {
     if (!live) await this.workers.stop();
@@ -326,7 +326,8 @@ class SoakRun {
   /**
    * What an operator does next with what the sequence left: `orders retry` (same key: the
    * failed_uncertain rows), then `orders retry --new-key` without --force (the failed_final
-   * ones), each run to rest. Neither may pay a row twice (docs/architecture.md, "Row statuses").
+   * ones), each run to rest. Neither may pay a row twice (docs/architecture/sending-orders.md, "Row
+   * statuses").
    */
   async followUp(): Promise<void> {
     this.trace.note("FOLLOW-UP: retry, rest, retry --new-key, rest");
@@ -394,7 +395,7 @@ class SoakRun {
 
   /**
    * The ledger's orders: number, key, generation, status, rows, last error, and the rest of the
-   * record as stored (one-letter names, docs/architecture.md "Redis keys"; long texts cut).
+   * record as stored (one-letter names, docs/architecture/ledger.md "Redis keys"; long texts cut).
    */
   async ledgerOrders(): Promise<string[]> {
     const rowOf = new Map<string, number>();

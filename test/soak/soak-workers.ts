@@ -45,7 +45,7 @@ export class SoakWorkers {
 
   /**
    * @param webhookPollMs with webhooks on: the first poll of an accepted order, after which
-   * polling is the net (docs/architecture.md, "Webhooks"); undefined: webhooks off.
+   * polling is the net (docs/architecture/webhooks.md, "Webhooks"); undefined: webhooks off.
    */
   constructor(
     private readonly env: CampaignEnv,
@@ -192,8 +192,8 @@ export class SoakWorkers {
    * A worker in a child process is frozen (SIGSTOP) mid-attempt for `freezeMs`, longer than a
    * job's lock: the in-process workers start again and take its job over, sending the same key.
    * Then it goes on (SIGCONT) with what it was doing, beside them, with the settings it was
-   * started with, until the campaign is brought to rest (docs/architecture.md, "Exactly once":
-   * a stalled job taken over).
+   * started with, until the campaign is brought to rest
+   * (docs/architecture/keys-and-exactly-once.md, "Exactly once": a stalled job taken over).
    */
   async freezeOne(
     afterMs: number,

@@ -1,7 +1,8 @@
 // An order worker in a process of its own, configured by GIFTJOBS_* like `giftjobs worker`,
-// for the soak test to SIGKILL mid-attempt (docs/architecture.md, "Exactly once": a worker that
-// dies after POST, before the ledger). Prints "ready" once it takes jobs; ends with its stdin,
-// so it never outlives the test that started it. SOAK_WEBHOOK_POLL_MS set: webhooks on.
+// for the soak test to SIGKILL mid-attempt (docs/architecture/keys-and-exactly-once.md, "Exactly
+// once": a worker that dies after POST, before the ledger). Prints "ready" once it takes jobs; ends
+// with its stdin, so it never outlives the test that started it. SOAK_WEBHOOK_POLL_MS set: webhooks
+// on.
 import { loadConfig } from "../../src/config.js";
 import { silentLogger } from "../../src/log.js";
 import { startWorkers } from "../../src/worker/start-workers.js";

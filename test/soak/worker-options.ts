@@ -1,5 +1,5 @@
 // How the soak test's workers run, in-process and in the child it SIGKILLs: short timings so
-// a sequence takes seconds (docs/architecture.md, "The dispatcher" for the repair pass).
+// a sequence takes seconds (docs/architecture/campaigns.md, "The dispatcher" for the repair pass).
 import type { StartWorkersOptions } from "../../src/worker/worker-options.js";
 
 /** A job's lock: a SIGKILLed worker's job is taken over this long after the kill. */

@@ -18,10 +18,11 @@ const READ_UNDER_KEY = new Set([
 
 /**
  * Whether `error` is an answer the service gave under the request's idempotency key
- * (docs/architecture.md, "One key while an order may exist"). Not so: refusals made before the
- * key is read (401, 403 `forbidden`, 410 and the other version errors, 429), the service's 5xx,
- * a timeout or dropped connection, `idempotency_in_progress`, and any type not known here: an
- * answer that is not known to speak for the key says nothing about an earlier attempt.
+ * (docs/architecture/keys-and-exactly-once.md, "One key while an order may exist"). Not so:
+ * refusals made before the key is read (401, 403 `forbidden`, 410 and the other version errors,
+ * 429), the service's 5xx, a timeout or dropped connection, `idempotency_in_progress`, and any type
+ * not known here: an answer that is not known to speak for the key says nothing about an earlier
+ * attempt.
  */
 export function answeredUnderKey(error: ApiError): boolean {
   if (READ_UNDER_KEY.has(error.type)) return true;

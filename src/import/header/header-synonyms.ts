@@ -1,7 +1,8 @@
 /**
  * Headers as people write them, and the field each stands for. This is the one table of them
- * (the README's "CSV format" lists it too). A header is matched by its letters and digits only,
- * lower-cased: "E-mail", "e_mail" and " EMAIL " are all `email`. `--map` wins over the table.
+ * (docs/order-files.md, "CSV format", lists it too). A header is matched by its letters and
+ * digits only, lower-cased: "E-mail", "e_mail" and " EMAIL " are all `email`. `--map` wins over
+ * the table.
  */
 export const HEADER_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   email: ["Email Address", "E-mail", "Email", "Recipient Email", "Recipient E-mail"],

@@ -8,7 +8,8 @@ const ESCAPED = /^[=+\-@\t\r']/;
  * to fix it, so a cell starting with = + - @ gets a leading apostrophe, as the report's do
  * (`=HYPERLINK(...)` is text, not a live formula). Unlike the report it is read back: a cell
  * that starts with an apostrophe gets one more, so that readFixListCell undoes exactly this
- * ("-5" -> "'-5", "'x" -> "''x", "x" as it is; docs/architecture.md, "The life of a CSV row").
+ * ("-5" -> "'-5", "'x" -> "''x", "x" as it is; docs/architecture/import.md, "The life of a CSV
+ * row").
  */
 export function fixListCell(cell: string): string {
   return ESCAPED.test(cell) ? `'${cell}` : cell;

@@ -10,7 +10,7 @@ export const SHARED_STRINGS_LIMITS = { bytes: 128 * 2 ** 20, count: 8_000_000 };
  * A workbook's shared strings, stored as UTF-8 in one growing buffer with the end of each
  * string, not as one JS string each: a few hundred thousand strings are then a few MB outside
  * the heap instead of tens of MB inside it, which the garbage collector would let the heap grow
- * to a multiple of (docs/architecture.md, "Spreadsheets"). `get` decodes a string again each
+ * to a multiple of (docs/architecture/import.md, "Spreadsheets"). `get` decodes a string again each
  * time; the copy dies young.
  */
 export class SharedStrings {

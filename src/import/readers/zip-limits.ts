@@ -8,8 +8,8 @@ import { type ZipEntryInfo, zipEntries } from "./zip-entry-sizes.js";
 const MB = 2 ** 20;
 
 /**
- * What a workbook may unpack to (docs/architecture.md, "Spreadsheets", "Unpacked size"): all its
- * entries together, and by default an entry past `ratioFrom` bytes at most `ratio` times its
+ * What a workbook may unpack to (docs/architecture/import.md, "Spreadsheets", "Unpacked size"): all
+ * its entries together, and by default an entry past `ratioFrom` bytes at most `ratio` times its
  * packed size (a sheet of real rows packs to a tenth or so; a zip bomb to a thousandth).
  */
 export const UNZIPPED_LIMITS = { bytes: 200 * MB, ratio: 100, ratioFrom: 10 * MB } as const;

@@ -1,7 +1,7 @@
 --[[
-  The last step of `orders archive` (docs/architecture.md, "Archive"): removes a campaign's
-  data and leaves its tombstone, in one step, only when the campaign is still exactly as it was
-  when its archive was written: the same meta and counts hashes (a transition that ends with
+  The last step of `orders archive` (docs/architecture/campaigns.md, "Archive"): removes a
+  campaign's data and leaves its tombstone, in one step, only when the campaign is still exactly as
+  it was when its archive was written: the same meta and counts hashes (a transition that ends with
   nothing pending rewrites `finished_at`, a retry removes it), and as many rows and orders.
   The tombstone is the meta hash (state archived, archived_at, archive_path; no pause) and the
   counts hash. A campaign already archived only loses data keys left behind (a restore that

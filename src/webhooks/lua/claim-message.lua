@@ -1,6 +1,6 @@
 --[[
   Claims a message id and, for an order's message, reads the order index's entry for its order
-  id, in one round trip. Every key it touches is in KEYS (docs/architecture.md, "Redis
+  id, in one round trip. Every key it touches is in KEYS (docs/architecture/redis.md, "Redis
   Cluster"). The order the entry names is read in the next step, whose key is then known. The
   claim is its one write, made last: a script that fails before it has claimed nothing, so the
   service's retry is applied.

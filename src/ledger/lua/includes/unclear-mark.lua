@@ -2,10 +2,10 @@
   The mark of an unclear attempt on an order (`uc`, `uk`), and the order changes that must keep
   it: a patch merged in, the status an order really takes.
 ]]
--- The mark of an unclear attempt (docs/architecture.md, "One key while an order may exist"):
--- `uc` the error type of the first attempt under the order's key that ended unclear, `uk` the
--- fingerprint of the API key it was made with (`ak`: the attempt under way's). Set here or by a
--- patch; removed only by answered() or an operator's --force: never by a patch.
+-- The mark of an unclear attempt (docs/architecture/keys-and-exactly-once.md, "One key while an
+-- order may exist"): `uc` the error type of the first attempt under the order's key that ended
+-- unclear, `uk` the fingerprint of the API key it was made with (`ak`: the attempt under way's).
+-- Set here or by a patch; removed only by answered() or an operator's --force: never by a patch.
 local function mark_unclear(order, why)
   if not order.uc then order.uc = why end
   if not order.uk then order.uk = order.ak end
