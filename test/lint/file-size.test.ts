@@ -25,4 +25,9 @@ describe("the source tree", () => {
     }
     expect(long).toEqual([]);
   });
+
+  it("has a README a newcomer reads in ten minutes: at most 300 lines (the manual is docs/)", async () => {
+    const lines = (await readFile(join(ROOT, "README.md"), "utf8")).split("\n").length - 1;
+    expect(lines).toBeLessThanOrEqual(300);
+  });
 });
