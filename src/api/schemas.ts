@@ -106,6 +106,29 @@ export const OrderSchema = z.looseObject({
 });
 export type Order = z.infer<typeof OrderSchema>;
 
+/**
+ * A product's state in a `product.update` webhook (OpenAPI ProductUpdateState): its discount
+ * multiplier (the product's `discount_multiplier`), whether it can be ordered, and its
+ * denominations when the message carries them.
+ */
+export const ProductUpdateStateSchema = z.looseObject({
+  price_multiplier: decimalString,
+  is_orderable: z.boolean(),
+  denominations: DenominationsSchema.nullish(),
+});
+export type ProductUpdateState = z.infer<typeof ProductUpdateStateSchema>;
+
+/** The `product.update` webhook's body (OpenAPI ProductUpdateWebhook). */
+export const ProductUpdateSchema = z.looseObject({
+  product_code: z.string().min(1),
+  old_state: ProductUpdateStateSchema,
+  new_state: ProductUpdateStateSchema,
+  timestamp: z
+    .string()
+    .refine((text) => Number.isFinite(Date.parse(text)), "must be an ISO 8601 date-time"),
+});
+export type ProductUpdate = z.infer<typeof ProductUpdateSchema>;
+
 /** 202 answer to an async order, and GET /v2/order/{id} while it still runs. */
 export const AcceptedOrderSchema = z.looseObject({
   id: z.string().min(1),

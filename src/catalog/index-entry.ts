@@ -28,6 +28,11 @@ export interface CatalogIndexEntry {
     | null;
   /** Decimal string, e.g. "0.0130"; "0" when absent. */
   discount_multiplier: string;
+  /**
+   * Set only in memory, on an entry a `product.update` newer than the snapshot changed (see
+   * product-overrides.ts): that message's timestamp.
+   */
+  pushed_at?: string;
   /** For a subscription plan entry: the product's own code. */
   plan_of?: string;
   /**

@@ -1,3 +1,4 @@
+import { compareDecimal } from "../money.js";
 import type { CatalogIndexEntry } from "./index-entry.js";
 import { asRecord, asString, asStringList } from "./product-fields.js";
 
@@ -10,7 +11,15 @@ export type Denominations = CatalogIndexEntry["denominations"];
 export function denominationsOf(product: Record<string, unknown>): Denominations {
   const payoutType = asString(product.payout_type);
   if (payoutType !== "gift_card" && payoutType !== "payment") return null;
-  const raw = asRecord(asRecord(product[payoutType])?.denominations);
+  return readDenominations(asRecord(product[payoutType])?.denominations);
+}
+
+/**
+ * A product's `denominations` object as the service writes it (OpenAPI ProductDenominations:
+ * `type`, `minimum_value`, `maximum_value`, `available_list`), or null when it cannot be read.
+ */
+export function readDenominations(value: unknown): Denominations {
+  const raw = asRecord(value);
   if (!raw) return null;
   const type = asString(raw.type);
   const list = asStringList(raw.available_list);
@@ -24,4 +33,24 @@ export function denominationsOf(product: Record<string, unknown>): Denominations
   }
   // A denomination type we do not know: refuse rather than guess.
   return null;
+}
+
+/** Whether `denominations` take `faceValue` (a plain decimal): open min..max, or one of fixed. */
+export function allowsFaceValue(denominations: Denominations, faceValue: string): boolean {
+  if (denominations === null) return false;
+  if (denominations.type === "open") {
+    return (
+      compareDecimal(faceValue, denominations.min) >= 0 &&
+      compareDecimal(faceValue, denominations.max) <= 0
+    );
+  }
+  return denominations.list.some((value) => compareDecimal(faceValue, value) === 0);
+}
+
+/** The denominations as a message shows them: `10.00..500.00` or `10.00, 25.00`. */
+export function denominationsText(denominations: Denominations): string {
+  if (denominations === null) return "none giftjobs can read";
+  return denominations.type === "open"
+    ? `${denominations.min}..${denominations.max}`
+    : denominations.list.join(", ");
 }

@@ -10,7 +10,7 @@ import { testRedis } from "../helpers/redis.js";
 import { tmpDir } from "../helpers/tmp-dir.js";
 
 const ROOT = packageRoot();
-const FOLDERS = ["src/ledger/lua", "src/webhooks/lua"];
+const FOLDERS = ["src/ledger/lua", "src/catalog/lua", "src/webhooks/lua"];
 
 /** The `.lua` files under `folder` (relative to the package root), includes/ apart. */
 function luaFiles(folder: string): { scripts: string[]; includes: string[] } {
@@ -41,6 +41,7 @@ describe("the ledger's Lua files", () => {
   it("finds the scripts and their includes", () => {
     expect(scripts.length).toBeGreaterThanOrEqual(13);
     expect(scripts).toContain("src/webhooks/lua/claim-message.lua");
+    expect(scripts).toContain("src/catalog/lua/record-product-state.lua");
     expect(includes.length).toBeGreaterThan(0);
   });
 
