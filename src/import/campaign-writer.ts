@@ -203,16 +203,27 @@ function gather(
   return rows;
 }
 
-function ledgerRow(p: SpooledRow, generation: number): Omit<LedgerRow, "order"> {
+/** What the ledger keeps of a row: what its item is made of, and its report line. */
+export function ledgerRow(p: SpooledRow, generation: number): Omit<LedgerRow, "order"> {
+  const { row } = p;
   return {
-    line: p.row.line,
+    line: row.line,
     generation,
     payload_hash: p.payload,
-    email: p.row.email,
-    product_code: p.row.product_code,
-    face_value: p.row.face_value,
+    email: row.email,
+    product_code: row.product_code,
+    face_value: row.face_value,
     currency: p.currency,
-    ...(p.row.reference !== undefined ? { reference: p.row.reference } : {}),
-    ...(p.row.template_id !== undefined ? { template_id: p.row.template_id } : {}),
+    ...(row.reference !== undefined ? { reference: row.reference } : {}),
+    ...(row.template_id !== undefined ? { template_id: row.template_id } : {}),
+    // Only when present: an e-mail row of one product is stored as it always was.
+    ...(row.distribution !== undefined ? { distribution: row.distribution } : {}),
+    ...(row.recipient_reference !== undefined
+      ? { recipient_reference: row.recipient_reference }
+      : {}),
+    ...(row.product_codes !== undefined ? { product_codes: row.product_codes } : {}),
+    ...(row.selection_template_id !== undefined
+      ? { selection_template_id: row.selection_template_id }
+      : {}),
   };
 }

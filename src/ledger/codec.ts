@@ -85,11 +85,26 @@ export function decodeOrder(text: string): LedgerOrder {
 }
 
 /**
+ * What a row holds beyond an e-mail row of one product, under one-letter names (`d`
+ * distribution, `r` recipient reference, `m` product codes, `t` selection template), or
+ * undefined: such a row is stored as it always was, without the cell.
+ */
+function rowExtras(row: Omit<LedgerRow, "line" | "order">): Record<string, unknown> | undefined {
+  const extras: Record<string, unknown> = {};
+  if (row.distribution !== undefined) extras.d = row.distribution;
+  if (row.recipient_reference !== undefined) extras.r = row.recipient_reference;
+  if (row.product_codes !== undefined) extras.m = row.product_codes;
+  if (row.selection_template_id !== undefined) extras.t = row.selection_template_id;
+  return Object.keys(extras).length > 0 ? extras : undefined;
+}
+
+/**
  * A row without its order number and line: what follows them in the stored array. The scripts
- * put `[line,order` in front when they record the row (the number is theirs to give).
+ * put `[line,order` in front when they record the row (the number is theirs to give). The
+ * template cell is null when a row has extras and no template.
  */
 export function rowTail(row: Omit<LedgerRow, "line" | "order">): string {
-  const cells: (string | number)[] = [
+  const cells: (string | number | null | Record<string, unknown>)[] = [
     row.generation,
     row.payload_hash.slice(0, PAYLOAD_HASH_CHARS),
     row.email,
@@ -98,8 +113,20 @@ export function rowTail(row: Omit<LedgerRow, "line" | "order">): string {
     row.currency,
     row.reference ?? "",
   ];
-  if (row.template_id !== undefined) cells.push(row.template_id);
+  const extras = rowExtras(row);
+  if (row.template_id !== undefined || extras !== undefined) cells.push(row.template_id ?? null);
+  if (extras !== undefined) cells.push(extras);
   return `,${JSON.stringify(cells).slice(1)}`;
+}
+
+/** Sets on `row` the fields of its extras cell (see rowExtras). */
+function readExtras(row: LedgerRow, extras: unknown): void {
+  if (extras === null || typeof extras !== "object") return;
+  const { d, r, m, t } = extras as Record<string, unknown>;
+  if (d === "link" || d === "recipient") row.distribution = d;
+  if (typeof r === "string") row.recipient_reference = r;
+  if (Array.isArray(m)) row.product_codes = m.map(String);
+  if (typeof t === "string") row.selection_template_id = t;
 }
 
 export function encodeRow(row: LedgerRow): string {
@@ -113,7 +140,7 @@ export function decodeRow(text: string): LedgerRow {
       "a row recorded by an earlier giftjobs (ledger format 1): finish or archive its campaign with that version",
     );
   const [line, order, generation, hash, email, product, face, currency, reference, template] =
-    cells as [number, number, number, string, string, string, string, string, string, string?];
+    cells as [number, number, number, string, string, string, string, string, string, unknown];
   const row: LedgerRow = {
     line,
     order,
@@ -125,7 +152,8 @@ export function decodeRow(text: string): LedgerRow {
     currency,
   };
   if (reference) row.reference = reference;
-  if (template !== undefined) row.template_id = template;
+  if (typeof template === "string") row.template_id = template;
+  readExtras(row, cells[10]);
   return row;
 }
 

@@ -19,6 +19,13 @@ export interface LedgerRow {
   reference?: string;
   /** The e-mail template sent with the row's item, when one was given. */
   template_id?: string;
+  /** Not by e-mail: `link` (email is ""), `recipient` (see OrderRow). Absent: by e-mail. */
+  distribution?: "link" | "recipient";
+  recipient_reference?: string;
+  /** MULTIPLE: the codes offered, in the order sent (product_code is then ""). */
+  product_codes?: string[];
+  /** TEMPLATE: the payout selection template (product_code is then ""). */
+  selection_template_id?: string;
 }
 
 /**

@@ -8,11 +8,31 @@ function sortedMetadata(row: OrderRow): [string, string][] {
 }
 
 /**
+ * What a row holds beyond an e-mail row of one product (its distribution, recipient reference,
+ * product choice, a template row's currency), under short names; undefined for such a row, whose
+ * hashes then stay byte for byte what they were before these fields existed. Product codes are
+ * sorted: the same choice written in another order is the same card. `withDefaults`: a currency
+ * taken from `--currency` counts (payload hash), as the default template does.
+ */
+function extrasOf(row: OrderRow, withDefaults: boolean): Record<string, unknown> | undefined {
+  const extras: Record<string, unknown> = {};
+  if (row.distribution !== undefined) extras.d = row.distribution;
+  if (row.recipient_reference !== undefined) extras.r = row.recipient_reference;
+  if (row.product_codes !== undefined) extras.m = [...row.product_codes].sort();
+  if (row.selection_template_id !== undefined) {
+    extras.t = row.selection_template_id;
+    if (row.currency !== undefined && (withDefaults || row.currency_source === "row"))
+      extras.c = row.currency;
+  }
+  return Object.keys(extras).length > 0 ? extras : undefined;
+}
+
+/**
  * The row's content in one spelling: e-mail trimmed and lowercased, face value canonical
  * ("10.50" == "10.5"), metadata sorted. A JSON array keeps fields from running into each other.
  */
-function normalise(row: OrderRow, templateId: string | undefined): string {
-  return JSON.stringify([
+function normalise(row: OrderRow, templateId: string | undefined, withDefaults: boolean): string {
+  const fields: unknown[] = [
     "v1",
     row.email.trim().toLowerCase(),
     row.product_code,
@@ -20,23 +40,29 @@ function normalise(row: OrderRow, templateId: string | undefined): string {
     templateId ?? "",
     row.description ?? "",
     sortedMetadata(row),
-  ]);
+  ];
+  const extras = extrasOf(row, withDefaults);
+  if (extras !== undefined) fields.push(extras);
+  return JSON.stringify(fields);
 }
 
 /**
- * Hash of what the file says about the card (reference excluded; only a template the row
- * itself names). Identical rows share it; the occurrence index then tells them apart.
+ * Hash of what the file says about the card (reference excluded; only a template, or a
+ * template row's currency, the row itself names). Identical rows share it; the occurrence index
+ * then tells them apart.
  */
 export function contentHash(row: OrderRow): string {
-  return sha256(normalise(row, row.template_source === "row" ? row.template_id : undefined));
+  const own = row.template_source === "row" ? row.template_id : undefined;
+  return sha256(normalise(row, own, false));
 }
 
 /**
- * Hash of what would be sent for the row (the default template included). The ledger keeps it
- * per identity: a different hash under the same reference is a changed row, a conflict.
+ * Hash of what would be sent for the row (the default template and currency included). The
+ * ledger keeps it per identity: a different hash under the same reference is a changed row, a
+ * conflict.
  */
 export function payloadHash(row: OrderRow): string {
-  return sha256(normalise(row, row.template_id));
+  return sha256(normalise(row, row.template_id, true));
 }
 
 /**

@@ -1,4 +1,9 @@
-import type { OrderRequest, OrderRequestItem } from "../api/order-request.js";
+import type {
+  DistributionMethod,
+  OrderRequest,
+  OrderRequestItem,
+  ProductChoice,
+} from "../api/order-request.js";
 import { UserError } from "../errors/user-error.js";
 import type { LedgerOrder, LedgerRow } from "../ledger/types.js";
 import { canonicalDecimal } from "../money.js";
@@ -26,18 +31,52 @@ function faceValueNumber(faceValue: string): number {
 }
 
 /** What an item is made of: the row's fields the service gets. */
-type ItemSource = Pick<OrderRow, "email" | "face_value" | "product_code" | "template_id">;
+type ItemSource = Pick<
+  OrderRow,
+  | "email"
+  | "face_value"
+  | "product_code"
+  | "template_id"
+  | "distribution"
+  | "recipient_reference"
+  | "product_codes"
+  | "selection_template_id"
+>;
+
+/**
+ * The item's distribution_method (OpenAPI EmailDistribution, LinkDistribution,
+ * RecipientDistribution). An e-mail row's is built as it always was, key for key: its body, and
+ * so the replay of its key, must not change.
+ */
+function distributionOf(row: ItemSource): DistributionMethod {
+  let distribution: DistributionMethod;
+  if (row.distribution === "link") distribution = { type: "PAYOUT_LINK" };
+  else if (row.distribution === "recipient") {
+    if (row.recipient_reference === undefined)
+      throw new Error("a recipient row without recipient_reference");
+    distribution = {
+      type: "RECIPIENT",
+      recipient_reference: row.recipient_reference,
+      email_address: row.email,
+    };
+  } else distribution = { type: "EMAIL", email_address: row.email };
+  if (row.template_id !== undefined) distribution.template_id = row.template_id;
+  return distribution;
+}
+
+/** The item's products: one code, the recipient's choice of codes, or a selection template. */
+function productsOf(row: ItemSource): ProductChoice {
+  if (row.product_codes !== undefined) return { type: "MULTIPLE", values: [...row.product_codes] };
+  if (row.selection_template_id !== undefined)
+    return { type: "TEMPLATE", template_id: row.selection_template_id };
+  return { type: "SINGLE", value: row.product_code };
+}
 
 function itemOf(row: ItemSource): OrderRequestItem {
-  const distribution: OrderRequestItem["distribution_method"] = {
-    type: "EMAIL",
-    email_address: row.email,
-  };
-  if (row.template_id !== undefined) distribution.template_id = row.template_id;
   return {
     face_value: faceValueNumber(row.face_value),
-    distribution_method: distribution,
-    products: { type: "SINGLE", value: row.product_code },
+    distribution_method: distributionOf(row),
+    products: productsOf(row),
   };
 }
 

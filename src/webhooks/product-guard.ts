@@ -29,6 +29,8 @@ export class ProductGuard {
       this.readAt = Date.now();
     }
     for (const item of request.items) {
+      // A choice of products (MULTIPLE, TEMPLATE) is not held here: the service checks it.
+      if (item.products.type !== "SINGLE") continue;
       const code = item.products.value;
       const override = this.overrides[code];
       if (override && !ORDERABLE_STATES.has(override.state)) {

@@ -17,8 +17,17 @@ export function clientOf(sandbox: Sandbox, options: Partial<ApiClientOptions> = 
   return new ApiClient({ baseUrl: sandbox.url, apiKey: KEY, timeoutMs: 10_000, ...options });
 }
 
+/** An item sent by e-mail to one product, as every item was before the other kinds. */
+export type EmailItem = OrderRequestItem & {
+  distribution_method: { type: "EMAIL"; email_address: string; template_id?: string };
+  products: { type: "SINGLE"; value: string };
+};
+
+/** An order of e-mail items of one product each. */
+export type EmailOrderRequest = OrderRequest & { items: EmailItem[] };
+
 /** An order item for `code` at `face`, sent by e-mail (no template). */
-export function item(code: string, face: number, email = "jane.doe@example.com"): OrderRequestItem {
+export function item(code: string, face: number, email = "jane.doe@example.com"): EmailItem {
   return {
     face_value: face,
     distribution_method: { type: "EMAIL", email_address: email },
@@ -27,7 +36,7 @@ export function item(code: string, face: number, email = "jane.doe@example.com")
 }
 
 /** A valid order of `count` items of an open gift card in `currency` at its minimum value. */
-export function validOrder(sandbox: Sandbox, count = 1, currency = "USD"): OrderRequest {
+export function validOrder(sandbox: Sandbox, count = 1, currency = "USD"): EmailOrderRequest {
   const product = openCard(sandbox, currency);
   const face = Number(product.gift_card?.denominations.minimum_value);
   return {

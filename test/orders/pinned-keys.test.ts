@@ -3,6 +3,7 @@
 // their keys byte for byte (docs/architecture/keys-and-exactly-once.md, "Identities, keys and
 // generations"). A change here re-keys every existing campaign: never update these to pass.
 import { describe, expect, it } from "vitest";
+import { ledgerRow } from "../../src/import/campaign-writer.js";
 import { validateRow } from "../../src/import/validation/row-validation.js";
 import { decodeRow, encodeRow } from "../../src/ledger/codec.js";
 import type { LedgerOrder, LedgerRow } from "../../src/ledger/types.js";
@@ -106,6 +107,15 @@ describe("keys of e-mail rows of one product, as they were", () => {
       expect(JSON.stringify(buildOrderRequest([row], "USD", { name: "spring" }))).toBe(pinned.body);
       const stored = encodeRow(ledgerRowOf(row));
       expect(stored).toBe(pinned.row);
+      // The import's own ledger row, as CampaignWriter records it.
+      const spooled = {
+        kind: "new" as const,
+        identity,
+        payload: payloadHash(row),
+        currency: "USD",
+      };
+      const written = ledgerRow({ ...spooled, face: "0", price: "0", row }, 0);
+      expect(encodeRow({ ...written, order: 1 })).toBe(pinned.row);
       const body = buildOrderRequest([row], "USD", { name: "spring" });
       const order: LedgerOrder = {
         key: pinned.key,
