@@ -8,6 +8,7 @@ import {
   RequestTimeoutError,
   ServiceUnreachableError,
 } from "./errors/index.js";
+import { MAX_ESTIMATE_ITEMS, type OrderEstimateRequest } from "./order-estimate.js";
 import type { CreateOrderOptions, OrderRequest } from "./order-request.js";
 import { type ProductQuery, productSearchParams } from "./product-query.js";
 import {
@@ -19,6 +20,8 @@ import {
   type CatalogPage,
   CatalogPageSchema,
   type Order,
+  type OrderEstimate,
+  OrderEstimateSchema,
   OrderSchema,
   type RawProduct,
 } from "./schemas.js";
@@ -242,6 +245,21 @@ export class ApiClient {
       return { kind: "order", order: parseWith(OrderSchema, body, "order") };
     }
     return { kind: "processing", order: parseWith(AcceptedOrderSchema, body, "order status") };
+  }
+
+  /**
+   * POST /v2/order/estimate: what the items would cost as the service prices them; nothing is
+   * ordered, so no idempotency key. Refuses to send no items or more than the service takes.
+   */
+  async estimateOrder(request: OrderEstimateRequest, signal?: AbortSignal): Promise<OrderEstimate> {
+    const count = request.items.length;
+    if (count < 1 || count > MAX_ESTIMATE_ITEMS)
+      throw new RefusedRequestError(
+        `an estimate takes 1 to ${MAX_ESTIMATE_ITEMS} items, got ${count}`,
+      );
+    const path = "/v2/order/estimate";
+    const raw = await this.request({ method: "POST", path, body: request, signal });
+    return parseWith(OrderEstimateSchema, raw.body, "order estimate");
   }
 
   /** GET /v2/balance?currency=XXX, or every balance when no currency is given. */

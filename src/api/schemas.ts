@@ -145,3 +145,37 @@ export const BalanceListSchema = z.union([
   z.array(BalanceSchema),
   z.looseObject({ balances: z.array(BalanceSchema) }).transform((v) => v.balances),
 ]);
+
+/**
+ * An amount of POST /v2/order/estimate, read as a decimal string. The OpenAPI document types
+ * its prices as JSON numbers, the service's guides say money is a decimal string everywhere:
+ * both are read. A number is taken in the shortest form JSON wrote it ("9.87"), never summed;
+ * one that prints with an exponent is refused.
+ */
+const estimateAmount = z.union([
+  decimalString,
+  z
+    .number()
+    .refine((n) => /^\d+(\.\d+)?$/.test(String(n)), "must be a plain decimal")
+    .transform((n) => String(n)),
+]);
+
+/** One priced item of an estimate (OpenAPI OrderItemDiscount). */
+export const EstimatedItemSchema = z.looseObject({
+  products: z.looseObject({ type: z.string(), value: z.string().nullish() }),
+  face_value: estimateAmount,
+  price: estimateAmount,
+  discount_multiplier: decimalString.nullish(),
+  currency: z.string().nullish(),
+});
+export type EstimatedItem = z.infer<typeof EstimatedItemSchema>;
+
+/** The answer of POST /v2/order/estimate (OpenAPI OrderPriceResponse). */
+export const OrderEstimateSchema = z.looseObject({
+  payment_method: z.looseObject({ type: z.string(), currency: z.string().nullish() }).nullish(),
+  items: z.array(EstimatedItemSchema),
+  currency: z.string(),
+  total_discount: estimateAmount,
+  total_price: estimateAmount,
+});
+export type OrderEstimate = z.infer<typeof OrderEstimateSchema>;

@@ -43,6 +43,11 @@ export interface Faults {
   asyncCompleteMs: number;
   /** Share of async orders that end FAILED instead of COMPLETED (refunded). @defaultValue 0 */
   asyncFailRate: number;
+  /**
+   * Share of POST /v2/order/estimate answered 500 internal_server_error: a price estimate the
+   * service cannot give (the import falls back to its own prices). @defaultValue 0
+   */
+  estimateFailRate: number;
   /** A broken product page, or null. @defaultValue null */
   productPageFault: ProductPageFault | null;
   /** What the cursors of an empty page hold: omitted (the OpenAPI types them as strings) or
@@ -60,6 +65,7 @@ export const DEFAULT_FAULTS: Faults = {
   orderRateLimit: 300,
   asyncCompleteMs: 1000,
   asyncFailRate: 0,
+  estimateFailRate: 0,
   productPageFault: null,
   emptyPageCursors: "omit",
 };
@@ -75,6 +81,7 @@ const JSON_NAMES: Record<string, keyof Faults> = {
   order_rate_limit: "orderRateLimit",
   async_complete_ms: "asyncCompleteMs",
   async_fail_rate: "asyncFailRate",
+  estimate_fail_rate: "estimateFailRate",
   product_page_fault: "productPageFault",
   empty_page_cursors: "emptyPageCursors",
 };
@@ -137,7 +144,8 @@ export function parseFaults(input: Record<string, unknown>): Partial<Faults> {
       name === "failRate" ||
       name === "dropRate" ||
       name === "failAfterRate" ||
-      name === "asyncFailRate"
+      name === "asyncFailRate" ||
+      name === "estimateFailRate"
     )
       out[name] = rate(rawName, value);
     else if (name === "failAfterStatus") out[name] = failStatus(rawName, value);

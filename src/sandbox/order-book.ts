@@ -53,10 +53,13 @@ function faceUnits(face: number, currency: string, index: number): bigint {
   }
 }
 
-/** Checks one item against the catalog; returns its face value in units. */
-function checkItem(
+/**
+ * Checks one item against the catalog; returns its face value in units. Orders and estimates
+ * (estimate-route.ts) both check their items here, so both refuse the same items.
+ */
+export function checkItem(
   catalog: Catalog,
-  item: NewOrderItem,
+  item: Pick<NewOrderItem, "face_value" | "products">,
   index: number,
   currency: string,
 ): { found: Orderable; face: bigint } {
@@ -257,7 +260,8 @@ export class OrderBook {
   }
 }
 
-function priceUnits(product: Product, face: bigint, scale: number): bigint {
+/** What an item of `face` units costs: the price of an order's item and of an estimate's. */
+export function priceUnits(product: Product, face: bigint, scale: number): bigint {
   return discountedPriceUnits(
     fromUnits(face, scale),
     product.discount_multiplier,

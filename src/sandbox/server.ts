@@ -2,11 +2,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { ApiError } from "./api-error.js";
 import { type CatalogSource, controlRoute } from "./control-routes.js";
+import { estimateOrder } from "./estimate-route.js";
 import type { Faults } from "./faults.js";
 import { generateCatalog } from "./generate-catalog.js";
 import { header, readBody, sendError, sendJson, sleep } from "./http-util.js";
 import { type OrderAttemptListener, watchOrderAttempt } from "./order-attempts.js";
 import { WebhookNotifier } from "./order-completion.js";
+import { listOrders } from "./order-list.js";
 import { createOrder } from "./order-route.js";
 import {
   getProduct,
@@ -132,6 +134,7 @@ function readRoute(state: SandboxState, method: string, url: URL): Reply {
       return getProduct(state, decodeURIComponent(path.slice("/v2/product/".length)));
     }
     if (path === "/v2/balance") return balance(state, url.searchParams);
+    if (path === "/v2/order") return listOrders(state.book, url.searchParams);
     if (path.startsWith("/v2/order/")) return getOrder(state, path.slice("/v2/order/".length));
   }
   throw new ApiError("not_found", `No route ${method} ${path}`);
@@ -172,6 +175,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     "orderRateLimit",
     "asyncCompleteMs",
     "asyncFailRate",
+    "estimateFailRate",
     "productPageFault",
     "emptyPageCursors",
   ] as const) {
@@ -207,7 +211,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     await sleep(delayMs);
     checkAuth(req, state);
     checkVersion(version);
-    const reply = readRoute(state, method, url);
+    const reply =
+      method === "POST" && url.pathname === "/v2/order/estimate"
+        ? estimateOrder(state, await readBody(req))
+        : readRoute(state, method, url);
     sendJson(res, reply.status, reply.body);
   }
 

@@ -29,14 +29,14 @@ function isObject(value: unknown): value is Obj {
 }
 
 /** Collects every problem, as a pydantic-style 422 does, instead of stopping at the first. */
-class Problems {
+export class Problems {
   readonly details: ValidationDetail[] = [];
   add(location: (string | number)[], type: string, message: string): void {
     this.details.push({ type, message, location: ["body", ...location.map(String)] });
   }
 }
 
-function checkPayment(value: unknown, problems: Problems): void {
+export function checkPayment(value: unknown, problems: Problems): void {
   if (value === undefined) {
     problems.add(["payment_method"], "missing", "Field required");
     return;

@@ -1,83 +1,16 @@
-import { readFileSync } from "node:fs";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "../../src/sandbox/index.js";
+import { ajv, DOC_ID, type Node, responseSchema } from "../helpers/openapi.js";
 import {
   type Answer,
   call,
   item,
+  openCard,
   orderBody,
   postOrder,
   start,
   validOrder,
 } from "../helpers/sandbox.js";
-
-// A byte-for-byte copy of the service's document (shared/reference/ beside the repository), kept
-// in the repository so that a clone on its own runs every test.
-const OPENAPI_URL = new URL("../fixtures/openapi-2024-02-05.json", import.meta.url);
-const DOC_ID = "https://sandbox.test/openapi.json";
-
-type Node = Record<string, unknown>;
-
-/**
- * The document marks nullable fields with `nullable: true`, an OpenAPI 3.0 keyword that JSON
- * Schema 2020-12 ignores: turn it into types and enums that allow null.
- */
-function allowNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(allowNulls);
-  if (value === null || typeof value !== "object") return value;
-  const out: Node = {};
-  for (const [key, child] of Object.entries(value as Node)) {
-    // Examples are data, not schemas.
-    out[key] = key === "example" || key === "examples" ? child : allowNulls(child);
-  }
-  if (!("nullable" in out)) return out;
-  const nullable = out.nullable === true;
-  delete out.nullable;
-  if (!nullable) return out;
-  if (Array.isArray(out.enum)) out.enum = [...out.enum, null];
-  if (typeof out.type === "string") {
-    out.type = [out.type, "null"];
-    return out;
-  }
-  return { anyOf: [out, { type: "null" }] };
-}
-
-function loadDocument(): Node {
-  const doc = allowNulls(JSON.parse(readFileSync(OPENAPI_URL, "utf8"))) as Node;
-  const schemas = (doc.components as Node).schemas as Record<string, Node>;
-  // Real data has four decimals ("0.0130") where the document's pattern allows two.
-  (schemas.ProductDiscountMultiplier as Node).pattern = "^[0-9]+\\.[0-9]{2,4}$";
-  // The interface document says fx is nullable, and real orders carry `"fx": null`.
-  const entry = (schemas.TransactionDetailEntry as Node).properties as Node;
-  entry.fx = { anyOf: [entry.fx, { type: "null" }] };
-  return { ...doc, $id: DOC_ID };
-}
-
-const DOC = loadDocument();
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats.default(ajv);
-ajv.addFormat("decimal", /^\d+(\.\d+)?$/);
-ajv.addFormat("html", true);
-ajv.addSchema(DOC);
-
-const pointerPart = (part: string) => part.replace(/~/g, "~0").replace(/\//g, "~1");
-
-/** The validator of one documented response (path, method, status), through its $ref if any. */
-function responseSchema(path: string, method: string, status: number) {
-  const paths = DOC.paths as Record<string, Record<string, Node>>;
-  const responses = paths[path]?.[method]?.responses as Record<string, Node> | undefined;
-  const response = responses?.[String(status)];
-  if (!response) throw new Error(`no response ${status} documented for ${method} ${path}`);
-  const at =
-    typeof response.$ref === "string"
-      ? response.$ref
-      : `#/paths/${pointerPart(path)}/${method}/responses/${status}`;
-  const validate = ajv.getSchema(`${DOC_ID}${at}/content/application~1json/schema`);
-  if (!validate) throw new Error(`no schema for ${method} ${path} ${status}`);
-  return validate;
-}
 
 function expectValid(answer: Answer, path: string, method: string) {
   const validate = responseSchema(path, method, answer.status);
@@ -97,7 +30,7 @@ describe("contract: sandbox responses against openapi-2024-02-05.json", () => {
   // Tests change limits and faults: each starts from the same state, in any order.
   afterEach(() => {
     sandbox.reset();
-    sandbox.setFaults({ orderRateLimit: 50, asyncCompleteMs: 60_000 });
+    sandbox.setFaults({ orderRateLimit: 50, asyncCompleteMs: 60_000, estimateFailRate: 0 });
   });
 
   it("product pages, the empty page and one product", async () => {
@@ -177,6 +110,25 @@ describe("contract: sandbox responses against openapi-2024-02-05.json", () => {
     expectValid(completed, "/order/{id}", "get");
   });
 
+  it("the order list: completed, processing and failed orders, and the empty page", async () => {
+    await postOrder(sandbox, validOrder(sandbox, { metadata: { a: "b" } }), { mode: "sync" });
+    await postOrder(sandbox, validOrder(sandbox));
+    sandbox.setFaults({ asyncCompleteMs: 0, asyncFailRate: 1 });
+    await postOrder(sandbox, validOrder(sandbox));
+    sandbox.setFaults({ asyncFailRate: 0 });
+    const list = await call(sandbox, "/v2/order?limit=500");
+    expect(list.json.items.map((o: { status: string }) => o.status)).toEqual([
+      "FAILED",
+      "PROCESSING",
+      "COMPLETED",
+    ]);
+    expectValid(list, "/order", "get");
+    const end = await call(sandbox, `/v2/order?after=${list.json.pagination.cursors.after}`);
+    expect(end.json.items).toEqual([]);
+    expectValid(end, "/order", "get");
+    expectValid(await call(sandbox, "/v2/order?limit=501"), "/order", "get");
+  });
+
   it("balances, one and all", async () => {
     expectValid(await call(sandbox, "/v2/balance?currency=USD"), "/balance", "get");
     expectValid(await call(sandbox, "/v2/balance?currency=JPY"), "/balance", "get");
@@ -238,5 +190,25 @@ describe("contract: sandbox responses against openapi-2024-02-05.json", () => {
     const limited = await postOrder(sandbox, {});
     expect(limited.status).toBe(429);
     expectValid(limited, "/order", "post");
+  });
+
+  it("price estimates: the answer, a 422 and a 500", async () => {
+    const estimate = (body: unknown) =>
+      call(sandbox, "/v2/order/estimate", { method: "POST", body });
+    const card = openCard(sandbox);
+    const payment_method = { type: "ACCOUNT_BALANCE", currency: card.currency };
+    const face_value = Number(card.gift_card?.denominations.minimum_value);
+    const priceItems = [{ face_value, products: { type: "SINGLE", value: card.code } }];
+    const priced = await estimate({ payment_method, items: [...priceItems, ...priceItems] });
+    expect(priced.status).toBe(200);
+    expect(priced.json.items).toHaveLength(2);
+    expectValid(priced, "/order/estimate", "post");
+    const refused = await estimate({ payment_method, items: [{ face_value: 0, products: {} }] });
+    expect(refused.status).toBe(422);
+    expectValid(refused, "/order/estimate", "post");
+    sandbox.setFaults({ estimateFailRate: 1 });
+    const failed = await estimate({ payment_method, items: priceItems });
+    expect(failed.status).toBe(500);
+    expectValid(failed, "/order/estimate", "post");
   });
 });

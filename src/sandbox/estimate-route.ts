@@ -1,0 +1,134 @@
+import { currencyDecimals, fromUnits } from "../money.js";
+import { ApiError, type ValidationDetail } from "./api-error.js";
+import { checkItem, priceUnits } from "./order-book.js";
+import type { Reply } from "./product-routes.js";
+import type { SandboxState } from "./state.js";
+import { checkPayment, Problems } from "./validate-order.js";
+
+/** The most items one estimate takes (OpenAPI OrderPriceRequest, `items.maxItems`). */
+export const MAX_ESTIMATE_ITEMS = 500;
+
+/** An item of an estimate request that passed the schema checks. */
+interface EstimateItem {
+  face_value: number;
+  products: { type: "SINGLE"; value: string };
+}
+
+type Obj = Record<string, unknown>;
+
+function isObject(value: unknown): value is Obj {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function checkEstimateItem(item: unknown, index: number, problems: Problems): void {
+  const at = (...rest: string[]) => ["items", index, ...rest];
+  if (!isObject(item)) {
+    problems.add(at(), "object_type", "Must be an object");
+    return;
+  }
+  const face = item.face_value;
+  if (face === undefined) problems.add(at("face_value"), "missing", "Field required");
+  else if (typeof face !== "number" || !Number.isFinite(face)) {
+    problems.add(at("face_value"), "number_type", "Must be a number");
+  } else if (face < 0.01) {
+    problems.add(at("face_value"), "greater_than_equal", "Must be at least 0.01");
+  }
+  const products = item.products;
+  if (products === undefined) problems.add(at("products"), "missing", "Field required");
+  else if (!isObject(products)) problems.add(at("products"), "object_type", "Must be an object");
+  else {
+    if (products.type !== "SINGLE") {
+      problems.add(at("products", "type"), "enum", "Only 'SINGLE' is supported");
+    }
+    if (typeof products.value !== "string" || products.value === "") {
+      problems.add(at("products", "value"), "string_type", "Must be a non-empty string");
+    }
+  }
+}
+
+/** Checks a parsed body against OrderPriceRequest; throws a 422 with every problem found. */
+function validateEstimateBody(body: unknown): { currency: string; items: EstimateItem[] } {
+  const problems = new Problems();
+  if (!isObject(body)) {
+    problems.add([], "model_type", "The body must be a JSON object");
+    throw new ApiError("validation_error", "Request failed validation", problems.details);
+  }
+  checkPayment(body.payment_method, problems);
+  const items = body.items;
+  if (items === undefined) problems.add(["items"], "missing", "Field required");
+  else if (!Array.isArray(items)) problems.add(["items"], "list_type", "Must be an array");
+  else {
+    if (items.length === 0) problems.add(["items"], "too_short", "At least 1 item is required");
+    if (items.length > MAX_ESTIMATE_ITEMS)
+      problems.add(["items"], "too_long", `At most ${MAX_ESTIMATE_ITEMS} items`);
+    items.forEach((item, index) => {
+      checkEstimateItem(item, index, problems);
+    });
+  }
+  if (problems.details.length > 0)
+    throw new ApiError("validation_error", "Request failed validation", problems.details);
+  const currency = (body.payment_method as Obj).currency as string;
+  return { currency, items: items as EstimateItem[] };
+}
+
+/**
+ * POST /v2/order/estimate: prices the items exactly as an order of them would be priced and
+ * charged (order-book.ts: the same item checks, the same price), debiting nothing and recording
+ * nothing. An item an order would refuse (unknown product, not orderable, another currency, a
+ * face value outside its denominations) is a 422 naming it: the only client error the document
+ * gives this route. Amounts are JSON numbers, as OrderPriceResponse types them; the multiplier a
+ * string. Fault `estimateFailRate`: a 500 before anything is done.
+ */
+export function estimateOrder(state: SandboxState, raw: string): Reply {
+  if (state.dice.roll(state.faults.estimateFailRate)) {
+    throw new ApiError("internal_server_error", "Injected failure (estimate fail rate)");
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ApiError("validation_error", "Request failed validation", [
+      { type: "json_invalid", message: "The body is not valid JSON", location: ["body"] },
+    ]);
+  }
+  const { currency, items } = validateEstimateBody(parsed);
+  const scale = currencyDecimals(currency);
+  const amount = (units: bigint) => Number(fromUnits(units, scale));
+  const details: ValidationDetail[] = [];
+  const priced = items.map((item, index) => {
+    try {
+      const { found, face } = checkItem(state.catalog, item, index, currency);
+      return { item, face, price: priceUnits(found.product, face, scale), found };
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      const location = ["body", "items", String(index)];
+      details.push({ type: error.type, message: error.message, location });
+      return undefined;
+    }
+  });
+  if (details.length > 0)
+    throw new ApiError("validation_error", "Request failed validation", details);
+  let totalFace = 0n;
+  let totalPrice = 0n;
+  const answered = priced.map((p) => {
+    const { item, face, price, found } = p!;
+    totalFace += face;
+    totalPrice += price;
+    return {
+      products: { type: "SINGLE", value: item.products.value },
+      face_value: amount(face),
+      price: amount(price),
+      discount_multiplier: found.product.discount_multiplier,
+      currency,
+    };
+  });
+  const body = {
+    payment_method: { type: "ACCOUNT_BALANCE", currency },
+    items: answered,
+    currency,
+    total_discount: amount(totalFace - totalPrice),
+    total_price: amount(totalPrice),
+    transaction_detail: { [currency]: { value: fromUnits(totalPrice, scale), fx: null } },
+  };
+  return { status: 200, body: JSON.stringify(body) };
+}
