@@ -8,6 +8,7 @@ import { UserError } from "../errors/user-error.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
 import type { Budget } from "../orders/budget.js";
+import type { Distribution } from "../orders/order-row.js";
 import type { RedisSettings } from "../redis/connection.js";
 import { isRedisAway, redisAddress } from "../redis/outage-reporter.js";
 import { importCampaign } from "./import-campaign.js";
@@ -33,6 +34,8 @@ export interface ImportCommand {
   executionMode: ExecutionMode;
   itemsPerOrder?: number;
   templateId?: string;
+  /** --distribution: how rows without a distribution cell are sent. */
+  distribution?: Distribution;
   map?: Record<string, string>;
   strictColumns?: boolean;
   delimiter?: string;
@@ -141,6 +144,7 @@ export function importOptionsOf(prepared: PreparedImport, terminal: ImportTermin
     executionMode: c.executionMode,
     itemsPerOrder: c.itemsPerOrder,
     defaultTemplateId: c.templateId ?? settings.templateId,
+    distribution: c.distribution,
     map: c.map,
     header: { strictColumns: c.strictColumns, onHeader: terminal.onHeader },
     delimiter: c.delimiter,

@@ -13,9 +13,9 @@ import { OneAtATime } from "./one-at-a-time.js";
 import type { CsvItem } from "./readers/csv-rows.js";
 import { readOrderFile } from "./readers/order-file.js";
 import type { RowSpool, SpoolEntry } from "./row-spool.js";
-import { PreflightMemo } from "./validation/preflight.js";
 import { ReferenceTracker } from "./validation/reference-tracker.js";
 import type { RowError } from "./validation/row-error.js";
+import { RowPreflight } from "./validation/row-preflight.js";
 import { type ValidateRowOptions, validateRow } from "./validation/row-validation.js";
 
 const ERRORS_LISTED = 100;
@@ -109,7 +109,7 @@ async function* plannedRows(
   invalidFile: InvalidRowsFile | undefined,
 ): AsyncGenerator<PlannedRow> {
   const references = new ReferenceTracker();
-  const preflight = new PreflightMemo(catalog, { currency: options.currency });
+  const preflight = new RowPreflight(catalog, { currency: options.currency });
   const occurrences = new OccurrenceCounter();
   const decimal = decimalCommaOf(options);
   for await (const item of readOrderFile(options.file, {
@@ -117,6 +117,7 @@ async function* plannedRows(
     sheet: options.sheet,
     maxUnzippedBytes: options.maxUnzippedBytes,
     map: options.map,
+    emailOptional: options.distribution === "link",
     ...options.header,
     onPosition: (bytes) => {
       survey.bytes = bytes;
@@ -167,13 +168,15 @@ type CheckedItem =
 function checkItem(
   item: CsvItem,
   options: ImportOptions,
-  preflight: PreflightMemo,
+  preflight: RowPreflight,
   references: ReferenceTracker,
   decimal: Pick<ValidateRowOptions, "decimalComma" | "onDecimalComma">,
 ): CheckedItem {
   if (item.kind === "error") return { errors: [item.error] };
   const validation = validateRow(item, {
     defaultTemplateId: options.defaultTemplateId,
+    defaultDistribution: options.distribution,
+    defaultCurrency: options.currency,
     references,
     ...decimal,
   });

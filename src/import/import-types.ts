@@ -6,6 +6,7 @@ import type { Ledger } from "../ledger/ledger.js";
 import type { StoredState } from "../ledger/types.js";
 import type { Logger } from "../log.js";
 import type { Budget } from "../orders/budget.js";
+import type { Distribution } from "../orders/order-row.js";
 import type { CurrencyTotal } from "../orders/totals.js";
 import type { ReadOrderRowsOptions } from "./readers/csv-rows.js";
 import type { RowError } from "./validation/row-error.js";
@@ -40,6 +41,11 @@ export interface ImportOptions {
   /** @defaultValue 1 */
   itemsPerOrder?: number;
   defaultTemplateId?: string;
+  /**
+   * How rows without a distribution cell are sent (`--distribution`): by e-mail, as a link the
+   * operator hands out, or to a known recipient. @defaultValue "email"
+   */
+  distribution?: Distribution;
   map?: Record<string, string>;
   /** `strictColumns` and `onHeader` of the CSV reader. */
   header?: Pick<ReadOrderRowsOptions, "strictColumns" | "onHeader">;
@@ -52,7 +58,10 @@ export interface ImportOptions {
    * (docs/architecture/import.md, "Spreadsheets")
    */
   maxUnzippedBytes?: number;
-  /** Payment currency when there is no catalog check. */
+  /**
+   * Payment currency: checked against each row's products; the currency when there is no
+   * catalog check, and of template rows without a currency cell.
+   */
   currency?: string;
   /** Refuse a campaign over the account balance where the service tells it. @defaultValue true */
   balanceCheck?: boolean;

@@ -61,6 +61,13 @@ export function registerImport(orders: Command): void {
       (value: string) => wholeNumber("--items-per-order", value),
     )
     .option("--template-id <id>", "template for rows without template_id")
+    .addOption(
+      new Option(
+        "--distribution <how>",
+        "how rows without a distribution column are sent: email (default), link (no e-mail: " +
+          "you hand the link out) or recipient",
+      ).choices(["email", "link", "recipient"]),
+    )
     .option("--map <Header=field>", "map a source header to a field (repeatable)", collect)
     .option("--strict-columns", "refuse columns that map to no field instead of ignoring them")
     .option("--delimiter <char>", "field delimiter, e.g. ';'")

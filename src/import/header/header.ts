@@ -10,9 +10,24 @@ export const ORDER_FIELDS = [
   "description",
   "reference",
   "send_at",
+  "distribution",
+  "recipient_reference",
+  "product_codes",
+  "selection_template_id",
+  "currency",
 ] as const;
 
 export const REQUIRED_FIELDS = ["email", "product_code", "face_value"] as const;
+
+/**
+ * A required field, and the columns that stand in for it: a choice of products instead of
+ * product_code; a distribution column instead of email (its link rows have none; the rows that
+ * need one say so).
+ */
+const STAND_INS: Readonly<Record<string, readonly string[]>> = {
+  product_code: ["product_codes", "selection_template_id"],
+  email: ["distribution"],
+};
 
 export const METADATA_PREFIX = "metadata.";
 
@@ -54,6 +69,11 @@ export interface ResolveHeaderOptions {
    * @defaultValue false
    */
   strictColumns?: boolean;
+  /**
+   * No email column is needed: rows are links by default (`--distribution link`).
+   * @defaultValue false
+   */
+  emailOptional?: boolean;
 }
 
 /**
@@ -137,7 +157,9 @@ export function resolveHeader(
     fields.push(field);
   });
   for (const required of REQUIRED_FIELDS) {
-    if (!seen.has(required)) {
+    if (required === "email" && options.emailOptional) continue;
+    const standIns = STAND_INS[required] ?? [];
+    if (!seen.has(required) && !standIns.some((field) => seen.has(field))) {
       errors.push({ line, column: required, message: `missing required column ${required}` });
     }
   }

@@ -49,6 +49,8 @@ export interface ReadOrderRowsOptions {
   label?: string;
   /** A column that maps to no field is an error, not ignored. @defaultValue false */
   strictColumns?: boolean;
+  /** No email column is needed (`--distribution link`). @defaultValue false */
+  emailOptional?: boolean;
   /** Told once, when the header is read, how its columns were matched. */
   onHeader?: (header: HeaderReport) => void;
   /** Told before each row is yielded: bytes of the input parsed up to its end (progress). */

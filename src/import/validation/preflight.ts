@@ -35,11 +35,11 @@ export interface PreflightPass {
 
 export type PreflightResult = PreflightPass | { ok: false; errors: RowError[] };
 
-function fail(row: OrderRow, column: string, message: string): PreflightResult {
+export function fail(row: OrderRow, column: string, message: string): PreflightResult {
   return { ok: false, errors: [{ line: row.line, column, message }] };
 }
 
-function checkProduct(entry: CatalogIndexEntry): string | undefined {
+export function checkProduct(entry: CatalogIndexEntry): string | undefined {
   if (!entry.is_orderable) return `product ${entry.code} is not orderable`;
   if (entry.state !== "LIVE") return `product ${entry.code} is ${entry.state}, not LIVE`;
   if (entry.denominations === null) {
@@ -62,14 +62,18 @@ function checkDenomination(entry: CatalogIndexEntry, faceValue: string): string 
   return `face_value ${faceValue} is not one of ${entry.code}'s denominations: ${denominations.list.join(", ")} ${entry.currency}`;
 }
 
-function checkDecimals(faceValue: string, currency: string): string | undefined {
+export function checkDecimals(faceValue: string, currency: string): string | undefined {
   const allowed = currencyDecimals(currency);
   // Trailing zeros carry no value: "10.00" is a fine JPY amount, "10.5" is not.
   if (decimalPlaces(canonicalDecimal(faceValue)) <= allowed) return undefined;
   return `face_value ${faceValue} has more decimals than ${currency} allows (${allowed})`;
 }
 
-function pass(currency: string, faceValue: string, discountMultiplier: string): PreflightPass {
+export function pass(
+  currency: string,
+  faceValue: string,
+  discountMultiplier: string,
+): PreflightPass {
   const scale = currencyDecimals(currency);
   const priceUnits = discountedPriceUnits(faceValue, discountMultiplier, currency);
   return {

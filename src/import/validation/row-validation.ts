@@ -1,9 +1,22 @@
 import { isPlainDecimal } from "../../money.js";
 import { LIMITS } from "../../orders/limits.js";
-import type { OrderRow } from "../../orders/order-row.js";
+import type { Distribution, OrderRow } from "../../orders/order-row.js";
 import { INVISIBLE, quoted } from "../../orders/quoted.js";
 import { parseSendAt } from "../../orders/send-at.js";
 import { METADATA_PREFIX } from "../header/header.js";
+import {
+  choiceFaceValueProblem,
+  currencyCellOf,
+  distributionOf,
+  isChoice,
+  linkEmailProblem,
+  type Problem,
+  type ProductChoiceCells,
+  productChoiceOf,
+  recipientReferenceOf,
+  recipientTemplateProblem,
+  templateCurrencyOf,
+} from "./choice-validation.js";
 import type { ReferenceTracker } from "./reference-tracker.js";
 import type { RowError } from "./row-error.js";
 
@@ -36,6 +49,10 @@ export interface ValidateRowOptions {
   onDecimalComma?: () => void;
   /** The time `send_at` is checked against (ms). @defaultValue Date.now() */
   now?: number;
+  /** Distribution of rows without a distribution cell (`--distribution`). @defaultValue "email" */
+  defaultDistribution?: Distribution;
+  /** `--currency`: the payment currency of template rows without a currency cell. */
+  defaultCurrency?: string;
 }
 
 export type RowValidation = { ok: true; row: OrderRow } | { ok: false; errors: RowError[] };
@@ -164,12 +181,16 @@ export function validateRow(
     if (message !== undefined) errors.push({ line, column, message });
   };
   const email = fields.email ?? "";
-  const productCode = fields.product_code ?? "";
   const read = faceValueOf(fields.face_value ?? "", options);
   const faceValue = "value" in read ? read.value : "";
-  fail("email", checkEmail(email));
-  fail("product_code", productCode === "" ? "product_code is required" : undefined);
+  const sendingErrors: RowError[] = [];
+  const sending = sendingOf(fields, options, sendingErrors, line);
+  if (sending.distribution === "link") fail("email", linkEmailProblem("link", email));
+  else fail("email", checkEmail(email));
+  errors.push(...sendingErrors);
   fail("face_value", "error" in read ? read.error : checkFaceValue(faceValue));
+  if (sending.choice && isChoice(sending.choice) && !("error" in read) && faceValue !== "")
+    fail("face_value", choiceFaceValueProblem(faceValue));
   const description = fields.description || undefined;
   if (description !== undefined && chars(description) > LIMITS.descriptionChars) {
     fail(
@@ -191,7 +212,7 @@ export function validateRow(
   const row: OrderRow = {
     line,
     email,
-    product_code: productCode,
+    product_code: sending.choice!.product_code,
     face_value: faceValue,
     ...templateOf(fields, options.defaultTemplateId),
     metadata,
@@ -199,5 +220,62 @@ export function validateRow(
   if (description !== undefined) row.description = description;
   if (reference !== undefined) row.reference = reference;
   if (sendAt && "at" in sendAt) row.send_at = sendAt.at;
-  return { ok: true, row };
+  return { ok: true, row: withSending(row, sending) };
+}
+
+/** How a row is sent and what on, as its cells and the import's defaults say. */
+interface Sending {
+  distribution: Distribution;
+  recipientReference?: string;
+  /** Undefined when the product cells are wrong (the problem is listed). */
+  choice?: ProductChoiceCells;
+  currency?: Pick<OrderRow, "currency" | "currency_source">;
+}
+
+/**
+ * Reads distribution, recipient_reference, the product cells and currency
+ * (docs/order-files.md, "Distribution and product choice"); problems go to `errors`.
+ */
+function sendingOf(
+  fields: Record<string, string>,
+  options: ValidateRowOptions,
+  errors: RowError[],
+  line: number,
+): Sending {
+  const note = (problem: Problem) => errors.push({ line, ...problem });
+  const read = distributionOf(fields.distribution, options.defaultDistribution);
+  if ("problem" in read) note(read.problem);
+  // A wrong distribution cell is listed; the rest is checked as for an e-mail row.
+  const distribution = "value" in read ? read.value : "email";
+  const sending: Sending = { distribution };
+  const reference = recipientReferenceOf(fields.recipient_reference, distribution);
+  if ("problem" in reference) note(reference.problem);
+  else sending.recipientReference = reference.value;
+  const choice = productChoiceOf(fields);
+  if ("problem" in choice) note(choice.problem);
+  else sending.choice = choice.value;
+  const cell = currencyCellOf(fields.currency);
+  if ("problem" in cell) note(cell.problem);
+  else if (sending.choice?.selection_template_id !== undefined) {
+    const currency = templateCurrencyOf(cell.value, options.defaultCurrency);
+    if ("problem" in currency) note(currency.problem);
+    else sending.currency = currency.value;
+  } else if (cell.value !== undefined)
+    sending.currency = { currency: cell.value, currency_source: "row" };
+  const mixed = sending.choice && recipientTemplateProblem(distribution, sending.choice);
+  if (mixed) note({ column: "distribution", message: mixed });
+  return sending;
+}
+
+/** The row with what sendingOf read, each field only when it is not the e-mail default. */
+function withSending(row: OrderRow, sending: Sending): OrderRow {
+  if (sending.distribution !== "email") row.distribution = sending.distribution;
+  if (sending.recipientReference !== undefined)
+    row.recipient_reference = sending.recipientReference;
+  const choice = sending.choice!;
+  if (choice.product_codes !== undefined) row.product_codes = choice.product_codes;
+  if (choice.selection_template_id !== undefined)
+    row.selection_template_id = choice.selection_template_id;
+  if (sending.currency) Object.assign(row, sending.currency);
+  return row;
 }

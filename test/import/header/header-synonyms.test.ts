@@ -27,6 +27,11 @@ describe("header synonyms", () => {
       template_id: ["Template", "Template ID"],
       description: ["Description", "Note", "Message"],
       send_at: ["Send At", "Send Date", "Delivery Date", "Scheduled At", "Send On"],
+      distribution: ["Distribution", "Distribution Method", "Delivery Method"],
+      recipient_reference: ["Recipient Reference", "Recipient Ref", "Recipient ID"],
+      product_codes: ["Product Codes", "Products", "Product Choice"],
+      selection_template_id: ["Selection Template", "Selection Template ID", "Payout Template"],
+      currency: ["Currency", "Currency Code"],
     };
     expect(HEADER_SYNONYMS).toEqual(expected);
     for (const [field, names] of Object.entries(expected)) {

@@ -137,7 +137,11 @@ describe("validateRow", () => {
 
   it("requires product_code", () => {
     expect(errorsOf({ product_code: "" })).toEqual([
-      { line: 2, column: "product_code", message: "product_code is required" },
+      {
+        line: 2,
+        column: "product_code",
+        message: "product_code is required (or product_codes, or selection_template_id)",
+      },
     ]);
   });
 
