@@ -7,8 +7,8 @@ import { readCurrentPointer } from "./current-pointer.js";
 import { DamagedFileError, parseFileJson } from "./damaged-file-error.js";
 import type { CatalogDiff } from "./diff-file.js";
 import type { CatalogIndex } from "./index-entry.js";
-import { applyIndexOverrides, readIndexOverrides } from "./index-overrides.js";
 import { NoSnapshotError } from "./no-snapshot-error.js";
+import type { ProductOverrides } from "./product-overrides.js";
 import { readProductsFile } from "./products-file-reader.js";
 import { catalogDir, SNAPSHOT_FILES } from "./snapshot-layout.js";
 import type { SnapshotManifest } from "./snapshot-manifest.js";
@@ -94,12 +94,17 @@ export async function requireCurrentSnapshot(dataDir: string): Promise<CatalogSn
 }
 
 /**
- * The current snapshot's index, or undefined when there is none (order preflight), with the
- * product states pushed since it was synced (`product.update`, see index-overrides.ts).
+ * The current snapshot's index, or undefined when there is none (order preflight). With
+ * `overrides`, the product states the service pushed since it was synced (`product.update`, kept
+ * in Redis: see product-overrides.ts) are laid over it; an import lays them over the index it is
+ * given itself.
  */
-export async function loadCurrentIndex(dataDir: string): Promise<CatalogIndex | undefined> {
+export async function loadCurrentIndex(
+  dataDir: string,
+  overrides?: ProductOverrides,
+): Promise<CatalogIndex | undefined> {
   const snapshot = await openCurrentSnapshot(dataDir);
   if (!snapshot) return undefined;
-  const overrides = await readIndexOverrides(dataDir, snapshot.name);
-  return applyIndexOverrides(await snapshot.index(), overrides);
+  const index = await snapshot.index();
+  return overrides ? overrides.applyTo(index) : index;
 }

@@ -76,7 +76,11 @@ async function importWithSpool(
   plan: ImportPlan,
 ): Promise<ImportResult> {
   const { invalidFile, spool } = plan;
-  const survey = await surveyFile(options, deps, plan);
+  // The product states the service pushed since the snapshot was synced (`product.update`, in
+  // Redis), read as the import starts: a product made unorderable is refused, a changed
+  // multiplier prices the rows (and so the budget check), changed denominations check them.
+  const catalog = deps.catalog && (await deps.ledger.productOverrides().applyTo(deps.catalog));
+  const survey = await surveyFile(options, { ...deps, catalog }, plan);
   const existing = await existingCampaign(deps.ledger, options.campaign);
   const holdNow = Boolean(options.hold) && (!existing || survey.newRows > 0);
   const state: StoredState | undefined =

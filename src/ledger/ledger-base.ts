@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { ProductOverrides } from "../catalog/product-overrides.js";
 import { redisKey } from "../redis/redis-key.js";
 import {
   ARCHIVE,
@@ -55,6 +56,14 @@ export class LedgerBase {
       this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<unknown>>
     )[name]!;
     return command.call(this.redis, keys.length, ...keys, ...args);
+  }
+
+  /**
+   * The product states the service pushed (`product.update`), kept under this prefix on this
+   * connection (src/catalog/product-overrides.ts): an import lays them over its catalog index.
+   */
+  productOverrides(): ProductOverrides {
+    return new ProductOverrides(this.redis, this.prefix);
   }
 
   keys(campaign: string) {

@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
 import { ApiError } from "./api-error.js";
 import { faultsToJson, parseFaults } from "./faults.js";
+import { productUpdateState } from "./order-completion.js";
 import type { Reply } from "./product-routes.js";
 import type { CatalogMutation, SandboxState } from "./state.js";
-import type { Product } from "./types.js";
+import type { Denominations, Product } from "./types.js";
 import { parseWebhookFaults } from "./webhook-faults.js";
 
 /** Settings of the sandbox that POST /_sandbox/catalog can regenerate from. */
@@ -98,6 +99,77 @@ function changeCatalog(state: SandboxState, source: CatalogSource, raw: string):
   return ok({ products: state.catalog.size });
 }
 
+const DECIMAL = /^\d+(\.\d+)?$/;
+
+function isDecimal(value: unknown): value is string {
+  return typeof value === "string" && DECIMAL.test(value);
+}
+
+/** `denominations` of POST /_sandbox/products/{code} merged into `current`; a RangeError. */
+function mergedDenominations<T extends Partial<Denominations>>(
+  current: T,
+  change: unknown,
+  gift: boolean,
+): T {
+  if (change === null || typeof change !== "object" || Array.isArray(change))
+    throw new RangeError("denominations must be an object");
+  const out = { ...current } as Record<string, unknown>;
+  for (const [field, value] of Object.entries(change)) {
+    if (field === "minimum_value" || field === "maximum_value") {
+      if (!isDecimal(value))
+        throw new RangeError(`denominations.${field} must be a decimal string`);
+    } else if (field === "type" && gift) {
+      if (value !== "open" && value !== "fixed")
+        throw new RangeError('denominations.type must be "open" or "fixed"');
+    } else if (field === "available_list" && gift) {
+      if (value !== null && !(Array.isArray(value) && value.length > 0 && value.every(isDecimal)))
+        throw new RangeError("denominations.available_list must be decimal strings, or null");
+    } else throw new RangeError(`denominations.${field} cannot be set on this product`);
+    out[field] = value;
+  }
+  return out as T;
+}
+
+/**
+ * POST /_sandbox/products/{code} `{is_orderable?, price_multiplier?, denominations?}`: changes
+ * what the service's `product.update` tells of a product (`price_multiplier` is its
+ * `discount_multiplier`; `denominations` are merged into its gift card's or payment's). With
+ * webhooks on, a change sends a `product.update`. Answers the state as that message shows it.
+ */
+function changeProduct(state: SandboxState, code: string, raw: string): Reply {
+  const body = parseJsonObject(raw);
+  const product = state.catalog.get(code);
+  if (!product) throw new ApiError("not_found", `No product ${code}`);
+  const update: Partial<Product> & { code: string } = { code };
+  guarded(() => {
+    for (const [field, value] of Object.entries(body)) {
+      if (field === "is_orderable") {
+        if (typeof value !== "boolean") throw new RangeError("is_orderable must be true or false");
+        update.is_orderable = value;
+      } else if (field === "price_multiplier") {
+        if (!isDecimal(value)) throw new RangeError("price_multiplier must be a decimal string");
+        update.discount_multiplier = value;
+      } else if (field === "denominations") {
+        if (product.gift_card) {
+          const denominations = mergedDenominations(product.gift_card.denominations, value, true);
+          update.gift_card = { ...product.gift_card, denominations };
+        } else if (product.payment) {
+          const denominations = mergedDenominations(product.payment.denominations, value, false);
+          update.payment = { ...product.payment, denominations };
+        } else
+          throw new RangeError(`product ${code} (${product.payout_type}) has no denominations`);
+      } else {
+        throw new RangeError(
+          `unknown field ${field}: is_orderable, price_multiplier and denominations can be changed`,
+        );
+      }
+    }
+    state.mutateCatalog({ update: [update] });
+  });
+  const changed = state.catalog.get(code) as Product;
+  return ok({ product_code: code, state: productUpdateState(changed) });
+}
+
 function changeFaults(state: SandboxState, raw: string): Reply {
   const update = guarded(() => parseFaults(parseJsonObject(raw)));
   return ok(faultsToJson(state.setFaults(update)));
@@ -145,6 +217,11 @@ export function controlRoute(
   raw: string,
 ): Reply {
   const route = `${method} ${path}`;
+  const product = /^POST \/_sandbox\/products\/([^/]+)$/.exec(route);
+  if (product) {
+    const code = guarded(() => decodeURIComponent(product[1] as string));
+    return changeProduct(state, code, raw);
+  }
   switch (route) {
     case "GET /_sandbox/orders":
       return ordersJson(state);

@@ -67,8 +67,9 @@ export function webhookKey(secret: string): Buffer {
 }
 
 /**
- * Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}`.
- * Written here from the spec rather than with the receiver's library, so the two check each other.
+ * The signature Svix sends (the Standard Webhooks scheme): `v1,` + base64 HMAC-SHA256 of
+ * `${id}.${timestamp}.${body}`. Written here from the spec rather than with the receiver's
+ * library, so the two check each other.
  */
 export function signWebhook(key: Buffer, id: string, timestamp: number, body: string): string {
   const mac = createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64");
@@ -76,9 +77,9 @@ export function signWebhook(key: Buffer, id: string, timestamp: number, body: st
 }
 
 /**
- * Sends the sandbox's webhooks, like the service: signed (Standard Webhooks headers), retried
- * with a doubling backoff on non-2xx or no answer, and with faults on demand: duplicates,
- * out-of-order delivery, delays, drops.
+ * Sends the sandbox's webhooks, like the service through Svix: signed (`svix-id`,
+ * `svix-timestamp`, `svix-signature`), retried with a doubling backoff on non-2xx or no answer,
+ * and with faults on demand: duplicates, out-of-order delivery, delays, drops.
  */
 export class WebhookSender {
   stats: WebhookStats = emptyStats();
@@ -239,9 +240,9 @@ export class WebhookSender {
           headers: {
             "content-type": "application/json",
             "content-length": Buffer.byteLength(message.body),
-            "webhook-id": message.id,
-            "webhook-timestamp": String(timestamp),
-            "webhook-signature": signWebhook(this.key, message.id, timestamp, message.body),
+            "svix-id": message.id,
+            "svix-timestamp": String(timestamp),
+            "svix-signature": signWebhook(this.key, message.id, timestamp, message.body),
           },
         },
         (res) => {

@@ -1,5 +1,5 @@
-import { OrderSchema } from "../api/schemas.js";
-import { recordProductState } from "../catalog/index-overrides.js";
+import { OrderSchema, ProductUpdateSchema } from "../api/schemas.js";
+import type { ProductOverrides } from "../catalog/product-overrides.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { ReportedEnd } from "../ledger/types.js";
 import type { Logger } from "../log.js";
@@ -15,7 +15,8 @@ import type { WebhookMessageType, WebhookResult } from "./webhook-result.js";
 export interface ApplyMessageDeps {
   ledger: Ledger;
   orderIndex: OrderIndex;
-  dataDir: string;
+  /** Where product.update's states are recorded (Redis). */
+  productOverrides: ProductOverrides;
   log: Logger;
   storePayoutUrls?: boolean;
   onOrderEnded?: (outcome: RemoteOrderOutcome) => void;
@@ -26,12 +27,15 @@ export interface Applied {
   result: WebhookResult;
 }
 
-/** A signed body's type, by its shape (the service sends no type header or envelope). */
+/**
+ * A signed body's type, by its shape (the service sends no type header or envelope): a
+ * `product_code` and a `new_state` make a product.update, read whole later (a malformed one is
+ * answered 400 as a product.update).
+ */
 export function messageType(body: unknown): WebhookMessageType {
   if (!body || typeof body !== "object") return "unknown";
   const b = body as Record<string, unknown>;
-  if (typeof b.product_code === "string" && typeof b.new_state === "string")
-    return "product.update";
+  if (typeof b.product_code === "string" && b.new_state !== undefined) return "product.update";
   if (typeof b.id === "string" && typeof b.status === "string") return "order.completion";
   return "unknown";
 }
@@ -65,7 +69,8 @@ export async function applyMessage(
 
 /**
  * An `order.completion`: the order the index names is ended only when it is `submitted` under
- * this very order id, checked in the script that ends it (docs/architecture.md, "Webhooks").
+ * this very order id, checked in the script that ends it (docs/architecture/webhooks.md,
+ * "Webhooks").
  */
 async function orderCompletion(
   deps: ApplyMessageDeps,
@@ -100,7 +105,7 @@ async function orderCompletion(
   return resultOf(result, log);
 }
 
-/** The receiver's answer for what the ledger found (docs/architecture.md, "Webhooks"). */
+/** The receiver's answer for what the ledger found (docs/architecture/webhooks.md, "Webhooks"). */
 function resultOf(found: ReportedEnd | undefined, log: Logger): WebhookResult {
   if (!found) return "bad_request";
   switch (found.kind) {
@@ -152,25 +157,28 @@ function unknownOrder(end: RemoteOrderEnd): WebhookResult {
   return Date.now() - made < ACCEPT_WINDOW_MS ? "not_yet" : "unknown_order";
 }
 
+/**
+ * A `product.update` as the OpenAPI defines it (ProductUpdateWebhook: each state an object of
+ * `price_multiplier`, `is_orderable` and maybe `denominations`); any other shape, the states as
+ * strings included, is 400. Its new state is recorded in Redis unless a newer message's is
+ * (docs/architecture/webhooks.md, "Webhooks").
+ */
 async function productUpdate(deps: ApplyMessageDeps, body: unknown): Promise<WebhookResult> {
-  const update = body as Record<string, unknown>;
-  const { product_code, old_state, new_state, timestamp } = update;
-  if (
-    typeof old_state !== "string" ||
-    typeof timestamp !== "string" ||
-    !Number.isFinite(Date.parse(timestamp))
-  ) {
-    return "bad_request";
-  }
-  const result = await recordProductState(deps.dataDir, {
-    product_code: product_code as string,
-    old_state,
-    new_state: new_state as string,
-    timestamp,
-  });
+  const parsed = ProductUpdateSchema.safeParse(body);
+  if (!parsed.success) return "bad_request";
+  const update = parsed.data;
+  const result = await deps.productOverrides.record(update);
+  const { price_multiplier, is_orderable, denominations } = update.new_state;
   deps.log.info(
-    { product_code, old_state, new_state, result },
+    {
+      product_code: update.product_code,
+      is_orderable,
+      price_multiplier,
+      denominations: denominations ?? undefined,
+      timestamp: update.timestamp,
+      result,
+    },
     "product state pushed by the service",
   );
-  return result === "applied" ? "applied" : result;
+  return result;
 }

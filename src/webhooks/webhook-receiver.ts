@@ -1,7 +1,9 @@
+import { access } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Redis } from "ioredis";
 import { Webhook } from "standardwebhooks";
+import { legacyOverridesPath, ProductOverrides } from "../catalog/product-overrides.js";
 import { Ledger } from "../ledger/ledger.js";
 import { type Logger, registerSecret } from "../log.js";
 import { isRedisAway } from "../redis/outage-reporter.js";
@@ -20,8 +22,11 @@ import type { WebhookMessageType, WebhookResult } from "./webhook-result.js";
 export interface WebhookReceiverOptions {
   redis: Redis;
   prefix: string;
-  /** Where the catalog snapshots are (product.update marks the current one's index). */
-  dataDir: string;
+  /**
+   * The data dir, only to warn of a `catalog/overrides.json` left there (product states are kept
+   * in Redis now, under the prefix).
+   */
+  dataDir?: string;
   /** `whsec_...` (see webhookSecretFrom). */
   secret: string;
   log: Logger;
@@ -54,7 +59,6 @@ const STATUS: Record<WebhookResult, number> = {
   already_ended: 200,
   mismatch: 200,
   stale: 200,
-  no_snapshot: 200,
   not_yet: 409,
   unauthorized: 401,
   bad_request: 400,
@@ -84,13 +88,38 @@ function headerOf(req: IncomingMessage, name: string): string {
   return Array.isArray(value) ? (value[0] ?? "") : (value ?? "");
 }
 
+/** A message's signed headers, under the names the Standard Webhooks verifier reads. */
+export interface SignedHeaders {
+  "webhook-id": string;
+  "webhook-timestamp": string;
+  "webhook-signature": string;
+}
+
 /**
- * The receiver of the service's webhooks (docs/architecture.md, "Webhooks"). Each POST is
- * verified on its raw bytes (signature and timestamp, Standard Webhooks) before anything is
- * parsed; a bad one is 401 and changes nothing. A webhook-id is claimed (SET NX with a TTL, in
+ * The message's id, timestamp and signatures under the Standard Webhooks names the verifier
+ * reads: Svix's own (`svix-id`, `svix-timestamp`, `svix-signature`, what the service's portal
+ * sends) when the request carries any of them, the `webhook-*` ones otherwise. One set is read
+ * whole, never mixed. The signature header may hold several signatures, space-separated (a
+ * rotated secret): any one valid is enough.
+ */
+export function signedHeaders(req: IncomingMessage): SignedHeaders {
+  const svix = ["svix-id", "svix-timestamp", "svix-signature"].some((h) => h in req.headers);
+  const from = svix ? "svix" : "webhook";
+  return {
+    "webhook-id": headerOf(req, `${from}-id`),
+    "webhook-timestamp": headerOf(req, `${from}-timestamp`),
+    "webhook-signature": headerOf(req, `${from}-signature`),
+  };
+}
+
+/**
+ * The receiver of the service's webhooks (docs/architecture/webhooks.md, "Webhooks"). Each POST
+ * is verified on its raw bytes (signature and timestamp, the Standard Webhooks scheme Svix uses,
+ * under Svix's header names or the standard ones) before anything is parsed; a bad one is 401
+ * and changes nothing. A webhook-id is claimed (SET NX with a TTL, in
  * the script that also reads the order index: claim-message.ts) before applying and released when
  * the message could not be applied, so the service's retry is applied then; a 2xx is answered
- * only once the ledger (or the index overrides) holds the change.
+ * only once the ledger (or the product overrides) holds the change.
  */
 export async function startWebhookReceiver(
   options: WebhookReceiverOptions,
@@ -99,10 +128,11 @@ export async function startWebhookReceiver(
   registerSecret(options.secret);
   const verifier = new Webhook(options.secret);
   defineClaimMessage(options.redis);
+  if (options.dataDir !== undefined) await warnOfLegacyOverrides(options.dataDir, options.log);
   const deps: ApplyMessageDeps = {
     ledger: new Ledger(options.redis, options.prefix),
     orderIndex: new OrderIndex(options.redis, options.prefix),
-    dataDir: options.dataDir,
+    productOverrides: new ProductOverrides(options.redis, options.prefix),
     log: options.log,
     storePayoutUrls: options.storePayoutUrls,
     onOrderEnded: options.onOrderEnded,
@@ -114,13 +144,10 @@ export async function startWebhookReceiver(
     req: IncomingMessage,
   ): Promise<{ type: WebhookMessageType; result: WebhookResult }> {
     const raw = await readRaw(req);
-    const headers = {
-      "webhook-id": headerOf(req, "webhook-id"),
-      "webhook-timestamp": headerOf(req, "webhook-timestamp"),
-      "webhook-signature": headerOf(req, "webhook-signature"),
-    };
+    const headers = signedHeaders(req);
     try {
-      // Verified on the bytes received, before anything reads them.
+      // Verified on the bytes received, before anything reads them. The error is not kept: it
+      // says only why, and nothing of the key.
       verifier.verify(raw, headers, { jsonParse: false });
     } catch {
       return { type: "unknown", result: "unauthorized" };
@@ -206,4 +233,23 @@ export async function startWebhookReceiver(
         server.closeIdleConnections();
       }),
   };
+}
+
+/**
+ * Product states were kept in `catalog/overrides.json` of the receiver's data dir before they
+ * moved to Redis. That file is not read (its states were of one snapshot, and the next sync has
+ * them): one warning, so that nobody counts on it.
+ */
+async function warnOfLegacyOverrides(dataDir: string, log: Logger): Promise<void> {
+  const path = legacyOverridesPath(dataDir);
+  const found = await access(path).then(
+    () => true,
+    () => false,
+  );
+  if (found)
+    log.warn(
+      { path },
+      "product states pushed by the service are kept in Redis now: this file is no longer " +
+        "read (the next catalog sync has what it held) and can be deleted",
+    );
 }

@@ -3,7 +3,7 @@ export type WebhookMessageType = "order.completion" | "product.update" | "unknow
 
 /** What the receiver did with one request (the metric's `result` label). */
 export type WebhookResult =
-  /** The ledger (or the catalog index) holds the change now. */
+  /** The ledger (or the product overrides, in Redis) holds the change now. */
   | "applied"
   /** A webhook-id already applied: nothing done. */
   | "duplicate"
@@ -20,8 +20,6 @@ export type WebhookResult =
   | "not_yet"
   /** An older product.update than one recorded (out of order): ignored. */
   | "stale"
-  /** No catalog snapshot to mark: ignored. */
-  | "no_snapshot"
   /** Bad, missing or stale signature: 401, nothing changed. */
   | "unauthorized"
   /** Signed, but not a message we can read: 400. */
@@ -37,7 +35,6 @@ export const WEBHOOK_RESULTS: readonly WebhookResult[] = [
   "mismatch",
   "not_yet",
   "stale",
-  "no_snapshot",
   "unauthorized",
   "bad_request",
   "error",

@@ -21,7 +21,8 @@ import { type QueueContext, type QueueRunner, quietIfAway } from "./queue-runner
  * Jobs the order worker holds at once for `concurrency` sending slots: a fifth more (at least
  * one), so that while a job records its answer and BullMQ finishes it and hands over the next
  * one (a few Redis round trips), another job already holds the slot it gave back and the
- * service still sees `concurrency` requests in flight (docs/architecture.md, "Sending slots").
+ * service still sees `concurrency` requests in flight (docs/architecture/campaigns.md, "Sending
+ * slots").
  */
 export function orderJobSlots(concurrency: number): number {
   return concurrency + Math.max(1, Math.ceil(concurrency / 5));
@@ -83,7 +84,9 @@ export function startOrdersQueue(context: QueueContext): QueueRunner {
         storePayoutUrls: options.storePayoutUrls,
         firstPollDelayMs,
         orderIndex,
-        productGuard: options.webhooks ? new ProductGuard(config.dataDir) : undefined,
+        productGuard: options.webhooks
+          ? new ProductGuard({ overrides: ledger.productOverrides(), dataDir: config.dataDir })
+          : undefined,
         onOutcome: hooks.onOutcome,
         onOrderEnded: hooks.onOrderEnded,
         onCampaignPaused: (campaign, reason) => {

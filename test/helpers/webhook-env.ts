@@ -74,21 +74,36 @@ export async function webhookEnv(
   };
 }
 
-/** POSTs `body` to the receiver signed with `secret` (or as given); answers status and JSON. */
+/** How postSigned signs: `id`, `at`, the signature header's value, and under which names. */
+export interface SignOptions {
+  id?: string;
+  at?: Date;
+  /** The signature header's whole value; by default one signature under `secret`. */
+  signature?: string;
+  /** `svix` (`svix-id`, ...: what the service sends, through Svix) or `webhook` (`webhook-id`). */
+  scheme?: "svix" | "webhook";
+  headers?: Record<string, string>;
+}
+
+/**
+ * POSTs `body` to the receiver signed with `secret` (or as given), under Svix's header names
+ * unless `scheme` says otherwise; answers status and JSON.
+ */
 export async function postSigned(
   url: string,
   secret: string,
   body: unknown,
-  options: { id?: string; at?: Date; signature?: string; headers?: Record<string, string> } = {},
+  options: SignOptions = {},
 ): Promise<{ status: number; result: string | undefined }> {
   const text = JSON.stringify(body);
   const id = options.id ?? `msg_${Math.random().toString(36).slice(2)}`;
   const at = options.at ?? new Date();
+  const scheme = options.scheme ?? "svix";
   const headers: Record<string, string> = {
     "content-type": "application/json",
-    "webhook-id": id,
-    "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
-    "webhook-signature": options.signature ?? new Webhook(secret).sign(id, at, text),
+    [`${scheme}-id`]: id,
+    [`${scheme}-timestamp`]: String(Math.floor(at.getTime() / 1000)),
+    [`${scheme}-signature`]: options.signature ?? new Webhook(secret).sign(id, at, text),
     ...options.headers,
   };
   const res = await fetch(url, { method: "POST", headers, body: text });

@@ -3,12 +3,15 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export interface ReceivedWebhook {
+  /** `svix-id`, `svix-timestamp` and `svix-signature`: the headers the service sends. */
   id: string;
   timestamp: string;
   signature: string;
   body: string;
   // biome-ignore lint/suspicious/noExplicitAny: tests read message bodies freely.
   json: any;
+  /** Every header as received. */
+  headers: Record<string, string | string[] | undefined>;
 }
 
 export interface WebhookInbox {
@@ -34,11 +37,12 @@ export async function startWebhookInbox(): Promise<WebhookInbox> {
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
       const message = {
-        id: String(req.headers["webhook-id"]),
-        timestamp: String(req.headers["webhook-timestamp"]),
-        signature: String(req.headers["webhook-signature"]),
+        id: String(req.headers["svix-id"]),
+        timestamp: String(req.headers["svix-timestamp"]),
+        signature: String(req.headers["svix-signature"]),
         body,
         json: JSON.parse(body),
+        headers: req.headers,
       };
       inbox.received.push(message);
       res.statusCode = inbox.answer(message);

@@ -2,16 +2,42 @@ import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { sandboxOptions } from "../../src/cli/commands/sandbox.js";
 import type { Sandbox } from "../../src/sandbox/index.js";
+import { ajv, webhookSchema } from "../helpers/openapi.js";
 import { control, item, openCard, orderBody, postOrder, start, stats } from "../helpers/sandbox.js";
 import { eventually } from "../helpers/wait-for.js";
 import {
   newWebhookSecret,
+  type ReceivedWebhook,
   startWebhookInbox,
   type WebhookInbox,
 } from "../helpers/webhook-inbox.js";
 
 let sandbox: Sandbox | undefined;
 let inbox: WebhookInbox | undefined;
+
+/** Checks a message's body against the OpenAPI `webhooks` schema of its type. */
+function expectSpecShaped(message: ReceivedWebhook, type: "order.completion" | "product.update") {
+  const validate = webhookSchema(type);
+  expect(validate(message.json), `${type}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+}
+
+/** The Svix headers of a message, as the Standard Webhooks verifier reads them. */
+function svixHeaders(message: ReceivedWebhook) {
+  return {
+    "webhook-id": message.id,
+    "webhook-timestamp": message.timestamp,
+    "webhook-signature": message.signature,
+  };
+}
+
+/** POST /_sandbox/products/{code}. */
+async function changeProduct(s: Sandbox, code: string, change: Record<string, unknown>) {
+  return fetch(`${s.url}/_sandbox/products/${encodeURIComponent(code)}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(change),
+  });
+}
 
 afterEach(async () => {
   await sandbox?.close();
@@ -40,28 +66,25 @@ function asyncOrder(s: Sandbox) {
 }
 
 describe("sandbox webhooks", () => {
-  it("sends order.completion signed in the Standard Webhooks scheme, with the order as GET shows it", async () => {
+  it("sends order.completion with Svix's headers, the order as GET shows it", async () => {
     const { inbox, sandbox, secret } = await setUp();
     const answer = await asyncOrder(sandbox);
     expect(answer.status).toBe(202);
     await eventually(async () => inbox.received.length === 1, "one webhook");
     const message = inbox.received[0]!;
-    const verified = new Webhook(secret).verify(message.body, {
-      "webhook-id": message.id,
-      "webhook-timestamp": message.timestamp,
-      "webhook-signature": message.signature,
-    });
+    expect(message.id).toMatch(/^msg_/);
+    expect(message.timestamp).toMatch(/^\d+$/);
+    expect(message.signature).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+    expect(Object.keys(message.headers).filter((h) => h.startsWith("webhook-"))).toEqual([]);
+    const verified = new Webhook(secret).verify(message.body, svixHeaders(message));
     expect(verified).toMatchObject({ id: answer.json.id, status: "COMPLETED" });
+    expectSpecShaped(message, "order.completion");
     const lookup = await fetch(`${sandbox.url}/v2/order/${answer.json.id}`, {
       headers: { "X-Api-Key": "k" },
     });
     expect(message.json).toEqual(await lookup.json());
     expect(() =>
-      new Webhook(newWebhookSecret()).verify(message.body, {
-        "webhook-id": message.id,
-        "webhook-timestamp": message.timestamp,
-        "webhook-signature": message.signature,
-      }),
+      new Webhook(newWebhookSecret()).verify(message.body, svixHeaders(message)),
     ).toThrow();
     const s = (await stats(sandbox)) as unknown as Record<string, unknown>;
     expect(s.order_lookups).toBe(1);
@@ -73,6 +96,7 @@ describe("sandbox webhooks", () => {
     const answer = await asyncOrder(sandbox);
     await eventually(async () => inbox.received.length === 1, "one webhook");
     expect(inbox.received[0]!.json).toEqual({ id: answer.json.id, status: "FAILED" });
+    expectSpecShaped(inbox.received[0]!, "order.completion");
   });
 
   it("retries a non-2xx answer with backoff, same id, and counts the failures", async () => {
@@ -106,24 +130,85 @@ describe("sandbox webhooks", () => {
     expect(first.status).toBe(202);
   });
 
-  it("sends product.update when POST /_sandbox/catalog changes a product's state", async () => {
-    const { inbox, sandbox } = await setUp();
+  it("sends product.update when orderable, multiplier or denominations change", async () => {
+    const { inbox, sandbox, secret } = await setUp();
     const product = openCard(sandbox);
-    const res = await fetch(`${sandbox.url}/_sandbox/catalog`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        mutate: { update: [{ code: product.code, state: "TEMPORARILY_DISABLED" }] },
-      }),
-    });
-    expect(res.status).toBe(200);
-    await eventually(async () => inbox.received.length === 1, "product.update");
-    expect(inbox.received[0]!.json).toMatchObject({
+    const { minimum_value, maximum_value } = product.gift_card!.denominations;
+    const off = await changeProduct(sandbox, product.code, { is_orderable: false });
+    expect(off.status).toBe(200);
+    expect(await off.json()).toEqual({
       product_code: product.code,
-      old_state: "LIVE",
-      new_state: "TEMPORARILY_DISABLED",
+      state: {
+        price_multiplier: product.discount_multiplier,
+        is_orderable: false,
+        denominations: { type: "open", minimum_value, maximum_value, available_list: null },
+      },
     });
-    expect(Date.parse(inbox.received[0]!.json.timestamp)).toBeGreaterThan(0);
+    await eventually(async () => inbox.received.length === 1, "product.update");
+    const first = inbox.received[0]!;
+    expect(new Webhook(secret).verify(first.body, svixHeaders(first))).toBeDefined();
+    expect(first.json).toMatchObject({
+      product_code: product.code,
+      old_state: { is_orderable: true, price_multiplier: product.discount_multiplier },
+      new_state: { is_orderable: false, price_multiplier: product.discount_multiplier },
+    });
+    expect(Date.parse(first.json.timestamp)).toBeGreaterThan(0);
+    expect(sandbox.state.catalog.get(product.code)?.is_orderable).toBe(false);
+
+    await changeProduct(sandbox, product.code, { price_multiplier: "0.0500" });
+    await changeProduct(sandbox, product.code, {
+      denominations: { type: "fixed", available_list: ["10.00", "20.00"] },
+    });
+    // No change, and a change of `state` alone (not part of the message): nothing sent.
+    await changeProduct(sandbox, product.code, { price_multiplier: "0.0500" });
+    await control(sandbox, "/_sandbox/catalog", {
+      mutate: { update: [{ code: product.code, state: "TEMPORARILY_DEGRADED" }] },
+    });
+    await eventually(async () => inbox.received.length === 3, "three product.update");
+    await sandbox.webhooks!.idle();
+    expect(inbox.received).toHaveLength(3);
+    expect(inbox.received[1]!.json.new_state.price_multiplier).toBe("0.0500");
+    expect(inbox.received[2]!.json.new_state.denominations).toEqual({
+      type: "fixed",
+      minimum_value,
+      maximum_value,
+      available_list: ["10.00", "20.00"],
+    });
+    for (const message of inbox.received) expectSpecShaped(message, "product.update");
+    // The sandbox takes orders as the product now is.
+    const refused = await postOrder(sandbox, orderBody("USD", [item(product.code, 10)]));
+    expect(refused.status).toBe(400);
+  });
+
+  it("changes a payment product's denominations; refuses what it cannot change", async () => {
+    const { inbox, sandbox } = await setUp();
+    const payment = sandbox.state.catalog.products.find((p) => p.payment)!;
+    const answer = await changeProduct(sandbox, payment.code, {
+      denominations: { maximum_value: "42.00" },
+    });
+    expect(answer.status).toBe(200);
+    await eventually(async () => inbox.received.length === 1, "product.update");
+    expect(inbox.received[0]!.json.new_state.denominations).toEqual({
+      minimum_value: payment.payment!.denominations.minimum_value,
+      maximum_value: "42.00",
+    });
+    expectSpecShaped(inbox.received[0]!, "product.update");
+    const subscription = sandbox.state.catalog.products.find((p) => p.subscription)!;
+    const bad = [
+      [subscription.code, { denominations: { maximum_value: "1.00" } }],
+      [payment.code, { denominations: { type: "fixed" } }],
+      [payment.code, { is_orderable: "no" }],
+      [payment.code, { price_multiplier: 0.1 }],
+      [payment.code, { state: "LIVE" }],
+    ] as const;
+    for (const [code, change] of bad) {
+      const res = await changeProduct(sandbox, code, change);
+      expect(res.status, JSON.stringify(change)).toBe(400);
+      expect(await res.json()).toMatchObject({ type: "bad_request" });
+    }
+    expect((await changeProduct(sandbox, "NOPE-XX-0", { is_orderable: true })).status).toBe(404);
+    await sandbox.webhooks!.idle();
+    expect(inbox.received).toHaveLength(1);
   });
 });
 

@@ -55,8 +55,8 @@ describe("giftjobs webhooks", () => {
     const code = Object.keys(env.index.entries)[0]!;
     const body = {
       product_code: code,
-      old_state: "LIVE",
-      new_state: "TEMPORARILY_DISABLED",
+      old_state: { price_multiplier: "0.05", is_orderable: true },
+      new_state: { price_multiplier: "0.05", is_orderable: false },
       timestamp: new Date().toISOString(),
     };
     expect(await postSigned(url, secret, body)).toEqual({ status: 200, result: "applied" });

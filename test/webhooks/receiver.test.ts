@@ -1,15 +1,10 @@
-import { access, writeFile } from "node:fs/promises";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadCurrentIndex, openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
-import { overridesPath, readIndexOverrides } from "../../src/catalog/index-overrides.js";
-import { syncCatalog } from "../../src/catalog/sync-catalog.js";
-import { importCampaign } from "../../src/import/import-campaign.js";
+import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
+import { ProductOverrides } from "../../src/catalog/product-overrides.js";
 import { OrderIndex } from "../../src/webhooks/order-index.js";
 import { webhookSecretFrom } from "../../src/webhooks/webhook-secret.js";
-import { depsOf } from "../helpers/campaign-env.js";
 import { ledgerOrder, ledgerRow } from "../helpers/ledger-fixtures.js";
-import { openCard } from "../helpers/sandbox.js";
 import { eventually } from "../helpers/wait-for.js";
 import {
   messagesCounted,
@@ -19,12 +14,6 @@ import {
 } from "../helpers/webhook-env.js";
 import { newWebhookSecret } from "../helpers/webhook-inbox.js";
 
-const exists = (path: string) =>
-  access(path).then(
-    () => true,
-    () => false,
-  );
-
 describe("the webhook receiver", () => {
   let w: WebhookEnv | undefined;
   afterEach(async () => {
@@ -32,11 +21,12 @@ describe("the webhook receiver", () => {
     w = undefined;
   });
 
-  function update(code: string, newState: string, at = new Date()) {
+  /** A product.update as the OpenAPI defines it: `code` made orderable or not at `at`. */
+  function update(code: string, orderable: boolean, at = new Date()) {
     return {
       product_code: code,
-      old_state: "LIVE",
-      new_state: newState,
+      old_state: { price_multiplier: "0.05", is_orderable: !orderable },
+      new_state: { price_multiplier: "0.05", is_orderable: orderable },
       timestamp: at.toISOString(),
     };
   }
@@ -44,16 +34,14 @@ describe("the webhook receiver", () => {
   it("refuses forged, stale and unsigned messages with 401 and changes nothing", async () => {
     w = await webhookEnv("wh-forged");
     const { receiver, secret, env, registry } = w;
-    const body = update(Object.keys(env.index.entries)[0]!, "TEMPORARILY_DISABLED");
+    const body = update(Object.keys(env.index.entries)[0]!, false);
     const forged = await postSigned(receiver.url, newWebhookSecret(), body);
     expect(forged.status).toBe(401);
     const stale = await postSigned(receiver.url, secret, body, {
       at: new Date(Date.now() - 10 * 60_000),
     });
     expect(stale.status).toBe(401);
-    const unsigned = await postSigned(receiver.url, secret, body, {
-      headers: { "webhook-signature": "" },
-    });
+    const unsigned = await postSigned(receiver.url, secret, body, { signature: "" });
     expect(unsigned.status).toBe(401);
     // A body changed after signing: the signature is of other bytes.
     const id = "msg_tampered";
@@ -66,7 +54,7 @@ describe("the webhook receiver", () => {
         "webhook-timestamp": String(Math.floor(Date.now() / 1000)),
         "webhook-signature": "v1,AAAA",
       },
-      body: JSON.stringify({ ...body, new_state: "LIVE" }),
+      body: JSON.stringify({ ...body, new_state: { ...body.new_state, is_orderable: true } }),
     });
     expect(tampered.status).toBe(401);
     expect(await messagesCounted(registry, "unknown", "unauthorized")).toBe(4);
@@ -96,70 +84,20 @@ describe("the webhook receiver", () => {
     w = await webhookEnv("wh-replay");
     const { receiver, secret, env, registry } = w;
     const code = Object.keys(env.index.entries)[0]!;
-    const first = await postSigned(receiver.url, secret, update(code, "TEMPORARILY_DISABLED"), {
-      id: "msg_once",
-    });
+    const first = await postSigned(receiver.url, secret, update(code, false), { id: "msg_once" });
     expect(first).toEqual({ status: 200, result: "applied" });
     // Same id, later and different body (a replay attack or the service's retry): not applied.
     const again = await postSigned(
       receiver.url,
       secret,
-      update(code, "LIVE", new Date(Date.now() + 1000)),
+      update(code, true, new Date(Date.now() + 1000)),
       { id: "msg_once" },
     );
     expect(again).toEqual({ status: 200, result: "duplicate" });
-    expect((await loadCurrentIndex(env.dataDir))!.entries[code]!.state).toBe(
-      "TEMPORARILY_DISABLED",
-    );
+    const overrides = new ProductOverrides(env.redis, env.config.prefix);
+    const index = await loadCurrentIndex(env.dataDir, overrides);
+    expect(index!.entries[code]!.is_orderable).toBe(false);
     expect(await messagesCounted(registry, "product.update", "duplicate")).toBe(1);
-  });
-
-  it("product.update marks the product in the index, keeps the newest of out-of-order ones, and the next sync still shows the change", async () => {
-    w = await webhookEnv("wh-product");
-    const { env } = w;
-    const product = openCard(env.sandbox);
-    expect(env.index.entries[product.code]!.state).toBe("LIVE");
-    await fetch(`${env.sandbox.url}/_sandbox/catalog`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        mutate: { update: [{ code: product.code, state: "TEMPORARILY_DISABLED" }] },
-      }),
-    });
-    await eventually(
-      async () =>
-        (await loadCurrentIndex(env.dataDir))!.entries[product.code]!.state ===
-        "TEMPORARILY_DISABLED",
-      "the index to show the pushed state",
-    );
-    // An older message arriving late changes nothing.
-    const late = await postSigned(
-      w.receiver.url,
-      w.secret,
-      update(product.code, "LIVE", new Date(Date.now() - 60_000)),
-    );
-    expect(late).toEqual({ status: 200, result: "stale" });
-    expect((await loadCurrentIndex(env.dataDir))!.entries[product.code]!.state).toBe(
-      "TEMPORARILY_DISABLED",
-    );
-    const face = product.gift_card!.denominations.minimum_value;
-    const file = `${env.dataDir}/one.csv`;
-    await writeFile(file, `email,product_code,face_value\na@example.com,${product.code},${face}\n`);
-    const deps = { ...depsOf(env), catalog: (await loadCurrentIndex(env.dataDir))! };
-    await expect(
-      importCampaign({ file, campaign: "p", confirm: async () => true }, deps),
-    ).rejects.toThrow(/TEMPORARILY_DISABLED|not LIVE|1 invalid/);
-    // The next sync: its diff (against the published snapshot) explains the change.
-    await syncCatalog({ client: env.client, dataDir: env.dataDir });
-    const diff = await (await openCurrentSnapshot(env.dataDir))!.diff();
-    expect(diff!.changed.map((c) => c.code)).toContain(product.code);
-    expect((await loadCurrentIndex(env.dataDir))!.entries[product.code]!.state).toBe(
-      "TEMPORARILY_DISABLED",
-    );
-    // The overrides were of the older snapshot: the new one's index is its own.
-    expect(await exists(overridesPath(env.dataDir))).toBe(true);
-    const current = (await openCurrentSnapshot(env.dataDir))!;
-    expect(await readIndexOverrides(env.dataDir, current.name)).toEqual({});
   });
 
   it("an order.completion of an order id it does not know is 2xx and counted", async () => {

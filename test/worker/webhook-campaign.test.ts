@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { resumeCampaign } from "../../src/campaigns/control.js";
 import { campaignStatus } from "../../src/campaigns/status.js";
-import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
+import { ProductOverrides } from "../../src/catalog/product-overrides.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import type { LedgerOrder } from "../../src/ledger/ledger.js";
 import { OrderIndex } from "../../src/webhooks/order-index.js";
@@ -132,13 +132,19 @@ describe("product.update and a running campaign", () => {
     w = undefined;
   });
 
-  async function setState(code: string, state: string): Promise<void> {
-    const res = await fetch(`${w!.env.sandbox.url}/_sandbox/catalog`, {
+  /** The sandbox changes the product (POST /_sandbox/products/{code}) and sends product.update. */
+  async function setOrderable(code: string, orderable: boolean): Promise<void> {
+    const res = await fetch(`${w!.env.sandbox.url}/_sandbox/products/${code}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ mutate: { update: [{ code, state }] } }),
+      body: JSON.stringify({ is_orderable: orderable }),
     });
     expect(res.status).toBe(200);
+    const overrides = new ProductOverrides(w!.env.redis, w!.env.config.prefix);
+    await eventually(
+      async () => (await overrides.read())[code]?.state.is_orderable === orderable,
+      "the pushed state recorded",
+    );
   }
 
   it("pauses the campaign with the reason instead of failing its rows, and resumes when the product is back", async () => {
@@ -151,11 +157,7 @@ describe("product.update and a running campaign", () => {
       { file, campaign: "gone", executionMode: "async", confirm: async () => true },
       depsOf(e),
     );
-    await setState(code, "TEMPORARILY_DISABLED");
-    await eventually(
-      async () => (await loadCurrentIndex(e.dataDir))!.entries[code]!.state !== "LIVE",
-      "the pushed state",
-    );
+    await setOrderable(code, false);
     await w.work(60_000);
     await eventually(
       async () => (await campaignStatus(e.ledger, "gone")).state === "paused",
@@ -163,17 +165,13 @@ describe("product.update and a running campaign", () => {
     );
     const paused = await campaignStatus(e.ledger, "gone");
     expect(await e.ledger.pausedReason("gone")).toMatch(
-      new RegExp(`product_unavailable: product ${code} is TEMPORARILY_DISABLED`),
+      new RegExp(`product_unavailable: product ${code} is not orderable \\(product\\.update of `),
     );
     expect(paused).toMatchObject({ failed_final: 0, completed: 0 });
     const posts = (await sandboxStats(w)) as unknown as { requests: Record<string, unknown> };
     expect(posts.requests["POST /v2/order"]).toBeUndefined();
 
-    await setState(code, "LIVE");
-    await eventually(
-      async () => (await loadCurrentIndex(e.dataDir))!.entries[code]!.state === "LIVE",
-      "LIVE again",
-    );
+    await setOrderable(code, true);
     await new Promise((r) => setTimeout(r, 1100)); // the guard reads the overrides once a second
     await resumeCampaign(e.ledger, "gone");
     await eventually(

@@ -39,11 +39,27 @@ export function fail(row: OrderRow, column: string, message: string): PreflightR
   return { ok: false, errors: [{ line: row.line, column, message }] };
 }
 
+/** ` (product.update of T)` for an entry a pushed state changed, nothing otherwise. */
+function pushed(entry: CatalogIndexEntry): string {
+  return entry.pushed_at === undefined ? "" : ` (product.update of ${entry.pushed_at})`;
+}
+
 export function checkProduct(entry: CatalogIndexEntry): string | undefined {
-  if (!entry.is_orderable) return `product ${entry.code} is not orderable`;
-  if (entry.state !== "LIVE") return `product ${entry.code} is ${entry.state}, not LIVE`;
+  if (!entry.is_orderable) return `product ${entry.code} is not orderable${pushed(entry)}`;
+  if (entry.state !== "LIVE") {
+    // A product.update carries no state: the snapshot's stands until the next sync.
+    const note =
+      entry.pushed_at === undefined
+        ? ""
+        : ` in the catalog snapshot (a product.update of ${entry.pushed_at} says it is ` +
+          "orderable: `giftjobs catalog sync` reads its state)";
+    return `product ${entry.code} is ${entry.state}, not LIVE${note}`;
+  }
   if (entry.denominations === null) {
-    return `product ${entry.code} has no denominations giftjobs can read (payout type ${entry.payout_type})`;
+    return (
+      `product ${entry.code} has no denominations giftjobs can read ` +
+      `(payout type ${entry.payout_type})${pushed(entry)}`
+    );
   }
   return undefined;
 }
@@ -54,12 +70,14 @@ function checkDenomination(entry: CatalogIndexEntry, faceValue: string): string 
   if (denominations.type === "open") {
     const { min, max } = denominations;
     if (compareDecimal(faceValue, min) < 0 || compareDecimal(faceValue, max) > 0) {
-      return `face_value ${faceValue} is outside ${entry.code}'s range ${min}..${max} ${entry.currency}`;
+      const range = `${min}..${max} ${entry.currency}`;
+      return `face_value ${faceValue} is outside ${entry.code}'s range ${range}${pushed(entry)}`;
     }
     return undefined;
   }
   if (denominations.list.some((value) => compareDecimal(faceValue, value) === 0)) return undefined;
-  return `face_value ${faceValue} is not one of ${entry.code}'s denominations: ${denominations.list.join(", ")} ${entry.currency}`;
+  const list = `${denominations.list.join(", ")} ${entry.currency}${pushed(entry)}`;
+  return `face_value ${faceValue} is not one of ${entry.code}'s denominations: ${list}`;
 }
 
 export function checkDecimals(faceValue: string, currency: string): string | undefined {
