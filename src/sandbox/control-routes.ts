@@ -189,6 +189,13 @@ function changeBalances(state: SandboxState, raw: string): Reply {
   return ok(state.book.allBalances(state.catalog));
 }
 
+/** POST /_sandbox/selection-templates `{"PT-1": ["CODE-A", "CODE-B"]}`: replaces them all. */
+function changeSelectionTemplates(state: SandboxState, raw: string): Reply {
+  const body = parseJsonObject(raw);
+  guarded(() => state.book.selectionTemplates.replace(body));
+  return ok(state.book.selectionTemplates.toJSON());
+}
+
 /**
  * POST /_sandbox/api-key `{"api_key": "new-key", "old_key"?: "invalid_api_key" | "forbidden"}`:
  * only that key is accepted from now on (a key rotation), the one it replaces answered 401 or
@@ -244,6 +251,10 @@ export function controlRoute(
       return changeBalances(state, raw);
     case "POST /_sandbox/api-key":
       return changeApiKey(state, raw);
+    case "GET /_sandbox/selection-templates":
+      return ok(state.book.selectionTemplates.toJSON());
+    case "POST /_sandbox/selection-templates":
+      return changeSelectionTemplates(state, raw);
     default:
       throw new ApiError("not_found", `No sandbox route ${route}`);
   }

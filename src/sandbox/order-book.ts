@@ -1,6 +1,7 @@
 import { currencyDecimals, discountedPriceUnits, fromUnits, toUnits } from "../money.js";
 import { ApiError } from "./api-error.js";
 import type { Catalog, Orderable } from "./catalog.js";
+import { checkChoiceItem, SelectionTemplates } from "./choice-items.js";
 import { itemId, orderId } from "./ids.js";
 import type { Order, OrderItem, Product } from "./types.js";
 import type { NewOrder, NewOrderItem } from "./validate-order.js";
@@ -59,7 +60,7 @@ function faceUnits(face: number, currency: string, index: number): bigint {
  */
 export function checkItem(
   catalog: Catalog,
-  item: Pick<NewOrderItem, "face_value" | "products">,
+  item: { face_value: number; products: { type: "SINGLE"; value: string } },
   index: number,
   currency: string,
 ): { found: Orderable; face: bigint } {
@@ -107,9 +108,79 @@ export function checkItem(
   return { found, face };
 }
 
+/** An item checked: its products, face value and price in units, and its answered products. */
+interface CheckedItem {
+  found: Orderable[];
+  face: bigint;
+  price: bigint;
+  products: OrderItem["products"];
+}
+
+/**
+ * Checks an item of any kind: one product (checkItem, priced with its discount), or a choice
+ * (checkChoiceItem, priced at its face value: the recipient's product is not chosen yet). A
+ * RECIPIENT item takes payment products only (OpenAPI RecipientDistribution).
+ */
+function checkAnyItem(
+  catalog: Catalog,
+  templates: SelectionTemplates,
+  item: NewOrderItem,
+  index: number,
+  currency: string,
+): CheckedItem {
+  const { products } = item;
+  let checked: CheckedItem;
+  if (products.type === "SINGLE") {
+    const { found, face } = checkItem(
+      catalog,
+      { face_value: item.face_value, products },
+      index,
+      currency,
+    );
+    const price = priceUnits(found.product, face, currencyDecimals(currency));
+    checked = { found: [found], face, price, products: { type: "SINGLE", value: products.value } };
+  } else {
+    const choice = checkChoiceItem(
+      catalog,
+      templates,
+      { face_value: item.face_value, products },
+      index,
+      currency,
+    );
+    checked = {
+      found: choice.found,
+      face: choice.face,
+      price: choice.face,
+      products: choice.answered,
+    };
+  }
+  const other = checked.found.find((f) => f.product.payout_type !== "payment");
+  if (item.distribution_method.type === "RECIPIENT" && other)
+    throw new ApiError(
+      "product_validation_error",
+      `items[${index}]: RECIPIENT distribution takes payment products only (${other.product.code} is ${other.product.payout_type})`,
+    );
+  return checked;
+}
+
+/** The item's distribution_method as the service answers it: its template, else the account's. */
+function answeredDistribution(
+  dm: NewOrderItem["distribution_method"],
+): OrderItem["distribution_method"] {
+  const template_id = dm.template_id ?? DEFAULT_TEMPLATE_ID;
+  if (dm.type === "PAYOUT_LINK") return { type: "PAYOUT_LINK", template_id };
+  if (dm.type === "RECIPIENT") {
+    const { recipient_reference, email_address } = dm;
+    return { type: "RECIPIENT", recipient_reference, email_address, template_id };
+  }
+  return { type: "EMAIL", email_address: dm.email_address, template_id };
+}
+
 /** Orders and balances of the sandbox account. */
 export class OrderBook {
   readonly orders = new Map<string, StoredOrder>();
+  /** The account's payout selection templates; kept by reset(), like the catalog. */
+  readonly selectionTemplates = new SelectionTemplates();
   /** Balance units per currency, at the currency's scale. */
   private balances = new Map<string, bigint>();
   itemCount = 0;
@@ -167,11 +238,12 @@ export class OrderBook {
   ): StoredOrder {
     const currency = request.payment_method.currency;
     const scale = currencyDecimals(currency);
-    const checked = request.items.map((item, index) => checkItem(catalog, item, index, currency));
+    const checked = request.items.map((item, index) =>
+      checkAnyItem(catalog, this.selectionTemplates, item, index, currency),
+    );
     let totalFace = 0n;
     let totalPrice = 0n;
-    const prices = checked.map(({ found, face }) => {
-      const price = priceUnits(found.product, face, scale);
+    const prices = checked.map(({ face, price }) => {
       totalFace += face;
       totalPrice += price;
       return price;
@@ -189,17 +261,13 @@ export class OrderBook {
     const sync = asyncCompleteMs === undefined;
     const completesAt = sync ? now : now + asyncCompleteMs;
     const items = request.items.map((item, index): OrderItem => {
-      const { found, face } = checked[index] as (typeof checked)[number];
+      const { found, face, products } = checked[index] as (typeof checked)[number];
       const id = itemId(now);
-      const months = found.product.gift_card?.expiry.in_months || 12;
+      const months = found.length === 1 ? found[0]!.product.gift_card?.expiry.in_months || 12 : 12;
       return {
         id,
-        distribution_method: {
-          type: "EMAIL",
-          email_address: item.distribution_method.email_address,
-          template_id: item.distribution_method.template_id ?? DEFAULT_TEMPLATE_ID,
-        },
-        products: { type: "SINGLE", value: item.products.value },
+        distribution_method: answeredDistribution(item.distribution_method),
+        products,
         face_value: fromUnits(face, scale),
         price: fromUnits(prices[index] as bigint, scale),
         payout: {

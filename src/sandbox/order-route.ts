@@ -89,7 +89,8 @@ function refuseEmails(state: SandboxState, items: NewOrderItem[]): void {
   if (refused.size === 0) return;
   const details: ValidationDetail[] = [];
   items.forEach((item, index) => {
-    if (!refused.has(item.distribution_method.email_address)) return;
+    const dm = item.distribution_method;
+    if (dm.type === "PAYOUT_LINK" || !refused.has(dm.email_address)) return;
     details.push({
       type: "value_error",
       message: "This recipient cannot be sent to",

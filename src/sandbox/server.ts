@@ -45,6 +45,11 @@ export interface SandboxOptions extends Partial<Faults> {
   apiKey?: string;
   /** Starting balances, e.g. `{USD: "100000"}`; other currencies get 1,000,000,000. */
   balances?: Record<string, string>;
+  /**
+   * The account's payout selection templates, id -> two or more product codes (orders' TEMPLATE
+   * products). Changed at run time by POST /_sandbox/selection-templates. @defaultValue none
+   */
+  selectionTemplates?: Record<string, string[]>;
   /** Seed of the fault draws (fail rate, drop rate, latency jitter). @defaultValue 1 */
   faultSeed?: number;
   /** Where to POST webhooks (`order.completion`, `product.update`); unset: none are sent. */
@@ -184,6 +189,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const state = new SandboxState(products, faults, options.balances ?? {}, options.faultSeed ?? 1);
   state.webhooks = webhookNotifier(options, state);
   state.apiKey = options.apiKey;
+  if (options.selectionTemplates) state.book.selectionTemplates.replace(options.selectionTemplates);
 
   async function handleV2(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const version = header(req, "x-api-version");

@@ -72,8 +72,21 @@ export interface Product {
 
 export interface OrderItem {
   id: string;
-  distribution_method: { type: "EMAIL"; email_address: string; template_id: string };
-  products: { type: "SINGLE"; value: string };
+  /** OpenAPI EmailDistribution, LinkDistribution, RecipientDistribution. */
+  distribution_method:
+    | { type: "EMAIL"; email_address: string; template_id: string }
+    | { type: "PAYOUT_LINK"; template_id: string }
+    | {
+        type: "RECIPIENT";
+        recipient_reference: string;
+        email_address: string;
+        template_id: string;
+      };
+  /** OpenAPI SingleProduct, MultipleProduct, PayoutSelectionTemplateDetailed. */
+  products:
+    | { type: "SINGLE"; value: string }
+    | { type: "MULTIPLE"; values: string[] }
+    | { type: "TEMPLATE"; template_id: string; values: string[] };
   face_value: string;
   price: string;
   payout: { status: string; status_updated_at: string; url: string; expiry_date: string };

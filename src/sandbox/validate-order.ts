@@ -1,4 +1,12 @@
 import { ApiError, type ValidationDetail } from "./api-error.js";
+import {
+  checkDistribution,
+  checkProducts,
+  type NewDistribution,
+  type NewProducts,
+  readDistribution,
+  readProducts,
+} from "./item-parts.js";
 
 /** A request body of POST /v2/order that passed the schema checks. */
 export interface NewOrder {
@@ -10,13 +18,9 @@ export interface NewOrder {
 
 export interface NewOrderItem {
   face_value: number;
-  distribution_method: { type: "EMAIL"; email_address: string; template_id: string | undefined };
-  products: { type: "SINGLE"; value: string };
+  distribution_method: NewDistribution;
+  products: NewProducts;
 }
-
-/** The e-mail pattern of ajv-formats, so that what passes here also passes the OpenAPI schema. */
-const EMAIL =
-  /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 const CURRENCY = /^[A-Z]{3}$/;
 
 export const MAX_ASYNC_ITEMS = 200;
@@ -73,33 +77,12 @@ function checkItem(item: unknown, index: number, problems: Problems): void {
   if (dm === undefined) problems.add(at("distribution_method"), "missing", "Field required");
   else if (!isObject(dm))
     problems.add(at("distribution_method"), "object_type", "Must be an object");
-  else {
-    if (dm.type !== "EMAIL") {
-      problems.add(at("distribution_method", "type"), "enum", "Only 'EMAIL' is supported");
-    }
-    if (dm.email_address === undefined) {
-      problems.add(at("distribution_method", "email_address"), "missing", "Field required");
-    } else if (typeof dm.email_address !== "string" || !EMAIL.test(dm.email_address)) {
-      problems.add(at("distribution_method", "email_address"), "value_error", "Invalid e-mail");
-    }
-    if (dm.template_id !== undefined && dm.template_id !== null) {
-      if (typeof dm.template_id !== "string" || dm.template_id === "") {
-        problems.add(at("distribution_method", "template_id"), "string_type", "Must be a string");
-      }
-    }
-  }
+  else checkDistribution(dm, at("distribution_method"), problems);
 
   const products = item.products;
   if (products === undefined) problems.add(at("products"), "missing", "Field required");
   else if (!isObject(products)) problems.add(at("products"), "object_type", "Must be an object");
-  else {
-    if (products.type !== "SINGLE") {
-      problems.add(at("products", "type"), "enum", "Only 'SINGLE' is supported");
-    }
-    if (typeof products.value !== "string" || products.value === "") {
-      problems.add(at("products", "value"), "string_type", "Must be a non-empty string");
-    }
-  }
+  else checkProducts(products, face, at("products"), problems);
 }
 
 function checkItems(value: unknown, maxItems: number, sync: boolean, problems: Problems): void {
@@ -160,18 +143,11 @@ export function validateOrderBody(body: unknown, sync: boolean): NewOrder {
   const payment = body.payment_method as NewOrder["payment_method"];
   return {
     payment_method: { type: "ACCOUNT_BALANCE", currency: payment.currency },
-    items: (body.items as Obj[]).map((item) => {
-      const dm = item.distribution_method as Obj;
-      return {
-        face_value: item.face_value as number,
-        distribution_method: {
-          type: "EMAIL",
-          email_address: dm.email_address as string,
-          template_id: (dm.template_id as string | null | undefined) ?? undefined,
-        },
-        products: { type: "SINGLE", value: (item.products as Obj).value as string },
-      };
-    }),
+    items: (body.items as Obj[]).map((item) => ({
+      face_value: item.face_value as number,
+      distribution_method: readDistribution(item.distribution_method as Obj),
+      products: readProducts(item.products as Obj),
+    })),
     description: (body.description as string | null | undefined) ?? null,
     metadata: (body.metadata as Record<string, string> | null | undefined) ?? null,
   };

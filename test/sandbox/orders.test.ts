@@ -198,10 +198,42 @@ describe("POST /v2/order", () => {
         ["body", "items", "1", "distribution_method", "email_address"],
       ],
       [
-        orderBody("USD", [
-          { ...item(product.code, 10), products: { type: "MULTIPLE", values: [] } },
-        ]),
+        orderBody("USD", [{ ...item(product.code, 10), products: { type: "BUNDLE", values: [] } }]),
         ["body", "items", "0", "products", "type"],
+      ],
+      [
+        orderBody("USD", [
+          { ...item(product.code, 10), products: { type: "MULTIPLE", values: [product.code] } },
+        ]),
+        ["body", "items", "0", "products", "values"],
+      ],
+      [
+        orderBody("USD", [
+          { ...item(product.code, 10.5), products: { type: "TEMPLATE", template_id: "PT-1" } },
+        ]),
+        ["body", "items", "0", "face_value"],
+      ],
+      [
+        orderBody("USD", [
+          {
+            ...item(product.code, 10),
+            distribution_method: { type: "RECIPIENT", email_address: "a@example.com" },
+          },
+        ]),
+        ["body", "items", "0", "distribution_method", "recipient_reference"],
+      ],
+      [
+        orderBody("USD", [
+          {
+            ...item(product.code, 10),
+            distribution_method: {
+              type: "RECIPIENT",
+              recipient_reference: "no spaces",
+              email_address: "a@example.com",
+            },
+          },
+        ]),
+        ["body", "items", "0", "distribution_method", "recipient_reference"],
       ],
       [
         orderBody("USD", [item(product.code, 10)], { description: "x".repeat(129) }),
