@@ -1,5 +1,7 @@
 import { UserError } from "../errors/user-error.js";
 import type { Ledger } from "../ledger/ledger.js";
+import type { RowStatus } from "../ledger/row-status.js";
+import type { KeyWord, LedgerOrder } from "../ledger/types.js";
 import { appendJournalLines, journalPath } from "../orders/journal.js";
 import { orderKey } from "../orders/keys.js";
 import { storedState } from "./state.js";
@@ -24,13 +26,31 @@ export interface RetryResult {
   mode: "same-key" | "new-key";
   /** Orders --new-key left alone: an attempt under their key ended unclear (an order may exist). */
   unclear: number;
+  /** Of the orders moved, failed_uncertain ones `orders reconcile` found absent (see below). */
+  absent: number;
+}
+
+/**
+ * A failed_uncertain order `orders reconcile` found no order for on the service, listing with the
+ * API key its unclear attempt was made with: `--new-key` may move it on without --force (the
+ * ledger checks the same in REKEY). See docs/architecture/keys-and-exactly-once.md, "Reconciling
+ * with the service".
+ */
+export function reconciledAbsent(order: LedgerOrder): boolean {
+  return (
+    order.status === "failed_uncertain" &&
+    Boolean(order.reconciled_absent_at) &&
+    Boolean(order.unclear_api_key) &&
+    order.reconciled_api_key === order.unclear_api_key
+  );
 }
 
 /**
  * `orders retry`: without newKey, failed_uncertain orders go again under their SAME key (the
  * service replays an order that was made, so nothing is paid twice). With newKey, failed_final
  * orders (nothing was made) go under the next generation's key; failed_uncertain ones only
- * with force, since an order may exist under the old key. Either way the orders go on the
+ * with force, since an order may exist under the old key, or when `orders reconcile` found none
+ * (reconciledAbsent). Either way the orders go on the
  * campaign's pending list, and the dispatcher sends them while the campaign runs. A new key is
  * journaled (flushed) before the ledger holds it (docs/architecture/keys-and-exactly-once.md, "One
  * key while an order may exist"), and the ledger refuses one, without force, for an order whose
@@ -58,16 +78,19 @@ export async function retryCampaign(
     rows: 0,
     mode: options.newKey ? "new-key" : "same-key",
     unclear: 0,
+    absent: 0,
   };
   for await (const [number, order] of ledger.orders(campaign)) {
-    if (!statuses.includes(order.status)) continue;
+    const absent = Boolean(options.newKey && !options.force && reconciledAbsent(order));
+    if (!statuses.includes(order.status) && !absent) continue;
     const moved = options.newKey
-      ? await underNewKey(ledger, campaign, number, order, options)
+      ? await underNewKey(ledger, campaign, number, order, { ...options, absent })
       : await underSameKey(ledger, campaign, number, options.force);
     if (moved === "unclear") result.unclear += 1;
     if (moved !== true) continue;
     result.orders += 1;
     result.rows += order.identities.length;
+    if (absent) result.absent += 1;
   }
   return result;
 }
@@ -95,7 +118,7 @@ async function underNewKey(
   campaign: string,
   number: number,
   order: { generation: number; identities: string[] },
-  options: RetryOptions,
+  options: RetryOptions & { absent: boolean },
 ): Promise<boolean | "unclear"> {
   const generation = order.generation + 1;
   const key = orderKey(campaign, generation, order.identities);
@@ -103,13 +126,19 @@ async function underNewKey(
   await appendJournalLines(journalPath(options.dataDir!, campaign), [
     options.apiKey ? { ...line, a: options.apiKey } : line,
   ]);
+  const from: RowStatus[] = options.absent
+    ? ["failed_uncertain"]
+    : options.force
+      ? ["failed_final", "failed_uncertain"]
+      : ["failed_final"];
+  const word: KeyWord | undefined = options.force ? "force" : options.absent ? "absent" : undefined;
   const done = await ledger.rekey(campaign, {
     number,
     key,
     identities: order.identities,
     generation,
-    from: options.force ? ["failed_final", "failed_uncertain"] : ["failed_final"],
-    word: options.force ? "force" : undefined,
+    from,
+    word,
   });
   if (done.done) return true;
   return done.why === "unclear" ? "unclear" : false;

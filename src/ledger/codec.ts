@@ -24,6 +24,7 @@ export const STORED_ORDER_FIELDS = {
   item_ids: "ii",
   payout_status: "ps",
   payout_urls: "pu",
+  payout_expiries: "px",
   error_type: "et",
   error_message: "em",
   unclear: "uc",
@@ -35,6 +36,10 @@ export const STORED_ORDER_FIELDS = {
   replaces: "rp",
   superseded_by: "sb",
   replayed: "rd",
+  reconciled_absent_at: "ra",
+  reconciled_api_key: "rk",
+  payouts: "po",
+  payouts_at: "pa",
 } as const satisfies Record<keyof LedgerOrder, string>;
 
 type StoredName = (typeof STORED_ORDER_FIELDS)[keyof typeof STORED_ORDER_FIELDS];

@@ -207,7 +207,14 @@ export class OrderLedger extends CampaignLedger {
     from: readonly (RowStatus | "*")[],
     to: RowStatus,
     patch: OrderPatch,
-    options: { follow?: FollowChange; word?: KeyWord; orderId?: string; indexKey?: string },
+    options: {
+      follow?: FollowChange;
+      word?: KeyWord;
+      orderId?: string;
+      indexKey?: string;
+      /** Moves only if the order's `updated_at` is still this. */
+      ifUpdatedAt?: string;
+    },
   ): Promise<[number, string, string?]> {
     const { follow } = options;
     const now = new Date().toISOString();
@@ -217,7 +224,7 @@ export class OrderLedger extends CampaignLedger {
     else if (follow === "pending") args.push("pending", "0", "", campaign);
     else if (follow) args.push("follow", String(follow.at), followMember(campaign, number), "");
     else args.push("", "0", "", "");
-    args.push(options.word ?? "", options.orderId ?? "");
+    args.push(options.word ?? "", options.orderId ?? "", options.ifUpdatedAt ?? "");
     const k = this.keys(campaign);
     const keys = [
       ...this.scriptKeys(campaign),
@@ -229,6 +236,29 @@ export class OrderLedger extends CampaignLedger {
     ];
     if (options.indexKey) keys.push(options.indexKey);
     return (await this.script("giftjobsLedgerTransition", keys, args)) as [number, string, string?];
+  }
+
+  /**
+   * Records that `orders reconcile` found no order of this failed_uncertain one on the service
+   * (`listedAt`: when its listing began; `apiKey`: the fingerprint it listed with), unless the
+   * order changed since it was read (`seenUpdatedAt`): an attempt made since could have made
+   * one. True when recorded. See docs/architecture/keys-and-exactly-once.md, "Reconciling with
+   * the service".
+   */
+  async noteAbsent(
+    campaign: string,
+    number: number,
+    seen: { updatedAt: string; listedAt: string; apiKey: string },
+  ): Promise<boolean> {
+    const [code] = await this.runTransition(
+      campaign,
+      number,
+      ["failed_uncertain"],
+      "failed_uncertain",
+      { reconciled_absent_at: seen.listedAt, reconciled_api_key: seen.apiKey },
+      { ifUpdatedAt: seen.updatedAt },
+    );
+    return code === 1;
   }
 
   /**

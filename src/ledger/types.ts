@@ -57,6 +57,8 @@ export interface LedgerOrder {
   payout_status?: string;
   /** Redemption links, in the order of `identities`; only kept with --store-payout-urls. */
   payout_urls?: string[];
+  /** Their expiry dates as the service gave them ("" for none), kept with the links. */
+  payout_expiries?: string[];
   error_type?: string | null;
   error_message?: string | null;
   /**
@@ -80,6 +82,22 @@ export interface LedgerOrder {
   superseded_by?: number;
   /** The service answered with an order made before this campaign was imported. */
   replayed?: boolean;
+  /**
+   * A failed_uncertain order `orders reconcile` found no order for on the service: when the
+   * listing that showed none began, and the fingerprint of the API key it listed with. Gone when
+   * the order leaves failed_uncertain. With it, under the API key of the unclear attempt,
+   * `orders retry --new-key` may move the order on without --force (the word `absent`: see
+   * docs/architecture/keys-and-exactly-once.md, "Reconciling with the service").
+   */
+  reconciled_absent_at?: string;
+  reconciled_api_key?: string;
+  /**
+   * The payout link of each row, in the order of `identities`, as `orders payouts` last read it:
+   * `STATUS|expiry` (expiry in whole seconds since 1970, empty when the link does not expire).
+   */
+  payouts?: string[];
+  /** When `payouts` was read (ISO). */
+  payouts_at?: string;
 }
 
 /** The states a campaign is stored in; `done` is derived (see campaign-state.ts). */
@@ -97,6 +115,11 @@ export interface CampaignMeta {
   paused_at?: string;
   cancelled_at?: string;
   finished_at?: string;
+  /**
+   * "1": the campaign's orders carry giftjobs_campaign and giftjobs_key metadata (see
+   * src/orders/order-tags.ts); absent on a campaign created before they existed.
+   */
+  order_tags?: string;
   archived_at?: string;
   /** An archived campaign's archive folder (see campaign-archive.ts). */
   archive_path?: string;
@@ -146,9 +169,10 @@ export type ReportedEnd =
  * What the service's answer says of an order's key (docs/architecture/keys-and-exactly-once.md,
  * "One key while an order may exist"): `answered` when it answered under the key (the mark of an
  * unclear attempt goes), `force` when the operator checked and sends it under another API key
- * anyway.
+ * anyway, `absent` when `orders reconcile` found no order under the key (REKEY only, and only
+ * for an order it recorded absent under the API key of the unclear attempt).
  */
-export type KeyWord = "answered" | "force";
+export type KeyWord = "answered" | "force" | "absent";
 
 /** What a transition does to the order's entry in the follow set (see OrderFollower). */
 export type FollowChange = { at: number } | "unfollow" | "pending";

@@ -24,9 +24,11 @@
       ARGV[7] allowed statuses of the old order ("a,b", or "*" for any)
       ARGV[8] campaign (it rejoins the running set if it runs)
       ARGV[9] why a new key is allowed: 'answered' (the service answered under the old key:
-              nothing was made), 'force' (the operator checked), or '' (an old order that
-              carries the mark of an unclear attempt is then refused: an order may exist under
-              its key)
+              nothing was made), 'force' (the operator checked), 'absent' (`orders reconcile`
+              found no order under it: allowed only for a failed_uncertain order it recorded
+              absent, `ra`, listing with the API key of the unclear attempt, `rk` == `uk`), or
+              '' (an old order that carries the mark of an unclear attempt is then refused: an
+              order may exist under its key)
 
     Output:
       {1, new order number} when done
@@ -45,6 +47,13 @@ if not raw then return {-1, ''} end
 local old = cjson.decode(raw)
 if not allowed(ARGV[7], old.s) then return {0, old.s} end
 if ARGV[9] == '' and unclear(old) then return {-2, old.uc} end
+if ARGV[9] == 'absent' then
+  local same_key = old.uk ~= nil and old.uk ~= '' and old.rk == old.uk
+  if old.s ~= 'failed_uncertain' or not old.ra or not same_key then
+    return {-2, old.uc or 'uncertain'}
+  end
+  answered(old)
+end
 if ARGV[9] == 'answered' then answered(old) end
 old.ak = nil
 local moved = cjson.decode(ARGV[3])
@@ -57,6 +66,13 @@ end
 local n = redis.call('HINCRBY', KEYS[6], 'next_order', 1)
 local new_order = { k = ARGV[2], i = moved, g = tonumber(ARGV[4]), s = 'queued', rp = tonumber(ARGV[1]),
   m = old.m, c = old.c, d = old.d, md = old.md }
+-- An order that names its key in its metadata (src/orders/order-tags.ts) names the new one.
+if type(old.md) == 'table' and old.md.giftjobs_key then
+  local md = {}
+  for name, value in pairs(old.md) do md[name] = value end
+  md.giftjobs_key = ARGV[2]
+  new_order.md = md
+end
 -- The price goes with the order when all its rows move (a packed order split by a 422 is not
 -- re-priced: its spend is then not counted).
 if #rest == 0 then

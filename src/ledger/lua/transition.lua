@@ -38,6 +38,9 @@
                unclear attempt goes), 'force' when the operator sends it again under another API
                key after checking (the mark's API key goes), '' otherwise
       ARGV[11] the service's order id the change is for, or ''
+      ARGV[12] the order's `u` (updated at) as the caller read it, or '': with it, the order moves
+               only if no other change came since (`orders reconcile` recording an order absent:
+               an attempt made after it read the order could have made one)
 
     Output:
       {1, previous, status reached} when moved
@@ -46,6 +49,7 @@
       {-1, ""} when unknown (or superseded, for an order id)
       {2, current, its order id} when it holds another order id
       {3, current} when it has none yet (queued or in flight)
+      {4, current} when it changed since the caller read it (ARGV[12])
 ]]
 --- @include "includes/allowed"
 --- @include "includes/counts"
@@ -76,6 +80,7 @@ if not allowed(ARGV[2], current) then
   forget_id()
   return {0, current}
 end
+if (ARGV[12] or '') ~= '' and (order.u or '') ~= ARGV[12] then return {4, current} end
 if ARGV[6] == 'pending' then
   -- Back to sending (a retry): never in a campaign cancelled or archived meanwhile.
   local state = redis.call('HGET', KEYS[5], 'state')
@@ -85,7 +90,7 @@ local patch = cjson.decode(ARGV[4])
 merge(order, patch)
 if for_id ~= '' then
   -- The service answers items in request order: item i is row i; more than the rows is not ours.
-  for _, field in ipairs({'ii', 'pu'}) do
+  for _, field in ipairs({'ii', 'pu', 'px'}) do
     local list = order[field]
     if type(list) == 'table' then
       for j = #list, #order.i + 1, -1 do table.remove(list, j) end
@@ -96,6 +101,12 @@ if ARGV[10] == 'answered' then answered(order) end
 if ARGV[10] == 'force' then order.uk = nil end
 local to = checked_status(order, ARGV[3])
 if to ~= 'in_flight' then order.ak = nil end
+-- What `orders reconcile` found of a failed_uncertain order holds only while it stays one: an
+-- attempt made after (a retry under the same key) may make the order.
+if to ~= 'failed_uncertain' then
+  order.ra = nil
+  order.rk = nil
+end
 order.s = to
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(order))
 move_counts(KEYS[3], current, to, #order.i)
@@ -113,6 +124,8 @@ if ARGV[6] == 'pending' then
   redis.call('HDEL', KEYS[5], 'finished_at')
   keep_dispatched(KEYS[5], KEYS[8], ARGV[9])
 end
-note_finished(KEYS[3], KEYS[5], ARGV[5])
+-- Only a change of status can finish the campaign (a refresh of a completed order's payouts
+-- must not move its finished_at).
+if current ~= to then note_finished(KEYS[3], KEYS[5], ARGV[5]) end
 forget_id()
 return {1, current, to}
