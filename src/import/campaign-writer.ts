@@ -47,6 +47,8 @@ export class CampaignWriter {
     private readonly mode: ExecutionMode,
     packer: OrderPacker | undefined,
     private readonly journal: WriterJournal = { index: undefined, writer: undefined },
+    /** The orders carry the tags naming campaign and key (see campaignTagsOrders). */
+    private readonly tagOrders = false,
   ) {
     if (!packer) return;
     for (const order of packer.orders()) {
@@ -141,7 +143,7 @@ export class CampaignWriter {
       const { description, metadata } = buildOrderRequest(
         rows.map((p) => p.row),
         currency,
-        { name: this.campaign },
+        this.tagOrders ? { name: this.campaign, tagKey: key } : { name: this.campaign },
       );
       const sum = (field: "face" | "price") =>
         String(rows.reduce((t, p) => t + BigInt(p[field]), 0n));

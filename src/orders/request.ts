@@ -9,12 +9,18 @@ import type { LedgerOrder, LedgerRow } from "../ledger/types.js";
 import { canonicalDecimal } from "../money.js";
 import { LIMITS } from "./limits.js";
 import type { OrderRow } from "./order-row.js";
+import { orderTags, roomForTags, TAG_KEY } from "./order-tags.js";
 import { MAX_ITEMS_PER_ORDER } from "./packing.js";
 
 export interface CampaignInfo {
   name: string;
   /** Description of orders holding several rows. @defaultValue `giftjobs campaign NAME` */
   description?: string;
+  /**
+   * The order's key, when the campaign's orders carry the tags naming campaign and key
+   * (src/orders/order-tags.ts; decided per campaign, see campaignTagsOrders).
+   */
+  tagKey?: string;
 }
 
 /**
@@ -64,8 +70,11 @@ function distributionOf(row: ItemSource): DistributionMethod {
   return distribution;
 }
 
-/** The item's products: one code, the recipient's choice of codes, or a selection template. */
-function productsOf(row: ItemSource): ProductChoice {
+/**
+ * The item's products: one code, the recipient's choice of codes, or a selection template. Also
+ * what an import asks the service to price (src/import/card-prices.ts).
+ */
+export function productsOf(row: ItemSource): ProductChoice {
   if (row.product_codes !== undefined) return { type: "MULTIPLE", values: [...row.product_codes] };
   if (row.selection_template_id !== undefined)
     return { type: "TEMPLATE", template_id: row.selection_template_id };
@@ -113,10 +122,12 @@ export function buildOrderRequest(
     payment_method: { type: "ACCOUNT_BALANCE", currency },
     items: rows.map(itemOf),
   };
+  const tags = campaign.tagKey === undefined ? {} : orderTags(campaign.name, campaign.tagKey);
   const [only] = rows;
   if (rows.length === 1 && only) {
     if (only.description !== undefined) body.description = only.description;
-    if (Object.keys(only.metadata).length > 0) body.metadata = sortedRecord(only.metadata);
+    const metadata = roomForTags(only.metadata) ? { ...only.metadata, ...tags } : only.metadata;
+    if (Object.keys(metadata).length > 0) body.metadata = sortedRecord(metadata);
     return body;
   }
   if ([...campaign.name].length > LIMITS.metadataValueChars) {
@@ -128,7 +139,7 @@ export function buildOrderRequest(
     campaign.description ?? `giftjobs campaign ${campaign.name}`,
     LIMITS.descriptionChars,
   );
-  body.metadata = { campaign: campaign.name };
+  body.metadata = sortedRecord({ campaign: campaign.name, ...tags });
   return body;
 }
 
@@ -152,6 +163,11 @@ export function requestFromLedger(
     items,
   };
   if (order.description !== undefined) body.description = order.description;
-  if (order.metadata !== undefined) body.metadata = order.metadata;
+  if (order.metadata !== undefined) {
+    // A tagged order (all made since tags exist) is sent with its metadata sorted: the ledger's
+    // scripts re-encode the order, and Lua does not keep the order of an object's names.
+    // An untagged one as it always was.
+    body.metadata = TAG_KEY in order.metadata ? sortedRecord(order.metadata) : order.metadata;
+  }
   return body;
 }
