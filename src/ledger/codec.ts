@@ -44,6 +44,10 @@ export const STORED_ORDER_FIELDS = {
 
 type StoredName = (typeof STORED_ORDER_FIELDS)[keyof typeof STORED_ORDER_FIELDS];
 
+// Two fields under one stored name would read each other's values: refused when loaded.
+if (new Set(Object.values(STORED_ORDER_FIELDS)).size !== Object.keys(STORED_ORDER_FIELDS).length)
+  throw new Error("two order fields share a stored name (src/ledger/codec.ts)");
+
 const LONG_NAMES = new Map<string, keyof LedgerOrder>(
   Object.entries(STORED_ORDER_FIELDS).map(([long, short]) => [short, long as keyof LedgerOrder]),
 );
