@@ -1,0 +1,203 @@
+import type { ApiClient } from "../api/client.js";
+import type { Order } from "../api/schemas.js";
+import type { Ledger } from "../ledger/ledger.js";
+import { completedPatch } from "../orders/outcome.js";
+import type { Lookups } from "./lookups.js";
+import type { LedgerSide, UncertainOrder } from "./reconcile-ledger.js";
+import { lookUpOrder } from "./service-orders.js";
+
+/** What the service showed of the campaign's failed_uncertain orders (see settleUncertain). */
+export interface Evidence {
+  /** Service orders made under an uncertain order's key (its tags and its body), by its number. */
+  made: Map<number, Order[]>;
+  /** Service orders that could be an uncertain order's (an untagged body alike), by its number. */
+  alike: Map<number, Order[]>;
+  /** Uncertain orders that hold an order id, with what the service says of it. */
+  byId: Map<number, { id: string; order: Order | undefined; status: string | undefined }>;
+  unidentified: string[];
+}
+
+/** What became of a failed_uncertain order. */
+export interface UncertainEntry {
+  ledger_order: number;
+  /**
+   * `completed` / `failed_final`: the service made an order under its key (COMPLETED / FAILED);
+   * `absent`: it has none in the whole window (recorded on the order); `undecided`: see `why`.
+   */
+  outcome: "completed" | "failed_final" | "absent" | "undecided";
+  order_id?: string;
+  why?: string;
+  lines?: number[];
+}
+
+export interface SettleDeps {
+  ledger: Ledger;
+  client: ApiClient;
+  lookups: Lookups;
+  side: LedgerSide;
+  /** When the campaign was created (ISO), to tell a replayed order. */
+  createdAt: string | undefined;
+  /** Fingerprint of the API key the service was read with. */
+  apiKey: string;
+}
+
+interface When {
+  /** When the listing began (ISO). */
+  listedAt: string;
+  minAgeMs: number;
+}
+
+/**
+ * Settles the campaign's failed_uncertain orders from what the service showed
+ * (docs/architecture/keys-and-exactly-once.md, "Reconciling with the service"): one order made
+ * under an order's key ends it as the service ended that order, with the word `answered` (the
+ * mark goes, the uncertain money moves to spent, or back for FAILED); none in the whole window,
+ * nothing the service would not show yet, and a last attempt old enough: recorded absent.
+ * Anything else is left as it is, and says why.
+ */
+export async function settleUncertain(
+  deps: SettleDeps,
+  evidence: Evidence,
+  when: When,
+): Promise<UncertainEntry[]> {
+  const entries: UncertainEntry[] = [];
+  for (const [number, seen] of evidence.byId) entries.push(await settleById(deps, number, seen));
+  for (const uncertain of deps.side.uncertain.values())
+    entries.push(await settleByKey(deps, uncertain, evidence, when));
+  for (const entry of entries) entry.lines = await deps.side.lines(entry.ledger_order);
+  return entries.sort((a, b) => a.ledger_order - b.ledger_order);
+}
+
+function undecided(number: number, why: string, orderId?: string): UncertainEntry {
+  return {
+    ledger_order: number,
+    outcome: "undecided",
+    why,
+    ...(orderId ? { order_id: orderId } : {}),
+  };
+}
+
+/** A failed_uncertain order that holds an order id: as the service ended that order. */
+async function settleById(
+  deps: SettleDeps,
+  number: number,
+  seen: { id: string; order: Order | undefined; status: string | undefined },
+): Promise<UncertainEntry> {
+  if (seen.status === "PROCESSING")
+    return undecided(number, "the service is still processing its order", seen.id);
+  if (seen.status !== "COMPLETED" && seen.status !== "FAILED")
+    return undecided(number, `the service reports its order ${seen.status}`, seen.id);
+  let order = seen.order;
+  if (!order) {
+    const lookup = await lookUpOrder(deps.client, deps.lookups, seen.id);
+    if (lookup?.kind !== "order") return undecided(number, "its order could not be read", seen.id);
+    order = lookup.order;
+  }
+  return end(deps, number, order);
+}
+
+/** A failed_uncertain order without an order id: found under its key, absent, or neither. */
+async function settleByKey(
+  deps: SettleDeps,
+  uncertain: UncertainOrder,
+  evidence: Evidence,
+  when: When,
+): Promise<UncertainEntry> {
+  const { number } = uncertain;
+  const made = evidence.made.get(number) ?? [];
+  const alike = evidence.alike.get(number) ?? [];
+  if (made.length === 1 && alike.length === 0) return end(deps, number, made[0] as Order);
+  const ids = [...made, ...alike].map((order) => order.id).join(", ");
+  if (made.length > 1)
+    return undecided(number, `${made.length} orders on the service carry its key: ${ids}`);
+  if (alike.length > 0)
+    return undecided(
+      number,
+      `orders on the service could be its (same body; no key tag to tell): ${ids}`,
+    );
+  return absent(deps, uncertain, evidence.unidentified, when);
+}
+
+/** Ends the order as the service ended the order made under its key. */
+async function end(deps: SettleDeps, number: number, order: Order): Promise<UncertainEntry> {
+  const { ledger, side } = deps;
+  const record = await ledger.getOrder(side.campaign, number);
+  if (!record) return undecided(number, "it is gone from the ledger", order.id);
+  let moved: { moved: boolean };
+  if (order.status === "COMPLETED") {
+    const rows = record.identities.length;
+    const patch = completedPatch(order, rows, false, deps.createdAt);
+    moved = await ledger.transition(
+      side.campaign,
+      number,
+      ["failed_uncertain"],
+      "completed",
+      patch,
+      undefined,
+      "answered",
+    );
+  } else if (order.status === "FAILED") {
+    // The service made the order and failed it: nothing was paid, and the key's record says so.
+    moved = await ledger.transition(
+      side.campaign,
+      number,
+      ["failed_uncertain"],
+      "failed_final",
+      {
+        order_id: order.id,
+        error_type: "order_failed",
+        error_message: `orders reconcile: the service reports order ${order.id} FAILED`,
+      },
+      undefined,
+      "answered",
+    );
+  } else return undecided(number, `the service reports its order ${order.status}`, order.id);
+  if (!moved.moved) return undecided(number, "it changed during the check", order.id);
+  return {
+    ledger_order: number,
+    outcome: order.status === "COMPLETED" ? "completed" : "failed_final",
+    order_id: order.id,
+  };
+}
+
+/** No order of the window is, or could be, this one's: recorded, unless it is too soon to tell. */
+async function absent(
+  deps: SettleDeps,
+  { number, order }: UncertainOrder,
+  unidentified: string[],
+  when: When,
+): Promise<UncertainEntry> {
+  if (unidentified.length > 0)
+    return undecided(
+      number,
+      `${unidentified.length} orders of the window are still PROCESSING and show no ` +
+        "metadata yet: run reconcile again later",
+    );
+  const updated = order.updated_at ? Date.parse(order.updated_at) : Number.NaN;
+  if (!Number.isFinite(updated)) return undecided(number, "its last attempt has no time");
+  if (updated > Date.parse(when.listedAt) - when.minAgeMs) {
+    const minutes = Math.round(when.minAgeMs / 60_000);
+    return undecided(
+      number,
+      `its last attempt ended less than ${minutes} minutes before the check (the service ` +
+        "may still make the order): run reconcile again later",
+    );
+  }
+  const otherKey =
+    order.unclear_api_key && order.unclear_api_key !== deps.apiKey
+      ? "; its unclear attempt was made with another API key: retry --new-key needs --force"
+      : "";
+  if (order.reconciled_absent_at)
+    return { ledger_order: number, outcome: "absent", why: `recorded before${otherKey}` };
+  const noted = await deps.ledger.noteAbsent(deps.side.campaign, number, {
+    updatedAt: order.updated_at as string,
+    listedAt: when.listedAt,
+    apiKey: deps.apiKey,
+  });
+  if (!noted) return undecided(number, "it changed during the check");
+  return {
+    ledger_order: number,
+    outcome: "absent",
+    why: `no order on the service under its key${otherKey}`,
+  };
+}
