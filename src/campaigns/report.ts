@@ -6,6 +6,8 @@ import { stringify } from "csv-stringify";
 import { fsyncPath } from "../catalog/durable-files.js";
 import { itemIdOf } from "../ledger/codec.js";
 import type { Ledger, LedgerOrder, LedgerRow } from "../ledger/ledger.js";
+import { productLabel } from "../orders/order-row.js";
+import { rowPayout } from "./payout-cells.js";
 
 export const REPORT_COLUMNS = [
   "line",
@@ -21,6 +23,9 @@ export const REPORT_COLUMNS = [
   "error_type",
   "error_message",
   "replayed",
+  // Appended: the columns before keep their places. See `orders payouts`.
+  "payout_status",
+  "expires_at",
 ] as const;
 
 /**
@@ -54,7 +59,8 @@ function recordOf(identity: string, row: LedgerRow, order: LedgerOrder | undefin
     String(row.line),
     row.reference ?? "",
     row.email,
-    row.product_code,
+    // A choice shows its codes (A|B) or its template; the code of a row of one product.
+    productLabel(row),
     row.face_value,
     row.currency,
     order?.status ?? "unknown",
@@ -66,6 +72,8 @@ function recordOf(identity: string, row: LedgerRow, order: LedgerOrder | undefin
     // The service answered with an order made before this campaign existed (see isReplay).
     order?.replayed ? "yes" : "",
   ];
+  const payout = rowPayout(order, identity);
+  cells.push(payout.status, payout.expires_at);
   return cells.map(neutralise);
 }
 
