@@ -1,0 +1,190 @@
+import type { Command } from "commander";
+import { stringify } from "csv-stringify/sync";
+import { apiKeyFingerprint } from "../../api/client.js";
+import type { LookupPace } from "../../campaigns/lookups.js";
+import {
+  type PayoutsResult,
+  refreshPayouts,
+  UNCLAIMED_COLUMNS,
+  unclaimedRows,
+} from "../../campaigns/payouts.js";
+import {
+  type LedgerOrderEntry,
+  type ReconcileReport,
+  reconcileCampaign,
+  type ServiceOrderEntry,
+} from "../../campaigns/reconcile.js";
+import { wholeNumber } from "../option-parsers.js";
+import { type Progress, progressBar } from "../progress.js";
+import { action, createContext, printJson } from "../run-action.js";
+import { withServices } from "../services.js";
+import { requireCampaign } from "./campaigns.js";
+
+const rateOption = (value: string) => wholeNumber("--rate", value, 1, 6000);
+
+function pace(rate: number | undefined): LookupPace {
+  return rate === undefined ? {} : { perMinute: rate };
+}
+
+export function registerReconcile(orders: Command): void {
+  orders
+    .command("reconcile")
+    .description(
+      "Compare the service's orders with the campaign's ledger; settle failed_uncertain rows.",
+    )
+    .requiredOption("--campaign <name>", "campaign name")
+    .option(
+      "--rate <per-minute>",
+      "requests to the service per minute at most (default 300)",
+      rateOption,
+    )
+    .option(
+      "--min-age <minutes>",
+      "record a failed_uncertain order absent only if its last attempt is this old (default 15)",
+      (value: string) => wholeNumber("--min-age", value),
+    )
+    .option("--json", "print one JSON document")
+    .action(
+      action(async (opts: { campaign: string; rate?: number; minAge?: number; json?: boolean }) => {
+        const ctx = createContext(opts.json);
+        return withServices(ctx.config, async ({ ledger, client }) => {
+          await requireCampaign(ledger, opts.campaign);
+          const bar = progressBar(ctx.interactive, "reconcile |{bar}| {value}/{total} {what}");
+          let report: ReconcileReport;
+          try {
+            report = await reconcileCampaign(ledger, client, opts.campaign, {
+              apiKey: apiKeyFingerprint(ctx.config.apiKey),
+              pace: pace(opts.rate),
+              ...(opts.minAge !== undefined ? { minAgeMs: opts.minAge * 60_000 } : {}),
+              onProgress: ({ phase, done, total }) => {
+                bar.setTotal(phase === "listing" ? done : total);
+                bar.update(done, { what: phase === "listing" ? "pages" : "orders read" });
+              },
+            });
+          } finally {
+            bar.stop();
+          }
+          if (opts.json) printJson(report);
+          else process.stdout.write(reconcileText(report));
+          return report.agree ? 0 : 1;
+        });
+      }),
+    );
+}
+
+function lines(entry: { lines?: number[] }): string {
+  return entry.lines?.length ? `, lines ${entry.lines.join(" ")}` : "";
+}
+
+function serviceLine(e: ServiceOrderEntry): string {
+  const ledger =
+    e.ledger_order !== undefined ? ` (ledger order ${e.ledger_order}, ${e.ledger_status})` : "";
+  const what = [e.order_id, e.status, e.created_at, e.total_price, e.currency].filter(Boolean);
+  return `    ${what.join(" ")}: ${e.why}${ledger}${lines(e)}\n`;
+}
+
+function ledgerLine(e: LedgerOrderEntry): string {
+  const service = e.service_status ?? "unknown to the service";
+  const statuses = `ledger ${e.ledger_status}, service ${service}`;
+  return `    order ${e.ledger_order} ${e.order_id}: ${statuses}${lines(e)}\n`;
+}
+
+function section<T>(title: string, entries: T[], line: (entry: T) => string): string {
+  if (entries.length === 0) return "";
+  return `  ${title}: ${entries.length}\n${entries.map(line).join("")}`;
+}
+
+function reconcileText(r: ReconcileReport): string {
+  return (
+    `campaign ${r.campaign}: ${r.service_orders} orders of the service since ` +
+    `${r.window.from} (${r.pages} pages, ${r.requests} requests)\n` +
+    section("orders the ledger does not know", r.unknown_to_ledger, serviceLine) +
+    section("ledger orders the service does not have", r.missing_on_service, ledgerLine) +
+    section("status disagreements", r.status_disagreements, ledgerLine) +
+    section("behind (a follower will record them)", r.behind, ledgerLine) +
+    section("failed_uncertain orders", r.uncertain, (u) => {
+      const id = u.order_id ? ` ${u.order_id}` : "";
+      const why = u.why ? ` (${u.why})` : "";
+      return `    order ${u.ledger_order}: ${u.outcome}${id}${why}${lines(u)}\n`;
+    }) +
+    (r.unidentified.length
+      ? `  still PROCESSING, not identified: ${r.unidentified.join(" ")}\n`
+      : "") +
+    (r.agree ? "  the service and the ledger agree\n" : "  DISAGREEMENT: see above\n")
+  );
+}
+
+export function registerPayouts(orders: Command): void {
+  orders
+    .command("payouts")
+    .description(
+      "Read each completed order's payout links again; record status and expiry per row.",
+    )
+    .requiredOption("--campaign <name>", "campaign name")
+    .option("--unclaimed", "then list the rows whose link is still ACTIVE (CSV, no URLs)")
+    .option(
+      "--rate <per-minute>",
+      "requests to the service per minute at most (default 300)",
+      rateOption,
+    )
+    .option("--json", "print one JSON document")
+    .action(
+      action(
+        async (opts: { campaign: string; unclaimed?: boolean; rate?: number; json?: boolean }) => {
+          const ctx = createContext(opts.json);
+          return withServices(ctx.config, async ({ ledger, client }) => {
+            await requireCampaign(ledger, opts.campaign);
+            const bar: Progress = progressBar(
+              ctx.interactive,
+              "payouts |{bar}| {value}/{total} orders read",
+            );
+            let result: PayoutsResult;
+            try {
+              result = await refreshPayouts(ledger, client, opts.campaign, {
+                pace: pace(opts.rate),
+                onProgress: (done, total) => {
+                  bar.setTotal(total);
+                  bar.update(done);
+                },
+              });
+            } finally {
+              bar.stop();
+            }
+            for (const f of result.failed)
+              process.stderr.write(
+                `giftjobs: order ${f.ledger_order} (${f.order_id}) not read: ${f.error}\n`,
+              );
+            if (opts.unclaimed) await printUnclaimed(ledger, opts.campaign, opts.json);
+            else if (opts.json) printJson(result);
+            else process.stdout.write(payoutsText(result));
+            return result.failed.length > 0 ? 1 : 0;
+          });
+        },
+      ),
+    );
+}
+
+function payoutsText(r: PayoutsResult): string {
+  const statuses = Object.entries(r.by_status)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([status, n]) => `${status} ${n}`)
+    .join(", ");
+  const read = `payouts of ${r.rows} rows in ${r.orders} orders read`;
+  return `campaign ${r.campaign}: ${read}${statuses ? `: ${statuses}` : ""}\n`;
+}
+
+async function printUnclaimed(
+  ledger: Parameters<typeof unclaimedRows>[0],
+  campaign: string,
+  json: boolean | undefined,
+): Promise<void> {
+  const rows = await unclaimedRows(ledger, campaign);
+  if (json) {
+    const objects = rows.map((cells) =>
+      Object.fromEntries(UNCLAIMED_COLUMNS.map((name, i) => [name, cells[i]])),
+    );
+    printJson({ campaign, rows: objects });
+    return;
+  }
+  process.stdout.write(stringify(rows, { header: true, columns: [...UNCLAIMED_COLUMNS] }));
+}
