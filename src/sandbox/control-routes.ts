@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { ApiError } from "./api-error.js";
 import { faultsToJson, parseFaults } from "./faults.js";
 import { productUpdateState } from "./order-completion.js";
+import { changePayouts, forgetOrder } from "./order-controls.js";
 import type { Reply } from "./product-routes.js";
 import type { CatalogMutation, SandboxState } from "./state.js";
 import type { Denominations, Product } from "./types.js";
@@ -255,6 +256,10 @@ export function controlRoute(
       return ok(state.book.selectionTemplates.toJSON());
     case "POST /_sandbox/selection-templates":
       return changeSelectionTemplates(state, raw);
+    case "POST /_sandbox/payouts":
+      return changePayouts(state, parseJsonObject(raw));
+    case "POST /_sandbox/orders/forget":
+      return forgetOrder(state, parseJsonObject(raw));
     default:
       throw new ApiError("not_found", `No sandbox route ${route}`);
   }
