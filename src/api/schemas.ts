@@ -107,6 +107,16 @@ export const OrderSchema = z.looseObject({
 export type Order = z.infer<typeof OrderSchema>;
 
 /**
+ * A completed order as the `order.completion` webhook carries it (OpenAPI CompletedOrderWebhook:
+ * CompletedOrderWithBasicDetails, which has no items); an order GET /v2/order/{id} answers, with
+ * its items, reads as one too.
+ */
+export const CompletedOrderSchema = OrderSchema.extend({
+  items: z.array(OrderItemSchema).optional(),
+});
+export type CompletedOrder = z.infer<typeof CompletedOrderSchema>;
+
+/**
  * A product's state in a `product.update` webhook (OpenAPI ProductUpdateState): its discount
  * multiplier (the product's `discount_multiplier`), whether it can be ordered, and its
  * denominations when the message carries them.
@@ -162,7 +172,11 @@ const estimateAmount = z.union([
 
 /** One priced item of an estimate (OpenAPI OrderItemDiscount). */
 export const EstimatedItemSchema = z.looseObject({
-  products: z.looseObject({ type: z.string(), value: z.string().nullish() }),
+  products: z.looseObject({
+    type: z.string(),
+    value: z.string().nullish(),
+    values: z.array(z.string()).nullish(),
+  }),
   face_value: estimateAmount,
   price: estimateAmount,
   discount_multiplier: decimalString.nullish(),

@@ -1,4 +1,4 @@
-import type { Order } from "../api/schemas.js";
+import type { CompletedOrder, Order } from "../api/schemas.js";
 import type { OrderPatch } from "../ledger/types.js";
 import type { Logger } from "../log.js";
 
@@ -7,7 +7,10 @@ import type { Logger } from "../log.js";
  * own: its idempotency cache replayed an older order (a campaign name and rows reused from
  * another ledger). Such rows are marked `replayed`, never silently taken as paid now.
  */
-export function isReplay(order: Order, campaignCreatedAt: string | undefined): boolean {
+export function isReplay(
+  order: Pick<Order, "created_at">,
+  campaignCreatedAt: string | undefined,
+): boolean {
   if (!order.created_at || !campaignCreatedAt) return false;
   const made = Date.parse(order.created_at);
   const imported = Date.parse(campaignCreatedAt);
@@ -16,26 +19,37 @@ export function isReplay(order: Order, campaignCreatedAt: string | undefined): b
 
 /**
  * Ledger fields of a completed order: order id, item ids (in the order of its rows), payout
- * status (and URLs if asked).
+ * status (and the links with their expiry dates if asked: money in the open, written out only by
+ * `orders links`). An order without items (the webhook's basic details) gives its id only: its
+ * items are read later, by GET /v2/order/{id} (`orders payouts`).
  */
 export function completedPatch(
-  order: Order,
+  order: CompletedOrder,
   rows: number | undefined,
   storePayoutUrls: boolean,
   campaignCreatedAt?: string,
 ): OrderPatch {
   // The service answers items in request order, so item i belongs to row identity i. Without
   // `rows` (an end the service reported), the ledger's script drops what is beyond its rows.
-  const items = rows === undefined ? order.items : order.items.slice(0, rows);
-  const statuses = new Set(order.items.map((item) => item.payout?.status).filter(Boolean));
+  const all = order.items ?? [];
+  const items = rows === undefined ? all : all.slice(0, rows);
+  const statuses = new Set(all.map((item) => item.payout?.status).filter(Boolean));
   return {
     order_id: order.id,
-    item_ids: items.map((item) => item.id),
+    item_ids: order.items ? items.map((item) => item.id) : undefined,
     payout_status: [...statuses].join(",") || undefined,
-    ...(storePayoutUrls ? { payout_urls: items.map((item) => item.payout?.url ?? "") } : {}),
+    ...(storePayoutUrls && order.items ? payoutLinks(items) : {}),
     ...(isReplay(order, campaignCreatedAt) ? { replayed: true } : {}),
     error_type: null,
     error_message: null,
+  };
+}
+
+/** The payout links of the items, and their expiry dates, in item order ("" where none). */
+function payoutLinks(items: Order["items"]): Pick<OrderPatch, "payout_urls" | "payout_expiries"> {
+  return {
+    payout_urls: items.map((item) => item.payout?.url ?? ""),
+    payout_expiries: items.map((item) => item.payout?.expiry_date ?? ""),
   };
 }
 

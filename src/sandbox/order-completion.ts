@@ -1,3 +1,4 @@
+import { basicView } from "./basic-view.js";
 import type { OrderBook, StoredOrder } from "./order-book.js";
 import type { Product } from "./types.js";
 import type { WebhookSender } from "./webhook-sender.js";
@@ -42,8 +43,9 @@ export function productUpdateState(product: Product): ProductUpdateState {
 
 /**
  * Pushes what the service pushes: `order.completion` when an async order ends (COMPLETED with
- * the order as GET /v2/order/{id} shows it, FAILED with `{id, status}`), and `product.update`
- * when what it tells of a product (multiplier, orderable, denominations) changes.
+ * the order's basic details, as GET /v2/order lists it, FAILED with `{id, status}`), and
+ * `product.update` when what it tells of a product (multiplier, orderable, denominations)
+ * changes.
  */
 export class WebhookNotifier {
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -72,7 +74,8 @@ export class WebhookNotifier {
       this.orderAccepted(stored);
       return;
     }
-    const body = view.status === "FAILED" ? { id: view.id, status: "FAILED" } : view;
+    // What the service sends (OpenAPI CompletedOrderWebhook): the basic details, no items.
+    const body = view.status === "FAILED" ? { id: view.id, status: "FAILED" } : basicView(view);
     this.sender.send("order.completion", body);
   }
 

@@ -1,4 +1,5 @@
 import { ApiError } from "./api-error.js";
+import { basicView } from "./basic-view.js";
 import type { OrderBook, StoredOrder } from "./order-book.js";
 import type { Reply } from "./product-routes.js";
 import type { Order } from "./types.js";
@@ -23,27 +24,6 @@ function parseQuery(params: URLSearchParams): OrderPageQuery {
   if (!(limit >= 1 && limit <= MAX_LIMIT))
     throw new ApiError("pagination_error", `limit must be a whole number from 1 to ${MAX_LIMIT}`);
   return { limit, after, before };
-}
-
-/**
- * An order as the list shows it (OpenAPI CompletedOrderWithBasicDetails): no items, no
- * metadata, which only GET /v2/order/{id} gives; a PROCESSING one as an IncompleteOrder.
- */
-function basicView(view: ReturnType<OrderBook["view"]>): Record<string, unknown> {
-  if (view.status === "PROCESSING") return { ...view };
-  const order = view as Order;
-  const basic: Record<string, unknown> = {
-    id: order.id,
-    status: order.status,
-    created_at: order.created_at,
-  };
-  if (order.completed_at) basic.completed_at = order.completed_at;
-  basic.description = order.description;
-  basic.payment_method = order.payment_method;
-  basic.currency = order.currency;
-  basic.total_price = order.total_price;
-  basic.total_discount = order.total_discount;
-  return basic;
 }
 
 /** The account's orders newest first: ids are ULID-like, so their order is their creation order. */

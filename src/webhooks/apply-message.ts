@@ -1,4 +1,4 @@
-import { OrderSchema, ProductUpdateSchema } from "../api/schemas.js";
+import { CompletedOrderSchema, ProductUpdateSchema } from "../api/schemas.js";
 import type { ProductOverrides } from "../catalog/product-overrides.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { ReportedEnd } from "../ledger/types.js";
@@ -54,15 +54,17 @@ export interface LookedUp {
  * Applies a verified, parsed message. Throws on Redis or disk trouble (the caller answers 500).
  * `lookedUp`: the order index's entry for completionOrderId(body), read by the caller (in the
  * script that claims the message id: claim-message.ts); without it, it is read here.
+ * `messageId`: the message's id (`svix-id`), by which an unknown FAILED order is asked again once.
  */
 export async function applyMessage(
   deps: ApplyMessageDeps,
   body: unknown,
   lookedUp?: LookedUp,
+  messageId?: string,
 ): Promise<Applied> {
   const type = messageType(body);
   if (type === "order.completion")
-    return { type, result: await orderCompletion(deps, body, lookedUp) };
+    return { type, result: await orderCompletion(deps, body, lookedUp, messageId) };
   if (type === "product.update") return { type, result: await productUpdate(deps, body) };
   return { type, result: "bad_request" };
 }
@@ -76,17 +78,20 @@ async function orderCompletion(
   deps: ApplyMessageDeps,
   body: unknown,
   lookedUp: LookedUp | undefined,
+  messageId: string | undefined,
 ): Promise<WebhookResult> {
   const { id, status } = body as { id: string; status: string };
   if (status === "PROCESSING") return "bad_request";
   let end: RemoteOrderEnd;
   if (status === "COMPLETED") {
-    const parsed = OrderSchema.safeParse(body);
+    // The service's message has the order's basic details and no items (OpenAPI
+    // CompletedOrderWebhook): the order ends on them, its items are read later if asked for.
+    const parsed = CompletedOrderSchema.safeParse(body);
     if (!parsed.success) return "bad_request";
     end = { status: "COMPLETED", order: parsed.data };
   } else end = { status, id };
   const target = lookedUp ? lookedUp.target : await deps.orderIndex.find(id);
-  if (!target) return unknownOrder(end);
+  if (!target) return unknownOrder(deps, end, messageId);
   const log = deps.log.child({ campaign: target.campaign, order: target.number, order_id: id });
   // One script checks that the order holds this id, ends it and forgets the id (see
   // applyRemoteOrderEnd): with the claim, two round trips a message.
@@ -149,12 +154,22 @@ const ACCEPT_WINDOW_MS = 120_000;
 /**
  * An order id nobody indexed: not ours, made while webhooks were off, or ours a moment before
  * the worker indexed it (the service can be that fast). A COMPLETED order made in the last two
- * minutes is asked again (409: the service retries) for that last case; anything else is 2xx,
- * and a poll is the net.
+ * minutes is asked again (409: the service retries) for that last case. A FAILED message says
+ * nothing of when the order was made: it is asked again once, by its message id (the service's
+ * next try comes seconds later, when an order of ours is indexed); not ours, it is then 2xx, and
+ * is not retried for days. Anything else is 2xx, and a poll is the net.
  */
-function unknownOrder(end: RemoteOrderEnd): WebhookResult {
-  const made = end.order?.created_at ? Date.parse(end.order.created_at) : Number.NaN;
-  return Date.now() - made < ACCEPT_WINDOW_MS ? "not_yet" : "unknown_order";
+async function unknownOrder(
+  deps: ApplyMessageDeps,
+  end: RemoteOrderEnd,
+  messageId: string | undefined,
+): Promise<WebhookResult> {
+  if (end.order) {
+    const made = end.order.created_at ? Date.parse(end.order.created_at) : Number.NaN;
+    return Date.now() - made < ACCEPT_WINDOW_MS ? "not_yet" : "unknown_order";
+  }
+  if (messageId !== undefined && (await deps.orderIndex.firstAsk(messageId))) return "not_yet";
+  return "unknown_order";
 }
 
 /**

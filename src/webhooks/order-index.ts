@@ -41,6 +41,15 @@ export class OrderIndex {
     return member ? indexEntry(member) : undefined;
   }
 
+  /**
+   * True the first time it is asked for `messageId` (within an hour): a message about an
+   * unknown order is then asked again once, not for as long as the service keeps retrying.
+   */
+  async firstAsk(messageId: string): Promise<boolean> {
+    const key = `${this.key}:asked:${messageId}`;
+    return (await this.redis.set(key, "1", "EX", 3600, "NX")) === "OK";
+  }
+
   async size(): Promise<number> {
     return this.redis.hlen(this.key);
   }

@@ -1,13 +1,16 @@
-import type { Order } from "../api/schemas.js";
+import type { CompletedOrder } from "../api/schemas.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { ReportedEnd } from "../ledger/types.js";
 import type { Logger } from "../log.js";
 import { completedPatch, warnReplayed } from "../orders/outcome.js";
 import type { OrderIndex } from "./order-index.js";
 
-/** An order's end as the service reports it: the full order (COMPLETED) or its id and status. */
+/**
+ * An order's end as the service reports it: the order (COMPLETED: a poll's full order, or the
+ * webhook's basic details without items) or its id and status.
+ */
 export type RemoteOrderEnd =
-  | { status: "COMPLETED"; order: Order }
+  | { status: "COMPLETED"; order: CompletedOrder }
   | { status: string; id: string; order?: undefined };
 
 /** How an order applyRemoteOrderEnd moved ended. */

@@ -171,7 +171,7 @@ export async function startWebhookReceiver(
     if (!claim.claimed) return { type: messageType(body), result: "duplicate" };
     let applied: Awaited<ReturnType<typeof applyMessage>>;
     try {
-      applied = await applyMessage(deps, body, orderId === undefined ? undefined : claim);
+      applied = await applyMessage(deps, body, orderId === undefined ? undefined : claim, id);
     } catch (error) {
       await options.redis.del(seenKey(id)).catch(() => undefined);
       throw error;
