@@ -1,6 +1,7 @@
 import { createInterface } from "node:readline";
 import { type ConfirmStepChoice, confirmStep } from "../import/import-command.js";
 import type { SpendPlan } from "../import/import-types.js";
+import { pricingText } from "../import/pricing.js";
 
 /** Where the question is asked: a terminal's stdin and stderr, or fake streams in tests. */
 export interface PromptStreams {
@@ -40,7 +41,10 @@ export function spendQuestion(plan: SpendPlan): string {
   return `Spend ${spend || "nothing"} on ${plan.rows} rows of campaign ${plan.campaign}? [y/N] `;
 }
 
-/** What the import will record, shown above the question: rows, and per currency face value and price. */
+/**
+ * What the import will record, shown above the question: rows, per currency face value and
+ * price, and who priced them.
+ */
 export function planText(plan: SpendPlan): string {
   const into = plan.existing
     ? `campaign ${plan.campaign} (${plan.existing.state}, ${plan.existing.rows} rows so far)`
@@ -48,6 +52,7 @@ export function planText(plan: SpendPlan): string {
   const lines = [`${plan.rows} new rows for ${into}:`];
   for (const [currency, t] of Object.entries(plan.totals))
     lines.push(`  ${currency}: face value ${t.face_value}, price ${t.price} (${t.rows} rows)`);
+  if (plan.pricing) lines.push(`  prices ${pricingText(plan.pricing)}`);
   return `${lines.join("\n")}\n`;
 }
 

@@ -12,7 +12,9 @@ import { recordCampaign } from "./import-recording.js";
 import { type ImportPlan, surveyFile } from "./import-survey.js";
 import type { ImportDeps, ImportOptions, ImportResult } from "./import-types.js";
 import { InvalidRowsFile } from "./invalid-rows-file.js";
+import type { Pricing } from "./pricing.js";
 import { RowSpool } from "./row-spool.js";
+import { priceSurvey } from "./service-prices.js";
 
 /**
  * Imports an order file into a campaign: validate every row (pass 1), then record the ledger
@@ -88,6 +90,7 @@ async function importWithSpool(
       ? "held"
       : (existing?.state ?? "running");
   let budgetsReplaced: ImportResult["budgets_replaced"];
+  let pricing: Pricing | undefined;
   const result = (enqueued: number, orders: number): ImportResult => ({
     campaign: options.campaign,
     rows: survey.rows,
@@ -97,6 +100,8 @@ async function importWithSpool(
     already_known: survey.known,
     orders,
     totals: survey.totals.toJSON(),
+    ...(pricing ? { priced_by: pricing.by } : {}),
+    ...(pricing?.note ? { pricing_note: pricing.note } : {}),
     errors: [...survey.errors].sort((a, b) => a.line - b.line),
     more_errors: Math.max(0, survey.errorCount - survey.errors.length),
     error_file: invalidFile && survey.errorCount > 0 ? options.errorFile : undefined,
@@ -115,6 +120,8 @@ async function importWithSpool(
   await invalidFile?.commit(survey.errorCount > 0);
   const refuse = (message: string) => new ImportRefused(message, result(0, 0));
   const verdict = await checkCampaign(options, deps.ledger, survey, existing, plan, refuse);
+  // The service's prices where it gives them: what is shown, checked and recorded from here.
+  pricing = await priceSurvey(survey, deps);
   const budgets = checkBudgets(options, survey, existing, refuse);
   budgetsReplaced = budgets.replaced;
   if (options.balanceCheck !== false && deps.client && !options.dryRun)
@@ -126,6 +133,7 @@ async function importWithSpool(
       campaign: options.campaign,
       rows: survey.newRows,
       totals: survey.newTotals.toJSON(),
+      pricing,
       ...(existing ? { existing: { state: existing.state, rows: existing.rows } } : {}),
       held: state === "held",
     });

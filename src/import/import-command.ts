@@ -294,6 +294,8 @@ export function importJson(r: ImportResult, reason?: string) {
     totals: Object.fromEntries(
       Object.entries(r.totals).map(([c, t]) => [c, { face_value: t.face_value, price: t.price }]),
     ),
+    ...(r.priced_by ? { priced_by: r.priced_by } : {}),
+    ...(r.pricing_note ? { pricing_note: r.pricing_note } : {}),
     errors: [...r.errors, ...stopped],
     ...(r.more_errors ? { more_errors: r.more_errors } : {}),
     ...(r.error_file ? { error_file: r.error_file } : {}),

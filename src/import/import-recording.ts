@@ -5,6 +5,7 @@ import { BudgetExceededError, CampaignClosedError } from "../ledger/orders.js";
 import { type CurrencyBudget, unitsText } from "../orders/budget.js";
 import { journalPath, OrderJournalWriter } from "../orders/journal.js";
 import type { JournalVerdict } from "../orders/journal-index.js";
+import { campaignTagsOrders, hasTagsMarker, writeTagsMarker } from "../orders/order-tags.js";
 import { CampaignWriter } from "./campaign-writer.js";
 import type { Existing } from "./import-checks.js";
 import { RecordRefused } from "./import-errors.js";
@@ -36,7 +37,9 @@ export async function recordCampaign(
   { holdNow, existing, budgets, verdict }: Decided,
 ): Promise<{ rows: number; orders: number }> {
   const { mode, itemsPerOrder } = plan;
+  const tagOrders = await orderTagsFor(options.campaign, deps, existing, plan);
   await deps.ledger.register(options.campaign, {
+    ...(tagOrders ? { order_tags: "1" } : {}),
     execution_mode: mode,
     items_per_order: String(itemsPerOrder),
     state: options.hold ? "held" : "running",
@@ -54,8 +57,28 @@ export async function recordCampaign(
   const warning = verdict && journalWarning(verdict, options.campaign, plan.journal!.path);
   if (warning) deps.log.warn({ campaign: options.campaign }, warning);
   return recordingMarked(deps.ledger, options.campaign, () =>
-    writeCampaign(options, deps, survey, plan),
+    writeCampaign(options, deps, survey, plan, tagOrders),
   );
+}
+
+/**
+ * Whether the campaign's orders carry the tags naming campaign and key (campaignTagsOrders),
+ * and when they do, the marker beside the journal written (flushed) before any order is.
+ */
+async function orderTagsFor(
+  campaign: string,
+  deps: ImportDeps,
+  existing: Existing | undefined,
+  plan: ImportPlan,
+): Promise<boolean> {
+  const marker = deps.dataDir ? await hasTagsMarker(deps.dataDir, campaign) : false;
+  const tagged = campaignTagsOrders({
+    marker,
+    meta: existing?.meta,
+    journalOrders: plan.journal?.lines ?? 0,
+  });
+  if (tagged && !marker && deps.dataDir) await writeTagsMarker(deps.dataDir, campaign);
+  return tagged;
 }
 
 /** The attempts and backoff of a campaign's jobs, as recorded for the dispatcher. */
@@ -72,15 +95,21 @@ async function writeCampaign(
   deps: ImportDeps,
   survey: Survey,
   { mode, packer, journal, spool }: ImportPlan & { spool: RowSpool },
+  tagOrders: boolean,
 ): Promise<{ rows: number; orders: number }> {
   if (journal && packer) await repackFromSpool(spool, journal, survey.released, packer);
   const journalWriter = deps.dataDir
     ? new OrderJournalWriter(journalPath(deps.dataDir, options.campaign))
     : undefined;
-  const writer = new CampaignWriter(options.campaign, deps, survey, mode, packer, {
-    index: journal,
-    writer: journalWriter,
-  });
+  const writer = new CampaignWriter(
+    options.campaign,
+    deps,
+    survey,
+    mode,
+    packer,
+    { index: journal, writer: journalWriter },
+    tagOrders,
+  );
   const writes = new OneAtATime();
   const progress = () =>
     options.onProgress?.({
@@ -95,7 +124,8 @@ async function writeCampaign(
       for (let i = 0; i < entries.length; i += BATCH) {
         const batch = entries.slice(i, i + BATCH);
         await writes.run(async () => {
-          await writer.write(batch);
+          // The service's prices when it gave them (docs/architecture/import.md, "Prices").
+          await writer.write(survey.cards.priced(batch));
           progress();
         });
       }

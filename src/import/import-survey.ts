@@ -7,6 +7,7 @@ import type { JournalIndex } from "../orders/journal-index.js";
 import type { OrderRow } from "../orders/order-row.js";
 import type { OrderPacker } from "../orders/packing.js";
 import { CampaignTotals } from "../orders/totals.js";
+import { CardBook } from "./card-prices.js";
 import type { ImportDeps, ImportOptions } from "./import-types.js";
 import type { InvalidRowsFile } from "./invalid-rows-file.js";
 import { OneAtATime } from "./one-at-a-time.js";
@@ -45,8 +46,14 @@ export class Survey {
   known = 0;
   errorCount = 0;
   readonly errors: RowError[] = [];
-  readonly totals = new CampaignTotals();
-  readonly newTotals = new CampaignTotals();
+  /** Of the valid rows, and of the new ones: replaced by the service's once it priced them. */
+  totals = new CampaignTotals();
+  newTotals = new CampaignTotals();
+  /**
+   * The valid rows' distinct cards, for the service to price (docs/architecture/import.md,
+   * "Prices").
+   */
+  readonly cards = new CardBook();
   /** Rows released from a final failure: identity -> next generation. */
   readonly released = new Map<string, number>();
   addError(error: RowError): void {
@@ -242,7 +249,9 @@ async function classify(
     survey.totals.add(planned.currency, planned.faceUnits, planned.priceUnits);
     // A row the journal names but the ledger does not know keeps the order it was recorded in.
     const journalLine = journal?.note(planned.identity, !known);
-    if (known && !survey.released.has(planned.identity)) {
+    const fresh = !known || survey.released.has(planned.identity);
+    survey.cards.count(planned.row, planned.currency, planned.faceUnits, planned.priceUnits, fresh);
+    if (!fresh) {
       // Recorded with its order on the pending list in one script: nothing to add again.
       survey.known += 1;
       continue;

@@ -8,6 +8,7 @@ import type { Logger } from "../log.js";
 import type { Budget } from "../orders/budget.js";
 import type { Distribution } from "../orders/order-row.js";
 import type { CurrencyTotal } from "../orders/totals.js";
+import type { PricedBy, Pricing } from "./pricing.js";
 import type { ReadOrderRowsOptions } from "./readers/csv-rows.js";
 import type { RowError } from "./validation/row-error.js";
 
@@ -107,7 +108,7 @@ export interface ImportDeps {
   ledger: Ledger;
   /** The current catalog snapshot's index; undefined with --no-catalog-check. */
   catalog: CatalogIndex | undefined;
-  /** For the balance check; none skips it. */
+  /** For the service's prices and the balance check; none skips both. */
   client?: ApiClient;
   log: Logger;
   /**
@@ -126,6 +127,8 @@ export interface SpendPlan {
   rows: number;
   /** The new rows' face value and price per currency. */
   totals: Record<string, CurrencyTotal>;
+  /** Who priced them: the service, or giftjobs and why (docs/architecture/import.md, "Prices"). */
+  pricing?: Pricing;
   /** The campaign before this import; undefined when it is new. */
   existing?: { state: StoredState; rows: number };
   /** The campaign will be held after the import (nothing sent until approved). */
@@ -142,6 +145,13 @@ export interface ImportResult {
   already_known: number;
   orders: number;
   totals: Record<string, CurrencyTotal>;
+  /**
+   * Who priced `totals` (docs/architecture/import.md, "Prices"); absent when the import was
+   * refused before its prices were settled (invalid rows, the campaign's checks).
+   */
+  priced_by?: PricedBy;
+  /** Why not the service, when it did not price them. */
+  pricing_note?: string;
   errors: RowError[];
   /** Errors beyond the first 100 listed. */
   more_errors: number;

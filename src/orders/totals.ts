@@ -14,12 +14,15 @@ export interface CurrencyTotal {
 export class CampaignTotals {
   private readonly sums = new Map<string, { face: bigint; price: bigint; rows: number }>();
 
-  /** Adds one row; amounts are minor units at the currency's scale (see preflightRow). */
-  add(currency: string, faceUnits: bigint, priceUnits: bigint): void {
+  /**
+   * Adds one row, or `rows` rows whose amounts together these are; amounts are minor units at
+   * the currency's scale (see preflightRow).
+   */
+  add(currency: string, faceUnits: bigint, priceUnits: bigint, rows = 1): void {
     const sum = this.sums.get(currency) ?? { face: 0n, price: 0n, rows: 0 };
     sum.face += faceUnits;
     sum.price += priceUnits;
-    sum.rows += 1;
+    sum.rows += rows;
     this.sums.set(currency, sum);
   }
 

@@ -107,6 +107,7 @@ describe("confirm", () => {
       campaign: "asked",
       rows: 4,
       totals: { [currency]: dry.totals[currency] },
+      pricing: { by: "service" },
       held: false,
     });
     expect(await e.ledger.exists("asked")).toBe(false);

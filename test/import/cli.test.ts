@@ -61,6 +61,7 @@ describe("giftjobs orders import", () => {
       "already_known",
       "orders",
       "totals",
+      "priced_by",
       "errors",
       "state",
     ]);
@@ -72,6 +73,7 @@ describe("giftjobs orders import", () => {
       enqueued: 12,
       already_known: 0,
       orders: 12,
+      priced_by: "service",
       errors: [],
       state: "running",
     });

@@ -4,6 +4,7 @@ import {
   askYesNo,
   importConfirm,
   type PromptStreams,
+  planText,
   spendQuestion,
 } from "../../src/cli/confirm-import.js";
 import { UserError } from "../../src/errors/user-error.js";
@@ -89,6 +90,19 @@ describe("the import question", () => {
     t2.type("no\n");
     expect(await no).toBe(false);
     expect(t2.written()).toMatch(/^3 new rows for campaign spring \(running, 7 rows so far\):\n/);
+  });
+
+  it("says who priced the plan: the service, or the snapshot and why not the service", () => {
+    expect(planText({ ...PLAN, pricing: { by: "service" } })).toBe(
+      "3 new rows for new campaign spring:\n" +
+        "  EUR: face value 20.00, price 19.00 (1 rows)\n" +
+        "  USD: face value 45.00, price 39.54 (2 rows)\n" +
+        "  prices priced by the service\n",
+    );
+    const why = "the service did not answer: 500 internal_server_error: down";
+    expect(planText({ ...PLAN, pricing: { by: "snapshot", note: why } })).toMatch(
+      `\n  prices estimated locally from the catalog snapshot (${why})\n`,
+    );
   });
 
   it("without a terminal: refuses, telling --yes or --hold", async () => {

@@ -2,6 +2,7 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/client.js";
+import type { OrderEstimateRequest } from "../../src/api/order-estimate.js";
 import { UserError } from "../../src/errors/user-error.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import { RowSpool, type SpoolEntry } from "../../src/import/row-spool.js";
@@ -78,6 +79,7 @@ describe("import pass 2", () => {
     // value made invalid and a row added. Re-reading the file would now record unchecked rows.
     const lines = text.trimEnd().split("\n");
     const client = {
+      estimateOrder: (request: OrderEstimateRequest) => e.client.estimateOrder(request),
       getBalance: async () => {
         const edited = lines.map((l, i) => (i === 0 ? l : l.replace(/,([\d.]+),/, ",99999999,")));
         await writeFile(file, `${[...edited, edited[1]!.replace("ref-", "new-")].join("\n")}\n`);

@@ -12,6 +12,7 @@ import {
 } from "../../import/import-command.js";
 import type { ImportRefused } from "../../import/import-errors.js";
 import type { ImportResult } from "../../import/import-types.js";
+import { pricingText } from "../../import/pricing.js";
 import { formatRowError } from "../../import/validation/row-error.js";
 import { parseBudget } from "../../orders/budget.js";
 import { terminalPrompt } from "../confirm-import.js";
@@ -191,6 +192,8 @@ function printImportSummary(r: ImportResult): void {
       `  ${currency}: face value ${t.face_value}, price ${t.price} (${number(t.rows)} rows)\n`,
     );
   }
+  if (r.priced_by && r.valid > 0)
+    out.write(`  prices ${pricingText({ by: r.priced_by, note: r.pricing_note })}\n`);
   if (r.error_file) out.write(`  invalid rows written to ${r.error_file}\n`);
   if (r.state === "held" && !r.dry_run)
     out.write(
