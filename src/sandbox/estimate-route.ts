@@ -1,5 +1,7 @@
 import { currencyDecimals, fromUnits } from "../money.js";
 import { ApiError, type ValidationDetail } from "./api-error.js";
+import { checkChoiceItem } from "./choice-items.js";
+import { checkProducts, type NewProducts, readProducts } from "./item-parts.js";
 import { checkItem, priceUnits } from "./order-book.js";
 import type { Reply } from "./product-routes.js";
 import type { SandboxState } from "./state.js";
@@ -11,7 +13,7 @@ export const MAX_ESTIMATE_ITEMS = 500;
 /** An item of an estimate request that passed the schema checks. */
 interface EstimateItem {
   face_value: number;
-  products: { type: "SINGLE"; value: string };
+  products: Exclude<NewProducts, { type: "TEMPLATE" }>;
 }
 
 type Obj = Record<string, unknown>;
@@ -36,14 +38,10 @@ function checkEstimateItem(item: unknown, index: number, problems: Problems): vo
   const products = item.products;
   if (products === undefined) problems.add(at("products"), "missing", "Field required");
   else if (!isObject(products)) problems.add(at("products"), "object_type", "Must be an object");
-  else {
-    if (products.type !== "SINGLE") {
-      problems.add(at("products", "type"), "enum", "Only 'SINGLE' is supported");
-    }
-    if (typeof products.value !== "string" || products.value === "") {
-      problems.add(at("products", "value"), "string_type", "Must be a non-empty string");
-    }
-  }
+  // OrderItemPriceRequest takes SingleProduct and MultipleProduct: no template.
+  else if (products.type === "TEMPLATE")
+    problems.add(at("products", "type"), "enum", "Must be one of 'SINGLE', 'MULTIPLE'");
+  else checkProducts(products, face, at("products"), problems);
 }
 
 /** Checks a parsed body against OrderPriceRequest; throws a 422 with every problem found. */
@@ -68,13 +66,36 @@ function validateEstimateBody(body: unknown): { currency: string; items: Estimat
   if (problems.details.length > 0)
     throw new ApiError("validation_error", "Request failed validation", problems.details);
   const currency = (body.payment_method as Obj).currency as string;
-  return { currency, items: items as EstimateItem[] };
+  const read = (items as Obj[]).map((item) => ({
+    face_value: item.face_value as number,
+    products: readProducts(item.products as Obj) as EstimateItem["products"],
+  }));
+  return { currency, items: read };
+}
+
+/**
+ * One item priced as the order book prices it: one product with its discount, a choice of
+ * several at its face value (the recipient's product is not chosen yet), its multiplier then
+ * none. Throws the order's ApiError for an item an order would refuse.
+ */
+function priceItem(state: SandboxState, item: EstimateItem, index: number, currency: string) {
+  const scale = currencyDecimals(currency);
+  const { products } = item;
+  if (products.type === "SINGLE") {
+    const { found, face } = checkItem(state.catalog, { ...item, products }, index, currency);
+    const price = priceUnits(found.product, face, scale);
+    return { products, face, price, multiplier: found.product.discount_multiplier };
+  }
+  const templates = state.book.selectionTemplates;
+  const choice = checkChoiceItem(state.catalog, templates, { ...item, products }, index, currency);
+  return { products, face: choice.face, price: choice.face, multiplier: "0.00" };
 }
 
 /**
  * POST /v2/order/estimate: prices the items exactly as an order of them would be priced and
- * charged (order-book.ts: the same item checks, the same price), debiting nothing and recording
- * nothing. An item an order would refuse (unknown product, not orderable, another currency, a
+ * charged (order-book.ts, choice-items.ts: the same item checks, the same price), debiting and
+ * recording nothing. SINGLE and MULTIPLE products, as OrderItemPriceRequest has them (no
+ * template). An item an order would refuse (unknown product, not orderable, another currency, a
  * face value outside its denominations) is a 422 naming it: the only client error the document
  * gives this route. Amounts are JSON numbers, as OrderPriceResponse types them; the multiplier a
  * string. Fault `estimateFailRate`: a 500 before anything is done.
@@ -97,8 +118,7 @@ export function estimateOrder(state: SandboxState, raw: string): Reply {
   const details: ValidationDetail[] = [];
   const priced = items.map((item, index) => {
     try {
-      const { found, face } = checkItem(state.catalog, item, index, currency);
-      return { item, face, price: priceUnits(found.product, face, scale), found };
+      return priceItem(state, item, index, currency);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       const location = ["body", "items", String(index)];
@@ -111,14 +131,14 @@ export function estimateOrder(state: SandboxState, raw: string): Reply {
   let totalFace = 0n;
   let totalPrice = 0n;
   const answered = priced.map((p) => {
-    const { item, face, price, found } = p!;
+    const { products, face, price, multiplier } = p!;
     totalFace += face;
     totalPrice += price;
     return {
-      products: { type: "SINGLE", value: item.products.value },
+      products,
       face_value: amount(face),
       price: amount(price),
-      discount_multiplier: found.product.discount_multiplier,
+      discount_multiplier: multiplier,
       currency,
     };
   });

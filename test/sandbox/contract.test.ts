@@ -199,9 +199,22 @@ describe("contract: sandbox responses against openapi-2024-02-05.json", () => {
     const payment_method = { type: "ACCOUNT_BALANCE", currency: card.currency };
     const face_value = Number(card.gift_card?.denominations.minimum_value);
     const priceItems = [{ face_value, products: { type: "SINGLE", value: card.code } }];
-    const priced = await estimate({ payment_method, items: [...priceItems, ...priceItems] });
+    const other = sandbox.state.catalog.products.find(
+      (p) =>
+        p.code !== card.code &&
+        p.is_orderable &&
+        p.state === "LIVE" &&
+        p.currency === card.currency &&
+        p.gift_card?.denominations.type === "open",
+    );
+    const whole = Math.ceil(
+      Math.max(face_value, Number(other?.gift_card?.denominations.minimum_value)),
+    );
+    const choice = { type: "MULTIPLE", values: [card.code, other?.code] };
+    const items = [...priceItems, ...priceItems, { face_value: whole, products: choice }];
+    const priced = await estimate({ payment_method, items });
     expect(priced.status).toBe(200);
-    expect(priced.json.items).toHaveLength(2);
+    expect(priced.json.items).toHaveLength(3);
     expectValid(priced, "/order/estimate", "post");
     const refused = await estimate({ payment_method, items: [{ face_value: 0, products: {} }] });
     expect(refused.status).toBe(422);

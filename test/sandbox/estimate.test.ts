@@ -89,6 +89,37 @@ describe("POST /v2/order/estimate", () => {
     });
   });
 
+  it("a choice of products costs its face value, as its order does; no template", async () => {
+    const [a, b] = sandbox.state.catalog.products.filter(
+      (p) =>
+        isLiveOrderable(p) && p.currency === "USD" && p.gift_card?.denominations.type === "open",
+    );
+    const face = Math.ceil(
+      Math.max(
+        Number(a!.gift_card!.denominations.minimum_value),
+        Number(b!.gift_card!.denominations.minimum_value),
+      ),
+    );
+    const products = { type: "MULTIPLE", values: [b!.code, a!.code] };
+    const priced = await estimate(sandbox, "USD", [{ face_value: face, products }]);
+    expect(priced.status).toBe(200);
+    expect(priced.json.items[0]).toMatchObject({ products, price: face, face_value: face });
+    const choice = { ...item(a!.code, face), products };
+    const order = await postOrder(sandbox, orderBody("USD", [choice]));
+    const made = (await call(sandbox, `/v2/order/${order.json.id}`)).json;
+    expect(Number(made.total_price)).toBe(priced.json.total_price);
+
+    const template = { type: "TEMPLATE", template_id: "T-1" };
+    const refused = await estimate(sandbox, "USD", [{ face_value: face, products: template }]);
+    expect(refused.status).toBe(422);
+    expect(refused.json.details).toEqual([
+      expect.objectContaining({
+        type: "enum",
+        location: ["body", "items", "0", "products", "type"],
+      }),
+    ]);
+  });
+
   it("a 422 names each item an order would refuse, and the request's own problems", async () => {
     const usd = openCard(sandbox, "USD");
     const eur = openCard(sandbox, "EUR");
