@@ -1,5 +1,6 @@
 import type { Ledger, LedgerOrder } from "../ledger/ledger.js";
 import { maskEmails } from "../log.js";
+import { productLabel } from "../orders/order-row.js";
 
 /** The row statuses the campaign page lists: the rows an operator has to look at. */
 export const FAILURE_STATUSES = ["failed_final", "failed_uncertain", "cancelled"] as const;
@@ -75,7 +76,7 @@ export async function failurePage(
       line: row.line,
       reference: maskEmails(row.reference ?? ""),
       email: maskEmails(row.email),
-      product_code: row.product_code,
+      product_code: productLabel(row),
       face_value: row.face_value,
       currency: row.currency,
       status: order.status as FailureStatus,

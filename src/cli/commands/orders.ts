@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { registerCampaignCommands } from "./campaigns.js";
 import { registerReport, registerRetry, registerStatus } from "./orders-campaign.js";
 import { registerImport } from "./orders-import.js";
+import { registerLinks } from "./orders-links.js";
 import { registerTemplate } from "./orders-template.js";
 
 /** Registers `orders import|status|report|retry`, and the lifecycle commands of campaigns.ts. */
@@ -15,6 +16,7 @@ export function register(program: Command): void {
   registerTemplate(orders);
   registerStatus(orders);
   registerReport(orders);
+  registerLinks(orders);
   registerRetry(orders);
   registerCampaignCommands(orders);
 }
