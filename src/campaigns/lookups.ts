@@ -50,8 +50,17 @@ export class Lookups {
   /** Runs `each` over `items`, `concurrency` at a time (the budget spaces their requests). */
   async forEach<T>(items: Iterable<T>, each: (item: T) => Promise<void>): Promise<void> {
     const iterator = items[Symbol.iterator]();
+    // The first failure ends the run: the other workers take no more items.
+    let failed = false;
     const worker = async () => {
-      for (let next = iterator.next(); !next.done; next = iterator.next()) await each(next.value);
+      for (let next = iterator.next(); !next.done && !failed; next = iterator.next()) {
+        try {
+          await each(next.value);
+        } catch (error) {
+          failed = true;
+          throw error;
+        }
+      }
     };
     await Promise.all(Array.from({ length: this.concurrency }, worker));
   }
