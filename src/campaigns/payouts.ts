@@ -1,4 +1,5 @@
 import type { ApiClient } from "../api/client.js";
+import { ApiError } from "../api/errors/index.js";
 import type { Order } from "../api/schemas.js";
 import { UserError } from "../errors/user-error.js";
 import type { Ledger } from "../ledger/ledger.js";
@@ -62,6 +63,8 @@ export async function refreshPayouts(
       const cells = await recordPayouts(ledger, campaign, number, lookup.order);
       if (cells) count(result, cells);
     } catch (error) {
+      // A refused key, say: every other order would fail the same way.
+      if (error instanceof ApiError && error.outcome === "systemic") throw error;
       const message = error instanceof Error ? error.message : String(error);
       result.failed.push({ ledger_order: number, order_id: id, error: message });
     }
