@@ -87,7 +87,8 @@ async function exists(path: string): Promise<boolean> {
 
 function refuseExisting(path: string): never {
   throw new UserError(
-    `${path} exists: a links file is never overwritten (it holds money); name a new file with --out`,
+    `${path} exists: a links file is never overwritten (it holds money); ` +
+      "name a new file with --out",
   );
 }
 
@@ -130,7 +131,10 @@ export async function writePayoutLinks(
 ): Promise<PayoutLinksResult> {
   if (await exists(path)) refuseExisting(path);
   if (storedState(await ledger.meta(campaign)) === "archived")
-    throw new UserError(`campaign ${campaign} is archived: its payout links went with its rows`);
+    throw new UserError(
+      `campaign ${campaign} is archived: its links are in its archive's ledger; ` +
+        `orders restore --campaign ${campaign} first`,
+    );
   const { lines, withoutUrl } = await linkLines(ledger, campaign, options);
   if (lines.length === 0) {
     const rows = options.all ? "completed rows" : "completed link rows (distribution link)";
@@ -140,7 +144,7 @@ export async function writePayoutLinks(
         : `campaign ${campaign}: no payout link kept for its ${withoutUrl} ${rows}`;
     throw new UserError(
       `${why}; links are kept only while workers run with --store-payout-urls ` +
-        "(giftjobs worker --store-payout-urls, and webhooks serve)",
+        "(giftjobs worker --store-payout-urls; giftjobs webhooks --store-payout-urls)",
     );
   }
   await writeNewPrivateFile(

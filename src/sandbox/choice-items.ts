@@ -46,7 +46,7 @@ export interface CheckedChoice {
     | { type: "TEMPLATE"; template_id: string; values: string[] };
 }
 
-/** The smallest face value a product takes, in units: its minimum, the lowest of its list, a plan's price. */
+/** The smallest face value a product takes, in units: minimum, lowest of its list, plan price. */
 function minimumUnits(found: Orderable, scale: number): bigint | undefined {
   const units = (text: string) => toUnits(text, scale);
   if (found.plan) return units(found.plan.price);

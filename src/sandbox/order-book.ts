@@ -158,7 +158,8 @@ function checkAnyItem(
   if (item.distribution_method.type === "RECIPIENT" && other)
     throw new ApiError(
       "product_validation_error",
-      `items[${index}]: RECIPIENT distribution takes payment products only (${other.product.code} is ${other.product.payout_type})`,
+      `items[${index}]: RECIPIENT distribution takes payment products only ` +
+        `(${other.product.code} is ${other.product.payout_type})`,
     );
   return checked;
 }

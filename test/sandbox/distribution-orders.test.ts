@@ -51,7 +51,7 @@ describe("sandbox: link, recipient and choice items", () => {
     return answer;
   }
 
-  it("pays a link item with no e-mail: its payout link and expiry, valid per the document", async () => {
+  it("pays a link item with no e-mail: its link and expiry, valid per the OpenAPI", async () => {
     const [card] = cards;
     const answer = await sync([
       {

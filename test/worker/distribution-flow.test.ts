@@ -175,7 +175,7 @@ describe("distribution and choice campaigns end to end", () => {
     expect(choiceReport).toContain("template PT-GJ");
   });
 
-  it("without --store-payout-urls keeps no link, and orders links says how to get them", async () => {
+  it("keeps no link without --store-payout-urls; orders links says how to get them", async () => {
     const env = await envs.setup("nolinks");
     const { pair, face } = products(env);
     const file = join(env.dataDir, "links.csv");
@@ -193,7 +193,7 @@ describe("distribution and choice campaigns end to end", () => {
     await expect(stat(out)).rejects.toThrow();
   });
 
-  it("refuses a link row with an e-mail, naming its line and column; nothing recorded", async () => {
+  it("refuses a link row with an e-mail, naming line and column; nothing recorded", async () => {
     const env = await envs.setup("linkmail");
     const { pair, face } = products(env);
     const file = join(env.dataDir, "links.csv");

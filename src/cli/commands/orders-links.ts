@@ -12,7 +12,8 @@ export function registerLinks(orders: Command): void {
   orders
     .command("links")
     .description(
-      "Write the payout links of a campaign's completed link rows to a new file (0600), to hand out.",
+      "Write the payout links of a campaign's completed link rows to a new file (0600), " +
+        "to hand out.",
     )
     .requiredOption("--campaign <name>", "campaign name")
     .requiredOption("--out <file>", "the file to create (never overwritten)")
@@ -29,7 +30,8 @@ export function registerLinks(orders: Command): void {
           else process.stdout.write(`${number(result.rows)} payout links written to ${out}\n`);
           if (result.without_url > 0)
             process.stderr.write(
-              `${number(result.without_url)} completed rows have no link kept (workers without --store-payout-urls)\n`,
+              `${number(result.without_url)} completed rows have no link kept ` +
+                "(workers without --store-payout-urls)\n",
             );
           return 0;
         });

@@ -106,7 +106,9 @@ export function productChoiceOf(
     return { problem: { column: "product_code", message } };
   }
   if (given.length > 1) {
-    const message = `give one of product_code, product_codes and selection_template_id (this row has ${given.join(" and ")})`;
+    const message =
+      "give one of product_code, product_codes and selection_template_id " +
+      `(this row has ${given.join(" and ")})`;
     return { problem: { column: given[1]!, message } };
   }
   const [column] = given;

@@ -129,8 +129,8 @@ export function preflightChoice(
   for (const entry of entries) {
     const minimum = minimumOf(entry);
     if (minimum !== undefined && compareDecimal(row.face_value, minimum) < 0) {
-      const message = `face_value ${row.face_value} is below ${entry.code}'s minimum ${minimum} ${currency}`;
-      return fail(row, "face_value", message);
+      const below = `face_value ${row.face_value} is below ${entry.code}'s minimum`;
+      return fail(row, "face_value", `${below} ${minimum} ${currency}`);
     }
   }
   return pass(currency, row.face_value, "0");

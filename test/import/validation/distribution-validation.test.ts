@@ -135,7 +135,8 @@ describe("product choice cells", () => {
         line: 7,
         column: "product_codes",
         message:
-          "give one of product_code, product_codes and selection_template_id (this row has product_code and product_codes)",
+          "give one of product_code, product_codes and selection_template_id " +
+          "(this row has product_code and product_codes)",
       },
     ]);
   });
@@ -194,7 +195,7 @@ describe("preflight of choices and distributions", () => {
     expect(template).toMatchObject({ ok: true, currency: "EUR", price: "25.00" });
   });
 
-  it("refuses a choice below any product's minimum, of two currencies, or of an unknown code", () => {
+  it("refuses a choice below a product's minimum, of two currencies, or of an unknown code", () => {
     expect(
       preflightErrors({ product_code: "", product_codes: "GIFT|GIFT2", face_value: "10" }),
     ).toEqual([
@@ -221,7 +222,8 @@ describe("preflight of choices and distributions", () => {
         line: 7,
         column: "distribution",
         message:
-          "product GIFT is a gift_card product: the service pays a recipient (distribution recipient) in payment products only",
+          "product GIFT is a gift_card product: the service pays a recipient " +
+          "(distribution recipient) in payment products only",
       },
     ]);
     expect(
@@ -244,7 +246,7 @@ describe("preflight of choices and distributions", () => {
 });
 
 describe("the header of such files", () => {
-  it("needs no product_code column with a choice column, nor an email column with a distribution one", () => {
+  it("needs no product_code column beside a choice column, nor email beside distribution", () => {
     expect(resolveHeader(["email", "product_codes", "face_value"]).ok).toBe(true);
     expect(resolveHeader(["email", "Selection Template", "face_value", "Currency"]).ok).toBe(true);
     expect(resolveHeader(["Distribution", "product_code", "face_value"]).ok).toBe(true);
