@@ -3,9 +3,13 @@ import { registerCampaignCommands } from "./campaigns.js";
 import { registerReport, registerRetry, registerStatus } from "./orders-campaign.js";
 import { registerImport } from "./orders-import.js";
 import { registerLinks } from "./orders-links.js";
+import { registerPayouts, registerReconcile } from "./orders-reconcile.js";
 import { registerTemplate } from "./orders-template.js";
 
-/** Registers `orders import|status|report|retry`, and the lifecycle commands of campaigns.ts. */
+/**
+ * Registers `orders import|status|report|retry|reconcile|payouts`, and the lifecycle commands of
+ * campaigns.ts.
+ */
 export function register(program: Command): void {
   const orders = program
     .command("orders")
@@ -18,5 +22,7 @@ export function register(program: Command): void {
   registerReport(orders);
   registerLinks(orders);
   registerRetry(orders);
+  registerReconcile(orders);
+  registerPayouts(orders);
   registerCampaignCommands(orders);
 }
