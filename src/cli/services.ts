@@ -3,14 +3,13 @@ import type { OrderJobData } from "../../jobs/orders/job.js";
 import { QUEUES } from "../../jobs/registry.js";
 import type { ApiClient } from "../api/client.js";
 import { apiClientFor } from "../api/client-for-config.js";
+import { ApiError } from "../api/errors/index.js";
 import type { Config } from "../config.js";
+import { UserError } from "../errors/user-error.js";
 import { Ledger } from "../ledger/ledger.js";
-import {
-  assertRedisAnswers,
-  commandClient,
-  connectRedis,
-  type RedisConnection,
-} from "../redis/connection.js";
+import { commandClient, connectRedis, type RedisConnection } from "../redis/connection.js";
+import { isRedisAway } from "../redis/outage-reporter.js";
+import { assertRedisAnswers, RedisDownError } from "../redis/redis-down.js";
 
 /** Redis, the ledger, the orders queue and the API client, opened together and closed together. */
 export interface Services {
@@ -58,10 +57,22 @@ export async function withServices<T>(
   try {
     result = await fn(services);
   } catch (error) {
+    const lost = redisLost(services.redis, error);
     // The failure is what matters: a close that fails too (Redis gone) must not replace it.
     await services.close().catch(() => undefined);
-    throw error;
+    throw lost ? new RedisDownError(config, { cause: error }) : error;
   }
   await services.close();
   return result;
+}
+
+/**
+ * True when `error` is ioredis giving up on a command because Redis went away meanwhile: the
+ * command then fails in the same plain line as at its start (RedisDownError), not in ioredis's
+ * words. The service's own network errors (an ApiError), and errors already told in words, are
+ * left as they are.
+ */
+function redisLost(redis: RedisConnection, error: unknown): boolean {
+  if (error instanceof UserError || error instanceof ApiError) return false;
+  return redis.status !== "ready" && isRedisAway(error);
 }

@@ -8,14 +8,21 @@ import { Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
 import { silentLogger } from "../log.js";
 import { closeServer, httpUrl, listen } from "../metrics/listen.js";
-import { assertRedisAnswers, commandClient, connectRedis } from "../redis/connection.js";
+import {
+  commandClient,
+  connectRedis,
+  type RedisConnection,
+  readyWithin,
+} from "../redis/connection.js";
 import { OutageReporter, redisAddress } from "../redis/outage-reporter.js";
+import { assertRedisAnswers, RedisDownError, redisDownMessage } from "../redis/redis-down.js";
 import { ActionToken, DASHBOARD_TOKEN_ENV } from "./action-token.js";
 import { campaignRoutes } from "./campaign-routes.js";
 import { acceptedHosts, hostGuard, isLoopback, originGuard, publicHostName } from "./host-guard.js";
 import { escapeHtml } from "./html-escape.js";
 import { LOGIN_PATH, loginRoutes } from "./login-routes.js";
 import { queueBoard } from "./queue-board.js";
+import { redisGate, sendRedisDown } from "./redis-gate.js";
 
 /** Where bull-board is mounted. */
 export const BOARD_PATH = "/queues";
@@ -69,13 +76,18 @@ export async function startDashboard(options: StartDashboardOptions): Promise<Ru
   const allowActions = options.allowActions ?? false;
   const publicHosts = (options.publicHosts ?? []).map(publicHostName);
   const token = allowActions ? actionTokenFor(host, publicHosts, options.actionToken) : undefined;
-  const redis = connectRedis(config);
+  // No offline queue: while Redis is away a page's reads fail at once, and the page says so,
+  // instead of waiting for reconnects (docs/architecture/redis.md, "Redis outages").
+  const redis = connectRedis(config, { failFast: true });
+  // Until it serves, a Redis away is the start's one line (RedisDownError), nothing more.
+  redis.on("error", () => {});
+  let serving = false;
   // Redis away: one line every few seconds (pages say so too), not an error per reconnect.
-  const outage = new OutageReporter(redisAddress(config)).watch(redis);
+  const outage = new OutageReporter(redisAddress(config));
   const queues = Object.values(QUEUES).map((name) => {
     const queue = new Queue(name, { connection: redis, prefix: config.prefix });
     queue.on("error", (error) => {
-      if (!outage.failed(error)) log.error({ err: error }, "dashboard: queue error");
+      if (serving && !outage.failed(error)) log.error({ err: error }, "dashboard: queue error");
     });
     return queue;
   });
@@ -85,8 +97,14 @@ export async function startDashboard(options: StartDashboardOptions): Promise<Ru
     await redis.quit().catch(() => redis.disconnect());
   };
   try {
+    // Without an offline queue, a PING before the connection is up would fail at once.
+    if (!(await readyWithin(redis, 2000))) throw new RedisDownError(config);
     await assertRedisAnswers(redis, config);
+    outage.watch(redis);
+    serving = true;
     const app = dashboardApp({
+      redis,
+      redisDown: redisDownMessage(config),
       ledger: new Ledger(commandClient(redis), config.prefix),
       queues,
       allowActions,
@@ -129,6 +147,9 @@ function actionTokenFor(
 }
 
 interface AppDeps {
+  redis: RedisConnection;
+  /** The plain line of a Redis that does not answer (redisDownMessage). */
+  redisDown: string;
   ledger: Ledger;
   queues: Queue[];
   allowActions: boolean;
@@ -147,6 +168,10 @@ function dashboardApp(deps: AppDeps): Express {
   // Origin; then the token for what changes something, bull-board's requests included.
   app.use(hostGuard(deps.accepts));
   app.use(originGuard(deps.accepts));
+  const wantsJson = (req: Request) =>
+    req.path.endsWith(".json") || req.path.startsWith(`${BOARD_PATH}/api/`);
+  // Before anything that reads Redis: a Redis away is a 503 page at once, not a hang.
+  app.use(redisGate({ redis: deps.redis, message: deps.redisDown, wantsJson }));
   if (token) {
     app.use(loginRoutes({ token, boardPath: BOARD_PATH, log: deps.log }));
     app.use(token.guard());
@@ -165,8 +190,13 @@ function dashboardApp(deps: AppDeps): Express {
     BOARD_PATH,
     queueBoard({ queues: deps.queues, basePath: BOARD_PATH, allowActions: deps.allowActions }),
   );
-  app.use((error: Error, _req: Request, res: Response, _next: NextFunction) => {
-    if (!deps.outage.failed(error)) deps.log.error({ err: error }, "dashboard: request failed");
+  app.use((error: Error, req: Request, res: Response, _next: NextFunction) => {
+    // Redis went away while the page read it: the same 503 as the gate's, in plain words.
+    if (deps.outage.failed(error)) {
+      sendRedisDown(res, deps.redisDown, wantsJson(req));
+      return;
+    }
+    deps.log.error({ err: error }, "dashboard: request failed");
     res
       .status(500)
       .type("html")

@@ -16,12 +16,12 @@ import { writeSampleCsv } from "../import/sample-csv.js";
 import { Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
 import {
-  assertRedisAnswers,
   commandClient,
   connectRedis,
   describeRedis,
   type RedisSettings,
 } from "../redis/connection.js";
+import { assertRedisAnswers } from "../redis/redis-down.js";
 import { startSandbox } from "../sandbox/server.js";
 import { startWorkers } from "../worker/start-workers.js";
 import { type PrivateRedis, redisServerInstalled, startPrivateRedis } from "./private-redis.js";

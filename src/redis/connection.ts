@@ -161,25 +161,21 @@ export function commandClient(connection: RedisConnection): Redis {
   return connection as Redis;
 }
 
-/** Resolves when Redis answers PING, or rejects with one clear line. */
-export async function assertRedisAnswers(
-  redis: RedisConnection,
-  settings: string | RedisSettings,
-  timeoutMs = 3000,
-): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      redis.ping(),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error("timed out")), timeoutMs);
-      }),
-    ]);
-  } catch (error) {
-    throw new Error(
-      `Redis does not answer at ${describeRedis(settings)}: ${(error as Error).message}`,
-    );
-  } finally {
-    clearTimeout(timer);
-  }
+/**
+ * Resolves true once `redis` is ready, or false after `ms`: for a connection without an offline
+ * queue (`failFast`), whose commands fail at once until it is up. Not events.once: it would
+ * reject on the "error" events of a Redis that is away.
+ */
+export function readyWithin(redis: RedisConnection, ms: number): Promise<boolean> {
+  if (redis.status === "ready") return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (ready: boolean) => {
+      clearTimeout(timer);
+      redis.off("ready", onReady);
+      resolve(ready);
+    };
+    const onReady = () => done(true);
+    const timer = setTimeout(() => done(false), ms);
+    redis.once("ready", onReady);
+  });
 }

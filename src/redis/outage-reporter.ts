@@ -6,9 +6,12 @@ const EVERY_MS = 5000;
 /** An outage shorter than this (a reconnect) is not worth a line. */
 const QUIET_MS = 1000;
 
-/** Errors that say Redis is away (refused, reset, closed, loading, failing over), not a bug. */
+/**
+ * Errors that say Redis is away (refused, reset, closed, loading, failing over), not a bug;
+ * REDIS_DOWN is the code of RedisDownError, the same told in plain words.
+ */
 const CONNECTION_TROUBLE =
-  /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|Connection is closed|Stream isn't writeable|max retries per request|Socket closed|LOADING|CLUSTERDOWN|TRYAGAIN|slots cache|startup nodes|Connection lost|connection is closed|Command timed out/i;
+  /REDIS_DOWN|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|Connection is closed|Stream isn't writeable|max retries per request|Socket closed|LOADING|CLUSTERDOWN|TRYAGAIN|slots cache|startup nodes|Connection lost|connection is closed|Command timed out/i;
 
 /** True when `error` is Redis being away rather than a failure of giftjobs or of a command. */
 export function isRedisAway(error: unknown): boolean {

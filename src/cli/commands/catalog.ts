@@ -17,7 +17,8 @@ import {
 } from "../../catalog/product-summary.js";
 import { type SyncProgress, syncCatalog } from "../../catalog/sync-catalog.js";
 import { UserError } from "../../errors/user-error.js";
-import { assertRedisAnswers, connectRedis, type RedisConnection } from "../../redis/connection.js";
+import { connectRedis, type RedisConnection } from "../../redis/connection.js";
+import { assertRedisAnswers } from "../../redis/redis-down.js";
 import { collect, wholeNumber } from "../option-parsers.js";
 import { action, type CommandContext, createContext, printJson } from "../run-action.js";
 
@@ -182,6 +183,8 @@ async function withRedis<T>(
   fn: (redis: RedisConnection) => Promise<T>,
 ): Promise<T> {
   const redis = connectRedis(ctx.config);
+  // Redis away is told once, by assertRedisAnswers or the failing command: no ioredis noise.
+  redis.on("error", () => {});
   try {
     await assertRedisAnswers(redis, ctx.config);
     return await fn(redis);
