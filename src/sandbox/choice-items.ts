@@ -82,7 +82,7 @@ export function checkChoiceItem(
     throw fail(`payout selection template ${id} does not exist`);
   }
   const scale = currencyDecimals(currency);
-  if (!Number.isInteger(item.face_value)) throw fail("face value must be a whole number");
+  if (!Number.isSafeInteger(item.face_value)) throw fail("face value must be a whole number");
   const face = toUnits(String(item.face_value), scale);
   const found = codes.map((code) => {
     const orderable = catalog.resolve(code);

@@ -188,8 +188,10 @@ export function validateRow(
   if (sending.distribution === "link") fail("email", linkEmailProblem("link", email));
   else fail("email", checkEmail(email));
   errors.push(...sendingErrors);
-  fail("face_value", "error" in read ? read.error : checkFaceValue(faceValue));
-  if (sending.choice && isChoice(sending.choice) && !("error" in read) && faceValue !== "")
+  const faceProblem = "error" in read ? read.error : checkFaceValue(faceValue);
+  fail("face_value", faceProblem);
+  // Whole for a choice: asked only of a face value that is a plain decimal to begin with.
+  if (faceProblem === undefined && sending.choice && isChoice(sending.choice))
     fail("face_value", choiceFaceValueProblem(faceValue));
   const description = fields.description || undefined;
   if (description !== undefined && chars(description) > LIMITS.descriptionChars) {

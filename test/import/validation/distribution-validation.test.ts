@@ -155,6 +155,14 @@ describe("product choice cells", () => {
       },
     ]);
     expect(validate({ product_code: "", product_codes: "A|B", face_value: "10.00" }).ok).toBe(true);
+    // A face value that is no plain decimal is said once, as on any row.
+    for (const face of ["abc", "-5", "1e3", "0"]) {
+      const errors = errorsOf({ product_code: "", product_codes: "A|B", face_value: face });
+      expect(
+        errors.map((e) => e.column),
+        face,
+      ).toEqual(["face_value"]);
+    }
   });
 
   it("needs a template's currency, and refuses a recipient row with a template", () => {
