@@ -192,7 +192,9 @@ function printImportSummary(r: ImportResult): void {
       `  ${currency}: face value ${t.face_value}, price ${t.price} (${number(t.rows)} rows)\n`,
     );
   }
-  if (r.priced_by && r.valid > 0)
+  // A dry run says who priced it; an import, which showed it before asking, only when not the
+  // service (docs/architecture/import.md, "Prices").
+  if (r.priced_by && r.valid > 0 && (r.dry_run || r.priced_by !== "service"))
     out.write(`  prices ${pricingText({ by: r.priced_by, note: r.pricing_note })}\n`);
   if (r.error_file) out.write(`  invalid rows written to ${r.error_file}\n`);
   if (r.state === "held" && !r.dry_run)
