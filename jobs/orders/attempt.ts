@@ -46,6 +46,11 @@ export interface CreateOrderDeps {
   /** Told before each order this worker sends (the campaign tracker). */
   onSending?: (campaign: string) => void;
   /**
+   * Told how each order request ended: `error` undefined when the service answered (whether or
+   * not it made the order), else what the request failed with (the worker's ServiceWatch).
+   */
+  onRequestEnded?: (campaign: string, error?: unknown) => void;
+  /**
    * The worker's sending slots: at most this many orders between the ledger's start and the
    * service's answer (the worker's --concurrency). Without it, each job is its own slot.
    */

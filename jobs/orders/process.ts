@@ -37,6 +37,7 @@ export async function processCreateOrder(
   const send = () => startAndSend(job, signal, deps);
   const sent = await (deps.sending ? deps.sending(send) : send());
   if (sent.kind === "over") return sent.result;
+  deps.onRequestEnded?.(sent.attempt.campaign, sent.kind === "failed" ? sent.error : undefined);
   if (sent.kind === "failed") return handleFailure(sent.attempt, sent.error, deps);
   deps.rateLimiter.reset();
   if (sent.result.kind === "completed")

@@ -1,6 +1,8 @@
 import type { Ledger } from "../ledger/ledger.js";
 import type { CampaignCounts, CampaignMeta } from "../ledger/types.js";
+import { type CampaignStall, stallOf } from "./stall.js";
 import { type CampaignState, campaignState } from "./state.js";
+import type { WorkerBeats } from "./worker-beats.js";
 
 /** `orders status --json`: exactly these keys. */
 export interface CampaignStatus {
@@ -23,32 +25,51 @@ export interface CampaignStatus {
   next_send_at: string | null;
   /** null while running; the reason (and since when) while paused. */
   paused: { reason: string; since: string | null } | null;
+  /**
+   * Why a running campaign with rows to send does not move (no worker alive, or its workers
+   * cannot reach the service), with the fix; null when it is not stalled.
+   */
+  stalled: CampaignStall | null;
 }
 
-export async function campaignStatus(ledger: Ledger, campaign: string): Promise<CampaignStatus> {
-  const [counts, meta, next] = await Promise.all([
+/**
+ * The campaign's status. With `workers`, a running campaign with rows to send and no live order
+ * worker is stalled (`no_worker`); without, only a worker's mark can say it is.
+ */
+export async function campaignStatus(
+  ledger: Ledger,
+  campaign: string,
+  workers?: WorkerBeats,
+): Promise<CampaignStatus> {
+  const [counts, meta, next, orderWorkers] = await Promise.all([
     ledger.counts(campaign),
     ledger.meta(campaign),
     ledger.nextSendAt(campaign),
+    workers?.orderWorkers(),
   ]);
-  return statusOf(campaign, meta, counts, next);
+  return statusOf(campaign, meta, counts, next, orderWorkers);
 }
 
+/** `orderWorkers`: the order workers alive (WorkerBeats), when known. */
 export function statusOf(
   campaign: string,
   meta: CampaignMeta,
   counts: CampaignCounts,
   nextSendAt?: number,
+  orderWorkers?: number,
 ): CampaignStatus {
+  const state = campaignState(meta, counts);
+  const pending = counts.queued + counts.in_flight + counts.submitted;
   return {
     campaign,
-    state: campaignState(meta, counts),
+    state,
     ...pick(counts),
     next_send_at:
       counts.scheduled > 0 && nextSendAt !== undefined ? new Date(nextSendAt).toISOString() : null,
     paused: meta.paused_reason
       ? { reason: meta.paused_reason, since: meta.paused_at ?? null }
       : null,
+    stalled: stallOf(state, pending, meta, orderWorkers),
   };
 }
 

@@ -121,6 +121,13 @@ export interface CampaignMeta {
    */
   order_tags?: string;
   archived_at?: string;
+  /**
+   * Set by a worker whose orders of the campaign cannot reach the service:
+   * `service_unreachable: URL: ERROR` (src/campaigns/stall.ts), and since when (ISO); removed
+   * once an order of it gets an answer.
+   */
+  stalled_reason?: string;
+  stalled_at?: string;
   /** An archived campaign's archive folder (see campaign-archive.ts). */
   archive_path?: string;
   /** JSON: attempts and backoff of the campaign's order jobs. */

@@ -1,4 +1,5 @@
 import { doneRows, formatDuration, rateAndEta } from "../campaigns/progress.js";
+import { STALL_FIELDS } from "../campaigns/stall.js";
 import { type CampaignStatus, campaignStatus, pendingRows } from "../campaigns/status.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
@@ -23,6 +24,10 @@ interface Tracked {
   lastLineDone: number;
   /** The pause reason already told, so a pause is one line. */
   pausedReason: string | null;
+  /** When the service last answered an order of it here (ServiceWatch). */
+  answeredAt?: number;
+  /** When this tracker first saw the campaign marked stalled by a worker (service_unreachable). */
+  markSeenAt?: number;
 }
 
 /**
@@ -79,6 +84,16 @@ export class CampaignTracker {
     );
   }
 
+  /**
+   * The service answered a request about `campaign` here. A worker's stalled mark seen before
+   * is then old news, whoever set it (a worker with another URL, one killed while it could not
+   * reach the service): the next tick removes it.
+   */
+  answered(campaign: string): void {
+    const entry = this.tracked.get(campaign);
+    if (entry) entry.answeredAt = Date.now();
+  }
+
   /** This process paused the campaign and said why (an error line): no second line for it. */
   pausedHere(campaign: string, reason: string): void {
     const entry = this.tracked.get(campaign);
@@ -95,7 +110,31 @@ export class CampaignTracker {
         continue; // Redis trouble: the next tick looks again.
       }
       this.report(campaign, entry, status);
+      this.clearOldMark(campaign, entry, status);
     }
+  }
+
+  /**
+   * Removes a worker's stalled mark once this process had an answer for the campaign after it
+   * saw the mark (its own clock only: no two machines' times compared), and at the campaign's
+   * end. The worker that set it sets it again if its requests still fail.
+   */
+  private clearOldMark(campaign: string, entry: Tracked, status: CampaignStatus): void {
+    const ended = !this.tracked.has(campaign);
+    const marked = status.stalled?.reason === "service_unreachable";
+    if (!ended && !marked) {
+      entry.markSeenAt = undefined;
+      return;
+    }
+    if (!ended && entry.markSeenAt === undefined) {
+      entry.markSeenAt = Date.now();
+      return;
+    }
+    if (!ended && (entry.answeredAt ?? 0) <= entry.markSeenAt!) return;
+    entry.markSeenAt = undefined;
+    this.options.ledger.clearMeta(campaign, ...STALL_FIELDS).catch(() => {
+      // Redis trouble: a later answer tries again; once nothing is pending no one shows it.
+    });
   }
 
   private report(campaign: string, entry: Tracked, status: CampaignStatus): void {

@@ -34,6 +34,8 @@ export interface OrderFollowerOptions {
   leaseMs?: number;
   /** With webhooks on: where an ended order's id is forgotten (see applyRemoteOrderEnd). */
   orderIndex?: OrderIndex;
+  /** Told how each status request ended: `error` undefined when the service answered. */
+  onRequestEnded?: (campaign: string, error?: unknown) => void;
 }
 
 /**
@@ -138,17 +140,29 @@ export class OrderFollower {
       return;
     }
     const log = this.options.log.child({ campaign, key: order.key, order_id: order.order_id });
+    let lookup: OrderLookup;
     try {
-      const lookup = await this.options.client.getOrder(order.order_id, this.abort.signal);
+      lookup = await this.options.client.getOrder(order.order_id, this.abort.signal);
+      this.options.onRequestEnded?.(campaign);
+    } catch (error) {
+      if (!this.abort.signal.aborted) this.options.onRequestEnded?.(campaign, error);
+      await this.failedPoll(entry, error, log);
+      return;
+    }
+    try {
       await this.settle(entry, order.order_id, order.identities.length, lookup, log);
     } catch (error) {
-      if (this.abort.signal.aborted) return;
-      await this.onError(entry, error, log).catch((e: unknown) => {
-        // Redis away: the order stays followed and is polled again after its lease.
-        if (!this.options.outage?.failed(e))
-          log.error({ err: e }, "could not record a status check");
-      });
+      await this.failedPoll(entry, error, log);
     }
+  }
+
+  /** A poll that failed (the request, or recording its answer) is looked at again later. */
+  private async failedPoll(entry: FollowedOrder, error: unknown, log: Logger): Promise<void> {
+    if (this.abort.signal.aborted) return;
+    await this.onError(entry, error, log).catch((e: unknown) => {
+      // Redis away: the order stays followed and is polled again after its lease.
+      if (!this.options.outage?.failed(e)) log.error({ err: e }, "could not record a status check");
+    });
   }
 
   private async settle(

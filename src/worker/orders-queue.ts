@@ -6,6 +6,7 @@ import { createOrderCreateProcessor } from "../../jobs/orders/process.js";
 import { limiterFor, RateLimitBackoff } from "../../jobs/orders/rate-limit.js";
 import { QUEUES } from "../../jobs/registry.js";
 import { apiClientFor } from "../api/client-for-config.js";
+import { STALL_FIELDS } from "../campaigns/stall.js";
 import { Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
 import { appendJournalLines, journalPath } from "../orders/journal.js";
@@ -16,6 +17,7 @@ import { CampaignTracker } from "./campaign-tracker.js";
 import { Dispatcher, dispatchWindow } from "./dispatcher.js";
 import { startOrderStatusFollower } from "./order-follower.js";
 import { type QueueContext, type QueueRunner, quietIfAway } from "./queue-runner.js";
+import { ServiceWatch } from "./service-watch.js";
 
 /**
  * Jobs the order worker holds at once for `concurrency` sending slots: a fifth more (at least
@@ -60,6 +62,18 @@ export function startOrdersQueue(context: QueueContext): QueueRunner {
     intervalMs: timings.trackerIntervalMs,
   });
   campaigns.start();
+  const service = new ServiceWatch({
+    url: config.apiUrl,
+    log,
+    mark: (campaign, reason, since) =>
+      ledger.setMeta(campaign, { stalled_reason: reason, stalled_at: since }),
+    unmark: (campaign) => ledger.clearMeta(campaign, ...STALL_FIELDS),
+    onAnswered: (campaign) => campaigns.answered(campaign),
+    onError: (error) =>
+      quietIfAway(outage, log, error as Error, "could not mark a campaign stalled"),
+    quietMs: timings.serviceQuietMs,
+    everyMs: timings.serviceLineMs,
+  });
   // Taking over a stalled job is safe (same key), so stalls may repeat a few times.
   const lockDuration = options.lockDurationMs ?? 30_000;
   const common = {
@@ -94,6 +108,7 @@ export function startOrdersQueue(context: QueueContext): QueueRunner {
           hooks.onCampaignPaused?.(campaign, reason);
         },
         onSending: (campaign) => campaigns.touch(campaign),
+        onRequestEnded: (campaign, error) => service.ended(campaign, error),
         sending: pLimit(concurrency),
       }),
     ),
@@ -135,15 +150,18 @@ export function startOrdersQueue(context: QueueContext): QueueRunner {
     onOrderEnded: hooks.onOrderEnded,
     orderIndex,
     outage,
+    onRequestEnded: (campaign, error) => service.ended(campaign, error),
   });
   return {
     worker: orderWorker,
     beforeWorkers: () => dispatcher.close(),
     afterWorkers: async () => {
       await follower.close();
+      service.close();
       await campaigns.close();
       await ordersQueue.close();
     },
+    serviceContact: () => service.contact(),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Worker } from "bullmq";
+import type { ServiceContact } from "../campaigns/worker-beats.js";
 import type { Logger } from "../log.js";
 import type { RedisConnection } from "../redis/connection.js";
 import type { OutageReporter } from "../redis/outage-reporter.js";
@@ -22,6 +23,8 @@ export interface QueueRunner {
   beforeWorkers?: () => Promise<unknown>;
   /** Stopped after the workers closed, before Redis does (follower, tracker, queue). */
   afterWorkers?: () => Promise<unknown>;
+  /** The service as this queue's requests find it, for the process's heartbeat. */
+  serviceContact?: () => ServiceContact;
 }
 
 /**

@@ -1,9 +1,11 @@
 import type { Worker } from "bullmq";
 import type { QUEUES } from "../../jobs/registry.js";
+import { WorkerBeats } from "../campaigns/worker-beats.js";
 import { StartCancelled } from "../errors/start-cancelled.js";
-import { connectRedis, type RedisConnection } from "../redis/connection.js";
+import { commandClient, connectRedis, type RedisConnection } from "../redis/connection.js";
 import { OutageReporter, redisAddress } from "../redis/outage-reporter.js";
 import { startCatalogQueue } from "./catalog-queue.js";
+import { Heartbeat } from "./heartbeat.js";
 import { startOrdersQueue } from "./orders-queue.js";
 import { type QueueContext, type QueueRunner, quietIfAway } from "./queue-runner.js";
 import { ActiveJobs, closeBullWorkers, quitWithin, STOP_MS, settledWithin } from "./shutdown.js";
@@ -35,6 +37,16 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const workers: Worker[] = runners.map((runner) => runner.worker);
   for (const worker of workers)
     worker.on("error", (error) => quietIfAway(outage, log, error, "worker error"));
+  // Alive for `orders status`, `orders list`, the dashboard and the metrics: a running campaign
+  // with no worker is stalled (docs/architecture/operators.md, "Stalled campaigns").
+  const heartbeat = new Heartbeat({
+    beats: new WorkerBeats(commandClient(connection), config.prefix),
+    queues,
+    everyMs: options.timings?.heartbeatMs,
+    ttlMs: options.timings?.heartbeatTtlMs,
+    service: () => runners.find((runner) => runner.serviceContact)?.serviceContact?.(),
+    onError: (error) => quietIfAway(outage, log, error as Error, "heartbeat failed"),
+  });
   const close = async () => {
     // Bounded like the rest: a pass caught on a command to a cluster node that died would
     // hold the stop for ever; keys it moved are re-sent by another dispatcher's repair.
@@ -45,12 +57,15 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     // whatever is cut short here is repeated by another worker (a poll's lease runs out).
     await settledWithin(STOP_MS, async () => {
       for (const runner of runners) await runner.afterWorkers?.();
+      // Last: this worker counts as alive until it has stopped working.
+      await heartbeat.close();
     });
     await quitWithin(connection);
     outage.close();
   };
   try {
     await Promise.all(workers.map((w) => w.waitUntilReady()));
+    await heartbeat.start();
   } catch (error) {
     // Not started (Redis unreachable, say): the dispatcher, follower and tracker already run;
     // stop them, or they would keep the process alive retrying.

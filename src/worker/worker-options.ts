@@ -65,6 +65,20 @@ export interface StartWorkersOptions {
     trackerTickMs?: number;
     /** How often, at most, the campaign tracker logs a progress line. */
     trackerIntervalMs?: number;
+    /** How often this worker writes its heartbeat. @defaultValue 10000 */
+    heartbeatMs?: number;
+    /**
+     * How long a heartbeat keeps this worker alive: a worker killed without a stop counts as
+     * gone after this (no_worker). @defaultValue 30000
+     */
+    heartbeatTtlMs?: number;
+    /**
+     * Failures with no answer between, this long, before "cannot reach the service".
+     * @defaultValue 5000
+     */
+    serviceQuietMs?: number;
+    /** While the service cannot be reached, a line (and marks) this often. @defaultValue 30000 */
+    serviceLineMs?: number;
   };
 }
 

@@ -17,6 +17,7 @@ const status = (completed: number, state: CampaignStatus["state"] = "running"): 
   scheduled: 0,
   next_send_at: null,
   paused: null,
+  stalled: null,
 });
 
 describe("RateMeter", () => {
