@@ -2,6 +2,7 @@ import type { Ledger } from "../ledger/ledger.js";
 import type { CampaignMeta } from "../ledger/types.js";
 import { currencyDecimals, fromUnits } from "../money.js";
 import { type CampaignStatus, statusOf } from "./status.js";
+import type { WorkerBeats } from "./worker-beats.js";
 
 /** Money of one currency of a campaign: what was recorded, what completed orders cost. */
 export interface CurrencyMoney {
@@ -18,7 +19,10 @@ export interface CurrencyMoney {
   budget?: string;
 }
 
-/** One line of `orders list`: the status, plus money, times and Redis memory. */
+/**
+ * One line of `orders list`: the status, plus money, times and Redis memory; `stalled` (of the
+ * status) comes last in its JSON, after the fields it had before it existed.
+ */
 export interface CampaignSummary extends CampaignStatus {
   created_at: string | null;
   approved_at: string | null;
@@ -29,15 +33,25 @@ export interface CampaignSummary extends CampaignStatus {
   redis_bytes: number;
 }
 
-export async function campaignSummary(ledger: Ledger, campaign: string): Promise<CampaignSummary> {
-  const [counts, meta, redisBytes, nextSendAt] = await Promise.all([
+/**
+ * The campaign's summary. `orderWorkers`: the order workers alive, read once for a whole list
+ * (see campaignStatus); a WorkerBeats to read them for this campaign alone.
+ */
+export async function campaignSummary(
+  ledger: Ledger,
+  campaign: string,
+  workers?: WorkerBeats | number,
+): Promise<CampaignSummary> {
+  const [counts, meta, redisBytes, nextSendAt, orderWorkers] = await Promise.all([
     ledger.counts(campaign),
     ledger.meta(campaign),
     ledger.memoryUsage(campaign),
     ledger.nextSendAt(campaign),
+    typeof workers === "number" ? workers : workers?.orderWorkers(),
   ]);
+  const { stalled, ...status } = statusOf(campaign, meta, counts, nextSendAt, orderWorkers);
   return {
-    ...statusOf(campaign, meta, counts, nextSendAt),
+    ...status,
     created_at: meta.created_at ?? null,
     approved_at: meta.approved_at ?? null,
     finished_at: meta.finished_at ?? null,
@@ -45,13 +59,19 @@ export async function campaignSummary(ledger: Ledger, campaign: string): Promise
     archived_at: meta.archived_at ?? null,
     money: moneyOf(meta),
     redis_bytes: redisBytes,
+    stalled,
   };
 }
 
-/** Every campaign, oldest first. */
-export async function listCampaigns(ledger: Ledger): Promise<CampaignSummary[]> {
-  const names = await ledger.campaigns();
-  const all = await Promise.all(names.map((name) => campaignSummary(ledger, name)));
+/** Every campaign, oldest first; with `workers`, a running one no worker serves is stalled. */
+export async function listCampaigns(
+  ledger: Ledger,
+  workers?: WorkerBeats,
+): Promise<CampaignSummary[]> {
+  const [names, orderWorkers] = await Promise.all([ledger.campaigns(), workers?.orderWorkers()]);
+  const all = await Promise.all(
+    names.map((name) => campaignSummary(ledger, name, orderWorkers)),
+  );
   return all.sort((a, b) => (a.created_at ?? "").localeCompare(b.created_at ?? ""));
 }
 

@@ -4,6 +4,7 @@ import { QUEUES } from "../../jobs/registry.js";
 import type { ApiClient } from "../api/client.js";
 import { apiClientFor } from "../api/client-for-config.js";
 import { ApiError } from "../api/errors/index.js";
+import { WorkerBeats } from "../campaigns/worker-beats.js";
 import type { Config } from "../config.js";
 import { UserError } from "../errors/user-error.js";
 import { Ledger } from "../ledger/ledger.js";
@@ -15,6 +16,8 @@ import { assertRedisAnswers, RedisDownError } from "../redis/redis-down.js";
 export interface Services {
   redis: RedisConnection;
   ledger: Ledger;
+  /** The workers alive (their beats): a running campaign no worker serves is stalled. */
+  workers: WorkerBeats;
   ordersQueue: Queue<OrderJobData>;
   client: ApiClient;
   close(): Promise<void>;
@@ -38,6 +41,7 @@ export async function openServices(config: Config): Promise<Services> {
   return {
     redis,
     ledger: new Ledger(commandClient(redis), config.prefix),
+    workers: new WorkerBeats(commandClient(redis), config.prefix),
     ordersQueue,
     client: apiClientFor(config),
     close: async () => {

@@ -1,4 +1,5 @@
 import { type CampaignSummary, listCampaigns } from "../campaigns/summary.js";
+import type { WorkerBeats } from "../campaigns/worker-beats.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { CampaignProgress, RateMeter } from "./campaign-progress.js";
 
@@ -14,8 +15,9 @@ const STATE_ORDER = ["running", "paused", "held", "done", "cancelled", "archived
 export async function campaignOverviews(
   ledger: Ledger,
   meter: RateMeter,
+  workers?: WorkerBeats,
 ): Promise<CampaignOverview[]> {
-  const summaries = await listCampaigns(ledger);
+  const summaries = await listCampaigns(ledger, workers);
   meter.keepOnly(summaries.map((s) => s.campaign));
   const now = Date.now();
   const overviews = summaries.map((s) => ({ ...s, progress: meter.observe(s, now) }));

@@ -54,6 +54,11 @@ function summary(s: CampaignSummary): string {
   const paused = s.paused
     ? `<dt>paused</dt><dd><span class="paused">${escapeHtml(maskEmails(s.paused.reason))}</span> ${s.paused.since ? `<small>since ${timeHtml(s.paused.since)}</small>` : ""}</dd>`
     : "";
+  const stalledSince = s.stalled?.since ? ` <small>since ${timeHtml(s.stalled.since)}</small>` : "";
+  const stalled = s.stalled
+    ? `<dt>stalled</dt><dd><span class="stalled">${escapeHtml(maskEmails(s.stalled.message))}` +
+      `</span>${stalledSince}</dd>`
+    : "";
   const counts = [
     ["queued", s.queued],
     ["in flight", s.in_flight],
@@ -75,7 +80,7 @@ function summary(s: CampaignSummary): string {
   const time = (label: string, at: string | null) =>
     at ? `<dt>${label}</dt><dd>${timeHtml(at)}</dd>` : "";
   return `<dl class="summary">
-<dt>state</dt><dd class="state">${escapeHtml(s.state)}</dd>${paused}
+<dt>state</dt><dd class="state">${escapeHtml(s.state)}</dd>${paused}${stalled}
 <dt>rows</dt><dd>${escapeHtml(s.total.toLocaleString("en-US"))}: ${counts}</dd>
 <dt>money</dt><dd>${money || "-"}</dd>
 ${time("created", s.created_at)}${time("approved", s.approved_at)}${time("finished", s.finished_at)}${time("cancelled", s.cancelled_at)}${time("archived", s.archived_at)}

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import express, { type Request, type Response, Router } from "express";
 import { storedState } from "../campaigns/state.js";
 import { campaignSummary } from "../campaigns/summary.js";
+import type { WorkerBeats } from "../campaigns/worker-beats.js";
 import { UserError } from "../errors/user-error.js";
 import { CAMPAIGN_NAME, type Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
@@ -17,6 +18,8 @@ import { sendReport } from "./report-download.js";
 
 export interface CampaignRoutesOptions {
   ledger: Ledger;
+  /** The workers alive: a running campaign no worker serves shows as stalled. */
+  workers?: WorkerBeats;
   /** Where bull-board is mounted. */
   boardPath: string;
   /** The action buttons and their POST routes; without, the routes answer 403. */
@@ -38,7 +41,7 @@ export interface CampaignRoutesOptions {
  * actions allowed `POST /campaigns/:name/actions/:action`.
  */
 export function campaignRoutes(options: CampaignRoutesOptions): Router {
-  const { ledger, boardPath, log } = options;
+  const { ledger, boardPath, log, workers } = options;
   const mayAct = options.mayAct ?? (() => true);
   const meter = new RateMeter();
   const csrf = new CsrfToken();
@@ -73,7 +76,7 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
     result?: { ok: boolean; line: string },
   ) => {
     const [summary, meta] = await Promise.all([
-      campaignSummary(ledger, campaign),
+      campaignSummary(ledger, campaign, workers),
       ledger.meta(campaign),
     ]);
     const chosen = FAILURE_STATUSES.find((s) => s === query.status);
@@ -106,13 +109,13 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
   };
 
   router.get(["/", "/campaigns"], async (_req, res) => {
-    const campaigns = await campaignOverviews(ledger, meter);
+    const campaigns = await campaignOverviews(ledger, meter, workers);
     page(res, 200, (nonce) => renderCampaignsPage(campaigns, { boardPath, nonce }));
   });
   router.get("/campaigns.json", async (_req, res) => {
     res
       .set("Cache-Control", "no-store")
-      .json({ campaigns: await campaignOverviews(ledger, meter) });
+      .json({ campaigns: await campaignOverviews(ledger, meter, workers) });
   });
   router.get("/campaigns/:name", async (req, res) => {
     const campaign = await known(req, res);

@@ -29,7 +29,7 @@ export function renderCampaignsPage(
   options: CampaignsPageOptions,
 ): string {
   const main = campaigns.length
-    ? table(campaigns)
+    ? `${stalls(campaigns)}${table(campaigns)}`
     : "<p>No campaigns yet: <code>giftjobs orders import FILE --campaign NAME</code>.</p>";
   return layout({
     title: "giftjobs campaigns",
@@ -57,12 +57,39 @@ function table(campaigns: CampaignOverview[]): string {
       (k) => `<td class="n">${escapeHtml(c[k].toLocaleString("en-US"))}</td>`,
     );
     const link = `<a href="/campaigns/${encodeURIComponent(c.campaign)}">${escapeHtml(c.campaign)}</a>`;
-    return `<tr data-campaign="${escapeHtml(c.campaign)}"><td>${link}</td><td>${state(c)}</td><td>${bar(c)}</td>${counts.join("")}<td class="nw">${money(c)}</td><td class="nw">${times(c)}</td><td>${rate(c.progress)}</td><td>${eta(c.progress)}</td></tr>`;
+    return `<tr data-campaign="${escapeHtml(c.campaign)}"${stalledRow(c)}><td>${link}</td><td>${state(c)}</td><td>${bar(c)}</td>${counts.join("")}<td class="nw">${money(c)}</td><td class="nw">${times(c)}</td><td>${rate(c.progress)}</td><td>${eta(c.progress)}</td></tr>`;
   });
   return `<table><thead><tr>${head.join("")}</tr></thead><tbody>\n${rows.join("\n")}\n</tbody></table>
 <p class="muted"><small>Progress: rows completed, failed (final or uncertain) or cancelled, over all rows.
 Rate: rows done per minute between this dashboard's reads of the last minute (shown once two reads are 3 s apart);
 ETA: rows left at that rate. Both are for running campaigns only.</small></p>`;
+}
+
+/**
+ * Above the table, one line per stalled campaign with its fix: a stall must not look like a
+ * running campaign at 0% (docs/architecture/operators.md, "Stalled campaigns").
+ */
+function stalls(campaigns: CampaignOverview[]): string {
+  const lines = campaigns.flatMap((c) =>
+    c.stalled
+      ? [
+          `<p class="stalled" role="alert" data-stalled="${escapeHtml(c.campaign)}">` +
+            `campaign <strong>${escapeHtml(c.campaign)}</strong> is stalled: ` +
+            `${escapeHtml(maskEmails(c.stalled.message))}</p>`,
+        ]
+      : [],
+  );
+  return lines.join("\n");
+}
+
+/**
+ * A stalled campaign's row is drawn in the stall colour, its reason in an attribute and the
+ * message as its title; its cells say what they said before.
+ */
+function stalledRow(c: CampaignOverview): string {
+  if (!c.stalled) return "";
+  const title = escapeHtml(maskEmails(c.stalled.message));
+  return ` class="stalled" data-stalled-reason="${escapeHtml(c.stalled.reason)}" title="${title}"`;
 }
 
 function state(c: CampaignOverview): string {

@@ -72,7 +72,7 @@ th { background: #f4f4f4; font-weight: 600; }
 td:first-child { white-space: nowrap; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.nw { white-space: nowrap; }
-.paused, .error { color: #a40000; }
+.paused, .stalled, .error { color: #a40000; }
 .ok { color: #0a6b00; }
 .bar { display: flex; width: 10rem; height: .8rem; background: #e8e8e8; border-radius: 3px; overflow: hidden; }
 .bar span { display: block; height: 100%; }

@@ -2,6 +2,7 @@ import { createServer } from "node:http";
 import { Queue } from "bullmq";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import { QUEUES } from "../../jobs/registry.js";
+import { WorkerBeats } from "../campaigns/worker-beats.js";
 import type { Config } from "../config.js";
 import { ConfigError } from "../errors/config-error.js";
 import { Ledger } from "../ledger/ledger.js";
@@ -106,6 +107,7 @@ export async function startDashboard(options: StartDashboardOptions): Promise<Ru
       redis,
       redisDown: redisDownMessage(config),
       ledger: new Ledger(commandClient(redis), config.prefix),
+      workers: new WorkerBeats(commandClient(redis), config.prefix),
       queues,
       allowActions,
       accepts: acceptedHosts(host, publicHosts),
@@ -151,6 +153,7 @@ interface AppDeps {
   /** The plain line of a Redis that does not answer (redisDownMessage). */
   redisDown: string;
   ledger: Ledger;
+  workers: WorkerBeats;
   queues: Queue[];
   allowActions: boolean;
   /** The Host names answered (host-guard.ts). */
@@ -179,6 +182,7 @@ function dashboardApp(deps: AppDeps): Express {
   app.use(
     campaignRoutes({
       ledger: deps.ledger,
+      workers: deps.workers,
       boardPath: BOARD_PATH,
       allowActions: deps.allowActions,
       mayAct: token ? (req) => token.allows(req) : undefined,

@@ -1,5 +1,6 @@
 import { Queue } from "bullmq";
 import { QUEUES } from "../../jobs/registry.js";
+import { WorkerBeats } from "../campaigns/worker-beats.js";
 import type { Config } from "../config.js";
 import { Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
@@ -71,6 +72,7 @@ export async function startMetrics(options: StartMetricsOptions): Promise<Runnin
   const metrics = new WorkerMetrics({
     queues,
     ledger: new Ledger(commandClient(redis), config.prefix),
+    workers: new WorkerBeats(commandClient(redis), config.prefix),
     log,
     ping: () => redis.ping(),
   });

@@ -4,6 +4,7 @@ import type { OrderEndName, OrderOutcomeName } from "../../jobs/orders/attempt.j
 import type { ResponseInfo } from "../api/client.js";
 import { type CampaignStatus, statusOf } from "../campaigns/status.js";
 import { moneyOf } from "../campaigns/summary.js";
+import type { WorkerBeats } from "../campaigns/worker-beats.js";
 import type { Ledger } from "../ledger/ledger.js";
 import { ROW_STATUSES } from "../ledger/row-status.js";
 import type { Logger } from "../log.js";
@@ -49,6 +50,11 @@ export interface WorkerMetricsOptions {
   queues?: Queue[];
   /** The ledger whose follow set is read on each scrape. @defaultValue none (no such gauges) */
   ledger?: Ledger;
+  /**
+   * The workers alive, read with the campaigns: a running campaign no order worker serves is
+   * giftjobs_campaign_stalled{reason="no_worker"}. @defaultValue none (only workers' marks)
+   */
+  workers?: WorkerBeats;
   /** Where a failed queue-depth read is reported. @defaultValue silentLogger */
   log?: Logger;
   /** PING of the metrics' Redis connection: giftjobs_redis_up. @defaultValue none (no gauge) */
@@ -135,7 +141,7 @@ export class WorkerMetrics {
     if (options.ping) redisUpGauge(registers, options.ping);
     if (options.ledger) {
       followSetGauges(registers, options.ledger, options.log ?? silentLogger);
-      campaignGauges(registers, options.ledger, options.log ?? silentLogger);
+      campaignGauges(registers, options.ledger, options.log ?? silentLogger, options.workers);
     }
     this.hooks = {
       onOutcome: (outcome) => this.attempts.inc({ outcome }),
@@ -294,22 +300,28 @@ function followSetGauges(registers: Registry[], ledger: Ledger, log: Logger): vo
  * replayed included), read from the ledger at scrape time. Archived campaigns are left out of
  * the per-campaign series so that their number stays that of the campaigns in use.
  */
-function campaignGauges(registers: Registry[], ledger: Ledger, log: Logger): void {
+function campaignGauges(
+  registers: Registry[],
+  ledger: Ledger,
+  log: Logger,
+  workers: WorkerBeats | undefined,
+): void {
   // One read of the campaigns serves every gauge of a scrape (the registry collects at once).
   let read: { at: number; campaigns: Promise<CampaignRead[]> } | undefined;
   const campaigns = () => {
     if (!read || Date.now() - read.at > 1000) {
-      const all = ledger.campaigns().then((names) =>
-        Promise.all(
-          names.map(async (name): Promise<CampaignRead> => {
-            const [counts, meta] = await Promise.all([ledger.counts(name), ledger.meta(name)]);
-            // Decimal strings from minor units (exact), never sums of floats.
-            const spent = Object.entries(moneyOf(meta)).map(
-              ([currency, money]) => [currency, money.spent] as const,
-            );
-            return { status: statusOf(name, meta, counts), spent };
-          }),
-        ),
+      const all = Promise.all([ledger.campaigns(), workers?.orderWorkers()]).then(
+        ([names, orderWorkers]) =>
+          Promise.all(
+            names.map(async (name): Promise<CampaignRead> => {
+              const [counts, meta] = await Promise.all([ledger.counts(name), ledger.meta(name)]);
+              // Decimal strings from minor units (exact), never sums of floats.
+              const spent = Object.entries(moneyOf(meta)).map(
+                ([currency, money]) => [currency, money.spent] as const,
+              );
+              return { status: statusOf(name, meta, counts, undefined, orderWorkers), spent };
+            }),
+          ),
       );
       all.catch(() => {});
       read = { at: Date.now(), campaigns: all };
@@ -384,6 +396,24 @@ function campaignDetailGauges(
             this.set({ campaign: status.campaign, state: status.state }, 1);
       } catch (error) {
         unreadable(log, error, "campaign states");
+      }
+    },
+  });
+  new Gauge({
+    name: "giftjobs_campaign_stalled",
+    help:
+      "1 for each running campaign with rows to send that does not move, by reason: no_worker " +
+      "(no order worker alive), service_unreachable (its workers cannot reach the service)",
+    labelNames: ["campaign", "reason"],
+    registers,
+    async collect() {
+      this.reset();
+      try {
+        for (const { status } of await campaigns())
+          if (status.stalled)
+            this.set({ campaign: status.campaign, reason: status.stalled.reason }, 1);
+      } catch (error) {
+        unreadable(log, error, "campaign stalls");
       }
     },
   });

@@ -17,6 +17,7 @@ import {
   campaignSummary,
   listCampaigns,
 } from "../../campaigns/summary.js";
+import type { WorkerBeats } from "../../campaigns/worker-beats.js";
 import type { Config } from "../../config.js";
 import { UserError } from "../../errors/user-error.js";
 import type { Ledger } from "../../ledger/ledger.js";
@@ -35,8 +36,8 @@ export function registerCampaignCommands(orders: Command): void {
     .action(
       action(async (opts: { json?: boolean }) => {
         const ctx = createContext(opts.json);
-        return withServices(ctx.config, async ({ ledger }) => {
-          const all = await listCampaigns(ledger);
+        return withServices(ctx.config, async ({ ledger, workers }) => {
+          const all = await listCampaigns(ledger, workers);
           if (opts.json) printJson(all);
           else process.stdout.write(listText(all));
           return 0;
@@ -47,27 +48,30 @@ export function registerCampaignCommands(orders: Command): void {
     orders,
     "approve",
     "Start a held campaign: its orders are sent from now on.",
-    async (ledger, name) => {
+    async (ledger, name, workers) => {
       await approveCampaign(ledger, name);
-      return { summary: await campaignSummary(ledger, name), line: `campaign ${name} approved` };
+      return {
+        summary: await campaignSummary(ledger, name, workers),
+        line: `campaign ${name} approved`,
+      };
     },
   );
   lifecycle(
     orders,
     "pause",
     "Pause a running campaign: nothing more is sent until resumed.",
-    async (ledger, name) => {
+    async (ledger, name, workers) => {
       const paused = await pauseCampaign(ledger, name);
       return {
-        summary: await campaignSummary(ledger, name),
+        summary: await campaignSummary(ledger, name, workers),
         line: paused ? `campaign ${name} paused` : `campaign ${name} was already paused`,
       };
     },
   );
-  lifecycle(orders, "resume", "Resume a paused campaign.", async (ledger, name) => {
+  lifecycle(orders, "resume", "Resume a paused campaign.", async (ledger, name, workers) => {
     const resumed = await resumeCampaign(ledger, name);
     return {
-      summary: await campaignSummary(ledger, name),
+      summary: await campaignSummary(ledger, name, workers),
       line: resumed ? `campaign ${name} resumed` : `campaign ${name} was already running`,
     };
   });
@@ -75,9 +79,9 @@ export function registerCampaignCommands(orders: Command): void {
     orders,
     "cancel",
     "Cancel a campaign for good: rows not yet sent become cancelled; sent orders are followed to their end.",
-    async (ledger, name) => {
+    async (ledger, name, workers) => {
       const cancelled = await cancelCampaign(ledger, name);
-      const summary = await campaignSummary(ledger, name);
+      const summary = await campaignSummary(ledger, name, workers);
       return {
         summary,
         line: `campaign ${name} cancelled: ${number(summary.cancelled)} rows cancelled (${number(cancelled)} orders taken off the pending list); no new order will be created`,
@@ -121,6 +125,7 @@ type CampaignStep = (
   ledger: Ledger,
   campaign: string,
   config: Config,
+  workers: WorkerBeats,
 ) => Promise<{ json: unknown; text: string }>;
 
 /** `orders NAME --campaign N [--json]` on an existing campaign. */
@@ -138,9 +143,9 @@ function campaignCommand(
     .action(
       action(async (opts: { campaign: string; json?: boolean }) => {
         const ctx = createContext(opts.json);
-        return withServices(ctx.config, async ({ ledger }) => {
+        return withServices(ctx.config, async ({ ledger, workers }) => {
           await requireCampaign(ledger, opts.campaign);
-          const { json, text } = await step(ledger, opts.campaign, ctx.config);
+          const { json, text } = await step(ledger, opts.campaign, ctx.config, workers);
           if (opts.json) printJson(json);
           else process.stdout.write(text);
           return 0;
@@ -154,10 +159,14 @@ function lifecycle(
   orders: Command,
   name: string,
   description: string,
-  step: (ledger: Ledger, campaign: string) => Promise<{ summary: CampaignSummary; line: string }>,
+  step: (
+    ledger: Ledger,
+    campaign: string,
+    workers: WorkerBeats,
+  ) => Promise<{ summary: CampaignSummary; line: string }>,
 ): void {
-  campaignCommand(orders, name, description, async (ledger, campaign) => {
-    const { summary, line } = await step(ledger, campaign);
+  campaignCommand(orders, name, description, async (ledger, campaign, _config, workers) => {
+    const { summary, line } = await step(ledger, campaign, workers);
     return { json: summary, text: `${line}\n${summaryText(summary)}` };
   });
 }
@@ -188,6 +197,7 @@ export function summaryText(s: CampaignSummary): string {
       `  ${currency}: ${number(m.rows)} rows, face value ${m.face_value}, price ${m.price}, spent ${m.spent}${maybeSpent(m)}${budget}`,
     );
   }
+  if (s.stalled) lines.push(`  STALLED (${s.stalled.reason}): ${s.stalled.message}`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -205,6 +215,7 @@ function listText(all: CampaignSummary[]): string {
     "SPENT",
     "CREATED",
     "REDIS",
+    "STALLED",
   ];
   const rows = all.map((s) => [
     s.campaign,
@@ -224,6 +235,7 @@ function listText(all: CampaignSummary[]): string {
       .join(" ") || "-",
     s.created_at?.slice(0, 16).replace("T", " ") ?? "-",
     `${Math.ceil(s.redis_bytes / 1024)} KB`,
+    s.stalled?.reason ?? "-",
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) =>
@@ -231,5 +243,9 @@ function listText(all: CampaignSummary[]): string {
       .map((c, i) => c.padEnd(widths[i]!))
       .join("  ")
       .trimEnd()}\n`;
-  return line(head) + rows.map(line).join("");
+  // The fix of each stall, under the table (its column says only why).
+  const stalls = all.flatMap((s) =>
+    s.stalled ? [`campaign ${s.campaign} is STALLED: ${s.stalled.message}\n`] : [],
+  );
+  return line(head) + rows.map(line).join("") + (stalls.length ? `\n${stalls.join("")}` : "");
 }

@@ -4,6 +4,7 @@ import { apiKeyFingerprint } from "../../api/client.js";
 import { writeCampaignReport } from "../../campaigns/archive.js";
 import { doneRows, formatDuration, rateAndEta } from "../../campaigns/progress.js";
 import { retryCampaign } from "../../campaigns/retry.js";
+import type { CampaignStall } from "../../campaigns/stall.js";
 import {
   anyFailed,
   type CampaignStatus,
@@ -11,8 +12,10 @@ import {
   pendingRows,
 } from "../../campaigns/status.js";
 import { waitForCampaign } from "../../campaigns/wait-for-campaign.js";
+import type { WorkerBeats } from "../../campaigns/worker-beats.js";
 import type { Config } from "../../config.js";
 import type { Ledger } from "../../ledger/ledger.js";
+import { writeAboveOverlay } from "../../log.js";
 import type { RedisConnection } from "../../redis/connection.js";
 import { OutageReporter, redisAddress } from "../../redis/outage-reporter.js";
 import { wholeNumber } from "../option-parsers.js";
@@ -37,17 +40,16 @@ export function registerStatus(orders: Command): void {
       action(
         async (opts: { campaign: string; wait?: boolean; timeout?: number; json?: boolean }) => {
           const ctx = createContext(opts.json);
-          return withServices(ctx.config, async ({ ledger, redis }) => {
+          return withServices(ctx.config, async ({ ledger, redis, workers }) => {
             await requireCampaign(ledger, opts.campaign);
-            let status = await campaignStatus(ledger, opts.campaign);
+            let status = await campaignStatus(ledger, opts.campaign, workers);
             if (opts.wait) {
-              const waited = await waitWithBar(
-                ledger,
-                opts.campaign,
-                opts.timeout,
-                ctx.interactive,
-                outageReporterOf(redis, ctx.config),
-              );
+              const waited = await waitWithBar(ledger, opts.campaign, {
+                timeoutSeconds: opts.timeout,
+                interactive: ctx.interactive,
+                outage: outageReporterOf(redis, ctx.config),
+                workers,
+              });
               status = waited.status;
               if (waited.timedOut) {
                 // One line on stderr; with --json the status document is still the result.
@@ -83,29 +85,65 @@ function report(status: CampaignStatus, json?: boolean): void {
       (s.replayed
         ? `  WARNING: ${number(s.replayed)} rows were replayed: the service answered with orders made before this campaign was imported\n`
         : "") +
-      (s.paused ? `  PAUSED since ${s.paused.since}: ${s.paused.reason}\n` : ""),
+      (s.paused ? `  PAUSED since ${s.paused.since}: ${s.paused.reason}\n` : "") +
+      (s.stalled ? `  ${stalledText(s.stalled)}\n` : ""),
   );
+}
+
+/** `STALLED (no_worker): no worker is running: start one with ...`, since when if known. */
+function stalledText(stall: CampaignStall): string {
+  const since = stall.since ? ` since ${stall.since}` : "";
+  return `STALLED (${stall.reason})${since}: ${stall.message}`;
+}
+
+/** How long a stall lasts before `--wait` says so: a worker just starting is not one. */
+const TELL_STALL_AFTER_MS = 15_000;
+
+/**
+ * `--wait` tells of a stall in one line on stderr once it has lasted TELL_STALL_AFTER_MS (again
+ * if its reason changes): a wait in a script would otherwise say nothing until its timeout.
+ */
+function stallTeller(campaign: string): (status: CampaignStatus) => void {
+  let seen: { reason: string; at: number; told: boolean } | undefined;
+  return (status) => {
+    const stall = status.stalled;
+    if (!stall) {
+      seen = undefined;
+      return;
+    }
+    if (seen?.reason !== stall.reason) seen = { reason: stall.reason, at: Date.now(), told: false };
+    if (seen.told || Date.now() - seen.at < TELL_STALL_AFTER_MS) return;
+    seen.told = true;
+    writeAboveOverlay(`giftjobs: campaign ${campaign} is ${stalledText(stall)}\n`);
+  };
 }
 
 /** Waits for the campaign with a bar on a terminal. */
 async function waitWithBar(
   ledger: Ledger,
   campaign: string,
-  timeoutSeconds: number | undefined,
-  interactive: boolean,
-  outage: OutageReporter,
+  options: {
+    timeoutSeconds: number | undefined;
+    interactive: boolean;
+    outage: OutageReporter;
+    workers: WorkerBeats;
+  },
 ): Promise<{ status: CampaignStatus; timedOut: boolean }> {
+  const { timeoutSeconds, interactive, outage, workers } = options;
   const bar = progressBar(
     interactive,
     "orders |{bar}| {value}/{total} rows done, {rate} rows/s, ETA {eta_text} {paused}",
   );
   // The rate is of the rows done while this command watched, not since the import.
   let first: { at: number; done: number } | undefined;
+  const tellStall = stallTeller(campaign);
   try {
     return await waitForCampaign(ledger, campaign, {
       timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
       outage,
+      workers,
       onStatus: (status) => {
+        tellStall(status);
         const done = doneRows(status);
         first ??= { at: Date.now(), done };
         const { rate, etaSeconds } = rateAndEta(
@@ -117,7 +155,11 @@ async function waitWithBar(
         bar.update(done, {
           rate: rate.toFixed(1),
           eta_text: formatDuration(etaSeconds),
-          paused: status.paused ? "(PAUSED)" : "",
+          paused: status.paused
+            ? "(PAUSED)"
+            : status.stalled
+              ? `(STALLED: ${status.stalled.reason})`
+              : "",
         });
       },
     });
