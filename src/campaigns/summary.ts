@@ -69,9 +69,7 @@ export async function listCampaigns(
   workers?: WorkerBeats,
 ): Promise<CampaignSummary[]> {
   const [names, orderWorkers] = await Promise.all([ledger.campaigns(), workers?.orderWorkers()]);
-  const all = await Promise.all(
-    names.map((name) => campaignSummary(ledger, name, orderWorkers)),
-  );
+  const all = await Promise.all(names.map((name) => campaignSummary(ledger, name, orderWorkers)));
   return all.sort((a, b) => (a.created_at ?? "").localeCompare(b.created_at ?? ""));
 }
 

@@ -52,7 +52,7 @@ export function planText(plan: SpendPlan): string {
   const lines = [`${plan.rows} new rows for ${into}:`];
   for (const [currency, t] of Object.entries(plan.totals))
     lines.push(`  ${currency}: face value ${t.face_value}, price ${t.price} (${t.rows} rows)`);
-  if (plan.pricing) lines.push(`  prices ${pricingText(plan.pricing)}`);
+  if (plan.pricing) lines.push(`  ${pricingText(plan.pricing)}`);
   return `${lines.join("\n")}\n`;
 }
 

@@ -13,10 +13,10 @@ export interface Pricing {
 
 /** What the prices are, in words: "priced by the service", or the local estimate and why. */
 export function pricingText(pricing: Pricing): string {
-  if (pricing.by === "service") return "priced by the service";
+  if (pricing.by === "service") return "prices: the service's own (its estimate)";
   const where =
     pricing.by === "snapshot"
       ? "from the catalog snapshot"
       : "at face value (no catalog check: the discount is unknown)";
-  return `estimated locally ${where} (${pricing.note ?? "the service was not asked"})`;
+  return `prices: estimated locally ${where} (${pricing.note ?? "the service was not asked"})`;
 }

@@ -2,7 +2,6 @@ import { ApiError } from "./api-error.js";
 import { basicView } from "./basic-view.js";
 import type { OrderBook, StoredOrder } from "./order-book.js";
 import type { Reply } from "./product-routes.js";
-import type { Order } from "./types.js";
 
 /** The OpenAPI's bounds and default of `limit` on GET /v2/order. */
 const MAX_LIMIT = 500;

@@ -185,12 +185,12 @@ describe("priceWithService", () => {
 
 describe("pricingText", () => {
   it("says who priced, and why not the service", () => {
-    expect(pricingText({ by: "service" })).toBe("priced by the service");
+    expect(pricingText({ by: "service" })).toBe("prices: the service's own (its estimate)");
     expect(pricingText({ by: "snapshot", note: "the service did not answer: x" })).toBe(
-      "estimated locally from the catalog snapshot (the service did not answer: x)",
+      "prices: estimated locally from the catalog snapshot (the service did not answer: x)",
     );
     expect(pricingText({ by: "face_value", note: "n" })).toBe(
-      "estimated locally at face value (no catalog check: the discount is unknown) (n)",
+      "prices: estimated locally at face value (no catalog check: the discount is unknown) (n)",
     );
   });
 });

@@ -97,11 +97,11 @@ describe("the import question", () => {
       "3 new rows for new campaign spring:\n" +
         "  EUR: face value 20.00, price 19.00 (1 rows)\n" +
         "  USD: face value 45.00, price 39.54 (2 rows)\n" +
-        "  prices priced by the service\n",
+        "  prices: the service's own (its estimate)\n",
     );
     const why = "the service did not answer: 500 internal_server_error: down";
     expect(planText({ ...PLAN, pricing: { by: "snapshot", note: why } })).toMatch(
-      `\n  prices estimated locally from the catalog snapshot (${why})\n`,
+      `\n  prices: estimated locally from the catalog snapshot (${why})\n`,
     );
   });
 

@@ -98,7 +98,7 @@ describe("an import's prices are the service's", () => {
 
     const dry = await giftjobs(e, ["orders", "import", file, "--campaign", "p", "--dry-run"]);
     expect(dry.code).toBe(0);
-    expect(dry.stdout).toContain("  prices priced by the service\n");
+    expect(dry.stdout).toContain("  prices: the service's own (its estimate)\n");
     for (const [currency, price] of Object.entries(service))
       expect(dry.stdout).toMatch(
         new RegExp(`\n  ${currency}: face value [\\d.]+, price ${price} \\(`),
@@ -179,7 +179,7 @@ describe("an import's prices are the service's", () => {
     expect(pricesOf(doc.totals)).toEqual(snapshot);
     const text = await giftjobs(e, ["orders", "import", file, "--campaign", "f", "--dry-run"]);
     expect(text.code).toBe(0);
-    const local = "prices estimated locally from the catalog snapshot";
+    const local = "prices: estimated locally from the catalog snapshot";
     const why = "the service did not answer: 500 internal_server_error: Injected failure";
     expect(text.stdout).toContain(`\n  ${local} (${why} (estimate fail rate))\n`);
     expect(text.stderr).toBe("");

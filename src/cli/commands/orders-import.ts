@@ -195,7 +195,7 @@ function printImportSummary(r: ImportResult): void {
   // A dry run says who priced it; an import, which showed it before asking, only when not the
   // service (docs/architecture/import.md, "Prices").
   if (r.priced_by && r.valid > 0 && (r.dry_run || r.priced_by !== "service"))
-    out.write(`  prices ${pricingText({ by: r.priced_by, note: r.pricing_note })}\n`);
+    out.write(`  ${pricingText({ by: r.priced_by, note: r.pricing_note })}\n`);
   if (r.error_file) out.write(`  invalid rows written to ${r.error_file}\n`);
   if (r.state === "held" && !r.dry_run)
     out.write(
