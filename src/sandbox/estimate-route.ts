@@ -5,7 +5,7 @@ import { checkProducts, type NewProducts, readProducts } from "./item-parts.js";
 import { checkItem, priceUnits } from "./order-book.js";
 import type { Reply } from "./product-routes.js";
 import type { SandboxState } from "./state.js";
-import { checkPayment, Problems } from "./validate-order.js";
+import { checkItemBase, checkPayment, isObject, type Obj, Problems } from "./validate-order.js";
 
 /** The most items one estimate takes (OpenAPI OrderPriceRequest, `items.maxItems`). */
 export const MAX_ESTIMATE_ITEMS = 500;
@@ -16,25 +16,10 @@ interface EstimateItem {
   products: Exclude<NewProducts, { type: "TEMPLATE" }>;
 }
 
-type Obj = Record<string, unknown>;
-
-function isObject(value: unknown): value is Obj {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-function checkEstimateItem(item: unknown, index: number, problems: Problems): void {
-  const at = (...rest: string[]) => ["items", index, ...rest];
-  if (!isObject(item)) {
-    problems.add(at(), "object_type", "Must be an object");
-    return;
-  }
+function checkEstimateItem(value: unknown, index: number, problems: Problems): void {
+  const { item, at } = checkItemBase(value, index, problems);
+  if (!item) return;
   const face = item.face_value;
-  if (face === undefined) problems.add(at("face_value"), "missing", "Field required");
-  else if (typeof face !== "number" || !Number.isFinite(face)) {
-    problems.add(at("face_value"), "number_type", "Must be a number");
-  } else if (face < 0.01) {
-    problems.add(at("face_value"), "greater_than_equal", "Must be at least 0.01");
-  }
   const products = item.products;
   if (products === undefined) problems.add(at("products"), "missing", "Field required");
   else if (!isObject(products)) problems.add(at("products"), "object_type", "Must be an object");

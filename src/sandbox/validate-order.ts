@@ -26,9 +26,9 @@ const CURRENCY = /^[A-Z]{3}$/;
 export const MAX_ASYNC_ITEMS = 200;
 export const MAX_SYNC_ITEMS = 1;
 
-type Obj = Record<string, unknown>;
+export type Obj = Record<string, unknown>;
 
-function isObject(value: unknown): value is Obj {
+export function isObject(value: unknown): value is Obj {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
@@ -59,11 +59,20 @@ export function checkPayment(value: unknown, problems: Problems): void {
   }
 }
 
-function checkItem(item: unknown, index: number, problems: Problems): void {
+/**
+ * The checks an order's item and an estimate's item share: an object, with a face value of at
+ * least 0.01. Returns the item (undefined when it is not an object) and the path maker of its
+ * fields.
+ */
+export function checkItemBase(
+  item: unknown,
+  index: number,
+  problems: Problems,
+): { item: Obj | undefined; at: (...rest: string[]) => (string | number)[] } {
   const at = (...rest: string[]) => ["items", index, ...rest];
   if (!isObject(item)) {
     problems.add(at(), "object_type", "Must be an object");
-    return;
+    return { item: undefined, at };
   }
   const face = item.face_value;
   if (face === undefined) problems.add(at("face_value"), "missing", "Field required");
@@ -72,6 +81,13 @@ function checkItem(item: unknown, index: number, problems: Problems): void {
   } else if (face < 0.01) {
     problems.add(at("face_value"), "greater_than_equal", "Must be at least 0.01");
   }
+  return { item, at };
+}
+
+function checkItem(value: unknown, index: number, problems: Problems): void {
+  const { item, at } = checkItemBase(value, index, problems);
+  if (!item) return;
+  const face = item.face_value;
 
   const dm = item.distribution_method;
   if (dm === undefined) problems.add(at("distribution_method"), "missing", "Field required");
