@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ApiClient } from "./client.js";
 import { MalformedResponseError } from "./errors/index.js";
+import { OrderSchema } from "./schemas.js";
 
 const nullableString = z.string().nullish();
 
@@ -8,16 +9,16 @@ const nullableString = z.string().nullish();
  * An order as GET /v2/order lists it (OpenAPI CompletedOrderWithBasicDetails, or IncompleteOrder
  * while PROCESSING): no items and no metadata, which only GET /v2/order/{id} gives.
  */
-export const ListedOrderSchema = z.looseObject({
-  id: z.string().min(1),
-  status: z.string(),
-  created_at: nullableString,
-  completed_at: nullableString,
-  description: nullableString,
-  currency: nullableString,
-  total_price: nullableString,
-  message: nullableString,
-});
+export const ListedOrderSchema = OrderSchema.pick({
+  id: true,
+  status: true,
+  created_at: true,
+  completed_at: true,
+  description: true,
+  currency: true,
+  total_price: true,
+}).extend({ message: nullableString });
+
 export type ListedOrder = z.infer<typeof ListedOrderSchema>;
 
 export const OrderListPageSchema = z.looseObject({
