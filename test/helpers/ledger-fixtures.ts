@@ -3,6 +3,7 @@ import type { Ledger, LedgerOrder, LedgerRow } from "../../src/ledger/ledger.js"
 import type { NewOrder } from "../../src/ledger/types.js";
 import { orderKey } from "../../src/orders/keys.js";
 import { requestFromLedger } from "../../src/orders/request.js";
+import type { OrderIndex } from "../../src/webhooks/order-index.js";
 
 /** A ledger row from file line `line` (its order number is given when it is recorded). */
 export function ledgerRow(
@@ -73,4 +74,27 @@ export async function recordedBodies(
     );
   }
   return bodies;
+}
+
+/**
+ * Order 1 of campaign "c" submitted under `orderId`, as a worker with webhooks on leaves it: the
+ * order-id index entry written first, the order followed a minute from now.
+ */
+export async function recordSubmitted(
+  ledger: Ledger,
+  index: OrderIndex,
+  orderId: string,
+): Promise<void> {
+  await ledger.record("c", [
+    { order: { ...ledgerOrder("c", ["a"]), status: "in_flight" }, rows: [["a", ledgerRow(2)]] },
+  ]);
+  await index.remember(orderId, "c", 1);
+  await ledger.transition(
+    "c",
+    1,
+    ["in_flight"],
+    "submitted",
+    { order_id: orderId },
+    { at: Date.now() + 60_000 },
+  );
 }

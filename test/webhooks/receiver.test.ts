@@ -4,7 +4,7 @@ import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
 import { ProductOverrides } from "../../src/catalog/product-overrides.js";
 import { OrderIndex } from "../../src/webhooks/order-index.js";
 import { webhookSecretFrom } from "../../src/webhooks/webhook-secret.js";
-import { ledgerOrder, ledgerRow } from "../helpers/ledger-fixtures.js";
+import { ledgerOrder, ledgerRow, recordSubmitted } from "../helpers/ledger-fixtures.js";
 import { eventually } from "../helpers/wait-for.js";
 import {
   messagesCounted,
@@ -147,20 +147,8 @@ describe("the webhook receiver", () => {
    * and followed a minute from now.
    */
   async function submittedOrder(env: WebhookEnv["env"], orderId: string): Promise<OrderIndex> {
-    const { ledger } = env;
-    await ledger.record("c", [
-      { order: { ...ledgerOrder("c", ["a"]), status: "in_flight" }, rows: [["a", ledgerRow(2)]] },
-    ]);
     const index = new OrderIndex(env.redis, env.config.prefix);
-    await index.remember(orderId, "c", 1);
-    await ledger.transition(
-      "c",
-      1,
-      ["in_flight"],
-      "submitted",
-      { order_id: orderId },
-      { at: Date.now() + 60_000 },
-    );
+    await recordSubmitted(env.ledger, index, orderId);
     return index;
   }
 

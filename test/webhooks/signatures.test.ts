@@ -8,7 +8,7 @@ import { Ledger } from "../../src/ledger/ledger.js";
 import { createLogger, type Logger, silentLogger } from "../../src/log.js";
 import { OrderIndex } from "../../src/webhooks/order-index.js";
 import { type RunningReceiver, startWebhookReceiver } from "../../src/webhooks/webhook-receiver.js";
-import { ledgerOrder, ledgerRow } from "../helpers/ledger-fixtures.js";
+import { recordSubmitted } from "../helpers/ledger-fixtures.js";
 import { useRedisPrefix } from "../helpers/redis-prefix.js";
 import { postSigned } from "../helpers/webhook-env.js";
 import { newWebhookSecret } from "../helpers/webhook-inbox.js";
@@ -35,18 +35,7 @@ async function startReceiver(secret: string, log: Logger = silentLogger): Promis
 /** Order 1 of campaign "c" submitted under `orderId`, its order id indexed. */
 async function submittedOrder(orderId: string): Promise<Ledger> {
   const ledger = new Ledger(redis.redis, redis.prefix);
-  await ledger.record("c", [
-    { order: { ...ledgerOrder("c", ["a"]), status: "in_flight" }, rows: [["a", ledgerRow(2)]] },
-  ]);
-  await new OrderIndex(redis.redis, redis.prefix).remember(orderId, "c", 1);
-  await ledger.transition(
-    "c",
-    1,
-    ["in_flight"],
-    "submitted",
-    { order_id: orderId },
-    { at: Date.now() + 60_000 },
-  );
+  await recordSubmitted(ledger, new OrderIndex(redis.redis, redis.prefix), orderId);
   return ledger;
 }
 
