@@ -8,7 +8,8 @@
 // below the worker wiring that runs it.
 const LAYERS = [
   ["errors"],
-  ["redis", "api"],
+  // db: PostgreSQL (src/db/, docs/catalog-database.md), when GIFTJOBS_DATABASE_URL is set.
+  ["redis", "api", "db"],
   ["catalog"],
   ["ledger"],
   ["orders"],

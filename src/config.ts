@@ -40,6 +40,13 @@ export interface Config {
    * `orders approve`. @defaultValue false
    */
   requireApproval: boolean;
+  /**
+   * PostgreSQL holding the catalog (and the order journal) when set; unset: files under
+   * `dataDir` (docs/catalog-database.md, "Settings").
+   */
+  databaseUrl: string | undefined;
+  /** The PostgreSQL schema giftjobs' tables live in. @defaultValue `giftjobs` */
+  databaseSchema: string;
 }
 
 /** One seed node of a Redis Cluster. */
@@ -62,6 +69,8 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   orderRateLimitPerMinute: "GIFTJOBS_ORDER_RATE_LIMIT",
   logLevel: "GIFTJOBS_LOG_LEVEL",
   requireApproval: "GIFTJOBS_REQUIRE_APPROVAL",
+  databaseUrl: "GIFTJOBS_DATABASE_URL",
+  databaseSchema: "GIFTJOBS_DATABASE_SCHEMA",
 };
 
 const httpUrl = z.string().refine((v) => {
@@ -107,6 +116,20 @@ const clusterNodes = z
     return seeds;
   });
 
+const databaseUrl = z
+  .string()
+  .nullish()
+  .refine((v) => {
+    if (!v) return true;
+    try {
+      const u = new URL(v);
+      return u.protocol === "postgres:" || u.protocol === "postgresql:";
+    } catch {
+      return false;
+    }
+  }, "must be a postgres:// or postgresql:// URL")
+  .transform((v) => (v ? v : undefined));
+
 const optionalText = z
   .string()
   .nullish()
@@ -143,6 +166,11 @@ const SCHEMA = {
       error: "must be 1 or 0 (true or false)",
     })
     .transform((v) => v === true || v === "1" || v === "true"),
+  databaseUrl,
+  // Written into SQL as an identifier: plain lower-case names only, so no quoting question arises.
+  databaseSchema: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, "must be a lower-case name: letters, digits, _ (63 at most)"),
 } satisfies Record<keyof Config, z.ZodType>;
 
 /** Settings an empty environment variable cannot mean "the default" for: where data and keys go. */
@@ -262,7 +290,7 @@ function checkClusterSettings(config: Config): void {
 }
 
 /** Settings whose value may carry a Redis user and password. */
-const WITH_CREDENTIALS = new Set<keyof Config>(["redisUrl", "redisClusterNodes"]);
+const WITH_CREDENTIALS = new Set<keyof Config>(["redisUrl", "redisClusterNodes", "databaseUrl"]);
 
 /** A setting's value as an error may quote it: never the API key, never a Redis password. */
 function describe(key: keyof Config, raw: unknown): string {
@@ -285,7 +313,7 @@ export function withoutCredentials(text: string): string {
   return `${text.slice(0, from)}***${text.slice(at)}`;
 }
 
-/** The password of a Redis URL as written (percent-encoded) and as sent; none: []. */
+/** The password of a Redis (or PostgreSQL) URL as written (percent-encoded) and as sent; none: []. */
 export function redisPasswordsOf(url: string): string[] {
   let written: string;
   try {
@@ -304,10 +332,15 @@ export function redisPasswordsOf(url: string): string[] {
 }
 
 /**
- * Registers the secrets of a configuration for redaction (src/log.ts): the API key and the
- * Redis password, which also authenticates to every node of a cluster.
+ * Registers the secrets of a configuration for redaction (src/log.ts): the API key, the
+ * Redis password (which also authenticates to every node of a cluster) and PostgreSQL's.
  */
-export function registerConfigSecrets(config: Pick<Config, "apiKey" | "redisUrl">): void {
+export function registerConfigSecrets(
+  config: Pick<Config, "apiKey" | "redisUrl"> & Partial<Pick<Config, "databaseUrl">>,
+): void {
   registerSecret(config.apiKey);
   for (const password of redisPasswordsOf(config.redisUrl)) registerSecret(password);
+  if (config.databaseUrl) {
+    for (const password of redisPasswordsOf(config.databaseUrl)) registerSecret(password);
+  }
 }

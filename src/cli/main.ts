@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { register as registerCatalog } from "./commands/catalog.js";
 import { register as registerDashboard } from "./commands/dashboard.js";
+import { register as registerDb } from "./commands/db.js";
 import { register as registerDemo } from "./commands/demo.js";
 import { register as registerDoctor } from "./commands/doctor.js";
 import { register as registerOrders } from "./commands/orders.js";
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
   registerDashboard(program);
   registerDemo(program);
   registerDoctor(program);
+  registerDb(program);
   return program;
 }
 
