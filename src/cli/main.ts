@@ -1,4 +1,4 @@
-import { Command, CommanderError } from "commander";
+import { Command, CommanderError, type Option } from "commander";
 import { register as registerCatalog } from "./commands/catalog.js";
 import { register as registerDashboard } from "./commands/dashboard.js";
 import { register as registerDb } from "./commands/db.js";
@@ -34,10 +34,54 @@ function overrideExits(command: Command): void {
   for (const sub of command.commands) overrideExits(sub);
 }
 
+/**
+ * Commander checks required options before unknown ones: `status --campain x` would be told
+ * that --campaign is missing. Here they are checked in a preAction hook instead, which runs
+ * after commander's unknown-option check (docs/commands.md, "Mistyped options").
+ */
+function requireOptionsLast(program: Command): void {
+  const required = new Map<Command, Option[]>();
+  const collect = (command: Command) => {
+    const options = command.options.filter((option) => option.mandatory);
+    for (const option of options) option.mandatory = false;
+    required.set(command, options);
+    for (const sub of command.commands) collect(sub);
+  };
+  collect(program);
+  program.hook("preAction", (_program, actionCommand) => {
+    for (let command: Command | null = actionCommand; command; command = command.parent) {
+      for (const option of required.get(command) ?? []) {
+        if (command.getOptionValue(option.attributeName()) === undefined)
+          command.error(`error: required option '${option.flags}' not specified`, {
+            code: "commander.missingMandatoryOptionValue",
+          });
+      }
+    }
+  });
+}
+
+/**
+ * Commander's errors in one line, as giftjobs' own begin (`giftjobs: error: ...`): its
+ * suggestion ("\n(Did you mean --campaign?)") joins the message, as `unknown option
+ * '--campain' (did you mean --campaign?)`.
+ */
+function oneLineErrors(command: Command): void {
+  // Set on each command: subcommands copied their parent's settings when they were made.
+  for (const sub of command.commands) oneLineErrors(sub);
+  command.configureOutput({
+    outputError: (text, write) =>
+      write(
+        `giftjobs: ${text.replace(/\n\(Did you mean ([^)]*)\)/, (_m, name: string) => ` (did you mean ${name})`)}`,
+      ),
+  });
+}
+
 /** Entry point of the `giftjobs` binary. Exit codes: 0 done, 1 failed, 2 bad usage or input. */
 export async function main(argv: string[]): Promise<void> {
   const program = buildProgram();
   overrideExits(program);
+  requireOptionsLast(program);
+  oneLineErrors(program);
   try {
     await program.parseAsync(argv);
   } catch (error) {

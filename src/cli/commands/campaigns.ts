@@ -11,6 +11,7 @@ import {
   pauseCampaign,
   resumeCampaign,
 } from "../../campaigns/control.js";
+import { requireCampaign } from "../../campaigns/find-campaign.js";
 import {
   type CampaignSummary,
   type CurrencyMoney,
@@ -19,7 +20,6 @@ import {
 } from "../../campaigns/summary.js";
 import type { WorkerBeats } from "../../campaigns/worker-beats.js";
 import type { Config } from "../../config.js";
-import { UserError } from "../../errors/user-error.js";
 import type { Ledger } from "../../ledger/ledger.js";
 import { action, createContext, printJson } from "../run-action.js";
 import { withServices } from "../services.js";
@@ -171,10 +171,8 @@ function lifecycle(
   });
 }
 
-export async function requireCampaign(ledger: Ledger, campaign: string): Promise<void> {
-  if (!(await ledger.exists(campaign)))
-    throw new UserError(`--campaign ${campaign}: no such campaign (import a file first)`);
-}
+// The one lookup of --campaign, with its did-you-mean: the other commands import it from here.
+export { requireCampaign };
 
 const number = (n: number) => n.toLocaleString("en-US");
 
