@@ -54,3 +54,53 @@ async function statusUnlessAway(
     throw error;
   }
 }
+
+/** Failed rows by status, then by the error type of their order. */
+export type FailureCounts = Record<"failed_final" | "failed_uncertain", Record<string, number>>;
+
+/** Error types named in the line before "and N more". */
+const TYPES_NAMED = 3;
+
+/**
+ * Why `orders status --wait` exits 1, in one line (docs/commands.md, "Why a wait fails"): the
+ * failed rows by status and error type, and the commands that show and resend them. Reads every
+ * order of the campaign once (HSCAN): it is said once, at the end of a wait.
+ */
+export async function whyFailed(
+  ledger: Ledger,
+  campaign: string,
+): Promise<{ line: string; failures: FailureCounts }> {
+  const failures: FailureCounts = { failed_final: {}, failed_uncertain: {} };
+  for await (const [, order] of ledger.orders(campaign)) {
+    if (order.status !== "failed_final" && order.status !== "failed_uncertain") continue;
+    const byType = failures[order.status];
+    const type = order.error_type || "unknown";
+    // A failed order holds only its own rows (rows moved on to a later order left it).
+    byType[type] = (byType[type] ?? 0) + order.identities.length;
+  }
+  return { line: failureLine(campaign, failures), failures };
+}
+
+function failureLine(campaign: string, failures: FailureCounts): string {
+  const parts = (["failed_final", "failed_uncertain"] as const).flatMap((status) => {
+    const entries = Object.entries(failures[status]).sort((a, b) => b[1] - a[1]);
+    if (entries.length === 0) return [];
+    const rows = entries.reduce((sum, [, n]) => sum + n, 0);
+    const named = entries
+      .slice(0, TYPES_NAMED)
+      .map(([type, n]) => `${type.replaceAll("_", " ")}: ${n}`);
+    const more = entries.length > TYPES_NAMED ? `, and ${entries.length - TYPES_NAMED} more` : "";
+    return [`${rows} ${rows === 1 ? "row" : "rows"} ${status} (${named.join(", ")}${more})`];
+  });
+  const final = Object.keys(failures.failed_final).length > 0;
+  const uncertain = Object.keys(failures.failed_uncertain).length > 0;
+  const retry = `giftjobs orders retry --campaign ${campaign}`;
+  const again =
+    final && uncertain
+      ? `${retry} (failed_uncertain, same keys), ${retry} --new-key (failed_final, once fixed)`
+      : final
+        ? `${retry} --new-key (once fixed: nothing was made for them)`
+        : `${retry} (same keys: an order may exist)`;
+  const what = parts.length ? parts.join(" and ") : "rows failed";
+  return `campaign ${campaign}: ${what}; each row's error: giftjobs orders report --campaign ${campaign}; to send them again: ${again}`;
+}

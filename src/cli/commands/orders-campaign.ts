@@ -11,7 +11,7 @@ import {
   campaignStatus,
   pendingRows,
 } from "../../campaigns/status.js";
-import { waitForCampaign } from "../../campaigns/wait-for-campaign.js";
+import { waitForCampaign, whyFailed } from "../../campaigns/wait-for-campaign.js";
 import type { WorkerBeats } from "../../campaigns/worker-beats.js";
 import type { Config } from "../../config.js";
 import type { Ledger } from "../../ledger/ledger.js";
@@ -60,9 +60,16 @@ export function registerStatus(orders: Command): void {
                 return 124;
               }
             }
-            report(status, opts.json);
-            if (!opts.wait) return 0;
-            return anyFailed(status) ? 1 : 0;
+            if (!opts.wait || !anyFailed(status)) {
+              report(status, opts.json);
+              return 0;
+            }
+            // Exit 1 says why, in one line on stderr (with --json also in the document).
+            const why = await whyFailed(ledger, opts.campaign);
+            if (opts.json) printJson({ ...status, exit_reason: why.line, failures: why.failures });
+            else report(status);
+            process.stderr.write(`giftjobs: ${why.line}\n`);
+            return 1;
           });
         },
       ),
