@@ -1,6 +1,7 @@
 import type { RawProduct } from "../api/schemas.js";
 import { indexEntriesOf } from "./index-entries.js";
 import type { CatalogIndexEntry } from "./index-entry.js";
+import { isOrderable } from "./orderable.js";
 import { asString } from "./product-fields.js";
 
 /** `5.00-500.00`, `10.00,25.00`, or for a subscription `PLAN-1M=9.99 PLAN-1Y=99.00`; `-` when unknown. */
@@ -31,7 +32,8 @@ export function productRow(product: RawProduct): string[] {
     asString(product.name) ?? "",
     asString(product.payout_type) ?? "",
     asString(product.currency) ?? "",
-    product.is_orderable === true ? "yes" : "no",
+    // Orderable as the import decides it (orderable.ts), not is_orderable alone.
+    isOrderable(product) ? "yes" : "no",
     asString(product.state) ?? "",
     denominationsText(product),
   ];

@@ -2,6 +2,7 @@ import { rename, rm } from "node:fs/promises";
 import { stringify } from "csv-stringify/sync";
 import ExcelJS from "exceljs";
 import type { CatalogIndex, CatalogIndexEntry } from "../catalog/index-entry.js";
+import { notOrderableReason } from "../catalog/orderable.js";
 import { UserError } from "../errors/user-error.js";
 
 /** The columns of `orders template`, in order. */
@@ -20,7 +21,8 @@ export interface TemplateOptions {
   /** Only products redeemable in this country (ISO code, any case). */
   country?: string;
   /**
-   * The products sheet lists only the products an import accepts now (LIVE); without it, every
+   * The products sheet lists only the products an import accepts now (LIVE or
+   * TEMPORARILY_DEGRADED: src/catalog/orderable.ts); without it, every
    * product the snapshot marks orderable, with its state. @defaultValue false
    */
   orderable?: boolean;
@@ -40,10 +42,13 @@ export function templateProducts(
   index: CatalogIndex,
   options: TemplateOptions = {},
 ): CatalogIndexEntry[] {
-  return Object.values(index.entries)
-    .filter((e) => isOrderable(e) && inCountry(e, options.country))
-    .filter((e) => !options.orderable || e.state === "LIVE")
-    .sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+  return (
+    Object.values(index.entries)
+      .filter((e) => isOrderable(e) && inCountry(e, options.country))
+      // What an import takes now: the one predicate (docs/concepts.md, "Orderable").
+      .filter((e) => !options.orderable || notOrderableReason(e) === undefined)
+      .sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0))
+  );
 }
 
 export function denominationText(entry: CatalogIndexEntry): string {

@@ -1,6 +1,8 @@
 import type { OrderRequest } from "../api/order-request.js";
 import { pauseIfRunning } from "../campaigns/control.js";
 import { openCurrentSnapshot } from "../catalog/current-snapshot.js";
+import type { CatalogIndex } from "../catalog/index-entry.js";
+import { notOrderableReason } from "../catalog/orderable.js";
 import {
   allowsFaceValue,
   denominationsText,
@@ -30,68 +32,96 @@ function plainDecimal(value: number): string {
   return value.toFixed(10).replace(/\.?0+$/, "");
 }
 
+/** What the guard reads: the pushed states newer than the snapshot, and the snapshot's index. */
+interface GuardView {
+  overrides: ProductOverrideMap;
+  /** The worker's current snapshot, when its data dir has one. */
+  snapshot?: { fetchedAt: string; index: CatalogIndex };
+}
+
 /**
- * What `product.update` told of products (product-overrides.ts), read at most once per
- * `ttlMs`: a worker looks before each order without a round trip each time.
+ * Whether the products of an order can be ordered now, as the import decided it
+ * (src/catalog/orderable.ts; docs/concepts.md, "Orderable"): the current snapshot with what
+ * `product.update` told since (product-overrides.ts) laid over it, read at most once per
+ * `ttlMs`, so that a worker looks before each order without a round trip each time. The index is
+ * read again only when the snapshot changes.
  */
 export class ProductGuard {
-  private overrides: ProductOverrideMap = {};
+  private view: GuardView = { overrides: {} };
   private readAt = 0;
+  private snapshot: { name: string; fetchedAt: string; index: CatalogIndex } | undefined;
 
   constructor(
     private readonly source: ProductGuardSource,
     private readonly ttlMs = 1000,
   ) {}
 
-  /** The overrides newer than the current snapshot, read again once `ttlMs` has passed. */
-  private async current(): Promise<ProductOverrideMap> {
-    if (Date.now() - this.readAt <= this.ttlMs) return this.overrides;
+  /** The overrides newer than the current snapshot, and its index, read again once `ttlMs` has passed. */
+  private async current(): Promise<GuardView> {
+    if (Date.now() - this.readAt <= this.ttlMs) return this.view;
     const [all, snapshot] = await Promise.all([
       this.source.overrides.read(),
       openCurrentSnapshot(this.source.dataDir),
     ]);
+    if (!snapshot) this.snapshot = undefined;
+    else if (this.snapshot?.name !== snapshot.name) {
+      const index = await snapshot.index();
+      this.snapshot = { name: snapshot.name, fetchedAt: snapshot.manifest.fetched_at, index };
+    }
     const since = snapshot?.manifest.fetched_at;
-    this.overrides = Object.fromEntries(
-      Object.entries(all).filter(([, override]) => isNewerThan(override, since)),
-    );
+    this.view = {
+      overrides: Object.fromEntries(
+        Object.entries(all).filter(([, override]) => isNewerThan(override, since)),
+      ),
+      snapshot: this.snapshot,
+    };
     this.readAt = Date.now();
-    return this.overrides;
+    return this.view;
   }
 
   /**
-   * Why an order of `request` cannot be made now, or undefined: a product the service said is
-   * not orderable, or a face value its pushed denominations no longer take.
+   * Why an order of `request` cannot be made now, or undefined: a product that is not orderable
+   * (the service said so by product.update, or the snapshot does), or a face value its pushed
+   * denominations no longer take.
    */
   async stopReason(request: OrderRequest): Promise<string | undefined> {
-    const overrides = await this.current();
+    const { overrides, snapshot } = await this.current();
     for (const item of request.items) {
       // A choice of products (MULTIPLE, TEMPLATE) is not held here: the service checks it.
       if (item.products.type !== "SINGLE") continue;
       const code = item.products.value;
-      const override = overrides[code];
-      if (!override) continue;
-      const { state, timestamp } = override;
-      const then = `(product.update of ${timestamp})`;
-      if (!state.is_orderable) {
-        return (
-          `product_unavailable: product ${code} is not orderable ${then}; ` +
-          "resume the campaign when it is orderable again"
-        );
+      const entry = snapshot?.index.entries[code];
+      const override = overrides[entry?.plan_of ?? code] ?? overrides[code];
+      if (!entry && !override) continue;
+      const reason = notOrderableReason({
+        code,
+        is_orderable: override ? override.state.is_orderable : entry?.is_orderable,
+        state: entry?.state,
+      });
+      const pushed = override && `(product.update of ${override.timestamp})`;
+      if (reason) {
+        const from = override?.state.is_orderable === false ? pushed : snapshotText(snapshot);
+        return `product_unavailable: ${reason} ${from}; resume the campaign when it is orderable again`;
       }
-      if (!state.denominations) continue;
-      const denominations = readDenominations(state.denominations);
+      if (!override?.state.denominations || entry?.plan_of) continue;
+      const denominations = readDenominations(override.state.denominations);
       const face = plainDecimal(item.face_value);
       if (!allowsFaceValue(denominations, face)) {
         const now = denominationsText(denominations);
         return (
           `product_unavailable: product ${code} no longer takes face value ${face} ` +
-          `(its denominations: ${now}) ${then}; ` +
+          `(its denominations: ${now}) ${pushed}; ` +
           "cancel the campaign, or resume it when that face value is taken again"
         );
       }
     }
     return undefined;
   }
+}
+
+/** `(catalog snapshot fetched T: ...)`: where a refusal that no product.update made comes from. */
+function snapshotText(snapshot: GuardView["snapshot"]): string {
+  return `(catalog snapshot fetched ${snapshot?.fetchedAt ?? "?"}; \`giftjobs catalog sync\` reads it again)`;
 }
 
 /**

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { afterEach, describe, expect, it } from "vitest";
+import { isOrderable } from "../../src/catalog/orderable.js";
 import { TEMPLATE_COLUMNS } from "../../src/import/order-template.js";
 import { type CampaignEnv, campaignEnv, giftjobs } from "../helpers/campaign-env.js";
 import { runCli } from "../helpers/cli.js";
@@ -39,9 +40,7 @@ describe("orders template", () => {
     expect(await sheetRows(xlsxOut, "Orders")).toEqual(rows);
     const products = await sheetRows(xlsxOut, "Products");
     expect(products[0]).toEqual(["code", "name", "currency", "denominations", "state"]);
-    const live = Object.values(e.index.entries).filter(
-      (p) => p.is_orderable && p.denominations && p.state === "LIVE",
-    );
+    const live = Object.values(e.index.entries).filter((p) => p.denominations && isOrderable(p));
     expect(products).toHaveLength(live.length + 1);
     expect(products.find((p) => p[0] === code)?.[2]).toBe(e.index.entries[code]!.currency);
 

@@ -9,6 +9,13 @@ import { apiClientFor } from "../../api/client-for-config.js";
 import type { RawProduct } from "../../api/schemas.js";
 import { requireCurrentSnapshot } from "../../catalog/current-snapshot.js";
 import { diffSummaryLine, diffText } from "../../catalog/diff-text.js";
+import { isOrderable } from "../../catalog/orderable.js";
+import {
+  overlayLine,
+  productOverlay,
+  type ShownProduct,
+} from "../../catalog/overridden-product.js";
+import type { ProductOverrideMap } from "../../catalog/product-overrides.js";
 import {
   PRODUCT_COLUMNS,
   productHasCode,
@@ -17,8 +24,9 @@ import {
 } from "../../catalog/product-summary.js";
 import { type SyncProgress, syncCatalog } from "../../catalog/sync-catalog.js";
 import { UserError } from "../../errors/user-error.js";
-import { connectRedis, type RedisConnection } from "../../redis/connection.js";
-import { assertRedisAnswers } from "../../redis/redis-down.js";
+import { Ledger } from "../../ledger/ledger.js";
+import { commandClient, connectRedis, type RedisConnection } from "../../redis/connection.js";
+import { assertRedisAnswers, RedisDownError } from "../../redis/redis-down.js";
 import { collect, wholeNumber } from "../option-parsers.js";
 import { action, type CommandContext, createContext, printJson } from "../run-action.js";
 
@@ -132,39 +140,73 @@ async function write(text: string): Promise<void> {
   }
 }
 
+/**
+ * The product states pushed since the sync (product.update), as an import lays them over the
+ * snapshot; none when Redis does not answer, said in one line (the snapshot is still shown).
+ */
+async function pushedStates(ctx: CommandContext): Promise<ProductOverrideMap> {
+  try {
+    return await withRedis(ctx, (redis) =>
+      new Ledger(commandClient(redis), ctx.config.prefix).productOverrides().read(),
+    );
+  } catch (error) {
+    if (!(error instanceof RedisDownError)) throw error;
+    process.stderr.write(
+      `giftjobs: warning: ${error.message}; product.update changes since the sync are not shown\n`,
+    );
+    return {};
+  }
+}
+
+/**
+ * `catalog show`: the current snapshot with the product.update changes since the sync laid
+ * over it, as an import sees it; --orderable keeps the products an import takes (orderable.ts).
+ * See docs/commands.md, "Catalog".
+ */
 async function runShow(flags: ShowFlags): Promise<number> {
   const ctx = createContext(Boolean(flags.json));
   const country = flags.country === undefined ? undefined : countryCode("--country", flags.country);
   const snapshot = await requireCurrentSnapshot(ctx.config.dataDir);
   await snapshot.verifyProducts();
-  const matches = (product: RawProduct) =>
+  const overlay = productOverlay(await pushedStates(ctx), snapshot.manifest.fetched_at);
+  const selected = (product: RawProduct) =>
     (flags.code === undefined || productHasCode(product, flags.code)) &&
     (country === undefined ||
       (Array.isArray(product.countries_redeemable_in) &&
-        product.countries_redeemable_in.includes(country))) &&
-    (!flags.orderable || product.is_orderable === true);
-  let shown = 0;
+        product.countries_redeemable_in.includes(country)));
+  // Changed products among those selected, shown or not (--orderable may hide them).
+  const changed: ShownProduct[] = [];
+  async function* shown(): AsyncGenerator<ShownProduct> {
+    for await (const raw of snapshot.products()) {
+      if (stdoutClosed) return;
+      if (!selected(raw)) continue;
+      const view = overlay(raw);
+      if (view.update) changed.push(view);
+      if (flags.orderable && !isOrderable(view.product)) continue;
+      yield view;
+    }
+  }
+  let count = 0;
   if (ctx.json) {
     await write("[");
-    for await (const product of snapshot.products()) {
-      if (stdoutClosed) break;
-      if (!matches(product)) continue;
-      await write(`${shown === 0 ? "\n" : ",\n"}${JSON.stringify(product)}`);
-      shown += 1;
+    for await (const { product, update } of shown()) {
+      const json = update ? { ...product, product_update: update } : product;
+      await write(`${count === 0 ? "\n" : ",\n"}${JSON.stringify(json)}`);
+      count += 1;
     }
-    await write(shown === 0 ? "]\n" : "\n]\n");
+    await write(count === 0 ? "]\n" : "\n]\n");
     return 0;
   }
   await write(`${tableLine(PRODUCT_COLUMNS)}\n`);
-  for await (const product of snapshot.products()) {
-    if (stdoutClosed) break;
-    if (!matches(product)) continue;
+  for await (const { product } of shown()) {
     await write(`${tableLine(productRow(product))}\n`);
-    shown += 1;
+    count += 1;
   }
   process.stderr.write(
-    `${shown} of ${snapshot.manifest.product_count} products (snapshot ${snapshot.name}, fetched ${snapshot.manifest.fetched_at})\n`,
+    `${count} of ${snapshot.manifest.product_count} products (snapshot ${snapshot.name}, fetched ${snapshot.manifest.fetched_at})\n`,
   );
+  const line = overlayLine(changed);
+  if (line) process.stderr.write(`${line}\n`);
   return 0;
 }
 
@@ -236,11 +278,19 @@ export function register(program: Command): void {
     .action(action(runSync));
   catalog
     .command("show")
-    .description("List products of the current snapshot.")
+    .description(
+      "List products of the current snapshot, with the product.update changes since the sync.",
+    )
     .option("--code <C>", "only this product (or subscription plan) code")
     .option("--country <CC>", "only products redeemable in this country")
-    .option("--orderable", "only orderable products")
-    .option("--json", "print a JSON array of products")
+    .option(
+      "--orderable",
+      "only products an import takes (is_orderable, LIVE or TEMPORARILY_DEGRADED)",
+    )
+    .option(
+      "--json",
+      "print a JSON array of products (product_update: what a product.update changed)",
+    )
     .action(action(runShow));
   catalog
     .command("diff")

@@ -1,4 +1,5 @@
 import type { CatalogIndex, CatalogIndexEntry } from "../../catalog/index-entry.js";
+import { notOrderableReason } from "../../catalog/orderable.js";
 import {
   canonicalDecimal,
   compareDecimal,
@@ -44,16 +45,22 @@ function pushed(entry: CatalogIndexEntry): string {
   return entry.pushed_at === undefined ? "" : ` (product.update of ${entry.pushed_at})`;
 }
 
+/**
+ * Whether the row's product can be ordered: the one predicate `catalog show --orderable` and the
+ * worker's product guard use too (src/catalog/orderable.ts; docs/concepts.md, "Orderable"), then
+ * whether giftjobs can read its denominations.
+ */
 export function checkProduct(entry: CatalogIndexEntry): string | undefined {
-  if (!entry.is_orderable) return `product ${entry.code} is not orderable${pushed(entry)}`;
-  if (entry.state !== "LIVE") {
+  const reason = notOrderableReason(entry);
+  if (reason && !entry.is_orderable) return `${reason}${pushed(entry)}`;
+  if (reason) {
     // A product.update carries no state: the snapshot's stands until the next sync.
     const note =
       entry.pushed_at === undefined
         ? ""
         : ` in the catalog snapshot (a product.update of ${entry.pushed_at} says it is ` +
           "orderable: `giftjobs catalog sync` reads its state)";
-    return `product ${entry.code} is ${entry.state}, not LIVE${note}`;
+    return `${reason}${note}`;
   }
   if (entry.denominations === null) {
     return (

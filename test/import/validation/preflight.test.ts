@@ -44,7 +44,7 @@ describe("preflightRow", () => {
     expect(check("YEN", "1000")).toMatchObject({ ok: true, currency: "JPY", price: "950" });
   });
 
-  it("refuses unknown, unorderable, not-LIVE and unreadable products", () => {
+  it("refuses unknown, unorderable, disabled and unreadable products", () => {
     expect(messageOf(check("NOPE", "10"))).toEqual({
       line: 5,
       column: "product_code",
@@ -52,7 +52,7 @@ describe("preflightRow", () => {
     });
     expect(messageOf(check("OFF", "10"))?.message).toBe("product OFF is not orderable");
     expect(messageOf(check("DOWN", "10"))?.message).toBe(
-      "product DOWN is TEMPORARILY_DISABLED, not LIVE",
+      "product DOWN is TEMPORARILY_DISABLED, not LIVE or TEMPORARILY_DEGRADED",
     );
     expect(messageOf(check("ODD", "10"))?.message).toMatch(/no denominations/);
   });
