@@ -1,7 +1,6 @@
 import { Worker } from "bullmq";
 import {
   ApiError,
-  ApiVersionError,
   answeredUnderKey,
   RefusedRequestError,
   ValidationError,
@@ -16,6 +15,7 @@ import {
   type CreateOrderJobResult,
   endName,
 } from "./attempt.js";
+import { pauseReason } from "./pause-reason.js";
 
 /**
  * What an attempt that got no order ends with, one function per outcome of
@@ -166,14 +166,17 @@ async function pauseCampaign(
   deps: CreateOrderDeps,
 ): Promise<CreateOrderJobResult> {
   const { campaign, log } = attempt;
-  const reason = `${error.type}: ${error.message}`;
   deps.onOutcome?.("systemic");
+  // What to fix and the command to resume are part of the reason: status, list and the
+  // dashboard show it as it is.
+  const reason = await pauseReason(
+    error,
+    { campaign, currency: attempt.request.payment_method.currency },
+    deps,
+  );
   if (await pauseIfRunning(deps.ledger, campaign, reason)) {
     deps.onCampaignPaused?.(campaign, reason);
-    log.error(
-      { type: error.type },
-      `campaign ${campaign} paused: ${reason}. ${fixFor(error)}, then: giftjobs orders resume --campaign ${campaign}`,
-    );
+    log.error({ type: error.type }, `campaign ${campaign} paused: ${reason}`);
   }
   if (answeredUnderKey(error)) {
     // The next generation waits on the pending list; the dispatcher sends it after resume.
@@ -184,15 +187,6 @@ async function pauseCampaign(
     await deps.ledger.transition(campaign, attempt.number, ["in_flight"], "queued", {}, "pending");
   }
   return { status: "queued" };
-}
-
-/** What the operator fixes before resuming a campaign a systemic refusal paused. */
-function fixFor(error: ApiError): string {
-  if (error.type === "insufficient_funds") return "Top up the account's balance";
-  if (error.type === "ordering_restricted") return "Raise the account's spending limit";
-  if (error instanceof ApiVersionError)
-    return "Set GIFTJOBS_API_VERSION and GIFTJOBS_API_URL right";
-  return "Check GIFTJOBS_API_KEY (and the key's permissions)";
 }
 
 /**
