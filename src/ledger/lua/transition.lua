@@ -11,6 +11,8 @@
   webhook), the order moves only when it holds that id, and KEYS[9], the order-id index, loses
   the id's entry once the order is known past `submitted` under it, or gone; item ids and payout
   URLs beyond the order's rows are dropped.
+  Rows leaving sending for an end count in the campaign's minutes hash (includes/minutes.lua,
+  its key named from KEYS[3]).
 
     Input:
       KEYS[1] orders hash
@@ -56,6 +58,7 @@
 --- @include "includes/unclear-mark"
 --- @include "includes/note-uncertain"
 --- @include "includes/keep-dispatched"
+--- @include "includes/minutes"
 
 local for_id = ARGV[11] or ''
 local function forget_id()
@@ -111,6 +114,7 @@ order.s = to
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(order))
 move_counts(KEYS[3], current, to, #order.i)
 note_uncertain(KEYS[5], order, current, to)
+note_minute(KEYS[3], current, to, #order.i, ARGV[5])
 if to ~= 'queued' and to ~= 'in_flight' then redis.call('SREM', KEYS[6], ARGV[1]) end
 if to == 'completed' and current ~= 'completed' and order.p and order.c then
   redis.call('HINCRBY', KEYS[5], 'spent:' .. order.c, order.p)
