@@ -73,16 +73,7 @@ export class DispatchLedger extends FollowLedger {
       const n = Number(
         await this.script(
           "giftjobsLedgerCancelPending",
-          [
-            k.orders,
-            k.rows,
-            k.counts,
-            k.pending,
-            k.window,
-            k.meta,
-            k.scheduled,
-            this.cancelledKey(),
-          ],
+          [k.orders, k.rows, k.counts, k.pending, k.window, k.meta, k.scheduled, this.endedKey()],
           [String(batch), new Date().toISOString()],
         ),
       );
@@ -92,10 +83,26 @@ export class DispatchLedger extends FollowLedger {
   }
 
   /**
-   * Takes the orders cancelled since the last claim, whichever process cancelled them: one
-   * metrics endpoint counts each once (GETDEL is atomic; an INCR after it starts anew).
+   * Takes the orders that reached an end since the last claim, by end, whichever process moved
+   * them (a worker, the webhook receiver, the cancel command...): one metrics endpoint counts
+   * each once (the read and the delete are one MULTI; a count after it starts anew). The
+   * cancelled orders counted under the older key are taken too.
    */
-  async claimCancelledOrders(): Promise<number> {
-    return Number((await this.redis.getdel(this.cancelledKey())) ?? 0);
+  async claimEndedOrders(): Promise<Record<string, number>> {
+    const answers = await this.redis
+      .multi()
+      .hgetall(this.endedKey())
+      .del(this.endedKey())
+      .getdel(this.legacyCancelledKey())
+      .exec();
+    const [ended, , legacy] = (answers ?? []).map(([error, value]) => {
+      if (error) throw error;
+      return value;
+    });
+    const out: Record<string, number> = {};
+    for (const [end, n] of Object.entries((ended ?? {}) as Record<string, string>))
+      out[end] = Number(n);
+    if (legacy) out.cancelled = (out.cancelled ?? 0) + Number(legacy);
+    return out;
   }
 }

@@ -83,10 +83,16 @@ export class LedgerBase {
   }
 
   /**
-   * Orders cancelled and not yet counted by a metrics endpoint (every process that cancels adds
-   * to it in the cancelling script; see claimCancelledOrders).
+   * Orders that reached an end and are not yet counted by a metrics endpoint, a hash by end
+   * (completed, failed_final, failed_uncertain, cancelled): every script that moves an order to
+   * an end adds to it, whichever process runs it (see claimEndedOrders).
    */
-  cancelledKey(): string {
+  endedKey(): string {
+    return redisKey(this.prefix, "orders-ended");
+  }
+
+  /** The counter of cancelled orders of giftjobs before endedKey: still claimed, never written. */
+  legacyCancelledKey(): string {
     return redisKey(this.prefix, "orders-cancelled");
   }
 

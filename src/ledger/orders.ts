@@ -129,7 +129,7 @@ export class OrderLedger extends CampaignLedger {
     const now = new Date().toISOString();
     const [code, a, b, c] = (await this.script(
       "giftjobsLedgerStart",
-      [k.orders, k.rows, k.counts, k.meta, k.window, k.pending, this.cancelledKey()],
+      [k.orders, k.rows, k.counts, k.meta, k.window, k.pending, this.endedKey()],
       [
         String(number),
         JSON.stringify(encodeOrderFields({ ...patch, updated_at: now })),
@@ -233,6 +233,7 @@ export class OrderLedger extends CampaignLedger {
       k.window,
       k.pending,
       this.runningKey(),
+      this.endedKey(),
     ];
     if (options.indexKey) keys.push(options.indexKey);
     return (await this.script("giftjobsLedgerTransition", keys, args)) as [number, string, string?];
@@ -286,16 +287,7 @@ export class OrderLedger extends CampaignLedger {
     const k = this.keys(campaign);
     const [code, value] = (await this.script(
       "giftjobsLedgerRekey",
-      [
-        k.orders,
-        k.rows,
-        k.counts,
-        k.window,
-        k.pending,
-        k.meta,
-        this.runningKey(),
-        this.cancelledKey(),
-      ],
+      [k.orders, k.rows, k.counts, k.window, k.pending, k.meta, this.runningKey(), this.endedKey()],
       [
         String(args.number),
         args.key,

@@ -88,21 +88,23 @@ export class WorkerMetrics {
     const log = options.log ?? silentLogger;
     this.orders = new Counter({
       name: "giftjobs_orders_total",
-      help: "Orders moved to an end, once each, by final outcome (sync and async): by this worker; cancelled ones by whoever cancelled them, claimed by the endpoint scraped first",
+      help: "Orders moved to an end, once each, by end (sync and async): counted by the ledger whichever process moved them (worker, webhook receiver, cancel command, dashboard), claimed by the endpoint scraped first",
       labelNames: ["outcome"],
       registers,
-      // Cancellations happen in the cancel command and the dashboard too, which serve no
-      // metrics: the ledger counts them, and one endpoint claims each (Ledger.claimCancelledOrders).
+      // Orders end in workers, in the webhook receiver (often a process of its own), in the cancel
+      // command and the dashboard: the ledger's scripts count each move in Redis and one endpoint
+      // claims each (Ledger.claimEndedOrders), so no process counts what another moved.
       async collect() {
         if (!ledger) return;
         // Counted when the claim answers, even after the scrape's deadline (the next one shows it).
-        const claimed = ledger.claimCancelledOrders().then((cancelled) => {
-          if (cancelled > 0) this.inc({ outcome: "cancelled" }, cancelled);
+        const claimed = ledger.claimEndedOrders().then((ended) => {
+          for (const outcome of ORDER_ENDS)
+            if ((ended[outcome] ?? 0) > 0) this.inc({ outcome }, ended[outcome]);
         });
         try {
           await inTime(claimed);
         } catch (error) {
-          unreadable(log, error, "cancelled orders");
+          unreadable(log, error, "ended orders");
         }
       },
     });
@@ -145,7 +147,8 @@ export class WorkerMetrics {
     }
     this.hooks = {
       onOutcome: (outcome) => this.attempts.inc({ outcome }),
-      onOrderEnded: (outcome) => this.orders.inc({ outcome }),
+      // Counted by the ledger (see giftjobs_orders_total): counting here too would count twice.
+      onOrderEnded: () => undefined,
       onCampaignPaused: () => this.pauses.inc(),
       onResponse: (info) => this.observe(info),
       onDispatchWindow: (size) => this.window.set(size),

@@ -39,7 +39,7 @@ export interface WebhookReceiverOptions {
   dedupeSeconds?: number;
   /** Told of each request: its message type and what was done (metrics). */
   onMessage?: (type: WebhookMessageType, result: WebhookResult) => void;
-  /** Told when a message moved an order to its end (metrics: giftjobs_orders_total). */
+  /** Told when a message moved an order to its end (giftjobs_orders_total is the ledger's). */
   onOrderEnded?: (outcome: RemoteOrderOutcome) => void;
 }
 

@@ -23,7 +23,7 @@ export interface OrderFollowerOptions {
   maxPollDelayMs?: number;
   /** After this many polls without an end the rows become failed_uncertain. @defaultValue 500 */
   maxPolls?: number;
-  /** Told once per order this follower moved to an end (metrics: giftjobs_orders_total). */
+  /** Told once per order this follower moved to an end (giftjobs_orders_total is the ledger's). */
   onOrderEnded?: (outcome: "completed" | "failed_final" | "failed_uncertain") => void;
   /** How often the follow set is looked at. @defaultValue 100 */
   tickMs?: number;

@@ -11,7 +11,7 @@
       KEYS[5] dispatch window
       KEYS[6] meta hash
       KEYS[7] scheduled sorted set
-      KEYS[8] cancelled-orders counter
+      KEYS[8] ended-orders counter (includes/counts.lua, count_ended)
 
       ARGV[1] batch size
       ARGV[2] now (ISO time)

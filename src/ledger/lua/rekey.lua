@@ -13,7 +13,7 @@
       KEYS[5] pending list
       KEYS[6] meta hash
       KEYS[7] running set
-      KEYS[8] cancelled-orders counter
+      KEYS[8] ended-orders counter (includes/counts.lua, count_ended)
 
       ARGV[1] old order number
       ARGV[2] new key
@@ -84,7 +84,7 @@ end
 local closed = redis.call('HGET', KEYS[6], 'state')
 if closed == 'cancelled' or closed == 'archived' then
   new_order.s = 'cancelled'
-  count_cancelled(KEYS[8], 'cancelled')
+  count_ended(KEYS[8], 'queued', 'cancelled')
 end
 redis.call('HSET', KEYS[1], n, cjson.encode(new_order))
 move_counts(KEYS[3], old.s, new_order.s, #moved)
@@ -114,6 +114,7 @@ else
   status_for_rest = checked_status(old, status_for_rest)
   move_counts(KEYS[3], old.s, status_for_rest, #rest)
   note_uncertain(KEYS[6], old, old.s, status_for_rest)
+  count_ended(KEYS[8], old.s, status_for_rest)
   old.s = status_for_rest
 end
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(old))

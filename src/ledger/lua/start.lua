@@ -24,7 +24,7 @@
       KEYS[4] meta hash
       KEYS[5] dispatch window
       KEYS[6] pending list
-      KEYS[7] cancelled-orders counter
+      KEYS[7] ended-orders counter (includes/counts.lua, count_ended)
 
       ARGV[1] order number
       ARGV[2] patch: JSON object of stored names merged in
@@ -103,6 +103,7 @@ if order.uc and order.uk and ARGV[5] ~= '' and order.uk ~= ARGV[5] then
   redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(order))
   move_counts(KEYS[3], current, 'failed_uncertain', #order.i)
   note_uncertain(KEYS[4], order, current, 'failed_uncertain')
+  count_ended(KEYS[7], current, 'failed_uncertain')
   redis.call('SREM', KEYS[5], ARGV[1])
   note_finished(KEYS[3], KEYS[4], ARGV[3])
   return {4, order.uc}

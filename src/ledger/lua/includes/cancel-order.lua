@@ -11,7 +11,7 @@ local function cancelled_status(order)
   if unclear(order) then return 'failed_uncertain' end
   return 'cancelled'
 end
-local function cancel_order(orders_key, counts_key, meta_key, n, order, now, cancelled_key)
+local function cancel_order(orders_key, counts_key, meta_key, n, order, now, ended_key)
   local from = order.s
   if from == 'in_flight' then mark_unclear(order, 'interrupted') end
   local to = cancelled_status(order)
@@ -25,5 +25,5 @@ local function cancel_order(orders_key, counts_key, meta_key, n, order, now, can
   redis.call('HSET', orders_key, n, cjson.encode(order))
   move_counts(counts_key, from, to, #order.i)
   note_uncertain(meta_key, order, from, to)
-  count_cancelled(cancelled_key, to)
+  count_ended(ended_key, from, to)
 end

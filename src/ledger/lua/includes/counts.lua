@@ -16,8 +16,11 @@ end
 local function note_finished(counts_key, meta_key, now)
   if pending_rows(counts_key) == 0 then redis.call('HSET', meta_key, 'finished_at', now) end
 end
--- Orders cancelled, for giftjobs_orders_total{outcome="cancelled"}: whichever process cancels
--- them (a worker, the cancel command, the dashboard), a metrics endpoint claims them once.
-local function count_cancelled(cancelled_key, to)
-  if to == 'cancelled' then redis.call('INCR', cancelled_key) end
+-- Orders that reached an end, by end, for giftjobs_orders_total{outcome}: counted in the script
+-- that moved them, whichever process ran it (a worker, the webhook receiver, the cancel command,
+-- the dashboard, orders reconcile), so each move is counted once; a metrics endpoint claims them
+-- (Ledger.claimEndedOrders). See docs/metrics.md, "Metrics and alerts".
+local ORDER_ENDS = { completed = true, failed_final = true, failed_uncertain = true, cancelled = true }
+local function count_ended(ended_key, from, to)
+  if from ~= to and ORDER_ENDS[to] then redis.call('HINCRBY', ended_key, to, 1) end
 end
