@@ -2,37 +2,19 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { RawProduct } from "../api/schemas.js";
+import type { CatalogSnapshot } from "./catalog-snapshot.js";
+import { type CatalogSource, storeOf } from "./catalog-store.js";
 import { readCurrentPointer } from "./current-pointer.js";
 import { DamagedFileError, parseFileJson } from "./damaged-file-error.js";
 import type { CatalogDiff } from "./diff-file.js";
 import type { CatalogIndex } from "./index-entry.js";
 import { NoSnapshotError } from "./no-snapshot-error.js";
-import type { ProductOverrides } from "./product-overrides.js";
+import { openDatabaseSnapshot } from "./pg-snapshot.js";
 import { readProductsFile } from "./products-file-reader.js";
 import { catalogDir, SNAPSHOT_FILES } from "./snapshot-layout.js";
 import type { SnapshotManifest } from "./snapshot-manifest.js";
 
-/**
- * A published snapshot. Its directory is never modified after publication, so the files can be
- * read at leisure even while a newer sync publishes (retention keeps the newest ones).
- */
-export interface CatalogSnapshot {
-  name: string;
-  dir: string;
-  manifest: SnapshotManifest;
-  /** Reads index.json: the compact per-code index order preflight uses. */
-  index(): Promise<CatalogIndex>;
-  /** Every product as received, one at a time (products.json is never read whole). */
-  products(): AsyncGenerator<RawProduct>;
-  /**
-   * Checks products.json against the sha256 in its manifest: a DamagedFileError when it changed
-   * since publication. Run before printing products, so no output stops half-way.
-   */
-  verifyProducts(): Promise<void>;
-  /** The diff with the snapshot before it; undefined when the file is missing. */
-  diff(): Promise<CatalogDiff | undefined>;
-}
+export type { CatalogSnapshot } from "./catalog-snapshot.js";
 
 /** A JSON file of the snapshot; missing or not JSON, it is a DamagedFileError naming it. */
 async function readJson<T>(path: string): Promise<T> {
@@ -46,8 +28,20 @@ async function readJson<T>(path: string): Promise<T> {
   return parseFileJson<T>(text, path);
 }
 
+/**
+ * The current snapshot of `source` (a data directory, or a store: PostgreSQL when it has a
+ * database), or undefined when no sync has published one.
+ */
+export async function openCurrentSnapshot(
+  source: CatalogSource,
+): Promise<CatalogSnapshot | undefined> {
+  const store = storeOf(source);
+  if (store.database) return openDatabaseSnapshot(store.database);
+  return openFileSnapshot(store.dataDir);
+}
+
 /** The snapshot `current.json` points at, or undefined when no sync has published one. */
-export async function openCurrentSnapshot(dataDir: string): Promise<CatalogSnapshot | undefined> {
+async function openFileSnapshot(dataDir: string): Promise<CatalogSnapshot | undefined> {
   const pointer = await readCurrentPointer(dataDir);
   if (!pointer) return undefined;
   const { name, dir } = pointer;
@@ -87,9 +81,9 @@ export async function sha256OfFile(path: string): Promise<string> {
 }
 
 /** Like openCurrentSnapshot, but a missing snapshot is a NoSnapshotError (exit 2). */
-export async function requireCurrentSnapshot(dataDir: string): Promise<CatalogSnapshot> {
-  const snapshot = await openCurrentSnapshot(dataDir);
-  if (!snapshot) throw new NoSnapshotError(catalogDir(dataDir));
+export async function requireCurrentSnapshot(source: CatalogSource): Promise<CatalogSnapshot> {
+  const snapshot = await openCurrentSnapshot(source);
+  if (!snapshot) throw new NoSnapshotError(storeWhere(source));
   return snapshot;
 }
 
@@ -100,11 +94,19 @@ export async function requireCurrentSnapshot(dataDir: string): Promise<CatalogSn
  * given itself.
  */
 export async function loadCurrentIndex(
-  dataDir: string,
-  overrides?: ProductOverrides,
+  source: CatalogSource,
+  overrides?: { applyTo(index: CatalogIndex): CatalogIndex | Promise<CatalogIndex> },
 ): Promise<CatalogIndex | undefined> {
-  const snapshot = await openCurrentSnapshot(dataDir);
+  const snapshot = await openCurrentSnapshot(source);
   if (!snapshot) return undefined;
   const index = await snapshot.index();
   return overrides ? overrides.applyTo(index) : index;
+}
+
+/** Where a missing snapshot was looked for: the catalog folder, or the database's schema. */
+function storeWhere(source: CatalogSource): string {
+  const store = storeOf(source);
+  return store.database
+    ? `PostgreSQL schema ${store.database.schema} (GIFTJOBS_DATABASE_URL)`
+    : catalogDir(store.dataDir);
 }

@@ -1,27 +1,18 @@
 import { mkdir, rename, rm } from "node:fs/promises";
 import { basename, join, sep } from "node:path";
-import type { ApiClient } from "../api/client.js";
-import { ApiError } from "../api/errors/api-error.js";
 import { ServiceUnreachableError } from "../api/errors/service-unreachable-error.js";
 import { RunError } from "../errors/runtime-error.js";
-import { type Logger, silentLogger } from "../log.js";
-import type { CatalogDiff } from "./catalog-diff.js";
-import {
-  type CatalogFilters,
-  filterChange,
-  filtersToQuery,
-  type NormalizedFilters,
-  normalizeFilters,
-} from "./catalog-filters.js";
+import { silentLogger } from "../log.js";
+import { filtersToQuery, normalizeFilters } from "./catalog-filters.js";
 import { switchCurrentPointer } from "./current-pointer.js";
 import { type CatalogSnapshot, openCurrentSnapshot } from "./current-snapshot.js";
 import { DamagedFileError } from "./damaged-file-error.js";
 import { fsyncPath } from "./durable-files.js";
 import { cleanLeftovers, markTmpDirActive } from "./leftover-cleanup.js";
 import { fetchPages } from "./page-fetcher.js";
+import { syncIntoDatabase } from "./pg-sync.js";
 import { loadPreviousRecords, type PreviousRecords } from "./previous-records.js";
 import { readProductPages } from "./products-file-reader.js";
-import type { RetryOptions } from "./retry-policy.js";
 import { ShrinkRefusedError } from "./shrink-refused-error.js";
 import {
   catalogDir,
@@ -31,57 +22,19 @@ import {
   SNAPSHOT_FILES,
   snapshotsDir,
 } from "./snapshot-layout.js";
-import type { SnapshotManifest } from "./snapshot-manifest.js";
 import { pruneSnapshots } from "./snapshot-retention.js";
 import { SnapshotWriter } from "./snapshot-writer.js";
 import {
   adoptTmpDir,
-  type CheckpointOptions,
   findCheckpoint,
   type SyncCheckpoint,
   saveCheckpoint,
 } from "./sync-checkpoint.js";
+import { describe, guardShrink } from "./sync-failure.js";
 import { acquireSyncLock } from "./sync-lock.js";
+import type { SyncCatalogOptions, SyncCatalogResult } from "./sync-options.js";
 
-/** Progress after each page. */
-export interface SyncProgress {
-  pages: number;
-  products: number;
-}
-
-export interface SyncCatalogOptions {
-  client: ApiClient;
-  /** `$GIFTJOBS_DATA_DIR`; the store lives in its `catalog/` folder. */
-  dataDir: string;
-  /** @defaultValue the whole catalog */
-  filters?: CatalogFilters;
-  /** Products per page (1..500). @defaultValue 500 */
-  pageSize?: number;
-  /** Publish even when the catalog shrank by more than `maxShrink`. @defaultValue false */
-  allowShrink?: boolean;
-  /** Largest fraction of products that may disappear without allowShrink. @defaultValue 0.2 */
-  maxShrink?: number;
-  /** Snapshots kept after a publish. @defaultValue 14 */
-  keep?: number;
-  retry?: RetryOptions;
-  /** Recorded in the manifest when the service does not echo X-Api-Version. */
-  apiVersion?: string;
-  /** Makes the sync resumable after a crash (the catalog-sync job). */
-  checkpoint?: CheckpointOptions;
-  onProgress?: (progress: SyncProgress) => void;
-  log?: Logger;
-  signal?: AbortSignal;
-}
-
-export interface SyncCatalogResult {
-  /** The published snapshot's name and directory. */
-  snapshot: string;
-  dir: string;
-  manifest: SnapshotManifest;
-  diff: Pick<CatalogDiff, "from" | "summary">;
-  /** Pages fetched before this run resumed from a checkpoint. */
-  resumedAfterPage?: number;
-}
+export type { SyncCatalogOptions, SyncCatalogResult, SyncProgress } from "./sync-options.js";
 
 /**
  * Pages through GET /v2/product and publishes a new snapshot (products, manifest, index, diff)
@@ -90,6 +43,7 @@ export interface SyncCatalogResult {
  * guard — throws a RunError and leaves the current snapshot as it was.
  */
 export async function syncCatalog(options: SyncCatalogOptions): Promise<SyncCatalogResult> {
+  if (options.database) return syncIntoDatabase(options, options.database);
   // One sync at a time per store: see acquireSyncLock.
   const lock = await acquireSyncLock(options.dataDir);
   try {
@@ -259,21 +213,6 @@ async function startWriter(
   return writer;
 }
 
-function guardShrink(
-  current: CatalogSnapshot | undefined,
-  count: number,
-  filters: NormalizedFilters,
-  options: SyncCatalogOptions,
-): void {
-  if (!current || options.allowShrink) return;
-  const maxShrink = options.maxShrink ?? 0.2;
-  const before = current.manifest.product_count;
-  if (count >= before * (1 - maxShrink)) return;
-  // Narrower filters shrink the catalog too; the guard still holds, but says so.
-  const change = filterChange(current.manifest.filters, filters);
-  throw new ShrinkRefusedError(before, count, maxShrink, change || undefined);
-}
-
 /** Renames the finished directory into snapshots/, then switches `current` to it. */
 async function publish(dataDir: string, dir: string, name: string): Promise<string> {
   await rm(join(dir, SNAPSHOT_FILES.checkpoint), { force: true });
@@ -283,14 +222,4 @@ async function publish(dataDir: string, dir: string, name: string): Promise<stri
   await fsyncPath(snapshotsDir(dataDir));
   await switchCurrentPointer(dataDir, name);
   return target;
-}
-
-function describe(error: unknown): string {
-  if (error instanceof ApiError) {
-    const status = error.status > 0 ? `, HTTP ${error.status}` : "";
-    const named = `(${error.type}${status})`;
-    // Some messages name their type and status already (a refused API key).
-    return error.message.includes(named) ? error.message : `${error.message} ${named}`;
-  }
-  return (error as Error)?.message ?? String(error);
 }

@@ -1,0 +1,143 @@
+import { describe, expect, it } from "vitest";
+import { loadCurrentIndex, openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
+import { ShrinkRefusedError } from "../../src/catalog/shrink-refused-error.js";
+import { RunError } from "../../src/errors/runtime-error.js";
+import { cursorOfPage, useCatalogFixture } from "../helpers/catalog-fixture.js";
+import { useTestDatabase } from "../helpers/database.js";
+import { control } from "../helpers/sandbox.js";
+
+const fx = useCatalogFixture();
+const db = useTestDatabase("catalog_sync");
+
+const store = () => ({ dataDir: fx.dataDir, database: db.database });
+const sync = (extra: Parameters<typeof fx.sync>[0] = {}) =>
+  fx.sync({ database: db.database, ...extra });
+
+/** The current snapshot's name in catalog_current, read as an application would. */
+async function currentName(): Promise<string | undefined> {
+  const { rows } = await db.pool.query("SELECT DISTINCT snapshot FROM current_products");
+  return rows[0]?.snapshot;
+}
+
+describe("catalog sync into PostgreSQL", () => {
+  it("publishes the snapshot, its products and its changes in the database, none in files", async () => {
+    const first = await sync();
+    expect(first.manifest.product_count).toBe(1200);
+    expect(first.dir).toBe(`postgresql:${db.schema}/${first.snapshot}`);
+    const snapshot = (await openCurrentSnapshot(store()))!;
+    expect(snapshot.name).toBe(first.snapshot);
+    await snapshot.verifyProducts();
+    let count = 0;
+    for await (const product of snapshot.products()) {
+      expect(product.code).toBe(fx.sandbox.state.catalog.products[count]!.code);
+      count += 1;
+    }
+    expect(count).toBe(1200);
+    const index = (await loadCurrentIndex(store()))!;
+    expect(Object.keys(index.entries).length).toBe(first.manifest.index_entries);
+    expect(await openCurrentSnapshot(fx.dataDir)).toBeUndefined();
+    expect(await currentName()).toBe(first.snapshot);
+
+    const changed = fx.sandbox.state.catalog.products[5]!;
+    await control(fx.sandbox, `/_sandbox/products/${changed.code}`, { is_orderable: false });
+    const second = await sync();
+    expect(second.diff.from).toBe(first.snapshot);
+    expect(second.diff.summary).toMatchObject({ added: 0, removed: 0, changed: 1 });
+    const { rows } = await db.pool.query(
+      "SELECT code, change, field, old_value, new_value FROM recent_changes WHERE snapshot = $1",
+      [second.snapshot],
+    );
+    expect(rows).toEqual([
+      {
+        code: changed.code,
+        change: "changed",
+        field: "is_orderable",
+        old_value: true,
+        new_value: false,
+      },
+    ]);
+    const diff = await (await openCurrentSnapshot(store()))!.diff();
+    expect(diff?.changed[0]?.fields).toEqual({ is_orderable: { old: true, new: false } });
+    const { rows: current } = await db.pool.query(
+      "SELECT is_orderable FROM current_products WHERE code = $1",
+      [changed.code],
+    );
+    expect(current).toEqual([{ is_orderable: false }]);
+  });
+
+  it("keeps the newest snapshots only (retention), never the current one", async () => {
+    for (let i = 0; i < 3; i++) await sync({ keep: 2 });
+    const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM catalog_snapshots");
+    expect(rows[0].n).toBe(2);
+  });
+
+  it("a failing page publishes nothing: the previous snapshot stays current", async () => {
+    const first = await sync();
+    await control(fx.sandbox, "/_sandbox/faults", {
+      product_page_fault: { after: cursorOfPage(fx.sandbox, 2), kind: "500" },
+    });
+    const error = await sync().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RunError);
+    expect((error as Error).message).toMatch(/page 2: .*; the current snapshot is unchanged$/);
+    expect((await openCurrentSnapshot(store()))?.name).toBe(first.snapshot);
+    const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM catalog_snapshots");
+    expect(rows[0].n).toBe(1);
+  });
+
+  it("the shrink guard refuses as for files", async () => {
+    const first = await sync();
+    const keep = fx.sandbox.state.catalog.products.slice(0, 900);
+    await control(fx.sandbox, "/_sandbox/catalog", { catalog: keep });
+    const error = await sync().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ShrinkRefusedError);
+    expect((await openCurrentSnapshot(store()))?.name).toBe(first.snapshot);
+    expect((await sync({ allowShrink: true })).manifest.product_count).toBe(900);
+  });
+
+  it("PostgreSQL lost mid-sync: exit 1 in one line, nothing published, the previous current", async () => {
+    const first = await sync();
+    let killed: Promise<unknown> | undefined;
+    const error = await sync({
+      onProgress: ({ pages }) => {
+        // Another connection ends the sync's own, as a server restart would.
+        if (pages === 1) killed = terminateSyncBackend();
+      },
+    }).catch((e: unknown) => e);
+    await killed;
+    expect(error).toBeInstanceOf(RunError);
+    expect((error as RunError).exitCode).toBe(1);
+    expect((error as Error).message).toMatch(
+      /^catalog sync failed: PostgreSQL at .* does not answer or went away: is it running\? \(GIFTJOBS_DATABASE_URL\); nothing was published and the current snapshot is unchanged$/,
+    );
+    expect((await openCurrentSnapshot(store()))?.name).toBe(first.snapshot);
+    expect((await sync()).diff.from).toBe(first.snapshot);
+  });
+
+  it("two syncs at once: the second stops with one line, the first publishes", async () => {
+    await control(fx.sandbox, "/_sandbox/faults", { latency_ms: 150 });
+    let second: Promise<unknown> | undefined;
+    const first = await sync({
+      onProgress: ({ pages }) => {
+        if (pages === 1) second = sync().catch((e: unknown) => e);
+      },
+    });
+    const error = await second;
+    expect(error).toBeInstanceOf(RunError);
+    expect((error as Error).message).toBe(
+      `another catalog sync is writing to PostgreSQL schema ${db.schema} (GIFTJOBS_DATABASE_URL); this one stopped and published nothing`,
+    );
+    expect((await openCurrentSnapshot(store()))?.name).toBe(first.snapshot);
+  });
+});
+
+/** Terminates the backend holding this schema's catalog-sync advisory lock. */
+async function terminateSyncBackend(): Promise<void> {
+  await db.pool.query(
+    `SELECT pg_terminate_backend(l.pid) FROM pg_locks l,
+       (SELECT hashtextextended($1, 0) AS k) key
+     WHERE l.locktype = 'advisory'
+       AND l.classid = ((key.k >> 32) & 4294967295)::oid
+       AND l.objid = (key.k & 4294967295)::oid`,
+    [`giftjobs:${db.schema}:catalog-sync`],
+  );
+}
