@@ -1,9 +1,11 @@
+import type { Database } from "../db/open-database.js";
 import { UserError } from "../errors/user-error.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { RowStatus } from "../ledger/row-status.js";
 import type { KeyWord, LedgerOrder } from "../ledger/types.js";
-import { appendJournalLines, journalPath } from "../orders/journal.js";
+import type { OrderJournal } from "../orders/journal-store.js";
 import { orderKey } from "../orders/keys.js";
+import { journalFor } from "../orders/pg-journal.js";
 import { storedState } from "./state.js";
 
 export interface RetryOptions {
@@ -16,6 +18,8 @@ export interface RetryOptions {
   force?: boolean;
   /** Where the campaign's order journal is (GIFTJOBS_DATA_DIR): needed with newKey. */
   dataDir?: string;
+  /** PostgreSQL (GIFTJOBS_DATABASE_URL): the journal is kept there instead of under `dataDir`. */
+  database?: Database;
   /** Fingerprint of the API key the new keys are to be sent with (see apiKeyFingerprint). */
   apiKey?: string;
 }
@@ -66,8 +70,9 @@ export async function retryCampaign(
     throw new UserError(
       `campaign ${campaign} is ${state}: its rows cannot be retried${state === "archived" ? " (orders restore first)" : ""}`,
     );
-  if (options.newKey && options.dataDir === undefined)
-    throw new Error("retry --new-key needs the data dir of the campaign's journal");
+  const journal = journalFor(options);
+  if (options.newKey && !journal)
+    throw new Error("retry --new-key needs the campaign's journal (its data dir or the database)");
   const statuses = options.newKey
     ? options.force
       ? ["failed_final", "failed_uncertain"]
@@ -84,7 +89,7 @@ export async function retryCampaign(
     const absent = Boolean(options.newKey && !options.force && reconciledAbsent(order));
     if (!statuses.includes(order.status) && !absent) continue;
     const moved = options.newKey
-      ? await underNewKey(ledger, campaign, number, order, { ...options, absent })
+      ? await underNewKey(ledger, campaign, number, order, { ...options, absent, journal })
       : await underSameKey(ledger, campaign, number, options.force);
     if (moved === "unclear") result.unclear += 1;
     if (moved !== true) continue;
@@ -118,14 +123,12 @@ async function underNewKey(
   campaign: string,
   number: number,
   order: { generation: number; identities: string[] },
-  options: RetryOptions & { absent: boolean },
+  options: RetryOptions & { absent: boolean; journal: OrderJournal | undefined },
 ): Promise<boolean | "unclear"> {
   const generation = order.generation + 1;
   const key = orderKey(campaign, generation, order.identities);
   const line = { g: generation, k: key, i: [...order.identities].sort() };
-  await appendJournalLines(journalPath(options.dataDir!, campaign), [
-    options.apiKey ? { ...line, a: options.apiKey } : line,
-  ]);
+  await options.journal!.append(campaign, [options.apiKey ? { ...line, a: options.apiKey } : line]);
   const from: RowStatus[] = options.absent
     ? ["failed_uncertain"]
     : options.force

@@ -38,6 +38,37 @@ export type ProductOverrideMap = Record<string, ProductOverride>;
 export type StateRecordResult = "applied" | "stale";
 
 /**
+ * Where pushed product states are kept: Redis (ProductOverrides), or PostgreSQL when
+ * GIFTJOBS_DATABASE_URL is set (PgProductOverrides). Either records a state only when it is
+ * newer than the one held, in one step, and is read by every receiver, import and worker.
+ */
+export interface ProductOverrideStore {
+  /**
+   * Records `update.new_state` as the product's newest state, unless a state of a message as new
+   * or newer is recorded already (messages may arrive out of order): then `stale`, and nothing
+   * changes. `update.timestamp` must parse (ProductUpdateSchema checks it).
+   */
+  record(update: ProductUpdate, receivedAt?: Date): Promise<StateRecordResult>;
+  /** Every override recorded. */
+  read(): Promise<ProductOverrideMap>;
+  /** `index` with the overrides newer than it laid over (see applyProductOverrides). */
+  applyTo(index: CatalogIndex): Promise<CatalogIndex>;
+}
+
+/** The override an update records (its time parsed: a timestamp that does not is refused). */
+export function overrideOf(update: ProductUpdate, receivedAt: Date): ProductOverride {
+  const at = Date.parse(update.timestamp);
+  if (!Number.isFinite(at)) throw new RangeError(`not a timestamp: ${update.timestamp}`);
+  const { price_multiplier, is_orderable, denominations } = update.new_state;
+  return {
+    at,
+    timestamp: update.timestamp,
+    state: { price_multiplier, is_orderable, ...(denominations ? { denominations } : {}) },
+    received_at: receivedAt.toISOString(),
+  };
+}
+
+/**
  * The product states the service pushed (`product.update`), kept in Redis under the prefix
  * (`<prefix>:product-overrides`, a hash by product code whose values are ProductOverride JSON),
  * so that every receiver, import and worker sharing the Redis sees the same ones whatever its
@@ -45,7 +76,7 @@ export type StateRecordResult = "applied" | "stale";
  * when it is newer than the snapshot (applyProductOverrides). See
  * docs/architecture/webhooks.md, "Webhooks".
  */
-export class ProductOverrides {
+export class ProductOverrides implements ProductOverrideStore {
   /** The hash's key. */
   readonly key: string;
 
@@ -58,21 +89,9 @@ export class ProductOverrides {
       redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: RECORD_PRODUCT_STATE });
   }
 
-  /**
-   * Records `update.new_state` as the product's newest state, unless a state of a message as new
-   * or newer is recorded already (messages may arrive out of order): then `stale`, and nothing
-   * changes. `update.timestamp` must parse (ProductUpdateSchema checks it).
-   */
+  /** See ProductOverrideStore.record: lua/record-product-state.lua checks and writes. */
   async record(update: ProductUpdate, receivedAt = new Date()): Promise<StateRecordResult> {
-    const at = Date.parse(update.timestamp);
-    if (!Number.isFinite(at)) throw new RangeError(`not a timestamp: ${update.timestamp}`);
-    const { price_multiplier, is_orderable, denominations } = update.new_state;
-    const value: ProductOverride = {
-      at,
-      timestamp: update.timestamp,
-      state: { price_multiplier, is_orderable, ...(denominations ? { denominations } : {}) },
-      received_at: receivedAt.toISOString(),
-    };
+    const value = overrideOf(update, receivedAt);
     const run = (this.redis as unknown as Record<string, (...args: string[]) => Promise<unknown>>)[
       COMMAND
     ]!;
@@ -80,7 +99,7 @@ export class ProductOverrides {
       this.redis,
       this.key,
       update.product_code,
-      String(at),
+      String(value.at),
       JSON.stringify(value),
     );
     return recorded === 1 ? "applied" : "stale";

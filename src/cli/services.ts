@@ -6,6 +6,8 @@ import { apiClientFor } from "../api/client-for-config.js";
 import { ApiError } from "../api/errors/index.js";
 import { WorkerBeats } from "../campaigns/worker-beats.js";
 import type { Config } from "../config.js";
+import { openCurrentDatabase } from "../db/migrations.js";
+import type { Database } from "../db/open-database.js";
 import { UserError } from "../errors/user-error.js";
 import { Ledger } from "../ledger/ledger.js";
 import { commandClient, connectRedis, type RedisConnection } from "../redis/connection.js";
@@ -20,10 +22,29 @@ export interface Services {
   workers: WorkerBeats;
   ordersQueue: Queue<OrderJobData>;
   client: ApiClient;
+  /**
+   * PostgreSQL when GIFTJOBS_DATABASE_URL is set, its schema checked: the order journal and
+   * the product overrides are kept there (docs/catalog-database.md, "The order journal and
+   * product overrides").
+   */
+  database?: Database;
   close(): Promise<void>;
 }
 
 export async function openServices(config: Config): Promise<Services> {
+  const database = config.databaseUrl ? await openCurrentDatabase(config) : undefined;
+  try {
+    return await openRedisServices(config, database);
+  } catch (error) {
+    await database?.close().catch(() => {});
+    throw error;
+  }
+}
+
+async function openRedisServices(
+  config: Config,
+  database: Database | undefined,
+): Promise<Services> {
   const redis = connectRedis(config);
   redis.on("error", () => {
     // Reported by assertRedisAnswers or the failing command; no unhandled-error noise.
@@ -44,9 +65,14 @@ export async function openServices(config: Config): Promise<Services> {
     workers: new WorkerBeats(commandClient(redis), config.prefix),
     ordersQueue,
     client: apiClientFor(config),
+    ...(database ? { database } : {}),
     close: async () => {
-      await ordersQueue.close();
-      await redis.quit();
+      try {
+        await ordersQueue.close();
+        await redis.quit();
+      } finally {
+        await database?.close();
+      }
     },
   };
 }

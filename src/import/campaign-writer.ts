@@ -2,8 +2,9 @@ import type { ExecutionMode } from "../api/order-request.js";
 import { RunError } from "../errors/runtime-error.js";
 import type { LedgerOrder, LedgerRow } from "../ledger/ledger.js";
 import type { NewOrder } from "../ledger/types.js";
-import type { JournalLine, OrderJournalWriter } from "../orders/journal.js";
+import type { JournalLine } from "../orders/journal.js";
 import type { JournalIndex } from "../orders/journal-index.js";
+import type { JournalAppender } from "../orders/journal-store.js";
 import { orderKey } from "../orders/keys.js";
 import type { OrderPacker } from "../orders/packing.js";
 import { buildOrderRequest } from "../orders/request.js";
@@ -14,7 +15,7 @@ import type { SpoolEntry, SpooledRow } from "./row-spool.js";
 /** The journal as pass 2 uses it: the index read at the start, and where new orders go. */
 export interface WriterJournal {
   index: JournalIndex | undefined;
-  writer: OrderJournalWriter | undefined;
+  writer: JournalAppender | undefined;
 }
 
 /** An order whose rows are all read; `journal`: rebuilt from the journal, at its generation. */

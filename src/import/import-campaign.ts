@@ -1,11 +1,11 @@
 import { storedState } from "../campaigns/state.js";
+import { PgProductOverrides } from "../catalog/pg-product-overrides.js";
 import { UserError } from "../errors/user-error.js";
 import { CAMPAIGN_NAME } from "../ledger/ledger.js";
 import type { StoredState } from "../ledger/types.js";
 import { checkBudgetFlags } from "../orders/budget.js";
-import { journalPath } from "../orders/journal.js";
-import { JournalIndex } from "../orders/journal-index.js";
 import { checkItemsPerOrder, OrderPacker } from "../orders/packing.js";
+import { journalFor } from "../orders/pg-journal.js";
 import { checkBalance, checkBudgets, checkCampaign, existingCampaign } from "./import-checks.js";
 import { ImportDeclined, ImportRefused, RecordRefused } from "./import-errors.js";
 import { recordCampaign } from "./import-recording.js";
@@ -41,9 +41,7 @@ export async function importCampaign(
   const mode = options.executionMode ?? "async";
   const itemsPerOrder = checkItemsPerOrder(options.itemsPerOrder, mode);
   const packer = itemsPerOrder > 1 ? new OrderPacker(itemsPerOrder) : undefined;
-  const journal = deps.dataDir
-    ? await JournalIndex.load(journalPath(deps.dataDir, options.campaign), options.campaign)
-    : undefined;
+  const journal = await journalFor(deps)?.load(options.campaign);
   const invalidFile =
     options.skipInvalid && options.errorFile && !options.dryRun
       ? new InvalidRowsFile(options.errorFile)
@@ -81,7 +79,9 @@ async function importWithSpool(
   // The product states the service pushed since the snapshot was synced (`product.update`, in
   // Redis), read as the import starts: a product made unorderable is refused, a changed
   // multiplier prices the rows (and so the budget check), changed denominations check them.
-  const catalog = deps.catalog && (await deps.ledger.productOverrides().applyTo(deps.catalog));
+  const overrides = () =>
+    deps.database ? new PgProductOverrides(deps.database) : deps.ledger.productOverrides();
+  const catalog = deps.catalog && (await overrides().applyTo(deps.catalog));
   const survey = await surveyFile(options, { ...deps, catalog }, plan);
   const existing = await existingCampaign(deps.ledger, options.campaign);
   const holdNow = Boolean(options.hold) && (!existing || survey.newRows > 0);

@@ -4,6 +4,7 @@ import type { ExecutionMode } from "../api/order-request.js";
 import { loadCurrentIndex } from "../catalog/current-snapshot.js";
 import type { CatalogIndex } from "../catalog/index-entry.js";
 import type { Config } from "../config.js";
+import type { Database } from "../db/open-database.js";
 import { UserError } from "../errors/user-error.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
@@ -77,8 +78,13 @@ export interface ImportTerminal {
 
 /** How an import runs from the command line: services, log, terminal, and its printing. */
 export interface ImportIo extends ImportTerminal {
-  /** Opens the ledger and the API client around `fn`, and closes them after. */
-  withServices<T>(fn: (services: { ledger: Ledger; client: ApiClient }) => Promise<T>): Promise<T>;
+  /**
+   * Opens the ledger, the API client and PostgreSQL when configured (the journal's and the
+   * overrides' place) around `fn`, and closes them after.
+   */
+  withServices<T>(
+    fn: (services: { ledger: Ledger; client: ApiClient; database?: Database }) => Promise<T>,
+  ): Promise<T>;
   log: Logger;
   /** The import ended, however it ended: a progress bar stops here, before anything is printed. */
   ended(): void;
@@ -208,9 +214,9 @@ export async function runImportCommand(prepared: PreparedImport, io: ImportIo): 
   });
   const { catalog, settings } = prepared;
   try {
-    return await io.withServices(async ({ ledger, client }) => {
+    return await io.withServices(async ({ ledger, client, database }) => {
       connected = true;
-      const deps = { ledger, catalog, client, log: io.log, dataDir: settings.dataDir };
+      const deps = { ledger, catalog, client, log: io.log, dataDir: settings.dataDir, database };
       const end = await importCampaign(options, deps).then(
         (result) => {
           io.ended();

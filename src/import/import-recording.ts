@@ -3,9 +3,9 @@ import { moveCampaign } from "../campaigns/state.js";
 import { recordingMarked } from "../campaigns/unfinished-import.js";
 import { BudgetExceededError, CampaignClosedError } from "../ledger/orders.js";
 import { type CurrencyBudget, unitsText } from "../orders/budget.js";
-import { journalPath, OrderJournalWriter } from "../orders/journal.js";
 import type { JournalVerdict } from "../orders/journal-index.js";
-import { campaignTagsOrders, hasTagsMarker, writeTagsMarker } from "../orders/order-tags.js";
+import { campaignTagsOrders } from "../orders/order-tags.js";
+import { journalFor } from "../orders/pg-journal.js";
 import { CampaignWriter } from "./campaign-writer.js";
 import type { Existing } from "./import-checks.js";
 import { RecordRefused } from "./import-errors.js";
@@ -71,13 +71,14 @@ async function orderTagsFor(
   existing: Existing | undefined,
   plan: ImportPlan,
 ): Promise<boolean> {
-  const marker = deps.dataDir ? await hasTagsMarker(deps.dataDir, campaign) : false;
+  const store = journalFor(deps);
+  const marker = store ? await store.hasTagsMarker(campaign) : false;
   const tagged = campaignTagsOrders({
     marker,
     meta: existing?.meta,
     journalOrders: plan.journal?.lines ?? 0,
   });
-  if (tagged && !marker && deps.dataDir) await writeTagsMarker(deps.dataDir, campaign);
+  if (tagged && !marker) await store?.writeTagsMarker(campaign);
   return tagged;
 }
 
@@ -98,9 +99,7 @@ async function writeCampaign(
   tagOrders: boolean,
 ): Promise<{ rows: number; orders: number }> {
   if (journal && packer) await repackFromSpool(spool, journal, survey.released, packer);
-  const journalWriter = deps.dataDir
-    ? new OrderJournalWriter(journalPath(deps.dataDir, options.campaign))
-    : undefined;
+  const journalWriter = journalFor(deps)?.appender(options.campaign);
   const writer = new CampaignWriter(
     options.campaign,
     deps,

@@ -2,6 +2,7 @@ import type { JobsOptions } from "bullmq";
 import type { ApiClient } from "../api/client.js";
 import type { ExecutionMode } from "../api/order-request.js";
 import type { CatalogIndex } from "../catalog/index-entry.js";
+import type { Database } from "../db/open-database.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { StoredState } from "../ledger/types.js";
 import type { Logger } from "../log.js";
@@ -118,6 +119,12 @@ export interface ImportDeps {
    * (docs/architecture/keys-and-exactly-once.md, "Lost ledger"). None: no journal is kept or read.
    */
   dataDir?: string;
+  /**
+   * PostgreSQL (GIFTJOBS_DATABASE_URL): the order journal and its tags marker are kept there
+   * instead of under `dataDir`, and the product overrides are read there
+   * (docs/catalog-database.md, "The order journal and product overrides").
+   */
+  database?: Database;
 }
 
 /** What an import is about to record and spend, for `confirm`. */

@@ -53,6 +53,7 @@ export class JournalIndex {
   private known = new Uint8Array(INITIAL_LINES);
   private count = 0;
 
+  /** `path`: the journal's file, or where the database keeps it; messages name it. */
   private constructor(readonly path: string) {}
 
   /** How many orders the journal holds. */
@@ -136,8 +137,26 @@ export class JournalIndex {
     return verdict;
   }
 
+  /**
+   * An index of journal lines read from elsewhere (the database's journal, in order), each
+   * with the number that names it in an error; `where` names the journal in messages.
+   */
+  static async fromBatches(
+    where: string,
+    campaign: string,
+    batches: AsyncIterable<readonly { line: JournalLine; number: number }[]>,
+  ): Promise<JournalIndex> {
+    const index = new JournalIndex(where);
+    for await (const batch of batches)
+      for (const { line, number } of batch) index.addParsed(line, number, campaign);
+    return index;
+  }
+
   private addLine(text: string, number: number, campaign: string): void {
-    const line = parseFileJson<JournalLine>(text, this.path, number);
+    this.addParsed(parseFileJson<JournalLine>(text, this.path, number), number, campaign);
+  }
+
+  private addParsed(line: JournalLine, number: number, campaign: string): void {
     const { g, k, i, a } = line;
     const shaped =
       Number.isInteger(g) &&

@@ -1,5 +1,5 @@
 import { CompletedOrderSchema, ProductUpdateSchema } from "../api/schemas.js";
-import type { ProductOverrides } from "../catalog/product-overrides.js";
+import type { ProductOverrideStore } from "../catalog/product-overrides.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { ReportedEnd } from "../ledger/types.js";
 import type { Logger } from "../log.js";
@@ -15,8 +15,8 @@ import type { WebhookMessageType, WebhookResult } from "./webhook-result.js";
 export interface ApplyMessageDeps {
   ledger: Ledger;
   orderIndex: OrderIndex;
-  /** Where product.update's states are recorded (Redis). */
-  productOverrides: ProductOverrides;
+  /** Where product.update's states are recorded: Redis, or the database when configured. */
+  productOverrides: ProductOverrideStore;
   log: Logger;
   storePayoutUrls?: boolean;
   onOrderEnded?: (outcome: RemoteOrderOutcome) => void;
@@ -175,7 +175,7 @@ async function unknownOrder(
 /**
  * A `product.update` as the OpenAPI defines it (ProductUpdateWebhook: each state an object of
  * `price_multiplier`, `is_orderable` and maybe `denominations`); any other shape, the states as
- * strings included, is 400. Its new state is recorded in Redis unless a newer message's is
+ * strings included, is 400. Its new state is recorded (Redis, or the database) unless a newer message's is
  * (docs/architecture/webhooks.md, "Webhooks").
  */
 async function productUpdate(deps: ApplyMessageDeps, body: unknown): Promise<WebhookResult> {

@@ -11,15 +11,15 @@ import {
 import {
   isNewerThan,
   type ProductOverrideMap,
-  type ProductOverrides,
+  type ProductOverrideStore,
 } from "../catalog/product-overrides.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
 
 /** Where the product guard reads. */
 export interface ProductGuardSource {
-  /** The product states pushed by the service (`product.update`), in Redis. */
-  overrides: ProductOverrides;
+  /** The product states pushed by the service (`product.update`): Redis, or the database. */
+  overrides: ProductOverrideStore;
   /**
    * The worker's data dir: overrides not newer than its current snapshot are ignored (the
    * snapshot has what they said). Without a snapshot there, every override counts.

@@ -1,4 +1,6 @@
+import { PgProductOverrides } from "../catalog/pg-product-overrides.js";
 import type { Config } from "../config.js";
+import { openCurrentDatabase } from "../db/migrations.js";
 import { commandClient, connectRedis, type RedisConnection } from "../redis/connection.js";
 import {
   type RunningReceiver,
@@ -9,7 +11,7 @@ import {
 /** What `startReceiverFor` takes beyond the config: the receiver's own options. */
 export type ReceiverForConfigOptions = Omit<
   WebhookReceiverOptions,
-  "redis" | "prefix" | "dataDir"
+  "redis" | "prefix" | "dataDir" | "productOverrides"
 > & {
   /** Told of the receiver's connection before it is used (to watch it, or quiet its errors). */
   onConnection?: (redis: RedisConnection) => void;
@@ -17,13 +19,15 @@ export type ReceiverForConfigOptions = Omit<
 
 /**
  * The receiver as `giftjobs webhooks` and `worker --webhook-port` run it: on a Redis connection
- * of its own, under the config's prefix and data dir; closing it closes the connection.
+ * of its own, under the config's prefix and data dir, product states in PostgreSQL when
+ * GIFTJOBS_DATABASE_URL is set (its schema checked first); closing it closes both.
  */
 export async function startReceiverFor(
   config: Config,
   options: ReceiverForConfigOptions,
 ): Promise<RunningReceiver> {
   const { onConnection, ...receiverOptions } = options;
+  const database = config.databaseUrl ? await openCurrentDatabase(config) : undefined;
   // Many messages at once, several commands each: one write per event-loop turn.
   const redis = connectRedis(config, { coalesceWrites: true });
   onConnection?.(redis);
@@ -33,16 +37,19 @@ export async function startReceiverFor(
       redis: commandClient(redis),
       prefix: config.prefix,
       dataDir: config.dataDir,
+      ...(database ? { productOverrides: new PgProductOverrides(database) } : {}),
     });
     return {
       ...receiver,
       close: async () => {
         await receiver.close();
         await redis.quit().catch(() => redis.disconnect());
+        await database?.close();
       },
     };
   } catch (error) {
     redis.disconnect();
+    await database?.close().catch(() => {});
     throw error;
   }
 }

@@ -3,7 +3,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Redis } from "ioredis";
 import { Webhook } from "standardwebhooks";
-import { legacyOverridesPath, ProductOverrides } from "../catalog/product-overrides.js";
+import {
+  legacyOverridesPath,
+  type ProductOverrideStore,
+  ProductOverrides,
+} from "../catalog/product-overrides.js";
 import { Ledger } from "../ledger/ledger.js";
 import { type Logger, registerSecret } from "../log.js";
 import { isRedisAway } from "../redis/outage-reporter.js";
@@ -27,6 +31,11 @@ export interface WebhookReceiverOptions {
    * in Redis now, under the prefix).
    */
   dataDir?: string;
+  /**
+   * Where product.update's states go: PostgreSQL's table when GIFTJOBS_DATABASE_URL is set.
+   * @defaultValue the Redis hash under `prefix`
+   */
+  productOverrides?: ProductOverrideStore;
   /** `whsec_...` (see webhookSecretFrom). */
   secret: string;
   log: Logger;
@@ -132,7 +141,8 @@ export async function startWebhookReceiver(
   const deps: ApplyMessageDeps = {
     ledger: new Ledger(options.redis, options.prefix),
     orderIndex: new OrderIndex(options.redis, options.prefix),
-    productOverrides: new ProductOverrides(options.redis, options.prefix),
+    productOverrides:
+      options.productOverrides ?? new ProductOverrides(options.redis, options.prefix),
     log: options.log,
     storePayoutUrls: options.storePayoutUrls,
     onOrderEnded: options.onOrderEnded,

@@ -7,9 +7,10 @@ import { limiterFor, RateLimitBackoff } from "../../jobs/orders/rate-limit.js";
 import { QUEUES } from "../../jobs/registry.js";
 import { apiClientFor } from "../api/client-for-config.js";
 import { STALL_FIELDS } from "../campaigns/stall.js";
+import { PgProductOverrides } from "../catalog/pg-product-overrides.js";
 import { Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
-import { appendJournalLines, journalPath } from "../orders/journal.js";
+import { journalFor } from "../orders/pg-journal.js";
 import { commandClient } from "../redis/connection.js";
 import { OrderIndex } from "../webhooks/order-index.js";
 import { ProductGuard } from "../webhooks/product-guard.js";
@@ -36,12 +37,15 @@ export function orderJobSlots(concurrency: number): number {
  * tracker's progress lines.
  */
 export function startOrdersQueue(context: QueueContext): QueueRunner {
-  const { options, connection, outage, log, active } = context;
+  const { options, connection, outage, log, active, database } = context;
   const { config } = options;
   const concurrency = options.concurrency ?? 10;
   const hooks = options.hooks ?? {};
   const client = apiClientFor(config, hooks.onResponse);
   const ledger = new Ledger(commandClient(connection), config.prefix);
+  // The database's when configured, else the data dir's files and the Redis hash.
+  const journal = journalFor({ database, dataDir: config.dataDir })!;
+  const overrides = database ? new PgProductOverrides(database) : ledger.productOverrides();
   const ordersQueue = new Queue<OrderJobData>(QUEUES.orders, {
     connection,
     prefix: config.prefix,
@@ -93,13 +97,12 @@ export function startOrdersQueue(context: QueueContext): QueueRunner {
         log,
         ordersQueue,
         rateLimiter,
-        journal: (campaign, line) =>
-          appendJournalLines(journalPath(config.dataDir, campaign), [line]),
+        journal: (campaign, line) => journal.append(campaign, [line]),
         storePayoutUrls: options.storePayoutUrls,
         firstPollDelayMs,
         orderIndex,
         productGuard: options.webhooks
-          ? new ProductGuard({ overrides: ledger.productOverrides(), dataDir: config.dataDir })
+          ? new ProductGuard({ overrides, dataDir: config.dataDir })
           : undefined,
         onOutcome: hooks.onOutcome,
         onOrderEnded: hooks.onOrderEnded,

@@ -1,5 +1,6 @@
 import type { Worker } from "bullmq";
 import type { ServiceContact } from "../campaigns/worker-beats.js";
+import type { Database } from "../db/open-database.js";
 import type { Logger } from "../log.js";
 import type { RedisConnection } from "../redis/connection.js";
 import type { OutageReporter } from "../redis/outage-reporter.js";
@@ -14,6 +15,12 @@ export interface QueueContext {
   log: Logger;
   /** Counts the jobs running now, for the stop (shutdown.ts). */
   active: ActiveJobs;
+  /**
+   * PostgreSQL when GIFTJOBS_DATABASE_URL is set (its schema checked at start): the order journal
+   * and the product overrides are kept there (docs/catalog-database.md, "The order journal and
+   * product overrides").
+   */
+  database?: Database;
 }
 
 /** One queue's running worker, and what runs beside it, in the order a stop takes them. */

@@ -1,6 +1,8 @@
 import type { Worker } from "bullmq";
 import type { QUEUES } from "../../jobs/registry.js";
 import { WorkerBeats } from "../campaigns/worker-beats.js";
+import { openCurrentDatabase } from "../db/migrations.js";
+import type { Database } from "../db/open-database.js";
 import { StartCancelled } from "../errors/start-cancelled.js";
 import { commandClient, connectRedis, type RedisConnection } from "../redis/connection.js";
 import { OutageReporter, redisAddress } from "../redis/outage-reporter.js";
@@ -19,6 +21,23 @@ const STARTERS: Record<keyof typeof QUEUES, (context: QueueContext) => QueueRunn
 
 /** Starts the workers of the chosen queues under the configured prefix. */
 export async function startWorkers(options: StartWorkersOptions): Promise<RunningWorkers> {
+  // First: a database that does not answer, or whose schema is not current, stops the start in
+  // one line before Redis is waited for.
+  const database = options.config.databaseUrl
+    ? await openCurrentDatabase(options.config)
+    : undefined;
+  try {
+    return await startWith(options, database);
+  } catch (error) {
+    await database?.close().catch(() => {});
+    throw error;
+  }
+}
+
+async function startWith(
+  options: StartWorkersOptions,
+  database: Database | undefined,
+): Promise<RunningWorkers> {
   const { config, log } = options;
   const queues = options.queues ?? ["orders", "catalog"];
   // The ledger and BullMQ commands of all jobs in flight go out a turn at a time, not a write each.
@@ -30,7 +49,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   // A worker started before Redis is up waits for it (the PING waits: no retry limit here).
   await firstPing(connection, outage, options.signal, !options.outage);
   const active = new ActiveJobs();
-  const context: QueueContext = { options, connection, outage, log, active };
+  const context: QueueContext = { options, connection, outage, log, active, database };
   const runners = (Object.keys(STARTERS) as (keyof typeof STARTERS)[])
     .filter((name) => queues.includes(name))
     .map((name) => STARTERS[name](context));
@@ -62,6 +81,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     });
     await quitWithin(connection);
     outage.close();
+    await database?.close();
   };
   try {
     await Promise.all(workers.map((w) => w.waitUntilReady()));

@@ -226,7 +226,7 @@ export function registerRetry(orders: Command): void {
       action(
         async (opts: { campaign: string; newKey?: boolean; force?: boolean; json?: boolean }) => {
           const ctx = createContext(opts.json);
-          return withServices(ctx.config, async ({ ledger }) => {
+          return withServices(ctx.config, async ({ ledger, database }) => {
             await requireCampaign(ledger, opts.campaign);
             if (opts.newKey && !opts.force) {
               const status = await campaignStatus(ledger, opts.campaign);
@@ -246,6 +246,7 @@ export function registerRetry(orders: Command): void {
               newKey: opts.newKey,
               force: opts.force,
               dataDir: ctx.config.dataDir,
+              database,
               apiKey: apiKeyFingerprint(ctx.config.apiKey),
             });
             if (result.unclear > 0)

@@ -1,0 +1,64 @@
+import {
+  appendJournalLines,
+  type JournalLine,
+  journalPath,
+  OrderJournalWriter,
+} from "./journal.js";
+import { JournalIndex } from "./journal-index.js";
+import { hasTagsMarker, writeTagsMarker } from "./order-tags.js";
+
+/** What takes an import's orders, a batch at a time, until it is closed. */
+export interface JournalAppender {
+  /** Appends the lines; they are durable (flushed, or committed) when it returns. */
+  append(lines: readonly JournalLine[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Where campaigns' orders are journaled (docs/architecture/keys-and-exactly-once.md, "Lost
+ * ledger"): files under the data dir, or PostgreSQL when GIFTJOBS_DATABASE_URL is set
+ * (pg-journal.ts). Either keeps the lines in the order they were appended, and the tags
+ * marker (order-tags.ts) beside them.
+ */
+export interface OrderJournal {
+  /** The journal of `campaign` as messages name it: its file, or its place in the database. */
+  where(campaign: string): string;
+  /** The journal read for an import; empty when the campaign has none. */
+  load(campaign: string): Promise<JournalIndex>;
+  /** A generation change (a worker, `orders retry --new-key`), durable when it returns. */
+  append(campaign: string, lines: readonly JournalLine[]): Promise<void>;
+  /** Where an import's new orders go, a batch at a time. */
+  appender(campaign: string): JournalAppender;
+  hasTagsMarker(campaign: string): Promise<boolean>;
+  /** Writes the marker, durable, before any tagged order is journaled. */
+  writeTagsMarker(campaign: string): Promise<void>;
+}
+
+/** The journal as files: `campaigns/NAME/orders.ndjson` and `order-tags` under the data dir. */
+export class FileJournal implements OrderJournal {
+  constructor(readonly dataDir: string) {}
+
+  where(campaign: string): string {
+    return journalPath(this.dataDir, campaign);
+  }
+
+  load(campaign: string): Promise<JournalIndex> {
+    return JournalIndex.load(this.where(campaign), campaign);
+  }
+
+  append(campaign: string, lines: readonly JournalLine[]): Promise<void> {
+    return appendJournalLines(this.where(campaign), lines);
+  }
+
+  appender(campaign: string): JournalAppender {
+    return new OrderJournalWriter(this.where(campaign));
+  }
+
+  hasTagsMarker(campaign: string): Promise<boolean> {
+    return hasTagsMarker(this.dataDir, campaign);
+  }
+
+  writeTagsMarker(campaign: string): Promise<void> {
+    return writeTagsMarker(this.dataDir, campaign);
+  }
+}

@@ -1,0 +1,107 @@
+import { databaseFailure } from "../db/database-error.js";
+import type { Database } from "../db/open-database.js";
+import type { JournalLine } from "./journal.js";
+import { JournalIndex } from "./journal-index.js";
+import { FileJournal, type JournalAppender, type OrderJournal } from "./journal-store.js";
+
+/** Lines read per query: a page, so a large journal is never one result in memory. */
+const PAGE = 5000;
+
+/** A line as the table holds it. */
+interface JournalRow {
+  seq: string;
+  g: number;
+  k: string;
+  i: string[];
+  a: string | null;
+}
+
+/**
+ * The order journal in PostgreSQL (`order_journal`, `order_tags_marker`; migration
+ * 0002_journal_and_overrides.sql), used when GIFTJOBS_DATABASE_URL is set, so any machine can
+ * re-import a campaign after a lost ledger (docs/architecture/keys-and-exactly-once.md, "Lost
+ * ledger"). Each append is one INSERT, committed when it returns: before RECORD, or REKEY, runs.
+ */
+export class PgJournal implements OrderJournal {
+  constructor(private readonly database: Database) {}
+
+  where(campaign: string): string {
+    return `table ${this.database.schema}.order_journal of PostgreSQL, campaign ${campaign}`;
+  }
+
+  load(campaign: string): Promise<JournalIndex> {
+    return JournalIndex.fromBatches(this.where(campaign), campaign, this.pages(campaign));
+  }
+
+  /** The campaign's lines in the order they were written, a page at a time (by seq). */
+  private async *pages(campaign: string): AsyncGenerator<{ line: JournalLine; number: number }[]> {
+    let after = "0";
+    for (;;) {
+      const rows = await this.query<JournalRow>(
+        `SELECT seq, generation AS g, order_key AS k, identities AS i, api_key_fingerprint AS a
+           FROM order_journal WHERE campaign = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+        [campaign, after, PAGE],
+      );
+      if (rows.length === 0) return;
+      yield rows.map(({ seq, g, k, i, a }) => ({
+        line: a === null ? { g, k, i } : { g, k, i, a },
+        number: Number(seq),
+      }));
+      after = rows.at(-1)!.seq;
+    }
+  }
+
+  async append(campaign: string, lines: readonly JournalLine[]): Promise<void> {
+    if (lines.length === 0) return;
+    // One statement, one transaction: all the lines or none, in their order (seq follows n).
+    await this.query(
+      `INSERT INTO order_journal (campaign, generation, order_key, identities, api_key_fingerprint)
+       SELECT $1, (l ->> 'g')::integer, l ->> 'k',
+              ARRAY(SELECT jsonb_array_elements_text(l -> 'i')), l ->> 'a'
+         FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS t(l, n)
+        ORDER BY n`,
+      [campaign, JSON.stringify(lines)],
+    );
+  }
+
+  appender(campaign: string): JournalAppender {
+    return {
+      append: (lines) => this.append(campaign, lines),
+      close: async () => {},
+    };
+  }
+
+  async hasTagsMarker(campaign: string): Promise<boolean> {
+    const rows = await this.query("SELECT 1 FROM order_tags_marker WHERE campaign = $1", [
+      campaign,
+    ]);
+    return rows.length > 0;
+  }
+
+  async writeTagsMarker(campaign: string): Promise<void> {
+    await this.query(
+      "INSERT INTO order_tags_marker (campaign) VALUES ($1) ON CONFLICT (campaign) DO NOTHING",
+      [campaign],
+    );
+  }
+
+  private async query<R>(text: string, values: unknown[]): Promise<R[]> {
+    try {
+      return (await this.database.pool.query(text, values)).rows as R[];
+    } catch (error) {
+      throw databaseFailure(error, this.database.url);
+    }
+  }
+}
+
+/**
+ * The journal the settings name: PostgreSQL's when `database` is given (GIFTJOBS_DATABASE_URL),
+ * else the files under `dataDir`; none without either (no journal is kept or read).
+ */
+export function journalFor(options: {
+  database?: Database;
+  dataDir?: string;
+}): OrderJournal | undefined {
+  if (options.database) return new PgJournal(options.database);
+  return options.dataDir !== undefined ? new FileJournal(options.dataDir) : undefined;
+}

@@ -1,0 +1,184 @@
+// The order journal and the product overrides in PostgreSQL (migration 0002), each test in a
+// schema of its own: the same answers as the file journal and the Redis overrides.
+import { describe, expect, it } from "vitest";
+import type { ProductUpdate } from "../../src/api/schemas.js";
+import { DamagedFileError } from "../../src/catalog/damaged-file-error.js";
+import { PgProductOverrides } from "../../src/catalog/pg-product-overrides.js";
+import { openDatabase } from "../../src/db/open-database.js";
+import type { JournalLine } from "../../src/orders/journal.js";
+import { FileJournal } from "../../src/orders/journal-store.js";
+import { orderKey } from "../../src/orders/keys.js";
+import { PgJournal } from "../../src/orders/pg-journal.js";
+import { useTestDatabase } from "../helpers/database.js";
+import { removeDir, tmpDir } from "../helpers/tmp-dir.js";
+
+const CAMPAIGN = "spring";
+
+function line(g: number, ids: string[], a?: string): JournalLine {
+  const i = [...ids].sort();
+  const k = orderKey(CAMPAIGN, g, i);
+  return a ? { g, k, i, a } : { g, k, i };
+}
+
+/** What an index says of each identity: its order's generation and size. */
+function described(index: Awaited<ReturnType<PgJournal["load"]>>, ids: string[]) {
+  return ids.map((id) => {
+    const at = index.lineOf(id);
+    return at === undefined
+      ? null
+      : { g: index.generation(at), size: index.size(at), a: index.apiKey(at) ?? null };
+  });
+}
+
+describe("the order journal in PostgreSQL", () => {
+  const db = useTestDatabase("journal");
+
+  it("reads back what was appended, in order, as the file journal does", async () => {
+    const journal = new PgJournal(db.database);
+    const dir = await tmpDir("pg-journal");
+    try {
+      const files = new FileJournal(dir);
+      const lines = [
+        line(0, ["r1", "r2", "r3"], "fp1"),
+        line(0, ["r4"]),
+        // r2 moved to generation 1 (a worker after a 4xx): it leaves the first order.
+        line(1, ["r2"], "fp2"),
+      ];
+      for (const store of [journal, files]) {
+        const writer = store.appender(CAMPAIGN);
+        await writer.append(lines.slice(0, 2));
+        await writer.close();
+        await store.append(CAMPAIGN, lines.slice(2));
+      }
+      const ids = ["r1", "r2", "r3", "r4", "r5"];
+      const fromDb = await journal.load(CAMPAIGN);
+      const fromFile = await files.load(CAMPAIGN);
+      expect(fromDb.lines).toBe(3);
+      expect(described(fromDb, ids)).toEqual(described(fromFile, ids));
+      expect(described(fromDb, ids)).toEqual([
+        { g: 0, size: 2, a: "fp1" },
+        { g: 1, size: 1, a: "fp2" },
+        { g: 0, size: 2, a: "fp1" },
+        { g: 0, size: 1, a: null },
+        null,
+      ]);
+      expect(fromDb.path).toBe(`table ${db.schema}.order_journal of PostgreSQL, campaign spring`);
+      // Another campaign's journal is its own.
+      expect((await journal.load("autumn")).lines).toBe(0);
+    } finally {
+      await removeDir(dir);
+    }
+  });
+
+  it("keeps the lines' columns as written: identities as hashes, no e-mail", async () => {
+    const journal = new PgJournal(db.database);
+    await journal.append(CAMPAIGN, [line(0, ["h2", "h1"], "fp")]);
+    const { rows } = await db.pool.query(
+      "SELECT campaign, generation, order_key, identities, api_key_fingerprint FROM order_journal",
+    );
+    expect(rows).toEqual([
+      {
+        campaign: CAMPAIGN,
+        generation: 0,
+        order_key: orderKey(CAMPAIGN, 0, ["h1", "h2"]),
+        identities: ["h1", "h2"],
+        api_key_fingerprint: "fp",
+      },
+    ]);
+  });
+
+  it("reads a journal longer than a page", async () => {
+    const journal = new PgJournal(db.database);
+    const lines = Array.from({ length: 12_000 }, (_, n) => line(0, [`id${n}`]));
+    await journal.append(CAMPAIGN, lines);
+    const index = await journal.load(CAMPAIGN);
+    expect(index.lines).toBe(12_000);
+    expect(index.lineOf("id0")).toBe(0);
+    expect(index.lineOf("id11999")).toBe(11_999);
+  });
+
+  it("refuses a line whose key is not its rows', naming the table and the row", async () => {
+    const journal = new PgJournal(db.database);
+    await journal.append(CAMPAIGN, [line(0, ["a"])]);
+    // A row copied in by hand from another campaign's journal.
+    await db.pool.query(
+      "INSERT INTO order_journal (campaign, generation, order_key, identities) VALUES ($1, 0, $2, $3)",
+      [CAMPAIGN, orderKey("autumn", 0, ["b"]), ["b"]],
+    );
+    const error = await journal.load(CAMPAIGN).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DamagedFileError);
+    expect((error as Error).message).toMatch(
+      /order_journal of PostgreSQL, campaign spring line 2: its key is not the key of its rows in campaign spring/,
+    );
+  });
+
+  it("keeps the tags marker of a campaign", async () => {
+    const journal = new PgJournal(db.database);
+    expect(await journal.hasTagsMarker(CAMPAIGN)).toBe(false);
+    await journal.writeTagsMarker(CAMPAIGN);
+    await journal.writeTagsMarker(CAMPAIGN);
+    expect(await journal.hasTagsMarker(CAMPAIGN)).toBe(true);
+    expect(await journal.hasTagsMarker("autumn")).toBe(false);
+  });
+});
+
+/** A product.update of `code` at `at` (ms), orderable or not. */
+function update(code: string, at: number, orderable: boolean, multiplier = "0.05"): ProductUpdate {
+  const state = { price_multiplier: multiplier, is_orderable: orderable };
+  return {
+    product_code: code,
+    old_state: { ...state, is_orderable: !orderable },
+    new_state: state,
+    timestamp: new Date(at).toISOString(),
+  };
+}
+
+const T = Date.parse("2026-03-01T12:00:00Z");
+
+describe("product overrides in PostgreSQL", () => {
+  const db = useTestDatabase("overrides");
+
+  it("keeps the newest state of each product: an older or as old one is stale", async () => {
+    const store = new PgProductOverrides(db.database);
+    expect(await store.record(update("A", T, false))).toBe("applied");
+    expect(await store.record(update("A", T - 1, true))).toBe("stale");
+    expect(await store.record(update("A", T, true))).toBe("stale");
+    expect((await store.read()).A).toMatchObject({
+      at: T,
+      timestamp: new Date(T).toISOString(),
+      state: { is_orderable: false, price_multiplier: "0.05" },
+    });
+    expect(await store.record(update("A", T + 1, true, "0.0700"))).toBe("applied");
+    const denominations = { type: "fixed", available_list: ["10.00", "25.00"] };
+    const withDenominations = update("B", T - 5000, false);
+    withDenominations.new_state = { ...withDenominations.new_state, denominations } as never;
+    expect(await store.record(withDenominations)).toBe("applied");
+    const all = await store.read();
+    expect(all.A?.state).toEqual({ is_orderable: true, price_multiplier: "0.0700" });
+    expect(all.B?.state).toEqual({ is_orderable: false, price_multiplier: "0.05", denominations });
+    // Applications ask the table which products are not orderable now.
+    const { rows } = await db.pool.query(
+      "SELECT product_code FROM product_overrides WHERE NOT is_orderable",
+    );
+    expect(rows).toEqual([{ product_code: "B" }]);
+  });
+
+  it("messages recorded at once on two pools, in any order, leave the newest", async () => {
+    const other = await openDatabase(db.config);
+    try {
+      const a = new PgProductOverrides(db.database);
+      const b = new PgProductOverrides(other);
+      const times = Array.from({ length: 40 }, (_, i) => T + i * 1000).sort(
+        () => Math.random() - 0.5,
+      );
+      const results = await Promise.all(
+        times.map((at, i) => (i % 2 ? a : b).record(update("A", at, at % 2000 === 0))),
+      );
+      expect(results).toContain("applied");
+      expect((await b.read()).A?.at).toBe(T + 39_000);
+      expect((await a.read()).A?.at).toBe(T + 39_000);
+    } finally {
+      await other.close();
+    }
+  });
+});
