@@ -51,13 +51,19 @@ export interface DemoResult {
   diff: string;
   csv: string;
   report: string;
+  /**
+   * The commands to try next, as typed in a shell: with the demo's prefix set, they show its
+   * campaign (docs/commands.md, "The demo").
+   */
+  next: string[];
 }
 
 /**
  * The whole product on one machine: an in-process sandbox, a catalog sync, a sample CSV built
  * from the snapshot, an import, workers until the campaign is done, and a report. Everything
  * lives under `<dataDir>/demo` and the Redis prefix `<prefix>-demo`, so the demo never mixes
- * with real campaigns or sends a job a real worker could pick up.
+ * with real campaigns or sends a job a real worker could pick up; the commands it ends with
+ * (`next`) set that prefix to show its campaign.
  */
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const started = Date.now();
@@ -76,11 +82,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       apiKey: "demo-sandbox-key",
       apiVersion: undefined,
       ...redis.settings,
-      prefix: `${options.config.prefix}-demo`,
+      prefix: demoPrefix(options.config.prefix),
       dataDir,
       orderRateLimitPerMinute: 3000,
     };
-    return await demoCampaign(config, options, started, redis.label);
+    const result = await demoCampaign(config, options, started, redis.label);
+    return { ...result, next: nextCommands(config.prefix, redis.private) };
   } finally {
     await sandbox.close();
     await redis.stop();
@@ -92,7 +99,7 @@ async function demoCampaign(
   options: DemoOptions,
   started: number,
   redisLabel: string,
-): Promise<DemoResult> {
+): Promise<Omit<DemoResult, "next">> {
   const client = apiClientFor(config);
   const synced = await syncCatalog({
     client,
@@ -162,12 +169,33 @@ async function waitUntilDone(ledger: Ledger, options: DemoOptions): Promise<Camp
   return status;
 }
 
+/** The Redis prefix of the demo's campaign: the configured one's, `-demo` added. */
+export function demoPrefix(prefix: string): string {
+  return `${prefix}-demo`;
+}
+
+/**
+ * What to try after the demo. Its campaign lives under a prefix of its own (so no real worker
+ * ever takes its jobs): the commands set it. A private redis-server is stopped by then, so
+ * nothing can show its campaign: the commands are the first steps of a real run instead.
+ */
+function nextCommands(prefix: string, privateRedis: boolean): string[] {
+  if (privateRedis) return ["giftjobs doctor", "giftjobs catalog sync"];
+  const env = `GIFTJOBS_PREFIX=${shellWord(prefix)}`;
+  return [`${env} giftjobs orders list`, `${env} giftjobs dashboard`];
+}
+
+/** `word` as one shell word: as it is when plain, else single-quoted. */
+function shellWord(word: string): string {
+  return /^[\w.:@%+=,/-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
 /** The configured Redis when it answers; else a private redis-server; else one clear line. */
 async function demoRedis(
   configured: RedisSettings,
   dataDir: string,
   log: Logger,
-): Promise<{ settings: RedisSettings; label: string; stop(): Promise<void> }> {
+): Promise<{ settings: RedisSettings; label: string; private: boolean; stop(): Promise<void> }> {
   const probe = connectRedis(configured, { lazy: true });
   probe.on("error", () => {});
   try {
@@ -175,7 +203,12 @@ async function demoRedis(
     await assertRedisAnswers(probe, configured, 2000);
     const { redisUrl, redisClusterNodes } = configured;
     const label = redisClusterNodes ? describeRedis(configured) : redisUrl;
-    return { settings: { redisUrl, redisClusterNodes }, label, stop: async () => {} };
+    return {
+      settings: { redisUrl, redisClusterNodes },
+      label,
+      private: false,
+      stop: async () => {},
+    };
   } catch {
     if (!redisServerInstalled()) {
       throw new RunError(
@@ -186,7 +219,7 @@ async function demoRedis(
     const server: PrivateRedis = await startPrivateRedis(join(dataDir, "redis"));
     // A private server is one Redis, whatever the configuration said.
     const settings = { redisUrl: server.url, redisClusterNodes: undefined };
-    return { settings, label: server.url, stop: () => server.stop() };
+    return { settings, label: server.url, private: true, stop: () => server.stop() };
   } finally {
     probe.disconnect();
   }

@@ -30,6 +30,11 @@ describe("giftjobs demo", () => {
       failed_final: 0,
       failed_uncertain: 0,
     });
+    // What to try next: the demo's prefix set, so they show its campaign.
+    expect(first.next).toEqual([
+      `GIFTJOBS_PREFIX=${prefix}-demo giftjobs orders list`,
+      `GIFTJOBS_PREFIX=${prefix}-demo giftjobs dashboard`,
+    ]);
     const report = await readFile(first.report, "utf8");
     expect(report.trim().split("\n")).toHaveLength(61);
     expect(JSON.parse(await readFile(first.diff, "utf8"))).toBeTruthy();

@@ -62,5 +62,24 @@ function printSummary(r: Awaited<ReturnType<typeof runDemo>>): void {
     `  report:   ${r.report}`,
   ];
   if (r.new_rows === 0) lines.push("  (every row was already known: nothing was paid again)");
+  lines.push(...nextLines(r));
   process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+/** The two commands to try next, each with what it shows. */
+function nextLines(r: Awaited<ReturnType<typeof runDemo>>): string[] {
+  const [first = "", second = ""] = r.next;
+  const width = Math.max(first.length, second.length) + 2;
+  if (first.includes("GIFTJOBS_PREFIX"))
+    return [
+      "next, try (the demo's campaign is under its own Redis prefix, which they set):",
+      `  ${first.padEnd(width)}the demo's campaign: its state, rows and money`,
+      `  ${second.padEnd(width)}the same in a browser, at http://127.0.0.1:3000/campaigns`,
+    ];
+  return [
+    "the demo ran on a private Redis, stopped now: no command shows its campaign (with Redis 7 at GIFTJOBS_REDIS_URL, orders list would)",
+    "next, try:",
+    `  ${first.padEnd(width)}what a real run needs: Redis, the service, the API key`,
+    `  ${second.padEnd(width)}the service's catalog: the first step of a real run`,
+  ];
 }
