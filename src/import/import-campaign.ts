@@ -7,7 +7,7 @@ import { checkBudgetFlags } from "../orders/budget.js";
 import { checkItemsPerOrder, OrderPacker } from "../orders/packing.js";
 import { journalFor } from "../orders/pg-journal.js";
 import { checkBalance, checkBudgets, checkCampaign, existingCampaign } from "./import-checks.js";
-import { ImportDeclined, ImportRefused, RecordRefused } from "./import-errors.js";
+import { ImportDeclined, ImportRefused, invalidRowsText, RecordRefused } from "./import-errors.js";
 import { recordCampaign } from "./import-recording.js";
 import { type ImportPlan, surveyFile } from "./import-survey.js";
 import type { ImportDeps, ImportOptions, ImportResult } from "./import-types.js";
@@ -104,6 +104,7 @@ async function importWithSpool(
     ...(pricing?.note ? { pricing_note: pricing.note } : {}),
     errors: [...survey.errors].sort((a, b) => a.line - b.line),
     more_errors: Math.max(0, survey.errorCount - survey.errors.length),
+    ...(survey.leftOut.size > 0 ? { left_out: Object.fromEntries(survey.leftOut) } : {}),
     error_file: invalidFile && survey.errorCount > 0 ? options.errorFile : undefined,
     dry_run: options.dryRun ?? false,
     state,
@@ -112,7 +113,7 @@ async function importWithSpool(
 
   if (survey.errorCount > 0 && !options.skipInvalid) {
     throw new ImportRefused(
-      `${survey.errorCount} invalid row(s); nothing was enqueued`,
+      `${invalidRowsText(survey.invalidRows, survey.errorCount)}; nothing was enqueued`,
       result(0, 0),
       true,
     );

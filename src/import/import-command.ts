@@ -49,6 +49,10 @@ export interface ImportCommand {
   json?: boolean;
 }
 
+  /** --allow-example: the template's example row is imported. */
+  allowExample?: boolean;
+  /** --from-report: a giftjobs report's failed_final and cancelled rows are imported. */
+  fromReport?: boolean;
 /** What `orders import` takes from the configuration. */
 export type ImportSettings = Pick<Config, "dataDir" | "templateId" | "requireApproval"> &
   RedisSettings;
@@ -169,6 +173,8 @@ export interface ConfirmStepChoice {
   /** --yes: import and send without asking. */
   yes?: boolean;
   /** --hold or GIFTJOBS_REQUIRE_APPROVAL: recorded held, nothing spent until approved. */
+    allowExample: c.allowExample,
+    fromReport: c.fromReport,
   hold?: boolean;
   dryRun?: boolean;
   /** Input and output are both terminals. */
@@ -313,6 +319,7 @@ export function importJson(r: ImportResult, reason?: string) {
 /**
  * `orders import --json` when the import stopped before any row was judged (a bad header, a
  * quote never closed, an unreadable file, a bad flag): nothing valid, nothing invalid, and the
+    ...(r.left_out ? { left_out: r.left_out } : {}),
  * reason in `errors`, with its line (null when it is not about a line) and column where known.
  */
 export function refusalJson(campaign: string, error: UserError) {

@@ -15,6 +15,15 @@ export class ImportRefused extends UserError {
   }
 }
 
+/**
+ * "1 invalid row (3 problems)": rows counted as rows, their problems told beside when there are
+ * more of them (docs/order-files.md, "Every problem of a row").
+ */
+export function invalidRowsText(rows: number, problems: number): string {
+  const counted = `${rows} invalid row${rows === 1 ? "" : "s"}`;
+  return problems > rows ? `${counted} (${problems} problems)` : counted;
+}
+
 /** The confirm callback answered no: nothing was recorded (exit 1). */
 export class ImportDeclined extends RunError {
   override readonly name = "ImportDeclined";

@@ -11,13 +11,18 @@ import { CardBook } from "./card-prices.js";
 import type { ImportDeps, ImportOptions } from "./import-types.js";
 import type { InvalidRowsFile } from "./invalid-rows-file.js";
 import { OneAtATime } from "./one-at-a-time.js";
-import type { CsvItem } from "./readers/csv-rows.js";
+import type { CsvItem, CsvRow } from "./readers/csv-rows.js";
 import { readOrderFile } from "./readers/order-file.js";
 import type { RowSpool, SpoolEntry } from "./row-spool.js";
 import { ReferenceTracker } from "./validation/reference-tracker.js";
+import { RiskyFileCheck } from "./validation/risky-files.js";
 import type { RowError } from "./validation/row-error.js";
 import { RowPreflight } from "./validation/row-preflight.js";
-import { type ValidateRowOptions, validateRow } from "./validation/row-validation.js";
+import {
+  type RowValidation,
+  type ValidateRowOptions,
+  validateRow,
+} from "./validation/row-validation.js";
 
 const ERRORS_LISTED = 100;
 export const BATCH = 500;
@@ -44,8 +49,13 @@ export class Survey {
   /** New rows whose identity the ledger did not know (not released ones). */
   freshRows = 0;
   known = 0;
+  /** Problems found, all rows' (a row may have several). */
   errorCount = 0;
+  /** Rows with at least one problem. */
+  invalidRows = 0;
   readonly errors: RowError[] = [];
+  /** Rows of a report left out with --from-report, by status (risky-files.ts). */
+  leftOut = new Map<string, number>();
   /** Of the valid rows, and of the new ones: replaced by the service's once it priced them. */
   totals = new CampaignTotals();
   newTotals = new CampaignTotals();
@@ -56,9 +66,11 @@ export class Survey {
   readonly cards = new CardBook();
   /** Rows released from a final failure: identity -> next generation. */
   readonly released = new Map<string, number>();
-  addError(error: RowError): void {
-    this.errorCount += 1;
-    if (this.errors.length < ERRORS_LISTED) this.errors.push(error);
+  /** One invalid row and every problem of it; the first ERRORS_LISTED problems are listed. */
+  addRowErrors(errors: readonly RowError[]): void {
+    this.invalidRows += 1;
+    this.errorCount += errors.length;
+    for (const error of errors) if (this.errors.length < ERRORS_LISTED) this.errors.push(error);
   }
 }
 
@@ -119,6 +131,8 @@ async function* plannedRows(
   const preflight = new RowPreflight(catalog, { currency: options.currency });
   const occurrences = new OccurrenceCounter();
   const decimal = decimalCommaOf(options);
+  const risky = new RiskyFileCheck(options);
+  survey.leftOut = risky.leftOut;
   for await (const item of readOrderFile(options.file, {
     delimiter: options.delimiter,
     sheet: options.sheet,
@@ -130,14 +144,16 @@ async function* plannedRows(
       survey.bytes = bytes;
     },
     onHeader: (header) => {
+      risky.onHeader(header);
       invalidFile?.setHeader(header.names);
       options.header?.onHeader?.(header);
     },
   })) {
+    if (!risky.admit(item)) continue;
     survey.rows += 1;
     const outcome = checkItem(item, options, preflight, references, decimal);
     if ("errors" in outcome) {
-      for (const error of outcome.errors) survey.addError(error);
+      survey.addRowErrors(outcome.errors);
       await invalidFile?.write(item, outcome.errors);
       continue;
     }
@@ -151,6 +167,7 @@ async function* plannedRows(
       priceUnits: outcome.priceUnits,
     };
   }
+  risky.onEnd(survey.rows);
 }
 
 /** Whether face values use a decimal comma (see ImportOptions.decimalComma); told once. */
@@ -187,13 +204,7 @@ function checkItem(
     references,
     ...decimal,
   });
-  if (item.problems) {
-    // A cell that could not be read (a formula, a date) was read as "": not "required" again.
-    const unread = new Set(item.problems.map((p) => p.column));
-    const others = validation.ok ? [] : validation.errors.filter((e) => !unread.has(e.column));
-    return { errors: [...item.problems, ...others] };
-  }
-  if (!validation.ok) return { errors: validation.errors };
+  if (item.problems || !validation.ok) return { errors: everyProblem(item, validation, preflight) };
   const checked = preflight.check(validation.row);
   if (!checked.ok) return { errors: checked.errors };
   return {
@@ -202,6 +213,26 @@ function checkItem(
     faceUnits: checked.faceUnits,
     priceUnits: checked.priceUnits,
   };
+}
+
+/**
+ * Every problem of a row its cells or validation refused: the cells that could not be read, what
+ * validation found, then what the catalog finds in the rest of the row, one column never named
+ * twice (docs/order-files.md, "Every problem of a row").
+ */
+function everyProblem(
+  item: CsvRow,
+  validation: RowValidation,
+  preflight: RowPreflight,
+): RowError[] {
+  const errors = [...(item.problems ?? [])];
+  // A cell that could not be read (a formula, a date) was read as "": not "required" again.
+  const named = new Set(errors.map((e) => e.column));
+  if (!validation.ok) errors.push(...validation.errors.filter((e) => !named.has(e.column)));
+  const row = validation.ok ? validation.row : validation.partial;
+  if (row === undefined) return errors;
+  for (const error of errors) named.add(error.column);
+  return [...errors, ...preflight.problems(row).filter((e) => !named.has(e.column))];
 }
 
 /**
@@ -238,7 +269,7 @@ async function classify(
           column: "reference",
           message: `row changed since line ${known.line} was imported under this reference (status ${order?.status ?? "unknown"}); refused: use a new reference for a new card`,
         };
-        survey.addError(error);
+        survey.addRowErrors([error]);
         await invalidFile?.write(planned.item, [error]);
         continue;
       }

@@ -65,6 +65,18 @@ export interface ImportOptions {
    * catalog check, and of template rows without a currency cell.
    */
   currency?: string;
+  /**
+   * `--allow-example`: import the template's example row (recipient@example.com) like any
+   * other; without it a file holding it is refused (docs/order-files.md, "Files that are
+   * refused"). @defaultValue false
+   */
+  allowExample?: boolean;
+  /**
+   * `--from-report`: the file is a giftjobs report; its failed_final and cancelled rows are
+   * imported as new orders (their order columns only), the others left out and counted. Without
+   * it a report is refused. @defaultValue false
+   */
+  fromReport?: boolean;
   /** Refuse a campaign over the account balance where the service tells it. @defaultValue true */
   balanceCheck?: boolean;
   /**
@@ -162,6 +174,11 @@ export interface ImportResult {
   errors: RowError[];
   /** Errors beyond the first 100 listed. */
   more_errors: number;
+  /**
+   * With --from-report: the report's rows left out (not failed_final or cancelled), by status;
+   * absent otherwise.
+   */
+  left_out?: Record<string, number>;
   error_file?: string;
   dry_run: boolean;
   /**

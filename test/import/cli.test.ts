@@ -92,7 +92,7 @@ describe("giftjobs orders import", () => {
     const lines = run.stderr.trim().split("\n");
     expect(lines[0]).toMatch(/^line 5, column email: /);
     expect(lines[1]).toMatch(/^line 6, column face_value: /);
-    expect(lines.at(-1)).toBe("giftjobs: error: 2 invalid row(s); nothing was enqueued");
+    expect(lines.at(-1)).toBe("giftjobs: error: 2 invalid rows; nothing was enqueued");
     expect(await e.ledger.pendingCount("strict")).toBe(0);
     expect(await e.ledger.exists("strict")).toBe(false);
     expect(await redisKeys(e)).toEqual([]);

@@ -268,7 +268,7 @@ describe("orders import: how it ends", () => {
     const rowError = { line: 2, column: "email", message: "not an e-mail address" };
     const forRows = stoppedEnd(
       new ImportRefused(
-        "1 invalid row(s); nothing was enqueued",
+        "1 invalid row; nothing was enqueued",
         result({ errors: [rowError] }),
         true,
       ),

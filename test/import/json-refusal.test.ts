@@ -144,7 +144,11 @@ describe("orders import --json refused after its rows were read", () => {
     const e = await setup();
     const file = await csvFile(e, "bad.csv", `${validCsv(e.index, 1).text}not-an-email,X,1\n`);
     const { doc, line } = await refusedAfter(e, file);
-    expect(doc.errors).toEqual([expect.objectContaining({ line: 3, column: "email" })]);
-    expect(line).toBe("giftjobs: error: 1 invalid row(s); nothing was enqueued");
+    expect(doc.errors).toEqual([
+      expect.objectContaining({ line: 3, column: "email" }),
+      expect.objectContaining({ line: 3, column: "product_code" }),
+    ]);
+    expect(doc.invalid).toBe(1);
+    expect(line).toBe("giftjobs: error: 1 invalid row (2 problems); nothing was enqueued");
   });
 });

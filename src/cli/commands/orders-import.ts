@@ -13,6 +13,7 @@ import {
 import type { ImportRefused } from "../../import/import-errors.js";
 import type { ImportResult } from "../../import/import-types.js";
 import { pricingText } from "../../import/pricing.js";
+import { leftOutText } from "../../import/validation/risky-files.js";
 import { formatRowError } from "../../import/validation/row-error.js";
 import { parseBudget } from "../../orders/budget.js";
 import { terminalPrompt } from "../confirm-import.js";
@@ -94,6 +95,14 @@ async function runImport(file: string, opts: ImportFlags): Promise<number> {
   try {
     return await importFile(file, opts);
   } catch (error) {
+    .option(
+      "--allow-example",
+      "import the example row of `orders template` (recipient@example.com) instead of refusing the file",
+    )
+    .option(
+      "--from-report",
+      "the file is a giftjobs report: import its failed_final and cancelled rows as new orders",
+    )
     // --json promises one document on every exit: a refusal of the whole file included.
     if (opts.json && error instanceof UserError) printJson(refusalJson(opts.campaign, error));
     throw error;
@@ -206,6 +215,10 @@ function printImportSummary(r: ImportResult): void {
 function printRefusal(error: ImportRefused): void {
   for (const e of error.result.errors) process.stderr.write(`${formatRowError(e)}\n`);
   if (error.result.more_errors)
-    process.stderr.write(`... and ${number(error.result.more_errors)} more errors\n`);
+    process.stderr.write(`... and ${number(error.result.more_errors)} more problems\n`);
   process.stderr.write(`giftjobs: error: ${error.message}\n`);
 }
+  if (r.left_out)
+    out.write(
+      `  report rows left out (${leftOutText(new Map(Object.entries(r.left_out)))}): only failed_final and cancelled rows are sent again\n`,
+    );

@@ -36,10 +36,6 @@ export interface PreflightPass {
 
 export type PreflightResult = PreflightPass | { ok: false; errors: RowError[] };
 
-export function fail(row: OrderRow, column: string, message: string): PreflightResult {
-  return { ok: false, errors: [{ line: row.line, column, message }] };
-}
-
 /** ` (product.update of T)` for an entry a pushed state changed, nothing otherwise. */
 function pushed(entry: CatalogIndexEntry): string {
   return entry.pushed_at === undefined ? "" : ` (product.update of ${entry.pushed_at})`;
@@ -110,6 +106,56 @@ export function pass(
   };
 }
 
+/** What the catalog says of a row of one product: every problem, and its currency when known. */
+export interface ProductRowCheck {
+  errors: RowError[];
+  /** The payment currency: the product's, or --currency without a catalog. */
+  currency?: string;
+  discountMultiplier: string;
+}
+
+/**
+ * Every problem the catalog finds with a row of one product: its product (unknown, not LIVE, of
+ * another currency than --currency) and its face value (decimals, denominations). A face value
+ * of "" is one validation already refused: it is not checked again (docs/order-files.md,
+ * "Every problem of a row").
+ */
+export function productRowCheck(
+  row: OrderRow,
+  catalog: CatalogIndex | undefined,
+  options: PreflightOptions = {},
+): ProductRowCheck {
+  const errors: RowError[] = [];
+  const note = (column: string, message: string | undefined) => {
+    if (message !== undefined) errors.push({ line: row.line, column, message });
+  };
+  const face = row.face_value;
+  const wanted = options.currency?.toUpperCase();
+  if (catalog === undefined) {
+    if (!wanted) {
+      note("face_value", "currency unknown without the catalog check: pass --currency");
+      return { errors, discountMultiplier: "0" };
+    }
+    if (face !== "") note("face_value", checkDecimals(face, wanted));
+    return { errors, currency: wanted, discountMultiplier: "0" };
+  }
+  const entry = catalog.entries[row.product_code];
+  if (entry === undefined) {
+    note("product_code", unknownCodeMessage(catalog, row.product_code));
+    return { errors, discountMultiplier: "0" };
+  }
+  note("product_code", checkProduct(entry));
+  const currency = entry.currency.toUpperCase();
+  if (wanted && wanted !== currency)
+    note(
+      "product_code",
+      `product ${entry.code} is sold in ${currency}, not ${wanted} (--currency)`,
+    );
+  if (face !== "")
+    note("face_value", checkDecimals(face, currency) ?? checkDenomination(entry, face));
+  return { errors, currency, discountMultiplier: entry.discount_multiplier };
+}
+
 /**
  * Checks a valid row against the catalog snapshot's index, as the service would, so that a
  * campaign learns of a bad row before anything is paid. Pure: the caller loads the index once.
@@ -121,32 +167,9 @@ export function preflightRow(
   catalog: CatalogIndex | undefined,
   options: PreflightOptions = {},
 ): PreflightResult {
-  const wanted = options.currency?.toUpperCase();
-  if (catalog === undefined) {
-    if (!wanted) {
-      return fail(row, "face_value", "currency unknown without the catalog check: pass --currency");
-    }
-    const decimals = checkDecimals(row.face_value, wanted);
-    return decimals ? fail(row, "face_value", decimals) : pass(wanted, row.face_value, "0");
-  }
-  const entry = catalog.entries[row.product_code];
-  if (entry === undefined)
-    return fail(row, "product_code", unknownCodeMessage(catalog, row.product_code));
-  const product = checkProduct(entry);
-  if (product) return fail(row, "product_code", product);
-  const currency = entry.currency.toUpperCase();
-  if (wanted && wanted !== currency) {
-    return fail(
-      row,
-      "product_code",
-      `product ${entry.code} is sold in ${currency}, not ${wanted} (--currency)`,
-    );
-  }
-  const problem =
-    checkDecimals(row.face_value, currency) ?? checkDenomination(entry, row.face_value);
-  return problem
-    ? fail(row, "face_value", problem)
-    : pass(currency, row.face_value, entry.discount_multiplier);
+  const checked = productRowCheck(row, catalog, options);
+  if (checked.errors.length > 0) return { ok: false, errors: checked.errors };
+  return pass(checked.currency!, row.face_value, checked.discountMultiplier);
 }
 
 /**

@@ -6,17 +6,20 @@ import { unknownCodeMessage } from "./code-hints.js";
 import {
   checkDecimals,
   checkProduct,
-  fail,
   PreflightMemo,
   type PreflightOptions,
   type PreflightResult,
   pass,
+  productRowCheck,
 } from "./preflight.js";
+import type { RowError } from "./row-error.js";
 
 /**
  * Preflight of every kind of row (docs/order-files.md, "Distribution and product choice"): a row
  * of one product as preflightRow checks it (remembered by PreflightMemo), then what its
  * distribution and currency cell ask of it; a choice of products (MULTIPLE, TEMPLATE) here.
+ * Every problem of the row is listed, not the first (docs/order-files.md, "Every problem of a
+ * row").
  */
 export class RowPreflight {
   private readonly memo: PreflightMemo;
@@ -31,15 +34,40 @@ export class RowPreflight {
   check(row: OrderRow): PreflightResult {
     if (isChoice(row)) return preflightChoice(row, this.catalog, this.options);
     const result = this.memo.check(row);
-    if (!result.ok) return result;
+    // A failure is worked out again in full: the memo keeps passes only.
+    if (!result.ok) return { ok: false, errors: this.problems(row) };
+    const others = this.cellProblems(row, result.currency);
+    return others.length > 0 ? { ok: false, errors: others } : result;
+  }
+
+  /**
+   * Every problem the catalog finds with a row, for a row validation has refused too: its
+   * face_value is "" when validation refused it, and is then not checked again.
+   */
+  problems(row: OrderRow): RowError[] {
+    if (isChoice(row)) {
+      const result = preflightChoice(row, this.catalog, this.options);
+      return result.ok ? [] : result.errors;
+    }
+    const checked = productRowCheck(row, this.catalog, this.options);
+    return [...checked.errors, ...this.cellProblems(row, checked.currency)];
+  }
+
+  /** What the row's distribution and currency cell ask of its product. */
+  private cellProblems(row: OrderRow, currency: string | undefined): RowError[] {
+    const errors: RowError[] = [];
     const entry = this.catalog?.entries[row.product_code];
     const recipient = entry && recipientProblem(row, [entry]);
-    if (recipient) return fail(row, "distribution", recipient);
-    if (row.currency !== undefined && row.currency !== result.currency) {
+    if (recipient) errors.push({ line: row.line, column: "distribution", message: recipient });
+    if (row.currency !== undefined && currency !== undefined && row.currency !== currency) {
       const what = entry ? `product ${entry.code} is sold in` : "the payment currency is";
-      return fail(row, "currency", `${what} ${result.currency}, not ${row.currency}`);
+      errors.push({
+        line: row.line,
+        column: "currency",
+        message: `${what} ${currency}, not ${row.currency}`,
+      });
     }
-    return result;
+    return errors;
   }
 }
 
@@ -72,11 +100,11 @@ function minimumOf(entry: CatalogIndexEntry): string | undefined {
 function statedCurrency(
   row: OrderRow,
   options: PreflightOptions,
-): { currency?: string; problem?: PreflightResult } {
+): { currency?: string; problem?: string } {
   const wanted = options.currency?.toUpperCase();
   const own = row.currency;
   if (own !== undefined && wanted !== undefined && own !== wanted)
-    return { problem: fail(row, "currency", `currency ${own} is not ${wanted} (--currency)`) };
+    return { currency: own, problem: `currency ${own} is not ${wanted} (--currency)` };
   return { currency: own ?? wanted };
 }
 
@@ -92,46 +120,72 @@ export function preflightChoice(
   catalog: CatalogIndex | undefined,
   options: PreflightOptions = {},
 ): PreflightResult {
+  const errors: RowError[] = [];
+  const note = (column: string, message: string | undefined) => {
+    if (message !== undefined) errors.push({ line: row.line, column, message });
+  };
   const stated = statedCurrency(row, options);
-  if (stated.problem) return stated.problem;
+  if (stated.problem) note("currency", stated.problem);
+  const face = row.face_value;
   if (row.product_codes === undefined || catalog === undefined) {
     if (!stated.currency)
-      return fail(row, "currency", "currency unknown without the catalog check: pass --currency");
-    const decimals = checkDecimals(row.face_value, stated.currency);
-    return decimals
-      ? fail(row, "face_value", decimals)
-      : pass(stated.currency, row.face_value, "0");
+      note("currency", "currency unknown without the catalog check: pass --currency");
+    else if (face !== "") note("face_value", checkDecimals(face, stated.currency));
+    if (errors.length > 0 || !stated.currency) return { ok: false, errors };
+    return pass(stated.currency, face, "0");
   }
   const entries: CatalogIndexEntry[] = [];
   for (const code of row.product_codes) {
     const entry = catalog.entries[code];
-    if (entry === undefined) return fail(row, "product_codes", unknownCodeMessage(catalog, code));
-    const product = checkProduct(entry);
-    if (product) return fail(row, "product_codes", product);
-    entries.push(entry);
+    if (entry === undefined) note("product_codes", unknownCodeMessage(catalog, code));
+    else {
+      note("product_codes", checkProduct(entry));
+      entries.push(entry);
+    }
   }
+  const currency = entries[0]?.currency.toUpperCase();
+  if (currency !== undefined) {
+    for (const problem of choiceCurrencyProblems(row, entries, stated.currency)) note(...problem);
+    note("distribution", recipientProblem(row, entries));
+    if (face !== "") note("face_value", choiceFaceProblem(face, currency, entries));
+  }
+  if (errors.length > 0 || currency === undefined) return { ok: false, errors };
+  return pass(currency, face, "0");
+}
+
+/** A choice's products of one currency, and the one the row states. */
+function choiceCurrencyProblems(
+  row: OrderRow,
+  entries: CatalogIndexEntry[],
+  stated: string | undefined,
+): [string, string][] {
   const currency = entries[0]!.currency.toUpperCase();
   const other = entries.find((entry) => entry.currency.toUpperCase() !== currency);
   if (other) {
     const message =
       `product ${other.code} is sold in ${other.currency.toUpperCase()} and ` +
       `${entries[0]!.code} in ${currency}: a choice of products is of one currency`;
-    return fail(row, "product_codes", message);
+    return [["product_codes", message]];
   }
-  if (stated.currency !== undefined && stated.currency !== currency) {
-    const message = `the products are sold in ${currency}, not ${stated.currency}`;
-    return fail(row, row.currency !== undefined ? "currency" : "product_codes", message);
+  if (stated !== undefined && stated !== currency) {
+    const message = `the products are sold in ${currency}, not ${stated}`;
+    return [[row.currency !== undefined ? "currency" : "product_codes", message]];
   }
-  const recipient = recipientProblem(row, entries);
-  if (recipient) return fail(row, "distribution", recipient);
-  const decimals = checkDecimals(row.face_value, currency);
-  if (decimals) return fail(row, "face_value", decimals);
+  return [];
+}
+
+/** A choice's face value: its decimals, and not below any one product's minimum. */
+function choiceFaceProblem(
+  face: string,
+  currency: string,
+  entries: CatalogIndexEntry[],
+): string | undefined {
+  const decimals = checkDecimals(face, currency);
+  if (decimals) return decimals;
   for (const entry of entries) {
     const minimum = minimumOf(entry);
-    if (minimum !== undefined && compareDecimal(row.face_value, minimum) < 0) {
-      const below = `face_value ${row.face_value} is below ${entry.code}'s minimum`;
-      return fail(row, "face_value", `${below} ${minimum} ${currency}`);
-    }
+    if (minimum !== undefined && compareDecimal(face, minimum) < 0)
+      return `face_value ${face} is below ${entry.code}'s minimum ${minimum} ${currency}`;
   }
-  return pass(currency, row.face_value, "0");
+  return undefined;
 }

@@ -55,7 +55,14 @@ export interface ValidateRowOptions {
   defaultCurrency?: string;
 }
 
-export type RowValidation = { ok: true; row: OrderRow } | { ok: false; errors: RowError[] };
+/**
+ * A refused row carries `partial` when its product cells could be read: the row as far as it
+ * was, its face_value "" when that was refused, so the catalog can still name the rest of its
+ * problems (docs/order-files.md, "Every problem of a row").
+ */
+export type RowValidation =
+  | { ok: true; row: OrderRow }
+  | { ok: false; errors: RowError[]; partial?: OrderRow };
 
 /** Length in characters as a person counts them (code points, not UTF-16 units). */
 function chars(text: string): number {
@@ -210,19 +217,21 @@ export function validateRow(
     : undefined;
   if (sendAt && "error" in sendAt) fail("send_at", sendAt.error);
   const metadata = metadataOf(fields, line, errors);
-  if (errors.length > 0) return { ok: false, errors };
+  const refused = new Set(errors.map((e) => e.column));
+  if (!sending.choice) return { ok: false, errors };
   const row: OrderRow = {
     line,
     email,
-    product_code: sending.choice!.product_code,
-    face_value: faceValue,
+    product_code: sending.choice.product_code,
+    face_value: refused.has("face_value") ? "" : faceValue,
     ...templateOf(fields, options.defaultTemplateId),
     metadata,
   };
   if (description !== undefined) row.description = description;
   if (reference !== undefined) row.reference = reference;
   if (sendAt && "at" in sendAt) row.send_at = sendAt.at;
-  return { ok: true, row: withSending(row, sending) };
+  const whole = withSending(row, sending);
+  return errors.length > 0 ? { ok: false, errors, partial: whole } : { ok: true, row: whole };
 }
 
 /** How a row is sent and what on, as its cells and the import's defaults say. */
@@ -274,7 +283,8 @@ function withSending(row: OrderRow, sending: Sending): OrderRow {
   if (sending.distribution !== "email") row.distribution = sending.distribution;
   if (sending.recipientReference !== undefined)
     row.recipient_reference = sending.recipientReference;
-  const choice = sending.choice!;
+  const choice = sending.choice;
+  if (!choice) return row;
   if (choice.product_codes !== undefined) row.product_codes = choice.product_codes;
   if (choice.selection_template_id !== undefined)
     row.selection_template_id = choice.selection_template_id;

@@ -222,14 +222,10 @@ describe("validateRow", () => {
     expect(validateRow({ line: 3, fields: { ...BASE, reference: "R2" } }, { references }).ok).toBe(
       true,
     );
-    expect(validateRow({ line: 7, fields: { ...BASE, reference: "R1 " } }, { references })).toEqual(
-      {
-        ok: false,
-        errors: [
-          { line: 7, column: "reference", message: 'reference "R1" is already used on line 2' },
-        ],
-      },
-    );
+    const again = validateRow({ line: 7, fields: { ...BASE, reference: "R1 " } }, { references });
+    expect(again.ok ? [] : again.errors).toEqual([
+      { line: 7, column: "reference", message: 'reference "R1" is already used on line 2' },
+    ]);
     expect(references.size).toBe(2);
   });
 
