@@ -21,8 +21,23 @@ export interface FailureRow {
   error_message: string;
 }
 
+/** Rows of one status that failed for one reason (error type and masked message). */
+export interface FailureGroup {
+  status: FailureStatus;
+  error_type: string;
+  error_message: string;
+  rows: number;
+  /** The first few file lines of the group, in order. */
+  lines: number[];
+}
+
+/** File lines a group names before "and N more". */
+const GROUP_LINES = 5;
+
 export interface FailurePage {
   rows: FailureRow[];
+  /** Every row of the listed statuses grouped by reason, the largest group first. */
+  groups: FailureGroup[];
   /** Rows of the listed statuses in the whole campaign. */
   total: number;
   /** 1-based; clamped to the pages there are. */
@@ -51,16 +66,18 @@ export async function failurePage(
     orders.set(number, order);
     identities.push(...order.identities);
   }
-  const lines: { line: number; identity: string }[] = [];
+  const lines: ListedLine[] = [];
   for (let i = 0; i < identities.length; i += BATCH) {
     const batch = identities.slice(i, i + BATCH);
     const rows = await ledger.getRows(campaign, batch);
     for (const [j, row] of rows.entries()) {
       // A row moved on to a later generation's order is listed under that one, if at all.
-      if (row && orders.has(row.order)) lines.push({ line: row.line, identity: batch[j]! });
+      if (row && orders.has(row.order))
+        lines.push({ line: row.line, identity: batch[j]!, order: row.order });
     }
   }
   lines.sort((a, b) => a.line - b.line);
+  const groups = groupsOf(lines, orders);
   const pages = Math.max(1, Math.ceil(lines.length / PAGE_SIZE));
   const current = Math.min(Math.max(1, page), pages);
   const slice = lines.slice((current - 1) * PAGE_SIZE, current * PAGE_SIZE);
@@ -84,5 +101,32 @@ export async function failurePage(
       error_message: maskEmails(order.error_message ?? ""),
     });
   }
-  return { rows: listed, total: lines.length, page: current, pages };
+  return { rows: listed, groups, total: lines.length, page: current, pages };
+}
+
+interface ListedLine {
+  line: number;
+  identity: string;
+  order: number;
+}
+
+/**
+ * The rows grouped by status, error type and message (e-mails masked), so 25 rows refused for
+ * one reason read as one line with its count (docs/architecture/operators.md, "The dashboard").
+ * `lines` must be in file-line order.
+ */
+function groupsOf(lines: ListedLine[], orders: Map<number, LedgerOrder>): FailureGroup[] {
+  const groups = new Map<string, FailureGroup>();
+  for (const { line, order: number } of lines) {
+    const order = orders.get(number)!;
+    const status = order.status as FailureStatus;
+    const error_type = order.error_type ?? "";
+    const error_message = maskEmails(order.error_message ?? "");
+    const key = JSON.stringify([status, error_type, error_message]);
+    const group = groups.get(key) ?? { status, error_type, error_message, rows: 0, lines: [] };
+    group.rows += 1;
+    if (group.lines.length < GROUP_LINES) group.lines.push(line);
+    groups.set(key, group);
+  }
+  return [...groups.values()].sort((a, b) => b.rows - a.rows || a.lines[0]! - b.lines[0]!);
 }

@@ -11,7 +11,17 @@ export interface CampaignOverview extends CampaignSummary {
 /** Running campaigns first, then those waiting on an operator, then the finished ones. */
 const STATE_ORDER = ["running", "paused", "held", "done", "cancelled", "archived"];
 
-/** Every campaign with its progress, running ones first (oldest first within a state). */
+/**
+ * Where a campaign is listed: the stalled ones first, then the paused ones (both need an
+ * operator now), then by STATE_ORDER.
+ */
+function rank(c: CampaignSummary): number {
+  if (c.stalled) return 0;
+  if (c.state === "paused") return 1;
+  return 2 + STATE_ORDER.indexOf(c.state);
+}
+
+/** Every campaign with its progress, stalled and paused first (oldest first within a rank). */
 export async function campaignOverviews(
   ledger: Ledger,
   meter: RateMeter,
@@ -21,5 +31,5 @@ export async function campaignOverviews(
   meter.keepOnly(summaries.map((s) => s.campaign));
   const now = Date.now();
   const overviews = summaries.map((s) => ({ ...s, progress: meter.observe(s, now) }));
-  return overviews.sort((a, b) => STATE_ORDER.indexOf(a.state) - STATE_ORDER.indexOf(b.state));
+  return overviews.sort((a, b) => rank(a) - rank(b));
 }

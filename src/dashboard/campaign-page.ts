@@ -1,13 +1,22 @@
 import type { CampaignSummary } from "../campaigns/summary.js";
 import { maskEmails } from "../log.js";
 import type { CampaignAction } from "./campaign-actions.js";
-import { FAILURE_STATUSES, type FailurePage, type FailureStatus } from "./campaign-failures.js";
+import {
+  FAILURE_STATUSES,
+  type FailureGroup,
+  type FailurePage,
+  type FailureStatus,
+} from "./campaign-failures.js";
 import { escapeHtml } from "./html-escape.js";
+import { minuteChart } from "./minute-chart.js";
+import type { MinutePoint } from "./minute-history.js";
 import { layout, timeHtml } from "./page-layout.js";
 
 export interface CampaignPageOptions {
   summary: CampaignSummary;
   failures: FailurePage;
+  /** Rows ended per minute over the campaign's life (MinuteHistory). */
+  history: MinutePoint[];
   /** The statuses listed: one chosen with `?status=`, or all of FAILURE_STATUSES. */
   listed: readonly FailureStatus[];
   /**
@@ -34,6 +43,8 @@ export function renderCampaignPage(options: CampaignPageOptions): string {
     : "";
   const main = `${result}
 ${summary(s)}
+<h2>Rows per minute</h2>
+${minuteChart(options.history, s.state === "running" ? Date.now() : undefined)}
 <p><a href="${path}/report.csv" download>Download report (CSV)</a> <small>the file <code>giftjobs orders report --campaign ${escapeHtml(s.campaign)}</code> writes: every row, e-mail addresses unmasked</small></p>
 ${options.actions ? actions(s.campaign, options.actions.csrf, options.actions.shown) : login(options.loginPath)}
 ${failures(s, options.failures, options.listed)}`;
@@ -117,6 +128,40 @@ function failures(s: CampaignSummary, page: FailurePage, listed: readonly Failur
 <p>${filters}</p>
 <p class="muted"><small>Orders that failed for good are completed jobs in the queue dashboard (the job ran to its end); their outcome is here. failed_final: no order was made (retry with <code>orders retry --new-key</code>). failed_uncertain: an order may exist (retry under the same key).</small></p>`;
   if (page.total === 0) return `${heading}<p>None.</p>`;
+  return `${heading}
+${groups(s.campaign, page.groups)}
+<h3>Each row</h3>
+${rowsTable(page)}
+${pager(path, page, all ? undefined : listed[0])}`;
+}
+
+/** One line per reason: how many rows, which lines, and the command that deals with them. */
+function groups(campaign: string, list: FailureGroup[]): string {
+  const rows = list.map((g) => {
+    const more =
+      g.rows > g.lines.length
+        ? ` and ${(g.rows - g.lines.length).toLocaleString("en-US")} more`
+        : "";
+    const reason = [g.error_type, g.error_message].filter(Boolean).join(": ") || "-";
+    return `<tr data-group="${escapeHtml(g.status)}"><td class="n">${escapeHtml(g.rows.toLocaleString("en-US"))}</td><td>${escapeHtml(g.status)}</td><td class="reason">${escapeHtml(reason)}</td><td><small>lines ${escapeHtml(g.lines.join(", "))}${escapeHtml(more)}</small></td><td>${nextStep(campaign, g.status)}</td></tr>`;
+  });
+  return `<table class="groups"><thead><tr><th>rows</th><th>status</th><th>reason</th><th>lines</th><th>next</th></tr></thead><tbody>
+${rows.join("\n")}
+</tbody></table>`;
+}
+
+/** What to run for rows of a status (docs/commands.md, "Retry"). */
+export function nextStep(campaign: string, status: FailureStatus): string {
+  const c = (command: string, extra = "") =>
+    `<code>giftjobs orders ${command} --campaign ${escapeHtml(campaign)}${extra}</code>`;
+  if (status === "failed_final")
+    return `${c("retry", " --new-key")} <small>once the cause is fixed (no order was made; a row refused for its data is refused again)</small>`;
+  if (status === "failed_uncertain")
+    return `${c("reconcile")}, then ${c("retry")} <small>(an order may exist: the same key)</small>`;
+  return "<small>none: never sent, the campaign was cancelled</small>";
+}
+
+function rowsTable(page: FailurePage): string {
   const head = [
     "line",
     "reference",
@@ -133,11 +178,9 @@ function failures(s: CampaignSummary, page: FailurePage, listed: readonly Failur
     (r) =>
       `<tr><td class="n">${escapeHtml(r.line)}</td><td>${escapeHtml(r.reference)}</td><td>${escapeHtml(r.email)}</td><td>${escapeHtml(r.product_code)}</td><td class="n">${escapeHtml(`${r.face_value} ${r.currency}`)}</td><td>${escapeHtml(r.status)}</td><td>${escapeHtml(r.error_type)}</td><td>${escapeHtml(r.error_message)}</td></tr>`,
   );
-  return `${heading}
-<table class="failures"><thead><tr>${head}</tr></thead><tbody>
+  return `<table class="failures"><thead><tr>${head}</tr></thead><tbody>
 ${rows.join("\n")}
-</tbody></table>
-${pager(path, page, all ? undefined : listed[0])}`;
+</tbody></table>`;
 }
 
 function pager(path: string, page: FailurePage, status: FailureStatus | undefined): string {

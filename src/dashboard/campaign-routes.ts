@@ -13,6 +13,7 @@ import { renderCampaignPage, renderConfirmPage, renderMessagePage } from "./camp
 import { RateMeter } from "./campaign-progress.js";
 import { renderCampaignsPage } from "./campaigns-page.js";
 import { CsrfToken } from "./csrf.js";
+import type { MinuteHistory, MinutePoint } from "./minute-history.js";
 import { contentSecurityPolicy } from "./page-layout.js";
 import { sendReport } from "./report-download.js";
 
@@ -20,6 +21,8 @@ export interface CampaignRoutesOptions {
   ledger: Ledger;
   /** The workers alive: a running campaign no worker serves shows as stalled. */
   workers?: WorkerBeats;
+  /** Rows ended per minute, for the charts; without, none is drawn. */
+  history?: MinuteHistory;
   /** Where bull-board is mounted. */
   boardPath: string;
   /** The action buttons and their POST routes; without, the routes answer 403. */
@@ -41,7 +44,9 @@ export interface CampaignRoutesOptions {
  * actions allowed `POST /campaigns/:name/actions/:action`.
  */
 export function campaignRoutes(options: CampaignRoutesOptions): Router {
-  const { ledger, boardPath, log, workers } = options;
+  const { ledger, boardPath, log, workers, history } = options;
+  const minutes = async (campaign: string): Promise<MinutePoint[]> =>
+    history ? history.read(campaign) : [];
   const mayAct = options.mayAct ?? (() => true);
   const meter = new RateMeter();
   const csrf = new CsrfToken();
@@ -75,9 +80,10 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
     query: { page?: unknown; status?: unknown },
     result?: { ok: boolean; line: string },
   ) => {
-    const [summary, meta] = await Promise.all([
+    const [summary, meta, points] = await Promise.all([
       campaignSummary(ledger, campaign, workers),
       ledger.meta(campaign),
+      minutes(campaign),
     ]);
     const chosen = FAILURE_STATUSES.find((s) => s === query.status);
     const listed: readonly FailureStatus[] = chosen ? [chosen] : FAILURE_STATUSES;
@@ -98,6 +104,7 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
       renderCampaignPage({
         summary,
         failures,
+        history: points,
         listed,
         actions,
         loginPath,
@@ -110,7 +117,12 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
 
   router.get(["/", "/campaigns"], async (_req, res) => {
     const campaigns = await campaignOverviews(ledger, meter, workers);
-    page(res, 200, (nonce) => renderCampaignsPage(campaigns, { boardPath, nonce }));
+    const histories = new Map(
+      await Promise.all(
+        campaigns.map(async (c) => [c.campaign, await minutes(c.campaign)] as const),
+      ),
+    );
+    page(res, 200, (nonce) => renderCampaignsPage(campaigns, { boardPath, nonce, histories }));
   });
   router.get("/campaigns.json", async (_req, res) => {
     res

@@ -3,10 +3,25 @@ import { maskEmails } from "../log.js";
 import type { CampaignOverview } from "./campaign-overviews.js";
 import type { CampaignProgress } from "./campaign-progress.js";
 import { escapeHtml } from "./html-escape.js";
+import { sparkline } from "./minute-chart.js";
+import type { MinutePoint } from "./minute-history.js";
 import { layout, timeHtml } from "./page-layout.js";
 
 /** Count columns of the table, in the order rows move through them. */
 const COUNTS = ["total", ...ROW_STATUSES, "replayed"] as const;
+
+/** Headers of the count columns: narrow, so the table fits a laptop's 1280 px. */
+const COUNT_HEADS: Record<(typeof COUNTS)[number], string> = {
+  total: "total",
+  queued: "queued",
+  in_flight: "in flight",
+  submitted: "sub&shy;mitted",
+  completed: "com&shy;pleted",
+  failed_final: "failed final",
+  failed_uncertain: "failed uncer&shy;tain",
+  cancelled: "can&shy;celled",
+  replayed: "re&shy;played",
+};
 
 /** Seconds between the page's own updates. */
 export const LIVE_SECONDS = 5;
@@ -16,6 +31,8 @@ export interface CampaignsPageOptions {
   boardPath: string;
   /** Nonce of the response's Content-Security-Policy. */
   nonce: string;
+  /** Rows ended per minute of each campaign, for its sparkline. */
+  histories?: ReadonlyMap<string, MinutePoint[]>;
 }
 
 /**
@@ -29,7 +46,7 @@ export function renderCampaignsPage(
   options: CampaignsPageOptions,
 ): string {
   const main = campaigns.length
-    ? `${stalls(campaigns)}${table(campaigns)}`
+    ? `${attention(campaigns)}${table(campaigns, options.histories)}`
     : "<p>No campaigns yet: <code>giftjobs orders import FILE --campaign NAME</code>.</p>";
   return layout({
     title: "giftjobs campaigns",
@@ -41,34 +58,57 @@ export function renderCampaignsPage(
   });
 }
 
-function table(campaigns: CampaignOverview[]): string {
+function table(
+  campaigns: CampaignOverview[],
+  histories: ReadonlyMap<string, MinutePoint[]> | undefined,
+): string {
   const head = [
     "campaign",
     "state",
-    "progress",
-    ...COUNTS.map((c) => c.replace("_", " ")),
+    "progress, rate, ETA",
+    ...COUNTS.map((c) => COUNT_HEADS[c]),
     "money (spent / planned price)",
-    "times",
-    "rate",
-    "ETA",
-  ].map((c) => `<th>${escapeHtml(c)}</th>`);
+    "times (UTC)",
+  ].map((c) => `<th>${c}</th>`);
+  const now = Date.now();
   const rows = campaigns.map((c) => {
     const counts = COUNTS.map(
       (k) => `<td class="n">${escapeHtml(c[k].toLocaleString("en-US"))}</td>`,
     );
     const link = `<a href="/campaigns/${encodeURIComponent(c.campaign)}">${escapeHtml(c.campaign)}</a>`;
-    return `<tr data-campaign="${escapeHtml(c.campaign)}"${stalledRow(c)}><td>${link}</td><td>${state(c)}</td><td>${bar(c)}</td>${counts.join("")}<td class="nw">${money(c)}</td><td class="nw">${times(c)}</td><td>${rate(c.progress)}</td><td>${eta(c.progress)}</td></tr>`;
+    const spark = sparkline(
+      histories?.get(c.campaign) ?? [],
+      c.state === "running" ? now : undefined,
+    );
+    return `<tr data-campaign="${escapeHtml(c.campaign)}"${stalledRow(c)}><td>${link}${spark ? `<br>${spark}` : ""}</td><td>${state(c)}</td><td class="progress">${bar(c)}</td>${counts.join("")}<td class="money">${money(c)}</td><td class="times">${times(c)}</td></tr>`;
   });
-  return `<table><thead><tr>${head.join("")}</tr></thead><tbody>\n${rows.join("\n")}\n</tbody></table>
-<p class="muted"><small>Progress: rows completed, failed (final or uncertain) or cancelled, over all rows.
-Rate: rows done per minute between this dashboard's reads of the last minute (shown once two reads are 3 s apart);
-ETA: rows left at that rate. Both are for running campaigns only.</small></p>`;
+  return `<table class="campaigns"><thead><tr>${head.join("")}</tr></thead><tbody>\n${rows.join("\n")}\n</tbody></table>
+<p class="muted"><small>Progress: rows sent to their end (completed or failed) over all rows; cancelled rows are counted apart (a cancelled campaign does not read 100%).
+Rate: rows ended per minute between this dashboard's reads of the last minute (shown once two reads are 3 s apart);
+ETA: rows left at that rate. Both are for running campaigns only. Stalled and paused campaigns come first.</small></p>`;
 }
 
 /**
- * Above the table, one line per stalled campaign with its fix: a stall must not look like a
- * running campaign at 0% (docs/architecture/operators.md, "Stalled campaigns").
+ * Above the table, one line per stalled or paused campaign with what to do: a stall must not
+ * look like a running campaign at 0% (docs/architecture/operators.md, "Stalled campaigns").
  */
+function attention(campaigns: CampaignOverview[]): string {
+  return [stalls(campaigns), pauses(campaigns)].filter(Boolean).join("\n");
+}
+
+function pauses(campaigns: CampaignOverview[]): string {
+  const lines = campaigns.flatMap((c) =>
+    c.paused && c.state === "paused"
+      ? [
+          `<p class="paused" data-paused="${escapeHtml(c.campaign)}">` +
+            `campaign <strong>${escapeHtml(c.campaign)}</strong> is paused: ` +
+            `${escapeHtml(maskEmails(c.paused.reason))}</p>`,
+        ]
+      : [],
+  );
+  return lines.join("\n");
+}
+
 function stalls(campaigns: CampaignOverview[]): string {
   const lines = campaigns.flatMap((c) =>
     c.stalled
@@ -99,20 +139,36 @@ function state(c: CampaignOverview): string {
   return `${text}<br><span class="paused">${escapeHtml(maskEmails(c.paused.reason))}</span>${since}`;
 }
 
-/** A bar of completed, failed and cancelled rows over all rows, and `done / total`. */
+/**
+ * A bar of completed, failed and cancelled rows over all rows, beside it the rate and ETA, and
+ * under it `sent / total (pct%)` with the cancelled rows apart: rows sent to their end
+ * (completed or failed) are the progress, so a cancelled campaign's bar never reads 100%.
+ */
 export function bar(c: CampaignOverview): string {
   const total = c.total || 1;
   const part = (cls: string, n: number) =>
     n > 0 ? `<span class="${cls}" style="width:${((n / total) * 100).toFixed(2)}%"></span>` : "";
-  const pct = c.total ? Math.floor((c.progress.done / c.total) * 100) : 0;
-  const label = `${c.progress.done.toLocaleString("en-US")} / ${c.total.toLocaleString("en-US")} (${pct}%)`;
-  return `<div class="bar" role="progressbar" aria-valuemin="0" aria-valuemax="${c.total}" aria-valuenow="${c.progress.done}">${part("completed", c.completed)}${part("failed", c.failed_final + c.failed_uncertain)}${part("cancelled", c.cancelled)}</div><small class="done">${escapeHtml(label)}</small>`;
+  const failed = c.failed_final + c.failed_uncertain;
+  const sent = c.completed + failed;
+  const pct = c.total ? Math.floor((sent / c.total) * 100) : 0;
+  const cancelled = c.cancelled ? ` · ${c.cancelled.toLocaleString("en-US")} cancelled` : "";
+  const label = `${sent.toLocaleString("en-US")} / ${c.total.toLocaleString("en-US")} (${pct}%)${cancelled}`;
+  const speed =
+    c.progress.rate_per_minute === null
+      ? ""
+      : `<span class="speed">${rate(c.progress)} · ETA ${eta(c.progress)}</span>`;
+  return `<div class="meter"><div class="bar" role="progressbar" aria-valuemin="0" aria-valuemax="${c.total}" aria-valuenow="${sent}">${part("completed", c.completed)}${part("failed", failed)}${part("cancelled", c.cancelled)}</div>${speed}</div><small class="done">${escapeHtml(label)}</small>`;
 }
 
+/**
+ * Spent / planned price per currency, with its budget: each amount kept on one line, the cell
+ * wrapping between them, so long amounts do not widen the table past a laptop's screen.
+ */
 export function money(c: CampaignOverview): string {
+  const amount = (text: string) => `<span class="amount">${escapeHtml(text)}</span>`;
   const lines = Object.entries(c.money).map(([currency, m]) => {
-    const budget = m.budget ? ` <small>budget ${escapeHtml(m.budget)}</small>` : "";
-    return `<div>${escapeHtml(currency)} ${escapeHtml(m.spent)} / ${escapeHtml(m.price)}${budget}</div>`;
+    const budget = m.budget ? ` <small>budget ${amount(m.budget)}</small>` : "";
+    return `<div>${escapeHtml(currency)} ${amount(m.spent)} / ${amount(m.price)}${budget}</div>`;
   });
   return lines.join("") || "-";
 }
@@ -127,8 +183,14 @@ export function times(c: CampaignOverview): string {
   ];
   return entries
     .filter(([, at]) => at)
-    .map(([label, at]) => `<div><small>${label}</small> ${timeHtml(at)}</div>`)
+    .map(([label, at]) => `<div><small>${label}</small> ${shortTime(at!)}</div>`)
     .join("");
+}
+
+/** `11-23 18:30` in the cell, the whole UTC time in its `datetime` and title. */
+function shortTime(iso: string): string {
+  const full = `${iso.slice(0, 19).replace("T", " ")} UTC`;
+  return `<time datetime="${escapeHtml(iso)}" title="${escapeHtml(full)}">${escapeHtml(iso.slice(5, 16).replace("T", " "))}</time>`;
 }
 
 export function rate(p: CampaignProgress): string {

@@ -62,7 +62,7 @@ export function timeHtml(iso: string | null | undefined): string {
 }
 
 const STYLE = `
-body { font: 14px/1.4 system-ui, sans-serif; margin: 2rem; color: #222; }
+body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5rem; color: #222; }
 header { display: flex; align-items: baseline; gap: 2rem; }
 h1 { font-size: 1.4rem; margin: 0 0 1rem; }
 h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
@@ -83,6 +83,26 @@ td.nw { white-space: nowrap; }
 .actions form { display: inline-block; margin-right: .5rem; }
 .actions button { padding: .3rem .8rem; }
 .result { padding: .5rem .8rem; border: 1px solid #ccc; margin: 1rem 0; }
+.meter { display: flex; align-items: center; gap: .4rem; }
+.meter .bar { flex: none; width: 6.5rem; }
+.speed { white-space: nowrap; font-size: .8rem; }
+table.campaigns th, table.campaigns td { padding: .35rem .4rem; }
+table.campaigns th { font-size: .8rem; }
+td.money { font-size: .85rem; }
+td.money div { margin-bottom: .2rem; }
+.amount { white-space: nowrap; }
+td.times { white-space: nowrap; font-size: .8rem; }
+td.reason { max-width: 28rem; overflow-wrap: anywhere; }
+code { overflow-wrap: anywhere; }
+.chart { margin: 0 0 1rem; max-width: 100%; }
+.chart svg { max-width: 100%; height: auto; }
+.chart text { font: 11px system-ui, sans-serif; fill: #555; }
+.chart .axis { stroke: #999; stroke-width: 1; }
+.chart rect.completed { fill: #2e8b57; }
+.chart rect.failed { fill: #c0392b; }
+.completed-key { color: #2e8b57; }
+.failed-key { color: #c0392b; }
+svg.spark polyline { fill: none; stroke: #2e8b57; stroke-width: 1.5; }
 dl { display: grid; grid-template-columns: max-content auto; gap: .2rem 1rem; }
 dt { font-weight: 600; }
 dd { margin: 0; }

@@ -22,7 +22,9 @@ import { campaignRoutes } from "./campaign-routes.js";
 import { acceptedHosts, hostGuard, isLoopback, originGuard, publicHostName } from "./host-guard.js";
 import { escapeHtml } from "./html-escape.js";
 import { LOGIN_PATH, loginRoutes } from "./login-routes.js";
+import { MinuteHistory } from "./minute-history.js";
 import { queueBoard } from "./queue-board.js";
+import { waitingRows } from "./queue-rows.js";
 import { redisGate, sendRedisDown } from "./redis-gate.js";
 
 /** Where bull-board is mounted. */
@@ -108,6 +110,7 @@ export async function startDashboard(options: StartDashboardOptions): Promise<Ru
       redisDown: redisDownMessage(config),
       ledger: new Ledger(commandClient(redis), config.prefix),
       workers: new WorkerBeats(commandClient(redis), config.prefix),
+      history: new MinuteHistory(commandClient(redis), config.prefix),
       queues,
       allowActions,
       accepts: acceptedHosts(host, publicHosts),
@@ -154,6 +157,7 @@ interface AppDeps {
   redisDown: string;
   ledger: Ledger;
   workers: WorkerBeats;
+  history: MinuteHistory;
   queues: Queue[];
   allowActions: boolean;
   /** The Host names answered (host-guard.ts). */
@@ -183,6 +187,7 @@ function dashboardApp(deps: AppDeps): Express {
     campaignRoutes({
       ledger: deps.ledger,
       workers: deps.workers,
+      history: deps.history,
       boardPath: BOARD_PATH,
       allowActions: deps.allowActions,
       mayAct: token ? (req) => token.allows(req) : undefined,
@@ -192,7 +197,13 @@ function dashboardApp(deps: AppDeps): Express {
   );
   app.use(
     BOARD_PATH,
-    queueBoard({ queues: deps.queues, basePath: BOARD_PATH, allowActions: deps.allowActions }),
+    queueBoard({
+      queues: deps.queues,
+      basePath: BOARD_PATH,
+      allowActions: deps.allowActions,
+      campaignsPath: "/campaigns",
+      waiting: () => waitingRows(deps.ledger),
+    }),
   );
   app.use((error: Error, req: Request, res: Response, _next: NextFunction) => {
     // Redis went away while the page read it: the same 503 as the gate's, in plain words.

@@ -84,27 +84,32 @@ describe("giftjobs dashboard: campaign page", () => {
 
   const state = async () => storedState(await ledger.meta(CAMPAIGN));
 
-  it("campaigns page: progress, money, times, and a rate and ETA from two reads", async () => {
+  it("campaigns page: progress, money, times, and a rate and ETA from two reads, beside the bar", async () => {
     dashboard = await startDashboard({ config, port: 0 });
     const url = dashboard.url;
     await withPage(async (page) => {
+      await page.setViewportSize({ width: 1280, height: 800 });
       await page.goto(url);
       const row = page.locator(`tr[data-campaign="${CAMPAIGN}"]`);
-      const cells = await row.locator("td").allInnerTexts();
+      const cells = (await row.locator("td").allInnerTexts()).map((t) => t.trim());
       expect(cells.slice(0, 3)).toEqual([CAMPAIGN, "running", "3 / 5 (60%)"]);
       expect(cells[12]).toBe("USD 10.00 / 50.00 budget 100.00");
-      expect(cells[13]).toMatch(/^created \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+      expect(cells[13]).toMatch(/^created \d\d-\d\d \d\d:\d\d$/);
+      expect(await row.locator("td.times time").getAttribute("title")).toMatch(
+        /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/,
+      );
       // One read so far: no rate yet.
-      expect(cells.slice(14)).toEqual(["-", "-"]);
+      expect(await row.locator(".speed").count()).toBe(0);
       // A row completes; the page's own update (every 5 s) reads again.
       await ledger.transition(CAMPAIGN, 4, ["queued"], "completed", { order_id: "O-2" });
       await expect
-        .poll(async () => (await row.locator("td").allInnerTexts()).slice(14), {
-          timeout: 15_000,
-        })
-        .toEqual([expect.stringMatching(/^\d+(\.\d)?\/min$/), expect.stringMatching(/ (s|min)$/)]);
-      expect(await row.locator("td").nth(2).textContent()).toBe("4 / 5 (80%)");
+        .poll(async () => row.locator(".meter .speed").textContent(), { timeout: 15_000 })
+        .toMatch(/^\d+(\.\d)?\/min · ETA \d+ (s|min)$/);
+      expect(await row.locator("td.progress .done").textContent()).toBe("4 / 5 (80%)");
       await page.screenshot({ path: `${ARTIFACTS}dashboard-campaigns-live.png`, fullPage: true });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+        1280,
+      );
     });
   });
 

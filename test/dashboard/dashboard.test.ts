@@ -105,7 +105,7 @@ describe("giftjobs dashboard", () => {
       const spring = page.locator('tr[data-campaign="spring-gifts"]');
       // campaign, state, progress, total, queued, in flight, submitted, completed,
       // failed_final, failed_uncertain, cancelled, replayed (then money, times, rate, ETA)
-      const cells = await spring.locator("td").allInnerTexts();
+      const cells = (await spring.locator("td").allInnerTexts()).map((t) => t.trim());
       expect(cells.slice(0, 12)).toEqual([
         "spring-gifts",
         "running",
@@ -120,10 +120,10 @@ describe("giftjobs dashboard", () => {
         "0",
         "0",
       ]);
-      // Running campaigns first.
-      expect(await page.locator("tbody tr").first().getAttribute("data-campaign")).toBe(
-        "spring-gifts",
-      );
+      // Stalled campaigns first (spring-gifts: running, rows queued, no worker), then paused.
+      expect(
+        await page.locator("tbody tr").evaluateAll((rows) => rows.map((r) => r.dataset.campaign)),
+      ).toEqual(["spring-gifts", "paused-one"]);
       const paused = page.locator("tr", { hasText: "paused-one" });
       expect(await paused.textContent()).toContain(HOSTILE_REASON);
       expect(
