@@ -47,12 +47,12 @@ export interface ImportCommand {
   balanceCheck: boolean;
   currency?: string;
   json?: boolean;
-}
-
   /** --allow-example: the template's example row is imported. */
   allowExample?: boolean;
   /** --from-report: a giftjobs report's failed_final and cancelled rows are imported. */
   fromReport?: boolean;
+}
+
 /** What `orders import` takes from the configuration. */
 export type ImportSettings = Pick<Config, "dataDir" | "templateId" | "requireApproval"> &
   RedisSettings;
@@ -164,6 +164,8 @@ export function importOptionsOf(prepared: PreparedImport, terminal: ImportTermin
     maxUnzippedBytes: c.maxUnzippedMb === undefined ? undefined : c.maxUnzippedMb * 2 ** 20,
     currency: c.currency,
     balanceCheck: c.balanceCheck,
+    allowExample: c.allowExample,
+    fromReport: c.fromReport,
     onProgress: terminal.onProgress,
   };
 }
@@ -173,8 +175,6 @@ export interface ConfirmStepChoice {
   /** --yes: import and send without asking. */
   yes?: boolean;
   /** --hold or GIFTJOBS_REQUIRE_APPROVAL: recorded held, nothing spent until approved. */
-    allowExample: c.allowExample,
-    fromReport: c.fromReport,
   hold?: boolean;
   dryRun?: boolean;
   /** Input and output are both terminals. */
@@ -310,6 +310,7 @@ export function importJson(r: ImportResult, reason?: string) {
     ...(r.pricing_note ? { pricing_note: r.pricing_note } : {}),
     errors: [...r.errors, ...stopped],
     ...(r.more_errors ? { more_errors: r.more_errors } : {}),
+    ...(r.left_out ? { left_out: r.left_out } : {}),
     ...(r.error_file ? { error_file: r.error_file } : {}),
     state: r.state ?? null,
     ...(r.budgets_replaced ? { budgets_replaced: r.budgets_replaced } : {}),
@@ -319,7 +320,6 @@ export function importJson(r: ImportResult, reason?: string) {
 /**
  * `orders import --json` when the import stopped before any row was judged (a bad header, a
  * quote never closed, an unreadable file, a bad flag): nothing valid, nothing invalid, and the
-    ...(r.left_out ? { left_out: r.left_out } : {}),
  * reason in `errors`, with its line (null when it is not about a line) and column where known.
  */
 export function refusalJson(campaign: string, error: UserError) {

@@ -87,14 +87,6 @@ export function registerImport(orders: Command): void {
     .option("--currency <CUR>", "payment currency (required with --no-catalog-check)")
     .option("--no-catalog-check", "skip the preflight against the catalog snapshot")
     .option("--no-balance-check", "skip the check against the account balance")
-    .option("--json", "print one JSON document")
-    .action(action((file: string, opts: ImportFlags) => runImport(file, opts)));
-}
-
-async function runImport(file: string, opts: ImportFlags): Promise<number> {
-  try {
-    return await importFile(file, opts);
-  } catch (error) {
     .option(
       "--allow-example",
       "import the example row of `orders template` (recipient@example.com) instead of refusing the file",
@@ -103,6 +95,14 @@ async function runImport(file: string, opts: ImportFlags): Promise<number> {
       "--from-report",
       "the file is a giftjobs report: import its failed_final and cancelled rows as new orders",
     )
+    .option("--json", "print one JSON document")
+    .action(action((file: string, opts: ImportFlags) => runImport(file, opts)));
+}
+
+async function runImport(file: string, opts: ImportFlags): Promise<number> {
+  try {
+    return await importFile(file, opts);
+  } catch (error) {
     // --json promises one document on every exit: a refusal of the whole file included.
     if (opts.json && error instanceof UserError) printJson(refusalJson(opts.campaign, error));
     throw error;
@@ -205,6 +205,10 @@ function printImportSummary(r: ImportResult): void {
   // service (docs/architecture/import.md, "Prices").
   if (r.priced_by && r.valid > 0 && (r.dry_run || r.priced_by !== "service"))
     out.write(`  ${pricingText({ by: r.priced_by, note: r.pricing_note })}\n`);
+  if (r.left_out)
+    out.write(
+      `  report rows left out (${leftOutText(new Map(Object.entries(r.left_out)))}): only failed_final and cancelled rows are sent again\n`,
+    );
   if (r.error_file) out.write(`  invalid rows written to ${r.error_file}\n`);
   if (r.state === "held" && !r.dry_run)
     out.write(
@@ -218,7 +222,3 @@ function printRefusal(error: ImportRefused): void {
     process.stderr.write(`... and ${number(error.result.more_errors)} more problems\n`);
   process.stderr.write(`giftjobs: error: ${error.message}\n`);
 }
-  if (r.left_out)
-    out.write(
-      `  report rows left out (${leftOutText(new Map(Object.entries(r.left_out)))}): only failed_final and cancelled rows are sent again\n`,
-    );
