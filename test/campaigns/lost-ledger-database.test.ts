@@ -4,11 +4,12 @@ import { enqueueOrders } from "../../jobs/orders/enqueue.js";
 import { retryCampaign } from "../../src/campaigns/retry.js";
 import { campaignStatus } from "../../src/campaigns/status.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
+import { ImportRefused } from "../../src/import/import-errors.js";
 import type { ImportDeps } from "../../src/import/import-types.js";
 import { pickSampleProducts } from "../../src/import/sample-csv.js";
 import { journalPath } from "../../src/orders/journal.js";
 import { orderKey } from "../../src/orders/keys.js";
-import { type CampaignEnv, depsOf } from "../helpers/campaign-env.js";
+import { type CampaignEnv, depsOf, giftjobs } from "../helpers/campaign-env.js";
 import { csvFile, validCsv } from "../helpers/csv.js";
 import { useTestDatabase } from "../helpers/database.js";
 import { cleanPrefix } from "../helpers/redis.js";
@@ -137,6 +138,30 @@ describe("a lost ledger with the journal in PostgreSQL", () => {
     expect(await exists(journalPath(other, CAMPAIGN))).toBe(false);
   });
 
+  it("refuses rows whose journal order this file does not have whole, naming the table", async () => {
+    const e = await setup("lostdb-part");
+    const text = await readFile(await twoImports(e), "utf8");
+    await cleanPrefix(e.redis, e.config.prefix);
+    await removeDir(e.dataDir);
+    const other = await tmpDir("lostdb-part-other");
+    const cut = await csvFile(
+      { ...e, dataDir: other },
+      "cut.csv",
+      `${text.trimEnd().split("\n").slice(0, -1).join("\n")}\n`,
+    );
+    const error = await importCampaign(
+      { file: cut, campaign: CAMPAIGN, itemsPerOrder: PER_ORDER },
+      deps(e, other),
+    ).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(ImportRefused);
+    expect((error as Error).message).toMatch(
+      new RegExp(
+        `^49 rows of this file were recorded in 1 orders of campaign lost \\(table ${db.schema}\\.order_journal of PostgreSQL, campaign lost\\) together with 1 rows this import does not have`,
+      ),
+    );
+    expect(await e.ledger.exists(CAMPAIGN)).toBe(false);
+  });
+
   it("a worker's move to the next generation and retry --new-key are journaled there first", async () => {
     const e = await setup("lostdb-gen");
     const product = pickSampleProducts(e.index, 1)[0]!;
@@ -205,6 +230,31 @@ describe("a lost ledger with the journal in PostgreSQL", () => {
       identities: ["id-b"],
     });
     expect(await exists(journalPath(e.dataDir, CAMPAIGN))).toBe(false);
+  });
+
+  it("giftjobs orders import and orders retry --new-key journal in the database when it is set", async () => {
+    const e = await setup("lostdb-cli");
+    const { text } = validCsv(e.index, 10, "emp");
+    const file = await csvFile(e, "ten.csv", text);
+    const run = await giftjobs(
+      e,
+      ["orders", "import", file, "--campaign", CAMPAIGN, "--items-per-order", "5", "--yes"],
+      db.env,
+    );
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(await journalRows()).toBe(2);
+    expect(await exists(journalPath(e.dataDir, CAMPAIGN))).toBe(false);
+    const { rows } = await db.pool.query("SELECT campaign FROM order_tags_marker");
+    expect(rows).toEqual([{ campaign: CAMPAIGN }]);
+    // Nothing failed_final: --new-key moves nothing, and journals nothing.
+    const retry = await giftjobs(
+      e,
+      ["orders", "retry", "--campaign", CAMPAIGN, "--new-key"],
+      db.env,
+    );
+    expect(retry.code).toBe(0);
+    expect(await journalRows()).toBe(2);
   });
 
   it("without the database the journal stays the data dir's file", async () => {
