@@ -81,7 +81,8 @@ export async function whyFailed(
   return { line: failureLine(campaign, failures), failures };
 }
 
-function failureLine(campaign: string, failures: FailureCounts): string {
+/** The line of whyFailed (exported for its tests). */
+export function failureLine(campaign: string, failures: FailureCounts): string {
   const parts = (["failed_final", "failed_uncertain"] as const).flatMap((status) => {
     const entries = Object.entries(failures[status]).sort((a, b) => b[1] - a[1]);
     if (entries.length === 0) return [];

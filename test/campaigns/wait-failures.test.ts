@@ -2,6 +2,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { campaignStatus, pendingRows } from "../../src/campaigns/status.js";
+import { failureLine } from "../../src/campaigns/wait-for-campaign.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import { sampleCsv } from "../../src/import/sample-csv.js";
 import { type CampaignEnv, depsOf, giftjobs } from "../helpers/campaign-env.js";
@@ -79,4 +80,16 @@ describe("why a wait fails", () => {
     expect([run.code, run.stderr]).toEqual([0, ""]);
     expect(run.stdout).toContain("completed 2, failed_final 0");
   }, 120_000);
+});
+
+describe("the line of a failed wait", () => {
+  it("names the three most frequent error types, then how many more, and both retries", () => {
+    const line = failureLine("c", {
+      failed_final: { validation_error: 4, product_unavailable: 1, a: 2, b: 3, c: 1 },
+      failed_uncertain: { request_timeout: 1 },
+    });
+    expect(line).toBe(
+      "campaign c: 11 rows failed_final (validation error: 4, b: 3, a: 2, and 2 more) and 1 row failed_uncertain (request timeout: 1); each row's error: giftjobs orders report --campaign c; to send them again: giftjobs orders retry --campaign c (failed_uncertain, same keys), giftjobs orders retry --campaign c --new-key (failed_final, once fixed)",
+    );
+  });
 });
