@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import express, { type Request, type Response, Router } from "express";
 import { storedState } from "../campaigns/state.js";
-import { campaignSummary } from "../campaigns/summary.js";
+import { type CampaignSummary, campaignSummary } from "../campaigns/summary.js";
 import type { WorkerBeats } from "../campaigns/worker-beats.js";
 import { UserError } from "../errors/user-error.js";
 import { CAMPAIGN_NAME, type Ledger } from "../ledger/ledger.js";
@@ -47,6 +47,7 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
   const { ledger, boardPath, log, workers, history } = options;
   const minutes = async (campaign: string): Promise<MinutePoint[]> =>
     history ? history.read(campaign) : [];
+  const sparks = new SparkHistories(minutes);
   const mayAct = options.mayAct ?? (() => true);
   const meter = new RateMeter();
   const csrf = new CsrfToken();
@@ -117,11 +118,7 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
 
   router.get(["/", "/campaigns"], async (_req, res) => {
     const campaigns = await campaignOverviews(ledger, meter, workers);
-    const histories = new Map(
-      await Promise.all(
-        campaigns.map(async (c) => [c.campaign, await minutes(c.campaign)] as const),
-      ),
-    );
+    const histories = await sparks.read(campaigns);
     page(res, 200, (nonce) => renderCampaignsPage(campaigns, { boardPath, nonce, histories }));
   });
   router.get("/campaigns.json", async (_req, res) => {
@@ -198,4 +195,32 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
     },
   );
   return router;
+}
+
+/**
+ * The histories of the list's sparklines, each read again only when its campaign's counts
+ * moved (only a transition from sending to an end writes the minutes hash, and it moves the
+ * counts in the same script): a page that updates every 5 s does not read every finished
+ * campaign's whole history each time. The campaign's own page always reads it afresh.
+ */
+class SparkHistories {
+  private readonly cache = new Map<string, { stamp: string; points: MinutePoint[] }>();
+
+  constructor(private readonly minutes: (campaign: string) => Promise<MinutePoint[]>) {}
+
+  async read(campaigns: CampaignSummary[]): Promise<Map<string, MinutePoint[]>> {
+    const listed = new Set(campaigns.map((c) => c.campaign));
+    for (const name of this.cache.keys()) if (!listed.has(name)) this.cache.delete(name);
+    const entries = await Promise.all(
+      campaigns.map(async (c) => {
+        const stamp = [c.queued, c.in_flight, c.submitted, c.completed, c.failed_final].join("/");
+        const hit = this.cache.get(c.campaign);
+        if (hit?.stamp === stamp) return [c.campaign, hit.points] as const;
+        const points = await this.minutes(c.campaign);
+        this.cache.set(c.campaign, { stamp, points });
+        return [c.campaign, points] as const;
+      }),
+    );
+    return new Map(entries);
+  }
 }

@@ -93,6 +93,7 @@ td.money div { margin-bottom: .2rem; }
 .amount { white-space: nowrap; }
 td.times { white-space: nowrap; font-size: .8rem; }
 td.reason { max-width: 28rem; overflow-wrap: anywhere; }
+table.failures td { overflow-wrap: anywhere; }
 code { overflow-wrap: anywhere; }
 .chart { margin: 0 0 1rem; max-width: 100%; }
 .chart svg { max-width: 100%; height: auto; }

@@ -81,5 +81,7 @@ export function waitingBanner(list: WaitingRows[], campaignsPath: string): strin
     list,
     (c) => `<a href="/campaigns/${encodeURIComponent(c)}">${escapeHtml(c)}</a>`,
   );
-  return `<div id="giftjobs-rows" role="status" style="${style}"><a href="${escapeHtml(campaignsPath)}"><strong>&larr; Campaigns</strong></a> · <span class="waiting">${line}</span></div>`;
+  // Drawn with the page: the orders queue's description (polled) is the live line.
+  const at = new Date().toISOString().slice(11, 19);
+  return `<div id="giftjobs-rows" role="status" style="${style}"><a href="${escapeHtml(campaignsPath)}"><strong>&larr; Campaigns</strong></a> · <span class="waiting">${line}</span> <small>(at ${at} UTC)</small></div>`;
 }

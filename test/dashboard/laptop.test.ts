@@ -20,6 +20,8 @@ import { eventually } from "../helpers/wait-for.js";
 /** Screenshots of the pages at a laptop's width, overwritten by each run (gitignored). */
 const SHOTS = `${ARTIFACTS}screenshots/`;
 const WIDTH = 1280;
+/** A reference of one long word: it must wrap, not widen the page. */
+const LONG_REFERENCE = `HR-${"X".repeat(300)}`;
 const REFUSED = "validation_error: distribution_method.email_address is not valid";
 
 const ids = (label: string, n: number) => Array.from({ length: n }, (_, i) => `${label}${i}`);
@@ -32,7 +34,12 @@ const ids = (label: string, n: number) => Array.from({ length: n }, (_, i) => `$
  */
 async function seed(ledger: Ledger, redis: Redis, prefix: string): Promise<void> {
   await ledger.register("done-fails", { execution_mode: "sync" });
-  await ledger.record("done-fails", oneRowOrders("done-fails", ids("f", 30)));
+  await ledger.record(
+    "done-fails",
+    oneRowOrders("done-fails", ids("f", 30), {
+      row: (i) => (i === 0 ? { reference: LONG_REFERENCE } : {}),
+    }),
+  );
   for (let n = 1; n <= 25; n++)
     await ledger.transition("done-fails", n, ["queued"], "failed_final", {
       error_type: "validation_error",
@@ -166,6 +173,12 @@ describe("the dashboard on a laptop (1280 px)", () => {
         1,
       );
       expect(await page.locator('tr[data-campaign="wide-money"] td.money div').count()).toBe(4);
+      // A campaign's first ended row brings its sparkline on the next read.
+      const pausedSpark = page.locator('tr[data-campaign="paused-q"] svg.spark');
+      expect(await pausedSpark.count()).toBe(0);
+      await ledger.transition("paused-q", 1, ["queued"], "completed", { order_id: "P-1" });
+      await page.reload();
+      expect(await pausedSpark.count()).toBe(1);
       await page.screenshot({ path: `${SHOTS}campaigns.png`, fullPage: true });
       await assertFits(page, "campaigns");
     });
@@ -199,6 +212,7 @@ describe("the dashboard on a laptop (1280 px)", () => {
         "lines 27, 28, 29",
         "giftjobs orders reconcile --campaign done-fails, then giftjobs orders retry --campaign done-fails (an order may exist: the same key)",
       ]);
+      expect(await page.locator("table.failures").textContent()).toContain(LONG_REFERENCE);
       await page.screenshot({ path: `${SHOTS}campaign.png`, fullPage: true });
       await assertFits(page, "campaign page");
       // Filtered to one status, the groups are of that status only.
