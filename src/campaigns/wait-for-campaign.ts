@@ -105,3 +105,14 @@ export function failureLine(campaign: string, failures: FailureCounts): string {
   const what = parts.length ? parts.join(" and ") : "rows failed";
   return `campaign ${campaign}: ${what}; each row's error: giftjobs orders report --campaign ${campaign}; to send them again: ${again}`;
 }
+
+/**
+ * What holds a campaign back, for the line of a wait that timed out: `; it is PAUSED: REASON`
+ * or `; it is STALLED (REASON): MESSAGE`, else "".
+ */
+export function heldBack(status: CampaignStatus): string {
+  if (status.paused) return `; it is PAUSED: ${status.paused.reason}`;
+  if (status.stalled)
+    return `; it is STALLED (${status.stalled.reason}): ${status.stalled.message}`;
+  return "";
+}

@@ -1,6 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { pauseCampaign } from "../../src/campaigns/control.js";
 import { campaignStatus, pendingRows } from "../../src/campaigns/status.js";
 import { failureLine } from "../../src/campaigns/wait-for-campaign.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
@@ -69,6 +70,25 @@ describe("why a wait fails", () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
       "giftjobs: campaign u: 2 rows failed_uncertain (internal server error: 2); each row's error: giftjobs orders report --campaign u; to send them again: giftjobs orders retry --campaign u (same keys: an order may exist)\n",
+    );
+  }, 120_000);
+
+  it("a wait that times out on a paused campaign says it is paused, and why", async () => {
+    const env = await envs.setup("wait-paused");
+    await importRows(env, "held-up", 2);
+    await pauseCampaign(env.ledger, "held-up", "paused by operator");
+    const run = await giftjobs(env, [
+      "orders",
+      "status",
+      "--campaign",
+      "held-up",
+      "--wait",
+      "--timeout",
+      "1",
+    ]);
+    expect(run.code).toBe(124);
+    expect(run.stderr).toBe(
+      "giftjobs: timed out after 1 s waiting for campaign held-up: 0 of 2 rows done; it is PAUSED: paused by operator\n",
     );
   }, 120_000);
 

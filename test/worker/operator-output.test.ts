@@ -31,7 +31,7 @@ describe("operator output", () => {
       GIFTJOBS_LOG_LEVEL: "info",
     };
 
-    // No worker yet: the wait gives up, in one line, with exit 124.
+    // No worker yet: the wait gives up, in one line saying why, with exit 124.
     const waited = await runCli(
       ["orders", "status", "--campaign", "big", "--wait", "--timeout", "1"],
       childEnv,
@@ -39,7 +39,7 @@ describe("operator output", () => {
     expect(waited.code).toBe(124);
     expect(waited.stdout).toBe("");
     expect(waited.stderr.trim()).toBe(
-      "giftjobs: timed out after 1 s waiting for campaign big: 0 of 500 rows done",
+      "giftjobs: timed out after 1 s waiting for campaign big: 0 of 500 rows done; it is STALLED (no_worker): no worker is running: start one with `giftjobs worker`",
     );
 
     const worker = spawnCli(["worker", "--queues", "orders", "--concurrency", "20"], childEnv);

@@ -11,7 +11,7 @@ import {
   campaignStatus,
   pendingRows,
 } from "../../campaigns/status.js";
-import { waitForCampaign, whyFailed } from "../../campaigns/wait-for-campaign.js";
+import { heldBack, waitForCampaign, whyFailed } from "../../campaigns/wait-for-campaign.js";
 import type { WorkerBeats } from "../../campaigns/worker-beats.js";
 import type { Config } from "../../config.js";
 import type { Ledger } from "../../ledger/ledger.js";
@@ -55,7 +55,7 @@ export function registerStatus(orders: Command): void {
                 // One line on stderr; with --json the status document is still the result.
                 if (opts.json) printJson(status);
                 process.stderr.write(
-                  `giftjobs: timed out after ${opts.timeout} s waiting for campaign ${opts.campaign}: ${status.total - pendingRows(status)} of ${status.total} rows done\n`,
+                  `giftjobs: timed out after ${opts.timeout} s waiting for campaign ${opts.campaign}: ${status.total - pendingRows(status)} of ${status.total} rows done${heldBack(status)}\n`,
                 );
                 return 124;
               }
