@@ -1,7 +1,7 @@
 import type { Ledger } from "../ledger/ledger.js";
 import type { CampaignMeta } from "../ledger/types.js";
 import { currencyDecimals, fromUnits } from "../money.js";
-import { type CampaignStatus, statusOf } from "./status.js";
+import { type CampaignStatus, pendingRows, statusOf } from "./status.js";
 import type { WorkerBeats } from "./worker-beats.js";
 
 /** Money of one currency of a campaign: what was recorded, what completed orders cost. */
@@ -20,8 +20,8 @@ export interface CurrencyMoney {
 }
 
 /**
- * One line of `orders list`: the status, plus money, times and Redis memory; `stalled` (of the
- * status) comes last in its JSON, after the fields it had before it existed.
+ * One line of `orders list`: the status, plus money, times, Redis memory and the rows done;
+ * `stalled` (of the status) comes last in its JSON, after the fields it had before it existed.
  */
 export interface CampaignSummary extends CampaignStatus {
   created_at: string | null;
@@ -31,6 +31,11 @@ export interface CampaignSummary extends CampaignStatus {
   archived_at: string | null;
   money: Record<string, CurrencyMoney>;
   redis_bytes: number;
+  /**
+   * Rows at an end: completed + failed_final + failed_uncertain + cancelled (docs/concepts.md,
+   * "Done"); its parts are the status's own fields, shown apart (rowProgress, progressCells).
+   */
+  done: number;
 }
 
 /**
@@ -59,6 +64,7 @@ export async function campaignSummary(
     archived_at: meta.archived_at ?? null,
     money: moneyOf(meta),
     redis_bytes: redisBytes,
+    done: status.total - pendingRows({ ...status, stalled }),
     stalled,
   };
 }

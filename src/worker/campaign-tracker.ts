@@ -192,7 +192,8 @@ export class CampaignTracker {
         rate: Number(rate.toFixed(2)),
         eta_s: Number.isFinite(etaSeconds) ? Math.round(etaSeconds) : null,
       },
-      `campaign ${campaign}: ${done}/${status.total} rows done (${pct}%), ${rate.toFixed(1)} rows/s, ETA ${formatDuration(etaSeconds)}, ${failures} failed`,
+      // Done is completed, failed and cancelled (docs/concepts.md, "Done"): the parts apart.
+      `campaign ${campaign}: ${done}/${status.total} rows done (${pct}%), ${rate.toFixed(1)} rows/s, ETA ${formatDuration(etaSeconds)}, ${failures} failed${status.cancelled ? `, ${status.cancelled} cancelled` : ""}`,
     );
   }
 }

@@ -12,6 +12,8 @@ import {
   resumeCampaign,
 } from "../../campaigns/control.js";
 import { requireCampaign } from "../../campaigns/find-campaign.js";
+import { doneText, rowProgress } from "../../campaigns/progress.js";
+import { storedState } from "../../campaigns/state.js";
 import {
   type CampaignSummary,
   type CurrencyMoney,
@@ -20,6 +22,7 @@ import {
 } from "../../campaigns/summary.js";
 import type { WorkerBeats } from "../../campaigns/worker-beats.js";
 import type { Config } from "../../config.js";
+import { demoCampaignHint } from "../../demo/demo-prefix.js";
 import type { Ledger } from "../../ledger/ledger.js";
 import { action, createContext, printJson } from "../run-action.js";
 import { withServices } from "../services.js";
@@ -36,10 +39,13 @@ export function registerCampaignCommands(orders: Command): void {
     .action(
       action(async (opts: { json?: boolean }) => {
         const ctx = createContext(opts.json);
-        return withServices(ctx.config, async ({ ledger, workers }) => {
+        return withServices(ctx.config, async ({ ledger, redis, workers }) => {
           const all = await listCampaigns(ledger, workers);
           if (opts.json) printJson(all);
           else process.stdout.write(listText(all));
+          // None here: the demo's, if any, are under a prefix of their own; say which.
+          if (!opts.json && all.length === 0)
+            process.stdout.write(await demoCampaignHint(redis, ctx.config.prefix));
           return 0;
         });
       }),
@@ -80,11 +86,17 @@ export function registerCampaignCommands(orders: Command): void {
     "cancel",
     "Cancel a campaign for good: rows not yet sent become cancelled; sent orders are followed to their end.",
     async (ledger, name, workers) => {
+      // Cancelled before: said so, not its count again (a cancel again still takes off the
+      // pending list what a worker may have put back meanwhile).
+      const before = storedState(await ledger.meta(name));
       const cancelled = await cancelCampaign(ledger, name);
       const summary = await campaignSummary(ledger, name, workers);
       return {
         summary,
-        line: `campaign ${name} cancelled: ${number(summary.cancelled)} rows cancelled (${number(cancelled)} orders taken off the pending list); no new order will be created`,
+        line:
+          before === "cancelled"
+            ? `campaign ${name} is already cancelled${since(summary.cancelled_at)}`
+            : `campaign ${name} cancelled: ${number(summary.cancelled)} rows cancelled (${number(cancelled)} orders taken off the pending list); no new order will be created`,
       };
     },
   );
@@ -176,6 +188,11 @@ export { requireCampaign };
 
 const number = (n: number) => n.toLocaleString("en-US");
 
+/** ` (since T)` when known. */
+function since(at: string | null): string {
+  return at ? ` (since ${at})` : "";
+}
+
 function isZero(amount: string): boolean {
   return /^0(?:\.0*)?$/.test(amount);
 }
@@ -188,7 +205,7 @@ function maybeSpent(m: CurrencyMoney): string {
 
 /** A campaign's money, a line per currency: what was recorded and what completed orders cost. */
 export function summaryText(s: CampaignSummary): string {
-  const lines = [`  ${s.state}: ${number(s.total)} rows, ${number(s.completed)} completed`];
+  const lines = [`  ${s.state}: ${doneText(rowProgress(s))}`];
   for (const [currency, m] of Object.entries(s.money)) {
     const budget = m.budget ? `, budget ${m.budget}` : "";
     lines.push(
@@ -208,6 +225,7 @@ function listText(all: CampaignSummary[]): string {
     "QUEUED",
     "SCHEDULED",
     "DONE",
+    "COMPLETED",
     "FAILED",
     "CANCELLED",
     "SPENT",
@@ -223,6 +241,8 @@ function listText(all: CampaignSummary[]): string {
     s.scheduled
       ? `${number(s.scheduled)} from ${s.next_send_at?.slice(0, 16).replace("T", " ")}`
       : "-",
+    // DONE: rows at an end, its parts apart (docs/concepts.md, "Done").
+    number(s.done),
     number(s.completed),
     number(s.failed_final + s.failed_uncertain),
     number(s.cancelled),

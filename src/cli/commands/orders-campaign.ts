@@ -2,7 +2,14 @@ import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { apiKeyFingerprint } from "../../api/client.js";
 import { writeCampaignReport } from "../../campaigns/archive.js";
-import { doneRows, formatDuration, rateAndEta } from "../../campaigns/progress.js";
+import {
+  doneRows,
+  doneText,
+  formatDuration,
+  progressCells,
+  rateAndEta,
+  rowProgress,
+} from "../../campaigns/progress.js";
 import { retryCampaign } from "../../campaigns/retry.js";
 import type { CampaignStall } from "../../campaigns/stall.js";
 import {
@@ -25,6 +32,9 @@ import { withServices } from "../services.js";
 import { requireCampaign } from "./campaigns.js";
 
 const number = (n: number) => n.toLocaleString("en-US");
+
+/** Cells of the --wait bar. */
+const BAR_WIDTH = 30;
 
 export function registerStatus(orders: Command): void {
   orders
@@ -83,7 +93,7 @@ function report(status: CampaignStatus, json?: boolean): void {
   }
   const s = status;
   process.stdout.write(
-    `campaign ${s.campaign} (${s.state}): ${number(s.total)} rows\n` +
+    `campaign ${s.campaign} (${s.state}): ${doneText(rowProgress(s))}\n` +
       `  queued ${number(s.queued)}, in flight ${number(s.in_flight)}, submitted ${number(s.submitted)}\n` +
       (s.scheduled
         ? `  scheduled ${number(s.scheduled)} of the queued rows, the next at ${s.next_send_at}\n`
@@ -139,7 +149,8 @@ async function waitWithBar(
   const { timeoutSeconds, interactive, outage, workers } = options;
   const bar = progressBar(
     interactive,
-    "orders |{bar}| {value}/{total} rows done, {rate} rows/s, ETA {eta_text} {paused}",
+    // Completed, failed and cancelled apart (progressCells): a cancelled campaign is not a full bar.
+    "orders |{cells}| {value}/{total} rows done ({parts}), {rate} rows/s, ETA {eta_text} {paused}",
   );
   // The rate is of the rows done while this command watched, not since the import.
   let first: { at: number; done: number } | undefined;
@@ -159,7 +170,10 @@ async function waitWithBar(
           status.total - done,
         );
         bar.setTotal(status.total);
+        const progress = rowProgress(status);
         bar.update(done, {
+          cells: progressCells(progress, BAR_WIDTH),
+          parts: `${number(progress.completed)} completed, ${number(progress.failed)} failed, ${number(progress.cancelled)} cancelled`,
           rate: rate.toFixed(1),
           eta_text: formatDuration(etaSeconds),
           paused: status.paused

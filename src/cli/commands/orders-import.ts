@@ -191,10 +191,13 @@ function printImportSummary(r: ImportResult): void {
     `campaign ${r.campaign}${r.dry_run ? " (dry run: nothing recorded or enqueued)" : ""}\n`,
   );
   out.write(`  rows ${number(r.rows)}: ${number(r.valid)} valid, ${number(r.invalid)} invalid\n`);
+  // Held: recorded, nothing sent (docs/commands.md, "Importing").
+  const held = r.state === "held" && !r.dry_run;
   if (!r.dry_run) {
-    out.write(
-      `  ${number(r.enqueued)} new, ${number(r.already_known)} already known; ${number(r.orders)} orders enqueued\n`,
-    );
+    const orders = held
+      ? `${number(r.orders)} orders recorded, held: nothing is sent until \`giftjobs orders approve --campaign ${r.campaign}\``
+      : `${number(r.orders)} orders enqueued`;
+    out.write(`  ${number(r.enqueued)} new, ${number(r.already_known)} already known; ${orders}\n`);
   }
   for (const [currency, t] of Object.entries(r.totals)) {
     out.write(
@@ -210,10 +213,6 @@ function printImportSummary(r: ImportResult): void {
       `  report rows left out (${leftOutText(new Map(Object.entries(r.left_out)))}): only failed_final and cancelled rows are sent again\n`,
     );
   if (r.error_file) out.write(`  invalid rows written to ${r.error_file}\n`);
-  if (r.state === "held" && !r.dry_run)
-    out.write(
-      `  held: nothing is sent until \`giftjobs orders approve --campaign ${r.campaign}\`\n`,
-    );
 }
 
 function printRefusal(error: ImportRefused): void {
