@@ -4,12 +4,19 @@ import type { RetryOptions } from "../../src/catalog/retry-policy.js";
 import { ShrinkRefusedError } from "../../src/catalog/shrink-refused-error.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import { SyncLockHeldError } from "../../src/catalog/sync-lock.js";
+import { LockHeldError } from "../../src/db/advisory-lock.js";
+import type { Database } from "../../src/db/open-database.js";
 import { type Logger, silentLogger } from "../../src/log.js";
 import type { CatalogSyncJobData, CatalogSyncJobResult } from "./job.js";
 
 export interface CatalogSyncDeps {
   client: ApiClient;
   dataDir: string;
+  /**
+   * PostgreSQL when the catalog is kept there: the sync is one transaction, so a job that dies
+   * mid-sync starts again from page 1 (docs/catalog-database.md, "Syncing").
+   */
+  database?: Database;
   /** Configured X-Api-Version, recorded when the service does not echo one. */
   apiVersion?: string;
   /** @defaultValue silent */
@@ -42,6 +49,7 @@ export function createCatalogSyncProcessor(
       const result = await syncCatalog({
         client: deps.client,
         dataDir: deps.dataDir,
+        database: deps.database,
         apiVersion: deps.apiVersion,
         retry: deps.retry,
         keep: deps.keep,
@@ -74,7 +82,8 @@ export function createCatalogSyncProcessor(
     } catch (error) {
       // Fetching the same smaller catalog again would be refused again: do not retry.
       if (error instanceof ShrinkRefusedError) throw new UnrecoverableError(error.message);
-      if (error instanceof SyncLockHeldError && token)
+      // Another sync into the same store, through the file lock or the database's.
+      if ((error instanceof SyncLockHeldError || error instanceof LockHeldError) && token)
         return waitForOtherSync(job, token, deps, log);
       throw error;
     }

@@ -116,7 +116,7 @@ async function writeSnapshot(
     duration_ms: Date.now() - started,
   });
   await writeChanges(client, id, diff);
-  await publish(client, id, manifest, diff);
+  await publishSnapshotRow(client, id, manifest, diff, true);
   return {
     snapshot: name,
     dir: databaseSnapshotLabel(database, name),
@@ -126,7 +126,11 @@ async function writeSnapshot(
 }
 
 /** The diff as rows of catalog_changes: one per added or removed code, one per changed field. */
-async function writeChanges(client: pg.ClientBase, id: string, diff: CatalogDiff): Promise<void> {
+export async function writeChanges(
+  client: pg.ClientBase,
+  id: string,
+  diff: CatalogDiff,
+): Promise<void> {
   const copy = CopyWriter.start(
     client,
     "catalog_changes (snapshot_id, code, name, change, field, old_value, new_value)",
@@ -164,12 +168,13 @@ async function writeChanges(client: pg.ClientBase, id: string, diff: CatalogDiff
   await copy.finish();
 }
 
-/** Completes the snapshot's row and makes it current, inside the sync's transaction. */
-async function publish(
+/** Completes the snapshot's row and (`current`) makes it current, inside the caller's transaction. */
+export async function publishSnapshotRow(
   client: pg.ClientBase,
   id: string,
   manifest: SnapshotManifest,
   diff: CatalogDiff,
+  current: boolean,
 ): Promise<void> {
   await client.query(
     `UPDATE catalog_snapshots SET api_version = $2, product_count = $3, pages = $4,
@@ -185,6 +190,7 @@ async function publish(
       JSON.stringify(diff),
     ],
   );
+  if (!current) return;
   await client.query(
     `INSERT INTO catalog_current (only_row, snapshot_id) VALUES (true, $1)
      ON CONFLICT (only_row) DO UPDATE SET snapshot_id = EXCLUDED.snapshot_id`,

@@ -49,6 +49,8 @@ export async function openDatabase(
       connectionString: url,
       max: options.max ?? 4,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+      // A command that ends leaves no idle connection keeping the process alive.
+      allowExitOnIdle: true,
       // Every connection finds giftjobs' tables first, so the SQL names them unqualified.
       options: `-c search_path=${quoteSchema(settings.databaseSchema)},public`,
     });

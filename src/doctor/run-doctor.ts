@@ -37,7 +37,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const [redis, service, catalog] = await Promise.all([
     inspectRedis(config, config.prefix).then(redisChecks),
     serviceCheck(client, config.apiUrl),
-    snapshotCheck(config.dataDir, options.maxSnapshotAgeHours ?? 26),
+    snapshotCheck(config, options.maxSnapshotAgeHours ?? 26),
   ]);
   const checks = [...redis, service, catalog];
   return { ok: checks.every((c) => c.ok), checks };

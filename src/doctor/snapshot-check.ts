@@ -1,23 +1,33 @@
+import { openCatalogStore } from "../catalog/catalog-store.js";
 import { openCurrentSnapshot } from "../catalog/current-snapshot.js";
+import type { DatabaseSettings } from "../db/open-database.js";
 import { type DoctorCheck, failed, passed } from "./doctor-check.js";
 
-/** The current catalog snapshot exists and is younger than `maxAgeHours`. */
+/**
+ * The current catalog snapshot exists and is younger than `maxAgeHours`, in the configured
+ * store: the data dir's files, or PostgreSQL (which must answer, its schema current).
+ */
 export async function snapshotCheck(
-  dataDir: string,
+  settings: { dataDir: string } & Partial<DatabaseSettings>,
   maxAgeHours: number,
   now = Date.now(),
 ): Promise<DoctorCheck> {
   let snapshot: Awaited<ReturnType<typeof openCurrentSnapshot>>;
   try {
-    snapshot = await openCurrentSnapshot(dataDir);
+    const store = await openCatalogStore(settings);
+    try {
+      snapshot = await openCurrentSnapshot(store);
+    } finally {
+      await store.close();
+    }
   } catch (error) {
     return failed("catalog", `the current snapshot cannot be read: ${(error as Error).message}`);
   }
   if (!snapshot) {
-    return failed(
-      "catalog",
-      `no catalog snapshot in ${dataDir} (GIFTJOBS_DATA_DIR): run giftjobs catalog sync`,
-    );
+    const where = settings.databaseUrl
+      ? `PostgreSQL schema ${settings.databaseSchema ?? "giftjobs"} (GIFTJOBS_DATABASE_URL)`
+      : `${settings.dataDir} (GIFTJOBS_DATA_DIR)`;
+    return failed("catalog", `no catalog snapshot in ${where}: run giftjobs catalog sync`);
   }
   const hours = (now - Date.parse(snapshot.manifest.fetched_at)) / 3_600_000;
   const age = hours < 1 ? `${Math.round(hours * 60)} min` : `${hours.toFixed(1)} h`;

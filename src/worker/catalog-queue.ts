@@ -7,7 +7,7 @@ import type { QueueContext, QueueRunner } from "./queue-runner.js";
 
 /** The `catalog` queue's worker (jobs/catalog/process.ts): one sync at a time. */
 export function startCatalogQueue(context: QueueContext): QueueRunner {
-  const { options, connection, log, active } = context;
+  const { options, connection, log, active, database } = context;
   const { config } = options;
   const hooks = options.hooks ?? {};
   const processor = createCatalogSyncProcessor({
@@ -15,6 +15,8 @@ export function startCatalogQueue(context: QueueContext): QueueRunner {
     // The catalog sync's requests are counted like the order workers' ones.
     client: apiClientFor(config, hooks.onResponse),
     dataDir: config.dataDir,
+    // PostgreSQL when configured: the snapshot is published there (docs/catalog-database.md).
+    database,
     apiVersion: config.apiVersion,
     log,
   });

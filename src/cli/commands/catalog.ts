@@ -7,6 +7,7 @@ import {
 } from "../../../jobs/catalog/schedule.js";
 import { apiClientFor } from "../../api/client-for-config.js";
 import type { RawProduct } from "../../api/schemas.js";
+import { openCatalogStore } from "../../catalog/catalog-store.js";
 import { requireCurrentSnapshot } from "../../catalog/current-snapshot.js";
 import { diffSummaryLine, diffText } from "../../catalog/diff-text.js";
 import { isOrderable } from "../../catalog/orderable.js";
@@ -29,6 +30,7 @@ import { commandClient, connectRedis, type RedisConnection } from "../../redis/c
 import { assertRedisAnswers, RedisDownError } from "../../redis/redis-down.js";
 import { collect, wholeNumber } from "../option-parsers.js";
 import { action, type CommandContext, createContext, printJson } from "../run-action.js";
+import { registerImportFiles } from "./catalog-import-files.js";
 
 interface SyncFlags {
   orderableOnly?: boolean;
@@ -85,6 +87,7 @@ async function runSync(flags: SyncFlags): Promise<number> {
     result = await syncCatalog({
       client: apiClientFor(ctx.config),
       dataDir: ctx.config.dataDir,
+      database: (await openCatalogStore(ctx.config)).database,
       apiVersion: ctx.config.apiVersion,
       filters,
       allowShrink: Boolean(flags.allowShrink),
@@ -166,7 +169,7 @@ async function pushedStates(ctx: CommandContext): Promise<ProductOverrideMap> {
 async function runShow(flags: ShowFlags): Promise<number> {
   const ctx = createContext(Boolean(flags.json));
   const country = flags.country === undefined ? undefined : countryCode("--country", flags.country);
-  const snapshot = await requireCurrentSnapshot(ctx.config.dataDir);
+  const snapshot = await requireCurrentSnapshot(await openCatalogStore(ctx.config));
   await snapshot.verifyProducts();
   const overlay = productOverlay(await pushedStates(ctx), snapshot.manifest.fetched_at);
   const selected = (product: RawProduct) =>
@@ -212,7 +215,7 @@ async function runShow(flags: ShowFlags): Promise<number> {
 
 async function runDiff(flags: { json?: boolean }): Promise<number> {
   const ctx = createContext(Boolean(flags.json));
-  const snapshot = await requireCurrentSnapshot(ctx.config.dataDir);
+  const snapshot = await requireCurrentSnapshot(await openCatalogStore(ctx.config));
   const diff = await snapshot.diff();
   if (!diff) throw new UserError(`snapshot ${snapshot.name} has no diff.json`);
   if (ctx.json) printJson(diff);
@@ -309,4 +312,5 @@ export function register(program: Command): void {
     .description("Remove the catalog-sync job scheduler.")
     .option("--json", "print one JSON document")
     .action(action(runUnschedule));
+  registerImportFiles(catalog);
 }
