@@ -42,6 +42,8 @@ export interface ImportCommand {
   delimiter?: string;
   decimalComma?: boolean;
   sheet?: string;
+  /** --header-row N: the header's line (row); else it is found among the first rows. */
+  headerRow?: number;
   maxUnzippedMb?: number;
   catalogCheck: boolean;
   balanceCheck: boolean;
@@ -76,6 +78,8 @@ export interface ImportTerminal {
   /** Shows the plan and asks whether to spend: true for yes. */
   ask(plan: SpendPlan): Promise<boolean>;
   onHeader: NonNullable<ReadOrderRowsOptions["onHeader"]>;
+  /** Told of each totals row the reader leaves out. */
+  onTotalsRow?: ReadOrderRowsOptions["onTotalsRow"];
   onDecimalComma(assumed: boolean): void;
   onProgress(progress: ImportProgress): void;
 }
@@ -156,7 +160,12 @@ export function importOptionsOf(prepared: PreparedImport, terminal: ImportTermin
     defaultTemplateId: c.templateId ?? settings.templateId,
     distribution: c.distribution,
     map: c.map,
-    header: { strictColumns: c.strictColumns, onHeader: terminal.onHeader },
+    header: {
+      strictColumns: c.strictColumns,
+      headerRow: c.headerRow,
+      onHeader: terminal.onHeader,
+      onTotalsRow: terminal.onTotalsRow,
+    },
     delimiter: c.delimiter,
     decimalComma: c.decimalComma,
     onDecimalComma: terminal.onDecimalComma,

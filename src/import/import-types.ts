@@ -49,8 +49,8 @@ export interface ImportOptions {
    */
   distribution?: Distribution;
   map?: Record<string, string>;
-  /** `strictColumns` and `onHeader` of the CSV reader. */
-  header?: Pick<ReadOrderRowsOptions, "strictColumns" | "onHeader">;
+  /** `strictColumns`, `headerRow`, `onHeader` and `onTotalsRow` of the file readers. */
+  header?: Pick<ReadOrderRowsOptions, "strictColumns" | "onHeader" | "headerRow" | "onTotalsRow">;
   delimiter?: string;
   /** The sheet of an .xlsx workbook. @defaultValue its first sheet */
   sheet?: string;

@@ -2,7 +2,7 @@ import { stat } from "node:fs/promises";
 import { type Command, Option } from "commander";
 import { UserError } from "../../errors/user-error.js";
 import { parseColumnMap } from "../../import/header/column-map.js";
-import { headerReportText } from "../../import/header/header-report.js";
+import { FileNotes } from "../../import/header/header-report.js";
 import {
   type ImportCommand,
   type ImportEnd,
@@ -78,7 +78,15 @@ export function registerImport(orders: Command): void {
       "face_value uses ',' as its decimal mark (25,50); assumed with --delimiter ';'",
     )
     .option("--no-decimal-comma", "face_value uses '.' even in a ';'-separated file")
-    .option("--sheet <name>", "the sheet of an .xlsx workbook to read (default: the first)")
+    .option(
+      "--sheet <name>",
+      "the sheet of an .xlsx workbook to read, hidden or not (default: the first visible one)",
+    )
+    .option(
+      "--header-row <n>",
+      "the line (in an .xlsx, the row) the header is on; rows above it are left out (default: found among the first 20)",
+      (value: string) => wholeNumber("--header-row", value, 1),
+    )
     .option(
       "--max-unzipped-mb <n>",
       "the most an .xlsx workbook may unpack to, in MB (default 200, with a check of how far each part unpacks)",
@@ -111,6 +119,8 @@ async function runImport(file: string, opts: ImportFlags): Promise<number> {
 
 async function importFile(file: string, opts: ImportFlags): Promise<number> {
   const ctx = createContext(opts.json);
+  // What was read and left out of the file: said as it is read, and in --json's `file`.
+  const notes = new FileNotes();
   const budgets = (opts.budget ?? []).map(parseBudget);
   const map = opts.map ? parseColumnMap(opts.map) : undefined;
   const currency =
@@ -135,7 +145,8 @@ async function importFile(file: string, opts: ImportFlags): Promise<number> {
       withServices: (fn) => withServices(ctx.config, fn),
       log: ctx.log,
       ...terminalPrompt({ input: process.stdin, output: process.stderr }, () => bar.stop()),
-      onHeader: (h) => process.stderr.write(headerReportText(h)),
+      onHeader: (h) => process.stderr.write(notes.onHeader(h)),
+      onTotalsRow: (t) => process.stderr.write(notes.onTotalsRow(t)),
       onDecimalComma: (assumed) => {
         if (assumed)
           process.stderr.write(
@@ -151,11 +162,21 @@ async function importFile(file: string, opts: ImportFlags): Promise<number> {
         bar.update(value, { phase: p.phase, rows: p.rows, enqueued: p.enqueued });
       },
       ended: () => bar.stop(),
-      print: (end) => printEnd(end, opts.json),
+      print: (end) => printEnd(withFileNotes(end, notes), opts.json),
     });
   } finally {
     bar.stop();
   }
+}
+
+/**
+ * The end with what the file's reading left to say: totals rows past the few told one by one
+ * (on stderr, now), and `file` in --json (docs/order-files.md, "Spreadsheets as exported").
+ */
+function withFileNotes(end: ImportEnd, notes: FileNotes): ImportEnd {
+  process.stderr.write(notes.endText());
+  const file = notes.json();
+  return file === undefined ? end : { ...end, json: Object.assign({}, end.json, { file }) };
 }
 
 /** How the import ended, on stdout and stderr. */

@@ -1,5 +1,7 @@
 import type { RowError } from "../validation/row-error.js";
 import { synonymField } from "./header-synonyms.js";
+import { mapCandidate, mapOption } from "./map-suggestion.js";
+import { cutName, NAMES_LISTED, nameList, shownName } from "./name-list.js";
 
 /** The fields an order row may hold besides `metadata.<key>` columns. */
 export const ORDER_FIELDS = [
@@ -91,7 +93,7 @@ function canonicalField(name: string): string | undefined {
 }
 
 function unknownMessage(source: string, index: number): string {
-  const label = source.trim() ? JSON.stringify(source.trim()) : `number ${index + 1} (no name)`;
+  const label = source.trim() ? shownName(source.trim()) : `number ${index + 1} (no name)`;
   return (
     `unknown column ${label}: expected ${ORDER_FIELDS.join(", ")} or metadata.<key>` +
     ` (rename a column with --map 'Header=field')`
@@ -114,7 +116,7 @@ export function resolveHeader(
   const single = names.length === 1 ? names[0] : undefined;
   if (single?.includes(";")) {
     // A one-column header holding ';' is a ';' file read with ','; say so, not "unknown column".
-    const message = `the header has one column ${JSON.stringify(single)}: is the file ';'-separated? use --delimiter ';'`;
+    const message = `the header has one column ${shownName(single)}: is the file ';'-separated? use --delimiter ';'`;
     return { ok: false, errors: [{ line, column: "", message }] };
   }
   const errors: RowError[] = [];
@@ -141,7 +143,11 @@ export function resolveHeader(
     }
     if (field === undefined) {
       if (named || options.strictColumns) {
-        errors.push({ line, column: name, message: unknownMessage(mapped ?? source, index) });
+        errors.push({
+          line,
+          column: cutName(name),
+          message: unknownMessage(mapped ?? source, index),
+        });
       } else ignored.push({ index, name });
       fields.push("");
       return;
@@ -150,18 +156,101 @@ export function resolveHeader(
     const earlier = seen.get(field);
     if (earlier !== undefined) {
       const both =
-        earlier === name ? "" : ` (columns ${JSON.stringify(earlier)} and ${JSON.stringify(name)})`;
+        earlier === name ? "" : ` (columns ${shownName(earlier)} and ${shownName(name)})`;
       errors.push({ line, column: field, message: `duplicate column ${field}${both}` });
     }
     seen.set(field, name);
     fields.push(field);
   });
-  for (const required of REQUIRED_FIELDS) {
-    if (required === "email" && options.emailOptional) continue;
+  const missing = REQUIRED_FIELDS.filter((required) => {
+    if (required === "email" && options.emailOptional) return false;
     const standIns = STAND_INS[required] ?? [];
-    if (!seen.has(required) && !standIns.some((field) => seen.has(field))) {
-      errors.push({ line, column: required, message: `missing required column ${required}` });
+    return !seen.has(required) && !standIns.some((field) => seen.has(field));
+  });
+  // Columns no field claimed (ignored, or unknown with --strict-columns): candidates for --map.
+  const unclaimed = names.filter(
+    (name, i) => fields[i] === "" && name.trim() !== "" && !isFixListColumn(name),
+  );
+  errors.push(...missingErrors(missing, names, unclaimed, line));
+  return errors.length > 0
+    ? { ok: false, errors: boundErrors(errors, line) }
+    : { ok: true, fields, renamed, ignored };
+}
+
+/**
+ * A missing required column, with the file's headers (bounded) on the first, and the `--map`
+ * that would fix each when an unclaimed header looks like its field (docs/order-files.md,
+ * "Spreadsheets as exported").
+ */
+function missingErrors(
+  missing: readonly string[],
+  names: readonly string[],
+  unclaimed: readonly string[],
+  line: number,
+): RowError[] {
+  const headers = names.map((n) => n.trim()).filter((n) => n !== "");
+  const taken = new Set<string>();
+  return missing.map((field, i) => {
+    const parts = [`missing required column ${field}`];
+    if (i === 0)
+      parts.push(
+        headers.length > 0 ? `the file's headers: ${nameList(headers)}` : "the header is empty",
+      );
+    const candidate = mapCandidate(
+      unclaimed.filter((name) => !taken.has(name)),
+      field,
+    );
+    if (candidate !== undefined) {
+      taken.add(candidate);
+      parts.push(`try ${mapOption(candidate, field)}`);
+    } else if (i === 0 && unclaimed.length > 0) {
+      parts.push(`name its column with ${mapOption("Header", field)}`);
     }
+    return { line, column: field, message: parts.join("; ") };
+  });
+}
+
+/**
+ * Errors of one kind past NAMES_LISTED are summed up in one more: a header of 100,000 unknown
+ * columns is refused in a short line.
+ */
+function boundErrors(errors: RowError[], line: number): RowError[] {
+  const kinds = new Map<string, number>();
+  const kept: RowError[] = [];
+  for (const error of errors) {
+    const kind = error.message.startsWith("unknown column")
+      ? "unknown columns"
+      : error.message.startsWith("duplicate column")
+        ? "duplicate columns"
+        : "";
+    const count = (kinds.get(kind) ?? 0) + 1;
+    kinds.set(kind, count);
+    if (kind === "" || count <= NAMES_LISTED) kept.push(error);
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, fields, renamed, ignored };
+  for (const [kind, count] of kinds) {
+    if (kind !== "" && count > NAMES_LISTED)
+      kept.push({
+        line,
+        column: "",
+        message: `and ${(count - NAMES_LISTED).toLocaleString("en-US")} more ${kind}`,
+      });
+  }
+  return kept;
+}
+
+/**
+ * How many of a row's cells name a column the import knows (a field, a synonym, a
+ * `metadata.<key>` or a `--map` source): how a header row is told from a title row above it.
+ */
+export function knownColumns(
+  names: readonly string[],
+  map: Readonly<Record<string, string>> = {},
+): number {
+  let known = 0;
+  for (const source of names) {
+    const name = source.trim();
+    if (name === "") continue;
+    if (Object.hasOwn(map, name) || canonicalField(name) || synonymField(name)) known += 1;
+  }
+  return known;
 }

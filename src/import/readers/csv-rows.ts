@@ -1,8 +1,10 @@
 import { createReadStream } from "node:fs";
-import type { Readable } from "node:stream";
+import { type Readable, Transform } from "node:stream";
 import { CsvError, type Options, parse } from "csv-parse";
 import { UserError } from "../../errors/user-error.js";
 import { type IgnoredColumn, type RenamedColumn, resolveHeader } from "../header/header.js";
+import { type FoundHeader, HeaderRowError, HeaderSearch } from "../header/header-row.js";
+import { type TotalsRow, totalsLabel } from "../header/totals-row.js";
 import type { RowError } from "../validation/row-error.js";
 import { isFixListHeader, readFixListCells } from "./fix-list-cell.js";
 import { OrderFileError } from "./order-file-error.js";
@@ -55,6 +57,15 @@ export interface ReadOrderRowsOptions {
   onHeader?: (header: HeaderReport) => void;
   /** Told before each row is yielded: bytes of the input parsed up to its end (progress). */
   onPosition?: (bytes: number) => void;
+  /**
+   * The line (an .xlsx: the row) the header is on, `--header-row N`: the rows above it are left
+   * out. @defaultValue found among the first rows (header-row.ts)
+   */
+  headerRow?: number;
+  /** Told of each totals row left out of the orders (totals-row.ts). */
+  onTotalsRow?: (row: TotalsRow) => void;
+  /** The text's encoding, when not UTF-8: UTF-16 with a BOM. @defaultValue UTF-8 */
+  encoding?: "utf-16le" | "utf-16be";
 }
 
 /** How the header's columns were matched: reported once, before the first row. */
@@ -67,6 +78,15 @@ export interface HeaderReport {
   renamed: RenamedColumn[];
   /** Columns that map to no field: kept out of the orders. */
   ignored: IgnoredColumn[];
+  /** Lines (rows) of the non-blank rows above the header, left out: title rows. */
+  skipped: number[];
+  /** How the header was found: searched for, or named by `--header-row`. */
+  by: "search" | "option";
+  /**
+   * An .xlsx workbook's sheet read, its hidden sheets skipped, and how many sheets it holds
+   * (the sheet is named in messages when it has others).
+   */
+  sheet?: { name: string; hidden: string[]; count: number };
 }
 
 /**
@@ -151,6 +171,7 @@ export function isBlank(cells: readonly string[]): boolean {
 
 function fileError(label: string, error: unknown, lines: LineTracker): Error {
   if (error instanceof OrderFileError || error instanceof UserError) return error;
+  if (error instanceof HeaderRowError) return new OrderFileError(label, [error.error]);
   if (error instanceof CsvError) {
     const context = error as CsvError & { empty_lines?: number };
     const line = lines.peek(context.empty_lines ?? 0);
@@ -169,11 +190,68 @@ function fileError(label: string, error: unknown, lines: LineTracker): Error {
   return error as Error;
 }
 
+/** UTF-16 text decoded to UTF-8 for the parser, its BOM left out (TextDecoder's default). */
+function utf16Text(encoding: "utf-16le" | "utf-16be"): Transform {
+  const decoder = new TextDecoder(encoding);
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      done(null, decoder.decode(chunk, { stream: true }));
+    },
+    flush(done) {
+      done(null, decoder.decode());
+    },
+  });
+}
+
+/**
+ * What reading rows needs once the header is found: the header's fields, and how a record is
+ * made an item (undefined: a blank or totals row, left out).
+ */
+function headerFound(
+  found: FoundHeader<ParsedRecord>,
+  label: string,
+  options: ReadOrderRowsOptions,
+): (record: ParsedRecord) => CsvItem | undefined {
+  const { line, names } = found.header;
+  // An error file's cells were escaped as it was written (fix-list-cell.ts).
+  const fixList = isFixListHeader(found.header.row.cells);
+  const resolved = resolveHeader(names, options.map, line, options);
+  if (!resolved.ok) throw new OrderFileError(label, resolved.errors);
+  const header = resolved.fields;
+  const { ignored, renamed } = resolved;
+  options.onHeader?.({
+    line,
+    names: [...names],
+    renamed,
+    ignored,
+    skipped: found.skipped,
+    by: found.by,
+  });
+  // Progress counts the UTF-8 the parser reads; UTF-16 takes about twice the bytes on disk.
+  const scale = options.encoding === undefined ? 1 : 2;
+  return (record) => {
+    const cells = fixList ? readFixListCells(record.cells) : record.cells;
+    if (isBlank(cells)) return undefined;
+    options.onPosition?.(record.bytes * scale);
+    const row = toRow(record.line, header, ignored, cells);
+    const totals = totalsLabel(cells, row.fields);
+    if (totals !== undefined) {
+      options.onTotalsRow?.({ line: record.line, label: totals });
+      return undefined;
+    }
+    if (cells.length === header.length) return row;
+    const message = `row has ${cells.length} fields, header has ${header.length}`;
+    const at = record.line;
+    return { kind: "error", line: at, error: { line: at, column: "", message }, cells: [...cells] };
+  };
+}
+
 /**
  * Reads an order CSV as a stream and yields its data rows one by one: memory does not grow
- * with the file. The header is checked first (missing or duplicate columns, and with
- * `strictColumns` unknown ones, throw an OrderFileError naming its line); a row with the wrong number of fields is yielded as a
- * problem and reading goes on. Blank lines are skipped.
+ * with the file. The header is found first (HeaderSearch: title rows above it are left out)
+ * and checked (missing or duplicate columns, and with `strictColumns` unknown ones, throw an
+ * OrderFileError naming its line); a row with the wrong number of fields is yielded as a
+ * problem and reading goes on. Blank lines and totals rows are skipped.
  */
 export async function* readOrderRows(
   input: Readable | string,
@@ -181,7 +259,8 @@ export async function* readOrderRows(
 ): AsyncGenerator<CsvItem> {
   const label = options.label ?? (typeof input === "string" ? input : "input");
   const delimiter = checkDelimiter(options.delimiter ?? ",");
-  const source = typeof input === "string" ? createReadStream(input) : input;
+  const raw = typeof input === "string" ? createReadStream(input) : input;
+  const source = options.encoding === undefined ? raw : raw.pipe(utf16Text(options.encoding));
   const lines = new LineTracker();
   const parserOptions: Options<ParsedRecord, string[]> = {
     bom: true,
@@ -200,46 +279,51 @@ export async function* readOrderRows(
   };
   // The typings accept an on_record that changes the record type only together with `columns`.
   const parser = parse(parserOptions as unknown as Options);
-  source.on("error", (error: Error) => parser.destroy(error));
+  raw.on("error", (error: Error) => parser.destroy(error));
+  if (source !== raw) source.on("error", (error: Error) => parser.destroy(error));
   source.pipe(parser);
-  let header: string[] | undefined;
-  let ignored: IgnoredColumn[] = [];
-  // An error file's cells were escaped as it was written (fix-list-cell.ts).
-  let fixList = false;
+  const search = new HeaderSearch<ParsedRecord>(options);
+  let item: ((record: ParsedRecord) => CsvItem | undefined) | undefined;
   try {
     for await (const record of parser as AsyncIterable<ParsedRecord>) {
-      const { line, bytes } = record;
-      const cells = fixList ? readFixListCells(record.cells) : record.cells;
-      if (header === undefined) {
-        if (isBlank(cells)) continue;
-        fixList = isFixListHeader(cells);
-        const names = fixList ? readFixListCells(cells) : cells;
-        const resolved = resolveHeader(names, options.map, line, options);
-        if (!resolved.ok) throw new OrderFileError(label, resolved.errors);
-        header = resolved.fields;
-        ignored = resolved.ignored;
-        options.onHeader?.({ line, names: [...names], renamed: resolved.renamed, ignored });
+      if (item !== undefined) {
+        const next = item(record);
+        if (next !== undefined) yield next;
         continue;
       }
-      if (isBlank(cells)) continue;
-      options.onPosition?.(bytes);
-      if (cells.length !== header.length) {
-        const message = `row has ${cells.length} fields, header has ${header.length}`;
-        yield { kind: "error", line, error: { line, column: "", message }, cells: [...cells] };
-        continue;
+      if (isBlank(record.cells)) continue;
+      const names = isFixListHeader(record.cells) ? readFixListCells(record.cells) : record.cells;
+      const found = search.offer({ line: record.line, names, row: record });
+      if (found === undefined) continue;
+      item = headerFound(found, label, options);
+      yield* heldItems(found, item);
+    }
+    if (item === undefined) {
+      const found = search.end();
+      if (found === undefined) {
+        const message = "the file has no header row";
+        throw new OrderFileError(label, [{ line: 1, column: "", message }]);
       }
-      yield toRow(line, header, ignored, cells);
+      item = headerFound(found, label, options);
+      yield* heldItems(found, item);
     }
   } catch (error) {
     throw fileError(label, error, lines);
   } finally {
     parser.destroy();
-    if (typeof input === "string") source.destroy();
-    else source.unpipe(parser);
+    if (source !== raw) source.destroy();
+    if (typeof input === "string") raw.destroy();
+    else raw.unpipe();
   }
-  if (header === undefined) {
-    throw new OrderFileError(label, [
-      { line: 1, column: "", message: "the file has no header row" },
-    ]);
+}
+
+/** The data rows read while the header was searched for, as items. */
+function* heldItems<R>(
+  found: FoundHeader<R>,
+  item: (row: R) => CsvItem | undefined,
+): Generator<CsvItem> {
+  for (const held of found.after) {
+    const next = item(held.row);
+    if (next !== undefined) yield next;
   }
 }

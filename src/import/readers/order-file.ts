@@ -5,7 +5,9 @@ import { type CsvItem, type ReadOrderRowsOptions, readOrderRows } from "./csv-ro
 import { readXlsxRows } from "./xlsx-rows.js";
 
 /** How an order file is read: an .xlsx workbook, or text with a delimiter. */
-export type OrderFileKind = { type: "xlsx" } | { type: "text"; delimiter: string };
+export type OrderFileKind =
+  | { type: "xlsx" }
+  | { type: "text"; delimiter: string; encoding?: "utf-16le" | "utf-16be" };
 
 export interface ReadOrderFileOptions extends ReadOrderRowsOptions {
   /** The sheet of an .xlsx workbook to read. @defaultValue its first sheet */
@@ -20,10 +22,24 @@ function startsWith(bytes: Buffer, magic: readonly number[]): boolean {
   return magic.every((byte, i) => bytes[i] === byte);
 }
 
-/** The first non-blank line of a text sample, BOM left out. */
-function firstLine(sample: Buffer): string {
-  const text = sample.toString("utf8").replace(/^\ufeff/, "");
-  return text.split(/\r\n|\r|\n/).find((line) => line.trim() !== "") ?? "";
+/** The first non-blank line of a text, BOM left out. */
+function firstLine(text: string): string {
+  return (
+    text
+      .replace(/^\ufeff/, "")
+      .split(/\r\n|\r|\n/)
+      .find((line) => line.trim() !== "") ?? ""
+  );
+}
+
+/**
+ * UTF-16 by its BOM, as Excel's "Unicode Text" saves (tab-separated; docs/order-files.md,
+ * "Spreadsheets as exported"); undefined for any other text.
+ */
+function utf16Of(sample: Buffer): "utf-16le" | "utf-16be" | undefined {
+  if (startsWith(sample, [0xff, 0xfe])) return "utf-16le";
+  if (startsWith(sample, [0xfe, 0xff])) return "utf-16be";
+  return undefined;
 }
 
 function count(text: string, char: string): number {
@@ -32,8 +48,8 @@ function count(text: string, char: string): number {
 
 /**
  * What the file is, by its content first and its name second: a zip (`PK\x03\x04`) is an .xlsx
- * workbook whatever its name; an old .xls workbook, UTF-16 text and other binary files are
- * refused. Text is tab-separated when its first line holds more tabs than commas (or, with
+ * workbook whatever its name; an old .xls workbook and other binary files are refused; UTF-16
+ * text with a BOM is read (decoded). Text is tab-separated when its first line holds more tabs than commas (or, with
  * neither, when it is named .tsv), else comma-separated; an explicit `delimiter` wins. A file
  * named .xlsx that is text is read as text when its first line holds a comma or a tab (or the
  * given delimiter): a CSV export given the wrong name; otherwise it is refused.
@@ -57,23 +73,26 @@ export function orderFileKind(
     throw new UserError(
       `${label} is not an .xlsx or CSV file (an old .xls workbook?): save it as .xlsx or CSV`,
     );
-  if (startsWith(sample, [0xff, 0xfe]) || startsWith(sample, [0xfe, 0xff]))
-    throw new UserError(`${label} is UTF-16 text: save it as CSV UTF-8`);
-  const line = firstLine(sample);
+  const encoding = utf16Of(sample);
+  // The sample may end inside a character: TextDecoder replaces it, the first line is whole.
+  const text = encoding ? new TextDecoder(encoding).decode(sample) : sample.toString("utf8");
+  // Binary data: a NUL byte in UTF-8 text; a NUL character in UTF-16 text (its bytes hold many).
+  const binary = encoding ? text.includes("\0") : sample.includes(0);
+  const line = firstLine(text);
   const tabs = count(line, "\t");
   const commas = count(line, ",");
   const separated =
     options.delimiter !== undefined ? line.includes(options.delimiter) : tabs + commas > 0;
-  if ((ext === ".xlsx" || ext === ".xlsm") && (sample.includes(0) || !separated))
+  if ((ext === ".xlsx" || ext === ".xlsm") && (binary || !separated))
     throw new UserError(
       `${label} is not a spreadsheet: an .xlsx file is a zip archive and this one is not (a renamed file?)`,
     );
-  if (sample.includes(0))
-    throw new UserError(`${label} is not a text or .xlsx file: it holds binary data`);
-  if (options.delimiter !== undefined) return { type: "text", delimiter: options.delimiter };
+  if (binary) throw new UserError(`${label} is not a text or .xlsx file: it holds binary data`);
+  const kind = encoding ? { type: "text" as const, encoding } : { type: "text" as const };
+  if (options.delimiter !== undefined) return { ...kind, delimiter: options.delimiter };
   if (tabs > commas || (tabs === 0 && commas === 0 && ext === ".tsv"))
-    return { type: "text", delimiter: "\t" };
-  return { type: "text", delimiter: "," };
+    return { ...kind, delimiter: "\t" };
+  return { ...kind, delimiter: "," };
 }
 
 async function readSample(path: string, label: string): Promise<Buffer> {
@@ -110,5 +129,5 @@ export async function* readOrderFile(
   }
   if (sheet !== undefined)
     throw new UserError(`--sheet is for .xlsx workbooks; ${label} is a text file`);
-  yield* readOrderRows(path, { ...rest, delimiter: kind.delimiter });
+  yield* readOrderRows(path, { ...rest, delimiter: kind.delimiter, encoding: kind.encoding });
 }

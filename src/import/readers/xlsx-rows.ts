@@ -1,6 +1,9 @@
 import ExcelJS from "exceljs";
 import { UserError } from "../../errors/user-error.js";
-import { type IgnoredColumn, resolveHeader } from "../header/header.js";
+import { resolveHeader } from "../header/header.js";
+import { type FoundHeader, HeaderRowError, HeaderSearch } from "../header/header-row.js";
+import { nameList, shownName } from "../header/name-list.js";
+import { totalsLabel } from "../header/totals-row.js";
 import type { RowError } from "../validation/row-error.js";
 import {
   type CsvItem,
@@ -30,7 +33,7 @@ import { fixZipEntriesEnd } from "./zip-entries-end.js";
 import type { UnzipGuard } from "./zip-limits.js";
 
 export interface ReadXlsxRowsOptions extends Omit<ReadOrderRowsOptions, "delimiter"> {
-  /** The sheet to read, by name. @defaultValue the workbook's first sheet */
+  /** The sheet to read, by name, hidden or not. @defaultValue the workbook's first visible sheet */
   sheet?: string;
   /**
    * The most the workbook's entries may unpack to, together; given, an entry's ratio to its
@@ -45,6 +48,10 @@ interface SheetContext {
   label: string;
   options: ReadXlsxRowsOptions;
   strings: SharedStrings;
+  /** The workbook's hidden sheets skipped (none when the sheet was named). */
+  hidden: string[];
+  /** How many sheets the workbook holds: the sheet is named in messages when it has others. */
+  count: number;
   /** Told after each row is read: for options.onPosition. */
   onRow?: () => void;
 }
@@ -78,73 +85,155 @@ function cellProblems(row: SheetRow, header: readonly string[], values: string[]
 }
 
 /**
- * The rows of one worksheet as the CSV reader gives them: the first non-blank row is the
- * header, lines are the sheet's row numbers, blank rows are skipped. A formula, a date or an
- * error value in a column that maps to a field makes the row invalid, naming the cell; in an
- * ignored column it is kept as text (it is never sent).
+ * What reading a sheet's rows needs once its header is found: how a row is made an item
+ * (undefined: a blank or totals row, left out). A formula, a date or an error value in a column
+ * that maps to a field makes the row invalid, naming the cell; in an ignored column it is kept
+ * as text (it is never sent).
+ */
+function headerFound(
+  found: FoundHeader<SheetRow>,
+  context: SheetContext,
+): (row: SheetRow) => CsvItem | undefined {
+  const { options } = context;
+  const { line, names } = found.header;
+  // An error file saved as a workbook: its cells were escaped as it was written (fix-list-cell.ts).
+  const fixList = isFixListHeader(found.header.row.cells);
+  const resolved = resolveHeader(names, options.map, line, options);
+  if (!resolved.ok) throw new OrderFileError(sheetLabel(context), resolved.errors);
+  const header = resolved.fields;
+  const { ignored, renamed } = resolved;
+  const sheet = { name: context.name, hidden: context.hidden, count: context.count };
+  options.onHeader?.({
+    line,
+    names,
+    renamed,
+    ignored,
+    skipped: found.skipped,
+    by: found.by,
+    sheet,
+  });
+  return (row) => {
+    const at = row.number;
+    const cells = fixList ? readFixListCells(row.cells) : row.cells;
+    if (isBlank(cells)) return undefined;
+    const beyond = cells.findIndex((cell, i) => i >= header.length && cell.trim() !== "");
+    // Cells right of the header are blank (or the row is refused): it is the header's width.
+    const width = cells.slice(0, header.length);
+    for (let i = 0; i < header.length; i++) width[i] ??= "";
+    const values = row.problems === undefined ? width : width.slice();
+    const problems = row.problems === undefined ? [] : cellProblems(row, header, values);
+    const item = toRow(at, header, ignored, values);
+    const unread = new Set(problems.map((p) => p.column));
+    const totals = totalsLabel(width, item.fields, unread);
+    if (totals !== undefined) {
+      options.onTotalsRow?.({ line: at, label: totals });
+      return undefined;
+    }
+    if (beyond !== -1) {
+      const cell = `${columnLetters(beyond + 1)}${at}`;
+      const last = columnLetters(header.length);
+      const message = `cell ${cell} is right of the header's last column ${last}: give its column a header or clear it`;
+      return { kind: "error", line: at, error: { line: at, column: "", message }, cells };
+    }
+    if (problems.length === 0) return item;
+    // The error file gets the cells as they were, formulas and dates included.
+    item.cells = width;
+    item.problems = problems;
+    return item;
+  };
+}
+
+/**
+ * The rows of one worksheet as the CSV reader gives them: the header is found among the first
+ * rows (HeaderSearch), lines are the sheet's row numbers, blank and totals rows are skipped.
  */
 async function* sheetItems(
   sheet: AsyncIterable<ExcelJS.Row>,
   context: SheetContext,
 ): AsyncGenerator<CsvItem> {
   const { label, options } = context;
-  let header: string[] | undefined;
-  let ignored: IgnoredColumn[] = [];
-  // An error file saved as a workbook: its cells were escaped as it was written (fix-list-cell.ts).
-  let fixList = false;
-  for await (const raw of sheet) {
-    const row = readRow(raw, context.strings);
-    context.onRow?.();
-    checkRowSize(row, label);
-    const line = row.number;
-    const cells = fixList ? readFixListCells(row.cells) : row.cells;
-    if (isBlank(cells)) continue;
-    if (header === undefined) {
-      fixList = isFixListHeader(cells);
-      const names = trimTrailingEmpty(fixList ? readFixListCells(cells) : cells);
-      const resolved = resolveHeader(names, options.map, line, options);
-      if (!resolved.ok) throw new OrderFileError(label, resolved.errors);
-      header = resolved.fields;
-      ignored = resolved.ignored;
-      options.onHeader?.({ line, names, renamed: resolved.renamed, ignored });
-      continue;
+  const search = new HeaderSearch<SheetRow>(options);
+  let item: ((row: SheetRow) => CsvItem | undefined) | undefined;
+  try {
+    for await (const raw of sheet) {
+      const row = readRow(raw, context.strings);
+      context.onRow?.();
+      checkRowSize(row, label);
+      if (item !== undefined) {
+        const next = item(row);
+        if (next !== undefined) yield next;
+        continue;
+      }
+      if (isBlank(row.cells)) continue;
+      const names = isFixListHeader(row.cells) ? readFixListCells(row.cells) : row.cells;
+      const found = search.offer({ line: row.number, names: trimTrailingEmpty(names), row });
+      if (found === undefined) continue;
+      item = headerFound(found, context);
+      yield* heldItems(found, item);
     }
-    const beyond = cells.findIndex((cell, i) => i >= header!.length && cell.trim() !== "");
-    if (beyond !== -1) {
-      const cell = `${columnLetters(beyond + 1)}${line}`;
-      const last = columnLetters(header.length);
-      const message = `cell ${cell} is right of the header's last column ${last}: give its column a header or clear it`;
-      yield { kind: "error", line, error: { line, column: "", message }, cells };
-      continue;
+    if (item === undefined) {
+      const found = search.end();
+      if (found === undefined) {
+        const message = `sheet ${shownName(context.name)} is empty: no header row`;
+        throw new OrderFileError(label, [{ line: 1, column: "", message }]);
+      }
+      yield* heldItems(found, headerFound(found, context));
     }
-    // Cells right of the header are blank (checked above): the row is the header's width.
-    cells.length = header.length;
-    for (let i = 0; i < cells.length; i++) cells[i] ??= "";
-    const values = row.problems === undefined ? cells : cells.slice();
-    const problems = row.problems === undefined ? [] : cellProblems(row, header, values);
-    if (problems.length === 0) {
-      yield toRow(line, header, ignored, cells);
-      continue;
-    }
-    const item = toRow(line, header, ignored, values);
-    // The error file gets the cells as they were, formulas and dates included.
-    item.cells = cells;
-    item.problems = problems;
-    yield item;
-  }
-  if (header === undefined) {
-    throw new OrderFileError(label, [
-      {
-        line: 1,
-        column: "",
-        message: `sheet ${JSON.stringify(context.name)} is empty: no header row`,
-      },
-    ]);
+  } catch (error) {
+    if (error instanceof HeaderRowError)
+      throw new OrderFileError(sheetLabel(context), [error.error]);
+    throw error;
   }
 }
 
 /**
- * Reads an .xlsx workbook's first sheet (or `sheet`) with exceljs's streaming reader, as the
+ * How a header error names the file: with its sheet when the workbook has others (a hidden
+ * first sheet read by mistake was the puzzle: docs/order-files.md, "Spreadsheets as exported").
+ */
+function sheetLabel(context: SheetContext): string {
+  return context.count > 1 ? `${context.label} (sheet ${shownName(context.name)})` : context.label;
+}
+
+/** The data rows read while the header was searched for, as items. */
+function* heldItems(
+  found: FoundHeader<SheetRow>,
+  item: (row: SheetRow) => CsvItem | undefined,
+): Generator<CsvItem> {
+  for (const held of found.after) {
+    const next = item(held.row);
+    if (next !== undefined) yield next;
+  }
+}
+
+/** Hidden from Excel's tabs: `state="hidden"` or `"veryHidden"` in xl/workbook.xml. */
+function isHidden(sheet: { state?: string }): boolean {
+  return sheet.state === "hidden" || sheet.state === "veryHidden";
+}
+
+/**
+ * The sheet read when none is named: the workbook's first visible one, and the hidden sheets
+ * skipped (docs/order-files.md, "Spreadsheets as exported"). A named sheet is read hidden or
+ * not. A workbook whose sheets are all hidden is refused, listing them.
+ */
+function sheetChoice(
+  model: ReaderModel,
+  label: string,
+  named: string | undefined,
+): { first: string | undefined; hidden: string[]; count: number } {
+  const sheets = model.model?.sheets ?? [];
+  const count = sheets.length;
+  if (named !== undefined) return { first: named, hidden: [], count };
+  const hidden = sheets.filter(isHidden).map((s) => s.name);
+  const first = sheets.find((s) => !isHidden(s))?.name;
+  if (first === undefined && hidden.length > 0)
+    throw new UserError(
+      `${label}: every sheet is hidden (${nameList(hidden, 10)}); name the one to read with --sheet`,
+    );
+  return { first, hidden, count };
+}
+
+/**
+ * Reads an .xlsx workbook's first visible sheet (or `sheet`) with exceljs's streaming reader, as the
  * same items as readOrderRows: the rows are not all held in memory. The shared strings are,
  * compactly (SharedStrings), up to SHARED_STRINGS_LIMITS: a workbook past them is refused in
  * one line. exceljs writes each sheet to a temporary file when it comes before the shared
@@ -182,7 +271,8 @@ export async function* readXlsxRows(
       sheets.came(sheet);
       seen.push(sheet.name);
       const model = reader as unknown as ReaderModel;
-      const first = model.model?.sheets?.[0]?.name ?? sheet.name;
+      const choice = sheetChoice(model, label, options.sheet);
+      const first = choice.first ?? sheet.name;
       const wanted =
         options.sheet === undefined ? sheet.name === first : sheet.name === options.sheet;
       if (found || !wanted) continue;
@@ -191,7 +281,9 @@ export async function* readXlsxRows(
       const onRow = options.onPosition
         ? await sheetPosition(path, model, sheet, parsed, options.onPosition)
         : undefined;
-      yield* sheetItems(sheet, { name: sheet.name, label, options, strings, onRow });
+      const { hidden, count } = choice;
+      const context = { name: sheet.name, label, options, strings, hidden, count, onRow };
+      yield* sheetItems(sheet, context);
     }
     sheets.ended();
   } catch (error) {
@@ -204,7 +296,7 @@ export async function* readXlsxRows(
   if (found) return;
   if (seen.length === 0)
     throw new UserError(`${label}: not an .xlsx workbook (no worksheet in it)`);
-  const names = seen.map((n) => JSON.stringify(n)).join(", ");
+  const names = nameList(seen, 10);
   throw new UserError(
     options.sheet === undefined
       ? `${label}: its first sheet is not a worksheet (worksheets: ${names}); name one with --sheet`

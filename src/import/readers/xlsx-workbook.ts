@@ -20,7 +20,7 @@ export function workbookError(label: string, error: unknown): Error {
 
 /** What exceljs's reader knows of the workbook once its sheets come (not in its typings). */
 export interface ReaderModel {
-  model?: { sheets?: { name: string; rId: string }[] };
+  model?: { sheets?: { name: string; rId: string; state?: string }[] };
   workbookRels?: { Id: string; Target: string }[];
 }
 

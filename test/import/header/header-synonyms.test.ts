@@ -66,6 +66,8 @@ describe("header synonyms", () => {
           { source: "Amount", field: "face_value", by: "synonym" },
         ],
         ignored: [],
+        skipped: [],
+        by: "search",
       },
     ]);
     expect(headerReportLines(reports[0]!)).toEqual([
@@ -76,7 +78,14 @@ describe("header synonyms", () => {
   it("reports nothing when every header is already a field name", async () => {
     const { reports } = await read(" Email ,PRODUCT_CODE,face_value\na@b.co,X,1\n");
     expect(reports).toEqual([
-      { line: 1, names: [" Email ", "PRODUCT_CODE", "face_value"], renamed: [], ignored: [] },
+      {
+        line: 1,
+        names: [" Email ", "PRODUCT_CODE", "face_value"],
+        renamed: [],
+        ignored: [],
+        skipped: [],
+        by: "search",
+      },
     ]);
     expect(headerReportLines(reports[0]!)).toEqual([]);
   });

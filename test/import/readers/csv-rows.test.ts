@@ -135,7 +135,12 @@ describe("readOrderRows", () => {
         column: "metadata.",
         message: expect.stringMatching(/^unknown column "metadata\."/),
       },
-      { line: 1, column: "product_code", message: "missing required column product_code" },
+      {
+        line: 1,
+        column: "product_code",
+        message:
+          "missing required column product_code; the file's headers: \"email\", \"Colour\", \"face_value\", \"email\", \"metadata.\"; name its column with --map 'Header=product_code'",
+      },
     ]);
   });
 
@@ -157,7 +162,11 @@ describe("readOrderRows", () => {
     await expect(readAll("")).rejects.toThrow(/no header row/);
     const errors = await headerErrors("\nemail,product_code\n");
     expect(errors).toEqual([
-      { line: 2, column: "face_value", message: "missing required column face_value" },
+      {
+        line: 2,
+        column: "face_value",
+        message: `missing required column face_value; the file's headers: "email", "product_code"`,
+      },
     ]);
   });
 

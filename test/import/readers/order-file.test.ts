@@ -63,10 +63,31 @@ describe("orderFileKind: by content first, by name second", () => {
       /orders.xlsx is not a spreadsheet/,
     );
     expect(() => orderFileKind("orders.csv", XLS)).toThrow(/an old .xls workbook\?/);
-    expect(() => orderFileKind("orders.csv", Buffer.from([0xff, 0xfe, 0x65, 0]))).toThrow(
-      "orders.csv is UTF-16 text: save it as CSV UTF-8",
-    );
     expect(() => orderFileKind("orders.csv", Buffer.from([0x65, 0, 0x2c, 0x66]))).toThrow(
+      "orders.csv is not a text or .xlsx file: it holds binary data",
+    );
+  });
+});
+
+describe("UTF-16 text with a BOM (Excel's Unicode Text)", () => {
+  const utf16le = (s: string) =>
+    Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(s, "utf16le")]);
+  const TEXT = "Email Address\tProduct Code\tAmount\r\na@example.com\tAMZ-US\t25\r\n";
+
+  it("is read as text in its encoding, its delimiter found in its decoded first line", () => {
+    expect(orderFileKind("unicode.txt", utf16le(TEXT))).toEqual({ ...TAB, encoding: "utf-16le" });
+    expect(orderFileKind("unicode.txt", utf16le(TEXT).swap16())).toEqual({
+      ...TAB,
+      encoding: "utf-16be",
+    });
+    expect(orderFileKind("orders.csv", utf16le("email,product_code\r\n"))).toEqual({
+      ...COMMA,
+      encoding: "utf-16le",
+    });
+  });
+
+  it("holding a NUL character, it is binary data, refused as such", () => {
+    expect(() => orderFileKind("orders.csv", utf16le("a\u0000b,c"))).toThrow(
       "orders.csv is not a text or .xlsx file: it holds binary data",
     );
   });

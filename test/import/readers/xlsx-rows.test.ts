@@ -72,7 +72,7 @@ describe("readXlsxRows leaves no temporary file behind", () => {
     expect(read).toBe(50);
     await expect(async () => {
       for await (const _ of readXlsxRows(bad)) read++;
-    }).rejects.toThrow(/bad.xlsx: line 1/);
+    }).rejects.toThrow(/bad.xlsx \(sheet "Orders"\): line 1/);
     for await (const _ of readXlsxRows(good, { sheet: "Orders" })) break;
 
     // exceljs removes them with an unlink it does not wait for.
