@@ -24,6 +24,7 @@ import {
 import { assertRedisAnswers } from "../redis/redis-down.js";
 import { startSandbox } from "../sandbox/server.js";
 import { startWorkers } from "../worker/start-workers.js";
+import { demoPrefix, demoPrefixAssignment } from "./demo-prefix.js";
 import { type PrivateRedis, redisServerInstalled, startPrivateRedis } from "./private-redis.js";
 
 export const DEMO_CAMPAIGN = "demo";
@@ -87,7 +88,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       orderRateLimitPerMinute: 3000,
     };
     const result = await demoCampaign(config, options, started, redis.label);
-    return { ...result, next: nextCommands(config.prefix, redis.private) };
+    return { ...result, next: nextCommands(options.config.prefix, redis.private) };
   } finally {
     await sandbox.close();
     await redis.stop();
@@ -169,11 +170,6 @@ async function waitUntilDone(ledger: Ledger, options: DemoOptions): Promise<Camp
   return status;
 }
 
-/** The Redis prefix of the demo's campaign: the configured one's, `-demo` added. */
-export function demoPrefix(prefix: string): string {
-  return `${prefix}-demo`;
-}
-
 /**
  * What to try after the demo. Its campaign lives under a prefix of its own (so no real worker
  * ever takes its jobs): the commands set it. A private redis-server is stopped by then, so
@@ -181,13 +177,8 @@ export function demoPrefix(prefix: string): string {
  */
 function nextCommands(prefix: string, privateRedis: boolean): string[] {
   if (privateRedis) return ["giftjobs doctor", "giftjobs catalog sync"];
-  const env = `GIFTJOBS_PREFIX=${shellWord(prefix)}`;
+  const env = demoPrefixAssignment(prefix);
   return [`${env} giftjobs orders list`, `${env} giftjobs dashboard`];
-}
-
-/** `word` as one shell word: as it is when plain, else single-quoted. */
-function shellWord(word: string): string {
-  return /^[\w.:@%+=,/-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 /** The configured Redis when it answers; else a private redis-server; else one clear line. */

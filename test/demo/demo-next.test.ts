@@ -22,6 +22,8 @@ describe("after the demo", () => {
       GIFTJOBS_DATA_DIR: dataDir,
       GIFTJOBS_LOG_LEVEL: "warn",
     };
+    // Before the demo, no campaign anywhere: orders list says so and nothing more.
+    expect((await runCli(["orders", "list"], env)).stdout).toBe("no campaigns\n");
     const demo = await runCli(["demo", "--rows", "12"], env);
     expect(demo.code, demo.stderr).toBe(0);
     const lines = demo.stdout.trimEnd().split("\n");
@@ -47,6 +49,12 @@ describe("after the demo", () => {
     expect(listed.stdout).toMatch(/^demo\s+done\s+12\s/m);
     const json = await runCli([...list.args, "--json"], list.env);
     expect(JSON.parse(json.stdout)).toMatchObject([{ campaign: "demo", total: 12, completed: 12 }]);
+    // orders list without the demo's prefix: none of its own, and where the demo's campaign is.
+    const plain = await runCli(["orders", "list"], env);
+    expect(plain.stdout).toBe(
+      `no campaigns\nthe demo's campaign is under a Redis prefix of its own: ${commands[0]}\n`,
+    );
+    expect(JSON.parse((await runCli(["orders", "list", "--json"], env)).stdout)).toEqual([]);
 
     // The dashboard, on a free port instead of 3000 (the one thing changed).
     const board = asRun(commands[1]!);
