@@ -1,3 +1,4 @@
+import { doneText, rowProgress } from "../campaigns/progress.js";
 import type { CampaignSummary } from "../campaigns/summary.js";
 import { maskEmails } from "../log.js";
 import type { CampaignAction } from "./campaign-actions.js";
@@ -92,6 +93,7 @@ function summary(s: CampaignSummary): string {
     at ? `<dt>${label}</dt><dd>${timeHtml(at)}</dd>` : "";
   return `<dl class="summary">
 <dt>state</dt><dd class="state">${escapeHtml(s.state)}</dd>${paused}${stalled}
+<dt>done</dt><dd class="done">${escapeHtml(doneText(rowProgress(s)))}</dd>
 <dt>rows</dt><dd>${escapeHtml(s.total.toLocaleString("en-US"))}: ${counts}</dd>
 <dt>money</dt><dd>${money || "-"}</dd>
 ${time("created", s.created_at)}${time("approved", s.approved_at)}${time("finished", s.finished_at)}${time("cancelled", s.cancelled_at)}${time("archived", s.archived_at)}

@@ -1,3 +1,4 @@
+import { doneText, rowProgress } from "../campaigns/progress.js";
 import { ROW_STATUSES } from "../ledger/row-status.js";
 import { maskEmails } from "../log.js";
 import type { CampaignOverview } from "./campaign-overviews.js";
@@ -83,7 +84,7 @@ function table(
     return `<tr data-campaign="${escapeHtml(c.campaign)}"${stalledRow(c)}><td>${link}${spark ? `<br>${spark}` : ""}</td><td>${state(c)}</td><td class="progress">${bar(c)}</td>${counts.join("")}<td class="money">${money(c)}</td><td class="times">${times(c)}</td></tr>`;
   });
   return `<table class="campaigns"><thead><tr>${head.join("")}</tr></thead><tbody>\n${rows.join("\n")}\n</tbody></table>
-<p class="muted"><small>Progress: rows sent to their end (completed or failed) over all rows; cancelled rows are counted apart (a cancelled campaign does not read 100%).
+<p class="muted"><small>Progress: rows done (at an end: completed, failed or cancelled), its three parts apart and drawn in their own colours (a cancelled campaign's bar is not complete).
 Rate: rows ended per minute between this dashboard's reads of the last minute (shown once two reads are 3 s apart);
 ETA: rows left at that rate. Both are for running campaigns only. Stalled and paused campaigns come first.</small></p>`;
 }
@@ -140,24 +141,21 @@ function state(c: CampaignOverview): string {
 }
 
 /**
- * A bar of completed, failed and cancelled rows over all rows, beside it the rate and ETA, and
- * under it `sent / total (pct%)` with the cancelled rows apart: rows sent to their end
- * (completed or failed) are the progress, so a cancelled campaign's bar never reads 100%.
+ * A bar of completed, failed and cancelled rows over all rows, each its own colour, beside it
+ * the rate and ETA, and under it the rows done as every view says it (doneText: done is the
+ * rows at an end, its three parts apart; docs/concepts.md, "Done"), so a cancelled campaign's
+ * bar never reads as complete.
  */
 export function bar(c: CampaignOverview): string {
+  const p = rowProgress(c);
   const total = c.total || 1;
   const part = (cls: string, n: number) =>
     n > 0 ? `<span class="${cls}" style="width:${((n / total) * 100).toFixed(2)}%"></span>` : "";
-  const failed = c.failed_final + c.failed_uncertain;
-  const sent = c.completed + failed;
-  const pct = c.total ? Math.floor((sent / c.total) * 100) : 0;
-  const cancelled = c.cancelled ? ` · ${c.cancelled.toLocaleString("en-US")} cancelled` : "";
-  const label = `${sent.toLocaleString("en-US")} / ${c.total.toLocaleString("en-US")} (${pct}%)${cancelled}`;
   const speed =
     c.progress.rate_per_minute === null
       ? ""
       : `<span class="speed">${rate(c.progress)} · ETA ${eta(c.progress)}</span>`;
-  return `<div class="meter"><div class="bar" role="progressbar" aria-valuemin="0" aria-valuemax="${c.total}" aria-valuenow="${sent}">${part("completed", c.completed)}${part("failed", failed)}${part("cancelled", c.cancelled)}</div>${speed}</div><small class="done">${escapeHtml(label)}</small>`;
+  return `<div class="meter"><div class="bar" role="progressbar" aria-valuemin="0" aria-valuemax="${c.total}" aria-valuenow="${p.done}">${part("completed", p.completed)}${part("failed", p.failed)}${part("cancelled", p.cancelled)}</div>${speed}</div><small class="done">${escapeHtml(doneText(p))}</small>`;
 }
 
 /**

@@ -92,7 +92,11 @@ describe("giftjobs dashboard: campaign page", () => {
       await page.goto(url);
       const row = page.locator(`tr[data-campaign="${CAMPAIGN}"]`);
       const cells = (await row.locator("td").allInnerTexts()).map((t) => t.trim());
-      expect(cells.slice(0, 3)).toEqual([CAMPAIGN, "running", "3 / 5 (60%)"]);
+      expect(cells.slice(0, 3)).toEqual([
+        CAMPAIGN,
+        "running",
+        "3 of 5 rows done: 1 completed, 2 failed, 0 cancelled",
+      ]);
       expect(cells[12]).toBe("USD 10.00 / 50.00 budget 100.00");
       expect(cells[13]).toMatch(/^created \d\d-\d\d \d\d:\d\d$/);
       expect(await row.locator("td.times time").getAttribute("title")).toMatch(
@@ -105,7 +109,9 @@ describe("giftjobs dashboard: campaign page", () => {
       await expect
         .poll(async () => row.locator(".meter .speed").textContent(), { timeout: 15_000 })
         .toMatch(/^\d+(\.\d)?\/min · ETA \d+ (s|min)$/);
-      expect(await row.locator("td.progress .done").textContent()).toBe("4 / 5 (80%)");
+      expect(await row.locator("td.progress .done").textContent()).toBe(
+        "4 of 5 rows done: 2 completed, 2 failed, 0 cancelled",
+      );
       await page.screenshot({ path: `${ARTIFACTS}dashboard-campaigns-live.png`, fullPage: true });
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
         1280,

@@ -109,7 +109,7 @@ describe("giftjobs dashboard", () => {
       expect(cells.slice(0, 12)).toEqual([
         "spring-gifts",
         "running",
-        "1 / 3 (33%)",
+        "1 of 3 rows done: 1 completed, 0 failed, 0 cancelled",
         "3",
         "2",
         "0",

@@ -164,10 +164,16 @@ describe("the dashboard on a laptop (1280 px)", () => {
         "campaign paused-q is paused: insufficient_funds: top up the USD balance",
       ]);
       const cancelled = page.locator('tr[data-campaign="cancelled-c"] td.progress');
-      expect(await cancelled.locator(".done").textContent()).toBe("3 / 10 (30%) · 7 cancelled");
+      expect(await cancelled.locator(".done").textContent()).toBe(
+        "10 of 10 rows done: 3 completed, 0 failed, 7 cancelled",
+      );
+      // The bar: completed, then cancelled, in their own colours; nothing reads 100%.
+      expect(await cancelled.locator(".bar .completed").getAttribute("style")).toBe("width:30.00%");
       expect(await cancelled.locator(".bar .cancelled").count()).toBe(1);
       const done = page.locator('tr[data-campaign="done-fails"] td.progress .done');
-      expect(await done.textContent()).toBe("30 / 30 (100%)");
+      expect(await done.textContent()).toBe(
+        "30 of 30 rows done: 2 completed, 28 failed, 0 cancelled",
+      );
       // The history: a line in the list.
       expect(await page.locator('tr[data-campaign="done-fails"] svg.spark polyline').count()).toBe(
         1,
@@ -195,6 +201,9 @@ describe("the dashboard on a laptop (1280 px)", () => {
       expect(await chart.locator("rect.failed").count()).toBeGreaterThan(0);
       expect(await page.locator("figure.chart figcaption").textContent()).toMatch(
         /^Rows per minute: peak \d+(\.\d)?, each bar 3 minutes \(UTC; completed, failed\)$/,
+      );
+      expect(await page.locator("dd.done").textContent()).toBe(
+        "30 of 30 rows done: 2 completed, 28 failed, 0 cancelled",
       );
       const groups = page.locator("table.groups tbody tr");
       expect(await groups.count()).toBe(2);
