@@ -11,7 +11,7 @@ import { importCampaign } from "../../src/import/import-campaign.js";
 import type { ImportDeps } from "../../src/import/import-types.js";
 import { Ledger } from "../../src/ledger/ledger.js";
 import { type CampaignEnv, campaignEnv, cliEnvOf, depsOf } from "../helpers/campaign-env.js";
-import { type CliChild, exited, spawnCli } from "../helpers/cli.js";
+import { type CliChild, exited, runCli, spawnCli } from "../helpers/cli.js";
 import { useTestDatabase } from "../helpers/database.js";
 import { cleanPrefix, uniquePrefix } from "../helpers/redis.js";
 import { openCard, sandboxOrders } from "../helpers/sandbox.js";
@@ -37,7 +37,9 @@ afterEach(async () => {
 describe("product overrides in PostgreSQL", () => {
   const db = useTestDatabase("overrides_shared");
 
-  it("a receiver records them there; another process with its own data dir and prefix sees them", async () => {
+  it("a receiver records them there; another process with its own data dir and prefix sees them", {
+    timeout: 180_000,
+  }, async () => {
     env = await campaignEnv({ asyncCompleteMs: 50 }, "ovr-db");
     const e = env;
     const product = openCard(e.sandbox);
@@ -62,6 +64,13 @@ describe("product overrides in PostgreSQL", () => {
       );
       return importCampaign({ file, campaign, executionMode: "async" }, otherDeps);
     };
+    // The catalog in the database, synced before the change.
+    const synced = await runCli(["catalog", "sync"], {
+      ...cliEnvOf(e),
+      ...db.env,
+      GIFTJOBS_LOG_LEVEL: "warn",
+    });
+    expect(synced.code).toBe(0);
     // Recorded while the product is orderable: its order waits for a worker.
     expect(await importOne("before")).toMatchObject({ enqueued: 1 });
 
@@ -100,6 +109,19 @@ describe("product overrides in PostgreSQL", () => {
     expect(JSON.stringify(refused)).toContain(
       `product ${product.code} is not orderable (product.update of ${pushedAt})`,
     );
+
+    // The other machine's `catalog show` lays it over the database's snapshot.
+    const shown = await runCli(["catalog", "show", "--json", "--code", product.code], {
+      ...cliEnvOf(e),
+      ...db.env,
+      GIFTJOBS_PREFIX: otherPrefix,
+      GIFTJOBS_DATA_DIR: otherDir,
+      GIFTJOBS_LOG_LEVEL: "warn",
+    });
+    expect(shown.code).toBe(0);
+    expect(JSON.parse(shown.stdout)).toMatchObject([
+      { code: product.code, is_orderable: false, product_update: { timestamp: pushedAt } },
+    ]);
 
     // The other machine's worker, a process of its own: its product guard holds the order.
     const worker = spawnCli(["worker", "--queues", "orders", "--webhooks"], {

@@ -16,6 +16,7 @@ import {
   productOverlay,
   type ShownProduct,
 } from "../../catalog/overridden-product.js";
+import { PgProductOverrides } from "../../catalog/pg-product-overrides.js";
 import type { ProductOverrideMap } from "../../catalog/product-overrides.js";
 import {
   PRODUCT_COLUMNS,
@@ -24,6 +25,7 @@ import {
   tableLine,
 } from "../../catalog/product-summary.js";
 import { type SyncProgress, syncCatalog } from "../../catalog/sync-catalog.js";
+import type { Database } from "../../db/open-database.js";
 import { UserError } from "../../errors/user-error.js";
 import { Ledger } from "../../ledger/ledger.js";
 import { commandClient, connectRedis, type RedisConnection } from "../../redis/connection.js";
@@ -145,9 +147,15 @@ async function write(text: string): Promise<void> {
 
 /**
  * The product states pushed since the sync (product.update), as an import lays them over the
- * snapshot; none when Redis does not answer, said in one line (the snapshot is still shown).
+ * snapshot: the database's with one (docs/catalog-database.md, "The order journal and product
+ * overrides"), else Redis's; none when Redis does not answer, said in one line (the snapshot is
+ * still shown).
  */
-async function pushedStates(ctx: CommandContext): Promise<ProductOverrideMap> {
+async function pushedStates(
+  ctx: CommandContext,
+  database: Database | undefined,
+): Promise<ProductOverrideMap> {
+  if (database) return new PgProductOverrides(database).read();
   try {
     return await withRedis(ctx, (redis) =>
       new Ledger(commandClient(redis), ctx.config.prefix).productOverrides().read(),
@@ -169,9 +177,11 @@ async function pushedStates(ctx: CommandContext): Promise<ProductOverrideMap> {
 async function runShow(flags: ShowFlags): Promise<number> {
   const ctx = createContext(Boolean(flags.json));
   const country = flags.country === undefined ? undefined : countryCode("--country", flags.country);
-  const snapshot = await requireCurrentSnapshot(await openCatalogStore(ctx.config));
+  const store = await openCatalogStore(ctx.config);
+  const snapshot = await requireCurrentSnapshot(store);
   await snapshot.verifyProducts();
-  const overlay = productOverlay(await pushedStates(ctx), snapshot.manifest.fetched_at);
+  const pushed = await pushedStates(ctx, store.database);
+  const overlay = productOverlay(pushed, snapshot.manifest.fetched_at);
   const selected = (product: RawProduct) =>
     (flags.code === undefined || productHasCode(product, flags.code)) &&
     (country === undefined ||
