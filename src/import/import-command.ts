@@ -1,6 +1,7 @@
 import { join, resolve } from "node:path";
 import type { ApiClient } from "../api/client.js";
 import type { ExecutionMode } from "../api/order-request.js";
+import { withCatalogStore } from "../catalog/catalog-store.js";
 import { loadCurrentIndex } from "../catalog/current-snapshot.js";
 import type { CatalogIndex } from "../catalog/index-entry.js";
 import type { Config } from "../config.js";
@@ -57,6 +58,7 @@ export interface ImportCommand {
 
 /** What `orders import` takes from the configuration. */
 export type ImportSettings = Pick<Config, "dataDir" | "templateId" | "requireApproval"> &
+  Partial<Pick<Config, "databaseUrl" | "databaseSchema">> &
   RedisSettings;
 
 /** An import ready to run: its command, the catalog to check rows against, its error file. */
@@ -121,7 +123,10 @@ export async function prepareImport(
   // Checked before the file is read: without a snapshot, every row needs this one currency.
   if (!command.catalogCheck && !command.currency)
     throw new UserError("--no-catalog-check needs --currency CUR: the currency every row pays in");
-  const catalog = command.catalogCheck ? await loadCurrentIndex(settings.dataDir) : undefined;
+  // The configured store: PostgreSQL when GIFTJOBS_DATABASE_URL is set, else the data dir's files.
+  const catalog = command.catalogCheck
+    ? await withCatalogStore(settings, (store) => loadCurrentIndex(store))
+    : undefined;
   if (command.catalogCheck && !catalog) {
     throw new UserError(
       `no catalog snapshot in ${join(settings.dataDir, "catalog")}: run \`giftjobs catalog sync\` first, or pass --no-catalog-check`,

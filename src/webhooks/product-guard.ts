@@ -13,6 +13,7 @@ import {
   type ProductOverrideMap,
   type ProductOverrideStore,
 } from "../catalog/product-overrides.js";
+import type { Database } from "../db/open-database.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
 
@@ -25,6 +26,8 @@ export interface ProductGuardSource {
    * snapshot has what they said). Without a snapshot there, every override counts.
    */
   dataDir: string;
+  /** PostgreSQL when the catalog is kept there: the snapshot is read from it, not the data dir. */
+  database?: Database;
 }
 
 /** A face value as a plain decimal (no exponent), for comparing with denominations. */
@@ -61,7 +64,7 @@ export class ProductGuard {
     if (Date.now() - this.readAt <= this.ttlMs) return this.view;
     const [all, snapshot] = await Promise.all([
       this.source.overrides.read(),
-      openCurrentSnapshot(this.source.dataDir),
+      openCurrentSnapshot({ dataDir: this.source.dataDir, database: this.source.database }),
     ]);
     if (!snapshot) this.snapshot = undefined;
     else if (this.snapshot?.name !== snapshot.name) {

@@ -102,7 +102,7 @@ export function startOrdersQueue(context: QueueContext): QueueRunner {
         firstPollDelayMs,
         orderIndex,
         productGuard: options.webhooks
-          ? new ProductGuard({ overrides, dataDir: config.dataDir })
+          ? new ProductGuard({ overrides, dataDir: config.dataDir, database })
           : undefined,
         onOutcome: hooks.onOutcome,
         onOrderEnded: hooks.onOrderEnded,

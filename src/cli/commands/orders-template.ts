@@ -1,6 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { extname, join, resolve } from "node:path";
 import type { Command } from "commander";
+import { openCatalogStore } from "../../catalog/catalog-store.js";
 import { loadCurrentIndex } from "../../catalog/current-snapshot.js";
 import { UserError } from "../../errors/user-error.js";
 import { templateCsv, writeTemplateXlsx } from "../../import/order-template.js";
@@ -24,7 +25,7 @@ export function registerTemplate(orders: Command): void {
         const ext = opts.out ? extname(opts.out).toLowerCase() : ".csv";
         if (ext !== ".csv" && ext !== ".xlsx")
           throw new UserError(`--out ${opts.out}: name a .csv or .xlsx file`);
-        const index = await loadCurrentIndex(ctx.config.dataDir);
+        const index = await loadCurrentIndex(await openCatalogStore(ctx.config));
         if (!index)
           process.stderr.write(
             `note: no catalog snapshot in ${join(ctx.config.dataDir, "catalog")}: the example row's product code is a placeholder (run \`giftjobs catalog sync\`)\n`,
