@@ -59,7 +59,7 @@ describe("why a wait fails", () => {
     const plain = await giftjobs(env, ["orders", "status", "--campaign", "q4", "--json"]);
     expect([plain.code, plain.stderr]).toEqual([0, ""]);
     expect(JSON.parse(plain.stdout)).not.toHaveProperty("exit_reason");
-  }, 120_000);
+  }, 180_000);
 
   it("failed_uncertain rows: retried under their same keys", async () => {
     const env = await envs.setup("wait-uncertain", { failRate: 1 });
@@ -71,7 +71,7 @@ describe("why a wait fails", () => {
     expect(run.stderr).toBe(
       "giftjobs: campaign u: 2 rows failed_uncertain (internal server error: 2); each row's error: giftjobs orders report --campaign u; to send them again: giftjobs orders retry --campaign u (same keys: an order may exist)\n",
     );
-  }, 120_000);
+  }, 180_000);
 
   it("a wait that times out on a paused campaign says it is paused, and why", async () => {
     const env = await envs.setup("wait-paused");
@@ -90,7 +90,7 @@ describe("why a wait fails", () => {
     expect(run.stderr).toBe(
       "giftjobs: timed out after 1 s waiting for campaign held-up: 0 of 2 rows done; it is PAUSED: paused by operator\n",
     );
-  }, 120_000);
+  }, 180_000);
 
   it("a campaign with nothing failed exits 0 without the line", async () => {
     const env = await envs.setup("wait-ok");
@@ -99,7 +99,7 @@ describe("why a wait fails", () => {
     const run = await giftjobs(env, ["orders", "status", "--campaign", "fine", "--wait"]);
     expect([run.code, run.stderr]).toEqual([0, ""]);
     expect(run.stdout).toContain("completed 2, failed_final 0");
-  }, 120_000);
+  }, 180_000);
 });
 
 describe("the line of a failed wait", () => {

@@ -67,7 +67,7 @@ describe("pause reasons", () => {
     const status = await giftjobs(env, ["orders", "status", "--campaign", "q4"]);
     expect(status.stdout).toContain(`PAUSED since `);
     expect(status.stdout).toContain(`: ${reason}\n`);
-  });
+  }, 120_000);
 
   it("a refused API key names GIFTJOBS_API_KEY, never the key", async () => {
     const env = await envs.setup("pause-auth");
