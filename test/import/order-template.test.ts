@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 describe("orders template", () => {
-  it("writes a CSV to stdout and an .xlsx with a Products sheet; both import as they are", async () => {
+  it("writes a CSV to stdout and an .xlsx with a Products sheet; both import as they are with --allow-example", async () => {
     const e = await (async () => {
       env = await campaignEnv({}, "template");
       return env;
@@ -48,7 +48,16 @@ describe("orders template", () => {
       [csvOut, "tcsv"],
       [xlsxOut, "txlsx"],
     ] as const) {
-      const run = await giftjobs(e, ["orders", "import", file, "--campaign", campaign, "--yes"]);
+      // The example row is refused without --allow-example (test/import/risky-files.test.ts).
+      const run = await giftjobs(e, [
+        "orders",
+        "import",
+        file,
+        "--campaign",
+        campaign,
+        "--yes",
+        "--allow-example",
+      ]);
       expect(run.stderr).toBe("");
       expect(run.code).toBe(0);
       expect(run.stdout).toContain("rows 1: 1 valid, 0 invalid");

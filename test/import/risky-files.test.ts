@@ -36,7 +36,7 @@ describe("the template's example row", () => {
     expect(templateExample(undefined)[0]).toBe(EXAMPLE_EMAIL);
   });
 
-  it("refuses a template as written, naming the line, in import and dry run; --allow-example takes it", async () => {
+  it("refuses a file holding it, naming the line, in import, dry run and --skip-invalid", async () => {
     env = await campaignEnv({}, "risky-example");
     const template = join(env.dataDir, "template.csv");
     const written = await giftjobs(env, ["orders", "template", "--out", template]);
@@ -58,9 +58,16 @@ describe("the template's example row", () => {
       );
     }
     expect(await env.ledger.exists("ex")).toBe(false);
-    const json = await giftjobs(env, ["orders", "import", file, "--campaign", "ex", "--json"]);
+  });
+
+  it("--json carries the refusal's line; --allow-example imports the template as it is", async () => {
+    env = await campaignEnv({}, "risky-example");
+    const template = join(env.dataDir, "template.csv");
+    expect((await giftjobs(env, ["orders", "template", "--out", template])).code).toBe(0);
+    const json = await giftjobs(env, ["orders", "import", template, "--campaign", "ex", "--json"]);
+    expect(json.code).toBe(2);
     expect(JSON.parse(json.stdout).errors).toEqual([
-      expect.objectContaining({ line: 3, column: "email" }),
+      expect.objectContaining({ line: 2, column: "email" }),
     ]);
 
     const allowed = await giftjobs(env, [
