@@ -14,6 +14,7 @@ import type { Product } from "../../src/sandbox/types.js";
 import { ProductGuard } from "../../src/webhooks/product-guard.js";
 import { type CampaignEnv, giftjobs } from "../helpers/campaign-env.js";
 import { csvFile } from "../helpers/csv.js";
+import { freePort } from "../helpers/free-port.js";
 import { control, findProduct } from "../helpers/sandbox.js";
 import { useCampaignEnv } from "../helpers/use-campaign-env.js";
 
@@ -186,5 +187,17 @@ describe("orderable: one predicate", () => {
     // A product no product.update changed carries no product_update.
     const plain = await giftjobs(env, ["catalog", "show", "--code", five.live, "--json"]);
     expect(JSON.parse(plain.stdout)[0]).not.toHaveProperty("product_update");
+
+    // Redis away: the snapshot as synced, after one line saying so.
+    const port = await freePort();
+    const away = await giftjobs(env, ["catalog", "show", "--code", five.stopped], {
+      GIFTJOBS_REDIS_URL: `redis://127.0.0.1:${port}`,
+    });
+    expect(away.code).toBe(0);
+    expect(away.stderr.split("\n")[0]).toBe(
+      `giftjobs: warning: Redis at 127.0.0.1:${port} does not answer: is it running? ` +
+        "(GIFTJOBS_REDIS_URL); product.update changes since the sync are not shown",
+    );
+    expect(away.stdout.split("\n")[1]).toMatch(/ yes {7}LIVE /);
   });
 });
