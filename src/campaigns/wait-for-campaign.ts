@@ -116,3 +116,20 @@ export function heldBack(status: CampaignStatus): string {
     return `; it is STALLED (${status.stalled.reason}): ${status.stalled.message}`;
   return "";
 }
+
+/**
+ * For a wait: the line to tell when the campaign is paused (once per pause, again if its reason
+ * changes), else undefined. A paused campaign sends nothing until resumed: a wait in a script
+ * would otherwise say nothing until its timeout, or forever.
+ */
+export function pauseTeller(campaign: string): (status: CampaignStatus) => string | undefined {
+  let told: string | undefined;
+  return (status) => {
+    const reason = status.paused?.reason;
+    if (reason === told) return undefined;
+    told = reason;
+    if (reason === undefined) return undefined;
+    const since = status.paused?.since ? ` since ${status.paused.since}` : "";
+    return `giftjobs: campaign ${campaign} is PAUSED${since}: ${reason}\n`;
+  };
+}

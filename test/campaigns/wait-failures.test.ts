@@ -87,8 +87,12 @@ describe("why a wait fails", () => {
       "1",
     ]);
     expect(run.code).toBe(124);
+    // The pause is told at once (a wait without --timeout would otherwise say nothing), then
+    // the timeout with it.
+    const since = (await campaignStatus(env.ledger, "held-up")).paused!.since;
     expect(run.stderr).toBe(
-      "giftjobs: timed out after 1 s waiting for campaign held-up: 0 of 2 rows done; it is PAUSED: paused by operator\n",
+      `giftjobs: campaign held-up is PAUSED since ${since}: paused by operator\n` +
+        "giftjobs: timed out after 1 s waiting for campaign held-up: 0 of 2 rows done; it is PAUSED: paused by operator\n",
     );
   }, 180_000);
 

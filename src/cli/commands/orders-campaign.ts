@@ -18,7 +18,12 @@ import {
   campaignStatus,
   pendingRows,
 } from "../../campaigns/status.js";
-import { heldBack, waitForCampaign, whyFailed } from "../../campaigns/wait-for-campaign.js";
+import {
+  heldBack,
+  pauseTeller,
+  waitForCampaign,
+  whyFailed,
+} from "../../campaigns/wait-for-campaign.js";
 import type { WorkerBeats } from "../../campaigns/worker-beats.js";
 import type { Config } from "../../config.js";
 import type { Ledger } from "../../ledger/ledger.js";
@@ -155,6 +160,7 @@ async function waitWithBar(
   // The rate is of the rows done while this command watched, not since the import.
   let first: { at: number; done: number } | undefined;
   const tellStall = stallTeller(campaign);
+  const pauseLine = pauseTeller(campaign);
   try {
     return await waitForCampaign(ledger, campaign, {
       timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
@@ -162,6 +168,8 @@ async function waitWithBar(
       workers,
       onStatus: (status) => {
         tellStall(status);
+        const paused = pauseLine(status);
+        if (paused) writeAboveOverlay(paused);
         const done = doneRows(status);
         first ??= { at: Date.now(), done };
         const { rate, etaSeconds } = rateAndEta(
