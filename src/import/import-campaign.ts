@@ -104,6 +104,7 @@ async function importWithSpool(
     ...(pricing?.note ? { pricing_note: pricing.note } : {}),
     errors: [...survey.errors].sort((a, b) => a.line - b.line),
     more_errors: Math.max(0, survey.errorCount - survey.errors.length),
+    ...(survey.errorCount > survey.invalidRows ? { problems: survey.errorCount } : {}),
     ...(survey.leftOut.size > 0 ? { left_out: Object.fromEntries(survey.leftOut) } : {}),
     error_file: invalidFile && survey.errorCount > 0 ? options.errorFile : undefined,
     dry_run: options.dryRun ?? false,

@@ -324,6 +324,7 @@ export function importJson(r: ImportResult, reason?: string) {
     ...(r.pricing_note ? { pricing_note: r.pricing_note } : {}),
     errors: [...r.errors, ...stopped],
     ...(r.more_errors ? { more_errors: r.more_errors } : {}),
+    ...(r.problems ? { problems: r.problems } : {}),
     ...(r.left_out ? { left_out: r.left_out } : {}),
     ...(r.error_file ? { error_file: r.error_file } : {}),
     state: r.state ?? null,

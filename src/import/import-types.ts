@@ -175,6 +175,11 @@ export interface ImportResult {
   /** Errors beyond the first 100 listed. */
   more_errors: number;
   /**
+   * The problems of the invalid rows, when some row has more than one (`invalid` counts rows;
+   * docs/order-files.md, "Every problem of a row").
+   */
+  problems?: number;
+  /**
    * With --from-report: the report's rows left out (not failed_final or cancelled), by status;
    * absent otherwise.
    */

@@ -56,7 +56,7 @@ describe("orders import: invalid rows and their problems", () => {
 
     const json = await giftjobs(env, ["orders", "import", file, "--campaign", "c", "--json"]);
     const doc = JSON.parse(json.stdout);
-    expect(doc).toMatchObject({ rows: 4, valid: 2, invalid: 2 });
+    expect(doc).toMatchObject({ rows: 4, valid: 2, invalid: 2, problems: 4 });
     expect(doc.errors.map((e: { line: number; column: string }) => [e.line, e.column])).toEqual([
       [4, "email"],
       [4, "face_value"],
@@ -97,7 +97,7 @@ describe("orders import: invalid rows and their problems", () => {
       "--yes",
     ]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain("rows 4: 2 valid, 2 invalid");
+    expect(run.stdout).toContain("rows 4: 2 valid, 2 invalid (4 problems)");
     const records = parse(await readFile(errorFile, "utf8"), { columns: true }) as Record<
       string,
       string

@@ -211,7 +211,10 @@ function printImportSummary(r: ImportResult): void {
   out.write(
     `campaign ${r.campaign}${r.dry_run ? " (dry run: nothing recorded or enqueued)" : ""}\n`,
   );
-  out.write(`  rows ${number(r.rows)}: ${number(r.valid)} valid, ${number(r.invalid)} invalid\n`);
+  const problems = r.problems ? ` (${number(r.problems)} problems)` : "";
+  out.write(
+    `  rows ${number(r.rows)}: ${number(r.valid)} valid, ${number(r.invalid)} invalid${problems}\n`,
+  );
   // Held: recorded, nothing sent (docs/commands.md, "Importing").
   const held = r.state === "held" && !r.dry_run;
   if (!r.dry_run) {
