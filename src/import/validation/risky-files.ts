@@ -59,7 +59,16 @@ export class RiskyFileCheck {
   /** Told the header: a report's is refused without --from-report. */
   onHeader(header: HeaderReport): void {
     this.header = header;
-    if (!isReportHeader(header.names)) return;
+    if (!isReportHeader(header.names)) {
+      // Said rather than ignored: the flag was given for another file, or the report was edited.
+      if (this.options.fromReport)
+        throw this.refuse(
+          header.line,
+          "",
+          `--from-report: this is not a giftjobs report (its header has no ${REPORT_ONLY_COLUMNS.join(", ")} columns); import it without --from-report`,
+        );
+      return;
+    }
     if (!this.options.fromReport) throw this.refuse(header.line, "", reportRefusal());
     this.statusColumn = header.names.findIndex((n) => n.trim().toLowerCase() === "status");
   }
