@@ -62,6 +62,26 @@ describe("configuration", () => {
     );
   });
 
+  it("GIFTJOBS_DATABASE_URL: unset means files; a bad one names the setting, never the password", () => {
+    expect(loadConfig({ env: {} })).toMatchObject({
+      databaseUrl: undefined,
+      databaseSchema: "giftjobs",
+    });
+    expect(loadConfig({ env: { GIFTJOBS_DATABASE_URL: "" } }).databaseUrl).toBeUndefined();
+    const url = "postgresql://app:pw@db:5432/gifts";
+    expect(
+      loadConfig({ env: { GIFTJOBS_DATABASE_URL: url, GIFTJOBS_DATABASE_SCHEMA: "gj_2" } }),
+    ).toMatchObject({ databaseUrl: url, databaseSchema: "gj_2" });
+    expect(() =>
+      loadConfig({ env: { GIFTJOBS_DATABASE_URL: "mysql://app:s3cret@db/gifts" } }),
+    ).toThrow(
+      'GIFTJOBS_DATABASE_URL: must be a postgres:// or postgresql:// URL (got "mysql://***@db/gifts")',
+    );
+    expect(() => loadConfig({ env: { GIFTJOBS_DATABASE_SCHEMA: "Gift-Jobs" } })).toThrow(
+      /^GIFTJOBS_DATABASE_SCHEMA: must be a lower-case name/,
+    );
+  });
+
   it("never shows the API key in an error", () => {
     try {
       loadConfig({
