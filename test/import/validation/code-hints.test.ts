@@ -82,7 +82,6 @@ describe("messages for an unknown product code", () => {
       },
     });
     const memo = new PreflightMemo(big);
-    const started = performance.now();
     let suggested = 0;
     for (let i = 0; i < 300_000; i++) {
       // CODE-Y00007 is one edit from CODE-000007: every row is a miss with a suggestion.
@@ -90,10 +89,9 @@ describe("messages for an unknown product code", () => {
       const result = memo.check(row({ product_code: code, face_value: "10" }));
       if (!result.ok && result.errors[0]!.message.includes("did you mean CODE-0")) suggested += 1;
     }
-    const elapsed = performance.now() - started;
     expect(suggested).toBe(300_000);
+    // One scan of the index for all 300,000 rows of 20 distinct codes (no
+    // timing asserted here: speed belongs in test/bench/).
     expect(scans).toBe(1);
-    // 20 distinct codes searched once each; a search of every row would take minutes.
-    expect(elapsed).toBeLessThan(3000);
   });
 });
