@@ -232,10 +232,14 @@ describe("a lost ledger with the journal in PostgreSQL", () => {
     expect(await exists(journalPath(e.dataDir, CAMPAIGN))).toBe(false);
   });
 
-  it("giftjobs orders import and orders retry --new-key journal in the database when it is set", async () => {
+  it("giftjobs orders import and orders retry --new-key journal in the database when it is set", {
+    timeout: 180_000,
+  }, async () => {
     const e = await setup("lostdb-cli");
     const { text } = validCsv(e.index, 10, "emp");
     const file = await csvFile(e, "ten.csv", text);
+    // With the setting, the import reads the catalog there too.
+    expect((await giftjobs(e, ["catalog", "sync"], db.env)).code).toBe(0);
     const run = await giftjobs(
       e,
       ["orders", "import", file, "--campaign", CAMPAIGN, "--items-per-order", "5", "--yes"],
