@@ -250,8 +250,11 @@ describe("the dashboard on a laptop (1280 px)", () => {
       await page.screenshot({ path: `${SHOTS}queues.png`, fullPage: true });
       await assertFits(page, "queue board");
       await page.goto(`${dashboard!.url}queues/queue/${QUEUES.orders}?status=waiting`);
-      await page.getByText(line).first().waitFor({ timeout: 15_000 });
-      await page.screenshot({ path: `${SHOTS}queue-orders.png`, fullPage: true });
+      // The queue's page: its jobs, and under its name the description bull-board polls.
+      await page.getByText(orderJobId("stuck", 8)).first().waitFor({ timeout: 15_000 });
+      await page.locator("p", { hasText: line }).first().waitFor({ timeout: 15_000 });
+      // The window only: a full-page capture would draw the fixed banner mid-page.
+      await page.screenshot({ path: `${SHOTS}queue-orders.png` });
       await page.locator("#giftjobs-rows").getByRole("link", { name: "stuck" }).click();
       await page.waitForURL(`${dashboard!.url}campaigns/stuck`);
       await page.goBack();
