@@ -79,6 +79,8 @@ export class LedgerBase {
       window: `${base}:window`,
       /** Numbers of orders whose rows have a send_at still ahead, scored by it (ms). */
       scheduled: `${base}:scheduled`,
+      /** Rows ended per minute, for the dashboard's chart (includes/minutes.lua). */
+      minutes: `${base}:minutes`,
     };
   }
 

@@ -62,7 +62,17 @@ export class Ledger extends DispatchLedger {
     const k = this.keys(campaign);
     const [code, why] = (await this.script(
       "giftjobsLedgerArchive",
-      [k.meta, k.counts, k.rows, k.orders, k.pending, k.window, this.runningKey(), k.scheduled],
+      [
+        k.meta,
+        k.counts,
+        k.rows,
+        k.orders,
+        k.pending,
+        k.window,
+        this.runningKey(),
+        k.scheduled,
+        k.minutes,
+      ],
       [
         JSON.stringify(expected.meta),
         JSON.stringify(expected.counts),

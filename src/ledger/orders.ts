@@ -234,6 +234,7 @@ export class OrderLedger extends CampaignLedger {
       k.pending,
       this.runningKey(),
       this.endedKey(),
+      k.minutes,
     ];
     if (options.indexKey) keys.push(options.indexKey);
     return (await this.script("giftjobsLedgerTransition", keys, args)) as [number, string, string?];

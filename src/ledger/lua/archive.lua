@@ -16,6 +16,7 @@
       KEYS[6] dispatch window
       KEYS[7] running set
       KEYS[8] scheduled sorted set
+      KEYS[9] rows-per-minute hash (the dashboard's chart; an archived campaign has no page)
 
       ARGV[1] expected meta (JSON object)
       ARGV[2] expected counts (JSON object)
@@ -32,7 +33,7 @@
 ]]
 
 local function drop_data()
-  redis.call('UNLINK', KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[8])
+  redis.call('UNLINK', KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[8], KEYS[9])
   redis.call('SREM', KEYS[7], ARGV[7])
 end
 -- The field that differs between a hash and the expected object, or nil when they are equal.

@@ -8,11 +8,11 @@
   failed_final or cancelled becomes failed_uncertain while the order carries the mark of an
   unclear attempt (see checked_status).
   With an order id (ARGV[11]: the end of an async order the service reported, a poll or a
-  webhook), the order moves only when it holds that id, and KEYS[10], the order-id index, loses
+  webhook), the order moves only when it holds that id, and KEYS[11], the order-id index, loses
   the id's entry once the order is known past `submitted` under it, or gone; item ids and payout
   URLs beyond the order's rows are dropped.
-  Rows leaving sending for an end count in the campaign's minutes hash (includes/minutes.lua,
-  its key named from KEYS[3]).
+  Rows leaving sending for an end count in the campaign's minutes hash (KEYS[10],
+  includes/minutes.lua).
 
     Input:
       KEYS[1] orders hash
@@ -25,7 +25,8 @@
       KEYS[8] running set
       KEYS[9] ended-orders counter (includes/counts.lua, count_ended): an order reaching an end
               is counted there, by whichever process moved it
-      KEYS[10] the order-id index of webhooks (optional; used with ARGV[11] only)
+      KEYS[10] the campaign's rows-per-minute hash (includes/minutes.lua)
+      KEYS[11] the order-id index of webhooks (optional; used with ARGV[11] only)
 
       ARGV[1] order number
       ARGV[2] allowedFrom: the allowed current statuses ("queued,in_flight", or "*" for any)
@@ -64,7 +65,7 @@
 
 local for_id = ARGV[11] or ''
 local function forget_id()
-  if for_id ~= '' and KEYS[10] then redis.call('HDEL', KEYS[10], for_id) end
+  if for_id ~= '' and KEYS[11] then redis.call('HDEL', KEYS[11], for_id) end
 end
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
 if not raw then
@@ -117,7 +118,7 @@ redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(order))
 move_counts(KEYS[3], current, to, #order.i)
 note_uncertain(KEYS[5], order, current, to)
 count_ended(KEYS[9], current, to)
-note_minute(KEYS[3], current, to, #order.i, ARGV[5])
+note_minute(KEYS[10], current, to, #order.i, ARGV[5])
 if to ~= 'queued' and to ~= 'in_flight' then redis.call('SREM', KEYS[6], ARGV[1]) end
 if to == 'completed' and current ~= 'completed' and order.p and order.c then
   redis.call('HINCRBY', KEYS[5], 'spent:' .. order.c, order.p)
