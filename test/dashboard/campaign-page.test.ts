@@ -113,9 +113,9 @@ describe("giftjobs dashboard: campaign page", () => {
         "4 of 5 rows done: 2 completed, 2 failed, 0 cancelled",
       );
       await page.screenshot({ path: `${ARTIFACTS}dashboard-campaigns-live.png`, fullPage: true });
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
-        1280,
-      );
+      expect(
+        await page.evaluate<number>("document.documentElement.scrollWidth"),
+      ).toBeLessThanOrEqual(1280);
     });
   });
 

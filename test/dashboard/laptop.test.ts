@@ -92,7 +92,7 @@ async function seed(ledger: Ledger, redis: Redis, prefix: string): Promise<void>
 
 /** The page fits: nothing scrolls sideways at 1280 px. */
 async function assertFits(page: Page, what: string): Promise<void> {
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  const width = await page.evaluate<number>("document.documentElement.scrollWidth");
   expect(width, `${what}: scrollWidth`).toBeLessThanOrEqual(WIDTH);
 }
 
