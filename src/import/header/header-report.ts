@@ -96,10 +96,15 @@ export class FileNotes {
     return more > 0 ? `and ${more.toLocaleString("en-US")} more totals rows left out\n` : "";
   }
 
-  /** `file` of `orders import --json`: undefined before the header is read. */
+  /**
+   * `file` of `orders import --json`: undefined before the header is read, and for a text file
+   * read as it always was (its header first, no totals row), like the document's other optional
+   * keys.
+   */
   json() {
     const h = this.header;
     if (h === undefined) return undefined;
+    if (!h.sheet && h.skipped.length === 0 && this.totalsCount === 0) return undefined;
     return {
       ...(h.sheet
         ? { sheet: h.sheet.name, hidden_sheets_skipped: h.sheet.hidden.slice(0, 20) }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseColumnMap } from "../../../src/import/header/column-map.js";
 import { resolveHeader } from "../../../src/import/header/header.js";
-import { headerReportLines } from "../../../src/import/header/header-report.js";
+import { FileNotes, headerReportLines } from "../../../src/import/header/header-report.js";
 import {
   HEADER_SEARCH_ROWS,
   HeaderRowError,
@@ -182,5 +182,46 @@ describe("names in messages are bounded", () => {
     expect(lines[0]).toBe('sheet "Orders" read (hidden sheet "Lookup" skipped)');
     expect(lines[1]).toBe("header found on row 3; rows 1-2 skipped");
     expect(lines[2]).toMatch(/^ignored columns: "c0", "c1", "c2", "c3", "c4" and 995 more \(/);
+  });
+});
+
+describe("--json's file", () => {
+  const report = {
+    line: 1,
+    names: [],
+    renamed: [],
+    ignored: [],
+    skipped: [],
+    by: "search" as const,
+  };
+
+  it("is left out for a text file read as it always was", () => {
+    const notes = new FileNotes();
+    notes.onHeader(report);
+    expect(notes.json()).toBeUndefined();
+  });
+
+  it("tells the sheet, the rows skipped and the totals rows, bounded, with their count", () => {
+    const notes = new FileNotes();
+    notes.onHeader({
+      ...report,
+      line: 3,
+      skipped: [1, 2],
+      sheet: { name: "O", hidden: [], count: 1 },
+    });
+    const said = Array.from({ length: 8 }, (_, i) =>
+      notes.onTotalsRow({ line: 10 + i, label: "Total" }),
+    );
+    expect(said.filter((line) => line !== "")).toHaveLength(5);
+    expect(said[0]).toBe('row 10: a totals row ("Total") left out: it is not an order\n');
+    expect(notes.endText()).toBe("and 3 more totals rows left out\n");
+    expect(notes.json()).toEqual({
+      sheet: "O",
+      hidden_sheets_skipped: [],
+      header_line: 3,
+      skipped_lines: [1, 2],
+      totals_rows_left_out: [10, 11, 12, 13, 14].map((line) => ({ line, label: "Total" })),
+      totals_rows_count: 8,
+    });
   });
 });

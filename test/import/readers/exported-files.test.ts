@@ -193,6 +193,20 @@ describe("a CSV with title rows and totals rows", () => {
     expect(run.stdout).toContain("rows 3: 3 valid, 0 invalid");
     const rows = await ledgerRows(e, "tot");
     expect(rows.map((r) => r.reference)).toEqual(["Total-1", "r2", "r3"]);
+    const json = await giftjobs(e, [
+      ...["orders", "import", file, "--campaign", "tot2", "--dry-run", "--json"],
+    ]);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      rows: 3,
+      file: {
+        header_line: 1,
+        skipped_lines: [],
+        totals_rows_left_out: [
+          { line: 4, label: "Subtotal" },
+          { line: 6, label: "Grand total:" },
+        ],
+      },
+    });
 
     // A row that names a recipient is an order, whatever its first cell says: checked as one.
     const order = join(e.dataDir, "order.csv");
