@@ -94,7 +94,7 @@ async function importOne(
     const id = rows[0]!.id;
     // No previous records: every code is new to the writer, which then digests each one, as
     // the next sync's diff needs; the diff itself is the file's own.
-    const writer = new DatabaseSnapshotWriter(client, id, manifest.fetched_at, undefined);
+    const writer = await DatabaseSnapshotWriter.start(client, id, manifest.fetched_at, undefined);
     for await (const { products } of readProductPages(join(dir, SNAPSHOT_FILES.products))) {
       await writer.add(products);
     }

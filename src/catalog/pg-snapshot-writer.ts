@@ -13,9 +13,15 @@ import type { ProductWarning, SnapshotManifest } from "./snapshot-manifest.js";
 import type { ManifestMeta } from "./snapshot-writer.js";
 
 const PRODUCT_COLUMNS =
-  "catalog_products (snapshot_id, position, code, name, currency, payout_type, state, " +
+  "(snapshot_id, position, code, name, currency, payout_type, state, " +
   "availability, is_orderable, countries, denominations, min_value, max_value, record, " +
   "index_entries, digest)";
+
+/** The partition of catalog_products holding snapshot `id`'s products. */
+export function productsPartition(id: string): string {
+  if (!/^\d+$/.test(id)) throw new Error(`not a snapshot id: ${id}`);
+  return `catalog_products_${id}`;
+}
 
 /** A decimal PostgreSQL's numeric takes; anything else is stored as null (the record keeps it). */
 const DECIMAL = /^-?\d{1,30}(\.\d{1,30})?$/;
@@ -37,14 +43,34 @@ export class DatabaseSnapshotWriter {
   private bytes = 0;
   productCount = 0;
 
-  constructor(
-    client: pg.ClientBase,
+  private constructor(
+    private readonly client: pg.ClientBase,
     private readonly snapshotId: string,
     private readonly fetchedAt: string,
     previous: PreviousRecords | undefined,
   ) {
     this.diff = new DiffBuilder(previous);
-    this.copy = CopyWriter.start(client, PRODUCT_COLUMNS);
+    this.copy = CopyWriter.start(client, `${productsPartition(snapshotId)} ${PRODUCT_COLUMNS}`);
+  }
+
+  /**
+   * Makes the snapshot's partition as a table of its own, without indexes (they are built once,
+   * when finish() attaches it: cheaper than keeping them up to date row by row), and starts the
+   * COPY into it. Inside the caller's transaction: a rollback takes the table away too.
+   */
+  static async start(
+    client: pg.ClientBase,
+    snapshotId: string,
+    fetchedAt: string,
+    previous: PreviousRecords | undefined,
+  ): Promise<DatabaseSnapshotWriter> {
+    const table = productsPartition(snapshotId);
+    // The CHECK spares ATTACH PARTITION its scan for rows outside the partition's value.
+    await client.query(
+      `CREATE TABLE ${table} (LIKE catalog_products INCLUDING DEFAULTS,
+         CHECK (snapshot_id = ${snapshotId}))`,
+    );
+    return new DatabaseSnapshotWriter(client, snapshotId, fetchedAt, previous);
   }
 
   /** Adds one page of products (as SnapshotWriter.add: the same problems, digests and diff). */
@@ -101,6 +127,12 @@ export class DatabaseSnapshotWriter {
   /** Ends the COPY and returns the manifest and diff of what was written. */
   async finish(meta: ManifestMeta): Promise<{ manifest: SnapshotManifest; diff: CatalogDiff }> {
     await this.copy.finish();
+    const table = productsPartition(this.snapshotId);
+    await this.client.query(
+      `ALTER TABLE catalog_products ATTACH PARTITION ${table} FOR VALUES IN (${this.snapshotId})`,
+    );
+    // The planner's figures for the new rows, so the views' queries are planned well at once.
+    await this.client.query(`ANALYZE ${table}`);
     const manifest: SnapshotManifest = {
       snapshot: meta.snapshot,
       fetched_at: this.fetchedAt,

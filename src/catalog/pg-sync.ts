@@ -3,7 +3,7 @@ import { ServiceUnreachableError } from "../api/errors/service-unreachable-error
 import { takeTransactionLock } from "../db/advisory-lock.js";
 import { CopyWriter, copyField } from "../db/copy-rows.js";
 import { databaseFailure, isDatabaseAway } from "../db/database-error.js";
-import type { Database } from "../db/open-database.js";
+import { type Database, inTransaction } from "../db/open-database.js";
 import { RunError } from "../errors/runtime-error.js";
 import { UserError } from "../errors/user-error.js";
 import { silentLogger } from "../log.js";
@@ -12,7 +12,7 @@ import { filtersToQuery, normalizeFilters } from "./catalog-filters.js";
 import { fetchPages } from "./page-fetcher.js";
 import { loadDatabasePreviousRecords } from "./pg-previous-records.js";
 import { databaseSnapshotLabel, openDatabaseSnapshot } from "./pg-snapshot.js";
-import { DatabaseSnapshotWriter } from "./pg-snapshot-writer.js";
+import { DatabaseSnapshotWriter, productsPartition } from "./pg-snapshot-writer.js";
 import { newSnapshotName } from "./snapshot-layout.js";
 import type { SnapshotManifest } from "./snapshot-manifest.js";
 import { describe, guardShrink } from "./sync-failure.js";
@@ -89,7 +89,7 @@ async function writeSnapshot(
     [name, fetchedAt, JSON.stringify(filters), current?.name ?? null],
   );
   const id = rows[0]!.id;
-  const writer = new DatabaseSnapshotWriter(client, id, fetchedAt, previous);
+  const writer = await DatabaseSnapshotWriter.start(client, id, fetchedAt, previous);
   hooks.onWriter(writer);
   let pages = 0;
   let apiVersion: string | null = null;
@@ -199,9 +199,9 @@ export async function publishSnapshotRow(
 }
 
 /**
- * Retention as for files: all but the newest `keep` snapshots go (their products and changes
- * with them), never the current one. After the publish, in a transaction of its own: a failure
- * here leaves an extra snapshot, never a missing one.
+ * Retention as for files: all but the newest `keep` snapshots go (their partition of products
+ * dropped, their changes with their row), never the current one. After the publish, in a
+ * transaction of its own: a failure here leaves an extra snapshot, never a missing one.
  */
 async function prune(
   database: Database,
@@ -210,13 +210,18 @@ async function prune(
   log: typeof silentLogger,
 ): Promise<void> {
   try {
-    const { rows } = await database.pool.query<{ name: string }>(
-      `DELETE FROM catalog_snapshots WHERE name <> $2 AND id NOT IN (
-         SELECT id FROM catalog_snapshots ORDER BY name DESC LIMIT $1)
-       RETURNING name`,
-      [keep, current],
-    );
-    if (rows.length > 0) log.info({ pruned: rows.map((r) => r.name) }, "removed old snapshots");
+    const pruned = await inTransaction(database, async (client) => {
+      const { rows } = await client.query<{ id: string; name: string }>(
+        `DELETE FROM catalog_snapshots WHERE name <> $2 AND id NOT IN (
+           SELECT id FROM catalog_snapshots ORDER BY name DESC LIMIT $1)
+         RETURNING id, name`,
+        [keep, current],
+      );
+      for (const { id } of rows)
+        await client.query(`DROP TABLE IF EXISTS ${productsPartition(id)}`);
+      return rows.map((r) => r.name);
+    });
+    if (pruned.length > 0) log.info({ pruned }, "removed old snapshots");
   } catch (error) {
     log.warn({ error: (error as Error).message }, "could not remove old snapshots");
   }

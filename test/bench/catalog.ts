@@ -21,6 +21,7 @@ import {
   runChild,
 } from "../helpers/bench-child.js";
 import { median } from "../helpers/median.js";
+import { runPostgres } from "./catalog-pg.js";
 
 const PRODUCTS = Number(process.env.BENCH_CATALOG_PRODUCTS ?? 100_000);
 // Five rounds: on two cores one round's ratio moves by 0.3x with whatever else runs; the median
@@ -137,43 +138,53 @@ export async function run(): Promise<void> {
   const { url, child } = await startChildSandbox();
   const dataDir = await mkdtemp(join(tmpdir(), "gj-bench-catalog-"));
   try {
-    await measureOnce(script, "floor", url, dataDir); // warm-up: the server's JIT and caches
-    process.stdout.write(`children run ${CHILD_RUNTIME === "tsx" ? "under tsx" : "compiled JS"}\n`);
-    const ratios: number[] = [];
-    const cursorRatios: number[] = [];
-    const syncRss: number[] = [];
-    const floorRss: number[] = [];
-    for (let round = 1; round <= ROUNDS; round++) {
-      const floor = await measureOnce(script, "floor", url, dataDir);
-      const cursorFloor = await measureOnce(script, "cursor-floor", url, dataDir);
-      // Round 1 has no previous snapshot; later rounds diff against 100k previous records.
-      const sync = await measureOnce(script, "sync", url, dataDir);
-      const ratio = sync.ms / floor.ms;
-      ratios.push(ratio);
-      cursorRatios.push(sync.ms / cursorFloor.ms);
-      syncRss.push(sync.maxRss);
-      floorRss.push(floor.maxRss);
-      process.stdout.write(
-        `round ${round}${round === 1 ? " (first snapshot)" : " (with diff)   "}: ` +
-          `floor ${s(floor.ms)} (${floor.pages} pages, cpu ${s(floor.cpuMs)}, ` +
-          `RSS ${mb(floor.startRss)} -> peak ${mb(floor.maxRss)}), ` +
-          `sync ${s(sync.ms)} (${sync.products} products, ${mb(sync.bytes ?? 0)} on disk, ` +
-          `cpu ${s(sync.cpuMs)}, RSS ${mb(sync.startRss)} -> peak ${mb(sync.maxRss)}), ` +
-          `ratio ${ratio.toFixed(2)}x; cursor-only floor ${s(cursorFloor.ms)} ` +
-          `(cpu ${s(cursorFloor.cpuMs)}), ratio to it ${(sync.ms / cursorFloor.ms).toFixed(2)}x\n`,
-      );
+    // BENCH_ONLY=postgres: the PostgreSQL run alone.
+    if (process.env.BENCH_ONLY !== "postgres") await runFiles(script, url, dataDir);
+    // The PostgreSQL run (catalog-pg.ts) on the same sandbox; BENCH_ONLY=files leaves it out.
+    if (process.env.BENCH_ONLY !== "files") {
+      await runPostgres(url, Number(process.env.BENCH_PG_ROUNDS ?? ROUNDS));
     }
-    process.stdout.write(
-      `ratio median ${median(ratios).toFixed(2)}x, worst ${Math.max(...ratios).toFixed(2)}x (goal <= 1.20x); ` +
-        `sync peak RSS median ${mb(median(syncRss))}, worst ${mb(Math.max(...syncRss))} (goal <= 200 MB); ` +
-        `floor peak RSS median ${mb(median(floorRss))}\n` +
-        `ratio to the cursor-only floor (the service's own answer time): median ` +
-        `${median(cursorRatios).toFixed(2)}x, worst ${Math.max(...cursorRatios).toFixed(2)}x\n`,
-    );
   } finally {
     child.kill();
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** The file store's rounds: the sync against the floor and the cursor-only floor. */
+async function runFiles(script: string, url: string, dataDir: string): Promise<void> {
+  await measureOnce(script, "floor", url, dataDir); // warm-up: the server's JIT and caches
+  process.stdout.write(`children run ${CHILD_RUNTIME === "tsx" ? "under tsx" : "compiled JS"}\n`);
+  const ratios: number[] = [];
+  const cursorRatios: number[] = [];
+  const syncRss: number[] = [];
+  const floorRss: number[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    const floor = await measureOnce(script, "floor", url, dataDir);
+    const cursorFloor = await measureOnce(script, "cursor-floor", url, dataDir);
+    // Round 1 has no previous snapshot; later rounds diff against 100k previous records.
+    const sync = await measureOnce(script, "sync", url, dataDir);
+    const ratio = sync.ms / floor.ms;
+    ratios.push(ratio);
+    cursorRatios.push(sync.ms / cursorFloor.ms);
+    syncRss.push(sync.maxRss);
+    floorRss.push(floor.maxRss);
+    process.stdout.write(
+      `round ${round}${round === 1 ? " (first snapshot)" : " (with diff)   "}: ` +
+        `floor ${s(floor.ms)} (${floor.pages} pages, cpu ${s(floor.cpuMs)}, ` +
+        `RSS ${mb(floor.startRss)} -> peak ${mb(floor.maxRss)}), ` +
+        `sync ${s(sync.ms)} (${sync.products} products, ${mb(sync.bytes ?? 0)} on disk, ` +
+        `cpu ${s(sync.cpuMs)}, RSS ${mb(sync.startRss)} -> peak ${mb(sync.maxRss)}), ` +
+        `ratio ${ratio.toFixed(2)}x; cursor-only floor ${s(cursorFloor.ms)} ` +
+        `(cpu ${s(cursorFloor.cpuMs)}), ratio to it ${(sync.ms / cursorFloor.ms).toFixed(2)}x\n`,
+    );
+  }
+  process.stdout.write(
+    `ratio median ${median(ratios).toFixed(2)}x, worst ${Math.max(...ratios).toFixed(2)}x (goal <= 1.20x); ` +
+      `sync peak RSS median ${mb(median(syncRss))}, worst ${mb(Math.max(...syncRss))} (goal <= 200 MB); ` +
+      `floor peak RSS median ${mb(median(floorRss))}\n` +
+      `ratio to the cursor-only floor (the service's own answer time): median ` +
+      `${median(cursorRatios).toFixed(2)}x, worst ${Math.max(...cursorRatios).toFixed(2)}x\n`,
+  );
 }
 
 const childKind = process.env.BENCH_CATALOG_CHILD;

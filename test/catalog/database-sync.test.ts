@@ -69,6 +69,12 @@ describe("catalog sync into PostgreSQL", () => {
     for (let i = 0; i < 3; i++) await sync({ keep: 2 });
     const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM catalog_snapshots");
     expect(rows[0].n).toBe(2);
+    // Each snapshot's products are a partition of their own; a pruned one's is dropped.
+    const { rows: partitions } = await db.pool.query(
+      "SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = $1 AND tablename LIKE 'catalog_products_%'",
+      [db.schema],
+    );
+    expect(partitions[0].n).toBe(2);
   });
 
   it("a failing page publishes nothing: the previous snapshot stays current", async () => {

@@ -22,8 +22,11 @@ CREATE TABLE catalog_snapshots (
   published_at timestamptz NOT NULL DEFAULT now()
 );
 
+-- One partition per snapshot, catalog_products_<id>: a sync loads its partition as a table of its
+-- own and attaches it at the end (its indexes built once, in bulk); retention drops partitions;
+-- a query of the current snapshot reads its partition only.
 CREATE TABLE catalog_products (
-  snapshot_id bigint NOT NULL REFERENCES catalog_snapshots (id) ON DELETE CASCADE,
+  snapshot_id bigint NOT NULL,
   -- Place in the snapshot, as received; a code the service sent twice has two rows.
   position integer NOT NULL,
   code text NOT NULL,
@@ -45,7 +48,7 @@ CREATE TABLE catalog_products (
   index_entries jsonb NOT NULL,
   digest text,
   PRIMARY KEY (snapshot_id, position)
-);
+) PARTITION BY LIST (snapshot_id);
 
 CREATE INDEX catalog_products_code ON catalog_products (snapshot_id, code);
 CREATE INDEX catalog_products_countries ON catalog_products USING gin (countries);
@@ -69,6 +72,7 @@ CREATE TABLE catalog_current (
   snapshot_id bigint NOT NULL REFERENCES catalog_snapshots (id)
 );
 
+-- The current snapshot is compared as a value (an InitPlan), so that only its partition is read.
 CREATE VIEW current_products AS
 SELECT
   p.code,
@@ -85,9 +89,9 @@ SELECT
   p.record,
   s.name AS snapshot,
   s.fetched_at
-FROM catalog_current c
-JOIN catalog_snapshots s ON s.id = c.snapshot_id
-JOIN catalog_products p ON p.snapshot_id = c.snapshot_id;
+FROM catalog_products p
+JOIN catalog_snapshots s ON s.id = p.snapshot_id
+WHERE p.snapshot_id = (SELECT snapshot_id FROM catalog_current);
 
 CREATE VIEW recent_changes AS
 SELECT
