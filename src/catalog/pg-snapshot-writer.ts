@@ -128,6 +128,8 @@ export class DatabaseSnapshotWriter {
   async finish(meta: ManifestMeta): Promise<{ manifest: SnapshotManifest; diff: CatalogDiff }> {
     await this.copy.finish();
     const table = productsPartition(this.snapshotId);
+    // Room to build the partition's indexes (the GIN of countries above all) in memory.
+    await this.client.query("SET LOCAL maintenance_work_mem = '256MB'");
     await this.client.query(
       `ALTER TABLE catalog_products ATTACH PARTITION ${table} FOR VALUES IN (${this.snapshotId})`,
     );
