@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadCurrentIndex, openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
 import { ShrinkRefusedError } from "../../src/catalog/shrink-refused-error.js";
+import { snapshotCheck } from "../../src/doctor/snapshot-check.js";
 import { RunError } from "../../src/errors/runtime-error.js";
 import { cursorOfPage, useCatalogFixture } from "../helpers/catalog-fixture.js";
 import { useTestDatabase } from "../helpers/database.js";
@@ -133,6 +134,51 @@ describe("catalog sync into PostgreSQL", () => {
       `another catalog sync is writing to PostgreSQL schema ${db.schema} (GIFTJOBS_DATABASE_URL); this one stopped and published nothing`,
     );
     expect((await openCurrentSnapshot(store()))?.name).toBe(first.snapshot);
+  });
+});
+
+describe("the catalog in PostgreSQL reads as the files do", () => {
+  it("the same catalog gives the same index, products and diff in both stores", async () => {
+    await fx.sync();
+    await sync();
+    const code = fx.sandbox.state.catalog.products[7]!.code;
+    await control(fx.sandbox, `/_sandbox/products/${code}`, {
+      is_orderable: false,
+      price_multiplier: "0.5",
+    });
+    await fx.sync();
+    await sync();
+    const files = (await openCurrentSnapshot(fx.dataDir))!;
+    const rows = (await openCurrentSnapshot(store()))!;
+    expect((await rows.index()).entries).toEqual((await files.index()).entries);
+    const all = async (snapshot: typeof files) => {
+      const out: unknown[] = [];
+      for await (const product of snapshot.products()) out.push(product);
+      return out;
+    };
+    expect(await all(rows)).toEqual(await all(files));
+    const { from: _a, to: _b, ...fileDiff } = (await files.diff())!;
+    const { from: _c, to: _d, ...dbDiff } = (await rows.diff())!;
+    expect(dbDiff).toEqual(fileDiff);
+    expect(rows.manifest).toMatchObject({
+      product_count: files.manifest.product_count,
+      index_entries: files.manifest.index_entries,
+      counts: files.manifest.counts,
+      warnings: files.manifest.warnings,
+    });
+  });
+
+  it("doctor's catalog check reads the database", async () => {
+    const settings = { dataDir: fx.dataDir, ...db.config };
+    const before = await snapshotCheck(settings, 26);
+    expect(before).toMatchObject({ ok: false });
+    expect(before.detail).toBe(
+      `no catalog snapshot in PostgreSQL schema ${db.schema} (GIFTJOBS_DATABASE_URL): run giftjobs catalog sync`,
+    );
+    const synced = await sync();
+    const after = await snapshotCheck(settings, 26);
+    expect(after).toMatchObject({ ok: true });
+    expect(after.detail).toContain(`snapshot ${synced.snapshot} (1200 products)`);
   });
 });
 
