@@ -1,7 +1,7 @@
 import { createHash, type Hash } from "node:crypto";
 import type pg from "pg";
 import type { RawProduct } from "../api/schemas.js";
-import { CopyWriter, copyField, copyTextArray } from "../db/copy-rows.js";
+import { CopyWriter, copyField, copyJson, copyTextArray } from "../db/copy-rows.js";
 import { type CatalogDiff, DiffBuilder } from "./catalog-diff.js";
 import { serialiseProduct } from "./compact-record.js";
 import type { PreviousRecords } from "./previous-records.js";
@@ -118,8 +118,8 @@ export class DatabaseSnapshotWriter {
       copyTextArray(fixed),
       copyField(open && DECIMAL.test(open.min) ? open.min : null),
       copyField(open && DECIMAL.test(open.max) ? open.max : null),
-      copyField(text),
-      copyField(`[${indexed.map((item) => item.text).join(",")}]`),
+      copyJson(text),
+      copyJson(`[${indexed.map((item) => item.text).join(",")}]`),
       copyField(digest),
     ].join("\t")}\n`;
   }

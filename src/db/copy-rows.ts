@@ -29,6 +29,14 @@ function escapeChar(char: string): string {
   }
 }
 
+/**
+ * JSON text (JSON.stringify's) as a field: it holds no raw tab, newline or return (JSON escapes
+ * them), so only its backslashes are doubled; a plain search finds them faster than a RegExp.
+ */
+export function copyJson(text: string): string {
+  return text.includes("\\") ? text.replaceAll("\\", "\\\\") : text;
+}
+
 /** A text[] as COPY's text format reads it: an array literal, each element quoted. */
 export function copyTextArray(list: readonly string[] | null | undefined): string {
   if (!list) return "\\N";

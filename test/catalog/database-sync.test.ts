@@ -168,6 +168,23 @@ describe("the catalog in PostgreSQL reads as the files do", () => {
     });
   });
 
+  it("keeps every character of a record: tabs, newlines, backslashes, quotes", async () => {
+    const products = fx.sandbox.state.catalog.products.slice(0, 3).map((p) => ({ ...p }));
+    const odd = 'Tab\there\nnew line \\ back "quoted" \\N é 🎁';
+    products[1] = { ...products[1]!, name: odd, description: "a\r\nb\\" } as (typeof products)[1];
+    await control(fx.sandbox, "/_sandbox/catalog", { catalog: products });
+    await sync();
+    const read: { name: unknown }[] = [];
+    for await (const product of (await openCurrentSnapshot(store()))!.products()) {
+      read.push(product as { name: unknown });
+    }
+    expect(read).toEqual(JSON.parse(JSON.stringify(products)));
+    const { rows } = await db.pool.query("SELECT name FROM current_products WHERE code = $1", [
+      products[1]!.code,
+    ]);
+    expect(rows).toEqual([{ name: odd }]);
+  });
+
   it("doctor's catalog check reads the database", async () => {
     const settings = { dataDir: fx.dataDir, ...db.config };
     const before = await snapshotCheck(settings, 26);
