@@ -83,7 +83,7 @@ export async function sha256OfFile(path: string): Promise<string> {
 /** Like openCurrentSnapshot, but a missing snapshot is a NoSnapshotError (exit 2). */
 export async function requireCurrentSnapshot(source: CatalogSource): Promise<CatalogSnapshot> {
   const snapshot = await openCurrentSnapshot(source);
-  if (!snapshot) throw new NoSnapshotError(storeWhere(source));
+  if (!snapshot) throw new NoSnapshotError(storeWhere(source), Boolean(storeOf(source).database));
   return snapshot;
 }
 

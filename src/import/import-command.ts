@@ -4,6 +4,7 @@ import type { ExecutionMode } from "../api/order-request.js";
 import { withCatalogStore } from "../catalog/catalog-store.js";
 import { loadCurrentIndex } from "../catalog/current-snapshot.js";
 import type { CatalogIndex } from "../catalog/index-entry.js";
+import { catalogPlace, fillCatalogHint } from "../catalog/no-snapshot-error.js";
 import type { Config } from "../config.js";
 import type { Database } from "../db/open-database.js";
 import { UserError } from "../errors/user-error.js";
@@ -129,7 +130,7 @@ export async function prepareImport(
     : undefined;
   if (command.catalogCheck && !catalog) {
     throw new UserError(
-      `no catalog snapshot in ${join(settings.dataDir, "catalog")}: run \`giftjobs catalog sync\` first, or pass --no-catalog-check`,
+      `no catalog snapshot in ${catalogPlace(settings)}: ${fillCatalogHint(Boolean(settings.databaseUrl))}, or pass --no-catalog-check`,
     );
   }
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");

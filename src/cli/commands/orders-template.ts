@@ -1,8 +1,9 @@
 import { writeFile } from "node:fs/promises";
-import { extname, join, resolve } from "node:path";
+import { extname, resolve } from "node:path";
 import type { Command } from "commander";
 import { openCatalogStore } from "../../catalog/catalog-store.js";
 import { loadCurrentIndex } from "../../catalog/current-snapshot.js";
+import { catalogPlace, fillCatalogHint } from "../../catalog/no-snapshot-error.js";
 import { UserError } from "../../errors/user-error.js";
 import { templateCsv, writeTemplateXlsx } from "../../import/order-template.js";
 import { action, createContext } from "../run-action.js";
@@ -28,7 +29,7 @@ export function registerTemplate(orders: Command): void {
         const index = await loadCurrentIndex(await openCatalogStore(ctx.config));
         if (!index)
           process.stderr.write(
-            `note: no catalog snapshot in ${join(ctx.config.dataDir, "catalog")}: the example row's product code is a placeholder (run \`giftjobs catalog sync\`)\n`,
+            `note: no catalog snapshot in ${catalogPlace(ctx.config)}: the example row's product code is a placeholder (${fillCatalogHint(Boolean(ctx.config.databaseUrl))})\n`,
           );
         const options = { country: opts.country, orderable: opts.orderable };
         if (!opts.out) {
