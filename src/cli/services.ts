@@ -31,8 +31,23 @@ export interface Services {
   close(): Promise<void>;
 }
 
-export async function openServices(config: Config): Promise<Services> {
-  const database = config.databaseUrl ? await openCurrentDatabase(config) : undefined;
+/**
+ * Whether a command needs PostgreSQL (when GIFTJOBS_DATABASE_URL is set): `required` (an import,
+ * orders retry: the journal is there) refuses to start without it; `redis-only` (orders status,
+ * list, the lifecycle steps, report: they read and change Redis alone) goes on without it after
+ * one warning line (docs/operations.md, "PostgreSQL down").
+ */
+export type DatabaseNeed = "required" | "redis-only";
+
+export async function openServices(
+  config: Config,
+  need: DatabaseNeed = "required",
+): Promise<Services> {
+  const database = config.databaseUrl
+    ? need === "required"
+      ? await openCurrentDatabase(config)
+      : await warnIfDatabaseAway(config)
+    : undefined;
   try {
     return await openRedisServices(config, database);
   } catch (error) {
@@ -77,12 +92,42 @@ async function openRedisServices(
   };
 }
 
+/**
+ * withServices for a command that reads and changes Redis alone (orders status, list, report,
+ * approve, pause, resume, cancel): PostgreSQL away or refusing is one warning line, not a refusal.
+ */
+export function withRedisServices<T>(
+  config: Config,
+  fn: (services: Services) => Promise<T>,
+): Promise<T> {
+  return withServices(config, fn, "redis-only");
+}
+
+/**
+ * A command that reads Redis only checks PostgreSQL all the same, and says in one line on stderr
+ * when it is away or refuses: an operator sees it before an import or a worker refuses. The
+ * command does not use it, so nothing is kept open.
+ */
+async function warnIfDatabaseAway(config: Config): Promise<undefined> {
+  try {
+    const database = await openCurrentDatabase(config);
+    await database.close().catch(() => {});
+  } catch (error) {
+    if (!(error instanceof UserError)) throw error;
+    process.stderr.write(
+      `giftjobs: warning: ${error.message}; this command reads Redis only and goes on (imports, workers and the webhook receiver refuse until it is fixed)\n`,
+    );
+  }
+  return undefined;
+}
+
 /** Runs `fn` with services open, closing them whatever happens. */
 export async function withServices<T>(
   config: Config,
   fn: (services: Services) => Promise<T>,
+  need: DatabaseNeed = "required",
 ): Promise<T> {
-  const services = await openServices(config);
+  const services = await openServices(config, need);
   let result: T;
   try {
     result = await fn(services);

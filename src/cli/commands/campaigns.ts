@@ -25,7 +25,7 @@ import type { Config } from "../../config.js";
 import { demoCampaignHint } from "../../demo/demo-prefix.js";
 import type { Ledger } from "../../ledger/ledger.js";
 import { action, createContext, printJson } from "../run-action.js";
-import { withServices } from "../services.js";
+import { withRedisServices } from "../services.js";
 
 /**
  * Registers the campaign lifecycle under `orders`: list, approve, pause, resume, cancel,
@@ -39,7 +39,7 @@ export function registerCampaignCommands(orders: Command): void {
     .action(
       action(async (opts: { json?: boolean }) => {
         const ctx = createContext(opts.json);
-        return withServices(ctx.config, async ({ ledger, redis, workers }) => {
+        return withRedisServices(ctx.config, async ({ ledger, redis, workers }) => {
           const all = await listCampaigns(ledger, workers);
           if (opts.json) printJson(all);
           else process.stdout.write(listText(all));
@@ -155,7 +155,7 @@ function campaignCommand(
     .action(
       action(async (opts: { campaign: string; json?: boolean }) => {
         const ctx = createContext(opts.json);
-        return withServices(ctx.config, async ({ ledger, workers }) => {
+        return withRedisServices(ctx.config, async ({ ledger, workers }) => {
           await requireCampaign(ledger, opts.campaign);
           const { json, text } = await step(ledger, opts.campaign, ctx.config, workers);
           if (opts.json) printJson(json);

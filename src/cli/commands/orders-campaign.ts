@@ -33,7 +33,7 @@ import { OutageReporter, redisAddress } from "../../redis/outage-reporter.js";
 import { wholeNumber } from "../option-parsers.js";
 import { progressBar } from "../progress.js";
 import { action, createContext, printJson } from "../run-action.js";
-import { withServices } from "../services.js";
+import { withRedisServices, withServices } from "../services.js";
 import { requireCampaign } from "./campaigns.js";
 
 const number = (n: number) => n.toLocaleString("en-US");
@@ -55,7 +55,7 @@ export function registerStatus(orders: Command): void {
       action(
         async (opts: { campaign: string; wait?: boolean; timeout?: number; json?: boolean }) => {
           const ctx = createContext(opts.json);
-          return withServices(ctx.config, async ({ ledger, redis, workers }) => {
+          return withRedisServices(ctx.config, async ({ ledger, redis, workers }) => {
             await requireCampaign(ledger, opts.campaign);
             let status = await campaignStatus(ledger, opts.campaign, workers);
             if (opts.wait) {
@@ -216,7 +216,7 @@ export function registerReport(orders: Command): void {
         const out = resolve(
           opts.out ?? join(ctx.config.dataDir, "campaigns", opts.campaign, "report.csv"),
         );
-        return withServices(ctx.config, async ({ ledger }) => {
+        return withRedisServices(ctx.config, async ({ ledger }) => {
           await requireCampaign(ledger, opts.campaign);
           // An archived campaign's report is the one written when it was archived.
           const rows = await writeCampaignReport(ledger, opts.campaign, out);

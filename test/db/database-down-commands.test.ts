@@ -1,0 +1,71 @@
+// docs/operations.md, "PostgreSQL down": with GIFTJOBS_DATABASE_URL set and PostgreSQL away, the
+// commands that read and change Redis alone (orders list, status, approve) go on after one warning
+// line; an import, a worker and the webhook receiver refuse in one line, exit 1, before anything.
+import { afterEach, describe, expect, it } from "vitest";
+import { type CampaignEnv, campaignEnv, giftjobs } from "../helpers/campaign-env.js";
+import { csvFile, validCsv } from "../helpers/csv.js";
+import { useTestDatabase } from "../helpers/database.js";
+import { freePort } from "../helpers/free-port.js";
+import { newWebhookSecret } from "../helpers/webhook-inbox.js";
+
+let env: CampaignEnv | undefined;
+afterEach(async () => {
+  await env?.dispose();
+  env = undefined;
+});
+
+describe("PostgreSQL down", () => {
+  const db = useTestDatabase("db_down_commands");
+
+  it("orders list, status and approve warn and go on; import, worker and webhooks refuse", {
+    timeout: 240_000,
+  }, async () => {
+    env = await campaignEnv({}, "db-down");
+    const e = env;
+    const up = { ...db.env };
+    expect((await giftjobs(e, ["catalog", "sync"], up)).code).toBe(0);
+    const { text } = validCsv(e.index, 3, "emp");
+    const file = await csvFile(e, "orders.csv", text);
+    const held = await giftjobs(
+      e,
+      ["orders", "import", file, "--campaign", "spring", "--hold"],
+      up,
+    );
+    expect(held.code).toBe(0);
+
+    const port = await freePort();
+    const down = {
+      GIFTJOBS_DATABASE_URL: `postgres://giftjobs:s3cret-pw@127.0.0.1:${port}/postgres`,
+      GIFTJOBS_DATABASE_SCHEMA: db.schema,
+      GIFTJOBS_WEBHOOK_SECRET: newWebhookSecret(),
+    };
+    const away = `PostgreSQL at 127.0.0.1:${port}/postgres does not answer or went away: is it running? (GIFTJOBS_DATABASE_URL)`;
+    const warning = `giftjobs: warning: ${away}; this command reads Redis only and goes on (imports, workers and the webhook receiver refuse until it is fixed)\n`;
+
+    const list = await giftjobs(e, ["orders", "list", "--json"], down);
+    expect({ code: list.code, stderr: list.stderr }).toEqual({ code: 0, stderr: warning });
+    expect(JSON.parse(list.stdout)).toMatchObject([{ campaign: "spring", state: "held" }]);
+    const status = await giftjobs(e, ["orders", "status", "--campaign", "spring"], down);
+    expect({ code: status.code, stderr: status.stderr }).toEqual({ code: 0, stderr: warning });
+    expect(status.stdout).toMatch(/^campaign spring \(held\): 0 of 3 rows done/);
+    const approved = await giftjobs(e, ["orders", "approve", "--campaign", "spring"], down);
+    expect({ code: approved.code, stderr: approved.stderr }).toEqual({ code: 0, stderr: warning });
+    expect(approved.stdout).toMatch(/^campaign spring approved/);
+
+    for (const args of [
+      ["orders", "import", file, "--campaign", "autumn", "--yes"],
+      ["worker", "--queues", "orders"],
+      ["webhooks", "--port", "0"],
+    ]) {
+      const run = await giftjobs(e, args, down);
+      expect({ args, code: run.code, stderr: run.stderr }).toEqual({
+        args,
+        code: 1,
+        stderr: `giftjobs: error: ${away}\n`,
+      });
+      expect(run.stdout).not.toContain("s3cret-pw");
+    }
+    // Nothing of the refused import reached Redis.
+    expect(await e.redis.exists(e.ledger.keys("autumn").meta)).toBe(0);
+  });
+});
