@@ -29,6 +29,10 @@ import { type PrivateRedis, redisServerInstalled, startPrivateRedis } from "./pr
 
 export const DEMO_CAMPAIGN = "demo";
 
+/** The one line the demo says when GIFTJOBS_DATABASE_URL is set. */
+export const DATABASE_NOT_USED =
+  "the demo does not use GIFTJOBS_DATABASE_URL: its catalog and journal stay under its own data dir, and no database is touched";
+
 export interface DemoOptions {
   config: Config;
   log: Logger;
@@ -63,7 +67,7 @@ export interface DemoResult {
  * The whole product on one machine: an in-process sandbox, a catalog sync, a sample CSV built
  * from the snapshot, an import, workers until the campaign is done, and a report. Everything
  * lives under `<dataDir>/demo` and the Redis prefix `<prefix>-demo`, so the demo never mixes
- * with real campaigns or sends a job a real worker could pick up; the commands it ends with
+ * with real campaigns or sends a job a real worker could pick up, and never in a database; the commands it ends with
  * (`next`) set that prefix to show its campaign.
  */
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
@@ -86,7 +90,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       prefix: demoPrefix(options.config.prefix),
       dataDir,
       orderRateLimitPerMinute: 3000,
+      // Self-contained: the demo's catalog and journal stay under its data dir, whatever
+      // GIFTJOBS_DATABASE_URL says, so it never writes into a real database (its workers
+      // would journal there while its sync wrote files; docs/commands.md, "The demo").
+      databaseUrl: undefined,
     };
+    if (options.config.databaseUrl) options.log.warn(DATABASE_NOT_USED);
     const result = await demoCampaign(config, options, started, redis.label);
     return { ...result, next: nextCommands(options.config.prefix, redis.private) };
   } finally {
