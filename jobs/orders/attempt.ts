@@ -8,6 +8,7 @@ import type { JournalLine } from "../../src/orders/journal.js";
 import type { OrderIndex } from "../../src/webhooks/order-index.js";
 import type { ProductGuard } from "../../src/webhooks/product-guard.js";
 import type { OrderJobData } from "./job.js";
+import type { OutageHold } from "./outage.js";
 import type { RateLimitBackoff } from "./rate-limit.js";
 
 /** What the order processor needs. */
@@ -19,6 +20,14 @@ export interface CreateOrderDeps {
   ordersQueue: Queue<OrderJobData>;
   /** Shared with the worker: how long to hold the whole queue after a 429. */
   rateLimiter: RateLimitBackoff;
+  /**
+   * Shared with the worker: how long to hold the queue while the service does not answer, and
+   * whether it is known down (docs/architecture/sending-orders.md, "Service outages"). Without
+   * it, only requests that were never sent are put back (holding the queue 1 s).
+   */
+  outageHold?: OutageHold;
+  /** Told of each job of `campaign` put back unsent while the service is known down. */
+  onHeld?: (campaign: string) => void;
   /**
    * Appends a generation change to the campaign's order journal, flushed, before the new key
    * can be sent (docs/architecture/keys-and-exactly-once.md, "One key while an order may exist").
@@ -83,6 +92,8 @@ export type CreateOrderJobResult = { status: string; order_id?: string; skipped?
  */
 export interface Attempt {
   job: Job<OrderJobData>;
+  /** The job's lock token (to put it back without using an attempt). */
+  token?: string;
   campaign: string;
   /** The order's number in its campaign. */
   number: number;

@@ -2,6 +2,7 @@ import { Worker } from "bullmq";
 import {
   ApiError,
   answeredUnderKey,
+  nothingSent,
   RefusedRequestError,
   ValidationError,
 } from "../../src/api/errors/index.js";
@@ -15,6 +16,7 @@ import {
   type CreateOrderJobResult,
   endName,
 } from "./attempt.js";
+import { noAnswer, OutageHold, putBack } from "./outage.js";
 import { pauseReason } from "./pause-reason.js";
 
 /**
@@ -54,6 +56,7 @@ export async function handleFailure(
     });
     throw error;
   }
+  if (nothingSent(error)) return waitUnsent(attempt, error, deps);
   switch (error.outcome) {
     case "rate-limited":
       return rateLimited(attempt, error, deps);
@@ -106,6 +109,7 @@ async function retrySameKey(attempt: Attempt, error: ApiError, deps: CreateOrder
   const { job, log } = attempt;
   // Counted as what the service's answer was, whether or not attempts remain.
   deps.onOutcome?.("retry_same_key");
+  if (noAnswer(error) && deps.outageHold?.down()) return waitOutOutage(attempt, error, deps);
   const attempts = job.opts.attempts ?? 1;
   if (job.attemptsMade + 1 >= attempts) {
     await markFailed(attempt, deps, "failed_uncertain", error.type, error.message, {
@@ -128,6 +132,54 @@ async function retrySameKey(attempt: Attempt, error: ApiError, deps: CreateOrder
     "ambiguous outcome; will retry with the same key",
   );
   throw error;
+}
+
+/**
+ * The connection never opened (refused, host not found): nothing was sent, so the order gets no
+ * mark and the job uses no attempt. It goes back to wait under its same key while the whole queue
+ * is held (docs/architecture/sending-orders.md, "Service outages"): a service that is away is
+ * waited for, however long, instead of used up.
+ */
+async function waitUnsent(
+  attempt: Attempt,
+  error: ApiError,
+  deps: CreateOrderDeps,
+): Promise<CreateOrderJobResult> {
+  deps.onOutcome?.("retry_same_key");
+  await deps.ledger.transition(attempt.campaign, attempt.number, ["in_flight"], "queued", {
+    error_type: error.type,
+    error_message: error.message,
+  });
+  const waitMs = (deps.outageHold ?? new OutageHold()).next();
+  attempt.log.debug(
+    { type: error.type, wait_ms: waitMs },
+    "nothing sent (the connection never opened); holding the queue, same key, no attempt used",
+  );
+  return putBack(attempt.job, attempt.token, deps.ordersQueue, waitMs);
+}
+
+/**
+ * No answer (a timeout, a reset, a 5xx) while the worker knows the service is down: the request
+ * may have reached it, so the order keeps its mark, but the job uses no attempt while the outage
+ * lasts (docs/architecture/sending-orders.md, "Service outages"): an outage longer than the
+ * attempts' backoff does not end rows failed_uncertain.
+ */
+async function waitOutOutage(
+  attempt: Attempt,
+  error: ApiError,
+  deps: CreateOrderDeps,
+): Promise<CreateOrderJobResult> {
+  await deps.ledger.transition(attempt.campaign, attempt.number, ["in_flight"], "queued", {
+    error_type: error.type,
+    error_message: error.message,
+    unclear: error.type,
+  });
+  const waitMs = deps.outageHold!.next();
+  attempt.log.debug(
+    { type: error.type, wait_ms: waitMs },
+    "no answer while the service is down; holding the queue, same key, no attempt used",
+  );
+  return putBack(attempt.job, attempt.token, deps.ordersQueue, waitMs);
 }
 
 /** After this many 429s one job's further 429s use attempts, so nothing loops forever. */

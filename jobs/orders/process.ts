@@ -1,7 +1,7 @@
 import type { Job } from "bullmq";
 import pRetry from "p-retry";
 import type { CreateOrderResult } from "../../src/api/client.js";
-import { ApiError } from "../../src/api/errors/index.js";
+import { ApiError, nothingSent } from "../../src/api/errors/index.js";
 import type { OrderRequest } from "../../src/api/order-request.js";
 import type { Order } from "../../src/api/schemas.js";
 import { completedPatch, warnReplayed } from "../../src/orders/outcome.js";
@@ -15,6 +15,7 @@ import {
 } from "./attempt.js";
 import { handleFailure } from "./failures.js";
 import type { OrderJobData } from "./job.js";
+import { noAnswer, putBack } from "./outage.js";
 
 /** What the part of a job that holds a sending slot ends with. */
 type Sent =
@@ -33,11 +34,36 @@ export async function processCreateOrder(
   job: Job<OrderJobData>,
   signal: AbortSignal | undefined,
   deps: CreateOrderDeps,
+  token?: string,
 ): Promise<CreateOrderJobResult> {
-  const send = () => startAndSend(job, signal, deps);
+  const admitted = deps.outageHold?.admit() ?? "send";
+  if (admitted === "wait") {
+    // The service is known down and another job is seeing whether it is back: this one waits,
+    // unsent, the ledger untouched (docs/architecture/sending-orders.md, "Service outages").
+    deps.onHeld?.(job.data.campaign);
+    return putBack(job, token, deps.ordersQueue, deps.outageHold!.current());
+  }
+  try {
+    return await processAdmitted(job, signal, deps, token);
+  } finally {
+    if (admitted === "probe") deps.outageHold?.probed();
+  }
+}
+
+async function processAdmitted(
+  job: Job<OrderJobData>,
+  signal: AbortSignal | undefined,
+  deps: CreateOrderDeps,
+  token: string | undefined,
+): Promise<CreateOrderJobResult> {
+  const send = () => startAndSend(job, signal, deps, token);
   const sent = await (deps.sending ? deps.sending(send) : send());
   if (sent.kind === "over") return sent.result;
-  deps.onRequestEnded?.(sent.attempt.campaign, sent.kind === "failed" ? sent.error : undefined);
+  const error = sent.kind === "failed" ? sent.error : undefined;
+  deps.onRequestEnded?.(sent.attempt.campaign, error);
+  // An answer, whatever it says: the service is there (a bug or a cancel says nothing of it).
+  if (error === undefined || (error instanceof ApiError && error.status > 0 && !noAnswer(error)))
+    deps.outageHold?.reset();
   if (sent.kind === "failed") return handleFailure(sent.attempt, sent.error, deps);
   deps.rateLimiter.reset();
   if (sent.result.kind === "completed")
@@ -54,6 +80,7 @@ async function startAndSend(
   job: Job<OrderJobData>,
   signal: AbortSignal | undefined,
   deps: CreateOrderDeps,
+  token: string | undefined,
 ): Promise<Sent> {
   const { campaign, order: number } = job.data;
   let log = deps.log.child({ campaign, order: number, job: job.id });
@@ -107,6 +134,7 @@ async function startAndSend(
   deps.onSending?.(campaign);
   const attempt: Attempt = {
     job,
+    token,
     campaign,
     number,
     key,
@@ -186,7 +214,10 @@ function sendOrder(attempt: Attempt, signal: AbortSignal | undefined, deps: Crea
         signal,
       });
     } catch (error) {
-      if (error instanceof ApiError && error.status === 0) attempt.unclear ??= error.type;
+      // A connection that never opened sent nothing: no mark
+      // (docs/architecture/keys-and-exactly-once.md, "Nothing sent").
+      if (error instanceof ApiError && error.status === 0 && !nothingSent(error))
+        attempt.unclear ??= error.type;
       throw error;
     }
   };
@@ -222,5 +253,5 @@ async function alreadyHandled(
 export function createOrderCreateProcessor(
   deps: CreateOrderDeps,
 ): (job: Job<OrderJobData>, token?: string, signal?: AbortSignal) => Promise<CreateOrderJobResult> {
-  return (job, _token, signal) => processCreateOrder(job, signal, deps);
+  return (job, token, signal) => processCreateOrder(job, signal, deps, token);
 }

@@ -2,6 +2,7 @@ import { Queue, Worker } from "bullmq";
 import pLimit from "p-limit";
 import type { OrderEndName } from "../../jobs/orders/attempt.js";
 import type { OrderJobData } from "../../jobs/orders/job.js";
+import { OutageHold } from "../../jobs/orders/outage.js";
 import { createOrderCreateProcessor } from "../../jobs/orders/process.js";
 import { limiterFor, RateLimitBackoff } from "../../jobs/orders/rate-limit.js";
 import { QUEUES } from "../../jobs/registry.js";
@@ -78,6 +79,13 @@ export function startOrdersQueue(context: QueueContext): QueueRunner {
     quietMs: timings.serviceQuietMs,
     everyMs: timings.serviceLineMs,
   });
+  // Holds the queue while the service does not answer (docs/architecture/sending-orders.md,
+  // "Service outages").
+  const outageHold = new OutageHold(
+    () => service.isDown(),
+    timings.outageHoldMs ?? 1000,
+    timings.outageHoldMaxMs ?? 30_000,
+  );
   // Taking over a stalled job is safe (same key), so stalls may repeat a few times.
   const lockDuration = options.lockDurationMs ?? 30_000;
   const common = {
@@ -97,6 +105,8 @@ export function startOrdersQueue(context: QueueContext): QueueRunner {
         log,
         ordersQueue,
         rateLimiter,
+        outageHold,
+        onHeld: (campaign) => service.waiting(campaign),
         journal: (campaign, line) => journal.append(campaign, [line]),
         storePayoutUrls: options.storePayoutUrls,
         firstPollDelayMs,

@@ -87,6 +87,25 @@ export class ServiceWatch {
     else if (reach === "unreachable") this.failed(campaign, errorText(error as ApiError));
   }
 
+  /**
+   * Whether this worker knows the service down: requests failed for `quietMs` with no answer
+   * between (the first line was written), until the next answer.
+   */
+  isDown(): boolean {
+    return this.down !== undefined;
+  }
+
+  /**
+   * A job of `campaign` was put back unsent while the service is down: the campaign waits on it
+   * as much as one whose request failed, so it gets the mark too (now, if it has none yet).
+   */
+  waiting(campaign: string): void {
+    const down = this.down;
+    if (!down || down.marked.has(campaign) || down.failedSinceLine.has(campaign)) return;
+    down.failedSinceLine.add(campaign);
+    if (down.lastLine > 0) this.mark([campaign], down);
+  }
+
   /** The service as this worker sees it, for its heartbeat. */
   contact(): ServiceContact {
     return {

@@ -79,6 +79,13 @@ export interface StartWorkersOptions {
     serviceQuietMs?: number;
     /** While the service cannot be reached, a line (and marks) this often. @defaultValue 30000 */
     serviceLineMs?: number;
+    /**
+     * The first hold of the orders queue after a request with no answer; it doubles while they
+     * repeat. @defaultValue 1000
+     */
+    outageHoldMs?: number;
+    /** The longest hold of the orders queue while the service is away. @defaultValue 30000 */
+    outageHoldMaxMs?: number;
   };
 }
 

@@ -110,4 +110,26 @@ describe("ServiceWatch", () => {
     for (const line of lines) expect(JSON.stringify(line)).not.toContain("secret");
     service.close();
   });
+  it("knows the service down from its first line to the next answer; a campaign whose jobs wait unsent is marked too", async () => {
+    vi.useFakeTimers();
+    const { service, marks, unmarks } = watch();
+    service.waiting("w"); // not down: nothing to mark
+    service.ended("a", refused());
+    vi.advanceTimersByTime(3000);
+    service.ended("a", refused());
+    expect(service.isDown()).toBe(false);
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(service.isDown()).toBe(true);
+    expect(marks.map((m) => m.split(" ")[0])).toEqual(["a"]);
+    service.waiting("w");
+    service.waiting("w");
+    service.waiting("a");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(marks.map((m) => m.split(" ")[0])).toEqual(["a", "w"]);
+    service.ended("a");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(service.isDown()).toBe(false);
+    expect(unmarks.sort()).toEqual(["a", "w"]);
+    service.close();
+  });
 });

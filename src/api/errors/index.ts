@@ -12,7 +12,7 @@ export { RateLimitedError } from "./rate-limited-error.js";
 export { RefusedRequestError } from "./refused-request-error.js";
 export { RequestRejectedError } from "./request-rejected-error.js";
 export { ServerError } from "./server-error.js";
-export { ServiceUnreachableError } from "./service-unreachable-error.js";
+export { nothingSent, ServiceUnreachableError } from "./service-unreachable-error.js";
 export { RequestTimeoutError } from "./timeout-error.js";
 export { UnauthorizedError } from "./unauthorized-error.js";
 export { ValidationError } from "./validation-error.js";

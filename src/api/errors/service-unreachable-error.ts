@@ -41,3 +41,16 @@ export class ServiceUnreachableError extends NetworkError {
     return new ServiceUnreachableError({ url, reason, type, tries, cause: this });
   }
 }
+
+/** The error types of a request whose connection never opened: no byte of it left. */
+const NOTHING_SENT = new Set(["connection_refused", "host_not_found"]);
+
+/**
+ * Whether `error` says the request never left this machine: the host was not found, or the
+ * connection was refused, so it never opened and the service cannot have read the request
+ * (docs/architecture/keys-and-exactly-once.md, "Nothing sent"). A timeout, a reset or a dropped
+ * connection may come after the request was sent: those are not.
+ */
+export function nothingSent(error: unknown): boolean {
+  return error instanceof ServiceUnreachableError && NOTHING_SENT.has(error.type);
+}
