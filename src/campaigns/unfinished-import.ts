@@ -1,3 +1,4 @@
+import { DatabaseDownError } from "../db/database-error.js";
 import type { Ledger } from "../ledger/ledger.js";
 import { isRedisAway } from "../redis/outage-reporter.js";
 
@@ -6,7 +7,7 @@ const FIELD = "import_unfinished";
 
 /**
  * Runs `record` (pass 2 of an import) with the campaign marked unfinished until it ends: an
- * import cut short mid-way leaves the mark, and the same import run again records the rest
+ * import cut short mid-way (Redis, or PostgreSQL holding the journal, gone) leaves the mark, and the same import run again records the rest
  * without `--append` (docs/architecture/redis.md, "Redis outages"). The rows already recorded are
  * known to the ledger and not recorded twice either way.
  */
@@ -21,9 +22,10 @@ export async function recordingMarked<T>(
     await ledger.clearMeta(campaign, FIELD);
     return result;
   } catch (error) {
-    // Only Redis going away leaves the mark: a refusal (a budget, a cancel) is an import that
-    // ended, and must not let another file in without --append.
-    if (!isRedisAway(error)) await ledger.clearMeta(campaign, FIELD);
+    // Only Redis or PostgreSQL (the journal's) going away leaves the mark: a refusal (a budget,
+    // a cancel) is an import that ended, and must not let another file in without --append.
+    if (!isRedisAway(error) && !(error instanceof DatabaseDownError))
+      await ledger.clearMeta(campaign, FIELD);
     throw error;
   }
 }

@@ -6,6 +6,7 @@ import { loadCurrentIndex } from "../catalog/current-snapshot.js";
 import type { CatalogIndex } from "../catalog/index-entry.js";
 import { catalogPlace, fillCatalogHint } from "../catalog/no-snapshot-error.js";
 import type { Config } from "../config.js";
+import { DatabaseDownError } from "../db/database-error.js";
 import type { Database } from "../db/open-database.js";
 import { UserError } from "../errors/user-error.js";
 import type { Ledger } from "../ledger/ledger.js";
@@ -252,9 +253,12 @@ export async function runImportCommand(prepared: PreparedImport, io: ImportIo): 
       return end.code;
     });
   } catch (error) {
-    if (!connected || !isRedisAway(error)) throw error;
+    const lostDatabase = error instanceof DatabaseDownError;
+    if (!connected || !(isRedisAway(error) || lostDatabase)) throw error;
     io.ended();
-    const end = redisLostEnd(prepared, recorded);
+    const end = lostDatabase
+      ? databaseLostEnd(prepared, recorded, error)
+      : redisLostEnd(prepared, recorded);
     io.print(end);
     return end.code;
   }
@@ -293,6 +297,25 @@ export function redisLostEnd(prepared: PreparedImport, recorded: number): Import
     ...refusalJson(prepared.command.campaign, new UserError(line)),
     enqueued: recorded,
   };
+  return { kind: "redis_lost", code: 1, json, line };
+}
+
+/**
+ * PostgreSQL, where the journal is, went away mid-import: every order recorded in Redis was
+ * journaled first, none other reached it, and the same import run again records the rest
+ * (docs/operations.md, "PostgreSQL down").
+ */
+export function databaseLostEnd(
+  prepared: PreparedImport,
+  recorded: number,
+  error: DatabaseDownError,
+): ImportEnd {
+  const line = `giftjobs: ${error.message.replace(/: is it running\? \(GIFTJOBS_DATABASE_URL\)$/, "")} during the import (GIFTJOBS_DATABASE_URL): ${recorded} rows were recorded, each journaled first; run the same import again once it answers to record the rest`;
+  const json = {
+    ...refusalJson(prepared.command.campaign, new UserError(line)),
+    enqueued: recorded,
+  };
+  // Printed as a lost Redis is: the line on stderr, exit 1.
   return { kind: "redis_lost", code: 1, json, line };
 }
 
