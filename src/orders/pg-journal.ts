@@ -4,6 +4,16 @@ import type { JournalLine } from "./journal.js";
 import { JournalIndex } from "./journal-index.js";
 import { FileJournal, type JournalAppender, type OrderJournal } from "./journal-store.js";
 
+/**
+ * Appends lines ($2: a JSON array of JournalLine) to campaign $1's journal in their order (seq
+ * follows n): one statement, so all of them or none.
+ */
+export const INSERT_JOURNAL_LINES = `INSERT INTO order_journal (campaign, generation, order_key, identities, api_key_fingerprint)
+  SELECT $1, (l ->> 'g')::integer, l ->> 'k',
+         ARRAY(SELECT jsonb_array_elements_text(l -> 'i')), l ->> 'a'
+    FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS t(l, n)
+   ORDER BY n`;
+
 /** Lines read per query: a page, so a large journal is never one result in memory. */
 const PAGE = 5000;
 
@@ -54,14 +64,7 @@ export class PgJournal implements OrderJournal {
   async append(campaign: string, lines: readonly JournalLine[]): Promise<void> {
     if (lines.length === 0) return;
     // One statement, one transaction: all the lines or none, in their order (seq follows n).
-    await this.query(
-      `INSERT INTO order_journal (campaign, generation, order_key, identities, api_key_fingerprint)
-       SELECT $1, (l ->> 'g')::integer, l ->> 'k',
-              ARRAY(SELECT jsonb_array_elements_text(l -> 'i')), l ->> 'a'
-         FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS t(l, n)
-        ORDER BY n`,
-      [campaign, JSON.stringify(lines)],
-    );
+    await this.query(INSERT_JOURNAL_LINES, [campaign, JSON.stringify(lines)]);
   }
 
   appender(campaign: string): JournalAppender {

@@ -3,6 +3,7 @@ import { migrate, migrationName, schemaStatus } from "../../db/migrations.js";
 import { type Database, openDatabase } from "../../db/open-database.js";
 import { UserError } from "../../errors/user-error.js";
 import { action, type CommandContext, createContext, printJson } from "../run-action.js";
+import { registerImportJournals } from "./db-import-journals.js";
 
 /** The configured database, open; GIFTJOBS_DATABASE_URL unset is a user mistake here. */
 async function withDatabase<T>(
@@ -81,7 +82,7 @@ async function runStatus(flags: { json?: boolean }): Promise<number> {
   return current ? 0 : 1;
 }
 
-/** Registers `db migrate|status`. */
+/** Registers `db migrate|status|import-journals`. */
 export function register(program: Command): void {
   const db = program
     .command("db")
@@ -94,4 +95,5 @@ export function register(program: Command): void {
     .description("List applied and pending migrations; exit 1 unless the schema is current.")
     .option("--json", "print one JSON document")
     .action(action(runStatus));
+  registerImportJournals(db);
 }

@@ -1,0 +1,43 @@
+import type { Command } from "commander";
+import { openCurrentDatabase } from "../../db/migrations.js";
+import { UserError } from "../../errors/user-error.js";
+import { importFileJournals } from "../../orders/journal-import.js";
+import { action, createContext, printJson } from "../run-action.js";
+
+async function runImportJournals(flags: { dataDir?: string; json?: boolean }): Promise<number> {
+  const ctx = createContext(Boolean(flags.json));
+  if (!ctx.config.databaseUrl) {
+    throw new UserError(
+      "GIFTJOBS_DATABASE_URL is not set: import-journals moves file journals into PostgreSQL",
+    );
+  }
+  const dataDir = flags.dataDir ?? ctx.config.dataDir;
+  const database = await openCurrentDatabase(ctx.config);
+  try {
+    const moves = await importFileJournals(dataDir, database, (move) => {
+      if (!ctx.json && move.outcome === "moved")
+        process.stderr.write(`moved campaign ${move.campaign} (${move.orders} orders)\n`);
+    });
+    const moved = moves.filter((m) => m.outcome === "moved");
+    if (ctx.json) printJson({ data_dir: dataDir, campaigns: moves });
+    else {
+      process.stdout.write(
+        `${moved.length} campaign journals moved from ${dataDir}, ${moves.length - moved.length} already in the database\n`,
+      );
+    }
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+/** Registers `db import-journals` on the `db` command (docs/operations.md, "Switching to PostgreSQL"). */
+export function registerImportJournals(db: Command): void {
+  db.command("import-journals")
+    .description(
+      "Copy the data dir's order journals (campaigns/NAME/orders.ndjson) into PostgreSQL; safe to rerun.",
+    )
+    .option("--data-dir <DIR>", "the data dir whose campaigns/ to read (default GIFTJOBS_DATA_DIR)")
+    .option("--json", "print one JSON document")
+    .action(action(runImportJournals));
+}
