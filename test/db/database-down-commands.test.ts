@@ -2,9 +2,10 @@
 // commands that read and change Redis alone (orders list, status, approve) go on after one warning
 // line; an import, a worker and the webhook receiver refuse in one line, exit 1, before anything.
 import { afterEach, describe, expect, it } from "vitest";
+import { knownMigrations } from "../../src/db/migrations.js";
 import { type CampaignEnv, campaignEnv, giftjobs } from "../helpers/campaign-env.js";
 import { csvFile, validCsv } from "../helpers/csv.js";
-import { useTestDatabase } from "../helpers/database.js";
+import { uniqueSchema, useTestDatabase } from "../helpers/database.js";
 import { freePort } from "../helpers/free-port.js";
 import { newWebhookSecret } from "../helpers/webhook-inbox.js";
 
@@ -65,6 +66,13 @@ describe("PostgreSQL down", () => {
       });
       expect(run.stdout).not.toContain("s3cret-pw");
     }
+    // A schema not migrated is warned of the same way.
+    const bare = uniqueSchema("db_down_bare");
+    const listed = await giftjobs(e, ["orders", "list"], { ...up, GIFTJOBS_DATABASE_SCHEMA: bare });
+    expect({ code: listed.code, stderr: listed.stderr }).toEqual({
+      code: 0,
+      stderr: `giftjobs: warning: the database schema ${bare} has no giftjobs tables, this giftjobs needs version ${knownMigrations().length}: run giftjobs db migrate; this command reads Redis only and goes on (imports, workers and the webhook receiver refuse until it is fixed)\n`,
+    });
     // Nothing of the refused import reached Redis.
     expect(await e.redis.exists(e.ledger.keys("autumn").meta)).toBe(0);
   });
