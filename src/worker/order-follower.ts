@@ -1,6 +1,6 @@
 import { setMaxListeners } from "node:events";
 import type { ApiClient, OrderLookup } from "../api/client.js";
-import { ApiError } from "../api/errors/index.js";
+import { ApiError, nothingSent } from "../api/errors/index.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { FollowedOrder } from "../ledger/types.js";
 import type { Logger } from "../log.js";
@@ -232,8 +232,28 @@ export class OrderFollower {
       );
       return;
     }
+    // Nothing sent (refused, host not found): the service is away, the order is as it was.
+    // Looked at again after the longest delay, not counted against maxPolls: an outage of hours
+    // does not end it failed_uncertain (docs/architecture/sending-orders.md, "Service outages").
+    if (nothingSent(error)) {
+      await this.later(entry, this.options.maxPollDelayMs ?? 30_000);
+      return;
+    }
     // Transient (5xx, network, timeout, 429): look again later, like a PROCESSING answer.
     await this.again(entry, error instanceof Error ? error.message : String(error), log);
+  }
+
+  /** Looks again after `delayMs`, its polls as they were. */
+  private async later(entry: FollowedOrder, delayMs: number): Promise<void> {
+    const { campaign, number } = entry;
+    await this.options.ledger.transition(
+      campaign,
+      number,
+      ["submitted"],
+      "submitted",
+      {},
+      { at: Date.now() + delayMs },
+    );
   }
 
   /** Looks again after a growing delay; past maxPolls the rows become failed_uncertain. */

@@ -7,6 +7,8 @@ import type { LedgerOrder } from "../../src/ledger/ledger.js";
 import { OrderFollower, type OrderFollowerOptions } from "../../src/worker/order-follower.js";
 import { validOrder } from "../helpers/api-client.js";
 import { type CampaignEnv, campaignEnv, quietLog } from "../helpers/campaign-env.js";
+import { freePort } from "../helpers/free-port.js";
+import { tcpProxy } from "../helpers/tcp-proxy.js";
 import { eventually } from "../helpers/wait-for.js";
 
 const ROW = {
@@ -221,5 +223,35 @@ describe("OrderFollower", () => {
     follower(e, e.client);
     await eventually(async () => (await e.ledger.followedCount()) === 0, "unfollowed");
     expect(e.sandbox.state.stats.toJson().total_requests).toBe(before);
+  });
+  it("a status check that reaches nothing (connection refused) is not counted: an outage does not end the order", async () => {
+    env = await campaignEnv({ asyncCompleteMs: 0 }, "follow-outage");
+    const e = env;
+    await submitted(e, "gj1_e");
+    const port = await freePort(); // nothing listens there yet
+    const client = new ApiClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      apiKey: e.config.apiKey,
+      timeoutMs: 5000,
+    });
+    const refused: unknown[] = [];
+    follower(e, client, 30_000, {
+      maxPolls: 3,
+      maxPollDelayMs: 50,
+      onRequestEnded: (_campaign, error) => refused.push(error),
+    });
+    await eventually(async () => refused.length >= 6, "six refused status checks");
+    expect(await e.ledger.getOrder("c", 1)).toMatchObject({ status: "submitted" });
+    expect((await e.ledger.getOrder("c", 1))?.polls).toBeUndefined();
+    // The service back at that address: the order ends as it did there.
+    const proxy = await tcpProxy(port, e.sandbox.url);
+    try {
+      await eventually(
+        async () => (await e.ledger.getOrder("c", 1))?.status === "completed",
+        "completed",
+      );
+    } finally {
+      await proxy.close();
+    }
   });
 });
