@@ -95,8 +95,8 @@ async function importOne(
     // No previous records: every code is new to the writer, which then digests each one, as
     // the next sync's diff needs; the diff itself is the file's own.
     const writer = await DatabaseSnapshotWriter.start(client, id, manifest.fetched_at, undefined);
-    for await (const { products } of readProductPages(join(dir, SNAPSHOT_FILES.products))) {
-      await writer.add(products);
+    for await (const { products, text } of readProductPages(join(dir, SNAPSHOT_FILES.products))) {
+      await writer.add(products, Buffer.from(text, "utf8"));
     }
     const written = await writer.finish({ ...manifest });
     await writeChanges(client, id, diff);

@@ -1,9 +1,18 @@
 import { createHash, type Hash } from "node:crypto";
 import type pg from "pg";
 import type { RawProduct } from "../api/schemas.js";
-import { CopyWriter, copyField, copyJson, copyTextArray } from "../db/copy-rows.js";
+import {
+  CopyLines,
+  CopyWriter,
+  copyBytes,
+  copyField,
+  copyJson,
+  copyTextArray,
+  needsCopyEscapes,
+} from "../db/copy-rows.js";
 import { type CatalogDiff, DiffBuilder } from "./catalog-diff.js";
 import { serialiseProduct } from "./compact-record.js";
+import { recordSlices } from "./pg-record-slices.js";
 import type { PreviousRecords } from "./previous-records.js";
 import { catalogProductProblems } from "./product-check.js";
 import { denominationsOf } from "./product-denominations.js";
@@ -12,10 +21,16 @@ import { recordDigest } from "./record-digest.js";
 import type { ProductWarning, SnapshotManifest } from "./snapshot-manifest.js";
 import type { ManifestMeta } from "./snapshot-writer.js";
 
+// `record` last: each line is the other fields' text, then the record's bytes (CopyLines).
 const PRODUCT_COLUMNS =
   "(snapshot_id, position, code, name, currency, payout_type, state, " +
-  "availability, is_orderable, countries, denominations, min_value, max_value, record, " +
-  "index_entries, digest)";
+  "availability, is_orderable, countries, denominations, min_value, max_value, " +
+  "index_entries, digest, record)";
+
+/** products.json's layout (ProductsFileWriter): the checksum is of the same bytes. */
+const FILE_HEAD = Buffer.from("[\n");
+const FILE_SEPARATOR = Buffer.from(",\n");
+const FILE_TAIL = Buffer.from("\n]\n");
 
 /** The partition of catalog_products holding snapshot `id`'s products. */
 export function productsPartition(id: string): string {
@@ -30,7 +45,9 @@ const DECIMAL = /^-?\d{1,30}(\.\d{1,30})?$/;
  * Writes one snapshot's products into PostgreSQL as pages arrive, through one COPY on the sync's
  * connection (inside its transaction): the columns people filter on, the whole record as jsonb,
  * the index entries and the diff's digest. Counts, warnings and the diff are running totals, as
- * in SnapshotWriter, whose checks and diff this repeats product for product.
+ * in SnapshotWriter, whose checks and diff this repeats product for product; the checksum and
+ * byte count are those of the products.json a file sync would write (the same catalog gives the
+ * same manifest.sha256 in both stores).
  */
 export class DatabaseSnapshotWriter {
   private readonly byPayoutType: Record<string, number> = {};
@@ -39,6 +56,8 @@ export class DatabaseSnapshotWriter {
   private readonly diff: DiffBuilder;
   private readonly hash: Hash = createHash("sha256");
   private readonly copy: CopyWriter;
+  /** Codes the service sent more than once: all but their last row are marked superseded. */
+  private readonly repeated = new Set<string>();
   private indexEntries = 0;
   private bytes = 0;
   productCount = 0;
@@ -51,6 +70,7 @@ export class DatabaseSnapshotWriter {
   ) {
     this.diff = new DiffBuilder(previous);
     this.copy = CopyWriter.start(client, `${productsPartition(snapshotId)} ${PRODUCT_COLUMNS}`);
+    this.counted(FILE_HEAD);
   }
 
   /**
@@ -66,25 +86,48 @@ export class DatabaseSnapshotWriter {
   ): Promise<DatabaseSnapshotWriter> {
     const table = productsPartition(snapshotId);
     // The CHECK spares ATTACH PARTITION its scan for rows outside the partition's value.
+    // toast_tuple_target: a row over 2 kB (most rows: the record and its index entries) would
+    // otherwise have its record compressed, which cost more CPU than the rest of the COPY
+    // (docs/catalog-database.md, "Tables"); kept whole, a row takes a third more room.
     await client.query(
       `CREATE TABLE ${table} (LIKE catalog_products INCLUDING DEFAULTS,
-         CHECK (snapshot_id = ${snapshotId}))`,
+         CHECK (snapshot_id = ${snapshotId})) WITH (toast_tuple_target = 8160)`,
     );
     return new DatabaseSnapshotWriter(client, snapshotId, fetchedAt, previous);
   }
 
-  /** Adds one page of products (as SnapshotWriter.add: the same problems, digests and diff). */
-  async add(page: readonly RawProduct[]): Promise<void> {
-    let lines = "";
-    for (const product of page) lines += this.line(product);
-    await this.copy.write(lines);
+  /**
+   * Adds one page of products (as SnapshotWriter.add: the same problems, digests and diff).
+   * `text` is the page's products as received (FetchedPage.text): each record is sent as its
+   * bytes there; without it (or when it does not split into the products) they are serialised.
+   */
+  async add(page: readonly RawProduct[], text?: Uint8Array): Promise<void> {
+    if (page.length === 0) return;
+    // As ProductsFileWriter.appendPage writes it.
+    const pageText = text
+      ? Buffer.from(text.buffer, text.byteOffset, text.byteLength)
+      : Buffer.from(page.map(stringify).join(","), "utf8");
+    this.counted(this.productCount === 0 ? pageText : [FILE_SEPARATOR, pageText]);
+    const slices = recordSlices(pageText, page.length);
+    const escaped = slices !== undefined && needsCopyEscapes(pageText);
+    const lines = new CopyLines(pageText.length + page.length * 1024);
+    page.forEach((product, i) => {
+      const fields = this.fields(product);
+      const slice = slices?.[i];
+      if (slice) lines.add(fields, escaped ? copyBytes(slice) : slice);
+      else lines.add(fields + copyJson(JSON.stringify(product)));
+    });
+    await this.copy.write(lines.bytes());
   }
 
-  private line(product: RawProduct): string {
+  /** A product's checks, counts and diff; its COPY fields but the record, each with its tab. */
+  private fields(product: RawProduct): string {
     const problems = catalogProductProblems(product);
     const before = this.diff.see(product.code);
-    if (before === undefined)
+    if (before === undefined) {
       problems.push(`code: appears more than once; the last one is indexed`);
+      this.repeated.add(product.code);
+    }
     const { indexed, record } = serialiseProduct(product, problems);
     let digest: string | null = null;
     if (before !== undefined) {
@@ -95,10 +138,6 @@ export class DatabaseSnapshotWriter {
     count(this.byPayoutType, product.payout_type);
     count(this.byCurrency, product.currency);
     this.indexEntries += indexed.length;
-    const text = JSON.stringify(product);
-    this.hash.update(text);
-    this.hash.update("\n");
-    this.bytes += Buffer.byteLength(text) + 1;
     const position = this.productCount++;
     const denominations = denominationsOf(product);
     const fixed = denominations?.type === "fixed" ? denominations.list : null;
@@ -118,23 +157,17 @@ export class DatabaseSnapshotWriter {
       copyTextArray(fixed),
       copyField(open && DECIMAL.test(open.min) ? open.min : null),
       copyField(open && DECIMAL.test(open.max) ? open.max : null),
-      copyJson(text),
       copyJson(`[${indexed.map((item) => item.text).join(",")}]`),
       copyField(digest),
-    ].join("\t")}\n`;
+    ].join("\t")}\t`;
   }
 
-  /** Ends the COPY and returns the manifest and diff of what was written. */
+  /** Ends the COPY, attaches the partition and returns the manifest and diff of what was written. */
   async finish(meta: ManifestMeta): Promise<{ manifest: SnapshotManifest; diff: CatalogDiff }> {
     await this.copy.finish();
-    const table = productsPartition(this.snapshotId);
-    // Room to build the partition's indexes (the GIN of countries above all) in memory.
-    await this.client.query("SET LOCAL maintenance_work_mem = '256MB'");
-    await this.client.query(
-      `ALTER TABLE catalog_products ATTACH PARTITION ${table} FOR VALUES IN (${this.snapshotId})`,
-    );
-    // The planner's figures for the new rows, so the views' queries are planned well at once.
-    await this.client.query(`ANALYZE ${table}`);
+    this.counted(FILE_TAIL);
+    await markSuperseded(this.client, this.snapshotId, this.repeated);
+    await attachPartition(this.client, this.snapshotId);
     const manifest: SnapshotManifest = {
       snapshot: meta.snapshot,
       fetched_at: this.fetchedAt,
@@ -155,6 +188,60 @@ export class DatabaseSnapshotWriter {
   abort(): void {
     this.copy.abort();
   }
+
+  /** Adds bytes of the products.json this snapshot would be to the checksum and byte count. */
+  private counted(bytes: Buffer | Buffer[]): void {
+    for (const part of Array.isArray(bytes) ? bytes : [bytes]) {
+      this.hash.update(part);
+      this.bytes += part.length;
+    }
+  }
+}
+
+function stringify(product: RawProduct): string {
+  return JSON.stringify(product);
+}
+
+/**
+ * Of a code the service sent more than once, every row but the last is superseded: as in the
+ * file index, the last one received is the product (current_products shows it alone).
+ */
+async function markSuperseded(
+  client: pg.ClientBase,
+  snapshotId: string,
+  codes: ReadonlySet<string>,
+): Promise<void> {
+  if (codes.size === 0) return;
+  const table = productsPartition(snapshotId);
+  await client.query(
+    `UPDATE ${table} p SET superseded = true
+       FROM (SELECT code, max(position) AS last FROM ${table}
+              WHERE code = ANY($1::text[]) GROUP BY code) l
+      WHERE p.code = l.code AND p.position < l.last`,
+    [[...codes]],
+  );
+}
+
+/**
+ * Attaches the loaded partition (its indexes are built then, once) and gathers the planner's
+ * figures for it, so that the views' queries are planned well at once.
+ */
+async function attachPartition(client: pg.ClientBase, snapshotId: string): Promise<void> {
+  const table = productsPartition(snapshotId);
+  // Room to build the partition's indexes (the GIN of countries above all) in memory.
+  await client.query("SET LOCAL maintenance_work_mem = '256MB'");
+  await client.query(
+    `ALTER TABLE catalog_products ATTACH PARTITION ${table} FOR VALUES IN (${snapshotId})`,
+  );
+  // A sample of 3,000 rows rather than 30,000, of the columns queries filter on (not the
+  // records' jsonb and text): a twentieth of the time, and enough to choose between the
+  // indexes. snapshot_id above all: without its figures the planner takes the primary key for
+  // a way to find the snapshot's rows, and reads all of it.
+  await client.query("SET LOCAL default_statistics_target = 10");
+  await client.query(
+    `ANALYZE ${table} (snapshot_id, position, code, name, currency, payout_type, state,
+       availability, is_orderable, countries, denominations, min_value, max_value, superseded)`,
+  );
 }
 
 function count(counts: Record<string, number>, value: unknown): void {

@@ -126,12 +126,13 @@ async function* readProducts(database: Database, id: string): AsyncGenerator<Raw
 /** The index, as index.json holds it: of a code listed twice, the last entry wins. */
 async function readIndex(database: Database, id: string, fetchedAt: string): Promise<CatalogIndex> {
   const entries: Record<string, CatalogIndexEntry> = {};
-  for await (const rows of rowsOf<{ index_entries: CatalogIndexEntry[] }>(
-    database,
-    id,
-    "index_entries",
-  )) {
-    for (const row of rows) for (const entry of row.index_entries) entries[entry.code] = entry;
+  // index_entries is a JSON array kept as text (src/db/migrations/0001_catalog.sql).
+  for await (const rows of rowsOf<{ index_entries: string }>(database, id, "index_entries")) {
+    for (const row of rows) {
+      for (const entry of JSON.parse(row.index_entries) as CatalogIndexEntry[]) {
+        entries[entry.code] = entry;
+      }
+    }
   }
   return { fetched_at: fetchedAt, entries };
 }

@@ -101,7 +101,7 @@ async function writeSnapshot(
     onRetry: (error, page, attempt) =>
       options.log?.warn({ page, attempt, error: describe(error) }, "retrying catalog page"),
   })) {
-    await writer.add(page.products);
+    await writer.add(page.products, page.text);
     pages = page.number;
     hooks.onPage(pages);
     apiVersion = page.apiVersion ?? apiVersion;
@@ -115,7 +115,9 @@ async function writeSnapshot(
     pages,
     duration_ms: Date.now() - started,
   });
-  await writeChanges(client, id, diff);
+  // With no previous snapshot every code is added: its rows are the partition's first row of
+  // each code, copied there by PostgreSQL rather than sent again.
+  await writeChanges(client, id, diff, { addedFromPartition: current === undefined });
   await publishSnapshotRow(client, id, manifest, diff, true);
   return {
     snapshot: name,
@@ -125,12 +127,32 @@ async function writeSnapshot(
   };
 }
 
-/** The diff as rows of catalog_changes: one per added or removed code, one per changed field. */
+/**
+ * The diff as rows of catalog_changes: one per added or removed code, one per changed field.
+ * `addedFromPartition`: the added codes are the first row of each code in the snapshot's
+ * partition (a first snapshot: every code is new), inserted from there.
+ */
 export async function writeChanges(
   client: pg.ClientBase,
   id: string,
   diff: CatalogDiff,
+  options: { addedFromPartition?: boolean } = {},
 ): Promise<void> {
+  let added = diff.added;
+  if (options.addedFromPartition) {
+    // digest is set on the first row of each code only (pg-snapshot-writer.ts).
+    const { rowCount } = await client.query(
+      `INSERT INTO catalog_changes (snapshot_id, code, name, change)
+       SELECT snapshot_id, code, name, 'added' FROM ${productsPartition(id)}
+        WHERE digest IS NOT NULL`,
+    );
+    if (rowCount !== diff.added.length) {
+      throw new Error(
+        `catalog_changes: ${rowCount} codes added, the diff has ${diff.added.length}`,
+      );
+    }
+    added = [];
+  }
   const copy = CopyWriter.start(
     client,
     "catalog_changes (snapshot_id, code, name, change, field, old_value, new_value)",
@@ -143,7 +165,7 @@ export async function writeChanges(
     await copy.write(lines);
     lines = "";
   };
-  for (const { code, name } of diff.added) {
+  for (const { code, name } of added) {
     lines += row([code, text(name), "added", null, null, null]);
     await flush();
   }
@@ -200,7 +222,7 @@ export async function publishSnapshotRow(
 
 /**
  * Retention as for files: all but the newest `keep` snapshots go (their partition of products
- * dropped, their changes with their row), never the current one. After the publish, in a
+ * dropped, their changes deleted with their row), never the current one. After the publish, in a
  * transaction of its own: a failure here leaves an extra snapshot, never a missing one.
  */
 async function prune(
@@ -217,6 +239,10 @@ async function prune(
          RETURNING id, name`,
         [keep, current],
       );
+      if (rows.length === 0) return [];
+      await client.query("DELETE FROM catalog_changes WHERE snapshot_id = ANY($1::bigint[])", [
+        rows.map((r) => r.id),
+      ]);
       for (const { id } of rows)
         await client.query(`DROP TABLE IF EXISTS ${productsPartition(id)}`);
       return rows.map((r) => r.name);

@@ -1,4 +1,3 @@
-import { once } from "node:events";
 import type { Writable } from "node:stream";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
@@ -37,6 +36,70 @@ export function copyJson(text: string): string {
   return text.includes("\\") ? text.replaceAll("\\", "\\\\") : text;
 }
 
+/** Whether bytes hold a backslash, tab, newline or return: what copyBytes escapes. */
+export function needsCopyEscapes(bytes: Buffer): boolean {
+  return SPECIALS.some((byte) => bytes.includes(byte));
+}
+
+/** Bytes (UTF-8 text) as a field: the same escapes as copyField. */
+export function copyBytes(bytes: Buffer): Buffer {
+  if (!needsCopyEscapes(bytes)) return bytes;
+  let specials = 0;
+  for (const byte of bytes) if (ESCAPES[byte] !== undefined) specials += 1;
+  const out = Buffer.allocUnsafe(bytes.length + specials);
+  let o = 0;
+  for (const byte of bytes) {
+    const escaped = ESCAPES[byte];
+    if (escaped === undefined) {
+      out[o++] = byte;
+    } else {
+      out[o++] = 0x5c;
+      out[o++] = escaped;
+    }
+  }
+  return out;
+}
+
+/** Backslash, tab, newline, return; and the letter each is written as after a backslash. */
+const SPECIALS = [0x5c, 0x09, 0x0a, 0x0d];
+const ESCAPES: Record<number, number> = { 92: 0x5c, 9: 0x74, 10: 0x6e, 13: 0x72 };
+
+/**
+ * Lines of COPY text built as one Buffer: each line is text (its fields already escaped) then,
+ * optionally, bytes for its last field, then a newline. Cheaper than one string per page when
+ * the last field is bytes already (a record's text as received): those are copied, never
+ * converted to a string and back.
+ */
+export class CopyLines {
+  private buffer: Buffer;
+  private length = 0;
+
+  constructor(sizeHint: number) {
+    this.buffer = Buffer.allocUnsafe(Math.max(sizeHint, 1024));
+  }
+
+  /** Adds a line: `text`, then `last` (a field's bytes, escaped: copyBytes), then a newline. */
+  add(text: string, last?: Buffer): void {
+    // A UTF-16 code unit is at most 3 bytes of UTF-8.
+    this.reserve(text.length * 3 + (last?.length ?? 0) + 1);
+    this.length += this.buffer.write(text, this.length);
+    if (last) this.length += last.copy(this.buffer, this.length);
+    this.buffer[this.length++] = 0x0a;
+  }
+
+  /** The lines so far (shares memory with this builder). */
+  bytes(): Buffer {
+    return this.buffer.subarray(0, this.length);
+  }
+
+  private reserve(more: number): void {
+    if (this.length + more <= this.buffer.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + more));
+    this.buffer.copy(grown, 0, 0, this.length);
+    this.buffer = grown;
+  }
+}
+
 /** A text[] as COPY's text format reads it: an array literal, each element quoted. */
 export function copyTextArray(list: readonly string[] | null | undefined): string {
   if (!list) return "\\N";
@@ -44,10 +107,16 @@ export function copyTextArray(list: readonly string[] | null | undefined): strin
   return copyField(literal);
 }
 
+/** Bytes of rows a CopyWriter lets wait to be sent before write() waits: about four pages. */
+const BACKLOG = 4 << 20;
+
 /** One COPY under way on `client`: write lines, then finish (or it fails with the connection). */
 export class CopyWriter {
   private failure: Error | undefined;
   private readonly done: Promise<void>;
+  /** Bytes written and not yet handed to the connection. */
+  private waiting = 0;
+  private caughtUp: (() => void) | undefined;
 
   private constructor(private readonly stream: Writable) {
     this.done = new Promise<void>((resolve, reject) => {
@@ -66,11 +135,28 @@ export class CopyWriter {
     return new CopyWriter(client.query(copyFrom(`COPY ${target} FROM STDIN`)));
   }
 
-  /** Writes rows (each a line with its newline), waiting when PostgreSQL is behind. */
-  async write(text: string): Promise<void> {
+  /**
+   * Writes rows (each a line with its newline). Returns at once while less than BACKLOG bytes
+   * wait to be sent, so that the caller prepares the next rows while PostgreSQL takes these (a
+   * wait for each write to drain made the two take turns); beyond it, waits until PostgreSQL
+   * has caught up to BACKLOG.
+   */
+  async write(rows: string | Buffer): Promise<void> {
     if (this.failure) throw this.failure;
-    if (this.stream.write(text)) return;
-    await Promise.race([once(this.stream, "drain"), this.done]);
+    const size = rows.length;
+    this.waiting += size;
+    this.stream.write(rows, () => {
+      this.waiting -= size;
+      if (this.waiting <= BACKLOG) this.caughtUp?.();
+    });
+    if (this.waiting <= BACKLOG) return;
+    await Promise.race([
+      new Promise<void>((resolve) => {
+        this.caughtUp = resolve;
+      }),
+      this.done,
+    ]);
+    this.caughtUp = undefined;
     if (this.failure) throw this.failure;
   }
 

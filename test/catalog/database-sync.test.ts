@@ -1,14 +1,27 @@
 import { describe, expect, it } from "vitest";
+import type { RawProduct } from "../../src/api/schemas.js";
 import { loadCurrentIndex, openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
+import { DatabaseSnapshotWriter } from "../../src/catalog/pg-snapshot-writer.js";
+import { publishSnapshotRow, writeChanges } from "../../src/catalog/pg-sync.js";
 import { ShrinkRefusedError } from "../../src/catalog/shrink-refused-error.js";
+import { inTransaction } from "../../src/db/open-database.js";
 import { snapshotCheck } from "../../src/doctor/snapshot-check.js";
 import { RunError } from "../../src/errors/runtime-error.js";
+import { generateCatalog } from "../../src/sandbox/index.js";
 import { cursorOfPage, useCatalogFixture } from "../helpers/catalog-fixture.js";
 import { useTestDatabase } from "../helpers/database.js";
 import { control } from "../helpers/sandbox.js";
 
 const fx = useCatalogFixture();
 const db = useTestDatabase("catalog_sync");
+
+const META = {
+  snapshot: "s",
+  api_version: null,
+  filters: { orderable_only: false, countries: [], categories: [] },
+  pages: 1,
+  duration_ms: 0,
+};
 
 const store = () => ({ dataDir: fx.dataDir, database: db.database });
 const sync = (extra: Parameters<typeof fx.sync>[0] = {}) =>
@@ -76,6 +89,53 @@ describe("catalog sync into PostgreSQL", () => {
       [db.schema],
     );
     expect(partitions[0].n).toBe(2);
+    // A pruned snapshot's changes go with it (the first snapshot's 1,200 'added' rows).
+    const { rows: orphans } = await db.pool.query(
+      "SELECT count(*)::int AS n FROM catalog_changes WHERE snapshot_id NOT IN (SELECT id FROM catalog_snapshots)",
+    );
+    expect(orphans[0].n).toBe(0);
+  });
+
+  it("a first snapshot records every code as added; a code sent twice is one product, the last", async () => {
+    // The sandbox refuses a repeated code: the writer is fed as the sync feeds it.
+    const [a, b, c] = generateCatalog({ products: 3, seed: 3 }) as unknown as RawProduct[];
+    const again = { ...a!, name: "The same code again" } as RawProduct;
+    const name = "2026-01-01T00-00-00.000Z";
+    const { manifest } = await inTransaction(db.database, async (client) => {
+      const { rows } = await client.query<{ id: string }>(
+        `INSERT INTO catalog_snapshots (name, fetched_at, filters, product_count, pages, checksum,
+           manifest, diff) VALUES ($1, now(), '{}', 0, 0, '', '{}', '{}') RETURNING id`,
+        [name],
+      );
+      const id = rows[0]!.id;
+      const writer = await DatabaseSnapshotWriter.start(
+        client,
+        id,
+        "2026-01-01T00:00:00Z",
+        undefined,
+      );
+      await writer.add([a!, b!, again, c!]);
+      const written = await writer.finish({ ...META, snapshot: name });
+      await writeChanges(client, id, written.diff, { addedFromPartition: true });
+      await publishSnapshotRow(client, id, written.manifest, written.diff, true);
+      return written;
+    });
+    expect(manifest.product_count).toBe(4);
+    const { rows: added } = await db.pool.query(
+      "SELECT code, name, change FROM recent_changes WHERE snapshot = $1 ORDER BY code",
+      [name],
+    );
+    const codes = [a!, b!, c!].map((p) => ({ code: p.code, name: p.name, change: "added" }));
+    expect(added).toEqual(codes.sort((x, y) => (x.code < y.code ? -1 : 1)));
+    // Both rows are kept, as products.json keeps both; the view shows the last one received.
+    const { rows } = await db.pool.query("SELECT name FROM current_products WHERE code = $1", [
+      a!.code,
+    ]);
+    expect(rows).toEqual([{ name: "The same code again" }]);
+    const { rows: count } = await db.pool.query("SELECT count(*)::int AS n FROM current_products");
+    expect(count[0].n).toBe(3);
+    const index = (await loadCurrentIndex(store()))!;
+    expect(index.entries[a!.code]?.name).toBe("The same code again");
   });
 
   it("a failing page publishes nothing: the previous snapshot stays current", async () => {
@@ -161,6 +221,9 @@ describe("the catalog in PostgreSQL reads as the files do", () => {
     const { from: _c, to: _d, ...dbDiff } = (await rows.diff())!;
     expect(dbDiff).toEqual(fileDiff);
     expect(rows.manifest).toMatchObject({
+      // The checksum and size of the products as products.json holds them, in both stores.
+      sha256: files.manifest.sha256,
+      products_bytes: files.manifest.products_bytes,
       product_count: files.manifest.product_count,
       index_entries: files.manifest.index_entries,
       counts: files.manifest.counts,
