@@ -5,6 +5,7 @@ import { type CompactRecord, compactRecordOf } from "./compact-record.js";
 import { query } from "./pg-snapshot.js";
 import { PreviousDigests } from "./previous-digests.js";
 import type { PreviousRecords } from "./previous-records.js";
+import { parseDigestLine } from "./record-digest.js";
 
 /**
  * The previous snapshot as the diff sees it (PreviousRecords), from its rows: the digest saved
@@ -22,14 +23,18 @@ export async function loadDatabasePreviousRecords(
   );
   const id = row?.id;
   const digests = new PreviousDigests();
-  const rows = await query<{ code: string; digest: string }>(
+  // One text of digests.txt's lines rather than 100,000 rows: a tenth of the client's CPU.
+  const [found] = await query<{ lines: string | null }>(
     database,
-    `SELECT code, digest FROM catalog_products
-     WHERE snapshot_id = $1 AND digest IS NOT NULL ORDER BY position`,
+    `SELECT string_agg(digest || ' ' || to_json(code)::text, E'\n' ORDER BY position) AS lines
+       FROM catalog_products WHERE snapshot_id = $1 AND digest IS NOT NULL`,
     [id],
   );
-  for (const { code, digest } of rows) digests.push(code, digest);
-  rows.length = 0;
+  for (const line of found?.lines?.split("\n") ?? []) {
+    const parsed = parseDigestLine(line);
+    if (!parsed) throw new Error(`catalog_products: a digest line that does not read: ${line}`);
+    digests.push(parsed.code, parsed.digest);
+  }
   return {
     name: snapshot.name,
     digests,
