@@ -8,31 +8,25 @@ import type { PreviousRecords } from "./previous-records.js";
 import { parseDigestLine } from "./record-digest.js";
 
 /**
- * The previous snapshot as the diff sees it (PreviousRecords), from its rows: the digest saved
- * with each code (the first row of a repeated code, as digests.txt holds it), and the full
- * records of the few changed and removed codes, read on demand.
+ * The previous snapshot as the diff sees it (PreviousRecords): the digest of each code (of the
+ * first row of a repeated code, as digests.txt holds it), read from the snapshot's row in one
+ * value, and the full records of the few changed and removed codes, read on demand.
  */
 export async function loadDatabasePreviousRecords(
   database: Database,
   snapshot: CatalogSnapshot,
 ): Promise<PreviousRecords> {
-  const [row] = await query<{ id: string }>(
+  const [row] = await query<{ id: string; digests: string | null }>(
     database,
-    "SELECT id FROM catalog_snapshots WHERE name = $1",
+    "SELECT id, digests FROM catalog_snapshots WHERE name = $1",
     [snapshot.name],
   );
   const id = row?.id;
   const digests = new PreviousDigests();
-  // One text of digests.txt's lines rather than 100,000 rows: a tenth of the client's CPU.
-  const [found] = await query<{ lines: string | null }>(
-    database,
-    `SELECT string_agg(digest || ' ' || to_json(code)::text, E'\n' ORDER BY position) AS lines
-       FROM catalog_products WHERE snapshot_id = $1 AND digest IS NOT NULL`,
-    [id],
-  );
-  for (const line of found?.lines?.split("\n") ?? []) {
+  for (const line of (row?.digests ?? (await digestsOfRows(database, id))).split("\n")) {
+    if (line === "") continue;
     const parsed = parseDigestLine(line);
-    if (!parsed) throw new Error(`catalog_products: a digest line that does not read: ${line}`);
+    if (!parsed) throw new Error(`catalog_snapshots.digests: a line that does not read: ${line}`);
     digests.push(parsed.code, parsed.digest);
   }
   return {
@@ -51,4 +45,15 @@ export async function loadDatabasePreviousRecords(
       return out;
     },
   };
+}
+
+/** The digests' lines from the snapshot's rows, for a row without its `digests`. */
+async function digestsOfRows(database: Database, id: string | undefined): Promise<string> {
+  const [found] = await query<{ lines: string | null }>(
+    database,
+    `SELECT string_agg(digest || ' ' || to_json(code)::text, E'\\n' ORDER BY position) AS lines
+       FROM catalog_products WHERE snapshot_id = $1 AND digest IS NOT NULL`,
+    [id],
+  );
+  return found?.lines ?? "";
 }

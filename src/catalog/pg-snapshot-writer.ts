@@ -17,7 +17,7 @@ import type { PreviousRecords } from "./previous-records.js";
 import { catalogProductProblems } from "./product-check.js";
 import { denominationsOf } from "./product-denominations.js";
 import { asString, asStringList } from "./product-fields.js";
-import { recordDigest } from "./record-digest.js";
+import { digestLine, recordDigest } from "./record-digest.js";
 import type { ProductWarning, SnapshotManifest } from "./snapshot-manifest.js";
 import type { ManifestMeta } from "./snapshot-writer.js";
 
@@ -58,6 +58,8 @@ export class DatabaseSnapshotWriter {
   private readonly copy: CopyWriter;
   /** Codes the service sent more than once: all but their last row are marked superseded. */
   private readonly repeated = new Set<string>();
+  /** digests.txt's lines: the next sync's diff reads them from the snapshot's row. */
+  private readonly digestLines: string[] = [];
   private indexEntries = 0;
   private bytes = 0;
   productCount = 0;
@@ -132,6 +134,7 @@ export class DatabaseSnapshotWriter {
     if (before !== undefined) {
       digest = recordDigest(record);
       this.diff.compare(product.code, product.name ?? null, before, digest, record);
+      this.digestLines.push(digestLine(product.code, digest));
     }
     if (problems.length > 0) this.warnings.push({ code: product.code, problems });
     count(this.byPayoutType, product.payout_type);
@@ -167,6 +170,11 @@ export class DatabaseSnapshotWriter {
     this.counted(FILE_TAIL);
     await markSuperseded(this.client, this.snapshotId, this.repeated);
     await attachPartition(this.client, this.snapshotId);
+    await this.client.query("UPDATE catalog_snapshots SET digests = $2 WHERE id = $1", [
+      this.snapshotId,
+      this.digestLines.join("\n"),
+    ]);
+    this.digestLines.length = 0;
     const manifest: SnapshotManifest = {
       snapshot: meta.snapshot,
       fetched_at: this.fetchedAt,

@@ -19,8 +19,14 @@ CREATE TABLE catalog_snapshots (
   -- diff.json's document: what the CLI's `catalog diff` prints.
   diff jsonb NOT NULL,
   previous_name text,
-  published_at timestamptz NOT NULL DEFAULT now()
+  published_at timestamptz NOT NULL DEFAULT now(),
+  -- The lines of a file snapshot's digests.txt (each code's record digest, in order): what the
+  -- next sync's diff reads, in one value rather than from 100,000 rows.
+  digests text
 );
+
+-- Base64 digests do not compress: stored out of line as they are.
+ALTER TABLE catalog_snapshots ALTER COLUMN digests SET STORAGE EXTERNAL;
 
 -- One partition per snapshot, catalog_products_<id>: a sync loads its partition as a table of its
 -- own and attaches it at the end (its indexes built once, in bulk); retention drops partitions;
