@@ -58,8 +58,8 @@ export class DatabaseSnapshotWriter {
   private readonly copy: CopyWriter;
   /** Codes the service sent more than once: all but their last row are marked superseded. */
   private readonly repeated = new Set<string>();
-  /** digests.txt's lines: the next sync's diff reads them from the snapshot's row. */
-  private readonly digestLines: string[] = [];
+  /** digests.txt's lines, as bytes (no string per line): the next sync's diff reads them. */
+  private readonly digestLines = new CopyLines(1 << 20);
   private indexEntries = 0;
   private bytes = 0;
   productCount = 0;
@@ -134,7 +134,7 @@ export class DatabaseSnapshotWriter {
     if (before !== undefined) {
       digest = recordDigest(record);
       this.diff.compare(product.code, product.name ?? null, before, digest, record);
-      this.digestLines.push(digestLine(product.code, digest));
+      this.digestLines.add(digestLine(product.code, digest));
     }
     if (problems.length > 0) this.warnings.push({ code: product.code, problems });
     count(this.byPayoutType, product.payout_type);
@@ -172,9 +172,8 @@ export class DatabaseSnapshotWriter {
     await attachPartition(this.client, this.snapshotId);
     await this.client.query("UPDATE catalog_snapshots SET digests = $2 WHERE id = $1", [
       this.snapshotId,
-      this.digestLines.join("\n"),
+      this.digestLines.bytes().toString("utf8"),
     ]);
-    this.digestLines.length = 0;
     const manifest: SnapshotManifest = {
       snapshot: meta.snapshot,
       fetched_at: this.fetchedAt,

@@ -65,10 +65,10 @@ const SPECIALS = [0x5c, 0x09, 0x0a, 0x0d];
 const ESCAPES: Record<number, number> = { 92: 0x5c, 9: 0x74, 10: 0x6e, 13: 0x72 };
 
 /**
- * Lines of COPY text built as one Buffer: each line is text (its fields already escaped) then,
- * optionally, bytes for its last field, then a newline. Cheaper than one string per page when
- * the last field is bytes already (a record's text as received): those are copied, never
- * converted to a string and back.
+ * Lines of COPY text (or any lines) built as one Buffer: each line is text (its fields escaped),
+ * then optionally bytes for its last field, then a newline. Cheaper than one string per page
+ * when the last field is bytes already (a record's text as received): those are copied, never
+ * converted to a string and back; and no string is kept per line.
  */
 export class CopyLines {
   private buffer: Buffer;
