@@ -239,7 +239,7 @@ describe("the catalog in PostgreSQL reads as the files do", () => {
     await sync();
     const read: { name: unknown }[] = [];
     for await (const product of (await openCurrentSnapshot(store()))!.products()) {
-      read.push(product as { name: unknown });
+      read.push(product as unknown as { name: unknown });
     }
     expect(read).toEqual(JSON.parse(JSON.stringify(products)));
     const { rows } = await db.pool.query("SELECT name FROM current_products WHERE code = $1", [
