@@ -139,7 +139,7 @@ describe("readOrderRows", () => {
         line: 1,
         column: "product_code",
         message:
-          "missing required column product_code; the file's headers: \"email\", \"Colour\", \"face_value\", \"email\", \"metadata.\"; name its column with --map 'Header=product_code'",
+          'missing required column product_code; the file\'s headers: "email", "Colour", "face_value", "email", "metadata."; name its column with --map \'Header=product_code\'',
       },
     ]);
   });
