@@ -1,5 +1,4 @@
 import { writeFile } from "node:fs/promises";
-import { connect, createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
@@ -12,6 +11,7 @@ import { createLogger } from "../../src/log.js";
 import { type RunningMetrics, startMetrics } from "../../src/metrics/start-metrics.js";
 import { type CampaignEnv, depsOf, FAST_TIMINGS, giftjobs } from "../helpers/campaign-env.js";
 import { freePort } from "../helpers/free-port.js";
+import { tcpProxy } from "../helpers/tcp-proxy.js";
 import { useCampaignEnv } from "../helpers/use-campaign-env.js";
 import { eventually } from "../helpers/wait-for.js";
 
@@ -27,34 +27,6 @@ function capture() {
     },
   });
   return { lines, log: createLogger({ destination, pretty: false, level: "debug" }) };
-}
-
-/** A TCP proxy on `port` to the sandbox: the service "comes up" at the worker's address. */
-async function proxyTo(port: number, target: string): Promise<{ close(): Promise<void> }> {
-  const to = Number(new URL(target).port);
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((socket) => {
-    const upstream = connect(to, "127.0.0.1");
-    for (const s of [socket, upstream]) {
-      sockets.add(s);
-      s.on("close", () => sockets.delete(s));
-      s.on("error", () => {
-        socket.destroy();
-        upstream.destroy();
-      });
-    }
-    socket.pipe(upstream).pipe(socket);
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => resolve());
-  });
-  return {
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
 }
 
 /** `orders status --json` and `orders list --json` of `campaign`, through the CLI. */
@@ -149,7 +121,7 @@ describe("stalled campaigns", () => {
     for (const line of lines) expect(line.text).not.toContain("test-key-123456");
 
     // The service comes up at the worker's address: the mark goes, the rows are paid.
-    const proxy = await proxyTo(port, e.sandbox.url);
+    const proxy = await tcpProxy(port, e.sandbox.url);
     try {
       await eventually(
         async () => (await campaignStatus(e.ledger, "s")).stalled === null,
