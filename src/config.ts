@@ -47,6 +47,11 @@ export interface Config {
   databaseUrl: string | undefined;
   /** The PostgreSQL schema giftjobs' tables live in. @defaultValue `giftjobs` */
   databaseSchema: string;
+  /**
+   * How many days back an import looks for rows other campaigns paid (docs/architecture/repeats.md).
+   * @defaultValue 90
+   */
+  repeatWindowDays: number;
 }
 
 /** One seed node of a Redis Cluster. */
@@ -71,6 +76,7 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   requireApproval: "GIFTJOBS_REQUIRE_APPROVAL",
   databaseUrl: "GIFTJOBS_DATABASE_URL",
   databaseSchema: "GIFTJOBS_DATABASE_SCHEMA",
+  repeatWindowDays: "GIFTJOBS_REPEAT_WINDOW_DAYS",
 };
 
 const httpUrl = z.string().refine((v) => {
@@ -171,6 +177,10 @@ const SCHEMA = {
   databaseSchema: z
     .string()
     .regex(/^[a-z_][a-z0-9_]{0,62}$/, "must be a lower-case name: letters, digits, _ (63 at most)"),
+  repeatWindowDays: z.coerce
+    .number()
+    .int("must be a whole number of days")
+    .min(1, "must be at least 1"),
 } satisfies Record<keyof Config, z.ZodType>;
 
 /** Settings an empty environment variable cannot mean "the default" for: where data and keys go. */

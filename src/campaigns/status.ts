@@ -30,6 +30,11 @@ export interface CampaignStatus {
    * cannot reach the service), with the fix; null when it is not stalled.
    */
   stalled: CampaignStall | null;
+  /**
+   * Rows imported with --allow-repeats, per earlier campaign whose rows they pay again
+   * (docs/architecture/repeats.md); absent when there are none.
+   */
+  repeats?: Record<string, number>;
 }
 
 /**
@@ -70,7 +75,15 @@ export function statusOf(
       ? { reason: meta.paused_reason, since: meta.paused_at ?? null }
       : null,
     stalled: stallOf(state, pending, meta, orderWorkers),
+    ...(meta.repeats ? { repeats: JSON.parse(meta.repeats) as Record<string, number> } : {}),
   };
+}
+
+/** `repeats: 12 of gifts, 3 of q3`, or undefined when the campaign repeats no other's rows. */
+export function repeatsText(repeats: Record<string, number> | undefined): string | undefined {
+  if (!repeats) return undefined;
+  const parts = Object.entries(repeats).map(([campaign, rows]) => `${rows} of ${campaign}`);
+  return parts.length > 0 ? `repeats: ${parts.join(", ")}` : undefined;
 }
 
 function pick(c: CampaignCounts) {

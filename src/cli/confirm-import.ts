@@ -2,6 +2,7 @@ import { createInterface } from "node:readline";
 import { type ConfirmStepChoice, confirmStep } from "../import/import-command.js";
 import type { SpendPlan } from "../import/import-types.js";
 import { pricingText } from "../import/pricing.js";
+import { repeatLine } from "../import/repeats.js";
 
 /** Where the question is asked: a terminal's stdin and stderr, or fake streams in tests. */
 export interface PromptStreams {
@@ -53,6 +54,8 @@ export function planText(plan: SpendPlan): string {
   for (const [currency, t] of Object.entries(plan.totals))
     lines.push(`  ${currency}: face value ${t.face_value}, price ${t.price} (${t.rows} rows)`);
   if (plan.pricing) lines.push(`  ${pricingText(plan.pricing)}`);
+  // --allow-repeats: said before the question, each earlier campaign in its own line.
+  for (const group of plan.repeats ?? []) lines.push(`  pays again: ${repeatLine(group)}`);
   return `${lines.join("\n")}\n`;
 }
 

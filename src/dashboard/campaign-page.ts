@@ -1,4 +1,5 @@
 import { doneText, rowProgress } from "../campaigns/progress.js";
+import { repeatsText } from "../campaigns/status.js";
 import type { CampaignSummary } from "../campaigns/summary.js";
 import { maskEmails } from "../log.js";
 import type { CampaignAction } from "./campaign-actions.js";
@@ -62,6 +63,14 @@ function nav(boardPath: string): string {
   return `<a href="/campaigns">Campaigns</a> · <a href="${escapeHtml(boardPath)}">Queues</a>`;
 }
 
+/** Rows paid again knowingly (--allow-repeats), per earlier campaign. */
+function repeats(s: CampaignSummary): string {
+  const text = repeatsText(s.repeats);
+  return text
+    ? `<dt>repeats</dt><dd class="repeats">${escapeHtml(text.replace(/^repeats: /, ""))}</dd>`
+    : "";
+}
+
 function summary(s: CampaignSummary): string {
   const paused = s.paused
     ? `<dt>paused</dt><dd><span class="paused">${escapeHtml(maskEmails(s.paused.reason))}</span> ${s.paused.since ? `<small>since ${timeHtml(s.paused.since)}</small>` : ""}</dd>`
@@ -92,7 +101,7 @@ function summary(s: CampaignSummary): string {
   const time = (label: string, at: string | null) =>
     at ? `<dt>${label}</dt><dd>${timeHtml(at)}</dd>` : "";
   return `<dl class="summary">
-<dt>state</dt><dd class="state">${escapeHtml(s.state)}</dd>${paused}${stalled}
+<dt>state</dt><dd class="state">${escapeHtml(s.state)}</dd>${paused}${stalled}${repeats(s)}
 <dt>done</dt><dd class="done">${escapeHtml(doneText(rowProgress(s)))}</dd>
 <dt>rows</dt><dd>${escapeHtml(s.total.toLocaleString("en-US"))}: ${counts}</dd>
 <dt>money</dt><dd>${money || "-"}</dd>

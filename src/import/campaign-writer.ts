@@ -7,15 +7,21 @@ import type { JournalIndex } from "../orders/journal-index.js";
 import type { JournalAppender } from "../orders/journal-store.js";
 import { orderKey } from "../orders/keys.js";
 import type { OrderPacker } from "../orders/packing.js";
+import { paidFingerprint } from "../orders/paid-fingerprint.js";
+import type { NewPaidEntry, PaidAppender } from "../orders/paid-memory.js";
 import { buildOrderRequest } from "../orders/request.js";
 import type { Survey } from "./import-survey.js";
 import type { ImportDeps } from "./import-types.js";
 import type { SpoolEntry, SpooledRow } from "./row-spool.js";
 
-/** The journal as pass 2 uses it: the index read at the start, and where new orders go. */
+/**
+ * The journal as pass 2 uses it: the index read at the start, and where new orders go; and
+ * where the paid memory takes the new rows (docs/architecture/repeats.md).
+ */
 export interface WriterJournal {
   index: JournalIndex | undefined;
   writer: JournalAppender | undefined;
+  paid?: PaidAppender;
 }
 
 /** An order whose rows are all read; `journal`: rebuilt from the journal, at its generation. */
@@ -167,14 +173,31 @@ export class CampaignWriter {
         rows: rows.map((p) => [p.identity, ledgerRow(p, generation)]),
       });
     }
-    // Durable before Redis hears of them: an order the ledger holds is always in the journal.
-    await this.journal.writer?.append(journalLines);
+    // Durable before Redis hears of them: an order the ledger holds is always in the journal,
+    // and its rows in the paid memory.
+    await Promise.all([
+      this.journal.writer?.append(journalLines),
+      this.journal.paid?.append(paidEntries(orders)),
+    ]);
     for (const identity of released) await this.deps.ledger.releaseRow(this.campaign, identity);
     const recorded = await this.deps.ledger.record(this.campaign, batch);
     this.rows += recorded.added;
     this.orders += recorded.orders;
     this.leftOut += recorded.leftOut;
   }
+}
+
+/** The paid memory's entries of the orders' rows (a row naming nobody has none). */
+function paidEntries(orders: readonly ReadyOrder[]): NewPaidEntry[] {
+  const entries: NewPaidEntry[] = [];
+  for (const { rows } of orders)
+    for (const p of rows) {
+      const fingerprint = paidFingerprint(p.row, p.currency);
+      if (fingerprint === undefined) continue;
+      const { identity, currency, face } = p;
+      entries.push({ fingerprint, identity, line: p.row.line, currency, face });
+    }
+  return entries;
 }
 
 /**

@@ -1,18 +1,29 @@
 import { storedState } from "../campaigns/state.js";
+import { sha256OfFile } from "../catalog/current-snapshot.js";
 import { PgProductOverrides } from "../catalog/pg-product-overrides.js";
 import { UserError } from "../errors/user-error.js";
 import { CAMPAIGN_NAME } from "../ledger/ledger.js";
 import type { StoredState } from "../ledger/types.js";
 import { checkBudgetFlags } from "../orders/budget.js";
 import { checkItemsPerOrder, OrderPacker } from "../orders/packing.js";
+import type { PaidMemory } from "../orders/paid-memory.js";
 import { journalFor } from "../orders/pg-journal.js";
-import { checkBalance, checkBudgets, checkCampaign, existingCampaign } from "./import-checks.js";
+import { paidMemoryFor } from "../orders/pg-paid-memory.js";
+import { checkCampaignName } from "./campaign-names.js";
+import {
+  checkBalance,
+  checkBudgets,
+  checkCampaign,
+  closedText,
+  existingCampaign,
+} from "./import-checks.js";
 import { ImportDeclined, ImportRefused, invalidRowsText, RecordRefused } from "./import-errors.js";
 import { recordCampaign } from "./import-recording.js";
-import { type ImportPlan, surveyFile } from "./import-survey.js";
+import { type ImportPlan, type Survey, surveyFile } from "./import-survey.js";
 import type { ImportDeps, ImportOptions, ImportResult } from "./import-types.js";
 import { InvalidRowsFile } from "./invalid-rows-file.js";
 import type { Pricing } from "./pricing.js";
+import { REPEAT_WINDOW_DAYS, RepeatFinder, RepeatGroups, repeatLine } from "./repeats.js";
 import { RowSpool } from "./row-spool.js";
 import { priceSurvey } from "./service-prices.js";
 
@@ -31,12 +42,14 @@ export async function importCampaign(
     );
   }
   checkBudgetFlags(options.budgets ?? []);
+  const memory = paidMemoryFor(deps);
+  const known = new Set(await deps.ledger.campaigns());
+  for (const name of (await memory?.campaigns()) ?? []) known.add(name);
+  checkCampaignName(options.campaign, Boolean(options.append), [...known]);
   if (await deps.ledger.exists(options.campaign)) {
     const state = storedState(await deps.ledger.meta(options.campaign));
     if (state === "cancelled" || state === "archived")
-      throw new UserError(
-        `campaign ${options.campaign} is ${state}: no rows can be added to it; import under another name`,
-      );
+      throw new UserError(closedText(options.campaign, state));
   }
   const mode = options.executionMode ?? "async";
   const itemsPerOrder = checkItemsPerOrder(options.itemsPerOrder, mode);
@@ -47,6 +60,21 @@ export async function importCampaign(
       ? new InvalidRowsFile(options.errorFile)
       : undefined;
 
+  const since = Date.now() - (options.repeatWindowDays ?? REPEAT_WINDOW_DAYS) * 86_400_000;
+  const choice = options.repeats ?? "refuse";
+  const repeats = memory && {
+    finder: new RepeatFinder(
+      await memory.lookup(options.campaign, since),
+      deps.ledger,
+      deps.dataDir,
+    ),
+    choice,
+    groups: new RepeatGroups(
+      choice === "refuse" ? "refused" : choice === "skip" ? "skipped" : "allowed",
+    ),
+  };
+  // The file's bytes, read beside pass 1: the same file imported under another name is named so.
+  const fileHash = memory ? sha256OfFile(options.file).catch(() => undefined) : undefined;
   const spool = options.dryRun ? undefined : await RowSpool.create();
   try {
     // Before a row is read: an error file that cannot be written stops the import at once.
@@ -58,6 +86,8 @@ export async function importCampaign(
       journal,
       invalidFile,
       spool,
+      repeats,
+      file: memory && { memory, hash: fileHash!, since },
     });
   } catch (error) {
     // Stopped before the error file was put in place (a file refused half way, Redis gone):
@@ -73,7 +103,7 @@ export async function importCampaign(
 async function importWithSpool(
   options: ImportOptions,
   deps: ImportDeps,
-  plan: ImportPlan,
+  plan: ImportPlan & { file: FileMemory | undefined },
 ): Promise<ImportResult> {
   const { invalidFile, spool } = plan;
   // The product states the service pushed since the snapshot was synced (`product.update`, in
@@ -110,6 +140,7 @@ async function importWithSpool(
     dry_run: options.dryRun ?? false,
     state,
     ...(budgetsReplaced?.length ? { budgets_replaced: budgetsReplaced } : {}),
+    ...(survey.repeats && survey.repeats.rows > 0 ? { repeats: survey.repeats.list() } : {}),
   });
 
   if (survey.errorCount > 0 && !options.skipInvalid) {
@@ -119,8 +150,12 @@ async function importWithSpool(
       true,
     );
   }
-  await invalidFile?.commit(survey.errorCount > 0);
   const refuse = (message: string) => new ImportRefused(message, result(0, 0));
+  const repeated = await repeatsFound(survey, plan);
+  await invalidFile?.commit(
+    survey.errorCount > 0 || (repeated && plan.repeats?.choice === "refuse"),
+  );
+  if (repeated && plan.repeats?.choice === "refuse") throw refuse(repeatsRefusal(survey));
   const verdict = await checkCampaign(options, deps.ledger, survey, existing, plan, refuse);
   // The service's prices where it gives them: what is shown, checked and recorded from here.
   pricing = await priceSurvey(survey, deps);
@@ -138,6 +173,7 @@ async function importWithSpool(
       pricing,
       ...(existing ? { existing: { state: existing.state, rows: existing.rows } } : {}),
       held: state === "held",
+      ...(survey.repeats && survey.repeats.rows > 0 ? { repeats: survey.repeats.list() } : {}),
     });
     if (!yes) throw new ImportDeclined(result(0, 0));
   }
@@ -151,6 +187,7 @@ async function importWithSpool(
       { ...plan, spool },
       { holdNow, existing, budgets: budgets.store, verdict },
     );
+    if (plan.file && written.rows > 0) await recordFile(plan.file, options.campaign, written.rows);
   } catch (error) {
     if (!(error instanceof RecordRefused)) throw error;
     throw new ImportRefused(error.message, result(error.rows, error.orders));
@@ -166,4 +203,40 @@ async function importWithSpool(
   );
   const after = storedState(await deps.ledger.meta(options.campaign));
   return { ...result(written.rows, written.orders), state: after };
+}
+
+/** The paid memory as the import uses it after pass 2: the file's hash, and since when to look. */
+interface FileMemory {
+  memory: PaidMemory;
+  hash: Promise<string | undefined>;
+  since: number;
+}
+
+/** Whether pass 1 found repeated rows; when it did, notes the campaigns this very file went to. */
+async function repeatsFound(
+  survey: Survey,
+  plan: ImportPlan & { file: FileMemory | undefined },
+): Promise<boolean> {
+  const groups = plan.repeats?.groups;
+  survey.repeats = groups;
+  if (!groups || groups.rows === 0 || !plan.file) return false;
+  const hash = await plan.file.hash;
+  if (hash) groups.sameFile(await plan.file.memory.filesLike(hash, "", plan.file.since));
+  return true;
+}
+
+/** The refusal of repeated rows: one line per earlier campaign, then what to do. */
+function repeatsRefusal(survey: Survey): string {
+  const groups = survey.repeats!.list();
+  const lines = groups.map((g) => `${repeatLine(g)}: pass --allow-repeats to pay them again`);
+  const rows = survey.repeats!.rows;
+  lines.push(
+    `${rows} ${rows === 1 ? "row repeats" : "rows repeat"} what other campaigns paid; nothing was recorded (--skip-repeats records the other rows only)`,
+  );
+  return lines.join("\n");
+}
+
+async function recordFile(file: FileMemory, campaign: string, rows: number): Promise<void> {
+  const hash = await file.hash;
+  if (hash) await file.memory.recordFile(campaign, hash, rows);
 }

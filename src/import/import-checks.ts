@@ -42,9 +42,7 @@ export async function checkCampaign(
   refuse: (message: string) => ImportRefused,
 ): Promise<JournalVerdict | undefined> {
   if (existing?.state === "cancelled" || existing?.state === "archived")
-    throw refuse(
-      `campaign ${options.campaign} is ${existing.state}: no rows can be added to it; import under another name`,
-    );
+    throw refuse(closedText(options.campaign, existing.state));
   // The same import again after one cut short records the rest without --append.
   if (
     existing &&
@@ -53,7 +51,7 @@ export async function checkCampaign(
     !(await importWasCutShort(ledger, options.campaign))
   )
     throw refuse(
-      `campaign ${options.campaign} exists (${existing.rows} rows); this file has ${survey.freshRows} new rows: pass --append to add them to it, or import under another name`,
+      `campaign ${options.campaign} exists (${existing.rows} rows); this file has ${survey.freshRows} new rows: pass --append to add them to it (the rows it has are not added again)`,
     );
   const verdict = plan.journal?.verdict();
   if (verdict) {
@@ -144,4 +142,13 @@ export async function checkBalance(
       );
     }
   }
+}
+
+/** Why no rows can be added to a cancelled or archived campaign, and what to do instead. */
+export function closedText(campaign: string, state: string): string {
+  const instead =
+    state === "archived"
+      ? `\`giftjobs orders restore --campaign ${campaign}\` brings it back, then import with --append`
+      : "a cancelled campaign stays cancelled; to pay its rows after all, import them under a new name (rows it paid are refused as repeats)";
+  return `campaign ${campaign} is ${state}: no rows can be added to it; ${instead}`;
 }

@@ -56,10 +56,15 @@ export interface ImportCommand {
   allowExample?: boolean;
   /** --from-report: a giftjobs report's failed_final and cancelled rows are imported. */
   fromReport?: boolean;
+  /** --allow-repeats: rows another campaign paid are recorded all the same. */
+  allowRepeats?: boolean;
+  /** --skip-repeats: rows another campaign paid are left out. */
+  skipRepeats?: boolean;
 }
 
 /** What `orders import` takes from the configuration. */
 export type ImportSettings = Pick<Config, "dataDir" | "templateId" | "requireApproval"> &
+  Partial<Pick<Config, "repeatWindowDays">> &
   Partial<Pick<Config, "databaseUrl" | "databaseSchema">> &
   RedisSettings;
 
@@ -182,6 +187,8 @@ export function importOptionsOf(prepared: PreparedImport, terminal: ImportTermin
     balanceCheck: c.balanceCheck,
     allowExample: c.allowExample,
     fromReport: c.fromReport,
+    repeats: c.allowRepeats ? "allow" : c.skipRepeats ? "skip" : "refuse",
+    repeatWindowDays: settings.repeatWindowDays,
     onProgress: terminal.onProgress,
   };
 }
@@ -353,6 +360,7 @@ export function importJson(r: ImportResult, reason?: string) {
     ...(r.error_file ? { error_file: r.error_file } : {}),
     state: r.state ?? null,
     ...(r.budgets_replaced ? { budgets_replaced: r.budgets_replaced } : {}),
+    ...(r.repeats ? { repeats: r.repeats } : {}),
   };
 }
 

@@ -6,6 +6,7 @@ import { type CurrencyBudget, unitsText } from "../orders/budget.js";
 import type { JournalVerdict } from "../orders/journal-index.js";
 import { campaignTagsOrders } from "../orders/order-tags.js";
 import { journalFor } from "../orders/pg-journal.js";
+import { paidMemoryFor } from "../orders/pg-paid-memory.js";
 import { CampaignWriter } from "./campaign-writer.js";
 import type { Existing } from "./import-checks.js";
 import { RecordRefused } from "./import-errors.js";
@@ -13,6 +14,7 @@ import { BATCH, type ImportPlan, type Survey } from "./import-survey.js";
 import type { ImportDeps, ImportOptions } from "./import-types.js";
 import { journalWarning, repackFromSpool } from "./journal-checks.js";
 import { OneAtATime } from "./one-at-a-time.js";
+import type { RepeatGroup } from "./repeats.js";
 import type { RowSpool } from "./row-spool.js";
 
 /** What the checks between the passes decided, for pass 2. */
@@ -48,6 +50,11 @@ export async function recordCampaign(
   });
   // Held before a new row is recorded: the dispatcher never sees them in a running campaign.
   if (holdNow && existing) await moveCampaign(deps.ledger, options.campaign, "hold");
+  // Said before the rows are: status and the report tell which campaigns it pays again.
+  if (survey.repeats && survey.repeats.rows > 0 && options.repeats === "allow")
+    await deps.ledger.setMeta(options.campaign, {
+      repeats: repeatsMeta(existing?.meta.repeats, survey.repeats.list()),
+    });
   // Stored before the rows: RECORD checks each batch against it.
   if (budgets.size > 0)
     await deps.ledger.setMeta(
@@ -100,13 +107,14 @@ async function writeCampaign(
 ): Promise<{ rows: number; orders: number }> {
   if (journal && packer) await repackFromSpool(spool, journal, survey.released, packer);
   const journalWriter = journalFor(deps)?.appender(options.campaign);
+  const paid = paidMemoryFor(deps)?.appender(options.campaign);
   const writer = new CampaignWriter(
     options.campaign,
     deps,
     survey,
     mode,
     packer,
-    { index: journal, writer: journalWriter },
+    { index: journal, writer: journalWriter, paid },
     tagOrders,
   );
   const writes = new OneAtATime();
@@ -134,6 +142,7 @@ async function writeCampaign(
     throw recordRefused(error, options.campaign, writer) ?? error;
   } finally {
     await journalWriter?.close();
+    await paid?.close();
   }
   writer.finish();
   progress();
@@ -168,4 +177,14 @@ function recordRefused(
       writer.orders,
     );
   return undefined;
+}
+
+/**
+ * The campaign's `repeats` meta: rows paid again knowingly (--allow-repeats), per earlier
+ * campaign, as JSON `{"gifts": 12}`, added to what earlier imports of the campaign allowed.
+ */
+function repeatsMeta(stored: string | undefined, groups: readonly RepeatGroup[]): string {
+  const counts: Record<string, number> = stored ? JSON.parse(stored) : {};
+  for (const g of groups) counts[g.campaign] = (counts[g.campaign] ?? 0) + g.rows;
+  return JSON.stringify(counts);
 }

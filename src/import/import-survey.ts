@@ -6,6 +6,7 @@ import { OccurrenceCounter, payloadHash, rowIdentity } from "../orders/identity.
 import type { JournalIndex } from "../orders/journal-index.js";
 import type { OrderRow } from "../orders/order-row.js";
 import type { OrderPacker } from "../orders/packing.js";
+import { paidFingerprint } from "../orders/paid-fingerprint.js";
 import { CampaignTotals } from "../orders/totals.js";
 import { CardBook } from "./card-prices.js";
 import type { ImportDeps, ImportOptions } from "./import-types.js";
@@ -13,6 +14,7 @@ import type { InvalidRowsFile } from "./invalid-rows-file.js";
 import { OneAtATime } from "./one-at-a-time.js";
 import type { CsvItem, CsvRow } from "./readers/csv-rows.js";
 import { readOrderFile } from "./readers/order-file.js";
+import type { EarlierRow, RepeatFinder, RepeatGroups, RepeatsChoice } from "./repeats.js";
 import type { RowSpool, SpoolEntry } from "./row-spool.js";
 import { ReferenceTracker } from "./validation/reference-tracker.js";
 import { RiskyFileCheck } from "./validation/risky-files.js";
@@ -66,6 +68,8 @@ export class Survey {
   readonly cards = new CardBook();
   /** Rows released from a final failure: identity -> next generation. */
   readonly released = new Map<string, number>();
+  /** New rows that repeat rows of other campaigns, refused, skipped or allowed (repeats.ts). */
+  repeats: RepeatGroups | undefined;
   /** One invalid row and every problem of it; the first ERRORS_LISTED problems are listed. */
   addRowErrors(errors: readonly RowError[]): void {
     this.invalidRows += 1;
@@ -84,6 +88,8 @@ export interface ImportPlan {
   invalidFile: InvalidRowsFile | undefined;
   /** None on a dry run. */
   spool: RowSpool | undefined;
+  /** The check against other campaigns' rows; none without a paid memory (no data dir). */
+  repeats?: { finder: RepeatFinder; choice: RepeatsChoice; groups: RepeatGroups };
 }
 
 /**
@@ -245,8 +251,9 @@ async function classify(
   batch: PlannedRow[],
   deps: ImportDeps,
   survey: Survey,
-  { packer, journal, invalidFile, spool }: ImportPlan,
+  plan: ImportPlan,
 ): Promise<void> {
+  const { packer, journal, invalidFile, spool } = plan;
   const recorded = await deps.ledger.getRows(
     campaign,
     batch.map((p) => p.identity),
@@ -257,6 +264,7 @@ async function classify(
   const orders = new Map(
     (await deps.ledger.getOrders(campaign, numbers)).map((o, i) => [numbers[i], o]),
   );
+  const earlier = await earlierRows(batch, recorded, plan.repeats?.finder);
   const toWrite: SpoolEntry[] = [];
   for (const [i, planned] of batch.entries()) {
     const known = recorded[i];
@@ -281,21 +289,69 @@ async function classify(
     // A row the journal names but the ledger does not know keeps the order it was recorded in.
     const journalLine = journal?.note(planned.identity, !known);
     const fresh = !known || survey.released.has(planned.identity);
-    survey.cards.count(planned.row, planned.currency, planned.faceUnits, planned.priceUnits, fresh);
+    const skipped = fresh && (await noteRepeat(planned, earlier[i]!, plan));
+    const { row, currency, faceUnits, priceUnits } = planned;
+    survey.cards.count(row, currency, faceUnits, priceUnits, fresh && !skipped);
     if (!fresh) {
       // Recorded with its order on the pending list in one script: nothing to add again.
       survey.known += 1;
       continue;
     }
+    if (skipped) continue;
     survey.newRows += 1;
     if (!known) survey.freshRows += 1;
     survey.newTotals.add(planned.currency, planned.faceUnits, planned.priceUnits);
     if (known || journalLine === undefined)
       packer?.add(planned.identity, planned.currency, planned.row.send_at);
-    const { identity, payload, currency, row } = planned;
+    const { identity, payload } = planned;
     const face = String(planned.faceUnits);
     const price = String(planned.priceUnits);
     toWrite.push({ kind: "new", identity, payload, currency, face, price, row });
   }
   await spool?.write(toWrite);
+}
+
+/**
+ * For each row of a batch that is new to this campaign, the earlier rows of other campaigns it
+ * repeats (docs/architecture/repeats.md): one lookup for the batch, never one a row.
+ */
+async function earlierRows(
+  batch: readonly PlannedRow[],
+  recorded: readonly (LedgerRow | undefined)[],
+  finder: RepeatFinder | undefined,
+): Promise<EarlierRow[][]> {
+  if (!finder) return batch.map(() => []);
+  // A row the ledger knows with the same content is no new payment; a changed one may be.
+  const fingerprints = batch.map((p, i) =>
+    recorded[i] && samePayload(recorded[i].payload_hash, p.payload)
+      ? undefined
+      : paidFingerprint(p.row, p.currency),
+  );
+  return finder.find(fingerprints);
+}
+
+/**
+ * Notes a new row that repeats earlier rows; true when it is to be left out (--skip-repeats).
+ * Refused, it goes to the error file with the earlier row it repeats.
+ */
+async function noteRepeat(
+  planned: PlannedRow,
+  earlier: readonly EarlierRow[],
+  { repeats, invalidFile }: ImportPlan,
+): Promise<boolean> {
+  if (earlier.length === 0 || !repeats) return false;
+  repeats.groups.add(planned.row.line, planned.currency, planned.faceUnits, earlier);
+  if (repeats.choice === "refuse")
+    await invalidFile?.write(planned.item, [repeatError(planned, earlier)]);
+  return repeats.choice === "skip";
+}
+
+/** A repeated row's line in the error file. */
+function repeatError(planned: PlannedRow, earlier: readonly EarlierRow[]): RowError {
+  const first = earlier[0]!;
+  return {
+    line: planned.row.line,
+    column: planned.row.email ? "email" : "reference",
+    message: `paid before in campaign ${first.campaign} (line ${first.line} there, ${first.status}): pass --allow-repeats to pay it again`,
+  };
 }

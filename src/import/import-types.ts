@@ -11,6 +11,7 @@ import type { Distribution } from "../orders/order-row.js";
 import type { CurrencyTotal } from "../orders/totals.js";
 import type { PricedBy, Pricing } from "./pricing.js";
 import type { ReadOrderRowsOptions } from "./readers/csv-rows.js";
+import type { RepeatGroup, RepeatsChoice } from "./repeats.js";
 import type { RowError } from "./validation/row-error.js";
 
 /** Options of `orders import`. */
@@ -100,6 +101,15 @@ export interface ImportOptions {
    * rows to record (not on a dry run). False: nothing is recorded, ImportDeclined is thrown.
    */
   confirm?: (plan: SpendPlan) => Promise<boolean>;
+  /**
+   * Rows whose fingerprint matches a row another campaign recorded and did not end with nothing
+   * made (docs/architecture/repeats.md): refused (the import records nothing), skipped (the
+   * other rows are recorded), or allowed (recorded, and the campaign says it repeats them).
+   * @defaultValue "refuse"
+   */
+  repeats?: RepeatsChoice;
+  /** How far back the paid memory is looked at, in days. @defaultValue 90 */
+  repeatWindowDays?: number;
   /** Called as rows are read and enqueued. */
   onProgress?: (progress: ImportProgress) => void;
 }
@@ -152,6 +162,8 @@ export interface SpendPlan {
   existing?: { state: StoredState; rows: number };
   /** The campaign will be held after the import (nothing sent until approved). */
   held: boolean;
+  /** With --allow-repeats: the rows that pay again what other campaigns paid. */
+  repeats?: RepeatGroup[];
 }
 
 /** `orders import --json`. */
@@ -193,4 +205,6 @@ export interface ImportResult {
   state?: StoredState;
   /** Stored budgets this import replaced (amounts at the currency's scale). */
   budgets_replaced?: { currency: string; from: string; to: string }[];
+  /** Rows that repeat rows of other campaigns, one group per earlier campaign (repeats.ts). */
+  repeats?: RepeatGroup[];
 }

@@ -130,6 +130,11 @@ export interface CampaignMeta {
   stalled_at?: string;
   /** An archived campaign's archive folder (see campaign-archive.ts). */
   archive_path?: string;
+  /**
+   * JSON `{"gifts": 12}`: rows imported with --allow-repeats that pay again what those campaigns
+   * paid (docs/architecture/repeats.md).
+   */
+  repeats?: string;
   /** JSON: attempts and backoff of the campaign's order jobs. */
   job_options?: string;
   /**

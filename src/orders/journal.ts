@@ -69,6 +69,14 @@ export class OrderJournalWriter {
     let text = "";
     for (const { g, k, i, a } of lines)
       text += `${JSON.stringify(a ? { g, k, i, a } : { g, k, i })}\n`;
+    await this.appendText(text);
+  }
+
+  /**
+   * Appends whole lines (`text` ends with a newline) in one write and flushes them. The paid
+   * memory's files (paid-memory.ts) are written this way too, with the same care for torn lines.
+   */
+  async appendText(text: string): Promise<void> {
     const handle = this.handle ?? (await this.open());
     const bytes = Buffer.from(text, "utf8");
     const { bytesWritten } = await handle.write(bytes, 0, bytes.length);

@@ -14,6 +14,7 @@ import {
 import { requireCampaign } from "../../campaigns/find-campaign.js";
 import { doneText, rowProgress } from "../../campaigns/progress.js";
 import { storedState } from "../../campaigns/state.js";
+import { repeatsText } from "../../campaigns/status.js";
 import {
   type CampaignSummary,
   type CurrencyMoney,
@@ -213,6 +214,7 @@ export function summaryText(s: CampaignSummary): string {
     );
   }
   if (s.stalled) lines.push(`  STALLED (${s.stalled.reason}): ${s.stalled.message}`);
+  if (s.repeats) lines.push(`  ${repeatsText(s.repeats)}`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -265,5 +267,8 @@ function listText(all: CampaignSummary[]): string {
   const stalls = all.flatMap((s) =>
     s.stalled ? [`campaign ${s.campaign} is STALLED: ${s.stalled.message}\n`] : [],
   );
+  // Rows paid again knowingly (--allow-repeats), under the table as the stalls are.
+  for (const s of all)
+    if (s.repeats) stalls.push(`campaign ${s.campaign} ${repeatsText(s.repeats)}\n`);
   return line(head) + rows.map(line).join("") + (stalls.length ? `\n${stalls.join("")}` : "");
 }

@@ -17,6 +17,7 @@ import {
   type CampaignStatus,
   campaignStatus,
   pendingRows,
+  repeatsText,
 } from "../../campaigns/status.js";
 import {
   heldBack,
@@ -108,7 +109,8 @@ function report(status: CampaignStatus, json?: boolean): void {
         ? `  WARNING: ${number(s.replayed)} rows were replayed: the service answered with orders made before this campaign was imported\n`
         : "") +
       (s.paused ? `  PAUSED since ${s.paused.since}: ${s.paused.reason}\n` : "") +
-      (s.stalled ? `  ${stalledText(s.stalled)}\n` : ""),
+      (s.stalled ? `  ${stalledText(s.stalled)}\n` : "") +
+      (s.repeats ? `  ${repeatsText(s.repeats)} (paid again knowingly: --allow-repeats)\n` : ""),
   );
 }
 

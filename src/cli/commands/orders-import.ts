@@ -13,6 +13,7 @@ import {
 import type { ImportRefused } from "../../import/import-errors.js";
 import type { ImportResult } from "../../import/import-types.js";
 import { pricingText } from "../../import/pricing.js";
+import { repeatLine } from "../../import/repeats.js";
 import { leftOutText } from "../../import/validation/risky-files.js";
 import { formatRowError } from "../../import/validation/row-error.js";
 import { parseBudget } from "../../orders/budget.js";
@@ -52,6 +53,13 @@ export function registerImport(orders: Command): void {
     .option("--yes", "import and send without asking")
     .option("--hold", "record the campaign held: nothing is sent until `orders approve`")
     .option("--append", "add this file's new rows to an existing campaign")
+    .addOption(
+      new Option(
+        "--allow-repeats",
+        "record rows that pay someone what another campaign paid them (refused by default)",
+      ).conflicts("skipRepeats"),
+    )
+    .option("--skip-repeats", "leave out rows another campaign paid; record the others")
     .addOption(
       new Option("--execution-mode <mode>", "async or sync")
         .choices(["async", "sync"])
@@ -223,6 +231,11 @@ function printImportSummary(r: ImportResult): void {
       : `${number(r.orders)} orders enqueued`;
     out.write(`  ${number(r.enqueued)} new, ${number(r.already_known)} already known; ${orders}\n`);
   }
+  // Rows another campaign paid: left out (--skip-repeats) or paid again (--allow-repeats).
+  for (const group of r.repeats ?? [])
+    out.write(
+      `  ${group.outcome === "skipped" ? "left out" : "paid again"}: ${repeatLine(group)}\n`,
+    );
   for (const [currency, t] of Object.entries(r.totals)) {
     out.write(
       `  ${currency}: face value ${t.face_value}, price ${t.price} (${number(t.rows)} rows)\n`,
@@ -243,5 +256,5 @@ function printRefusal(error: ImportRefused): void {
   for (const e of error.result.errors) process.stderr.write(`${formatRowError(e)}\n`);
   if (error.result.more_errors)
     process.stderr.write(`... and ${number(error.result.more_errors)} more problems\n`);
-  process.stderr.write(`giftjobs: error: ${error.message}\n`);
+  for (const line of error.message.split("\n")) process.stderr.write(`giftjobs: error: ${line}\n`);
 }

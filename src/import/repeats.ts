@@ -1,0 +1,225 @@
+import { join } from "node:path";
+import {
+  ARCHIVE_FILES,
+  archiveDir,
+  readLedgerFile,
+  readManifest,
+} from "../campaigns/archive-files.js";
+import type { Ledger } from "../ledger/ledger.js";
+import { currencyDecimals, fromUnits } from "../money.js";
+import type { PaidEntry, PaidLookup } from "../orders/paid-memory.js";
+
+/** What an import does with rows another campaign paid (docs/architecture/repeats.md). */
+export type RepeatsChoice = "refuse" | "allow" | "skip";
+
+/** The default window of the paid memory, in days (GIFTJOBS_REPEAT_WINDOW_DAYS). */
+export const REPEAT_WINDOW_DAYS = 90;
+
+/**
+ * Statuses of an earlier row that mean nothing was made for it: such a row is no repeat. Every
+ * other status counts: queued, in flight, submitted, completed, may exist, and a row whose
+ * ledger is gone (lost, or never recorded after its memory line was written).
+ */
+const NOTHING_MADE = new Set(["failed_final", "cancelled"]);
+
+/** An earlier row a row of this import repeats, with that row's status where it is known. */
+export interface EarlierRow extends PaidEntry {
+  /** The row's status in its campaign; "unknown" when its ledger no longer has it. */
+  status: string;
+}
+
+/** The rows of this import that repeat rows of one earlier campaign: `orders import --json`'s `repeats`. */
+export interface RepeatGroup {
+  campaign: string;
+  /** Rows of this file that repeat rows of that campaign. */
+  rows: number;
+  /** Their lines in this file (the first LINES_KEPT). */
+  lines: number[];
+  /** The earlier rows' lines in their file (the first LINES_KEPT). */
+  lines_there: number[];
+  /** Face value of the repeated rows, per currency (this file's). */
+  face_value: Record<string, string>;
+  /** The earlier rows by status. */
+  statuses: Record<string, number>;
+  /** When the earliest of the earlier rows was recorded (ISO). */
+  recorded_at: string;
+  /** When this file's very bytes were imported into that campaign, if they were (ISO). */
+  same_file_at?: string;
+  /** --skip-repeats: the rows were left out; --allow-repeats: recorded knowingly. */
+  outcome: "refused" | "skipped" | "allowed";
+}
+
+const LINES_KEPT = 1000;
+
+/**
+ * Finds, a batch at a time, the earlier rows of other campaigns that a batch's rows repeat:
+ * same fingerprint, in the window, and not ended with nothing made (a status the earlier
+ * campaign's ledger tells, else its archive; a row neither knows counts).
+ */
+export class RepeatFinder {
+  /** Archived campaigns' row statuses by identity, read once per campaign when first needed. */
+  private readonly archived = new Map<string, Map<string, string> | undefined>();
+
+  constructor(
+    private readonly lookup: PaidLookup,
+    private readonly ledger: Ledger,
+    private readonly dataDir: string | undefined,
+  ) {}
+
+  /** For each fingerprint, the earlier rows it repeats (none for an undefined one). */
+  async find(fingerprints: readonly (string | undefined)[]): Promise<EarlierRow[][]> {
+    const matches = await this.lookup.find(fingerprints);
+    const byCampaign = new Map<string, PaidEntry[]>();
+    for (const list of matches)
+      for (const entry of list) {
+        const group = byCampaign.get(entry.campaign) ?? [];
+        group.push(entry);
+        byCampaign.set(entry.campaign, group);
+      }
+    const statuses = new Map<PaidEntry, string>();
+    for (const [campaign, entries] of byCampaign)
+      for (const [i, status] of (await this.statuses(campaign, entries)).entries())
+        statuses.set(entries[i]!, status);
+    return matches.map((list) =>
+      list
+        .map((entry) => ({ ...entry, status: statuses.get(entry) ?? "unknown" }))
+        .filter((row) => !NOTHING_MADE.has(row.status)),
+    );
+  }
+
+  /** The statuses of a campaign's rows: its ledger's, else its archive's, else "unknown". */
+  private async statuses(campaign: string, entries: PaidEntry[]): Promise<string[]> {
+    const rows = await this.ledger.getRows(
+      campaign,
+      entries.map((e) => e.identity),
+    );
+    const numbers = [...new Set(rows.flatMap((r) => (r ? [r.order] : [])))];
+    const orders = await this.ledger.getOrders(campaign, numbers);
+    const statusOf = new Map(numbers.map((n, i) => [n, orders[i]?.status ?? "unknown"]));
+    const result: string[] = [];
+    for (const [i, row] of rows.entries()) {
+      if (row) result.push(statusOf.get(row.order) ?? "unknown");
+      else
+        result.push(
+          (await this.archivedStatuses(campaign))?.get(entries[i]!.identity) ?? "unknown",
+        );
+    }
+    return result;
+  }
+
+  private async archivedStatuses(campaign: string): Promise<Map<string, string> | undefined> {
+    if (this.archived.has(campaign)) return this.archived.get(campaign);
+    let statuses: Map<string, string> | undefined;
+    if (this.dataDir !== undefined) {
+      const dir = archiveDir(this.dataDir, campaign);
+      if (await readManifest(dir)) {
+        statuses = new Map();
+        const found = statuses;
+        await readLedgerFile(join(dir, ARCHIVE_FILES.ledger), campaign, (line) => {
+          if (line.type === "row") found.set(line.identity, line.status);
+        });
+      }
+    }
+    this.archived.set(campaign, statuses);
+    return statuses;
+  }
+}
+
+/** Gathers an import's repeated rows into one group per earlier campaign. */
+export class RepeatGroups {
+  private readonly groups = new Map<string, RepeatGroup & { faceUnits: Map<string, bigint> }>();
+  /** Rows of this file that repeat some earlier row (a row counts once, however many it repeats). */
+  rows = 0;
+
+  constructor(private readonly outcome: RepeatGroup["outcome"]) {}
+
+  add(line: number, currency: string, faceUnits: bigint, earlier: readonly EarlierRow[]): void {
+    this.rows += 1;
+    for (const campaign of new Set(earlier.map((e) => e.campaign))) {
+      const group = this.group(campaign);
+      group.rows += 1;
+      if (group.lines.length < LINES_KEPT) group.lines.push(line);
+      group.faceUnits.set(currency, (group.faceUnits.get(currency) ?? 0n) + faceUnits);
+      for (const row of earlier.filter((e) => e.campaign === campaign)) {
+        if (group.lines_there.length < LINES_KEPT) group.lines_there.push(row.line);
+        group.statuses[row.status] = (group.statuses[row.status] ?? 0) + 1;
+        const at = new Date(row.at).toISOString();
+        if (at < group.recorded_at) group.recorded_at = at;
+      }
+    }
+  }
+
+  /** Notes the campaigns this very file was imported into before. */
+  sameFile(imports: readonly { campaign: string; at: number }[]): void {
+    for (const { campaign, at } of imports) {
+      const group = this.groups.get(campaign);
+      if (group && group.same_file_at === undefined)
+        group.same_file_at = new Date(at).toISOString();
+    }
+  }
+
+  list(): RepeatGroup[] {
+    return [...this.groups.values()]
+      .map(({ faceUnits, ...group }) => ({
+        ...group,
+        lines_there: [...new Set(group.lines_there)].sort((a, b) => a - b),
+        face_value: Object.fromEntries(
+          [...faceUnits].map(([c, units]) => [c, fromUnits(units, currencyDecimals(c))]),
+        ),
+      }))
+      .sort((a, b) => a.recorded_at.localeCompare(b.recorded_at));
+  }
+
+  private group(campaign: string) {
+    let group = this.groups.get(campaign);
+    if (!group) {
+      group = {
+        campaign,
+        rows: 0,
+        lines: [],
+        lines_there: [],
+        face_value: {},
+        faceUnits: new Map(),
+        statuses: {},
+        recorded_at: "9999",
+        outcome: this.outcome,
+      };
+      this.groups.set(campaign, group);
+    }
+    return group;
+  }
+}
+
+/**
+ * One line for an earlier campaign: `12 rows were paid before in campaign gifts (lines 2-13
+ * there; 240.00 USD, completed, recorded 2026-11-20)`, led by the same file's import if it was.
+ */
+export function repeatLine(group: RepeatGroup): string {
+  const money = Object.entries(group.face_value)
+    .map(([c, v]) => `${v} ${c}`)
+    .join(", ");
+  const statuses = Object.entries(group.statuses)
+    .sort((a, b) => b[1] - a[1])
+    .map(([status, n], _, all) => (all.length === 1 ? status : `${n} ${status}`))
+    .join(", ");
+  const verb = group.rows === 1 ? "row was" : "rows were";
+  const file = group.same_file_at
+    ? `this file was imported as campaign ${group.campaign} on ${group.same_file_at.slice(0, 10)}: `
+    : "";
+  return `${file}${group.rows} ${verb} paid before in campaign ${group.campaign} (${linesText(group.lines_there)} there; ${money}, ${statuses}, recorded ${group.recorded_at.slice(0, 10)})`;
+}
+
+/** `line 4`, `lines 2-13`, `lines 2-5, 9, 12-14 and 3 more ranges`. */
+export function linesText(lines: readonly number[]): string {
+  const sorted = [...new Set(lines)].sort((a, b) => a - b);
+  const ranges: string[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
+    ranges.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
+    i = j + 1;
+  }
+  const shown = ranges.slice(0, 5).join(", ");
+  const more = ranges.length > 5 ? ` and ${ranges.length - 5} more ranges` : "";
+  return `${sorted.length === 1 ? "line" : "lines"} ${shown}${more}`;
+}

@@ -1,0 +1,188 @@
+import { open, readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { parseFileJson } from "../catalog/damaged-file-error.js";
+import { readNumberedLineBatches } from "../catalog/line-reader.js";
+import { OrderJournalWriter } from "./journal.js";
+
+/**
+ * A row some campaign recorded, as the paid memory keeps it (docs/architecture/repeats.md): who
+ * it pays what (its fingerprint), and where to find it again: its campaign, its identity in that
+ * campaign's ledger, its file line, its currency and face value in minor units.
+ */
+export interface PaidEntry {
+  campaign: string;
+  fingerprint: string;
+  identity: string;
+  line: number;
+  currency: string;
+  /** Face value in the currency's minor units (a whole number, as text). */
+  face: string;
+  /** When it was recorded, ms since 1970. */
+  at: number;
+}
+
+/** A row about to be recorded: a PaidEntry but for its campaign and time, which the store adds. */
+export type NewPaidEntry = Omit<PaidEntry, "campaign" | "at">;
+
+/** A file an import recorded rows from: its bytes' sha256 (hex), when, and how many rows. */
+export interface ImportedFile {
+  campaign: string;
+  sha256: string;
+  at: number;
+  rows: number;
+}
+
+/** Where an import puts the rows it records, a batch at a time, until it is closed. */
+export interface PaidAppender {
+  /** Durable (flushed, or committed) when it returns: before the batch is recorded in Redis. */
+  append(entries: readonly NewPaidEntry[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The other campaigns' rows an import is checked against. */
+export interface PaidLookup {
+  /** For each fingerprint (undefined: a row naming nobody), the entries that share it. */
+  find(fingerprints: readonly (string | undefined)[]): Promise<PaidEntry[][]>;
+}
+
+/**
+ * The memory of who was paid what, across campaigns (docs/architecture/repeats.md): kept beside
+ * the order journal and as durable, in files under the data dir or in PostgreSQL
+ * (pg-paid-memory.ts). Redis holds none of it, so a lost ledger, an archived campaign and a
+ * restored one still count.
+ */
+export interface PaidMemory {
+  appender(campaign: string): PaidAppender;
+  /** Records that `campaign` took rows from a file whose bytes hash to `sha256`. */
+  recordFile(campaign: string, sha256: string, rows: number): Promise<void>;
+  /** Entries of every campaign but `campaign` recorded at `since` (ms) or later. */
+  lookup(campaign: string, since: number): Promise<PaidLookup>;
+  /** Imports of a file with these bytes into campaigns other than `campaign`, oldest first. */
+  filesLike(sha256: string, campaign: string, since: number): Promise<ImportedFile[]>;
+  /** Every campaign the memory knows of (a campaign whose ledger was lost among them). */
+  campaigns(): Promise<string[]>;
+}
+
+/** `paid.ndjson` line: when, and the rows [fingerprint, identity, line, currency, face]. */
+interface PaidLine {
+  t: number;
+  r: [string, string, number, string, string][];
+}
+
+/** `imports.ndjson` line. */
+interface ImportLine {
+  t: number;
+  sha256: string;
+  rows: number;
+}
+
+/**
+ * The memory as files: `campaigns/NAME/paid.ndjson` and `campaigns/NAME/imports.ndjson` under the
+ * data dir, beside the campaign's order journal; a line per batch, flushed before the batch is
+ * recorded. A lookup reads the other campaigns' files once and answers from memory (about 150
+ * bytes of heap per remembered row).
+ */
+export class FilePaidMemory implements PaidMemory {
+  constructor(readonly dataDir: string) {}
+
+  private path(campaign: string, file: "paid.ndjson" | "imports.ndjson"): string {
+    return join(this.dataDir, "campaigns", campaign, file);
+  }
+
+  appender(campaign: string): PaidAppender {
+    const writer = new OrderJournalWriter(this.path(campaign, "paid.ndjson"));
+    return {
+      append: async (entries) => {
+        if (entries.length === 0) return;
+        const r = entries.map((e) => [e.fingerprint, e.identity, e.line, e.currency, e.face]);
+        await writer.appendText(`${JSON.stringify({ t: Date.now(), r })}\n`);
+      },
+      close: () => writer.close(),
+    };
+  }
+
+  async recordFile(campaign: string, sha256: string, rows: number): Promise<void> {
+    const writer = new OrderJournalWriter(this.path(campaign, "imports.ndjson"));
+    try {
+      await writer.appendText(`${JSON.stringify({ t: Date.now(), sha256, rows })}\n`);
+    } finally {
+      await writer.close();
+    }
+  }
+
+  async lookup(campaign: string, since: number): Promise<PaidLookup> {
+    const byFingerprint = new Map<string, PaidEntry[]>();
+    for (const other of await this.campaigns()) {
+      if (other === campaign) continue;
+      for await (const line of this.lines<PaidLine>(this.path(other, "paid.ndjson"))) {
+        if (line.t < since) continue;
+        for (const [fingerprint, identity, number, currency, face] of line.r) {
+          const entry = { campaign: other, fingerprint, identity, line: number, currency, face };
+          const list = byFingerprint.get(fingerprint) ?? [];
+          list.push({ ...entry, at: line.t });
+          byFingerprint.set(fingerprint, list);
+        }
+      }
+    }
+    return {
+      find: async (fingerprints) =>
+        fingerprints.map((f) => (f === undefined ? [] : (byFingerprint.get(f) ?? []))),
+    };
+  }
+
+  async filesLike(sha256: string, campaign: string, since: number): Promise<ImportedFile[]> {
+    const found: ImportedFile[] = [];
+    for (const other of await this.campaigns()) {
+      if (other === campaign) continue;
+      for await (const line of this.lines<ImportLine>(this.path(other, "imports.ndjson")))
+        if (line.sha256 === sha256 && line.t >= since)
+          found.push({ campaign: other, sha256, at: line.t, rows: line.rows });
+    }
+    return found.sort((a, b) => a.at - b.at);
+  }
+
+  async campaigns(): Promise<string[]> {
+    try {
+      const entries = await readdir(join(this.dataDir, "campaigns"), { withFileTypes: true });
+      return entries.filter((e) => e.isDirectory()).map((e) => e.name);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw error;
+    }
+  }
+
+  /**
+   * The whole lines of a memory file, none when it does not exist. A last line without its
+   * newline was torn by a crash before its flush returned (its batch was never recorded): skipped.
+   */
+  private async *lines<T>(path: string): AsyncGenerator<T> {
+    let held: { text: string; number: number } | undefined;
+    try {
+      for await (const { lines, first } of readNumberedLineBatches(path)) {
+        for (const [offset, text] of lines.entries()) {
+          if (held && held.text !== "") yield parseFileJson<T>(held.text, path, held.number);
+          held = { text, number: first + offset };
+        }
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+      throw error;
+    }
+    // readNumberedLineBatches gives a last line without its newline as a line too: told apart below.
+    if (held && held.text !== "" && (await endsWithNewline(path)))
+      yield parseFileJson<T>(held.text, path, held.number);
+  }
+}
+
+async function endsWithNewline(path: string): Promise<boolean> {
+  const handle = await open(path, "r");
+  try {
+    const { size } = await handle.stat();
+    if (size === 0) return false;
+    const last = Buffer.alloc(1);
+    await handle.read(last, 0, 1, size - 1);
+    return last[0] === 0x0a;
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,116 @@
+import { databaseFailure } from "../db/database-error.js";
+import type { Database } from "../db/open-database.js";
+import {
+  FilePaidMemory,
+  type ImportedFile,
+  type PaidAppender,
+  type PaidEntry,
+  type PaidLookup,
+  type PaidMemory,
+} from "./paid-memory.js";
+
+/** Rows of `paid_rows` as a lookup reads them. */
+interface PaidRow {
+  campaign: string;
+  fingerprint: string;
+  identity: string;
+  line: number;
+  currency: string;
+  face: string;
+  at: string;
+}
+
+/**
+ * The paid memory in PostgreSQL (`paid_rows`, `imported_files`; migration 0003_paid_memory.sql),
+ * used when GIFTJOBS_DATABASE_URL is set, as the order journal is. A lookup asks for one batch of
+ * fingerprints in one query (the index on fingerprint), never a row at a time.
+ */
+export class PgPaidMemory implements PaidMemory {
+  constructor(private readonly database: Database) {}
+
+  appender(campaign: string): PaidAppender {
+    return {
+      append: async (entries) => {
+        if (entries.length === 0) return;
+        const rows = entries.map((e) => [e.fingerprint, e.identity, e.line, e.currency, e.face]);
+        // One statement: the batch's rows or none, committed when it returns.
+        await this.query(
+          `INSERT INTO paid_rows (campaign, fingerprint, identity, line, currency, face_units)
+           SELECT $1, r ->> 0, r ->> 1, (r ->> 2)::integer, r ->> 3, (r ->> 4)::bigint
+             FROM jsonb_array_elements($2::jsonb) AS t(r)`,
+          [campaign, JSON.stringify(rows)],
+        );
+      },
+      close: async () => {},
+    };
+  }
+
+  async recordFile(campaign: string, sha256: string, rows: number): Promise<void> {
+    await this.query(
+      "INSERT INTO imported_files (campaign, file_sha256, rows) VALUES ($1, $2, $3)",
+      [campaign, sha256, rows],
+    );
+  }
+
+  async lookup(campaign: string, since: number): Promise<PaidLookup> {
+    return {
+      find: async (fingerprints) => {
+        const wanted = [...new Set(fingerprints.filter((f): f is string => f !== undefined))];
+        if (wanted.length === 0) return fingerprints.map(() => []);
+        const rows = await this.query<PaidRow>(
+          `SELECT campaign, fingerprint, identity, line, currency, face_units::text AS face,
+                  (extract(epoch FROM recorded_at) * 1000)::bigint::text AS at
+             FROM paid_rows
+            WHERE fingerprint = ANY($1) AND campaign <> $2 AND recorded_at >= to_timestamp($3 / 1000.0)`,
+          [wanted, campaign, since],
+        );
+        const byFingerprint = new Map<string, PaidEntry[]>();
+        for (const row of rows) {
+          const list = byFingerprint.get(row.fingerprint) ?? [];
+          list.push({ ...row, at: Number(row.at) });
+          byFingerprint.set(row.fingerprint, list);
+        }
+        return fingerprints.map((f) => (f === undefined ? [] : (byFingerprint.get(f) ?? [])));
+      },
+    };
+  }
+
+  async filesLike(sha256: string, campaign: string, since: number): Promise<ImportedFile[]> {
+    const rows = await this.query<{ campaign: string; at: string; rows: number }>(
+      `SELECT campaign, (extract(epoch FROM imported_at) * 1000)::bigint::text AS at, rows
+         FROM imported_files
+        WHERE file_sha256 = $1 AND campaign <> $2 AND imported_at >= to_timestamp($3 / 1000.0)
+        ORDER BY imported_at`,
+      [sha256, campaign, since],
+    );
+    return rows.map((r) => ({ campaign: r.campaign, sha256, at: Number(r.at), rows: r.rows }));
+  }
+
+  async campaigns(): Promise<string[]> {
+    const rows = await this.query<{ campaign: string }>(
+      `SELECT campaign FROM imported_files UNION SELECT DISTINCT campaign FROM order_journal`,
+      [],
+    );
+    return rows.map((r) => r.campaign);
+  }
+
+  private async query<R>(text: string, values: unknown[]): Promise<R[]> {
+    try {
+      return (await this.database.pool.query(text, values)).rows as R[];
+    } catch (error) {
+      throw databaseFailure(error, this.database.url);
+    }
+  }
+}
+
+/**
+ * The paid memory the settings name: PostgreSQL's when `database` is given (GIFTJOBS_DATABASE_URL),
+ * else files under `dataDir`; none without either (as the journal: journalFor).
+ */
+export function paidMemoryFor(options: {
+  database?: Database;
+  dataDir?: string;
+}): PaidMemory | undefined {
+  if (options.database) return new PgPaidMemory(options.database);
+  return options.dataDir !== undefined ? new FilePaidMemory(options.dataDir) : undefined;
+}
