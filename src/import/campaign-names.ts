@@ -21,14 +21,16 @@ export function checkCampaignName(
 ): void {
   if (known.includes(campaign)) return;
   if (append) {
+    const close = closeNames(campaign, known);
+    const meant = close.length > 0 ? ` (${didYouMean(close).replace(/^; /, "")})` : "";
     throw new UserError(
-      `campaign ${campaign} does not exist, so --append has nothing to add to${didYouMean(closeNames(campaign, known))}; drop --append to start a new campaign`,
+      `campaign ${campaign} does not exist${meant}: --append adds to an existing campaign; drop --append to start a new one`,
     );
   }
   const alike = known.filter((name) => nameKey(name) === nameKey(campaign));
   if (alike.length > 0) {
     throw new UserError(
-      `campaign ${campaign} would be a new campaign beside ${alike.map((n) => `"${n}"`).join(", ")}, which differs only in case, spaces, '-' or '_'${didYouMean(alike.slice(0, 3))} (pass --append to add to it); to start a new campaign, choose a name that differs otherwise`,
+      `campaign ${campaign} does not exist, and ${alike.map((n) => `"${n}"`).join(", ")} differs from it only in case, spaces, '-' or '_'${didYouMean(alike.slice(0, 3))} (add to it with --campaign ${alike[0]} --append); a new campaign needs a name that differs otherwise`,
     );
   }
 }

@@ -1,0 +1,230 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { archiveCampaign } from "../../src/campaigns/archive.js";
+import { cancelCampaign } from "../../src/campaigns/control.js";
+import { campaignStatus } from "../../src/campaigns/status.js";
+import { UserError } from "../../src/errors/user-error.js";
+import { importCampaign } from "../../src/import/import-campaign.js";
+import { ImportRefused } from "../../src/import/import-errors.js";
+import type { ImportDeps, ImportOptions } from "../../src/import/import-types.js";
+import { Ledger } from "../../src/ledger/ledger.js";
+import { type CampaignEnv, campaignEnv, depsOf } from "../helpers/campaign-env.js";
+import { csvFile, validCsv } from "../helpers/csv.js";
+import { createTestDatabase, dropTestDatabase, type TestDatabase } from "../helpers/database.js";
+import { cleanPrefix, uniquePrefix } from "../helpers/redis.js";
+import { xlsxFile } from "../helpers/xlsx.js";
+
+let env: CampaignEnv | undefined;
+let db: TestDatabase | undefined;
+
+afterEach(async () => {
+  await env?.dispose();
+  env = undefined;
+  if (db) await dropTestDatabase(db);
+  db = undefined;
+});
+
+/** `rows` rows with references, as the file's text and its cells (header first). */
+async function sheet(label: string, rows = 5) {
+  env = await campaignEnv({}, label);
+  const { text } = validCsv(env.index, rows, "ref");
+  const cells = text
+    .trimEnd()
+    .split("\n")
+    .map((line) => line.split(","));
+  return { e: env, text, cells, file: await csvFile(env, "rows.csv", text) };
+}
+
+async function refusal(promise: Promise<unknown>): Promise<ImportRefused> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ImportRefused);
+  return error as ImportRefused;
+}
+
+function imported(
+  e: CampaignEnv,
+  options: Partial<ImportOptions> & { file: string; campaign: string },
+  deps: ImportDeps = depsOf(e),
+) {
+  return importCampaign(options, deps);
+}
+
+describe("paid once across campaigns", () => {
+  it("the same sheet under another name is refused, naming the earlier campaign and the file; nothing is recorded", async () => {
+    const { e, file } = await sheet("same-sheet");
+    await imported(e, { file, campaign: "gifts" });
+    const error = await refusal(imported(e, { file, campaign: "gifts-final" }));
+    const lines = error.message.split("\n");
+    expect(lines[0]).toMatch(
+      /^this file was imported as campaign gifts on \d{4}-\d\d-\d\d: 5 rows were paid before in campaign gifts \(lines 2-6 there; [\d.]+ [A-Z]{3}, queued, recorded \d{4}-\d\d-\d\d\): pass --allow-repeats to pay them again$/,
+    );
+    expect(lines.at(-1)).toContain("nothing was recorded");
+    expect(error.result.repeats).toMatchObject([
+      { campaign: "gifts", rows: 5, lines: [2, 3, 4, 5, 6], outcome: "refused" },
+    ]);
+    expect(await e.ledger.exists("gifts-final")).toBe(false);
+    // A dry run says the same.
+    const dry = await refusal(imported(e, { file, campaign: "gifts-final", dryRun: true }));
+    expect(dry.message).toBe(error.message);
+  });
+
+  it("the same rows as .xlsx with other headers, in another order, are the same rows", async () => {
+    const { e, file, cells } = await sheet("xlsx");
+    await imported(e, { file, campaign: "q4" });
+    // HR's export: other headers, other column order, upper-case e-mails, amounts as numbers.
+    const [, ...body] = cells;
+    const hr = await xlsxFile(join(e.dataDir, "hr.xlsx"), {
+      People: [
+        ["Amount", "Work Email", "Gift", "Ref"],
+        ...body.map(([email, code, value, ref]) => [
+          Number(value),
+          email!.toUpperCase(),
+          code,
+          `hr-${ref}`,
+        ]),
+      ],
+    });
+    const map = {
+      "Work Email": "email",
+      Amount: "face_value",
+      Gift: "product_code",
+      Ref: "reference",
+    };
+    const error = await refusal(imported(e, { file: hr, campaign: "q4-hr", map }));
+    expect(error.result.repeats).toMatchObject([{ campaign: "q4", rows: 5 }]);
+    expect(error.message).not.toContain("this file was imported");
+  });
+
+  it("--allow-repeats pays them and the campaign says so; --skip-repeats records the others only", async () => {
+    const { e, file, text } = await sheet("allow-skip", 4);
+    await imported(e, { file, campaign: "gifts" });
+    const allowed = await imported(e, { file, campaign: "bonus", repeats: "allow" });
+    expect(allowed).toMatchObject({
+      enqueued: 4,
+      repeats: [{ campaign: "gifts", rows: 4, outcome: "allowed" }],
+    });
+    expect((await campaignStatus(e.ledger, "bonus")).repeats).toEqual({ gifts: 4 });
+
+    // Two more people beside the four: only they are recorded.
+    const more = validCsv(e.index, 6, "ref").text.trimEnd().split("\n").slice(5);
+    const wider = await csvFile(e, "wider.csv", `${text}${more.join("\n")}\n`);
+    const skipped = await imported(e, { file: wider, campaign: "december", repeats: "skip" });
+    expect(skipped).toMatchObject({ rows: 6, enqueued: 2 });
+    expect(skipped.repeats).toHaveLength(2);
+    expect(skipped.repeats!.map((g) => [g.campaign, g.rows, g.outcome])).toEqual([
+      ["gifts", 4, "skipped"],
+      ["bonus", 4, "skipped"],
+    ]);
+    expect((await e.ledger.counts("december")).total).toBe(2);
+  });
+
+  it("rows whose earlier campaign ended with nothing made are no repeats", async () => {
+    const { e, file } = await sheet("cancelled", 3);
+    await imported(e, { file, campaign: "first", hold: true });
+    await cancelCampaign(e.ledger, "first");
+    const again = await imported(e, { file, campaign: "second" });
+    expect(again).toMatchObject({ enqueued: 3 });
+    expect(again.repeats).toBeUndefined();
+  });
+
+  it("after the first campaign's Redis is lost, a repeat is still refused", async () => {
+    const { e, file } = await sheet("lost", 3);
+    const prefix = uniquePrefix("lost-2");
+    const ledger = new Ledger(e.redis, prefix);
+    try {
+      await importCampaign({ file, campaign: "gifts" }, { ...depsOf(e), ledger });
+      await cleanPrefix(e.redis, prefix);
+      const error = await refusal(
+        importCampaign({ file, campaign: "gifts-2" }, { ...depsOf(e), ledger }),
+      );
+      expect(error.message).toContain("3 rows were paid before in campaign gifts (lines 2-4 there");
+      expect(error.message).toContain("unknown");
+    } finally {
+      await cleanPrefix(e.redis, prefix);
+    }
+  });
+
+  it("refused rows are listed in the error file with the earlier row", async () => {
+    const { e, file } = await sheet("error-file", 2);
+    await imported(e, { file, campaign: "gifts" });
+    const errorFile = join(e.dataDir, "fix.csv");
+    await refusal(imported(e, { file, campaign: "again", skipInvalid: true, errorFile }));
+    const text = await readFile(errorFile, "utf8");
+    expect(text).toContain(
+      "paid before in campaign gifts (line 2 there, queued): pass --allow-repeats",
+    );
+    expect(text.trimEnd().split("\n")).toHaveLength(3);
+  });
+
+  it("the memory is kept in PostgreSQL when a database is configured", async () => {
+    const { e, file } = await sheet("pg", 3);
+    db = await createTestDatabase("repeats");
+    const deps = { ...depsOf(e), database: db.database };
+    await importCampaign({ file, campaign: "gifts" }, deps);
+    const { rows } = await db.pool.query(
+      "SELECT count(*)::int AS n FROM paid_rows WHERE campaign = 'gifts'",
+    );
+    expect(rows[0].n).toBe(3);
+    const error = await refusal(importCampaign({ file, campaign: "gifts-b" }, deps));
+    expect(error.message).toMatch(
+      /^this file was imported as campaign gifts on .*: 3 rows were paid before in campaign gifts/,
+    );
+    // The files under the data dir hold nothing of it.
+    await expect(readFile(join(e.dataDir, "campaigns", "gifts", "paid.ndjson"))).rejects.toThrow();
+  });
+});
+
+describe("campaign names", () => {
+  it("--append to a campaign that does not exist is refused with did-you-mean", async () => {
+    const { e, file } = await sheet("append-typo", 2);
+    await imported(e, { file, campaign: "q4-gifts" });
+    const error = await imported(e, { file, campaign: "q4-gfits", append: true }).catch((x) => x);
+    expect(error).toBeInstanceOf(UserError);
+    expect((error as Error).message).toBe(
+      'campaign q4-gfits does not exist (did you mean "q4-gifts"?): --append adds to an existing campaign; drop --append to start a new one',
+    );
+    expect(await e.ledger.exists("q4-gfits")).toBe(false);
+  });
+
+  it("a new name that differs from another only in case, '-' or '_' is refused; 2026-01 and 2026-02 stay apart", async () => {
+    const { e, file, text } = await sheet("alike", 2);
+    await imported(e, { file, campaign: "q4" });
+    for (const name of ["Q4", "q_4", "q-4"]) {
+      const error = await imported(e, { file, campaign: name }).catch((x) => x);
+      expect((error as Error).message).toContain(
+        `campaign ${name} does not exist, and "q4" differs from it only in case`,
+      );
+    }
+    const other = await csvFile(
+      e,
+      "other.csv",
+      text.replaceAll("ref-", "other-").replaceAll("@", "+jan@"),
+    );
+    await imported(e, { file: other, campaign: "2026-01" });
+    const feb = await csvFile(
+      e,
+      "feb.csv",
+      text.replaceAll("ref-", "feb-").replaceAll("@", "+feb@"),
+    );
+    await expect(imported(e, { file: feb, campaign: "2026-02" })).resolves.toMatchObject({
+      enqueued: 2,
+    });
+  });
+
+  it("an archived campaign points to orders restore, and its archive tells its rows' statuses", async () => {
+    const { e, file } = await sheet("archived", 1);
+    await imported(e, { file, campaign: "old", hold: true });
+    await cancelCampaign(e.ledger, "old");
+    await archiveCampaign(e.ledger, "old", { dataDir: e.dataDir });
+    const error = await imported(e, { file, campaign: "old", append: true }).catch((x) => x);
+    expect((error as Error).message).toBe(
+      "campaign old is archived: no rows can be added to it; `giftjobs orders restore --campaign old` brings it back, then import with --append",
+    );
+    // Its Redis rows are gone; the archive says they were cancelled: nothing was made, no repeat.
+    await expect(imported(e, { file, campaign: "new" })).resolves.toMatchObject({ enqueued: 1 });
+  });
+});
