@@ -303,6 +303,7 @@ describe("orders import: the run, on a ledger of no campaigns", () => {
     const answer = <T>(value: T) => (fail ? Promise.reject(fail) : Promise.resolve(value));
     return {
       exists: () => answer(false),
+      campaigns: () => answer([]),
       getRows: (_: string, identities: string[]) => answer(identities.map(() => undefined)),
       getOrders: () => answer([]),
     } as unknown as Ledger;
