@@ -5,7 +5,10 @@ import type { RowStatus } from "../ledger/row-status.js";
 import type { KeyWord, LedgerOrder } from "../ledger/types.js";
 import type { OrderJournal } from "../orders/journal-store.js";
 import { orderKey } from "../orders/keys.js";
+import { paidFingerprint } from "../orders/paid-fingerprint.js";
 import { journalFor } from "../orders/pg-journal.js";
+import { paidMemoryFor } from "../orders/pg-paid-memory.js";
+import { REPEAT_WINDOW_DAYS, RepeatFinder } from "./earlier-payments.js";
 import { storedState } from "./state.js";
 
 export interface RetryOptions {
@@ -22,6 +25,13 @@ export interface RetryOptions {
   database?: Database;
   /** Fingerprint of the API key the new keys are to be sent with (see apiKeyFingerprint). */
   apiKey?: string;
+  /**
+   * With newKey: move rows on even when another campaign has paid the same person the same
+   * card since (docs/architecture/repeats.md, "Retries"). @defaultValue false
+   */
+  allowRepeats?: boolean;
+  /** How far back the paid memory is looked at, in days. @defaultValue 90 */
+  repeatWindowDays?: number;
 }
 
 export interface RetryResult {
@@ -32,6 +42,11 @@ export interface RetryResult {
   unclear: number;
   /** Of the orders moved, failed_uncertain ones `orders reconcile` found absent (see below). */
   absent: number;
+  /**
+   * Orders --new-key left alone because a row of theirs repeats a row another campaign recorded
+   * since (docs/architecture/repeats.md, "Retries"); absent when none.
+   */
+  repeats?: number;
 }
 
 /**
@@ -85,9 +100,17 @@ export async function retryCampaign(
     unclear: 0,
     absent: 0,
   };
+  const repeats =
+    options.newKey && !options.allowRepeats
+      ? await repeatCheck(ledger, campaign, options)
+      : undefined;
   for await (const [number, order] of ledger.orders(campaign)) {
     const absent = Boolean(options.newKey && !options.force && reconciledAbsent(order));
     if (!statuses.includes(order.status) && !absent) continue;
+    if (repeats && (await repeats(order.identities))) {
+      result.repeats = (result.repeats ?? 0) + 1;
+      continue;
+    }
     const moved = options.newKey
       ? await underNewKey(ledger, campaign, number, order, { ...options, absent, journal })
       : await underSameKey(ledger, campaign, number, options.force);
@@ -145,4 +168,26 @@ async function underNewKey(
   });
   if (done.done) return true;
   return done.why === "unclear" ? "unclear" : false;
+}
+
+/**
+ * Whether an order's rows repeat rows another campaign recorded and did not end with nothing
+ * made: a failed_final row's person may have been paid since by another campaign (imported while
+ * nothing was made here), and a new key would pay them again (docs/architecture/repeats.md,
+ * "Retries"). Undefined without a paid memory.
+ */
+async function repeatCheck(
+  ledger: Ledger,
+  campaign: string,
+  options: RetryOptions,
+): Promise<((identities: string[]) => Promise<boolean>) | undefined> {
+  const memory = paidMemoryFor(options);
+  if (!memory) return undefined;
+  const since = Date.now() - (options.repeatWindowDays ?? REPEAT_WINDOW_DAYS) * 86_400_000;
+  const finder = new RepeatFinder(await memory.lookup(campaign, since), ledger, options.dataDir);
+  return async (identities) => {
+    const rows = await ledger.getRows(campaign, identities);
+    const fingerprints = rows.map((row) => row && paidFingerprint(row, row.currency));
+    return (await finder.find(fingerprints)).some((earlier) => earlier.length > 0);
+  };
 }

@@ -1,3 +1,4 @@
+import { REPEAT_WINDOW_DAYS, RepeatFinder } from "../campaigns/earlier-payments.js";
 import { storedState } from "../campaigns/state.js";
 import { sha256OfFile } from "../catalog/current-snapshot.js";
 import { PgProductOverrides } from "../catalog/pg-product-overrides.js";
@@ -23,7 +24,7 @@ import { type ImportPlan, type Survey, surveyFile } from "./import-survey.js";
 import type { ImportDeps, ImportOptions, ImportResult } from "./import-types.js";
 import { InvalidRowsFile } from "./invalid-rows-file.js";
 import type { Pricing } from "./pricing.js";
-import { REPEAT_WINDOW_DAYS, RepeatFinder, RepeatGroups, repeatLine } from "./repeats.js";
+import { RepeatGroups, repeatLine } from "./repeats.js";
 import { RowSpool } from "./row-spool.js";
 import { priceSurvey } from "./service-prices.js";
 

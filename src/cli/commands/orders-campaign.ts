@@ -245,10 +245,20 @@ export function registerRetry(orders: Command): void {
       "--force",
       "with --new-key, also failed_uncertain rows: an order may exist for them, so this could pay twice; without, send failed_uncertain rows under their same key even after an unclear attempt under another API key",
     )
+    .option(
+      "--allow-repeats",
+      "with --new-key, also rows another campaign has paid the same person the same card since",
+    )
     .option("--json", "print one JSON document")
     .action(
       action(
-        async (opts: { campaign: string; newKey?: boolean; force?: boolean; json?: boolean }) => {
+        async (opts: {
+          campaign: string;
+          newKey?: boolean;
+          force?: boolean;
+          allowRepeats?: boolean;
+          json?: boolean;
+        }) => {
           const ctx = createContext(opts.json);
           return withServices(ctx.config, async ({ ledger, database }) => {
             await requireCampaign(ledger, opts.campaign);
@@ -272,7 +282,13 @@ export function registerRetry(orders: Command): void {
               dataDir: ctx.config.dataDir,
               database,
               apiKey: apiKeyFingerprint(ctx.config.apiKey),
+              allowRepeats: opts.allowRepeats,
+              repeatWindowDays: ctx.config.repeatWindowDays,
             });
+            if (result.repeats)
+              process.stderr.write(
+                `note: ${number(result.repeats)} orders keep their rows: another campaign has paid the same people the same cards since (--allow-repeats to send them all the same)\n`,
+              );
             if (result.unclear > 0)
               process.stderr.write(
                 `note: ${number(result.unclear)} orders keep their key: an attempt under it ended unclear, so an order may exist. ` +

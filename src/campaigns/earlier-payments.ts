@@ -1,0 +1,94 @@
+import { join } from "node:path";
+import type { Ledger } from "../ledger/ledger.js";
+import type { PaidEntry, PaidLookup } from "../orders/paid-memory.js";
+import { ARCHIVE_FILES, archiveDir, readLedgerFile, readManifest } from "./archive-files.js";
+
+/** The default window of the paid memory, in days (GIFTJOBS_REPEAT_WINDOW_DAYS). */
+export const REPEAT_WINDOW_DAYS = 90;
+
+/**
+ * Statuses of an earlier row that mean nothing was made for it: such a row is no repeat. Every
+ * other status counts: queued, in flight, submitted, completed, may exist, and a row whose
+ * ledger is gone (lost, or never recorded after its memory line was written).
+ */
+const NOTHING_MADE = new Set(["failed_final", "cancelled"]);
+
+/** An earlier row a row of this import repeats, with that row's status where it is known. */
+export interface EarlierRow extends PaidEntry {
+  /** The row's status in its campaign; "unknown" when its ledger no longer has it. */
+  status: string;
+}
+
+/**
+ * Finds, a batch at a time, the earlier rows of other campaigns that a batch's rows repeat:
+ * same fingerprint, in the window, and not ended with nothing made (a status the earlier
+ * campaign's ledger tells, else its archive; a row neither knows counts).
+ */
+export class RepeatFinder {
+  /** Archived campaigns' row statuses by identity, read once per campaign when first needed. */
+  private readonly archived = new Map<string, Map<string, string> | undefined>();
+
+  constructor(
+    private readonly lookup: PaidLookup,
+    private readonly ledger: Ledger,
+    private readonly dataDir: string | undefined,
+  ) {}
+
+  /** For each fingerprint, the earlier rows it repeats (none for an undefined one). */
+  async find(fingerprints: readonly (string | undefined)[]): Promise<EarlierRow[][]> {
+    const matches = await this.lookup.find(fingerprints);
+    const byCampaign = new Map<string, PaidEntry[]>();
+    for (const list of matches)
+      for (const entry of list) {
+        const group = byCampaign.get(entry.campaign) ?? [];
+        group.push(entry);
+        byCampaign.set(entry.campaign, group);
+      }
+    const statuses = new Map<PaidEntry, string>();
+    for (const [campaign, entries] of byCampaign)
+      for (const [i, status] of (await this.statuses(campaign, entries)).entries())
+        statuses.set(entries[i]!, status);
+    return matches.map((list) =>
+      list
+        .map((entry) => ({ ...entry, status: statuses.get(entry) ?? "unknown" }))
+        .filter((row) => !NOTHING_MADE.has(row.status)),
+    );
+  }
+
+  /** The statuses of a campaign's rows: its ledger's, else its archive's, else "unknown". */
+  private async statuses(campaign: string, entries: PaidEntry[]): Promise<string[]> {
+    const rows = await this.ledger.getRows(
+      campaign,
+      entries.map((e) => e.identity),
+    );
+    const numbers = [...new Set(rows.flatMap((r) => (r ? [r.order] : [])))];
+    const orders = await this.ledger.getOrders(campaign, numbers);
+    const statusOf = new Map(numbers.map((n, i) => [n, orders[i]?.status ?? "unknown"]));
+    const result: string[] = [];
+    for (const [i, row] of rows.entries()) {
+      if (row) result.push(statusOf.get(row.order) ?? "unknown");
+      else
+        result.push(
+          (await this.archivedStatuses(campaign))?.get(entries[i]!.identity) ?? "unknown",
+        );
+    }
+    return result;
+  }
+
+  private async archivedStatuses(campaign: string): Promise<Map<string, string> | undefined> {
+    if (this.archived.has(campaign)) return this.archived.get(campaign);
+    let statuses: Map<string, string> | undefined;
+    if (this.dataDir !== undefined) {
+      const dir = archiveDir(this.dataDir, campaign);
+      if (await readManifest(dir)) {
+        statuses = new Map();
+        const found = statuses;
+        await readLedgerFile(join(dir, ARCHIVE_FILES.ledger), campaign, (line) => {
+          if (line.type === "row") found.set(line.identity, line.status);
+        });
+      }
+    }
+    this.archived.set(campaign, statuses);
+    return statuses;
+  }
+}
