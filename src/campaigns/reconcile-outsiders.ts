@@ -163,7 +163,18 @@ export function unreadOutsider(order: ListedOrder): Outsider {
 interface RowSeen {
   line: number;
   order: number;
-  email: string;
+}
+
+/** The campaign's rows of one look: by line, and by e-mail address (lower case). */
+interface LookRows {
+  byLine: RowSeen[];
+  byEmail: Map<string, RowSeen[]>;
+}
+
+function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }
 
 /** The campaign's rows of the looks asked for, read in one pass over its rows. */
@@ -171,59 +182,88 @@ async function rowsByLook(
   ledger: Ledger,
   campaign: string,
   looks: Set<string>,
-): Promise<Map<string, RowSeen[]>> {
-  const found = new Map<string, RowSeen[]>();
+): Promise<Map<string, LookRows>> {
+  const found = new Map<string, LookRows>();
   if (looks.size === 0) return found;
   for await (const [, row] of ledger.rows(campaign)) {
     const look = rowLook(row);
     if (!looks.has(look)) continue;
-    const seen = { line: row.line, order: row.order, email: row.email };
-    const list = found.get(look);
-    if (list) list.push(seen);
-    else found.set(look, [seen]);
+    let rows = found.get(look);
+    if (!rows) {
+      rows = { byLine: [], byEmail: new Map() };
+      found.set(look, rows);
+    }
+    const seen = { line: row.line, order: row.order };
+    rows.byLine.push(seen);
+    if (row.email) pushTo(rows.byEmail, row.email.toLowerCase(), seen);
+  }
+  const byLine = (a: RowSeen, b: RowSeen) => a.line - b.line;
+  for (const rows of found.values()) {
+    rows.byLine.sort(byLine);
+    for (const list of rows.byEmail.values()) list.sort(byLine);
   }
   return found;
 }
 
-/** The status of each order of `rows`, read now: reconcile may have just settled some. */
+/** The rows shown for an item: those of its e-mail address first, then by line (see ROWS_SHOWN). */
+function shownRows(item: ItemLook, rows: LookRows): { row: RowSeen; same: boolean }[] {
+  const same = (item.email && rows.byEmail.get(item.email)) || [];
+  const shown = same.slice(0, ROWS_SHOWN).map((row) => ({ row, same: true }));
+  const taken = new Set(same);
+  for (const row of rows.byLine) {
+    if (shown.length >= ROWS_SHOWN) break;
+    if (!taken.has(row)) shown.push({ row, same: false });
+  }
+  return shown;
+}
+
+/** The status of each order of `numbers`, read now: reconcile may have just settled some. */
 async function statusesOf(
   ledger: Ledger,
   campaign: string,
-  rows: Iterable<RowSeen[]>,
+  numbers: number[],
 ): Promise<Map<number, string>> {
-  const numbers = [...new Set([...rows].flatMap((list) => list.map((row) => row.order)))];
+  const unique = [...new Set(numbers)];
   const statuses = new Map<number, string>();
-  for (let i = 0; i < numbers.length; i += 500) {
-    const batch = numbers.slice(i, i + 500);
+  for (let i = 0; i < unique.length; i += 500) {
+    const batch = unique.slice(i, i + 500);
     const orders = await ledger.getOrders(campaign, batch);
     for (const [j, number] of batch.entries()) statuses.set(number, orders[j]?.status ?? "unknown");
   }
   return statuses;
 }
 
-function lookalikeItem(
-  item: ItemLook,
-  rows: RowSeen[],
-  statuses: Map<number, string>,
-): LookalikeItem {
-  const sameEmail = (row: RowSeen) =>
-    item.email !== undefined && row.email.toLowerCase() === item.email;
-  const shown = rows
-    .map((row) => ({
-      line: row.line,
-      status: statuses.get(row.order) ?? "unknown",
-      same_email: sameEmail(row),
-    }))
-    .sort((a, b) => Number(b.same_email) - Number(a.same_email) || a.line - b.line)
-    .slice(0, ROWS_SHOWN);
-  return {
-    product: item.product,
-    face_value: item.face_value,
-    distribution: item.distribution,
-    ...(item.email !== undefined ? { email: maskEmails(item.email) } : {}),
-    rows_count: rows.length,
-    rows: shown,
-  };
+/** The look-alike items of each look-alike order, with the rows they look like. */
+async function lookalikeItems(
+  ledger: Ledger,
+  campaign: string,
+  alike: { outsider: Outsider; items: ItemLook[] }[],
+  rowsOf: Map<string, LookRows>,
+): Promise<LookalikeEntry[]> {
+  const picked = alike.map(({ outsider, items }) => ({
+    outsider,
+    items: items.map((item) => {
+      const rows = rowsOf.get(item.look) as LookRows;
+      return { item, count: rows.byLine.length, shown: shownRows(item, rows) };
+    }),
+  }));
+  const orders = picked.flatMap((p) => p.items.flatMap((i) => i.shown.map((s) => s.row.order)));
+  const statuses = await statusesOf(ledger, campaign, orders);
+  return picked.map(({ outsider, items }) => ({
+    ...outsider.summary,
+    items: items.map(({ item, count, shown }) => ({
+      product: item.product,
+      face_value: item.face_value,
+      distribution: item.distribution,
+      ...(item.email !== undefined ? { email: maskEmails(item.email) } : {}),
+      rows_count: count,
+      rows: shown.map(({ row, same }) => ({
+        line: row.line,
+        status: statuses.get(row.order) ?? "unknown",
+        same_email: same,
+      })),
+    })),
+  }));
 }
 
 /** Sums prices per currency exactly, in integer units: never floats (src/money.ts). */
@@ -261,18 +301,16 @@ export async function sortOutsiders(
 ): Promise<{ lookalikes: LookalikeEntry[]; other_orders: OtherOrders }> {
   const paid = outsiders.filter((o) => o.summary.status !== "FAILED");
   const looks = new Set(paid.flatMap((o) => o.items.map((item) => item.look)));
-  const rows = await rowsByLook(ledger, campaign, looks);
-  const statuses = await statusesOf(ledger, campaign, rows.values());
-  const lookalikes: LookalikeEntry[] = [];
+  const rowsOf = await rowsByLook(ledger, campaign, looks);
+  const alike: { outsider: Outsider; items: ItemLook[] }[] = [];
   const other: OtherOrders = { count: 0, failed: 0, totals: {} };
   const totals = new Totals();
   for (const outsider of outsiders) {
     const { summary } = outsider;
     const failed = summary.status === "FAILED";
-    const alike = failed ? [] : outsider.items.filter((item) => rows.has(item.look));
-    if (alike.length > 0) {
-      const items = alike.map((item) => lookalikeItem(item, rows.get(item.look) ?? [], statuses));
-      lookalikes.push({ ...summary, items });
+    const items = failed ? [] : outsider.items.filter((item) => rowsOf.has(item.look));
+    if (items.length > 0) {
+      alike.push({ outsider, items });
       continue;
     }
     other.count += 1;
@@ -280,6 +318,7 @@ export async function sortOutsiders(
     else totals.add(summary.currency, summary.total_price);
   }
   other.totals = totals.result();
+  const lookalikes = await lookalikeItems(ledger, campaign, alike, rowsOf);
   lookalikes.sort(
     (a, b) =>
       (a.created_at ?? "").localeCompare(b.created_at ?? "") ||
