@@ -8,10 +8,19 @@ import { tagsOf } from "../orders/order-tags.js";
 import { type LookupPace, Lookups } from "./lookups.js";
 import { LedgerSide } from "./reconcile-ledger.js";
 import { compareStatus, couldBe } from "./reconcile-match.js";
+import {
+  type LookalikeEntry,
+  type OtherOrders,
+  type Outsider,
+  outsiderOf,
+  sortOutsiders,
+  unreadOutsider,
+} from "./reconcile-outsiders.js";
 import { type Evidence, settleUncertain, type UncertainEntry } from "./reconcile-settle.js";
 import { listWindow, lookUpOrder } from "./service-orders.js";
 import { storedState } from "./state.js";
 
+export type { LookalikeEntry, LookalikeItem, OtherOrders } from "./reconcile-outsiders.js";
 export type { UncertainEntry } from "./reconcile-settle.js";
 
 const MINUTE = 60_000;
@@ -72,6 +81,13 @@ export interface ReconcileReport {
   uncertain: UncertainEntry[];
   /** Orders of the window whose details the service would not show yet (PROCESSING). */
   unidentified: string[];
+  /**
+   * Orders of the window not the campaign's whose items look like its rows (same currency,
+   * distribution type, products and face value): possible duplicates, and a disagreement.
+   */
+  lookalikes: LookalikeEntry[];
+  /** The window's other orders: counted, no disagreement. */
+  other_orders: OtherOrders;
   agree: boolean;
 }
 
@@ -83,7 +99,8 @@ export interface ReconcileReport {
  * know, ledger orders the service does not have, and status disagreements; settles the
  * campaign's failed_uncertain orders: an order made under one's key completes it (or fails it
  * for good, FAILED) with the word `answered`; none anywhere in the window is recorded on it
- * (reconciled_absent_at) for `orders retry --new-key`.
+ * (reconciled_absent_at) for `orders retry --new-key`. The window's other orders are sorted
+ * into look-alikes of the campaign's rows (possible duplicates) and the rest, counted.
  */
 export async function reconcileCampaign(
   ledger: Ledger,
@@ -112,6 +129,7 @@ export async function reconcileCampaign(
     { listedAt, minAgeMs: options.minAgeMs ?? 15 * MINUTE },
   );
   await run.addLines();
+  const outsiders = await sortOutsiders(ledger, campaign, run.outsiders);
   const report: ReconcileReport = {
     campaign,
     window: { from: new Date(from).toISOString(), listed_at: listedAt },
@@ -121,12 +139,14 @@ export async function reconcileCampaign(
     ...run.found,
     uncertain,
     unidentified: run.evidence.unidentified,
+    ...outsiders,
     agree: false,
   };
   report.agree =
     report.unknown_to_ledger.length === 0 &&
     report.missing_on_service.length === 0 &&
     report.status_disagreements.length === 0 &&
+    report.lookalikes.length === 0 &&
     uncertain.every((entry) => entry.outcome !== "undecided");
   return report;
 }
@@ -162,6 +182,8 @@ class Reconciliation {
     byId: new Map(),
     unidentified: [],
   };
+  /** The window's orders the campaign does not own (see sortOutsiders). */
+  readonly outsiders: Outsider[] = [];
   private done = 0;
   private total = 0;
 
@@ -179,8 +201,9 @@ class Reconciliation {
       const known = this.side.byId.get(order.id);
       if (known) this.compareKnown(known, order.id, order.status, undefined);
       else if (order.status === "PROCESSING") this.evidence.unidentified.push(order.id);
-      // Another currency than any of the campaign's: not one of its bodies.
       else if (!order.currency || this.side.currencies.has(order.currency)) toRead.push(order.id);
+      // Another currency than any of the campaign's: neither one of its bodies nor alike.
+      else this.outsiders.push(unreadOutsider(order));
     }
     const unlisted = [...this.side.byId].filter(([id]) => !listed.has(id));
     this.total = toRead.length + unlisted.length;
@@ -251,11 +274,13 @@ class Reconciliation {
       push(this.evidence.alike, uncertain.number, order);
       alike = true;
     }
+    if (alike) return;
     // Orders of several rows carried the campaign's name before tags existed.
-    if (!alike && order.metadata?.campaign === this.side.campaign)
+    if (order.metadata?.campaign === this.side.campaign)
       this.found.unknown_to_ledger.push(
         serviceEntry(order, "its metadata names the campaign (no key: made before order tags)"),
       );
+    else this.outsiders.push(outsiderOf(order));
   }
 
   private async examineTagged(order: Order, key: string): Promise<void> {

@@ -10,6 +10,9 @@ import {
 } from "../../campaigns/payouts.js";
 import {
   type LedgerOrderEntry,
+  type LookalikeEntry,
+  type LookalikeItem,
+  type OtherOrders,
   type ReconcileReport,
   reconcileCampaign,
   type ServiceOrderEntry,
@@ -89,6 +92,40 @@ function ledgerLine(e: LedgerOrderEntry): string {
   return `    order ${e.ledger_order} ${e.order_id}: ${statuses}${lines(e)}\n`;
 }
 
+/** The rows an item looks like: those of its e-mail address first, then the others by status. */
+function alikeRowsText(item: LookalikeItem): string {
+  const parts: string[] = [];
+  const byStatus = new Map<string, number[]>();
+  for (const row of item.rows) {
+    if (row.same_email) parts.push(`line ${row.line} ${row.status} (same e-mail)`);
+    else byStatus.set(row.status, [...(byStatus.get(row.status) ?? []), row.line]);
+  }
+  for (const [status, numbers] of byStatus)
+    parts.push(`${status}: line${numbers.length > 1 ? "s" : ""} ${numbers.join(" ")}`);
+  const hidden = item.rows_count - item.rows.length;
+  if (hidden > 0) parts.push(`${hidden} more`);
+  return parts.join("; ");
+}
+
+/** One look-alike order: what it is, then each item and the rows it looks like. */
+function lookalikeLines(e: LookalikeEntry): string {
+  const what = [e.order_id, e.status, e.created_at, e.total_price, e.currency].filter(Boolean);
+  const by = e.tagged_campaign ? ` (made by campaign ${e.tagged_campaign})` : "";
+  const items = e.items.map((item) => {
+    const to = [item.product, item.face_value, item.distribution, item.email].filter(Boolean);
+    return `      ${to.join(" ")} looks like ${item.rows_count} rows: ${alikeRowsText(item)}\n`;
+  });
+  return `    ${what.join(" ")}${by}\n${items.join("")}`;
+}
+
+function otherOrdersLine(o: OtherOrders): string {
+  if (o.count === 0) return "";
+  const totals = Object.entries(o.totals).map(([currency, total]) => `${currency} ${total}`);
+  const failed = o.failed > 0 ? [`${o.failed} FAILED`] : [];
+  const detail = [...totals, ...failed].join(", ");
+  return `  other orders of the account in the window: ${o.count}${detail ? ` (${detail})` : ""}\n`;
+}
+
 function section<T>(title: string, entries: T[], line: (entry: T) => string): string {
   if (entries.length === 0) return "";
   return `  ${title}: ${entries.length}\n${entries.map(line).join("")}`;
@@ -99,6 +136,11 @@ function reconcileText(r: ReconcileReport): string {
     `campaign ${r.campaign}: ${r.service_orders} orders of the service since ` +
     `${r.window.from} (${r.pages} pages, ${r.requests} requests)\n` +
     section("orders the ledger does not know", r.unknown_to_ledger, serviceLine) +
+    section(
+      "POSSIBLE DUPLICATES (orders not in the ledger that look like its rows; check them before any retry)",
+      r.lookalikes,
+      lookalikeLines,
+    ) +
     section("ledger orders the service does not have", r.missing_on_service, ledgerLine) +
     section("status disagreements", r.status_disagreements, ledgerLine) +
     section("behind (a follower will record them)", r.behind, ledgerLine) +
@@ -110,6 +152,7 @@ function reconcileText(r: ReconcileReport): string {
     (r.unidentified.length
       ? `  still PROCESSING, not identified: ${r.unidentified.join(" ")}\n`
       : "") +
+    otherOrdersLine(r.other_orders) +
     (r.agree ? "  the service and the ledger agree\n" : "  DISAGREEMENT: see above\n")
   );
 }
