@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { archiveCampaign } from "../../src/campaigns/archive.js";
 import { cancelCampaign } from "../../src/campaigns/control.js";
+import { retryCampaign } from "../../src/campaigns/retry.js";
 import { campaignStatus } from "../../src/campaigns/status.js";
 import { UserError } from "../../src/errors/user-error.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
@@ -175,6 +176,27 @@ describe("paid once across campaigns", () => {
     );
     // The files under the data dir hold nothing of it.
     await expect(readFile(join(e.dataDir, "campaigns", "gifts", "paid.ndjson"))).rejects.toThrow();
+  });
+});
+
+describe("retry --new-key and the paid memory", () => {
+  it("a failed_final row another campaign has paid since keeps its key unless --allow-repeats", async () => {
+    const { e, file } = await sheet("retry", 1);
+    await imported(e, { file, campaign: "first", hold: true });
+    // Nothing was made for its row (a 4xx, as a worker records it).
+    const moved = await e.ledger.transition("first", 1, ["queued"], "failed_final", {
+      error_type: "invalid_request",
+    });
+    expect(moved.moved).toBe(true);
+    // So the same person may be paid by another campaign...
+    await expect(imported(e, { file, campaign: "second" })).resolves.toMatchObject({ enqueued: 1 });
+    // ...and then a new key for the first would pay them twice.
+    const options = { newKey: true, dataDir: e.dataDir };
+    const kept = await retryCampaign(e.ledger, "first", options);
+    expect(kept).toMatchObject({ orders: 0, rows: 0, repeats: 1 });
+    const sent = await retryCampaign(e.ledger, "first", { ...options, allowRepeats: true });
+    expect(sent).toMatchObject({ orders: 1, rows: 1 });
+    expect(sent.repeats).toBeUndefined();
   });
 });
 
