@@ -131,10 +131,16 @@ describe("giftjobs orders import", () => {
     expect(errors[2]).toMatch(/^ ok@example\.com,[^,]+,'-5,"?face_value: .*"?,6$/);
     expect(errors).toHaveLength(3);
     expect(await e.ledger.pendingCount("skip")).toBe(3);
-    // Only the error file, the order journal and its tags marker are in the campaign folder: no
-    // temporary file.
+    // Only the error file, the order journal and its tags marker, and the paid memory's files
+    // are in the campaign folder: no temporary file.
     expect((await readdir(join(e.dataDir, "campaigns", "skip"))).sort()).toEqual(
-      [basename(doc.error_file), "order-tags", "orders.ndjson"].sort(),
+      [
+        basename(doc.error_file),
+        "imports.ndjson",
+        "order-tags",
+        "orders.ndjson",
+        "paid.ndjson",
+      ].sort(),
     );
   });
 

@@ -57,6 +57,8 @@ describe("orders template", () => {
         campaign,
         "--yes",
         "--allow-example",
+        // The same example row in both: the second pays it again, knowingly.
+        "--allow-repeats",
       ]);
       // The workbook has a Products sheet beside Orders, so the import names the sheet it read.
       expect(run.stderr).toBe(file === xlsxOut ? 'sheet "Orders" read\n' : "");

@@ -52,7 +52,11 @@ describe("re-importing a campaign", () => {
       ["single", 1, 57],
       ["packed", 10, 6],
     ] as const) {
-      const first = await importCampaign({ file: original, campaign, itemsPerOrder }, depsOf(e));
+      // The same rows in both campaigns: the second pays them again, knowingly.
+      const first = await importCampaign(
+        { file: original, campaign, itemsPerOrder, repeats: "allow" },
+        depsOf(e),
+      );
       expect(first).toMatchObject({ enqueued: 57, already_known: 0, orders });
       const idsBefore = await pendingOrders(e, campaign);
       expect(idsBefore).toHaveLength(orders);

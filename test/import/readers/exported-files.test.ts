@@ -89,7 +89,7 @@ describe("a workbook as a finance team exports it", () => {
     ]);
 
     const json = await giftjobs(e, [
-      ...["orders", "import", path, "--campaign", "fin2", "--dry-run", "--json"],
+      ...["orders", "import", path, "--campaign", "fin2", "--dry-run", "--json", "--allow-repeats"],
     ]);
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout).file).toEqual({
@@ -194,7 +194,7 @@ describe("a CSV with title rows and totals rows", () => {
     const rows = await ledgerRows(e, "tot");
     expect(rows.map((r) => r.reference)).toEqual(["Total-1", "r2", "r3"]);
     const json = await giftjobs(e, [
-      ...["orders", "import", file, "--campaign", "tot2", "--dry-run", "--json"],
+      ...["orders", "import", file, "--campaign", "tot2", "--dry-run", "--json", "--allow-repeats"],
     ]);
     expect(JSON.parse(json.stdout)).toMatchObject({
       rows: 3,
