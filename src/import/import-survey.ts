@@ -265,7 +265,7 @@ async function classify(
   const orders = new Map(
     (await deps.ledger.getOrders(campaign, numbers)).map((o, i) => [numbers[i], o]),
   );
-  const earlier = await earlierRows(batch, recorded, plan.repeats?.finder);
+  const earlier = await earlierRows(batch, recorded, plan);
   const toWrite: SpoolEntry[] = [];
   for (const [i, planned] of batch.entries()) {
     const known = recorded[i];
@@ -319,16 +319,19 @@ async function classify(
 async function earlierRows(
   batch: readonly PlannedRow[],
   recorded: readonly (LedgerRow | undefined)[],
-  finder: RepeatFinder | undefined,
+  { repeats, journal }: ImportPlan,
 ): Promise<EarlierRow[][]> {
-  if (!finder) return batch.map(() => []);
-  // A row the ledger knows with the same content is no new payment; a changed one may be.
+  if (!repeats) return batch.map(() => []);
+  // A row the ledger knows with the same content is no new payment; a changed one may be. Nor is
+  // one the campaign's journal names: a lost ledger's row, recorded here before, whose order
+  // keeps its key (docs/architecture/repeats.md, "The check").
   const fingerprints = batch.map((p, i) =>
-    recorded[i] && samePayload(recorded[i].payload_hash, p.payload)
+    (recorded[i] && samePayload(recorded[i].payload_hash, p.payload)) ||
+    (!recorded[i] && journal?.lineOf(p.identity) !== undefined)
       ? undefined
       : paidFingerprint(p.row, p.currency),
   );
-  return finder.find(fingerprints);
+  return repeats.finder.find(fingerprints);
 }
 
 /**
