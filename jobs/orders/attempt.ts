@@ -33,6 +33,11 @@ export interface CreateOrderDeps {
    * can be sent (docs/architecture/keys-and-exactly-once.md, "One key while an order may exist").
    */
   journal: (campaign: string, line: JournalLine) => Promise<void>;
+  /**
+   * Takes back a generation change `journal` appended whose REKEY then refused: nothing sent its
+   * key (OrderJournal.voidChange). Without it the line stays.
+   */
+  voidJournal?: (campaign: string, line: JournalLine) => Promise<void>;
   /** Keep redemption links in the ledger. @defaultValue false */
   storePayoutUrls?: boolean;
   /** Short in-attempt retries for blips (same key). @defaultValue 1 */

@@ -291,10 +291,8 @@ async function nextGeneration(
   const newKey = orderKey(attempt.campaign, generation, identities);
   const a = deps.client.keyFingerprint;
   const i = [...identities].sort();
-  await deps.journal(
-    attempt.campaign,
-    a ? { g: generation, k: newKey, i, a } : { g: generation, k: newKey, i },
-  );
+  const line = a ? { g: generation, k: newKey, i, a } : { g: generation, k: newKey, i };
+  await deps.journal(attempt.campaign, line);
   const done = await deps.ledger.rekey(attempt.campaign, {
     number: attempt.number,
     key: newKey,
@@ -305,7 +303,18 @@ async function nextGeneration(
     restPatch: options.restPatch,
     word: "answered",
   });
-  if (!done.done)
+  if (!done.done) {
     attempt.log.warn({ why: done.why }, "the rows were not moved to the next generation");
+    // The ledger never held the new key: its line is voided, as `orders retry --new-key` does
+    // (docs/architecture/keys-and-exactly-once.md, "One key while an order may exist"). A
+    // journal that cannot take it leaves the line, as before voids: said, and the attempt ends
+    // as it would.
+    await deps.voidJournal?.(attempt.campaign, line).catch((error: unknown) => {
+      attempt.log.warn(
+        { error: (error as Error).message, key: newKey },
+        "the journal line of the key not moved to could not be voided",
+      );
+    });
+  }
   return newKey;
 }

@@ -73,7 +73,7 @@ export function reconciledAbsent(order: LedgerOrder): boolean {
  * campaign's pending list, and the dispatcher sends them while the campaign runs. A new key is
  * journaled (flushed) before the ledger holds it (docs/architecture/keys-and-exactly-once.md, "One
  * key while an order may exist"), and the ledger refuses one, without force, for an order whose
- * key's last attempt ended unclear.
+ * key's last attempt ended unclear; a refused one's journal line is voided (underNewKey).
  */
 export async function retryCampaign(
   ledger: Ledger,
@@ -151,6 +151,11 @@ async function underNewKey(
   const generation = order.generation + 1;
   const key = orderKey(campaign, generation, order.identities);
   const line = { g: generation, k: key, i: [...order.identities].sort() };
+  // The line first, the ledger after, and the line voided if REKEY refuses, rather than the line
+  // written once REKEY is done: from the moment REKEY puts the new order on the pending list a
+  // dispatcher may send its key, before a line written after would land, or in place of one never
+  // written (this process dies), and a generation change must be journaled before its new key can
+  // be sent (docs/architecture/keys-and-exactly-once.md, "One key while an order may exist").
   await options.journal!.append(campaign, [options.apiKey ? { ...line, a: options.apiKey } : line]);
   const from: RowStatus[] = options.absent
     ? ["failed_uncertain"]
@@ -167,6 +172,11 @@ async function underNewKey(
     word,
   });
   if (done.done) return true;
+  // Refused (the order moved meanwhile, or carries the mark of an unclear attempt): the ledger
+  // never held the key, so nothing sent it, and a re-import after a lost ledger must not rebuild
+  // the rows under it. An error of REKEY itself (Redis gone mid-call) may have come after the
+  // script ran: the line stays then.
+  await options.journal!.voidChange(campaign, line);
   return done.why === "unclear" ? "unclear" : false;
 }
 

@@ -1,8 +1,9 @@
 import type { ApiClient } from "../api/client.js";
-import { ServiceUnreachableError, UnauthorizedError } from "../api/errors/index.js";
+import { ApiError, ServiceUnreachableError, UnauthorizedError } from "../api/errors/index.js";
 import { withRetries } from "../catalog/retry-policy.js";
 import { RunError } from "../errors/runtime-error.js";
 import type { Logger } from "../log.js";
+import { keyRefused } from "./key-refused.js";
 
 /**
  * The balance in `currency` for the import's balance check, or undefined when the service does
@@ -23,11 +24,14 @@ export async function accountBalance(
     });
     return balance.balance;
   } catch (error) {
-    if (error instanceof ServiceUnreachableError || error instanceof UnauthorizedError) {
+    if (error instanceof UnauthorizedError) throw keyRefused(error);
+    if (error instanceof ServiceUnreachableError) {
       const stop = /[.?]$/.test(error.message) ? "" : ".";
       throw new RunError(`${error.message}${stop} Nothing was enqueued.`, { cause: error });
     }
-    log.warn({ currency, err: error }, "balance not available; balance check skipped");
+    // The service's answer in a few fields, not the Error (its stack says nothing of use here).
+    const fields = error instanceof ApiError ? { error: error.toJSON() } : { err: error };
+    log.warn({ currency, ...fields }, "balance not available; balance check skipped");
     return undefined;
   }
 }

@@ -1,5 +1,5 @@
 import type { ApiClient } from "../api/client.js";
-import { ApiError, MalformedResponseError } from "../api/errors/index.js";
+import { ApiError, MalformedResponseError, UnauthorizedError } from "../api/errors/index.js";
 import {
   type EstimableChoice,
   MAX_ESTIMATE_ITEMS,
@@ -12,6 +12,7 @@ import { currencyDecimals, toUnits } from "../money.js";
 import { type Card, type CardBook, cardKey } from "./card-prices.js";
 import type { Survey } from "./import-survey.js";
 import type { ImportDeps } from "./import-types.js";
+import { keyRefused } from "./key-refused.js";
 import type { Pricing } from "./pricing.js";
 
 /**
@@ -36,9 +37,11 @@ const RETRIES = { retries: 2, minDelayMs: 500, unreachableTries: 3 };
 /**
  * Asks the service to price every card of the import (one estimate per currency and 500 cards,
  * one at a time, each tried as the balance check is), and on success gives the book the
- * service's prices. A service that does not answer, refuses, or answers what cannot be read
- * leaves the local prices in place, and the returned note says why: pricing never stops an
- * import (docs/architecture/import.md, "Prices").
+ * service's prices. A service that does not answer, refuses the rows, or answers what cannot be
+ * read leaves the local prices in place, and the returned note says why: pricing never stops an
+ * import (docs/architecture/import.md, "Prices"). A refused API key does (RunError, exit 1, a dry
+ * run too): no order could be sent with it. When the service is not asked (template rows, too
+ * many cards) the key is checked all the same, with one GET /v2/balance.
  */
 export async function priceWithService(
   cards: CardBook,
@@ -47,14 +50,19 @@ export async function priceWithService(
   const local = (note: string): Pricing => ({ by: deps.localBasis, note });
   if (cards.size === 0) return local("no rows to price");
   if (!deps.client) return local("the service was not asked: no API client");
-  if (cards.overflow)
+  const client = deps.client;
+  if (cards.overflow) {
+    await checkKey(client, deps.log);
     return local(
       `the service was not asked: more than ${cards.size.toLocaleString("en-US")} distinct ` +
         "cards (product and face value) to price",
     );
+  }
   const batches = estimateBatches(cards);
-  if (!batches) return local("the service was not asked: it does not price template rows");
-  const client = deps.client;
+  if (!batches) {
+    await checkKey(client, deps.log);
+    return local("the service was not asked: it does not price template rows");
+  }
   const prices = new Map<string, bigint>();
   try {
     for (const { currency, cards: batch } of batches) {
@@ -70,13 +78,30 @@ export async function priceWithService(
     }
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
+    if (error instanceof UnauthorizedError) throw keyRefused(error);
     const note = whyNot(error);
-    // Not a warning: the output says it where the prices are shown.
-    deps.log.info({ err: error }, `prices estimated locally: ${note}`);
+    // Not a warning: the output says it where the prices are shown. The service's answer in a
+    // few fields, not the Error: its stack says nothing a user can act on.
+    deps.log.info({ error: error.toJSON() }, `prices estimated locally: ${note}`);
     return local(note);
   }
   cards.pricedByService(prices);
   return { by: "service" };
+}
+
+/**
+ * Whether the service takes the API key, for an import whose prices it is not asked for: one
+ * GET /v2/balance, not retried. Only a refused key stops the import (keyRefused); any other
+ * failure is left to the balance check and the workers, as before, and logged at debug.
+ */
+async function checkKey(client: ApiClient, log: Logger): Promise<void> {
+  try {
+    await client.getBalance();
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    if (error instanceof UnauthorizedError) throw keyRefused(error);
+    log.debug({ error: error.toJSON() }, "the API key could not be checked");
+  }
 }
 
 type Batch = { currency: string; cards: [string, Card][] };

@@ -70,8 +70,10 @@ async function importOne(
 ): Promise<JournalMove> {
   const path = journalPath(dataDir, campaign);
   // Checked whole first (shapes, keys of this campaign): a damaged file moves nothing, and says
-  // which line. Its count is the lines an import reads (a torn last line is not one).
-  const orders = (await JournalIndex.load(path, campaign)).lines;
+  // which line. Its count is the lines an import reads (a torn last line is not one, nor a void
+  // line or one it takes back: the table has no void rows, so neither is moved).
+  const index = await JournalIndex.load(path, campaign);
+  const orders = index.lines;
   const tagged = await hasTagsMarker(dataDir, campaign);
   return inTransaction(database, async (client) => {
     await takeTransactionLock(
@@ -82,7 +84,7 @@ async function importOne(
     );
     const held = await heldJournal(client, campaign);
     if (held.orders > 0) {
-      const file = await fileDigest(path, orders);
+      const file = await fileDigest(path, index);
       if (held.orders === orders && held.digest === file) {
         return { campaign, orders, outcome: "already" as const };
       }
@@ -97,7 +99,7 @@ async function importOne(
         [campaign],
       );
     }
-    for await (const page of linePages(path, orders)) {
+    for await (const page of linePages(path, index)) {
       await client.query(INSERT_JOURNAL_LINES, [campaign, JSON.stringify(page)]);
     }
     return { campaign, orders, outcome: "moved" as const };
@@ -118,11 +120,11 @@ async function heldJournal(
   return rows[0] ?? { orders: 0, digest: null };
 }
 
-/** The same digest of the file's first `count` lines' keys. */
-async function fileDigest(path: string, count: number): Promise<string> {
+/** The same digest of the keys of the file's lines an import reads (see linePages). */
+async function fileDigest(path: string, index: JournalIndex): Promise<string> {
   const hash = createHash("sha256");
   let first = true;
-  for await (const page of linePages(path, count)) {
+  for await (const page of linePages(path, index)) {
     for (const line of page) {
       hash.update(first ? line.k : `\n${line.k}`);
       first = false;
@@ -131,15 +133,18 @@ async function fileDigest(path: string, count: number): Promise<string> {
   return hash.digest("hex");
 }
 
-/** The file's first `count` lines, parsed, a page at a time (JournalIndex.load checked them). */
-async function* linePages(path: string, count: number): AsyncGenerator<JournalLine[]> {
+/**
+ * The lines of the file an import reads, parsed, a page at a time (JournalIndex.load checked
+ * them): up to the last one it read, void lines and the lines they take back left out.
+ */
+async function* linePages(path: string, index: JournalIndex): AsyncGenerator<JournalLine[]> {
   let page: JournalLine[] = [];
-  let taken = 0;
-  for await (const { lines } of readNumberedLineBatches(path)) {
-    for (const text of lines) {
-      if (taken === count) break;
+  for await (const { lines, first } of readNumberedLineBatches(path)) {
+    for (const [offset, text] of lines.entries()) {
+      const number = first + offset;
+      if (number > index.lastLine) break;
+      if (index.leftOut(number)) continue;
       page.push(JSON.parse(text) as JournalLine);
-      taken += 1;
       if (page.length === PAGE) {
         yield page;
         page = [];

@@ -37,6 +37,11 @@ export interface JournalVerdict {
  * released after a final failure), and the earlier order keeps only the rows that did not move
  * (the ones the service refused under its key).
  *
+ * A void line (JournalLine.void: a generation change whose REKEY refused) takes back one line of
+ * its key written before it: that line is read as if never written. Void lines are rare, so the
+ * journal is read once as it stands, and only when it holds some a second time, leaving out the
+ * lines they take back (see load).
+ *
  * Memory stays off the JS heap: identity digests in a DigestTable (about 40 bytes a row), a few
  * bytes a line in typed arrays. The lines themselves are not kept; an order's identities are
  * the new rows that name it, gathered again in pass 2.
@@ -52,26 +57,70 @@ export class JournalIndex {
   private fresh = new Uint8Array(INITIAL_LINES);
   private known = new Uint8Array(INITIAL_LINES);
   private count = 0;
+  /** The void lines read, by key: the numbers naming them, in order. */
+  private readonly voids = new Map<string, number[]>();
+  /** The numbers of the lines void lines took back (and of the void lines themselves). */
+  private readonly skipped = new Set<number>();
+  /** The number of the last line read: a second reading stops there. */
+  private last = 0;
+  /** On a second reading: the void lines the first one found, by key, those not yet used. */
+  private readonly unused: Map<string, number[]> | undefined;
 
-  /** `path`: the journal's file, or where the database keeps it; messages name it. */
-  private constructor(readonly path: string) {}
+  /**
+   * `path`: the journal's file, or where the database keeps it; messages name it. `voids`: on a
+   * second reading, the void lines the first one found (see load).
+   */
+  private constructor(
+    readonly path: string,
+    voids?: ReadonlyMap<string, readonly number[]>,
+  ) {
+    if (voids) this.unused = new Map([...voids].map(([k, numbers]) => [k, [...numbers]]));
+  }
 
-  /** How many orders the journal holds. */
+  /** How many orders the journal holds (lines a void line took back, and void lines, not counted). */
   get lines(): number {
     return this.count;
   }
 
-  /** An empty index when there is no journal yet. */
+  /** The number of the last line read (a torn last line is not one); 0 when there is none. */
+  get lastLine(): number {
+    return this.last;
+  }
+
+  /**
+   * Whether the line numbered `number` is left out: a void line, or a line one took back (its
+   * rows belong where they did before it: docs/architecture/keys-and-exactly-once.md, "One key
+   * while an order may exist").
+   */
+  leftOut(number: number): boolean {
+    return this.skipped.has(number);
+  }
+
+  /**
+   * An empty index when there is no journal yet. A journal with void lines is read a second
+   * time, up to the line the first reading ended on (an append made meanwhile is left for the
+   * next import, as if made after this read), each line a void line takes back left out.
+   */
   static async load(path: string, campaign: string): Promise<JournalIndex> {
-    const index = new JournalIndex(path);
-    const terminated = await endsWithNewline(path);
+    const first = await JournalIndex.readFile(new JournalIndex(path), campaign);
+    if (first.voids.size === 0) return first;
+    return JournalIndex.readFile(new JournalIndex(path, first.voids), campaign, first.last);
+  }
+
+  private static async readFile(
+    index: JournalIndex,
+    campaign: string,
+    until = Number.POSITIVE_INFINITY,
+  ): Promise<JournalIndex> {
+    const terminated = await endsWithNewline(index.path);
     if (terminated === undefined) return index;
     let held: { text: string; number: number } | undefined;
-    for await (const { lines, first } of readNumberedLineBatches(path)) {
+    for await (const { lines, first } of readNumberedLineBatches(index.path)) {
       for (const [offset, text] of lines.entries()) {
         // One line behind: the last one is dropped when the file does not end with a newline.
         if (held) index.addLine(held.text, held.number, campaign);
         held = { text, number: first + offset };
+        if (held.number > until) return index;
       }
     }
     if (held && terminated) index.addLine(held.text, held.number, campaign);
@@ -139,7 +188,8 @@ export class JournalIndex {
 
   /**
    * An index of journal lines read from elsewhere (the database's journal, in order), each
-   * with the number that names it in an error; `where` names the journal in messages.
+   * with the number that names it in an error; `where` names the journal in messages. The
+   * database holds no void lines (PgJournal.voidChange deletes the row instead): it is read once.
    */
   static async fromBatches(
     where: string,
@@ -166,7 +216,8 @@ export class JournalIndex {
       Array.isArray(i) &&
       i.length > 0 &&
       i.length <= MAX_ITEMS_PER_ORDER &&
-      i.every((id) => typeof id === "string");
+      i.every((id) => typeof id === "string") &&
+      (line.void === undefined || line.void === true);
     if (!shaped) throw new DamagedFileError(this.path, number, "not an order as written");
     if (orderKey(campaign, g, i) !== k)
       throw new DamagedFileError(
@@ -174,6 +225,16 @@ export class JournalIndex {
         number,
         `its key is not the key of its rows in campaign ${campaign} (the journal of another campaign?)`,
       );
+    this.last = number;
+    if (line.void) {
+      this.skipped.add(number);
+      if (!this.unused) this.voids.set(k, [...(this.voids.get(k) ?? []), number]);
+      return;
+    }
+    if (this.takenBack(k, number)) {
+      this.skipped.add(number);
+      return;
+    }
     const at = this.count;
     this.makeRoom(at + 1);
     this.sizes[at] = i.length;
@@ -189,6 +250,22 @@ export class JournalIndex {
       if (before !== undefined) this.sizes[before] = this.sizes[before]! - 1;
       this.table.set(digest, at);
     }
+  }
+
+  /**
+   * On a second reading, whether a void line takes back this line of key `k`: each void line
+   * takes the first line of its key not yet taken that was written before it (lines of one key
+   * are alike but for `a`, which one matters little). A void line with no such line before it
+   * (a damaged journal) takes nothing. The void lines of each key are used in order.
+   */
+  private takenBack(k: string, number: number): boolean {
+    const voids = this.unused?.get(k);
+    if (!voids) return false;
+    // Void lines written before this line could only take earlier lines: they are spent.
+    while (voids.length > 0 && voids[0]! < number) voids.shift();
+    if (voids.length === 0) return false;
+    voids.shift();
+    return true;
   }
 
   /** 1 + the fingerprint's place in `apiKeys` (a journal names a few keys at most). */

@@ -3,6 +3,7 @@ import {
   type JournalLine,
   journalPath,
   OrderJournalWriter,
+  voidLine,
 } from "./journal.js";
 import { JournalIndex } from "./journal-index.js";
 import { hasTagsMarker, writeTagsMarker } from "./order-tags.js";
@@ -27,6 +28,14 @@ export interface OrderJournal {
   load(campaign: string): Promise<JournalIndex>;
   /** A generation change (a worker, `orders retry --new-key`), durable when it returns. */
   append(campaign: string, lines: readonly JournalLine[]): Promise<void>;
+  /**
+   * Takes back a generation change this process appended whose REKEY then refused (the ledger
+   * never held its key, so nothing can have sent it), durable when it returns: the file gets a
+   * void line, the database loses the row. Readers then take the journal as if the change was
+   * never written (docs/architecture/keys-and-exactly-once.md,
+   * "One key while an order may exist": a refused REKEY is voided).
+   */
+  voidChange(campaign: string, line: JournalLine): Promise<void>;
   /** Where an import's new orders go, a batch at a time. */
   appender(campaign: string): JournalAppender;
   hasTagsMarker(campaign: string): Promise<boolean>;
@@ -48,6 +57,11 @@ export class FileJournal implements OrderJournal {
 
   append(campaign: string, lines: readonly JournalLine[]): Promise<void> {
     return appendJournalLines(this.where(campaign), lines);
+  }
+
+  /** A void line appended (a file is only appended to: the line it takes back stays). */
+  voidChange(campaign: string, line: JournalLine): Promise<void> {
+    return appendJournalLines(this.where(campaign), [voidLine(line)]);
   }
 
   appender(campaign: string): JournalAppender {

@@ -29,6 +29,18 @@ export interface JournalLine {
    * the key its order is expected to be sent with; absent in lines written before it existed.
    */
   a?: string;
+  /**
+   * A void line: the generation change of the same `g`, `k` and `i` written before it is taken
+   * back, its REKEY refused (the ledger never held the key, so nothing sent it): readers take
+   * one such earlier line as never written (docs/architecture/keys-and-exactly-once.md,
+   * "One key while an order may exist"). Written `{"g", "k", "i", "void": true}`.
+   */
+  void?: true;
+}
+
+/** The void line that takes back the generation change `line` (see JournalLine.void). */
+export function voidLine(line: JournalLine): JournalLine {
+  return { g: line.g, k: line.k, i: line.i, void: true };
 }
 
 /**
@@ -67,8 +79,8 @@ export class OrderJournalWriter {
   async append(lines: readonly JournalLine[]): Promise<void> {
     if (lines.length === 0) return;
     let text = "";
-    for (const { g, k, i, a } of lines)
-      text += `${JSON.stringify(a ? { g, k, i, a } : { g, k, i })}\n`;
+    for (const { g, k, i, a, void: taken } of lines)
+      text += `${JSON.stringify(taken ? { g, k, i, void: true } : a ? { g, k, i, a } : { g, k, i })}\n`;
     await this.appendText(text);
   }
 

@@ -63,8 +63,25 @@ export class PgJournal implements OrderJournal {
 
   async append(campaign: string, lines: readonly JournalLine[]): Promise<void> {
     if (lines.length === 0) return;
+    // A table has no void rows: voidChange deletes the row instead.
+    if (lines.some((line) => line.void)) throw new Error("a void line is not appended: voidChange");
     // One statement, one transaction: all the lines or none, in their order (seq follows n).
     await this.query(INSERT_JOURNAL_LINES, [campaign, JSON.stringify(lines)]);
+  }
+
+  /**
+   * The newest row of the change is deleted, in one statement: what a file's void line does
+   * (JournalLine.void). Lines of one key are alike but for `a`, so which one goes does not
+   * matter; a row another voidChange of the same key is deleting is skipped, so two refused
+   * changes of one key take back two rows, not the same one twice.
+   */
+  async voidChange(campaign: string, line: JournalLine): Promise<void> {
+    await this.query(
+      `DELETE FROM order_journal WHERE seq = (
+         SELECT seq FROM order_journal WHERE campaign = $1 AND order_key = $2 AND generation = $3
+          ORDER BY seq DESC LIMIT 1 FOR UPDATE SKIP LOCKED)`,
+      [campaign, line.k, line.g],
+    );
   }
 
   appender(campaign: string): JournalAppender {

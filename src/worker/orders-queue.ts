@@ -108,6 +108,7 @@ export function startOrdersQueue(context: QueueContext): QueueRunner {
         outageHold,
         onHeld: (campaign) => service.waiting(campaign),
         journal: (campaign, line) => journal.append(campaign, [line]),
+        voidJournal: (campaign, line) => journal.voidChange(campaign, line),
         storePayoutUrls: options.storePayoutUrls,
         firstPollDelayMs,
         orderIndex,

@@ -1,11 +1,13 @@
 // The order journal and the product overrides in PostgreSQL (migration 0002), each test in a
 // schema of its own: the same answers as the file journal and the Redis overrides.
+import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import type { ProductUpdate } from "../../src/api/schemas.js";
 import { DamagedFileError } from "../../src/catalog/damaged-file-error.js";
 import { PgProductOverrides } from "../../src/catalog/pg-product-overrides.js";
 import { openDatabase } from "../../src/db/open-database.js";
 import type { JournalLine } from "../../src/orders/journal.js";
+import { importFileJournals } from "../../src/orders/journal-import.js";
 import { FileJournal } from "../../src/orders/journal-store.js";
 import { orderKey } from "../../src/orders/keys.js";
 import { PgJournal } from "../../src/orders/pg-journal.js";
@@ -65,6 +67,61 @@ describe("the order journal in PostgreSQL", () => {
       expect(fromDb.path).toBe(`table ${db.schema}.order_journal of PostgreSQL, campaign spring`);
       // Another campaign's journal is its own.
       expect((await journal.load("autumn")).lines).toBe(0);
+    } finally {
+      await removeDir(dir);
+    }
+  });
+
+  it("a voided generation change reads as never written, in the file and the table alike", async () => {
+    const journal = new PgJournal(db.database);
+    const dir = await tmpDir("pg-journal-void");
+    try {
+      const files = new FileJournal(dir);
+      const moved = line(1, ["r2"], "fp2");
+      const twice = line(1, ["r3"], "fp3");
+      for (const store of [journal, files]) {
+        await store.append(CAMPAIGN, [line(0, ["r1", "r2", "r3"], "fp1")]);
+        // `orders retry --new-key` journals r2's move, then REKEY refuses it: voided.
+        await store.append(CAMPAIGN, [moved]);
+        await store.voidChange(CAMPAIGN, moved);
+        // r3's move journaled by two processes at once; one REKEY done, the other refused.
+        await store.append(CAMPAIGN, [twice]);
+        await store.append(CAMPAIGN, [twice]);
+        await store.voidChange(CAMPAIGN, twice);
+        // r2's move tried again, and done this time: the same key, in effect.
+        await store.append(CAMPAIGN, [moved]);
+      }
+      const ids = ["r1", "r2", "r3"];
+      const fromDb = await journal.load(CAMPAIGN);
+      const fromFile = await files.load(CAMPAIGN);
+      expect(described(fromDb, ids)).toEqual([
+        { g: 0, size: 1, a: "fp1" },
+        { g: 1, size: 1, a: "fp2" },
+        { g: 1, size: 1, a: "fp3" },
+      ]);
+      expect(described(fromFile, ids)).toEqual(described(fromDb, ids));
+      expect([fromDb.lines, fromFile.lines]).toEqual([3, 3]);
+      const text = await readFile(files.where(CAMPAIGN), "utf8");
+      expect(text.split("\n").filter((l) => l.includes('"void"'))).toEqual([
+        JSON.stringify({ g: 1, k: moved.k, i: moved.i, void: true }),
+        JSON.stringify({ g: 1, k: twice.k, i: twice.i, void: true }),
+      ]);
+
+      // Only r2's first move voided: the table had its row deleted, and holds the rest.
+      const { rows } = await db.pool.query(
+        "SELECT order_key FROM order_journal WHERE campaign = $1 ORDER BY seq",
+        [CAMPAIGN],
+      );
+      expect(rows.map((r) => r.order_key)).toEqual([line(0, ids).k, twice.k, moved.k]);
+      // The file's journal moved into a database holds what the table does: no void rows.
+      await db.pool.query("DELETE FROM order_journal");
+      expect(await importFileJournals(dir, db.database)).toEqual([
+        { campaign: CAMPAIGN, orders: 3, outcome: "moved" },
+      ]);
+      expect(described(await journal.load(CAMPAIGN), ids)).toEqual(described(fromFile, ids));
+      expect(await importFileJournals(dir, db.database)).toEqual([
+        { campaign: CAMPAIGN, orders: 3, outcome: "already" },
+      ]);
     } finally {
       await removeDir(dir);
     }

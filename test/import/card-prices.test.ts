@@ -2,9 +2,11 @@
 // needs (the sandbox's answers are tested in service-prices.test.ts).
 import { describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/client.js";
-import { ServerError } from "../../src/api/errors/index.js";
+import { errorFromResponse } from "../../src/api/error-from-response.js";
+import { ServerError, ServiceUnreachableError } from "../../src/api/errors/index.js";
 import type { OrderEstimateRequest } from "../../src/api/order-estimate.js";
 import type { OrderEstimate } from "../../src/api/schemas.js";
+import { RunError } from "../../src/errors/runtime-error.js";
 import { CardBook } from "../../src/import/card-prices.js";
 import { pricingText } from "../../src/import/pricing.js";
 import { priceWithService } from "../../src/import/service-prices.js";
@@ -12,17 +14,29 @@ import { silentLogger } from "../../src/log.js";
 import { toUnits } from "../../src/money.js";
 import { row } from "../helpers/csv.js";
 
-/** A client whose estimates answer `answer(request)`; the requests are kept. */
-function clientOf(answer: (request: OrderEstimateRequest) => unknown) {
+/**
+ * A client whose estimates answer `answer(request)`, and whose balance (the key check) answers
+ * `balance()`; the requests are kept, and the balance checks counted.
+ */
+function clientOf(answer: (request: OrderEstimateRequest) => unknown, balance = () => []) {
   const requests: OrderEstimateRequest[] = [];
+  const checks = { balance: 0 };
   const client = {
     estimateOrder: async (request: OrderEstimateRequest) => {
       requests.push(request);
       return answer(request) as OrderEstimate;
     },
+    getBalance: async () => {
+      checks.balance += 1;
+      return balance();
+    },
   } as unknown as ApiClient;
-  return { client, requests };
+  return { client, requests, checks };
 }
+
+const refusedKey = (status: number, type: string) => {
+  throw errorFromResponse(status, JSON.stringify({ type, message: "The API key is not valid" }));
+};
 
 /** The service's answer when every item costs `price(face)`. */
 function answerAt(price: (face: number) => string) {
@@ -151,7 +165,7 @@ describe("priceWithService", () => {
   });
 
   it("does not ask without rows, a client, within the limit, or for template rows", async () => {
-    const { client, requests } = clientOf(answerAt(() => "1.00"));
+    const { client, requests, checks } = clientOf(answerAt(() => "1.00"));
     expect((await priceWithService(new CardBook(), deps(client))).note).toBe("no rows to price");
     const book = new CardBook(1);
     book.count(row(), "USD", 2500n, 2500n, true);
@@ -166,6 +180,57 @@ describe("priceWithService", () => {
       /not asked: it does not price template rows/,
     );
     expect(requests).toEqual([]);
+    // Not asked for prices, the service is still asked whether it takes the key: once each.
+    expect(checks.balance).toBe(2);
+  });
+
+  it("a refused API key stops it, whichever call met it, in one line naming the setting", async () => {
+    const book = new CardBook();
+    book.count(row(), "USD", 2500n, 2500n, true);
+    const template = new CardBook();
+    template.count(row({ product_code: "", selection_template_id: "T1" }), "USD", 1n, 1n, true);
+    const estimate401 = clientOf(() => refusedKey(401, "invalid_api_key"));
+    const estimate403 = clientOf(() => refusedKey(403, "forbidden"));
+    const check401 = clientOf(
+      answerAt(() => "1.00"),
+      () => refusedKey(401, "invalid_api_key"),
+    );
+    const stops: [CardBook, ApiClient, string][] = [
+      [
+        book,
+        estimate401.client,
+        "the API key is not valid (invalid_api_key, HTTP 401): check GIFTJOBS_API_KEY. Nothing was enqueued.",
+      ],
+      [
+        book,
+        estimate403.client,
+        "the service refused the API key (forbidden, HTTP 403: The API key is not valid): check GIFTJOBS_API_KEY. Nothing was enqueued.",
+      ],
+      [
+        template,
+        check401.client,
+        "the API key is not valid (invalid_api_key, HTTP 401): check GIFTJOBS_API_KEY. Nothing was enqueued.",
+      ],
+    ];
+    for (const [cards, client, message] of stops) {
+      const error = await priceWithService(cards, deps(client)).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RunError);
+      expect((error as RunError).message).toBe(message);
+    }
+    // A key check that meets anything else leaves it to the balance check and the workers.
+    const away = clientOf(
+      answerAt(() => "1.00"),
+      () => {
+        throw new ServiceUnreachableError({
+          url: "http://x",
+          reason: "connection refused",
+          type: "connection_refused",
+        });
+      },
+    );
+    expect((await priceWithService(template, deps(away.client))).note).toMatch(
+      /not asked: it does not price template rows/,
+    );
   });
 
   it("an error that is not the service's is thrown: a bug is not a fallback", async () => {

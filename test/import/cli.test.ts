@@ -266,6 +266,77 @@ describe("giftjobs orders import", () => {
     expect(await e.ledger.exists("key")).toBe(false);
   });
 
+  it("a refused API key stops a dry run too: exit 1, one line, whatever the prices path", async () => {
+    // The issue's case: a dry run with a key the service refuses used to pass, estimating the
+    // prices locally, with a stack trace in an info line; the real import then failed.
+    const e = await setup({ apiKey: "test-key-123456" });
+    const { text, currency } = validCsv(e.index, 2);
+    const file = await csvFile(e, "orders.csv", text);
+    const templates = await csvFile(
+      e,
+      "templates.csv",
+      `email,selection_template_id,currency,face_value\nt@example.com,PT-GJ,${currency},10\n`,
+    );
+    const wrong = { GIFTJOBS_API_KEY: "sk-wrong-secret-42", GIFTJOBS_LOG_LEVEL: "info" };
+    const refusedLine = (said: string) =>
+      `giftjobs: failed: ${said}: check GIFTJOBS_API_KEY. Nothing was enqueued.\n`;
+    const invalid = refusedLine("the API key is not valid (invalid_api_key, HTTP 401)");
+    const runs: [string[], string][] = [
+      // Priced by the service's estimate: the estimate meets the refusal.
+      [[file, "--dry-run"], invalid],
+      [[file, "--yes", "--no-balance-check"], invalid],
+      // Template rows: the service is not asked for prices, but is asked whether it takes the key.
+      [[templates, "--dry-run"], invalid],
+      [[templates, "--yes", "--no-balance-check"], invalid],
+    ];
+    for (const [args, stderr] of runs) {
+      const run = await giftjobs(e, ["orders", "import", ...args, "--campaign", "key"], wrong);
+      expect({ args, code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({
+        args,
+        code: 1,
+        stdout: "",
+        stderr,
+      });
+    }
+    // A key kept without the right to order: 403 forbidden, told as the service said it.
+    e.sandbox.setApiKey("rotated-key-0987654321", { oldKey: "forbidden" });
+    const forbidden = await giftjobs(
+      e,
+      ["orders", "import", file, "--campaign", "key", "--dry-run"],
+      {
+        GIFTJOBS_LOG_LEVEL: "info",
+      },
+    );
+    expect(forbidden.code).toBe(1);
+    expect(forbidden.stderr).toBe(
+      refusedLine(
+        "the service refused the API key (forbidden, HTTP 403: This API key is not allowed to do this)",
+      ),
+    );
+    expect(forbidden.stderr).not.toContain("test-key-123456");
+    expect(await redisKeys(e)).toEqual([]);
+
+    // With a key it takes and the estimate failing, the dry run passes at the snapshot's prices;
+    // its info line says why in a few fields, with no stack trace.
+    e.sandbox.setFaults({ estimateFailRate: 1 });
+    const fallback = await giftjobs(
+      e,
+      ["orders", "import", file, "--campaign", "key", "--dry-run"],
+      {
+        GIFTJOBS_API_KEY: "rotated-key-0987654321",
+        GIFTJOBS_LOG_LEVEL: "info",
+      },
+    );
+    expect(fallback.code).toBe(0);
+    expect(fallback.stdout).toContain("prices: estimated locally from the catalog snapshot");
+    const info = fallback.stderr.split("\n").find((line) => line.includes("prices estimated"));
+    expect(JSON.parse(info!)).toMatchObject({
+      level: 30,
+      error: { name: "ServerError", status: 500, type: "internal_server_error" },
+    });
+    expect(fallback.stderr).not.toMatch(/\bat |stack/);
+  });
+
   it("without a snapshot: one line, exit 2; --no-catalog-check --currency USD imports", async () => {
     const e = await setup();
     const empty = await tmpDir("nosnap");

@@ -3,6 +3,7 @@ import { ApiClient } from "../../src/api/client.js";
 import { campaignStatus } from "../../src/campaigns/status.js";
 import { moneyOf } from "../../src/campaigns/summary.js";
 import type { CatalogIndexEntry } from "../../src/catalog/index-entry.js";
+import { RunError } from "../../src/errors/runtime-error.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import { ImportRefused } from "../../src/import/import-errors.js";
 import { currencyDecimals, discountedPriceUnits, fromUnits, toUnits } from "../../src/money.js";
@@ -191,17 +192,19 @@ describe("an import's prices are the service's", () => {
     expect(Object.fromEntries(CURRENCIES.map((c) => [c, planned[c]!.price]))).toEqual(snapshot);
   });
 
-  it("a refused key, no service, no catalog: priced locally, saying why", async () => {
+  it("a refused key stops a dry run; no service, no catalog: priced locally, saying why", async () => {
     const e = await setup("prices-refused");
     const lines = pickLines(e);
     const file = await csvFile(e, "three.csv", csvOf(lines));
     e.sandbox.setApiKey("another-key");
-    const refused = await importCampaign({ file, campaign: "k", dryRun: true }, depsOf(e));
-    expect(refused.priced_by).toBe("snapshot");
-    expect(refused.pricing_note).toMatch(
-      /^the service refused to price the rows: 401 invalid_api_key: /,
+    const refused = await importCampaign({ file, campaign: "k", dryRun: true }, depsOf(e)).catch(
+      (error: unknown) => error,
     );
-    expect(refused.pricing_note).not.toContain("test-key-123456");
+    expect(refused).toBeInstanceOf(RunError);
+    expect((refused as RunError).message).toBe(
+      "the API key is not valid (invalid_api_key, HTTP 401): check GIFTJOBS_API_KEY. Nothing was enqueued.",
+    );
+    e.sandbox.setApiKey(undefined);
 
     const nowhere = new ApiClient({ baseUrl: `http://127.0.0.1:${await freePort()}`, apiKey: "k" });
     const away = await importCampaign(
@@ -210,11 +213,12 @@ describe("an import's prices are the service's", () => {
     );
     expect(away.priced_by).toBe("snapshot");
     expect(away.pricing_note).toMatch(/^the service did not answer: cannot reach the service at /);
-    expect(pricesOf(away.totals)).toEqual(pricesOf(refused.totals));
+    expect(pricesOf(away.totals)).toEqual(
+      expectedTotals(e, lines, (code) => e.index.entries[code]!.discount_multiplier),
+    );
 
     // Without the catalog check every row pays in --currency: the service refuses the other
     // currencies' products, and the rows are shown at face value, the discount unknown.
-    e.sandbox.setApiKey(undefined);
     const unchecked = await importCampaign(
       { file, campaign: "k", dryRun: true, currency: "USD" },
       { ...depsOf(e), catalog: undefined },

@@ -2,7 +2,7 @@ import { appendFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DamagedFileError } from "../../src/catalog/damaged-file-error.js";
-import { journalPath, OrderJournalWriter } from "../../src/orders/journal.js";
+import { journalPath, OrderJournalWriter, voidLine } from "../../src/orders/journal.js";
 import { JournalIndex } from "../../src/orders/journal-index.js";
 import { orderKey } from "../../src/orders/keys.js";
 import { packOrders } from "../../src/orders/packing.js";
@@ -133,6 +133,41 @@ describe("the order journal", () => {
     expect((other as Error).message).toMatch(
       /line 1: its key is not the key of its rows in campaign autumn/,
     );
+  });
+
+  it("reads a voided generation change as never written; a void line takes only a line before it", async () => {
+    const dir = await tmpDir("journal-void");
+    const path = journalPath(dir, CAMPAIGN);
+    const ids = identities(3);
+    const writer = new OrderJournalWriter(path);
+    await importOrders(writer, ids, 3);
+    // The rows' move to generation 1, journaled, then its REKEY refused: voided.
+    const moved = { g: 1, k: orderKey(CAMPAIGN, 1, ids), i: ids };
+    await writer.append([moved]);
+    await writer.append([voidLine(moved)]);
+    // A void line of generation 2 with no line before it (written by hand): it takes nothing,
+    // not the line written after it.
+    const later = { g: 2, k: orderKey(CAMPAIGN, 2, ids.slice(0, 1)), i: ids.slice(0, 1) };
+    await writer.append([voidLine(later), later]);
+    await writer.close();
+    const index = await JournalIndex.load(path, CAMPAIGN);
+    expect(index.lines).toBe(2);
+    // Rows 2 and 3 stay in the imported order (row 1 moved to generation 2), at generation 0.
+    expect(rebuilt(index, ids.slice(1))).toEqual([orderKey(CAMPAIGN, 0, ids.slice(1))]);
+    expect(index.generation(index.lineOf(ids[0]!)!)).toBe(2);
+    expect([1, 2, 3, 4, 5].map((n) => index.leftOut(n))).toEqual([false, true, true, true, false]);
+    expect(index.lastLine).toBe(5);
+
+    // Without the void line the rows would be rebuilt under the key never sent.
+    const lines = (await readFile(path, "utf8")).split("\n");
+    await writeFile(path, `${lines[0]}\n${lines[1]}\n`);
+    const unvoided = await JournalIndex.load(path, CAMPAIGN);
+    expect(rebuilt(unvoided, ids)).toEqual([moved.k]);
+
+    // A void mark that is not `true` is a damaged line.
+    await writeFile(path, `${lines[0]}\n${JSON.stringify({ ...moved, void: "yes" })}\n`);
+    const damaged = await JournalIndex.load(path, CAMPAIGN).catch((e: unknown) => e);
+    expect((damaged as Error).message).toMatch(/line 2: not an order as written/);
   });
 
   it("is empty when there is no journal yet", async () => {
