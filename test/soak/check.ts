@@ -5,6 +5,8 @@
 
 /** A row as the ledger reports it (`orders report`). */
 export interface ReportedRow {
+  /** The campaign it is a row of (the same file may be imported twice: scenario.ts). */
+  campaign: string;
   /** 1-based, the file's order: row N is sent to recipient N. */
   row: number;
   email: string;
@@ -24,6 +26,8 @@ export interface ServiceOrder {
   api_key_id?: string | null;
   created_at: string;
   items: { distribution_method: { email_address: string } }[];
+  /** giftjobs' tags name the campaign that made it (src/orders/order-tags.ts). */
+  metadata?: Record<string, string> | null;
 }
 
 export type ViolationKind =
@@ -71,7 +75,7 @@ function paidTwice(row: ReportedRow, paid: ServiceOrder[], forced: Set<string>):
     {
       kind: "paid-twice",
       row: row.row,
-      detail: `${paid.length} paid items; no retry --new-key --force touched this row`,
+      detail: `${paid.length} paid items; no retry --new-key --force or --allow-repeats touched this row`,
     },
   ];
 }
@@ -121,15 +125,22 @@ export function checkInvariants(
 ): Violation[] {
   const paid = paidByEmail(orders);
   const violations: Violation[] = [];
+  const checked = new Set<string>();
   for (const row of rows) {
-    const mine = paid.get(row.email) ?? [];
-    violations.push(
-      ...paidTwice(row, mine, forced),
-      ...reportedNothingMade(row, mine),
-      ...completedWithoutOrder(row, mine),
-    );
+    const all = paid.get(row.email) ?? [];
+    // Paid twice counts every campaign's orders: a person, not a campaign, is paid once (issue
+    // 35), unless an operator said otherwise (--new-key --force, --allow-repeats).
+    if (!checked.has(row.email)) violations.push(...paidTwice(row, all, forced));
+    checked.add(row.email);
+    const mine = all.filter((order) => (campaignOf(order) ?? row.campaign) === row.campaign);
+    violations.push(...reportedNothingMade(row, mine), ...completedWithoutOrder(row, mine));
   }
   return [...violations, ...unknownRecipients(rows, paid)];
+}
+
+/** The campaign an order's tags name, if it has them. */
+function campaignOf(order: ServiceOrder): string | undefined {
+  return order.metadata?.giftjobs_campaign;
 }
 
 /**

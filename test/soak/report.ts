@@ -116,6 +116,12 @@ export function coverageText(results: SoakResult[]): string {
     for (const attempt of result.trace.attempts) add(answers, attemptName(attempt));
     for (const step of result.scenario.steps) add(events, step.event.kind);
     if (result.scenario.webhooks) add(events, "(webhooks on)");
+    const other = result.scenario.otherImport;
+    if (other) add(events, `import again${other.allowRepeats ? " --allow-repeats" : ""}`);
+    // How the second import ended: recorded, or refused as repeats (trace.ts's notes).
+    for (const line of result.trace.lines)
+      if (/ms import as soak-again.* refused: /.test(line)) add(events, "(import again refused)");
+      else if (/ms import soak-again: /.test(line)) add(events, "(import again recorded)");
   }
   const list = (map: Map<string, number>) =>
     [...map.entries()]

@@ -5,6 +5,9 @@ import { chance, mulberry32, pick, type Random, randomInt } from "../../src/sand
 
 export type ExecutionMode = "sync" | "async";
 
+/** The campaign the same file is imported into a second time (Scenario.otherImport). */
+export const OTHER_CAMPAIGN = "soak-again";
+
 /** One thing that happens to the campaign, then `waitMs` of the workers running. */
 export type SoakEvent =
   | { kind: "timeouts"; on: boolean }
@@ -58,6 +61,12 @@ export interface Scenario {
    * faults already on: a campaign of a few rows is otherwise paid before the second event.
    */
   workersAfter: number;
+  /**
+   * Issue 35: after this many events, the same file imported again as another campaign, with
+   * --allow-repeats (the operator pays them again knowingly) or without (refused while a row of
+   * the first may be paid); null: none.
+   */
+  otherImport: { after: number; allowRepeats: boolean } | null;
 }
 
 /** Which faults are on as the plan is drawn, so that each toggle draws its other side next. */
@@ -255,10 +264,15 @@ export function scenarioOf(seed: number): Scenario {
   const mode: ExecutionMode = chance(random, 0.4) ? "sync" : "async";
   const packed = mode === "async" && rows > 1 && chance(random, 0.5);
   // Drawn last, so that adding it left the older plans (seeds already reported) as they were.
-  const webhooks = (plan: Omit<Scenario, "webhooks" | "workersAfter">): Scenario => ({
+  const webhooks = (
+    plan: Omit<Scenario, "webhooks" | "workersAfter" | "otherImport">,
+  ): Scenario => ({
     ...plan,
     webhooks: drawWebhooks(random, mode),
     workersAfter: randomInt(random, 1, 3),
+    otherImport: chance(random, 0.5)
+      ? { after: randomInt(random, 1, plan.steps.length), allowRepeats: chance(random, 0.5) }
+      : null,
   });
   return webhooks({
     seed,
@@ -320,7 +334,12 @@ export function stepsText(scenario: Scenario): string {
   return scenario.steps
     .map((step, i) => {
       const start = i + 1 === scenario.workersAfter ? " | (workers start)" : "";
-      return `${eventText(step.event)}${start} +${step.waitMs}ms`;
+      const other = scenario.otherImport;
+      const again =
+        other && i + 1 === other.after
+          ? ` | import as ${OTHER_CAMPAIGN}${other.allowRepeats ? " --allow-repeats" : ""}`
+          : "";
+      return `${eventText(step.event)}${start}${again} +${step.waitMs}ms`;
     })
     .join(" | ");
 }

@@ -3,10 +3,12 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ApiClient } from "../../src/api/client.js";
+import { UnauthorizedError } from "../../src/api/errors/index.js";
 import { cancelCampaign, pauseCampaign, resumeCampaign } from "../../src/campaigns/control.js";
 import { REPORT_COLUMNS, reportRecords } from "../../src/campaigns/report.js";
 import { retryCampaign } from "../../src/campaigns/retry.js";
 import { campaignStatus, pendingRows } from "../../src/campaigns/status.js";
+import { RunError } from "../../src/errors/runtime-error.js";
 import { UserError } from "../../src/errors/user-error.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import { pickSampleProducts, sampleCsv } from "../../src/import/sample-csv.js";
@@ -24,7 +26,7 @@ import {
   type ServiceOrder,
   type Violation,
 } from "./check.js";
-import { eventText, type Scenario, type SoakEvent } from "./scenario.js";
+import { eventText, OTHER_CAMPAIGN, type Scenario, type SoakEvent } from "./scenario.js";
 import { HarnessError, SoakWorkers } from "./soak-workers.js";
 import { Trace } from "./trace.js";
 import { NORMAL_TIMEOUT_MS, SHORT_TIMEOUT_MS, SLOW_LATENCY_MS } from "./worker-options.js";
@@ -80,6 +82,8 @@ class SoakRun {
   private readonly refused = new Set<number>();
   private readonly workers: SoakWorkers;
   private file = "";
+  /** The campaigns recorded: the first, and the same file's second import when it was recorded. */
+  private readonly campaigns: string[] = [];
   private currency = "";
   private emails: string[] = [];
   /** The key the service accepts now. */
@@ -117,31 +121,64 @@ class SoakRun {
     await writeFile(this.file, text);
   }
 
-  async importFile(what: string): Promise<void> {
+  async importFile(what: string, campaign = CAMPAIGN, allowRepeats = false): Promise<void> {
+    try {
+      await this.importWith(this.workers.settings.apiKey, what, campaign, allowRepeats);
+    } catch (error) {
+      // The service refuses the workers' key (rotated): the import stops, saying so, and the
+      // operator runs it again with the key the service takes now.
+      if (!(error instanceof RunError && error.cause instanceof UnauthorizedError)) throw error;
+      this.trace.note(`${what} ${campaign} refused the workers' key; again with the service's`);
+      await this.importWith(this.serviceKey, what, campaign, allowRepeats);
+    }
+  }
+
+  private async importWith(
+    apiKey: string | undefined,
+    what: string,
+    campaign: string,
+    allowRepeats: boolean,
+  ): Promise<void> {
     const { mode, itemsPerOrder, attempts, backoffMs } = this.scenario;
     const result = await importCampaign(
       {
         file: this.file,
-        campaign: CAMPAIGN,
+        campaign,
         executionMode: mode,
         itemsPerOrder: mode === "async" ? itemsPerOrder : 1,
         jobOptions: { attempts, backoff: { type: "fixed", delay: backoffMs } },
         balanceCheck: false,
-        append: true,
+        // A re-import after a lost ledger names a campaign the journal and paid memory know.
+        append: what !== "import",
+        repeats: allowRepeats ? "allow" : "refuse",
       },
       {
         ledger: this.env.ledger,
         catalog: this.env.index,
         log: quietLog,
         dataDir: this.env.dataDir,
-        // As `orders import` does: a client with the workers' key, which the journal names.
-        client: new ApiClient({
-          baseUrl: this.env.sandbox.url,
-          apiKey: this.workers.settings.apiKey,
-        }),
+        // As `orders import` does: a client with its key, which the journal names.
+        client: new ApiClient({ baseUrl: this.env.sandbox.url, apiKey }),
       },
     );
-    this.trace.note(`${what}: ${result.enqueued} rows in ${result.orders} orders recorded`);
+    if (!this.campaigns.includes(campaign)) this.campaigns.push(campaign);
+    const repeats = result.repeats ? ` (repeats: ${JSON.stringify(result.repeats)})` : "";
+    this.trace.note(
+      `${what} ${campaign}: ${result.enqueued} rows in ${result.orders} orders recorded${repeats}`,
+    );
+  }
+
+  /**
+   * Issue 35: the same file as another campaign. Without --allow-repeats it is refused while a
+   * row of the first may be paid; with it every person may be paid once more, as the operator
+   * said (its rows join those --force touched).
+   */
+  private async importOther(allowRepeats: boolean): Promise<void> {
+    const what = `import as ${OTHER_CAMPAIGN}${allowRepeats ? " --allow-repeats" : ""}`;
+    await this.attempt(what, async () => {
+      await this.importFile("import", OTHER_CAMPAIGN, allowRepeats);
+      if (allowRepeats) for (const email of this.emails) this.forced.add(email);
+    });
   }
 
   /** The whole sequence, then rest; a failure of its own is a violation, not a crash. */
@@ -157,6 +194,8 @@ class SoakRun {
       this.trace.note(`EVENT ${eventText(step.event)}`);
       await this.attempt(eventText(step.event), () => this.apply(step.event));
       if (i + 1 >= this.scenario.workersAfter) await this.workers.release();
+      const other = this.scenario.otherImport;
+      if (other && i + 1 === other.after) await this.importOther(other.allowRepeats);
       await sleep(step.waitMs);
     }
     await this.workers.release();
@@ -302,7 +341,7 @@ class SoakRun {
     if (!live) await this.workers.stop();
     await cleanPrefix(this.env.redis, this.env.config.prefix);
     this.trace.note("Redis keys of the prefix deleted");
-    await this.importFile("re-import");
+    for (const campaign of [...this.campaigns]) await this.importFile("re-import", campaign);
     await this.workers.start();
   }
 
@@ -362,25 +401,36 @@ class SoakRun {
     const deadline = Date.now() + REST_MS;
     let idle = 0;
     while (Date.now() < deadline) {
-      const status = await campaignStatus(this.env.ledger, CAMPAIGN);
-      if (status.paused) await this.attempt("resume", () => this.resumeAtRest());
-      idle = pendingRows(status) === 0 && !status.paused ? idle + 1 : 0;
+      let busy = false;
+      for (const campaign of this.campaigns) {
+        const status = await campaignStatus(this.env.ledger, campaign);
+        if (status.paused) await this.attempt("resume", () => this.resumeAtRest(campaign));
+        busy ||= pendingRows(status) > 0 || Boolean(status.paused);
+      }
+      idle = busy ? 0 : idle + 1;
       if (idle >= 3) return true;
       await sleep(50);
     }
     return false;
   }
 
-  private async resumeAtRest(): Promise<void> {
-    await this.operator("resume", () => resumeCampaign(this.env.ledger, CAMPAIGN));
+  private async resumeAtRest(campaign: string): Promise<void> {
+    await this.operator(`resume ${campaign}`, () => resumeCampaign(this.env.ledger, campaign));
   }
 
   async reportedRows(): Promise<ReportedRow[]> {
+    const rows: ReportedRow[] = [];
+    for (const campaign of this.campaigns) rows.push(...(await this.campaignRows(campaign)));
+    return rows;
+  }
+
+  private async campaignRows(campaign: string): Promise<ReportedRow[]> {
     const at = (name: (typeof REPORT_COLUMNS)[number]) => REPORT_COLUMNS.indexOf(name);
     const rows: ReportedRow[] = [];
-    for await (const cells of reportRecords(this.env.ledger, CAMPAIGN)) {
+    for await (const cells of reportRecords(this.env.ledger, campaign)) {
       const email = cells[at("email")] ?? "";
       rows.push({
+        campaign,
         row: rowOfEmail(email),
         email,
         status: cells[at("status")] ?? "",
@@ -426,11 +476,15 @@ class SoakRun {
     const rows = await this.reportedRows();
     const orders = (await sandboxOrders(this.env.sandbox)) as ServiceOrder[];
     this.check(rows, orders, when);
-    const counts = await this.env.ledger.counts(CAMPAIGN);
-    for (const violation of checkCounts(rows, counts, ROW_STATUSES))
-      this.violations.push(
-        when ? { ...violation, detail: `${when}: ${violation.detail}` } : violation,
-      );
+    for (const campaign of this.campaigns) {
+      const counts = await this.env.ledger.counts(campaign);
+      const own = rows.filter((row) => row.campaign === campaign);
+      for (const violation of checkCounts(own, counts, ROW_STATUSES))
+        this.violations.push({
+          ...violation,
+          detail: `${when ? `${when}: ` : ""}${campaign}: ${violation.detail}`,
+        });
+    }
     return { rows, orders };
   }
 
