@@ -67,12 +67,15 @@ const LONG_NAMES = new Map<string, keyof LedgerOrder>(
   Object.entries(STORED_ORDER_FIELDS).map(([long, short]) => [short, long as keyof LedgerOrder]),
 );
 
-/** The characters of the payload hash a row keeps (96 bits: a changed row is never missed). */
-export const PAYLOAD_HASH_CHARS = 16;
+/**
+ * The characters of the payload hash a row keeps: 72 bits, so a changed row passes for the same
+ * once in 2^72. Rows written before kept 16 (96 bits), and are compared on all of them.
+ */
+export const PAYLOAD_HASH_CHARS = 12;
 
 /** Whether a row's stored payload hash is the start of this full one (the same row content). */
 export function samePayload(stored: string, full: string): boolean {
-  return full.slice(0, PAYLOAD_HASH_CHARS) === stored;
+  return stored.length >= PAYLOAD_HASH_CHARS && full.startsWith(stored);
 }
 
 /**

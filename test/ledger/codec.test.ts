@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { decodeOrder, decodeRow, encodeOrder } from "../../src/ledger/codec.js";
+import {
+  decodeOrder,
+  decodeRow,
+  encodeOrder,
+  PAYLOAD_HASH_CHARS,
+  samePayload,
+} from "../../src/ledger/codec.js";
 import type { LedgerOrder } from "../../src/ledger/types.js";
 import { orderKey } from "../../src/orders/keys.js";
 import { requestFromLedger } from "../../src/orders/request.js";
@@ -78,5 +84,16 @@ describe("the stored form of an order", () => {
     expect(decodeOrder(JSON.stringify(stored), CONTEXT)).toEqual(sync);
     // The campaign's mode unknown when recorded: written.
     expect(JSON.parse(encodeOrder(TAGGED, { campaign: CAMPAIGN })).m).toBe("async");
+  });
+});
+
+describe("the payload hash of a row", () => {
+  it(`keeps ${PAYLOAD_HASH_CHARS} characters, and still compares a row written with 16`, () => {
+    const full = "mZFXzv3Jkpz_UAo-fZRqVLUkNKGh6m2_jyTf1L0fFkI";
+    expect(samePayload(full.slice(0, PAYLOAD_HASH_CHARS), full)).toBe(true);
+    expect(samePayload(full.slice(0, 16), full)).toBe(true);
+    expect(samePayload(`${full.slice(0, 15)}x`, full)).toBe(false);
+    expect(samePayload("", full)).toBe(false);
+    expect(samePayload(full.slice(0, 8), full)).toBe(false);
   });
 });
