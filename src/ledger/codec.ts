@@ -1,10 +1,14 @@
+import type { ExecutionMode } from "../api/order-request.js";
+import { orderTags, TAG_CAMPAIGN, TAG_KEY } from "./order-tags.js";
 import type { LedgerOrder, LedgerRow } from "./types.js";
 
 /**
- * How rows and orders are written in Redis (docs/architecture/ledger.md, "Redis keys"). Both are
- * compact: a campaign holds one of each per row, and Redis keeps them until the campaign is
- * archived. A row is a JSON array in a fixed order; an order a JSON object with one-letter
- * names, which the Lua scripts read and change (ledger-scripts.ts uses the same names).
+ * How rows and orders are written in Redis (docs/architecture/ledger.md, "Redis keys" and "What
+ * a row costs"). Both are compact: a campaign holds one of each per row, and Redis keeps them
+ * until the campaign is archived. A row is a JSON array in a fixed order; an order a JSON object
+ * with one-letter names, which the Lua scripts read and change (scripts.ts uses the same names).
+ * What an order's record can be told from is not written (see encodeOrder); every way an order
+ * was written before is still read.
  */
 
 /** Stored name of each order field. The scripts use these: change both together. */
@@ -44,26 +48,50 @@ export const STORED_ORDER_FIELDS = {
 
 type StoredName = (typeof STORED_ORDER_FIELDS)[keyof typeof STORED_ORDER_FIELDS];
 
+/**
+ * `"t":1`: the order's body carries the tags naming its campaign and key
+ * (src/ledger/order-tags.ts), which are not written: they are made again from the campaign and
+ * `k` when the order is read, and `md` holds only the rest of its metadata. An order written
+ * before `t` existed holds its tags in `md`.
+ */
+export const STORED_TAGGED = "t";
+
 // Two fields under one stored name would read each other's values: refused when loaded.
-if (new Set(Object.values(STORED_ORDER_FIELDS)).size !== Object.keys(STORED_ORDER_FIELDS).length)
+if (
+  new Set([...Object.values(STORED_ORDER_FIELDS), STORED_TAGGED]).size !==
+  Object.keys(STORED_ORDER_FIELDS).length + 1
+)
   throw new Error("two order fields share a stored name (src/ledger/codec.ts)");
 
 const LONG_NAMES = new Map<string, keyof LedgerOrder>(
   Object.entries(STORED_ORDER_FIELDS).map(([long, short]) => [short, long as keyof LedgerOrder]),
 );
 
-/** The characters of the payload hash a row keeps (96 bits: a changed row is never missed). */
-export const PAYLOAD_HASH_CHARS = 16;
+/**
+ * The characters of the payload hash a row keeps: 72 bits, so a changed row passes for the same
+ * once in 2^72. Rows written before kept 16 (96 bits), and are compared on all of them.
+ */
+export const PAYLOAD_HASH_CHARS = 12;
+
+/** Whether a row's stored payload hash is the start of this full one (the same row content). */
+export function samePayload(stored: string, full: string): boolean {
+  return stored.length >= PAYLOAD_HASH_CHARS && full.startsWith(stored);
+}
+
+/**
+ * What an order is read and written with, beside its record: the campaign it is of (the tags
+ * name it), and the campaign's execution mode (meta `execution_mode`), when known: an order of
+ * that mode does not repeat it.
+ */
+export interface OrderContext {
+  campaign: string;
+  mode?: ExecutionMode | undefined;
+}
 
 /**
  * Fields to store, by stored name. `null` stays `null`: in a patch it removes the field (the
  * scripts drop it); `undefined` is left out.
  */
-/** Whether a row's stored payload hash is the start of this full one (the same row content). */
-export function samePayload(stored: string, full: string): boolean {
-  return full.slice(0, PAYLOAD_HASH_CHARS) === stored;
-}
-
 export function encodeOrderFields(fields: Partial<LedgerOrder>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(fields)) {
@@ -75,11 +103,38 @@ export function encodeOrderFields(fields: Partial<LedgerOrder>): Record<string, 
   return out;
 }
 
-export function encodeOrder(order: LedgerOrder): string {
-  return JSON.stringify(encodeOrderFields(order));
+/** Whether `metadata` holds the tags of an order of `campaign` under `key`, and what else. */
+function splitTags(
+  metadata: Record<string, string>,
+  campaign: string,
+  key: string,
+): Record<string, string> | undefined {
+  if (metadata[TAG_CAMPAIGN] !== campaign || metadata[TAG_KEY] !== key) return undefined;
+  const { [TAG_CAMPAIGN]: _campaign, [TAG_KEY]: _key, ...own } = metadata;
+  return own;
 }
 
-export function decodeOrder(text: string): LedgerOrder {
+/**
+ * An order as stored, without what it can be told from when read (decodeOrder makes it again):
+ * its tags (`t` instead), generation 0, its campaign's execution mode, and its face value (an
+ * input of RECORD's `planned_face:CUR`, read by nothing after).
+ */
+export function encodeOrder(order: LedgerOrder, context: OrderContext): string {
+  const { face: _face, ...kept } = order;
+  const fields: Partial<LedgerOrder> = kept;
+  if (fields.generation === 0) delete fields.generation;
+  if (context.mode !== undefined && fields.mode === context.mode) delete fields.mode;
+  const own = order.metadata && splitTags(order.metadata, context.campaign, order.key);
+  if (own) {
+    if (Object.keys(own).length > 0) fields.metadata = own;
+    else delete fields.metadata;
+  }
+  const stored = encodeOrderFields(fields);
+  if (own) stored[STORED_TAGGED] = 1;
+  return JSON.stringify(stored);
+}
+
+export function decodeOrder(text: string, context: OrderContext): LedgerOrder {
   const stored = JSON.parse(text) as Record<string, unknown>;
   if (!("k" in stored))
     throw new Error(
@@ -90,6 +145,13 @@ export function decodeOrder(text: string): LedgerOrder {
     const long = LONG_NAMES.get(name);
     if (long) order[long] = value;
   }
+  order.generation ??= 0;
+  if (context.mode !== undefined) order.mode ??= context.mode;
+  if (stored[STORED_TAGGED] === 1)
+    order.metadata = {
+      ...(order.metadata as Record<string, string> | undefined),
+      ...orderTags(context.campaign, stored.k as string),
+    };
   return order as unknown as LedgerOrder;
 }
 

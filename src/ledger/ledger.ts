@@ -117,7 +117,9 @@ export class Ledger extends DispatchLedger {
     if (entries.orders.length)
       tx.hset(
         k.orders,
-        Object.fromEntries(entries.orders.map(([n, order]) => [String(n), encodeOrder(order)])),
+        Object.fromEntries(
+          entries.orders.map(([n, order]) => [String(n), encodeOrder(order, { campaign })]),
+        ),
       );
     await tx.exec();
   }

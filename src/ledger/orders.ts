@@ -1,3 +1,4 @@
+import type { ExecutionMode } from "../api/order-request.js";
 import { unusualCurrencyDecimals } from "../money.js";
 import { CampaignLedger } from "./campaigns.js";
 import { decodeOrder, decodeRow, encodeOrder, encodeOrderFields, rowTail } from "./codec.js";
@@ -63,13 +64,13 @@ export class OrderLedger extends CampaignLedger {
 
   async getOrder(campaign: string, number: number): Promise<LedgerOrder | undefined> {
     const raw = await this.redis.hget(this.keys(campaign).orders, String(number));
-    return raw ? decodeOrder(raw) : undefined;
+    return raw ? decodeOrder(raw, { campaign }) : undefined;
   }
 
   async getOrders(campaign: string, numbers: number[]): Promise<(LedgerOrder | undefined)[]> {
     if (numbers.length === 0) return [];
     const raw = await this.redis.hmget(this.keys(campaign).orders, ...numbers.map(String));
-    return raw.map((r) => (r ? decodeOrder(r) : undefined));
+    return raw.map((r) => (r ? decodeOrder(r, { campaign }) : undefined));
   }
 
   /**
@@ -84,8 +85,13 @@ export class OrderLedger extends CampaignLedger {
     orders: NewOrder[],
   ): Promise<{ added: number; leftOut: number; orders: number }> {
     const now = Date.now();
+    const keys = this.keys(campaign);
+    // The campaign's mode, which its orders need not repeat: its first import's, never changed
+    // after (`register` keeps it), so an order recorded without it reads it from there.
+    const mode = (await this.redis.hget(keys.meta, "execution_mode")) as ExecutionMode | null;
+    const context = { campaign, mode: mode ?? undefined };
     const batch = orders.map(({ order, rows }) => [
-      encodeOrder(order),
+      encodeOrder(order, context),
       order.status,
       order.currency ?? "",
       order.face ?? "",
@@ -93,7 +99,6 @@ export class OrderLedger extends CampaignLedger {
       rows.map(([identity, row]) => [identity, row.line, rowTail(row)]),
       order.send_at !== undefined && order.send_at > now ? String(order.send_at) : "",
     ]);
-    const keys = this.keys(campaign);
     const answer = (await this.script(
       "giftjobsLedgerRecord",
       [
@@ -127,7 +132,7 @@ export class OrderLedger extends CampaignLedger {
   ): Promise<StartResult> {
     const k = this.keys(campaign);
     const now = new Date().toISOString();
-    const [code, a, b, c] = (await this.script(
+    const [code, a, b, c, mode] = (await this.script(
       "giftjobsLedgerStart",
       [k.orders, k.rows, k.counts, k.meta, k.window, k.pending, this.endedKey()],
       [
@@ -137,14 +142,14 @@ export class OrderLedger extends CampaignLedger {
         DECIMALS,
         apiKeyFingerprint,
       ],
-    )) as [number, string, (string | null)[]?, string?];
+    )) as [number, string, (string | null)[]?, string?, string?];
     if (code === 2) return { kind: "paused", reason: a };
     if (code === 4) return { kind: "other-api-key", mark: a };
     if (code === 3) return { kind: "paused", reason: a, budget: true };
     if (code === 1) {
       return {
         kind: "started",
-        order: decodeOrder(a),
+        order: decodeOrder(a, { campaign, mode: (mode || undefined) as ExecutionMode | undefined }),
         rows: (b ?? []).map((r) => (r ? decodeRow(r) : undefined)),
         campaignCreatedAt: c || undefined,
       };
@@ -328,7 +333,7 @@ export class OrderLedger extends CampaignLedger {
   /** Every order of the campaign with its number, in pages (HSCAN: no whole-campaign load). */
   async *orders(campaign: string): AsyncGenerator<[number, LedgerOrder]> {
     for await (const [n, text] of this.scanHash(this.keys(campaign).orders))
-      yield [Number(n), decodeOrder(text)];
+      yield [Number(n), decodeOrder(text, { campaign })];
   }
 
   async *rows(campaign: string): AsyncGenerator<[string, LedgerRow]> {

@@ -5,8 +5,9 @@
  *
  * Orders are stored under their number in the campaign (`next_order` in meta gives them out),
  * as JSON objects with the one-letter names of STORED_ORDER_FIELDS (codec.ts): `s` status, `i`
- * row identities, `g` generation, `k` idempotency key, `c`/`p`/`f` currency, price and face
- * value, `et`/`em` error type and message, `u` updated at. Rows are JSON arrays
+ * row identities, `g` generation (absent: 0), `k` idempotency key, `c`/`p` currency and price,
+ * `t` tagged (the tags are not in `md`), `et`/`em` error type and message, `u` updated at; an
+ * order written before may also hold `f` (face value). Rows are JSON arrays
  * `[line, order number, generation, ...]` (docs/architecture/ledger.md, "Redis keys").
  *
  * Sending (docs/architecture/campaigns.md, "Campaigns and the dispatcher"): an order recorded

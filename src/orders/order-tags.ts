@@ -1,21 +1,11 @@
 import { access, mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fsyncPath, replaceFileAtomically } from "../catalog/durable-files.js";
+import { TAG_CAMPAIGN, TAG_KEY } from "../ledger/order-tags.js";
 import { LIMITS } from "./limits.js";
 
-/**
- * The metadata that tells which campaign and order an order on the service is
- * (docs/architecture/keys-and-exactly-once.md, "Reconciling with the service"): the campaign's
- * name and the order's idempotency key. The service's order list shows no metadata, its
- * lookup (GET /v2/order/{id}) does: `orders reconcile` reads them there.
- */
-export const TAG_CAMPAIGN = "giftjobs_campaign";
-export const TAG_KEY = "giftjobs_key";
-
-/** The tags of an order of `campaign` sent under `key`. */
-export function orderTags(campaign: string, key: string): Record<string, string> {
-  return { [TAG_CAMPAIGN]: campaign, [TAG_KEY]: key };
-}
+// The tags' names and values (the ledger makes them again when it reads a tagged order).
+export { orderTags, TAG_CAMPAIGN, TAG_KEY } from "../ledger/order-tags.js";
 
 /**
  * Whether a row's own metadata leaves room for the tags (a one-row order carries the row's

@@ -32,7 +32,7 @@ const FAIR_ROWS = Number(process.env.BENCH_FAIR_ROWS ?? 10_000);
 // BENCH_ONLY=a (or b) runs one part.
 const ONLY = process.env.BENCH_ONLY;
 const only = (part: string) => !ONLY || ONLY === part;
-const GOAL_BYTES_PER_ROW = 500;
+const GOAL_BYTES_PER_ROW = 450;
 const GOAL_SMALL_MS = 5000;
 // The service's limit in (b), the sandbox's and the workers' alike: high enough for a short
 // run, low enough that the limiter, not the machine, is the bound.

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { pauseIfRunning, resumeCampaign } from "../../src/campaigns/control.js";
 import { Ledger } from "../../src/ledger/ledger.js";
+import { requestFromLedger } from "../../src/orders/request.js";
 import { ledgerOrder, ledgerRow } from "../helpers/ledger-fixtures.js";
 import { useRedisPrefix } from "../helpers/redis-prefix.js";
 
@@ -30,7 +31,9 @@ describe("ledger", () => {
     expect(await seed()).toEqual({ added: 0, leftOut: 3, orders: 0 });
     const [c] = await ledger.getRows("c1", ["c"]);
     expect(c).toEqual({ ...ledgerRow(4), order: 2 });
-    expect(await ledger.getOrder("c1", 2)).toEqual(ledgerOrder("c1", ["c"]));
+    // The face value is what RECORD adds to planned_face:CUR; the order does not keep it.
+    const { face: _face, ...stored } = ledgerOrder("c1", ["c"]);
+    expect(await ledger.getOrder("c1", 2)).toEqual(stored);
     const counts = await ledger.counts("c1");
     expect(counts).toMatchObject({ total: 3, queued: 3, completed: 0 });
   });
@@ -116,6 +119,81 @@ describe("ledger", () => {
     expect(await ledger.releaseRow("c1", "c")).toEqual({ released: true, generation: 0 });
     expect(await ledger.counts("c1")).toMatchObject({ total: 2, failed_final: 0, queued: 2 });
     expect(await ledger.getOrder("c1", 2)).toMatchObject({ status: "superseded" });
+  });
+
+  it("stores a tagged order without its tags, mode or generation 0, and makes them again", async () => {
+    await ledger.register("t", { execution_mode: "sync" });
+    const order = ledgerOrder("t", ["a"], { mode: "sync" });
+    const metadata = { team: "ops", giftjobs_campaign: "t", giftjobs_key: order.key };
+    await ledger.record("t", [{ order: { ...order, metadata }, rows: [["a", ledgerRow(2)]] }]);
+    const raw = (await r.redis.hget(ledger.keys("t").orders, "1"))!;
+    expect(raw).not.toMatch(/giftjobs_|"m":|"g":|"f":/);
+    expect(JSON.parse(raw)).toMatchObject({ md: { team: "ops" }, t: 1 });
+    const started = await ledger.start("t", 1, {});
+    if (started.kind !== "started") throw new Error(started.kind);
+    expect(started.order).toMatchObject({ mode: "sync", generation: 0, metadata });
+    // The next generation names its own key.
+    const next = await ledger.rekey("t", {
+      number: 1,
+      key: "k-next",
+      identities: ["a"],
+      generation: 1,
+      from: ["in_flight"],
+      word: "answered",
+    });
+    expect(next).toEqual({ done: true, number: 2 });
+    expect(await ledger.getOrder("t", 2)).toMatchObject({
+      key: "k-next",
+      generation: 1,
+      metadata: { team: "ops", giftjobs_campaign: "t", giftjobs_key: "k-next" },
+    });
+    const restarted = await ledger.start("t", 2, {});
+    expect(restarted).toMatchObject({ kind: "started", order: { mode: "sync" } });
+  });
+
+  it("reads orders and rows written before, and moves them as before", async () => {
+    // A campaign's data as giftjobs wrote it before (docs/architecture/ledger.md, "What a row
+    // costs"): tags, mode, generation and face value in each order, 16-character payload hashes.
+    await ledger.register("old", { execution_mode: "async", order_tags: "1" });
+    const k = ledger.keys("old");
+    const rows = [
+      ["a", '[2,1,0,"IipmLSUNjtm5z8sJ","a@example.com","P1","10.00","EUR","ref-a"]'],
+      ["b", '[3,2,0,"U72Y0rfxokZF7Kbo","b@example.com","P1","25.00","EUR","ref-b",null]'],
+    ];
+    const key = (id: string) => ledgerOrder("old", [id]).key;
+    const written = (id: string, n: number) =>
+      `{"k":"${key(id)}","i":["${id}"],"g":0,"s":"queued","m":"async","c":"EUR","f":"${n}",` +
+      `"p":"${n}","md":{"giftjobs_campaign":"old","giftjobs_key":"${key(id)}"}}`;
+    await r.redis.hset(k.rows, Object.fromEntries(rows));
+    await r.redis.hset(k.orders, { "1": written("a", 1000), "2": written("b", 2500) });
+    await r.redis.hset(k.meta, "next_order", "2");
+    await r.redis.hset(k.counts, { queued: 2, total: 2 });
+    const tags = (id: string) => ({ giftjobs_campaign: "old", giftjobs_key: key(id) });
+    expect(await ledger.getOrder("old", 1)).toEqual({
+      ...ledgerOrder("old", ["a"], { currency: "EUR", face: "1000", price: "1000" }),
+      metadata: tags("a"),
+    });
+    const [a] = await ledger.getRows("old", ["a"]);
+    expect(a).toMatchObject({ order: 1, generation: 0, payload_hash: "IipmLSUNjtm5z8sJ" });
+    const started = await ledger.start("old", 1, {});
+    if (started.kind !== "started") throw new Error(started.kind);
+    expect(started.order).toMatchObject({ mode: "async", generation: 0, metadata: tags("a") });
+    expect(requestFromLedger(started.order, started.rows).metadata).toEqual(tags("a"));
+    // REKEY of an order written before names the new key in its metadata, as it did.
+    const next = await ledger.rekey("old", {
+      number: 2,
+      key: "k-next",
+      identities: ["b"],
+      generation: 1,
+      from: ["queued"],
+    });
+    expect(next).toEqual({ done: true, number: 3 });
+    expect(await ledger.getOrder("old", 3)).toMatchObject({
+      generation: 1,
+      mode: "async",
+      metadata: { giftjobs_campaign: "old", giftjobs_key: "k-next" },
+    });
+    expect(await ledger.getRows("old", ["b"])).toMatchObject([{ order: 3, generation: 1 }]);
   });
 
   it("names a ledger written by giftjobs 0.1 instead of misreading it", async () => {

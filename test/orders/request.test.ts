@@ -134,9 +134,36 @@ describe("requestFromLedger", () => {
       row({ email: "c@example.com", metadata: { dept: "x" } }),
     ]);
     const stored = ledgerRows.map((r) => decodeRow(encodeRow(r)));
-    const body = requestFromLedger(decodeOrder(encodeOrder(order)), stored);
+    const context = { campaign: "spring", mode: "async" as const };
+    const body = requestFromLedger(decodeOrder(encodeOrder(order, context), context), stored);
     expect(JSON.stringify(body)).toBe(JSON.stringify(made));
     expect(made.items).toHaveLength(3);
+  });
+
+  it("and for tagged orders, whose tags the stored form does not hold", () => {
+    const context = { campaign: "spring" };
+    for (const rows of [
+      [row({ metadata: { z: "1", a: "2" } })],
+      [row(), row({ email: "b@example.com" })],
+    ]) {
+      const identities = rows.map((_, i) => `id${i}`);
+      const order = ledgerOrder("spring", identities);
+      const made = buildOrderRequest(rows, "USD", { name: "spring", tagKey: order.key });
+      const tagged = { ...order, metadata: made.metadata! };
+      if (made.description !== undefined) Object.assign(tagged, { description: made.description });
+      const text = encodeOrder(tagged, context);
+      expect(text).not.toContain("giftjobs_");
+      const ledgerRows = rows.map((r, i) => ({
+        ...ledgerRow(i + 2, {
+          email: r.email,
+          product_code: r.product_code,
+          face_value: r.face_value,
+        }),
+        order: 1,
+      }));
+      const body = requestFromLedger(decodeOrder(text, context), ledgerRows);
+      expect(JSON.stringify(body)).toBe(JSON.stringify(made));
+    }
   });
 
   it("refuses to make a body with a row missing", () => {

@@ -65,8 +65,10 @@ for _, id in ipairs(old.i) do
 end
 local n = redis.call('HINCRBY', KEYS[6], 'next_order', 1)
 local new_order = { k = ARGV[2], i = moved, g = tonumber(ARGV[4]), s = 'queued', rp = tonumber(ARGV[1]),
-  m = old.m, c = old.c, d = old.d, md = old.md }
--- An order that names its key in its metadata (src/orders/order-tags.ts) names the new one.
+  m = old.m, c = old.c, d = old.d, md = old.md, t = old.t }
+-- An order that names its key in its metadata (src/ledger/order-tags.ts) names the new one: one
+-- stored with `t` by itself (its tags are made from `k` when it is read, see codec.ts), one
+-- written before `t` existed by its `md`.
 if type(old.md) == 'table' and old.md.giftjobs_key then
   local md = {}
   for name, value in pairs(old.md) do md[name] = value end

@@ -14,8 +14,10 @@
     keep its idempotency records per API key, so this one might not replay that order. Nothing
     is sent; the order becomes failed_uncertain. Returns {4, the mark}.
   - Otherwise moves the order to in_flight from queued or in_flight and returns
-    {1, orderJson, {rowJson, ...} (its rows, in its order), campaignCreatedAt}; {0, status}
-    when the order is past starting (it leaves the window), {-1, ""} when unknown.
+    {1, orderJson, {rowJson, ...} (its rows, in its order), campaignCreatedAt, executionMode}
+    (the campaign's, meta `execution_mode`: an order of that mode does not repeat it, see
+    encodeOrder in codec.ts); {0, status} when the order is past starting (it leaves the
+    window), {-1, ""} when unknown.
 
     Input:
       KEYS[1] orders hash
@@ -33,7 +35,7 @@
       ARGV[5] the fingerprint of the worker's API key ('' when it has none)
 
     Output:
-      {1, orderJson, {rowJson, ...}, campaignCreatedAt} when started
+      {1, orderJson, {rowJson, ...}, campaignCreatedAt, executionMode} when started
       {2, reason} when the campaign is held or paused (the order given back)
       {3, reason} when this start paused the campaign over its budget (the order given back)
       {4, the mark} when an earlier attempt ended unclear under another API key
@@ -53,7 +55,7 @@ if not raw then
 end
 local order = cjson.decode(raw)
 local current = order.s
-local meta = redis.call('HMGET', KEYS[4], 'state', 'paused_reason', 'created_at')
+local meta = redis.call('HMGET', KEYS[4], 'state', 'paused_reason', 'created_at', 'execution_mode')
 local state = meta[1] or 'running'
 if current ~= 'queued' and current ~= 'in_flight' then
   redis.call('SREM', KEYS[5], ARGV[1])
@@ -114,4 +116,4 @@ order.s = 'in_flight'
 local encoded = cjson.encode(order)
 redis.call('HSET', KEYS[1], ARGV[1], encoded)
 move_counts(KEYS[3], current, 'in_flight', #order.i)
-return {1, encoded, redis.call('HMGET', KEYS[2], unpack(order.i)), meta[3] or ''}
+return {1, encoded, redis.call('HMGET', KEYS[2], unpack(order.i)), meta[3] or '', meta[4] or ''}
