@@ -182,6 +182,8 @@ describe("orders import without a terminal", () => {
       "tty2",
       "--yes",
       "--json",
+      // The same rows as tty's: paid again, knowingly.
+      "--allow-repeats",
     ]);
     expect(sent.code).toBe(0);
     expect(JSON.parse(sent.stdout)).toMatchObject({ enqueued: 3, state: "running" });
@@ -203,18 +205,26 @@ describe("orders import without a terminal", () => {
     expect((await e.ledger.meta("must")).state).toBe("held");
 
     // Without --yes or a terminal: held as well, nothing to ask.
-    const bare = await giftjobs(e, ["orders", "import", file, "--campaign", "must2"], {
-      GIFTJOBS_REQUIRE_APPROVAL: "1",
-    });
+    const bare = await giftjobs(
+      e,
+      ["orders", "import", file, "--campaign", "must2", "--allow-repeats"],
+      {
+        GIFTJOBS_REQUIRE_APPROVAL: "1",
+      },
+    );
     expect(bare.code).toBe(0);
     expect(bare.stdout).toContain(
       "held: nothing is sent until `giftjobs orders approve --campaign must2`",
     );
     expect((await e.ledger.meta("must2")).state).toBe("held");
 
-    const off = await giftjobs(e, ["orders", "import", file, "--campaign", "free", "--yes"], {
-      GIFTJOBS_REQUIRE_APPROVAL: "0",
-    });
+    const off = await giftjobs(
+      e,
+      ["orders", "import", file, "--campaign", "free", "--yes", "--allow-repeats"],
+      {
+        GIFTJOBS_REQUIRE_APPROVAL: "0",
+      },
+    );
     expect(off.code).toBe(0);
     expect((await e.ledger.meta("free")).state).toBe("running");
   });

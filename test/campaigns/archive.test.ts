@@ -56,7 +56,12 @@ describe("orders archive and restore", () => {
 
   async function importFile(campaign: string, rows: number, options = {}) {
     const file = join(env.dataDir, `${campaign}.csv`);
-    await writeFile(file, sampleCsv(env.index, { rows, products: 2, referencePrefix: "r" }));
+    // Each campaign pays people of its own (a domain of its own): no row is a repeat of another's.
+    const domain = `${campaign}.example.com`;
+    await writeFile(
+      file,
+      sampleCsv(env.index, { rows, products: 2, referencePrefix: "r", domain }),
+    );
     return importCampaign({ file, campaign, jobOptions: QUICK_JOBS, ...options }, depsOf(env));
   }
 

@@ -137,8 +137,9 @@ describe("a stored budget", () => {
     );
     expect((await e.ledger.counts("b")).total).toBe(3);
 
-    const allPrice = (await importCampaign({ file: all, campaign: "x", dryRun: true }, depsOf(e)))
-      .totals[currency]!.price;
+    const allPrice = (
+      await importCampaign({ file: all, campaign: "x", dryRun: true, repeats: "allow" }, depsOf(e))
+    ).totals[currency]!.price;
     const raised = await importCampaign(
       { file: all, campaign: "b", append: true, budgets: [{ amount: allPrice, currency }] },
       depsOf(e),

@@ -44,7 +44,9 @@ function startWorker(e: CampaignEnv): void {
 
 async function importRows(e: CampaignEnv, campaign: string, rows: number) {
   const file = join(e.dataDir, `${campaign}.csv`);
-  await writeFile(file, sampleCsv(e.index, { rows, referencePrefix: campaign }));
+  // Each campaign pays people of its own (a domain of its own): no row is a repeat of another's.
+  const domain = `${campaign}.example.com`;
+  await writeFile(file, sampleCsv(e.index, { rows, referencePrefix: campaign, domain }));
   return importCampaign({ file, campaign, balanceCheck: false }, depsOf(e));
 }
 

@@ -99,7 +99,10 @@ describe("moving file journals into PostgreSQL", () => {
     const { text } = validCsv(e.index, 40, "emp");
     const file = await csvFile(e, "orders.csv", text);
     await importCampaign({ file, campaign: "a-first", itemsPerOrder: 10 }, depsOf(e));
-    await importCampaign({ file, campaign: "b-both", itemsPerOrder: 10 }, depsOf(e));
+    await importCampaign(
+      { file, campaign: "b-both", itemsPerOrder: 10, repeats: "allow" },
+      depsOf(e),
+    );
     // b-both also has a line in the database (an import after the switch).
     const fileLines = (await readFile(journalPath(e.dataDir, "b-both"), "utf8")).split("\n");
     await new PgJournal(db.database).append("b-both", [JSON.parse(fileLines[0]!)]);

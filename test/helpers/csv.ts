@@ -51,14 +51,22 @@ export async function csvFile(env: CampaignEnv, name: string, text: string): Pro
   return path;
 }
 
-/** A valid CSV of `rows` rows with references, and the currency its products are sold in. */
+/**
+ * A valid CSV of `rows` rows, and the currency its products are sold in. With a reference
+ * prefix, the rows have references and their recipients a domain of their own
+ * (`PREFIX.example.com`): files of two prefixes pay different people, so one is no repeat of the
+ * other (docs/architecture/repeats.md).
+ */
 export function validCsv(
   index: CatalogIndex,
   rows: number,
   referencePrefix?: string,
 ): { text: string; currency: string } {
   const currency = pickSampleProducts(index)[0]!.currency;
-  return { text: sampleCsv(index, { rows, referencePrefix, currency }), currency };
+  const domain = referencePrefix
+    ? `${referencePrefix.replace(/[^a-z0-9]/gi, "") || "ref"}.example.com`
+    : undefined;
+  return { text: sampleCsv(index, { rows, referencePrefix, currency, domain }), currency };
 }
 
 /** Moves each line after the header to a new place (a fixed shuffle, so runs are repeatable). */
