@@ -5,12 +5,14 @@ import { archiveCampaign } from "../../src/campaigns/archive.js";
 import { cancelCampaign } from "../../src/campaigns/control.js";
 import { retryCampaign } from "../../src/campaigns/retry.js";
 import { campaignStatus } from "../../src/campaigns/status.js";
+import { campaignSummary } from "../../src/campaigns/summary.js";
+import { renderCampaignPage } from "../../src/dashboard/campaign-page.js";
 import { UserError } from "../../src/errors/user-error.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import { ImportRefused } from "../../src/import/import-errors.js";
 import type { ImportDeps, ImportOptions } from "../../src/import/import-types.js";
 import { Ledger } from "../../src/ledger/ledger.js";
-import { type CampaignEnv, campaignEnv, depsOf } from "../helpers/campaign-env.js";
+import { type CampaignEnv, campaignEnv, depsOf, giftjobs } from "../helpers/campaign-env.js";
 import { csvFile, validCsv } from "../helpers/csv.js";
 import { createTestDatabase, dropTestDatabase, type TestDatabase } from "../helpers/database.js";
 import { cleanPrefix, uniquePrefix } from "../helpers/redis.js";
@@ -176,6 +178,39 @@ describe("paid once across campaigns", () => {
     );
     // The files under the data dir hold nothing of it.
     await expect(readFile(join(e.dataDir, "campaigns", "gifts", "paid.ndjson"))).rejects.toThrow();
+  });
+});
+
+describe("what says a campaign pays rows again", () => {
+  it("orders import exits 2 with a line per earlier campaign; status, list and the dashboard say repeats", async () => {
+    const { e, file } = await sheet("cli", 2);
+    await imported(e, { file, campaign: "gifts" });
+    const refused = await giftjobs(e, ["orders", "import", file, "--campaign", "again", "--yes"]);
+    expect(refused.code).toBe(2);
+    const lines = refused.stderr.trimEnd().split("\n");
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(
+      /^giftjobs: error: this file was imported as campaign gifts on .*: 2 rows were paid before in campaign gifts \(lines 2-3 there; /,
+    );
+    const paid = await giftjobs(e, [
+      ...["orders", "import", file, "--campaign", "again", "--yes", "--allow-repeats"],
+    ]);
+    expect(paid.code).toBe(0);
+    expect(paid.stdout).toContain("paid again: this file was imported as campaign gifts");
+    const status = await giftjobs(e, ["orders", "status", "--campaign", "again"]);
+    expect(status.stdout).toContain("repeats: 2 of gifts (paid again knowingly: --allow-repeats)");
+    const list = await giftjobs(e, ["orders", "list"]);
+    expect(list.stdout).toContain("campaign again repeats: 2 of gifts");
+    const page = renderCampaignPage({
+      summary: await campaignSummary(e.ledger, "again"),
+      failures: { rows: [], groups: [], total: 0, page: 1, pages: 1 },
+      history: [],
+      listed: [],
+      actions: null,
+      boardPath: "/queues",
+      nonce: "n",
+    });
+    expect(page).toContain('<dt>repeats</dt><dd class="repeats">2 of gifts</dd>');
   });
 });
 
