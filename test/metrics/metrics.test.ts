@@ -141,7 +141,8 @@ describe("worker metrics", () => {
     await writeFile(file, sampleCsv(env.index, { rows: 4 }));
     const deps = { ...depsOf(env), log: quietLog };
     await importCampaign({ file, campaign: "kept", hold: true }, deps);
-    await importCampaign({ file, campaign: "gone" }, deps);
+    // The same rows as kept's: paid again, knowingly (docs/architecture/repeats.md).
+    await importCampaign({ file, campaign: "gone", repeats: "allow" }, deps);
     await cancelCampaign(env.ledger, "gone");
     metrics = await startMetrics({ config: env.config, port: 0 });
     const m = await scrape();
@@ -161,7 +162,7 @@ describe("worker metrics", () => {
     }
     expect((await scrape()).get('giftjobs_orders_total{outcome="cancelled"}')).toBe(4);
     // A later cancel is counted on top.
-    await importCampaign({ file, campaign: "gone-too" }, deps);
+    await importCampaign({ file, campaign: "gone-too", repeats: "allow" }, deps);
     await cancelCampaign(env.ledger, "gone-too");
     expect((await scrape()).get('giftjobs_orders_total{outcome="cancelled"}')).toBe(8);
   });
