@@ -153,7 +153,8 @@ describe("stalled campaigns", () => {
     const file = join(e.dataDir, "orders.csv");
     await writeFile(file, sampleCsv(e.index, { rows: 3 }));
     await importCampaign({ file, campaign: "n" }, depsOf(e));
-    await importCampaign({ file, campaign: "h", hold: true }, depsOf(e));
+    // The same rows as n's, held: recorded knowingly (docs/architecture/repeats.md).
+    await importCampaign({ file, campaign: "h", hold: true, repeats: "allow" }, depsOf(e));
     const beats = new WorkerBeats(e.redis, e.config.prefix);
 
     const { status, listed } = await cliViews(e, "n");
