@@ -131,9 +131,11 @@ async function demoCampaign(
     concurrency: 20,
   });
   try {
+    // The demo's own campaign in its own Redis: a re-run with more rows adds them, as before
+    // (--append only to a campaign that exists: docs/architecture/repeats.md, "Names").
+    const append = await ledger.exists(DEMO_CAMPAIGN);
     const imported = await importCampaign(
-      // The demo's own campaign in its own Redis: a re-run with more rows adds them, as before.
-      { file: csv, campaign: DEMO_CAMPAIGN, itemsPerOrder: 1, append: true },
+      { file: csv, campaign: DEMO_CAMPAIGN, itemsPerOrder: 1, append },
       { ledger, catalog: index, client, log: options.log },
     );
     const status = await waitUntilDone(ledger, options);

@@ -38,7 +38,7 @@ describe("appending to a campaign", () => {
     );
     expect(refused).toBeInstanceOf(ImportRefused);
     expect((refused as Error).message).toBe(
-      "campaign grow exists (3 rows); this file has 2 new rows: pass --append to add them to it, or import under another name",
+      "campaign grow exists (3 rows); this file has 2 new rows: pass --append to add them to it (the rows it has are not added again)",
     );
     expect((await e.ledger.counts("grow")).total).toBe(3);
     expect(await e.ledger.pendingCount("grow")).toBe(3);
@@ -58,7 +58,7 @@ describe("appending to a campaign", () => {
     const run = await giftjobs(e, ["orders", "import", all, "--campaign", "c", "--yes"]);
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(
-      "giftjobs: error: campaign c exists (2 rows); this file has 3 new rows: pass --append to add them to it, or import under another name\n",
+      "giftjobs: error: campaign c exists (2 rows); this file has 3 new rows: pass --append to add them to it (the rows it has are not added again)\n",
     );
     expect((await e.ledger.counts("c")).total).toBe(2);
     const ok = await giftjobs(e, [
@@ -90,7 +90,7 @@ describe("appending to a campaign", () => {
       );
       expect(error).toBeInstanceOf(UserError);
       expect((error as Error).message).toBe(
-        "campaign gone is cancelled: no rows can be added to it; import under another name",
+        "campaign gone is cancelled: no rows can be added to it; a cancelled campaign stays cancelled; to pay its rows after all, import them under a new name (rows it paid are refused as repeats)",
       );
     }
     expect((await e.ledger.counts("gone")).total).toBe(2);
@@ -108,7 +108,7 @@ describe("appending to a campaign", () => {
     ]);
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(
-      "giftjobs: error: campaign old is archived: no rows can be added to it; import under another name\n",
+      "giftjobs: error: campaign old is archived: no rows can be added to it; `giftjobs orders restore --campaign old` brings it back, then import with --append\n",
     );
     expect((await e.ledger.counts("old")).total).toBe(2);
   });
