@@ -1,0 +1,156 @@
+import type { Command } from "commander";
+import { lazyActions } from "../lazy-action.js";
+import { wholeNumber } from "../option-parsers.js";
+import { registerImport } from "./orders-import.js";
+
+const runStatus = lazyActions(() => import("../commands/orders-campaign.js"));
+const runReport = lazyActions(() => import("../commands/orders-report.js"));
+const runRetry = lazyActions(() => import("../commands/orders-retry.js"));
+const runArchive = lazyActions(() => import("../commands/orders-archive.js"));
+const runLifecycle = lazyActions(() => import("../commands/campaigns.js"));
+const runLinks = lazyActions(() => import("../commands/orders-links.js"));
+const runReconcile = lazyActions(() => import("../commands/orders-reconcile.js"));
+const runTemplate = lazyActions(() => import("../commands/orders-template.js"));
+
+const rateOption = (value: string) => wholeNumber("--rate", value, 1, 6000);
+
+/**
+ * Registers `orders import|template|status|report|links|retry|reconcile|payouts` and the
+ * campaign lifecycle: list, approve, pause, resume, cancel, archive, restore.
+ */
+export function register(program: Command): void {
+  const orders = program
+    .command("orders")
+    .description(
+      "Order campaigns: import a CSV or .xlsx, follow, report, retry; a template to fill.",
+    );
+  registerImport(orders);
+  orders
+    .command("template")
+    .description(
+      "Write a ready-to-fill order file: the header and an example row from the catalog snapshot.",
+    )
+    .option(
+      "--out <file>",
+      "FILE.csv, or FILE.xlsx with a Products sheet of the snapshot's orderable products (default: CSV on stdout)",
+    )
+    .option("--country <CC>", "only products redeemable in this country")
+    .option("--orderable", "list only the products an import accepts now (LIVE)")
+    .action(runTemplate("runTemplate"));
+  orders
+    .command("status")
+    .description("Rows of a campaign by status; --wait blocks until nothing is pending.")
+    .requiredOption("--campaign <name>", "campaign name")
+    .option("--wait", "wait until nothing is queued, in flight or submitted")
+    .option("--timeout <seconds>", "give up waiting after this long (exit 124)", (value: string) =>
+      wholeNumber("--timeout", value),
+    )
+    .option("--json", "print one JSON document")
+    .action(runStatus("runStatus"));
+  orders
+    .command("report")
+    .description("Write a CSV with one line per row: status, order and item ids, errors.")
+    .requiredOption("--campaign <name>", "campaign name")
+    .option("--out <file>", "output file (default: DATA_DIR/campaigns/NAME/report.csv)")
+    .option("--json", "print one JSON document")
+    .action(runReport("runReport"));
+  orders
+    .command("links")
+    .description(
+      "Write the payout links of a campaign's completed link rows to a new file (0600), " +
+        "to hand out.",
+    )
+    .requiredOption("--campaign <name>", "campaign name")
+    .requiredOption("--out <file>", "the file to create (never overwritten)")
+    .option("--all", "every completed row's link, not only link rows' (e.g. to send one again)")
+    .option("--json", "print one JSON document")
+    .action(runLinks("runLinks"));
+  orders
+    .command("retry")
+    .description(
+      "Re-queue failed_uncertain rows under their SAME keys; --new-key moves failed_final rows to a new generation.",
+    )
+    .requiredOption("--campaign <name>", "campaign name")
+    .option(
+      "--new-key",
+      "retry failed_final rows under the next generation's key (nothing was made for them)",
+    )
+    .option(
+      "--force",
+      "with --new-key, also failed_uncertain rows: an order may exist for them, so this could pay twice; without, send failed_uncertain rows under their same key even after an unclear attempt under another API key",
+    )
+    .option("--json", "print one JSON document")
+    .action(runRetry("runRetry"));
+  orders
+    .command("reconcile")
+    .description(
+      "Compare the service's orders with the campaign's ledger; settle failed_uncertain rows.",
+    )
+    .requiredOption("--campaign <name>", "campaign name")
+    .option(
+      "--rate <per-minute>",
+      "requests to the service per minute at most (default 300)",
+      rateOption,
+    )
+    .option(
+      "--min-age <minutes>",
+      "record a failed_uncertain order absent only if its last attempt is this old (default 15)",
+      (value: string) => wholeNumber("--min-age", value),
+    )
+    .option("--json", "print one JSON document")
+    .action(runReconcile("runReconcile"));
+  orders
+    .command("payouts")
+    .description(
+      "Read each completed order's payout links again; record status and expiry per row.",
+    )
+    .requiredOption("--campaign <name>", "campaign name")
+    .option("--unclaimed", "then list the rows whose link is still ACTIVE (CSV, no URLs)")
+    .option(
+      "--rate <per-minute>",
+      "requests to the service per minute at most (default 300)",
+      rateOption,
+    )
+    .option("--json", "print one JSON document")
+    .action(runReconcile("runPayouts"));
+  orders
+    .command("list")
+    .description("Every campaign: state, rows by status, money per currency, times, Redis memory.")
+    .option("--json", "print one JSON document (an array)")
+    .action(runLifecycle("runList"));
+  campaignCommand(
+    orders,
+    "approve",
+    "Start a held campaign: its orders are sent from now on.",
+  ).action(runLifecycle("runApprove"));
+  campaignCommand(
+    orders,
+    "pause",
+    "Pause a running campaign: nothing more is sent until resumed.",
+  ).action(runLifecycle("runPause"));
+  campaignCommand(orders, "resume", "Resume a paused campaign.").action(runLifecycle("runResume"));
+  campaignCommand(
+    orders,
+    "cancel",
+    "Cancel a campaign for good: rows not yet sent become cancelled; sent orders are followed to their end.",
+  ).action(runLifecycle("runCancel"));
+  campaignCommand(
+    orders,
+    "archive",
+    "Move a done (or cancelled and finished) campaign out of Redis into files: report, compact ledger, manifest. A tombstone stays.",
+  ).action(runArchive("runArchive"));
+  campaignCommand(
+    orders,
+    "restore",
+    "Read an archived campaign back into Redis, as it was before the archive.",
+  ).action(runArchive("runRestore"));
+}
+
+/** `orders NAME --campaign N [--json]`: a step on an existing campaign. */
+function campaignCommand(orders: Command, name: string, description: string): Command {
+  return orders
+    .command(name)
+    .description(description)
+    .requiredOption("--campaign <name>", "campaign name")
+    .option("--json", "print one JSON document");
+}
