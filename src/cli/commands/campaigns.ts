@@ -115,9 +115,6 @@ function lifecycle(
   });
 }
 
-// The one lookup of --campaign, with its did-you-mean: the other commands import it from here.
-export { requireCampaign };
-
 const number = (n: number) => n.toLocaleString("en-US");
 
 /** ` (since T)` when known. */

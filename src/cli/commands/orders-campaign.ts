@@ -1,3 +1,4 @@
+import { requireCampaign } from "../../campaigns/find-campaign.js";
 import {
   doneRows,
   doneText,
@@ -28,7 +29,6 @@ import { OutageReporter, redisAddress } from "../../redis/outage-reporter.js";
 import { progressBar } from "../progress.js";
 import { createContext, printJson } from "../run-action.js";
 import { withRedisServices } from "../services.js";
-import { requireCampaign } from "./campaigns.js";
 
 const number = (n: number) => n.toLocaleString("en-US");
 

@@ -1,8 +1,8 @@
 import { resolve } from "node:path";
+import { requireCampaign } from "../../campaigns/find-campaign.js";
 import { writePayoutLinks } from "../../campaigns/payout-links.js";
 import { createContext, printJson } from "../run-action.js";
 import { withServices } from "../services.js";
-import { requireCampaign } from "./campaigns.js";
 
 const number = (n: number) => n.toLocaleString("en-US");
 

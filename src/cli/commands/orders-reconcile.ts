@@ -1,5 +1,6 @@
 import { stringify } from "csv-stringify/sync";
 import { apiKeyFingerprint } from "../../api/client.js";
+import { requireCampaign } from "../../campaigns/find-campaign.js";
 import type { LookupPace } from "../../campaigns/lookups.js";
 import {
   type PayoutsResult,
@@ -16,7 +17,6 @@ import {
 import { type Progress, progressBar } from "../progress.js";
 import { createContext, printJson } from "../run-action.js";
 import { withServices } from "../services.js";
-import { requireCampaign } from "./campaigns.js";
 
 function pace(rate: number | undefined): LookupPace {
   return rate === undefined ? {} : { perMinute: rate };

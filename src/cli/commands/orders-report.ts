@@ -1,8 +1,8 @@
 import { join, resolve } from "node:path";
 import { writeCampaignReport } from "../../campaigns/archive.js";
+import { requireCampaign } from "../../campaigns/find-campaign.js";
 import { createContext, printJson } from "../run-action.js";
 import { withRedisServices } from "../services.js";
-import { requireCampaign } from "./campaigns.js";
 
 const number = (n: number) => n.toLocaleString("en-US");
 

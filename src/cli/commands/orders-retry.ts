@@ -1,13 +1,13 @@
 import { apiKeyFingerprint } from "../../api/client.js";
+import { requireCampaign } from "../../campaigns/find-campaign.js";
 import { retryCampaign } from "../../campaigns/retry.js";
 import { campaignStatus } from "../../campaigns/status.js";
 import { createContext, printJson } from "../run-action.js";
 import { withServices } from "../services.js";
-import { requireCampaign } from "./campaigns.js";
 
 const number = (n: number) => n.toLocaleString("en-US");
 
-/** `orders retry`: failed rows queued again (docs/commands.md, "Retrying"). */
+/** `orders retry`: failed rows queued again (docs/commands.md, "Retry"). */
 export async function runRetry(opts: {
   campaign: string;
   newKey?: boolean;
