@@ -1,13 +1,15 @@
 import { Command, CommanderError, type Option } from "commander";
-import { register as registerCatalog } from "./definitions/catalog.js";
-import { register as registerDashboard } from "./definitions/dashboard.js";
-import { register as registerDb } from "./definitions/db.js";
-import { register as registerDemo } from "./definitions/demo.js";
-import { register as registerDoctor } from "./definitions/doctor.js";
+import {
+  registerCatalog,
+  registerDashboard,
+  registerDb,
+  registerDemo,
+  registerDoctor,
+  registerSandbox,
+  registerWebhooks,
+  registerWorker,
+} from "./definitions/commands.js";
 import { register as registerOrders } from "./definitions/orders.js";
-import { register as registerSandbox } from "./definitions/sandbox.js";
-import { register as registerWebhooks } from "./definitions/webhooks.js";
-import { register as registerWorker } from "./definitions/worker.js";
 
 /**
  * The commands as commander knows them: names, arguments, options, help. Only these are loaded
