@@ -1,6 +1,7 @@
 import { writeSync } from "node:fs";
+import { createRequire } from "node:module";
 import pino, { type Logger } from "pino";
-import { prettyFactory } from "pino-pretty";
+import type * as PinoPretty from "pino-pretty";
 
 export type { Logger };
 
@@ -97,6 +98,15 @@ export function writeAboveOverlay(text: string): void {
 }
 
 /**
+ * pino-pretty's formatter, loaded only for a logger that is pretty (a terminal): a command whose
+ * logs are JSON does not load it (docs/architecture/command-line.md, "Start-up").
+ */
+function prettyFormat(options: PinoPretty.PrettyOptions): (line: string) => string {
+  const { prettyFactory } = createRequire(import.meta.url)("pino-pretty") as typeof PinoPretty;
+  return prettyFactory(options);
+}
+
+/**
  * The logger: JSON on stderr by default, readable on a terminal. Secrets are redacted and
  * e-mail addresses masked in every message and field.
  */
@@ -105,7 +115,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const pretty = options.pretty ?? terminal;
   // Synchronous writes: no worker thread, no lost lines on exit.
   const format = pretty
-    ? prettyFactory({ colorize: terminal, translateTime: "HH:MM:ss" })
+    ? prettyFormat({ colorize: terminal, translateTime: "HH:MM:ss" })
     : (line: string) => line;
   const destination =
     options.destination ??

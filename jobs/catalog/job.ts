@@ -30,6 +30,12 @@ export interface CatalogSyncJobResult {
   resumedAfterPage: number | null;
 }
 
+/**
+ * @defaultValue of `--cron`: 02:00 every night. Here, not in schedule.ts, so that the CLI's
+ * definitions show it without loading BullMQ (docs/architecture/command-line.md, "Start-up").
+ */
+export const DEFAULT_CATALOG_CRON = "0 2 * * *";
+
 export const CATALOG_JOB_OPTIONS: DefaultJobOptions = {
   attempts: 3,
   backoff: { type: "exponential", delay: 30_000, jitter: 0.3 },

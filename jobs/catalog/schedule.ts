@@ -5,14 +5,12 @@ import type { RedisConnection } from "../../src/redis/connection.js";
 import { redisKey } from "../../src/redis/redis-key.js";
 import { LockTimeoutError, withRedisLock } from "../../src/redis/redis-lock.js";
 import { QUEUES } from "../registry.js";
-import { CATALOG_JOB_OPTIONS } from "./job.js";
+import { CATALOG_JOB_OPTIONS, DEFAULT_CATALOG_CRON } from "./job.js";
 
 /** Id of the one job scheduler of the nightly catalog sync. */
 export const CATALOG_SCHEDULER_ID = "catalog-sync-nightly";
 /** Name of catalog-sync jobs (scheduled or added by hand). */
 export const CATALOG_SYNC_JOB_NAME = "catalog-sync";
-/** @defaultValue of `--cron`: 02:00 every night. */
-export const DEFAULT_CATALOG_CRON = "0 2 * * *";
 
 export interface CatalogScheduleOptions {
   /** A connection BullMQ may share (it is not closed here). */

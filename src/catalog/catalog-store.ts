@@ -1,4 +1,3 @@
-import { openCurrentDatabase } from "../db/migrations.js";
 import type { Database, DatabaseSettings } from "../db/open-database.js";
 
 /**
@@ -31,6 +30,8 @@ export async function openCatalogStore(
   settings: { dataDir: string } & Partial<DatabaseSettings>,
 ): Promise<OpenCatalogStore> {
   if (!settings.databaseUrl) return { dataDir: settings.dataDir, close: async () => {} };
+  // Loaded here: pg only with a database configured (docs/architecture/command-line.md, "Start-up").
+  const { openCurrentDatabase } = await import("../db/migrations.js");
   const database = await openCurrentDatabase({
     databaseUrl: settings.databaseUrl,
     databaseSchema: settings.databaseSchema ?? "giftjobs",

@@ -10,7 +10,6 @@ import { DamagedFileError } from "./damaged-file-error.js";
 import { fsyncPath } from "./durable-files.js";
 import { cleanLeftovers, markTmpDirActive } from "./leftover-cleanup.js";
 import { fetchPages } from "./page-fetcher.js";
-import { syncIntoDatabase } from "./pg-sync.js";
 import { loadPreviousRecords, type PreviousRecords } from "./previous-records.js";
 import { readProductPages } from "./products-file-reader.js";
 import { ShrinkRefusedError } from "./shrink-refused-error.js";
@@ -43,7 +42,11 @@ export type { SyncCatalogOptions, SyncCatalogResult, SyncProgress } from "./sync
  * guard — throws a RunError and leaves the current snapshot as it was.
  */
 export async function syncCatalog(options: SyncCatalogOptions): Promise<SyncCatalogResult> {
-  if (options.database) return syncIntoDatabase(options, options.database);
+  if (options.database) {
+    // Loaded here: pg only with a database (docs/architecture/command-line.md, "Start-up").
+    const { syncIntoDatabase } = await import("./pg-sync.js");
+    return syncIntoDatabase(options, options.database);
+  }
   // One sync at a time per store: see acquireSyncLock.
   const lock = await acquireSyncLock(options.dataDir);
   try {

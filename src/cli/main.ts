@@ -1,15 +1,21 @@
 import { Command, CommanderError, type Option } from "commander";
-import { register as registerCatalog } from "./commands/catalog.js";
-import { register as registerDashboard } from "./commands/dashboard.js";
-import { register as registerDb } from "./commands/db.js";
-import { register as registerDemo } from "./commands/demo.js";
-import { register as registerDoctor } from "./commands/doctor.js";
-import { register as registerOrders } from "./commands/orders.js";
-import { register as registerSandbox } from "./commands/sandbox.js";
-import { register as registerWebhooks } from "./commands/webhooks.js";
-import { register as registerWorker } from "./commands/worker.js";
-import { reportError } from "./run-action.js";
+import {
+  registerCatalog,
+  registerDashboard,
+  registerDb,
+  registerDemo,
+  registerDoctor,
+  registerSandbox,
+  registerWebhooks,
+  registerWorker,
+} from "./definitions/commands.js";
+import { register as registerOrders } from "./definitions/orders.js";
 
+/**
+ * The commands as commander knows them: names, arguments, options, help. Only these are loaded
+ * at start-up; each command's implementation (src/cli/commands/) is imported when it runs, so
+ * `--help` loads no exceljs, BullMQ or pg (docs/architecture/command-line.md, "Start-up").
+ */
 export function buildProgram(): Command {
   const program = new Command("giftjobs")
     .description("Mirror a gift-card catalog and place orders in bulk, safely.")
@@ -90,6 +96,7 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = error.exitCode === 0 ? 0 : 2;
       return;
     }
+    const { reportError } = await import("./run-action.js");
     process.exitCode = reportError(error);
   }
 }

@@ -44,3 +44,12 @@ export function currencyCode(flag: string, value: string): string {
     throw new UserError(`${flag} must be a 3-letter currency code such as USD (got ${value})`);
   return value.toUpperCase();
 }
+
+/** A 2-letter country code (`--country`), upper-cased; anything else names the flag. */
+export function countryCode(flag: string, value: string): string {
+  const code = value.toUpperCase();
+  if (!/^[A-Z]{2}$/.test(code)) {
+    throw new UserError(`${flag} must be an ISO 3166 alpha-2 code like GB (got ${value})`);
+  }
+  return code;
+}

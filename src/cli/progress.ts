@@ -1,5 +1,6 @@
 import { writeSync } from "node:fs";
-import cliProgress from "cli-progress";
+import { createRequire } from "node:module";
+import type * as CliProgress from "cli-progress";
 import { setStderrOverlay } from "../log.js";
 
 /** A progress bar on a terminal; nothing at all in --json, CI or a pipe. */
@@ -17,6 +18,9 @@ const NONE: Progress = { update() {}, setTotal() {}, stop() {} };
  */
 export function progressBar(enabled: boolean, format: string, total = 0): Progress {
   if (!enabled) return NONE;
+  // Loaded for a bar drawn only: a command in a pipe or CI does not load it
+  // (docs/architecture/command-line.md, "Start-up").
+  const cliProgress = createRequire(import.meta.url)("cli-progress") as typeof CliProgress;
   const bar = new cliProgress.SingleBar(
     {
       format,

@@ -1,12 +1,7 @@
-import { Queue } from "bullmq";
-import type { OrderJobData } from "../../jobs/orders/job.js";
-import { QUEUES } from "../../jobs/registry.js";
 import type { ApiClient } from "../api/client.js";
-import { apiClientFor } from "../api/client-for-config.js";
-import { ApiError } from "../api/errors/index.js";
+import { ApiError } from "../api/errors/api-error.js";
 import { WorkerBeats } from "../campaigns/worker-beats.js";
 import type { Config } from "../config.js";
-import { openCurrentDatabase } from "../db/migrations.js";
 import type { Database } from "../db/open-database.js";
 import { UserError } from "../errors/user-error.js";
 import { Ledger } from "../ledger/ledger.js";
@@ -14,13 +9,20 @@ import { commandClient, connectRedis, type RedisConnection } from "../redis/conn
 import { isRedisAway } from "../redis/outage-reporter.js";
 import { assertRedisAnswers, RedisDownError } from "../redis/redis-down.js";
 
-/** Redis, the ledger, the orders queue and the API client, opened together and closed together. */
-export interface Services {
+/**
+ * Redis and the ledger, opened together and closed together: what a command that reads and
+ * changes Redis alone uses (orders status, list, report, approve, pause, resume, cancel).
+ */
+export interface RedisServices {
   redis: RedisConnection;
   ledger: Ledger;
   /** The workers alive (their beats): a running campaign no worker serves is stalled. */
   workers: WorkerBeats;
-  ordersQueue: Queue<OrderJobData>;
+  close(): Promise<void>;
+}
+
+/** Redis, the ledger and the API client, opened together and closed together. */
+export interface Services extends RedisServices {
   client: ApiClient;
   /**
    * PostgreSQL when GIFTJOBS_DATABASE_URL is set, its schema checked: the order journal and
@@ -28,38 +30,59 @@ export interface Services {
    * product overrides").
    */
   database?: Database;
-  close(): Promise<void>;
 }
 
 /**
- * Whether a command needs PostgreSQL (when GIFTJOBS_DATABASE_URL is set): `required` (an import,
- * orders retry: the journal is there) refuses to start without it; `redis-only` (orders status,
- * list, the lifecycle steps, report: they read and change Redis alone) goes on without it after
- * one warning line (docs/operations.md, "PostgreSQL down").
+ * The configured database, its schema checked. Its module (and pg with it) is loaded only when
+ * GIFTJOBS_DATABASE_URL is set (docs/architecture/command-line.md, "Start-up").
  */
-export type DatabaseNeed = "required" | "redis-only";
+async function openCurrentDatabase(config: Config): Promise<Database> {
+  const migrations = await import("../db/migrations.js");
+  return migrations.openCurrentDatabase(config);
+}
 
-export async function openServices(
-  config: Config,
-  need: DatabaseNeed = "required",
-): Promise<Services> {
-  const database = config.databaseUrl
-    ? need === "required"
-      ? await openCurrentDatabase(config)
-      : await warnIfDatabaseAway(config)
-    : undefined;
+/**
+ * Services for a command that needs PostgreSQL when GIFTJOBS_DATABASE_URL is set (an import,
+ * orders retry: the journal is there): it refuses to start without it.
+ */
+export async function openServices(config: Config): Promise<Services> {
+  const database = config.databaseUrl ? await openCurrentDatabase(config) : undefined;
+  let services: RedisServices | undefined;
   try {
-    return await openRedisServices(config, database);
+    services = await connectServices(config);
+    // Loaded here, not at start-up: the commands of Redis alone do not use it.
+    const { apiClientFor } = await import("../api/client-for-config.js");
+    const redisServices = services;
+    return {
+      ...redisServices,
+      client: apiClientFor(config),
+      ...(database ? { database } : {}),
+      close: async () => {
+        try {
+          await redisServices.close();
+        } finally {
+          await database?.close();
+        }
+      },
+    };
   } catch (error) {
+    await services?.close().catch(() => {});
     await database?.close().catch(() => {});
     throw error;
   }
 }
 
-async function openRedisServices(
-  config: Config,
-  database: Database | undefined,
-): Promise<Services> {
+/**
+ * Services for a command that reads and changes Redis alone: it goes on without PostgreSQL
+ * after one warning line when GIFTJOBS_DATABASE_URL is set and the database is away
+ * (docs/operations.md, "PostgreSQL down").
+ */
+export async function openRedisServices(config: Config): Promise<RedisServices> {
+  if (config.databaseUrl) await warnIfDatabaseAway(config);
+  return connectServices(config);
+}
+
+async function connectServices(config: Config): Promise<RedisServices> {
   const redis = connectRedis(config);
   redis.on("error", () => {
     // Reported by assertRedisAnswers or the failing command; no unhandled-error noise.
@@ -68,26 +91,12 @@ async function openRedisServices(
     redis.disconnect();
     throw error;
   });
-  const ordersQueue = new Queue<OrderJobData>(QUEUES.orders, {
-    connection: redis,
-    prefix: config.prefix,
-  });
-  // Its errors are the connection's (see above): without a listener BullMQ prints each one.
-  ordersQueue.on("error", () => {});
   return {
     redis,
     ledger: new Ledger(commandClient(redis), config.prefix),
     workers: new WorkerBeats(commandClient(redis), config.prefix),
-    ordersQueue,
-    client: apiClientFor(config),
-    ...(database ? { database } : {}),
     close: async () => {
-      try {
-        await ordersQueue.close();
-        await redis.quit();
-      } finally {
-        await database?.close();
-      }
+      await redis.quit();
     },
   };
 }
@@ -98,9 +107,9 @@ async function openRedisServices(
  */
 export function withRedisServices<T>(
   config: Config,
-  fn: (services: Services) => Promise<T>,
+  fn: (services: RedisServices) => Promise<T>,
 ): Promise<T> {
-  return withServices(config, fn, "redis-only");
+  return using(config, openRedisServices(config), fn);
 }
 
 /**
@@ -108,7 +117,7 @@ export function withRedisServices<T>(
  * when it is away or refuses: an operator sees it before an import or a worker refuses. The
  * command does not use it, so nothing is kept open.
  */
-async function warnIfDatabaseAway(config: Config): Promise<undefined> {
+async function warnIfDatabaseAway(config: Config): Promise<void> {
   try {
     const database = await openCurrentDatabase(config);
     await database.close().catch(() => {});
@@ -118,16 +127,22 @@ async function warnIfDatabaseAway(config: Config): Promise<undefined> {
       `giftjobs: warning: ${error.message}; this command reads Redis only and goes on (imports, workers and the webhook receiver refuse until it is fixed)\n`,
     );
   }
-  return undefined;
 }
 
 /** Runs `fn` with services open, closing them whatever happens. */
-export async function withServices<T>(
+export function withServices<T>(
   config: Config,
   fn: (services: Services) => Promise<T>,
-  need: DatabaseNeed = "required",
 ): Promise<T> {
-  const services = await openServices(config, need);
+  return using(config, openServices(config), fn);
+}
+
+async function using<S extends RedisServices, T>(
+  config: Config,
+  opening: Promise<S>,
+  fn: (services: S) => Promise<T>,
+): Promise<T> {
+  const services = await opening;
   let result: T;
   try {
     result = await fn(services);
@@ -150,4 +165,23 @@ export async function withServices<T>(
 function redisLost(redis: RedisConnection, error: unknown): boolean {
   if (error instanceof UserError || error instanceof ApiError) return false;
   return redis.status !== "ready" && isRedisAway(error);
+}
+
+/**
+ * Runs `fn` with a plain Redis connection, asked first whether it answers (RedisDownError when
+ * not), disconnected after.
+ */
+export async function withRedis<T>(
+  config: Config,
+  fn: (redis: RedisConnection) => Promise<T>,
+): Promise<T> {
+  const redis = connectRedis(config);
+  // Redis away is told once, by assertRedisAnswers or the failing command: no ioredis noise.
+  redis.on("error", () => {});
+  try {
+    await assertRedisAnswers(redis, config);
+    return await fn(redis);
+  } finally {
+    redis.disconnect();
+  }
 }

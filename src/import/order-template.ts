@@ -1,6 +1,5 @@
 import { rename, rm } from "node:fs/promises";
 import { stringify } from "csv-stringify/sync";
-import ExcelJS from "exceljs";
 import type { CatalogIndex, CatalogIndexEntry } from "../catalog/index-entry.js";
 import { notOrderableReason } from "../catalog/orderable.js";
 import { UserError } from "../errors/user-error.js";
@@ -101,6 +100,8 @@ export async function writeTemplateXlsx(
   index: CatalogIndex | undefined,
   options: TemplateOptions = {},
 ): Promise<void> {
+  // Loaded here: exceljs only for a workbook (docs/architecture/command-line.md, "Start-up").
+  const { default: ExcelJS } = await import("exceljs");
   const example = templateExample(index, options);
   const temporary = `${path}.tmp-${process.pid}`;
   try {

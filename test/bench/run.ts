@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-const ALL = ["catalog", "import", "orders", "campaigns"];
+const ALL = ["catalog", "import", "orders", "campaigns", "cli"];
 
 const names = process.argv.slice(2);
 const selected = names.length > 0 ? names : ALL.filter((name) => exists(name));

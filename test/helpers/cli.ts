@@ -1,15 +1,24 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
-const ENTRY = fileURLToPath(new URL("./cli-entry.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-// By path, not by name: a child running in a temporary folder cannot resolve "tsx" from there.
-const TSX = new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
 
 export interface CliRun {
   code: number | null;
   stdout: string;
   stderr: string;
+}
+
+/**
+ * Who runs the child, and from which copy of the project: a user other than this process's may
+ * need one it can read (projectReadableBy, test/helpers/readable-project.ts).
+ */
+export interface RunAs {
+  uid?: number;
+  gid?: number;
+  /** The project whose sources and node_modules the child runs; default this checkout. */
+  root?: string;
 }
 
 /** A running `giftjobs` child; what it printed so far is kept for the test to read. */
@@ -29,9 +38,13 @@ export function spawnCli(
   args: string[],
   env: Record<string, string> = {},
   cwd = ROOT,
-  user: { uid?: number; gid?: number } = {},
+  as: RunAs = {},
 ): CliChild {
-  const child = spawn(process.execPath, ["--import", TSX, ENTRY, ...args], {
+  const { root = ROOT, ...user } = as;
+  const entry = join(root, "test", "helpers", "cli-entry.ts");
+  // By path, not by name: a child running in a temporary folder cannot resolve "tsx" from there.
+  const tsx = pathToFileURL(join(root, "node_modules", "tsx", "dist", "loader.mjs")).href;
+  const child = spawn(process.execPath, ["--import", tsx, entry, ...args], {
     cwd,
     env: { ...process.env, ...env, CI: "true" },
     stdio: ["ignore", "pipe", "pipe"],
@@ -64,9 +77,9 @@ export function runCli(
   args: string[],
   env: Record<string, string> = {},
   cwd = ROOT,
-  user: { uid?: number; gid?: number } = {},
+  as: RunAs = {},
 ): Promise<CliRun> {
-  return finished(spawnCli(args, env, cwd, user));
+  return finished(spawnCli(args, env, cwd, as));
 }
 
 export function exited(child: ChildProcess): Promise<number | null> {

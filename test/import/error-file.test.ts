@@ -1,9 +1,10 @@
 import { chmod, chown, mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { type CampaignEnv, campaignEnv, cliEnvOf, giftjobs } from "../helpers/campaign-env.js";
 import { runCli } from "../helpers/cli.js";
 import { csvFile, validCsv } from "../helpers/csv.js";
+import { projectReadableBy } from "../helpers/readable-project.js";
 
 let env: CampaignEnv | undefined;
 
@@ -11,6 +12,27 @@ afterEach(async () => {
   await env?.dispose();
   env = undefined;
 });
+
+const isRoot = process.getuid?.() === 0;
+const NOBODY = 65534;
+
+/**
+ * As root, the project the CLI runs from as nobody: this checkout, or a copy nobody can read when
+ * the checkout is in a folder only its owner may enter. Undefined when nobody cannot run node.
+ */
+let project: string | undefined;
+
+beforeAll(async () => {
+  if (isRoot) project = await projectReadableBy({ uid: NOBODY, gid: NOBODY });
+}, 120_000);
+
+/** Root writes anywhere: these tests need a user who cannot, and one who can run the CLI. */
+function skipUnlessRunnable(context: TestContext): void {
+  if (isRoot && !project)
+    context.skip(
+      "run as root, and user nobody cannot run node from here (node or the temporary folder is not readable by nobody)",
+    );
+}
 
 async function setup(): Promise<CampaignEnv> {
   env = await campaignEnv({}, "error-file");
@@ -25,16 +47,15 @@ async function importTo(e: CampaignEnv, errorFile: string, flags: string[] = [])
     ...["--error-file", errorFile, ...flags],
   ];
   if (!isRoot) return giftjobs(e, args);
-  // Root may write anywhere: the run is made as nobody, who owns the data folder.
+  // Root may write anywhere: the run is made as nobody, who owns the data folder, from a
+  // project nobody can read.
   await chownTree(e.dataDir, NOBODY);
-  return runCli(args, { ...cliEnvOf(e), GIFTJOBS_LOG_LEVEL: "warn" }, undefined, {
+  return runCli(args, { ...cliEnvOf(e), GIFTJOBS_LOG_LEVEL: "warn" }, project, {
     uid: NOBODY,
     gid: NOBODY,
+    root: project,
   });
 }
-
-const isRoot = process.getuid?.() === 0;
-const NOBODY = 65534;
 
 async function chownTree(path: string, id: number): Promise<void> {
   await chown(path, id, id);
@@ -43,7 +64,8 @@ async function chownTree(path: string, id: number): Promise<void> {
 }
 
 describe("an --error-file that cannot be written", () => {
-  it("is refused in one line naming it and why, before anything is read or recorded", async () => {
+  it("is refused in one line naming it and why, before anything is read or recorded", async (context) => {
+    skipUnlessRunnable(context);
     const e = await setup();
     const notAFolder = join(e.dataDir, "notes.txt");
     await writeFile(notAFolder, "a file\n");
@@ -74,7 +96,8 @@ describe("an --error-file that cannot be written", () => {
     expect(await e.ledger.exists("ef")).toBe(false);
   });
 
-  it("in a folder it may not write to: permission denied", async () => {
+  it("in a folder it may not write to: permission denied", async (context) => {
+    skipUnlessRunnable(context);
     const e = await setup();
     const locked = join(e.dataDir, "locked");
     await mkdir(locked);
@@ -91,7 +114,8 @@ describe("an --error-file that cannot be written", () => {
     }
   });
 
-  it("a writable one still gets the invalid rows", async () => {
+  it("a writable one still gets the invalid rows", async (context) => {
+    skipUnlessRunnable(context);
     const e = await setup();
     const fix = join(e.dataDir, "deep", "er", "fix.csv");
     const run = await importTo(e, fix, ["--json"]);

@@ -1,10 +1,3 @@
-import type { Command } from "commander";
-import {
-  type ArchiveResult,
-  archiveCampaign,
-  type RestoreResult,
-  restoreCampaign,
-} from "../../campaigns/archive.js";
 import {
   approveCampaign,
   cancelCampaign,
@@ -25,116 +18,68 @@ import type { WorkerBeats } from "../../campaigns/worker-beats.js";
 import type { Config } from "../../config.js";
 import { demoCampaignHint } from "../../demo/demo-prefix.js";
 import type { Ledger } from "../../ledger/ledger.js";
-import { action, createContext, printJson } from "../run-action.js";
+import { createContext, printJson } from "../run-action.js";
 import { withRedisServices } from "../services.js";
 
-/**
- * Registers the campaign lifecycle under `orders`: list, approve, pause, resume, cancel,
- * archive, restore.
- */
-export function registerCampaignCommands(orders: Command): void {
-  orders
-    .command("list")
-    .description("Every campaign: state, rows by status, money per currency, times, Redis memory.")
-    .option("--json", "print one JSON document (an array)")
-    .action(
-      action(async (opts: { json?: boolean }) => {
-        const ctx = createContext(opts.json);
-        return withRedisServices(ctx.config, async ({ ledger, redis, workers }) => {
-          const all = await listCampaigns(ledger, workers);
-          if (opts.json) printJson(all);
-          else process.stdout.write(listText(all));
-          // None here: the demo's, if any, are under a prefix of their own; say which.
-          if (!opts.json && all.length === 0)
-            process.stdout.write(await demoCampaignHint(redis, ctx.config.prefix));
-          return 0;
-        });
-      }),
-    );
-  lifecycle(
-    orders,
-    "approve",
-    "Start a held campaign: its orders are sent from now on.",
-    async (ledger, name, workers) => {
-      await approveCampaign(ledger, name);
-      return {
-        summary: await campaignSummary(ledger, name, workers),
-        line: `campaign ${name} approved`,
-      };
-    },
-  );
-  lifecycle(
-    orders,
-    "pause",
-    "Pause a running campaign: nothing more is sent until resumed.",
-    async (ledger, name, workers) => {
-      const paused = await pauseCampaign(ledger, name);
-      return {
-        summary: await campaignSummary(ledger, name, workers),
-        line: paused ? `campaign ${name} paused` : `campaign ${name} was already paused`,
-      };
-    },
-  );
-  lifecycle(orders, "resume", "Resume a paused campaign.", async (ledger, name, workers) => {
-    const resumed = await resumeCampaign(ledger, name);
-    return {
-      summary: await campaignSummary(ledger, name, workers),
-      line: resumed ? `campaign ${name} resumed` : `campaign ${name} was already running`,
-    };
+/** `orders list`: every campaign in a table (or --json). */
+export async function runList(opts: { json?: boolean }): Promise<number> {
+  const ctx = createContext(opts.json);
+  return withRedisServices(ctx.config, async ({ ledger, redis, workers }) => {
+    const all = await listCampaigns(ledger, workers);
+    if (opts.json) printJson(all);
+    else process.stdout.write(listText(all));
+    // None here: the demo's, if any, are under a prefix of their own; say which.
+    if (!opts.json && all.length === 0)
+      process.stdout.write(await demoCampaignHint(redis, ctx.config.prefix));
+    return 0;
   });
-  lifecycle(
-    orders,
-    "cancel",
-    "Cancel a campaign for good: rows not yet sent become cancelled; sent orders are followed to their end.",
-    async (ledger, name, workers) => {
-      // Cancelled before: said so, not its count again (a cancel again still takes off the
-      // pending list what a worker may have put back meanwhile).
-      const before = storedState(await ledger.meta(name));
-      const cancelled = await cancelCampaign(ledger, name);
-      const summary = await campaignSummary(ledger, name, workers);
-      return {
-        summary,
-        line:
-          before === "cancelled"
-            ? `campaign ${name} is already cancelled${since(summary.cancelled_at)}`
-            : `campaign ${name} cancelled: ${number(summary.cancelled)} rows cancelled (${number(cancelled)} orders taken off the pending list); no new order will be created`,
-      };
-    },
-  );
-  campaignCommand(
-    orders,
-    "archive",
-    "Move a done (or cancelled and finished) campaign out of Redis into files: report, compact ledger, manifest. A tombstone stays.",
-    async (ledger, name, config) => {
-      const result = await archiveCampaign(ledger, name, { dataDir: config.dataDir });
-      return { json: result, text: archiveText(result) };
-    },
-  );
-  campaignCommand(
-    orders,
-    "restore",
-    "Read an archived campaign back into Redis, as it was before the archive.",
-    async (ledger, name) => {
-      const result = await restoreCampaign(ledger, name);
-      return { json: result, text: restoreText(result) };
-    },
-  );
 }
 
-function archiveText(r: ArchiveResult): string {
-  const what =
-    r.outcome === "already"
-      ? `campaign ${r.campaign} was archived already (${r.archived_at}); its files match the manifest`
-      : `campaign ${r.campaign} archived: ${number(r.rows)} rows, ${number(r.orders)} orders`;
-  return `${what}\n  archive: ${r.archive}\n`;
-}
+/** `orders approve`. */
+export const runApprove = lifecycle(async (ledger, name, workers) => {
+  await approveCampaign(ledger, name);
+  return {
+    summary: await campaignSummary(ledger, name, workers),
+    line: `campaign ${name} approved`,
+  };
+});
 
-function restoreText(r: RestoreResult): string {
-  return `campaign ${r.campaign} restored (${r.state}): ${number(r.rows)} rows, ${number(r.orders)} orders, from ${r.archive}\n`;
-}
+/** `orders pause`. */
+export const runPause = lifecycle(async (ledger, name, workers) => {
+  const paused = await pauseCampaign(ledger, name);
+  return {
+    summary: await campaignSummary(ledger, name, workers),
+    line: paused ? `campaign ${name} paused` : `campaign ${name} was already paused`,
+  };
+});
+
+/** `orders resume`. */
+export const runResume = lifecycle(async (ledger, name, workers) => {
+  const resumed = await resumeCampaign(ledger, name);
+  return {
+    summary: await campaignSummary(ledger, name, workers),
+    line: resumed ? `campaign ${name} resumed` : `campaign ${name} was already running`,
+  };
+});
+
+/** `orders cancel`. */
+export const runCancel = lifecycle(async (ledger, name, workers) => {
+  // Cancelled before: said so, not its count again (a cancel again still takes off the
+  // pending list what a worker may have put back meanwhile).
+  const before = storedState(await ledger.meta(name));
+  const cancelled = await cancelCampaign(ledger, name);
+  const summary = await campaignSummary(ledger, name, workers);
+  return {
+    summary,
+    line:
+      before === "cancelled"
+        ? `campaign ${name} is already cancelled${since(summary.cancelled_at)}`
+        : `campaign ${name} cancelled: ${number(summary.cancelled)} rows cancelled (${number(cancelled)} orders taken off the pending list); no new order will be created`,
+  };
+});
 
 /** What a campaign command prints: a JSON document with --json, else text. */
-type CampaignStep = (
+export type CampaignStep = (
   ledger: Ledger,
   campaign: string,
   config: Config,
@@ -142,50 +87,34 @@ type CampaignStep = (
 ) => Promise<{ json: unknown; text: string }>;
 
 /** `orders NAME --campaign N [--json]` on an existing campaign. */
-function campaignCommand(
-  orders: Command,
-  name: string,
-  description: string,
+export function campaignCommand(
   step: CampaignStep,
-): void {
-  orders
-    .command(name)
-    .description(description)
-    .requiredOption("--campaign <name>", "campaign name")
-    .option("--json", "print one JSON document")
-    .action(
-      action(async (opts: { campaign: string; json?: boolean }) => {
-        const ctx = createContext(opts.json);
-        return withRedisServices(ctx.config, async ({ ledger, workers }) => {
-          await requireCampaign(ledger, opts.campaign);
-          const { json, text } = await step(ledger, opts.campaign, ctx.config, workers);
-          if (opts.json) printJson(json);
-          else process.stdout.write(text);
-          return 0;
-        });
-      }),
-    );
+): (opts: { campaign: string; json?: boolean }) => Promise<number> {
+  return async (opts) => {
+    const ctx = createContext(opts.json);
+    return withRedisServices(ctx.config, async ({ ledger, workers }) => {
+      await requireCampaign(ledger, opts.campaign);
+      const { json, text } = await step(ledger, opts.campaign, ctx.config, workers);
+      if (opts.json) printJson(json);
+      else process.stdout.write(text);
+      return 0;
+    });
+  };
 }
 
 /** A lifecycle step: one line saying what it did, then the campaign as it now stands. */
 function lifecycle(
-  orders: Command,
-  name: string,
-  description: string,
   step: (
     ledger: Ledger,
     campaign: string,
     workers: WorkerBeats,
   ) => Promise<{ summary: CampaignSummary; line: string }>,
-): void {
-  campaignCommand(orders, name, description, async (ledger, campaign, _config, workers) => {
+): (opts: { campaign: string; json?: boolean }) => Promise<number> {
+  return campaignCommand(async (ledger, campaign, _config, workers) => {
     const { summary, line } = await step(ledger, campaign, workers);
     return { json: summary, text: `${line}\n${summaryText(summary)}` };
   });
 }
-
-// The one lookup of --campaign, with its did-you-mean: the other commands import it from here.
-export { requireCampaign };
 
 const number = (n: number) => n.toLocaleString("en-US");
 

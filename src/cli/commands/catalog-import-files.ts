@@ -1,10 +1,10 @@
-import type { Command } from "commander";
 import { importFileSnapshots } from "../../catalog/pg-import-files.js";
 import { openCurrentDatabase } from "../../db/migrations.js";
 import { UserError } from "../../errors/user-error.js";
-import { action, createContext, printJson } from "../run-action.js";
+import { createContext, printJson } from "../run-action.js";
 
-async function runImportFiles(flags: { dataDir?: string; json?: boolean }): Promise<number> {
+/** `catalog import-files`: the data dir's file snapshots copied into PostgreSQL. */
+export async function runImportFiles(flags: { dataDir?: string; json?: boolean }): Promise<number> {
   const ctx = createContext(Boolean(flags.json));
   if (!ctx.config.databaseUrl) {
     throw new UserError(
@@ -27,16 +27,4 @@ async function runImportFiles(flags: { dataDir?: string; json?: boolean }): Prom
   } finally {
     await database.close();
   }
-}
-
-/** Registers `catalog import-files` on the `catalog` command. */
-export function registerImportFiles(catalog: Command): void {
-  catalog
-    .command("import-files")
-    .description(
-      "Copy the data dir's file snapshots into PostgreSQL (GIFTJOBS_DATABASE_URL); safe to rerun.",
-    )
-    .option("--data-dir <DIR>", "the data dir whose catalog/ to read (default GIFTJOBS_DATA_DIR)")
-    .option("--json", "print one JSON document")
-    .action(action(runImportFiles));
 }

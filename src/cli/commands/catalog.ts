@@ -1,15 +1,7 @@
-import cliProgress from "cli-progress";
-import type { Command } from "commander";
-import {
-  DEFAULT_CATALOG_CRON,
-  scheduleCatalogSync,
-  unscheduleCatalogSync,
-} from "../../../jobs/catalog/schedule.js";
-import { apiClientFor } from "../../api/client-for-config.js";
 import type { RawProduct } from "../../api/schemas.js";
 import { openCatalogStore } from "../../catalog/catalog-store.js";
 import { requireCurrentSnapshot } from "../../catalog/current-snapshot.js";
-import { diffSummaryLine, diffText } from "../../catalog/diff-text.js";
+import { diffText } from "../../catalog/diff-text.js";
 import { isOrderable } from "../../catalog/orderable.js";
 import {
   overlayLine,
@@ -24,106 +16,20 @@ import {
   productRow,
   tableLine,
 } from "../../catalog/product-summary.js";
-import { type SyncProgress, syncCatalog } from "../../catalog/sync-catalog.js";
 import type { Database } from "../../db/open-database.js";
 import { UserError } from "../../errors/user-error.js";
 import { Ledger } from "../../ledger/ledger.js";
-import { commandClient, connectRedis, type RedisConnection } from "../../redis/connection.js";
-import { assertRedisAnswers, RedisDownError } from "../../redis/redis-down.js";
-import { collect, wholeNumber } from "../option-parsers.js";
-import { action, type CommandContext, createContext, printJson } from "../run-action.js";
-import { registerImportFiles } from "./catalog-import-files.js";
-
-interface SyncFlags {
-  orderableOnly?: boolean;
-  country: string[];
-  category: string[];
-  allowShrink?: boolean;
-  keep: string;
-  json?: boolean;
-}
+import { commandClient } from "../../redis/connection.js";
+import { RedisDownError } from "../../redis/redis-down.js";
+import { countryCode } from "../option-parsers.js";
+import { type CommandContext, createContext, printJson } from "../run-action.js";
+import { withRedis } from "../services.js";
 
 interface ShowFlags {
   code?: string;
   country?: string;
   orderable?: boolean;
   json?: boolean;
-}
-
-function countryCode(flag: string, value: string): string {
-  const code = value.toUpperCase();
-  if (!/^[A-Z]{2}$/.test(code)) {
-    throw new UserError(`${flag} must be an ISO 3166 alpha-2 code like GB (got ${value})`);
-  }
-  return code;
-}
-
-/** A progress line on the terminal; nothing when not interactive. */
-function progressReporter(ctx: CommandContext): {
-  update: (progress: SyncProgress) => void;
-  stop: () => void;
-} {
-  if (!ctx.interactive) return { update: () => undefined, stop: () => undefined };
-  const bar = new cliProgress.SingleBar(
-    { format: "catalog sync | {value} pages | {products} products", stream: process.stderr },
-    cliProgress.Presets.shades_classic,
-  );
-  bar.start(0, 0, { products: 0 });
-  return {
-    update: (p) => bar.update(p.pages, { products: p.products }),
-    stop: () => bar.stop(),
-  };
-}
-
-async function runSync(flags: SyncFlags): Promise<number> {
-  const ctx = createContext(Boolean(flags.json));
-  const filters = {
-    orderableOnly: Boolean(flags.orderableOnly),
-    countries: flags.country.map((c) => countryCode("--country", c)),
-    categories: flags.category,
-  };
-  const keep = wholeNumber("--keep", flags.keep, 1);
-  const progress = progressReporter(ctx);
-  let result: Awaited<ReturnType<typeof syncCatalog>>;
-  try {
-    result = await syncCatalog({
-      client: apiClientFor(ctx.config),
-      dataDir: ctx.config.dataDir,
-      database: (await openCatalogStore(ctx.config)).database,
-      apiVersion: ctx.config.apiVersion,
-      filters,
-      allowShrink: Boolean(flags.allowShrink),
-      keep,
-      log: ctx.log,
-      onProgress: progress.update,
-    });
-  } finally {
-    progress.stop();
-  }
-  const { summary } = result.diff;
-  if (ctx.json) {
-    printJson({
-      products: result.manifest.product_count,
-      pages: result.manifest.pages,
-      snapshot: result.dir,
-      added: summary.added,
-      removed: summary.removed,
-      changed: summary.changed,
-    });
-    return 0;
-  }
-  const { manifest } = result;
-  const lines = [
-    `Synced ${manifest.product_count} products in ${manifest.pages} pages (${manifest.duration_ms} ms) -> ${result.dir}`,
-    diffSummaryLine(result.diff),
-  ];
-  if (manifest.warnings.length > 0) {
-    lines.push(
-      `${manifest.warnings.length} products kept with problems in fields giftjobs relies on (see warnings in manifest.json)`,
-    );
-  }
-  process.stdout.write(`${lines.join("\n")}\n`);
-  return 0;
 }
 
 /** Set when the reader of stdout went away (`catalog show | head`): stop quietly. */
@@ -157,7 +63,7 @@ async function pushedStates(
 ): Promise<ProductOverrideMap> {
   if (database) return new PgProductOverrides(database).read();
   try {
-    return await withRedis(ctx, (redis) =>
+    return await withRedis(ctx.config, (redis) =>
       new Ledger(commandClient(redis), ctx.config.prefix).productOverrides().read(),
     );
   } catch (error) {
@@ -174,7 +80,7 @@ async function pushedStates(
  * over it, as an import sees it; --orderable keeps the products an import takes (orderable.ts).
  * See docs/commands.md, "Catalog".
  */
-async function runShow(flags: ShowFlags): Promise<number> {
+export async function runShow(flags: ShowFlags): Promise<number> {
   const ctx = createContext(Boolean(flags.json));
   const country = flags.country === undefined ? undefined : countryCode("--country", flags.country);
   const store = await openCatalogStore(ctx.config);
@@ -223,7 +129,7 @@ async function runShow(flags: ShowFlags): Promise<number> {
   return 0;
 }
 
-async function runDiff(flags: { json?: boolean }): Promise<number> {
+export async function runDiff(flags: { json?: boolean }): Promise<number> {
   const ctx = createContext(Boolean(flags.json));
   const snapshot = await requireCurrentSnapshot(await openCatalogStore(ctx.config));
   const diff = await snapshot.diff();
@@ -231,96 +137,4 @@ async function runDiff(flags: { json?: boolean }): Promise<number> {
   if (ctx.json) printJson(diff);
   else process.stdout.write(`${diffText(diff)}\n`);
   return 0;
-}
-
-async function withRedis<T>(
-  ctx: CommandContext,
-  fn: (redis: RedisConnection) => Promise<T>,
-): Promise<T> {
-  const redis = connectRedis(ctx.config);
-  // Redis away is told once, by assertRedisAnswers or the failing command: no ioredis noise.
-  redis.on("error", () => {});
-  try {
-    await assertRedisAnswers(redis, ctx.config);
-    return await fn(redis);
-  } finally {
-    redis.disconnect();
-  }
-}
-
-async function runSchedule(flags: { cron: string; tz: string; json?: boolean }): Promise<number> {
-  const ctx = createContext(Boolean(flags.json));
-  const schedule = await withRedis(ctx, (connection) =>
-    scheduleCatalogSync({ connection, prefix: ctx.config.prefix, cron: flags.cron, tz: flags.tz }),
-  );
-  if (ctx.json) printJson({ ...schedule, next: schedule.next?.toISOString() ?? null });
-  else {
-    const next = schedule.next ? `; next run ${schedule.next.toISOString()}` : "";
-    process.stdout.write(`catalog sync scheduled: "${schedule.cron}" (${schedule.tz})${next}\n`);
-  }
-  return 0;
-}
-
-async function runUnschedule(flags: { json?: boolean }): Promise<number> {
-  const ctx = createContext(Boolean(flags.json));
-  const removed = await withRedis(ctx, (connection) =>
-    unscheduleCatalogSync({ connection, prefix: ctx.config.prefix }),
-  );
-  if (ctx.json) printJson({ removed });
-  else
-    process.stdout.write(
-      removed ? "catalog sync unscheduled\n" : "no catalog sync was scheduled\n",
-    );
-  return 0;
-}
-
-/** Registers `catalog sync|show|diff|schedule|unschedule`. */
-export function register(program: Command): void {
-  const catalog = program
-    .command("catalog")
-    .description("Mirror the product catalog into local snapshots.");
-  catalog
-    .command("sync")
-    .description("Fetch the whole catalog now and publish it as a new snapshot.")
-    .option("--orderable-only", "only products that can be ordered")
-    .option("--country <CC>", "only products redeemable in this country (repeatable)", collect, [])
-    .option("--category <C>", "only products in this category (repeatable)", collect, [])
-    .option("--allow-shrink", "publish even if the catalog shrank by more than 20%")
-    .option("--keep <N>", "snapshots to keep", "14")
-    .option("--json", "print one JSON document")
-    .action(action(runSync));
-  catalog
-    .command("show")
-    .description(
-      "List products of the current snapshot, with the product.update changes since the sync.",
-    )
-    .option("--code <C>", "only this product (or subscription plan) code")
-    .option("--country <CC>", "only products redeemable in this country")
-    .option(
-      "--orderable",
-      "only products an import takes (is_orderable, LIVE or TEMPORARILY_DEGRADED)",
-    )
-    .option(
-      "--json",
-      "print a JSON array of products (product_update: what a product.update changed)",
-    )
-    .action(action(runShow));
-  catalog
-    .command("diff")
-    .description("Show what the latest sync changed.")
-    .option("--json", "print the diff as JSON")
-    .action(action(runDiff));
-  catalog
-    .command("schedule")
-    .description("Register the nightly catalog-sync job scheduler (run by `giftjobs worker`).")
-    .option("--cron <EXPR>", "cron expression", DEFAULT_CATALOG_CRON)
-    .option("--tz <ZONE>", "IANA time zone of the cron expression", "UTC")
-    .option("--json", "print one JSON document")
-    .action(action(runSchedule));
-  catalog
-    .command("unschedule")
-    .description("Remove the catalog-sync job scheduler.")
-    .option("--json", "print one JSON document")
-    .action(action(runUnschedule));
-  registerImportFiles(catalog);
 }

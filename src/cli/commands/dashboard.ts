@@ -1,8 +1,6 @@
-import type { Command } from "commander";
 import { dashboardTokenFrom } from "../../dashboard/action-token.js";
 import { startDashboard } from "../../dashboard/start-dashboard.js";
-import { collect, portNumber } from "../option-parsers.js";
-import { action, createContext } from "../run-action.js";
+import { createContext } from "../run-action.js";
 import { untilSignal } from "../until-signal.js";
 
 interface DashboardFlags {
@@ -12,45 +10,20 @@ interface DashboardFlags {
   allowActions?: boolean;
 }
 
-/** Registers `dashboard`. */
-export function register(program: Command): void {
-  program
-    .command("dashboard")
-    .description(
-      "Serve the campaigns page and the queue dashboard (bull-board) until SIGINT/SIGTERM.",
-    )
-    .option("--port <port>", "port to listen on (0: any free port)", portNumber, 3000)
-    .option(
-      "--host <host>",
-      "interface to bind (anything but loopback exposes the queues)",
-      "127.0.0.1",
-    )
-    .option(
-      "--public-host <name>",
-      "a host name the dashboard is reached by (repeatable); other Host headers get 421",
-      collect,
-      [],
-    )
-    .option(
-      "--allow-actions",
-      "show the action buttons (approve, pause, resume, cancel, retry) on the campaign pages, and bull-board's retry and clean; off loopback they need GIFTJOBS_DASHBOARD_TOKEN",
-    )
-    .action(
-      action(async (opts: DashboardFlags) => {
-        const ctx = createContext();
-        const dashboard = await startDashboard({
-          config: ctx.config,
-          port: opts.port,
-          host: opts.host,
-          publicHosts: opts.publicHost,
-          allowActions: opts.allowActions ?? false,
-          actionToken: dashboardTokenFrom(),
-          log: ctx.log,
-        });
-        process.stdout.write(`dashboard on ${dashboard.url}\n`);
-        await untilSignal();
-        await dashboard.close();
-        return 0;
-      }),
-    );
+/** `dashboard`: the campaigns pages and bull-board until SIGINT or SIGTERM. */
+export async function runDashboard(opts: DashboardFlags): Promise<number> {
+  const ctx = createContext();
+  const dashboard = await startDashboard({
+    config: ctx.config,
+    port: opts.port,
+    host: opts.host,
+    publicHosts: opts.publicHost,
+    allowActions: opts.allowActions ?? false,
+    actionToken: dashboardTokenFrom(),
+    log: ctx.log,
+  });
+  process.stdout.write(`dashboard on ${dashboard.url}\n`);
+  await untilSignal();
+  await dashboard.close();
+  return 0;
 }

@@ -1,10 +1,13 @@
-import type { Command } from "commander";
 import { openCurrentDatabase } from "../../db/migrations.js";
 import { UserError } from "../../errors/user-error.js";
 import { importFileJournals } from "../../orders/journal-import.js";
-import { action, createContext, printJson } from "../run-action.js";
+import { createContext, printJson } from "../run-action.js";
 
-async function runImportJournals(flags: { dataDir?: string; json?: boolean }): Promise<number> {
+/** `db import-journals`: the data dir's order journals copied into PostgreSQL. */
+export async function runImportJournals(flags: {
+  dataDir?: string;
+  json?: boolean;
+}): Promise<number> {
   const ctx = createContext(Boolean(flags.json));
   if (!ctx.config.databaseUrl) {
     throw new UserError(
@@ -29,15 +32,4 @@ async function runImportJournals(flags: { dataDir?: string; json?: boolean }): P
   } finally {
     await database.close();
   }
-}
-
-/** Registers `db import-journals` on the `db` command (docs/operations.md, "Switching to PostgreSQL"). */
-export function registerImportJournals(db: Command): void {
-  db.command("import-journals")
-    .description(
-      "Copy the data dir's order journals (campaigns/NAME/orders.ndjson) into PostgreSQL; safe to rerun.",
-    )
-    .option("--data-dir <DIR>", "the data dir whose campaigns/ to read (default GIFTJOBS_DATA_DIR)")
-    .option("--json", "print one JSON document")
-    .action(action(runImportJournals));
 }

@@ -1,9 +1,7 @@
-import type { Command } from "commander";
 import { migrate, migrationName, schemaStatus } from "../../db/migrations.js";
 import { type Database, openDatabase } from "../../db/open-database.js";
 import { UserError } from "../../errors/user-error.js";
-import { action, type CommandContext, createContext, printJson } from "../run-action.js";
-import { registerImportJournals } from "./db-import-journals.js";
+import { type CommandContext, createContext, printJson } from "../run-action.js";
 
 /** The configured database, open; GIFTJOBS_DATABASE_URL unset is a user mistake here. */
 async function withDatabase<T>(
@@ -23,7 +21,8 @@ async function withDatabase<T>(
   }
 }
 
-async function runMigrate(flags: { json?: boolean }): Promise<number> {
+/** `db migrate`. */
+export async function runMigrate(flags: { json?: boolean }): Promise<number> {
   const ctx = createContext(Boolean(flags.json));
   const result = await withDatabase(ctx, (database) => migrate(database));
   const applied = result.applied.map(migrationName);
@@ -42,7 +41,8 @@ async function runMigrate(flags: { json?: boolean }): Promise<number> {
   return 0;
 }
 
-async function runStatus(flags: { json?: boolean }): Promise<number> {
+/** `db status`: exit 1 unless the schema is current. */
+export async function runStatus(flags: { json?: boolean }): Promise<number> {
   const ctx = createContext(Boolean(flags.json));
   const status = await withDatabase(ctx, (database) => schemaStatus(database));
   const current = status.version === status.known && status.changed.length === 0;
@@ -80,20 +80,4 @@ async function runStatus(flags: { json?: boolean }): Promise<number> {
   } else lines.push(`schema ${status.schema} is current (version ${status.version})`);
   process.stdout.write(`${lines.join("\n")}\n`);
   return current ? 0 : 1;
-}
-
-/** Registers `db migrate|status|import-journals`. */
-export function register(program: Command): void {
-  const db = program
-    .command("db")
-    .description("The PostgreSQL schema of GIFTJOBS_DATABASE_URL: apply and list its migrations.");
-  db.command("migrate")
-    .description("Apply the pending migrations, in order, each in a transaction (safe to rerun).")
-    .option("--json", "print one JSON document")
-    .action(action(runMigrate));
-  db.command("status")
-    .description("List applied and pending migrations; exit 1 unless the schema is current.")
-    .option("--json", "print one JSON document")
-    .action(action(runStatus));
-  registerImportJournals(db);
 }

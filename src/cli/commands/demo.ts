@@ -1,50 +1,40 @@
-import type { Command } from "commander";
 import { runDemo } from "../../demo/run-demo.js";
 import { progressBar } from "../progress.js";
-import { action, createContext, printJson } from "../run-action.js";
+import { createContext, printJson } from "../run-action.js";
 
-/** Registers `demo`. */
-export function register(program: Command): void {
-  program
-    .command("demo")
-    .description("Run the whole product end to end on the embedded sandbox (no account needed).")
-    .option("--rows <n>", "rows in the sample campaign", (v) => Number.parseInt(v, 10), 200)
-    .option("--json", "print one JSON document")
-    .action(
-      action(async (opts: { rows: number; json?: boolean }) => {
-        const ctx = createContext(opts.json);
-        const bars = {
-          sync: progressBar(ctx.interactive, "catalog |{bar}| {value} products"),
-          orders: progressBar(false, ""),
-        };
-        let ordersStarted = false;
-        const result = await runDemo({
-          config: ctx.config,
-          // One line per order drowns the summary; GIFTJOBS_LOG_LEVEL=debug shows them.
-          log: ctx.config.logLevel === "info" ? ctx.log.child({}, { level: "warn" }) : ctx.log,
-          rows: opts.rows,
-          onProgress: (p) => {
-            if (p.phase === "sync") return bars.sync.update(p.done);
-            if (!ordersStarted) {
-              ordersStarted = true;
-              bars.sync.stop();
-              bars.orders = progressBar(
-                ctx.interactive,
-                "orders  |{bar}| {value}/{total} rows done",
-                p.total,
-              );
-            }
-            bars.orders.setTotal(p.total);
-            bars.orders.update(p.done);
-          },
-        });
+/** `demo`: the whole product end to end on the embedded sandbox, then a summary. */
+export async function runDemoCommand(opts: { rows: number; json?: boolean }): Promise<number> {
+  const ctx = createContext(opts.json);
+  const bars = {
+    sync: progressBar(ctx.interactive, "catalog |{bar}| {value} products"),
+    orders: progressBar(false, ""),
+  };
+  let ordersStarted = false;
+  const result = await runDemo({
+    config: ctx.config,
+    // One line per order drowns the summary; GIFTJOBS_LOG_LEVEL=debug shows them.
+    log: ctx.config.logLevel === "info" ? ctx.log.child({}, { level: "warn" }) : ctx.log,
+    rows: opts.rows,
+    onProgress: (p) => {
+      if (p.phase === "sync") return bars.sync.update(p.done);
+      if (!ordersStarted) {
+        ordersStarted = true;
         bars.sync.stop();
-        bars.orders.stop();
-        if (opts.json) printJson(result);
-        else printSummary(result);
-        return 0;
-      }),
-    );
+        bars.orders = progressBar(
+          ctx.interactive,
+          "orders  |{bar}| {value}/{total} rows done",
+          p.total,
+        );
+      }
+      bars.orders.setTotal(p.total);
+      bars.orders.update(p.done);
+    },
+  });
+  bars.sync.stop();
+  bars.orders.stop();
+  if (opts.json) printJson(result);
+  else printSummary(result);
+  return 0;
 }
 
 function printSummary(r: Awaited<ReturnType<typeof runDemo>>): void {

@@ -1,7 +1,4 @@
-import { join, resolve } from "node:path";
-import type { Command } from "commander";
-import { apiKeyFingerprint } from "../../api/client.js";
-import { writeCampaignReport } from "../../campaigns/archive.js";
+import { requireCampaign } from "../../campaigns/find-campaign.js";
 import {
   doneRows,
   doneText,
@@ -10,7 +7,6 @@ import {
   rateAndEta,
   rowProgress,
 } from "../../campaigns/progress.js";
-import { retryCampaign } from "../../campaigns/retry.js";
 import type { CampaignStall } from "../../campaigns/stall.js";
 import {
   anyFailed,
@@ -31,65 +27,54 @@ import type { Ledger } from "../../ledger/ledger.js";
 import { writeAboveOverlay } from "../../log.js";
 import type { RedisConnection } from "../../redis/connection.js";
 import { OutageReporter, redisAddress } from "../../redis/outage-reporter.js";
-import { wholeNumber } from "../option-parsers.js";
 import { progressBar } from "../progress.js";
-import { action, createContext, printJson } from "../run-action.js";
-import { withRedisServices, withServices } from "../services.js";
-import { requireCampaign } from "./campaigns.js";
+import { createContext, printJson } from "../run-action.js";
+import { withRedisServices } from "../services.js";
 
 const number = (n: number) => n.toLocaleString("en-US");
 
 /** Cells of the --wait bar. */
 const BAR_WIDTH = 30;
 
-export function registerStatus(orders: Command): void {
-  orders
-    .command("status")
-    .description("Rows of a campaign by status; --wait blocks until nothing is pending.")
-    .requiredOption("--campaign <name>", "campaign name")
-    .option("--wait", "wait until nothing is queued, in flight or submitted")
-    .option("--timeout <seconds>", "give up waiting after this long (exit 124)", (value: string) =>
-      wholeNumber("--timeout", value),
-    )
-    .option("--json", "print one JSON document")
-    .action(
-      action(
-        async (opts: { campaign: string; wait?: boolean; timeout?: number; json?: boolean }) => {
-          const ctx = createContext(opts.json);
-          return withRedisServices(ctx.config, async ({ ledger, redis, workers }) => {
-            await requireCampaign(ledger, opts.campaign);
-            let status = await campaignStatus(ledger, opts.campaign, workers);
-            if (opts.wait) {
-              const waited = await waitWithBar(ledger, opts.campaign, {
-                timeoutSeconds: opts.timeout,
-                interactive: ctx.interactive,
-                outage: outageReporterOf(redis, ctx.config),
-                workers,
-              });
-              status = waited.status;
-              if (waited.timedOut) {
-                // One line on stderr; with --json the status document is still the result.
-                if (opts.json) printJson(status);
-                process.stderr.write(
-                  `giftjobs: timed out after ${opts.timeout} s waiting for campaign ${opts.campaign}: ${status.total - pendingRows(status)} of ${status.total} rows done${heldBack(status)}\n`,
-                );
-                return 124;
-              }
-            }
-            if (!opts.wait || !anyFailed(status)) {
-              report(status, opts.json);
-              return 0;
-            }
-            // Exit 1 says why, in one line on stderr (with --json also in the document).
-            const why = await whyFailed(ledger, opts.campaign);
-            if (opts.json) printJson({ ...status, exit_reason: why.line, failures: why.failures });
-            else report(status);
-            process.stderr.write(`giftjobs: ${why.line}\n`);
-            return 1;
-          });
-        },
-      ),
-    );
+/** `orders status`: exit 1 when a --wait ends with failed rows, 124 when it timed out. */
+export async function runStatus(opts: {
+  campaign: string;
+  wait?: boolean;
+  timeout?: number;
+  json?: boolean;
+}): Promise<number> {
+  const ctx = createContext(opts.json);
+  return withRedisServices(ctx.config, async ({ ledger, redis, workers }) => {
+    await requireCampaign(ledger, opts.campaign);
+    let status = await campaignStatus(ledger, opts.campaign, workers);
+    if (opts.wait) {
+      const waited = await waitWithBar(ledger, opts.campaign, {
+        timeoutSeconds: opts.timeout,
+        interactive: ctx.interactive,
+        outage: outageReporterOf(redis, ctx.config),
+        workers,
+      });
+      status = waited.status;
+      if (waited.timedOut) {
+        // One line on stderr; with --json the status document is still the result.
+        if (opts.json) printJson(status);
+        process.stderr.write(
+          `giftjobs: timed out after ${opts.timeout} s waiting for campaign ${opts.campaign}: ${status.total - pendingRows(status)} of ${status.total} rows done${heldBack(status)}\n`,
+        );
+        return 124;
+      }
+    }
+    if (!opts.wait || !anyFailed(status)) {
+      report(status, opts.json);
+      return 0;
+    }
+    // Exit 1 says why, in one line on stderr (with --json also in the document).
+    const why = await whyFailed(ledger, opts.campaign);
+    if (opts.json) printJson({ ...status, exit_reason: why.line, failures: why.failures });
+    else report(status);
+    process.stderr.write(`giftjobs: ${why.line}\n`);
+    return 1;
+  });
 }
 
 function report(status: CampaignStatus, json?: boolean): void {
@@ -203,105 +188,4 @@ async function waitWithBar(
 /** Redis away while waiting: one line every few seconds, and the wait goes on. */
 function outageReporterOf(redis: RedisConnection, config: Config): OutageReporter {
   return new OutageReporter(redisAddress(config)).watch(redis);
-}
-
-export function registerReport(orders: Command): void {
-  orders
-    .command("report")
-    .description("Write a CSV with one line per row: status, order and item ids, errors.")
-    .requiredOption("--campaign <name>", "campaign name")
-    .option("--out <file>", "output file (default: DATA_DIR/campaigns/NAME/report.csv)")
-    .option("--json", "print one JSON document")
-    .action(
-      action(async (opts: { campaign: string; out?: string; json?: boolean }) => {
-        const ctx = createContext(opts.json);
-        const out = resolve(
-          opts.out ?? join(ctx.config.dataDir, "campaigns", opts.campaign, "report.csv"),
-        );
-        return withRedisServices(ctx.config, async ({ ledger }) => {
-          await requireCampaign(ledger, opts.campaign);
-          // An archived campaign's report is the one written when it was archived.
-          const rows = await writeCampaignReport(ledger, opts.campaign, out);
-          if (opts.json) printJson({ campaign: opts.campaign, rows, report: out });
-          else process.stdout.write(`${number(rows)} rows written to ${out}\n`);
-          return 0;
-        });
-      }),
-    );
-}
-
-export function registerRetry(orders: Command): void {
-  orders
-    .command("retry")
-    .description(
-      "Re-queue failed_uncertain rows under their SAME keys; --new-key moves failed_final rows to a new generation.",
-    )
-    .requiredOption("--campaign <name>", "campaign name")
-    .option(
-      "--new-key",
-      "retry failed_final rows under the next generation's key (nothing was made for them)",
-    )
-    .option(
-      "--force",
-      "with --new-key, also failed_uncertain rows: an order may exist for them, so this could pay twice; without, send failed_uncertain rows under their same key even after an unclear attempt under another API key",
-    )
-    .option(
-      "--allow-repeats",
-      "with --new-key, also rows another campaign has paid the same person the same card since",
-    )
-    .option("--json", "print one JSON document")
-    .action(
-      action(
-        async (opts: {
-          campaign: string;
-          newKey?: boolean;
-          force?: boolean;
-          allowRepeats?: boolean;
-          json?: boolean;
-        }) => {
-          const ctx = createContext(opts.json);
-          return withServices(ctx.config, async ({ ledger, database }) => {
-            await requireCampaign(ledger, opts.campaign);
-            if (opts.newKey && !opts.force) {
-              const status = await campaignStatus(ledger, opts.campaign);
-              if (status.failed_uncertain > 0) {
-                process.stderr.write(
-                  `note: ${status.failed_uncertain} failed_uncertain rows are left alone: an order may exist for them. ` +
-                    "Retry them with their same key (`orders retry` without --new-key); --new-key --force could pay twice.\n",
-                );
-              }
-            }
-            if (opts.force && opts.newKey)
-              ctx.log.warn(
-                { campaign: opts.campaign },
-                "--force: failed_uncertain rows get new keys; this could pay twice",
-              );
-            const result = await retryCampaign(ledger, opts.campaign, {
-              newKey: opts.newKey,
-              force: opts.force,
-              dataDir: ctx.config.dataDir,
-              database,
-              apiKey: apiKeyFingerprint(ctx.config.apiKey),
-              allowRepeats: opts.allowRepeats,
-              repeatWindowDays: ctx.config.repeatWindowDays,
-            });
-            if (result.repeats)
-              process.stderr.write(
-                `note: ${number(result.repeats)} orders keep their rows: another campaign has paid the same people the same cards since (--allow-repeats to send them all the same)\n`,
-              );
-            if (result.unclear > 0)
-              process.stderr.write(
-                `note: ${number(result.unclear)} orders keep their key: an attempt under it ended unclear, so an order may exist. ` +
-                  "Retry them with their same key; --new-key --force only once you have checked the service's orders.\n",
-              );
-            if (opts.json) printJson({ campaign: opts.campaign, ...result });
-            else
-              process.stdout.write(
-                `${number(result.rows)} rows in ${number(result.orders)} orders re-queued (${result.mode})\n`,
-              );
-            return 0;
-          });
-        },
-      ),
-    );
 }

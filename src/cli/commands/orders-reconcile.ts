@@ -1,6 +1,6 @@
-import type { Command } from "commander";
 import { stringify } from "csv-stringify/sync";
 import { apiKeyFingerprint } from "../../api/client.js";
+import { requireCampaign } from "../../campaigns/find-campaign.js";
 import type { LookupPace } from "../../campaigns/lookups.js";
 import {
   type PayoutsResult,
@@ -17,62 +17,43 @@ import {
   reconcileCampaign,
   type ServiceOrderEntry,
 } from "../../campaigns/reconcile.js";
-import { wholeNumber } from "../option-parsers.js";
 import { type Progress, progressBar } from "../progress.js";
-import { action, createContext, printJson } from "../run-action.js";
+import { createContext, printJson } from "../run-action.js";
 import { withServices } from "../services.js";
-import { requireCampaign } from "./campaigns.js";
-
-const rateOption = (value: string) => wholeNumber("--rate", value, 1, 6000);
 
 function pace(rate: number | undefined): LookupPace {
   return rate === undefined ? {} : { perMinute: rate };
 }
 
-export function registerReconcile(orders: Command): void {
-  orders
-    .command("reconcile")
-    .description(
-      "Compare the service's orders with the campaign's ledger; settle failed_uncertain rows.",
-    )
-    .requiredOption("--campaign <name>", "campaign name")
-    .option(
-      "--rate <per-minute>",
-      "requests to the service per minute at most (default 300)",
-      rateOption,
-    )
-    .option(
-      "--min-age <minutes>",
-      "record a failed_uncertain order absent only if its last attempt is this old (default 15)",
-      (value: string) => wholeNumber("--min-age", value),
-    )
-    .option("--json", "print one JSON document")
-    .action(
-      action(async (opts: { campaign: string; rate?: number; minAge?: number; json?: boolean }) => {
-        const ctx = createContext(opts.json);
-        return withServices(ctx.config, async ({ ledger, client }) => {
-          await requireCampaign(ledger, opts.campaign);
-          const bar = progressBar(ctx.interactive, "reconcile |{bar}| {value}/{total} {what}");
-          let report: ReconcileReport;
-          try {
-            report = await reconcileCampaign(ledger, client, opts.campaign, {
-              apiKey: apiKeyFingerprint(ctx.config.apiKey),
-              pace: pace(opts.rate),
-              ...(opts.minAge !== undefined ? { minAgeMs: opts.minAge * 60_000 } : {}),
-              onProgress: ({ phase, done, total }) => {
-                bar.setTotal(phase === "listing" ? done : total);
-                bar.update(done, { what: phase === "listing" ? "pages" : "orders read" });
-              },
-            });
-          } finally {
-            bar.stop();
-          }
-          if (opts.json) printJson(report);
-          else process.stdout.write(reconcileText(report));
-          return report.agree ? 0 : 1;
-        });
-      }),
-    );
+/** `orders reconcile`: exit 1 on any disagreement. */
+export async function runReconcile(opts: {
+  campaign: string;
+  rate?: number;
+  minAge?: number;
+  json?: boolean;
+}): Promise<number> {
+  const ctx = createContext(opts.json);
+  return withServices(ctx.config, async ({ ledger, client }) => {
+    await requireCampaign(ledger, opts.campaign);
+    const bar = progressBar(ctx.interactive, "reconcile |{bar}| {value}/{total} {what}");
+    let report: ReconcileReport;
+    try {
+      report = await reconcileCampaign(ledger, client, opts.campaign, {
+        apiKey: apiKeyFingerprint(ctx.config.apiKey),
+        pace: pace(opts.rate),
+        ...(opts.minAge !== undefined ? { minAgeMs: opts.minAge * 60_000 } : {}),
+        onProgress: ({ phase, done, total }) => {
+          bar.setTotal(phase === "listing" ? done : total);
+          bar.update(done, { what: phase === "listing" ? "pages" : "orders read" });
+        },
+      });
+    } finally {
+      bar.stop();
+    }
+    if (opts.json) printJson(report);
+    else process.stdout.write(reconcileText(report));
+    return report.agree ? 0 : 1;
+  });
 }
 
 function lines(entry: { lines?: number[] }): string {
@@ -157,54 +138,41 @@ function reconcileText(r: ReconcileReport): string {
   );
 }
 
-export function registerPayouts(orders: Command): void {
-  orders
-    .command("payouts")
-    .description(
-      "Read each completed order's payout links again; record status and expiry per row.",
-    )
-    .requiredOption("--campaign <name>", "campaign name")
-    .option("--unclaimed", "then list the rows whose link is still ACTIVE (CSV, no URLs)")
-    .option(
-      "--rate <per-minute>",
-      "requests to the service per minute at most (default 300)",
-      rateOption,
-    )
-    .option("--json", "print one JSON document")
-    .action(
-      action(
-        async (opts: { campaign: string; unclaimed?: boolean; rate?: number; json?: boolean }) => {
-          const ctx = createContext(opts.json);
-          return withServices(ctx.config, async ({ ledger, client }) => {
-            await requireCampaign(ledger, opts.campaign);
-            const bar: Progress = progressBar(
-              ctx.interactive,
-              "payouts |{bar}| {value}/{total} orders read",
-            );
-            let result: PayoutsResult;
-            try {
-              result = await refreshPayouts(ledger, client, opts.campaign, {
-                pace: pace(opts.rate),
-                onProgress: (done, total) => {
-                  bar.setTotal(total);
-                  bar.update(done);
-                },
-              });
-            } finally {
-              bar.stop();
-            }
-            for (const f of result.failed)
-              process.stderr.write(
-                `giftjobs: order ${f.ledger_order} (${f.order_id}) not read: ${f.error}\n`,
-              );
-            if (opts.unclaimed) await printUnclaimed(ledger, opts.campaign, opts.json);
-            else if (opts.json) printJson(result);
-            else process.stdout.write(payoutsText(result));
-            return result.failed.length > 0 ? 1 : 0;
-          });
-        },
-      ),
+/** `orders payouts`: exit 1 when an order's links could not be read. */
+export async function runPayouts(opts: {
+  campaign: string;
+  unclaimed?: boolean;
+  rate?: number;
+  json?: boolean;
+}): Promise<number> {
+  const ctx = createContext(opts.json);
+  return withServices(ctx.config, async ({ ledger, client }) => {
+    await requireCampaign(ledger, opts.campaign);
+    const bar: Progress = progressBar(
+      ctx.interactive,
+      "payouts |{bar}| {value}/{total} orders read",
     );
+    let result: PayoutsResult;
+    try {
+      result = await refreshPayouts(ledger, client, opts.campaign, {
+        pace: pace(opts.rate),
+        onProgress: (done, total) => {
+          bar.setTotal(total);
+          bar.update(done);
+        },
+      });
+    } finally {
+      bar.stop();
+    }
+    for (const f of result.failed)
+      process.stderr.write(
+        `giftjobs: order ${f.ledger_order} (${f.order_id}) not read: ${f.error}\n`,
+      );
+    if (opts.unclaimed) await printUnclaimed(ledger, opts.campaign, opts.json);
+    else if (opts.json) printJson(result);
+    else process.stdout.write(payoutsText(result));
+    return result.failed.length > 0 ? 1 : 0;
+  });
 }
 
 function payoutsText(r: PayoutsResult): string {

@@ -1,11 +1,9 @@
-import type { Command } from "commander";
 import { UserError } from "../../errors/user-error.js";
 import { isPlainDecimal } from "../../money.js";
 import { faultAmount, type SandboxOptions, startSandbox, webhookKey } from "../../sandbox/index.js";
-import { collect, wholeNumber } from "../option-parsers.js";
-import { action } from "../run-action.js";
+import { wholeNumber } from "../option-parsers.js";
 
-interface SandboxFlags {
+export interface SandboxFlags {
   port: string;
   host: string;
   products: string;
@@ -116,7 +114,8 @@ function webhookOptions(flags: SandboxFlags): SandboxOptions {
   };
 }
 
-async function run(flags: SandboxFlags): Promise<number> {
+/** `sandbox`: the local service until SIGINT or SIGTERM. */
+export async function runSandbox(flags: SandboxFlags): Promise<number> {
   const options = sandboxOptions(flags);
   const sandbox = await startSandbox(options);
   const key = options.apiKey === undefined ? "none" : "set";
@@ -135,30 +134,4 @@ async function run(flags: SandboxFlags): Promise<number> {
   });
   await sandbox.close();
   return 0;
-}
-
-/** Registers the `sandbox` command: the local service, for the demo, tests and benchmarks. */
-export function register(program: Command): void {
-  program
-    .command("sandbox")
-    .description("Run the local sandbox of the service (in memory) until SIGINT/SIGTERM.")
-    .option("--port <n>", "port to listen on (0: a free one)", "4010")
-    .option("--host <host>", "address to listen on", "127.0.0.1")
-    .option("--products <n>", "number of generated products", "250")
-    .option("--seed <s>", "seed of the generated catalog", "1")
-    .option("--api-key <key>", "the only API key accepted (default: any non-empty key)")
-    .option("--balance <CUR=AMOUNT>", "starting balance of a currency (repeatable)", collect, [])
-    .option("--async-complete-ms <ms>", "time an async order stays PROCESSING (default 1000)")
-    .option("--order-rate-limit <n>", "orders accepted per minute (default 300)")
-    .option("--fail-rate <r>", "share of orders answered 500 before anything is done (0..1)")
-    .option("--drop-rate <r>", "share of created orders whose connection is cut (0..1)")
-    .option("--latency-ms <ms>", "delay of every /v2 request, with ±20% jitter")
-    .option("--async-fail-rate <r>", "share of async orders that end FAILED (0..1)")
-    .option("--webhook-url <url>", "POST order.completion and product.update webhooks here")
-    .option("--webhook-secret <whsec>", "signing secret of the webhooks (whsec_ + base64)")
-    .option("--webhook-duplicates <n>", "webhooks sent twice: a probability below 1, or a count")
-    .option("--webhook-out-of-order <n>", "webhooks held back behind the next one (same forms)")
-    .option("--webhook-drop <n>", "webhooks never sent (same forms)")
-    .option("--webhook-delay-ms <ms>", "delay before each webhook's first attempt")
-    .action(action((flags: SandboxFlags) => run(flags)));
 }

@@ -1,12 +1,10 @@
-import type { Command } from "commander";
 import { Registry } from "prom-client";
 import { startMetricsServer } from "../../metrics/metrics-server.js";
 import { WebhookMetrics } from "../../metrics/webhook-metrics.js";
 import { OutageReporter, redisAddress } from "../../redis/outage-reporter.js";
 import { startReceiverFor } from "../../webhooks/receiver-for-config.js";
 import { webhookSecretFrom } from "../../webhooks/webhook-secret.js";
-import { portNumber } from "../option-parsers.js";
-import { action, createContext } from "../run-action.js";
+import { createContext } from "../run-action.js";
 import { untilSignal } from "../until-signal.js";
 
 interface WebhooksFlags {
@@ -17,58 +15,40 @@ interface WebhooksFlags {
   storePayoutUrls?: boolean;
 }
 
-/** Registers `webhooks`: the receiver of the service's webhooks (src/webhooks). */
-export function register(program: Command): void {
-  program
-    .command("webhooks")
-    .description(
-      "Receive the service's webhooks (order.completion, product.update) until SIGINT/SIGTERM; the secret comes from GIFTJOBS_WEBHOOK_SECRET.",
-    )
-    .requiredOption("--port <port>", "port to listen on (0: a free one)", portNumber)
-    .option("--host <host>", "interface to listen on (behind a TLS proxy: 127.0.0.1)", "127.0.0.1")
-    .option(
-      "--metrics-port <port>",
-      "serve Prometheus metrics at /metrics on this port",
-      portNumber,
-    )
-    .option("--metrics-host <host>", "interface for --metrics-port", "127.0.0.1")
-    .option("--store-payout-urls", "keep redemption links in the ledger (as worker does)")
-    .action(
-      action(async (opts: WebhooksFlags) => {
-        const secret = webhookSecretFrom();
-        const ctx = createContext();
-        const registry = new Registry();
-        const metrics = new WebhookMetrics(registry);
-        let outage: OutageReporter | undefined;
-        const receiver = await startReceiverFor(ctx.config, {
-          secret,
+/** `webhooks`: the receiver (and its metrics) until SIGINT or SIGTERM. */
+export async function runWebhooks(opts: WebhooksFlags): Promise<number> {
+  const secret = webhookSecretFrom();
+  const ctx = createContext();
+  const registry = new Registry();
+  const metrics = new WebhookMetrics(registry);
+  let outage: OutageReporter | undefined;
+  const receiver = await startReceiverFor(ctx.config, {
+    secret,
+    log: ctx.log,
+    port: opts.port,
+    host: opts.host,
+    storePayoutUrls: opts.storePayoutUrls,
+    onMessage: metrics.onMessage,
+    // While Redis is away the receiver answers 5xx (the service sends again); this says
+    // so in one line every few seconds instead of an error per reconnect.
+    onConnection: (redis) => {
+      outage = new OutageReporter(redisAddress(ctx.config)).watch(redis);
+    },
+  });
+  const server =
+    opts.metricsPort === undefined
+      ? undefined
+      : await startMetricsServer({
+          registry,
+          port: opts.metricsPort,
+          host: opts.metricsHost,
           log: ctx.log,
-          port: opts.port,
-          host: opts.host,
-          storePayoutUrls: opts.storePayoutUrls,
-          onMessage: metrics.onMessage,
-          // While Redis is away the receiver answers 5xx (the service sends again); this says
-          // so in one line every few seconds instead of an error per reconnect.
-          onConnection: (redis) => {
-            outage = new OutageReporter(redisAddress(ctx.config)).watch(redis);
-          },
         });
-        const server =
-          opts.metricsPort === undefined
-            ? undefined
-            : await startMetricsServer({
-                registry,
-                port: opts.metricsPort,
-                host: opts.metricsHost,
-                log: ctx.log,
-              });
-        ctx.log.info({ url: receiver.url, metrics: server?.url }, "receiving webhooks");
-        process.stdout.write(`webhooks receiver listening on ${receiver.url}\n`);
-        await untilSignal();
-        await receiver.close();
-        await server?.close();
-        outage?.close();
-        return 0;
-      }),
-    );
+  ctx.log.info({ url: receiver.url, metrics: server?.url }, "receiving webhooks");
+  process.stdout.write(`webhooks receiver listening on ${receiver.url}\n`);
+  await untilSignal();
+  await receiver.close();
+  await server?.close();
+  outage?.close();
+  return 0;
 }

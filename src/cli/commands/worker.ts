@@ -1,5 +1,3 @@
-import type { Command } from "commander";
-import { InvalidArgumentError } from "commander";
 import type { Config } from "../../config.js";
 import { StartCancelled } from "../../errors/start-cancelled.js";
 import type { Logger } from "../../log.js";
@@ -10,23 +8,8 @@ import type { RunningReceiver } from "../../webhooks/webhook-receiver.js";
 import { webhookSecretFrom } from "../../webhooks/webhook-secret.js";
 import { startWorkers } from "../../worker/start-workers.js";
 import type { WorkerQueue } from "../../worker/worker-options.js";
-import { portNumber, positiveWhole } from "../option-parsers.js";
-import { action, createContext } from "../run-action.js";
+import { createContext } from "../run-action.js";
 import { untilSignal } from "../until-signal.js";
-
-function parseQueues(value: string): WorkerQueue[] {
-  const names = value
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
-  for (const name of names) {
-    if (name !== "orders" && name !== "catalog") {
-      throw new InvalidArgumentError(`unknown queue "${name}" (use orders, catalog or both)`);
-    }
-  }
-  if (names.length === 0) throw new InvalidArgumentError("name at least one queue");
-  return names as WorkerQueue[];
-}
 
 interface WorkerFlags {
   concurrency: number;
@@ -50,104 +33,55 @@ function webhooksOn(opts: WorkerFlags): boolean {
   );
 }
 
-/** Registers `worker`. */
-export function register(program: Command): void {
-  program
-    .command("worker")
-    .description("Process order and catalog jobs until SIGINT/SIGTERM.")
-    .option(
-      "--concurrency <n>",
-      "requests in flight at once per queue (orders at the service; catalog syncs)",
-      positiveWhole,
-      10,
-    )
-    .option("--queues <list>", "queues to serve: orders, catalog", parseQueues, [
-      "orders",
-      "catalog",
-    ] as WorkerQueue[])
-    .option(
-      "--store-payout-urls",
-      "keep redemption links in the ledger (they are money in the open)",
-    )
-    .option(
-      "--metrics-port <port>",
-      "serve Prometheus metrics at /metrics on this port",
-      portNumber,
-    )
-    .option("--metrics-host <host>", "interface for --metrics-port", "127.0.0.1")
-    .option(
-      "--lock-duration <ms>",
-      "how soon a crashed worker's jobs are taken over by other workers",
-      positiveWhole,
-      30000,
-    )
-    .option(
-      "--webhooks",
-      "webhooks deliver order ends (also GIFTJOBS_WEBHOOKS=1): index accepted orders, poll later",
-    )
-    .option(
-      "--webhook-port <port>",
-      "also receive the webhooks here (implies --webhooks; secret in GIFTJOBS_WEBHOOK_SECRET)",
-      portNumber,
-    )
-    .option("--webhook-host <host>", "interface for --webhook-port", "127.0.0.1")
-    .option(
-      "--webhook-poll-delay <ms>",
-      "with webhooks on: first poll of an accepted async order, the safety net",
-      positiveWhole,
-      30000,
-    )
-    .action(
-      action(async (opts: WorkerFlags) => {
-        // A missing secret is told before anything starts.
-        const secret = opts.webhookPort === undefined ? undefined : webhookSecretFrom();
-        const ctx = createContext();
-        const metrics = await metricsIfAsked(opts, ctx.config, ctx.log);
-        // Listened to from here: a stop while Redis has not answered yet ends the wait cleanly.
-        const starting = new AbortController();
-        const stopped = untilSignal().finally(() => starting.abort());
-        const running = await startWorkers({
-          signal: starting.signal,
-          config: ctx.config,
-          log: ctx.log,
-          queues: opts.queues,
-          concurrency: opts.concurrency,
-          storePayoutUrls: opts.storePayoutUrls,
-          lockDurationMs: opts.lockDuration,
-          hooks: metrics?.hooks,
-          webhooks: webhooksOn(opts) ? { firstPollDelayMs: opts.webhookPollDelay } : undefined,
-        }).catch(async (error) => {
-          // An open metrics server would keep the process alive after the failure.
-          await metrics?.close();
-          if (error instanceof StartCancelled) return undefined;
-          throw error;
-        });
-        if (!running) {
-          ctx.log.info("worker stopped before Redis answered; nothing had started");
-          exitSoonAfterStop();
-          return 0;
-        }
-        ctx.log.info(
-          { queues: opts.queues, concurrency: opts.concurrency },
-          "worker started; SIGINT or SIGTERM to stop",
-        );
-        const receiver = secret
-          ? await receiveWebhooks(opts, secret, ctx, metrics).catch(async (error) => {
-              await running.close();
-              await metrics?.close();
-              throw error;
-            })
-          : undefined;
-        await stopped;
-        ctx.log.info("stopping: no new jobs; finishing the active ones");
-        await receiver?.close();
+/** `worker`: the queues' workers (and metrics, the webhook receiver) until SIGINT or SIGTERM. */
+export async function runWorker(opts: WorkerFlags): Promise<number> {
+  // A missing secret is told before anything starts.
+  const secret = opts.webhookPort === undefined ? undefined : webhookSecretFrom();
+  const ctx = createContext();
+  const metrics = await metricsIfAsked(opts, ctx.config, ctx.log);
+  // Listened to from here: a stop while Redis has not answered yet ends the wait cleanly.
+  const starting = new AbortController();
+  const stopped = untilSignal().finally(() => starting.abort());
+  const running = await startWorkers({
+    signal: starting.signal,
+    config: ctx.config,
+    log: ctx.log,
+    queues: opts.queues,
+    concurrency: opts.concurrency,
+    storePayoutUrls: opts.storePayoutUrls,
+    lockDurationMs: opts.lockDuration,
+    hooks: metrics?.hooks,
+    webhooks: webhooksOn(opts) ? { firstPollDelayMs: opts.webhookPollDelay } : undefined,
+  }).catch(async (error) => {
+    // An open metrics server would keep the process alive after the failure.
+    await metrics?.close();
+    if (error instanceof StartCancelled) return undefined;
+    throw error;
+  });
+  if (!running) {
+    ctx.log.info("worker stopped before Redis answered; nothing had started");
+    exitSoonAfterStop();
+    return 0;
+  }
+  ctx.log.info(
+    { queues: opts.queues, concurrency: opts.concurrency },
+    "worker started; SIGINT or SIGTERM to stop",
+  );
+  const receiver = secret
+    ? await receiveWebhooks(opts, secret, ctx, metrics).catch(async (error) => {
         await running.close();
         await metrics?.close();
-        ctx.log.info("worker stopped");
-        exitSoonAfterStop();
-        return 0;
-      }),
-    );
+        throw error;
+      })
+    : undefined;
+  await stopped;
+  ctx.log.info("stopping: no new jobs; finishing the active ones");
+  await receiver?.close();
+  await running.close();
+  await metrics?.close();
+  ctx.log.info("worker stopped");
+  exitSoonAfterStop();
+  return 0;
 }
 
 /** `--webhook-port`: the receiver in this process, its metrics beside the worker's. */

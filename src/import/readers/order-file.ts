@@ -2,7 +2,6 @@ import { open } from "node:fs/promises";
 import { extname } from "node:path";
 import { UserError } from "../../errors/user-error.js";
 import { type CsvItem, type ReadOrderRowsOptions, readOrderRows } from "./csv-rows.js";
-import { readXlsxRows } from "./xlsx-rows.js";
 
 /** How an order file is read: an .xlsx workbook, or text with a delimiter. */
 export type OrderFileKind =
@@ -124,6 +123,8 @@ export async function* readOrderFile(
   const kind = orderFileKind(path, await readSample(path, label), options);
   const { sheet, delimiter: _, maxUnzippedBytes, ...rest } = options;
   if (kind.type === "xlsx") {
+    // Loaded here: exceljs only for a workbook (docs/architecture/command-line.md, "Start-up").
+    const { readXlsxRows } = await import("./xlsx-rows.js");
     yield* readXlsxRows(path, { ...rest, sheet, maxUnzippedBytes });
     return;
   }

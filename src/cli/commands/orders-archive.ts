@@ -1,0 +1,33 @@
+import {
+  type ArchiveResult,
+  archiveCampaign,
+  type RestoreResult,
+  restoreCampaign,
+} from "../../campaigns/archive.js";
+import { campaignCommand } from "./campaigns.js";
+
+const number = (n: number) => n.toLocaleString("en-US");
+
+/** `orders archive`. */
+export const runArchive = campaignCommand(async (ledger, name, config) => {
+  const result = await archiveCampaign(ledger, name, { dataDir: config.dataDir });
+  return { json: result, text: archiveText(result) };
+});
+
+/** `orders restore`. */
+export const runRestore = campaignCommand(async (ledger, name) => {
+  const result = await restoreCampaign(ledger, name);
+  return { json: result, text: restoreText(result) };
+});
+
+function archiveText(r: ArchiveResult): string {
+  const what =
+    r.outcome === "already"
+      ? `campaign ${r.campaign} was archived already (${r.archived_at}); its files match the manifest`
+      : `campaign ${r.campaign} archived: ${number(r.rows)} rows, ${number(r.orders)} orders`;
+  return `${what}\n  archive: ${r.archive}\n`;
+}
+
+function restoreText(r: RestoreResult): string {
+  return `campaign ${r.campaign} restored (${r.state}): ${number(r.rows)} rows, ${number(r.orders)} orders, from ${r.archive}\n`;
+}

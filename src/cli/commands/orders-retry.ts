@@ -1,0 +1,60 @@
+import { apiKeyFingerprint } from "../../api/client.js";
+import { requireCampaign } from "../../campaigns/find-campaign.js";
+import { retryCampaign } from "../../campaigns/retry.js";
+import { campaignStatus } from "../../campaigns/status.js";
+import { createContext, printJson } from "../run-action.js";
+import { withServices } from "../services.js";
+
+const number = (n: number) => n.toLocaleString("en-US");
+
+/** `orders retry`: failed rows queued again (docs/commands.md, "Retry"). */
+export async function runRetry(opts: {
+  campaign: string;
+  newKey?: boolean;
+  force?: boolean;
+  allowRepeats?: boolean;
+  json?: boolean;
+}): Promise<number> {
+  const ctx = createContext(opts.json);
+  return withServices(ctx.config, async ({ ledger, database }) => {
+    await requireCampaign(ledger, opts.campaign);
+    if (opts.newKey && !opts.force) {
+      const status = await campaignStatus(ledger, opts.campaign);
+      if (status.failed_uncertain > 0) {
+        process.stderr.write(
+          `note: ${status.failed_uncertain} failed_uncertain rows are left alone: an order may exist for them. ` +
+            "Retry them with their same key (`orders retry` without --new-key); --new-key --force could pay twice.\n",
+        );
+      }
+    }
+    if (opts.force && opts.newKey)
+      ctx.log.warn(
+        { campaign: opts.campaign },
+        "--force: failed_uncertain rows get new keys; this could pay twice",
+      );
+    const result = await retryCampaign(ledger, opts.campaign, {
+      newKey: opts.newKey,
+      force: opts.force,
+      dataDir: ctx.config.dataDir,
+      database,
+      apiKey: apiKeyFingerprint(ctx.config.apiKey),
+      allowRepeats: opts.allowRepeats,
+      repeatWindowDays: ctx.config.repeatWindowDays,
+    });
+    if (result.repeats)
+      process.stderr.write(
+        `note: ${number(result.repeats)} orders keep their rows: another campaign has paid the same people the same cards since (--allow-repeats to send them all the same)\n`,
+      );
+    if (result.unclear > 0)
+      process.stderr.write(
+        `note: ${number(result.unclear)} orders keep their key: an attempt under it ended unclear, so an order may exist. ` +
+          "Retry them with their same key; --new-key --force only once you have checked the service's orders.\n",
+      );
+    if (opts.json) printJson({ campaign: opts.campaign, ...result });
+    else
+      process.stdout.write(
+        `${number(result.rows)} rows in ${number(result.orders)} orders re-queued (${result.mode})\n`,
+      );
+    return 0;
+  });
+}
