@@ -6,6 +6,8 @@ export default defineConfig({
     exclude: ["test/bench/**", "node_modules/**"],
     // Deletes each test's Redis prefixes and temporary folders after it (test/helpers/setup.ts).
     setupFiles: ["test/helpers/setup.ts"],
+    // The CLI the tests spawn, compiled once per run (test/helpers/cli-build.ts).
+    globalSetup: ["test/helpers/cli-build.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Two cores: integration suites start servers and workers; keep the file-level parallelism modest.

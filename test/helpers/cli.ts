@@ -1,6 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+
+import { COMPILED_CLI } from "./cli-build.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -41,10 +44,7 @@ export function spawnCli(
   as: RunAs = {},
 ): CliChild {
   const { root = ROOT, ...user } = as;
-  const entry = join(root, "test", "helpers", "cli-entry.ts");
-  // By path, not by name: a child running in a temporary folder cannot resolve "tsx" from there.
-  const tsx = pathToFileURL(join(root, "node_modules", "tsx", "dist", "loader.mjs")).href;
-  const child = spawn(process.execPath, ["--import", tsx, entry, ...args], {
+  const child = spawn(process.execPath, [...entryArgs(root), ...args], {
     cwd,
     env: { ...process.env, ...env, CI: "true" },
     stdio: ["ignore", "pipe", "pipe"],
@@ -62,6 +62,17 @@ export function spawnCli(
     stderr += d;
   });
   return Object.assign(child, { output: () => output, printed: () => ({ stdout, stderr }) });
+}
+
+/**
+ * How a child runs the CLI: compiled by the run's globalSetup (test/helpers/cli-build.ts) when
+ * it is this checkout's, else from another copy's sources under tsx. By path, not by name: a
+ * child running in a temporary folder cannot resolve "tsx" from there.
+ */
+function entryArgs(root: string): string[] {
+  if (root === ROOT && existsSync(COMPILED_CLI)) return [COMPILED_CLI];
+  const tsx = pathToFileURL(join(root, "node_modules", "tsx", "dist", "loader.mjs")).href;
+  return ["--import", tsx, join(root, "test", "helpers", "cli-entry.ts")];
 }
 
 /** Waits until `child` has ended and its output is all read: exit code, stdout and stderr. */
