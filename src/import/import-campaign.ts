@@ -20,7 +20,7 @@ import {
 } from "./import-checks.js";
 import { ImportDeclined, ImportRefused, invalidRowsText, RecordRefused } from "./import-errors.js";
 import { recordCampaign } from "./import-recording.js";
-import { type ImportPlan, type Survey, surveyFile } from "./import-survey.js";
+import { type ImportPlan, type RepeatCheck, type Survey, surveyFile } from "./import-survey.js";
 import type { ImportDeps, ImportOptions, ImportResult } from "./import-types.js";
 import { InvalidRowsFile } from "./invalid-rows-file.js";
 import type { Pricing } from "./pricing.js";
@@ -44,14 +44,7 @@ export async function importCampaign(
   }
   checkBudgetFlags(options.budgets ?? []);
   const memory = paidMemoryFor(deps);
-  const known = new Set(await deps.ledger.campaigns());
-  for (const name of (await memory?.campaigns()) ?? []) known.add(name);
-  checkCampaignName(options.campaign, Boolean(options.append), [...known]);
-  if (await deps.ledger.exists(options.campaign)) {
-    const state = storedState(await deps.ledger.meta(options.campaign));
-    if (state === "cancelled" || state === "archived")
-      throw new UserError(closedText(options.campaign, state));
-  }
+  await checkName(options, deps, memory);
   const mode = options.executionMode ?? "async";
   const itemsPerOrder = checkItemsPerOrder(options.itemsPerOrder, mode);
   const packer = itemsPerOrder > 1 ? new OrderPacker(itemsPerOrder) : undefined;
@@ -61,21 +54,7 @@ export async function importCampaign(
       ? new InvalidRowsFile(options.errorFile)
       : undefined;
 
-  const since = Date.now() - (options.repeatWindowDays ?? REPEAT_WINDOW_DAYS) * 86_400_000;
-  const choice = options.repeats ?? "refuse";
-  const repeats = memory && {
-    finder: new RepeatFinder(
-      await memory.lookup(options.campaign, since),
-      deps.ledger,
-      deps.dataDir,
-    ),
-    choice,
-    groups: new RepeatGroups(
-      choice === "refuse" ? "refused" : choice === "skip" ? "skipped" : "allowed",
-    ),
-  };
-  // The file's bytes, read beside pass 1: the same file imported under another name is named so.
-  const fileHash = memory ? sha256OfFile(options.file).catch(() => undefined) : undefined;
+  const repeats = memory && (await repeatCheck(options, deps, memory));
   const spool = options.dryRun ? undefined : await RowSpool.create();
   try {
     // Before a row is read: an error file that cannot be written stops the import at once.
@@ -88,7 +67,6 @@ export async function importCampaign(
       invalidFile,
       spool,
       repeats,
-      file: memory && { memory, hash: fileHash!, since },
     });
   } catch (error) {
     // Stopped before the error file was put in place (a file refused half way, Redis gone):
@@ -104,7 +82,7 @@ export async function importCampaign(
 async function importWithSpool(
   options: ImportOptions,
   deps: ImportDeps,
-  plan: ImportPlan & { file: FileMemory | undefined },
+  plan: ImportPlan,
 ): Promise<ImportResult> {
   const { invalidFile, spool } = plan;
   // The product states the service pushed since the snapshot was synced (`product.update`, in
@@ -188,7 +166,8 @@ async function importWithSpool(
       { ...plan, spool },
       { holdNow, existing, budgets: budgets.store, verdict },
     );
-    if (plan.file && written.rows > 0) await recordFile(plan.file, options.campaign, written.rows);
+    if (plan.repeats && written.rows > 0)
+      await recordFile(plan.repeats, options.campaign, written.rows);
   } catch (error) {
     if (!(error instanceof RecordRefused)) throw error;
     throw new ImportRefused(error.message, result(error.rows, error.orders));
@@ -206,23 +185,51 @@ async function importWithSpool(
   return { ...result(written.rows, written.orders), state: after };
 }
 
-/** The paid memory as the import uses it after pass 2: the file's hash, and since when to look. */
-interface FileMemory {
-  memory: PaidMemory;
-  hash: Promise<string | undefined>;
-  since: number;
+/**
+ * The name's checks (src/import/campaign-names.ts) against every campaign Redis or the paid
+ * memory knows, and the campaign's state: a cancelled or archived one takes no rows.
+ */
+async function checkName(
+  options: ImportOptions,
+  deps: ImportDeps,
+  memory: PaidMemory | undefined,
+): Promise<void> {
+  const known = new Set(await deps.ledger.campaigns());
+  for (const name of (await memory?.campaigns()) ?? []) known.add(name);
+  checkCampaignName(options.campaign, Boolean(options.append), [...known]);
+  if (!(await deps.ledger.exists(options.campaign))) return;
+  const state = storedState(await deps.ledger.meta(options.campaign));
+  if (state === "cancelled" || state === "archived")
+    throw new UserError(closedText(options.campaign, state));
+}
+
+/** The check of this import's rows against other campaigns' (docs/architecture/repeats.md). */
+async function repeatCheck(
+  options: ImportOptions,
+  deps: ImportDeps,
+  memory: PaidMemory,
+): Promise<RepeatCheck> {
+  const since = Date.now() - (options.repeatWindowDays ?? REPEAT_WINDOW_DAYS) * 86_400_000;
+  const choice = options.repeats ?? "refuse";
+  const lookup = await memory.lookup(options.campaign, since);
+  const outcome = choice === "refuse" ? "refused" : choice === "skip" ? "skipped" : "allowed";
+  return {
+    finder: new RepeatFinder(lookup, deps.ledger, deps.dataDir),
+    choice,
+    groups: new RepeatGroups(outcome),
+    memory,
+    since,
+    // The file's bytes, read beside pass 1: the same file under another name is named so.
+    fileHash: sha256OfFile(options.file).catch(() => undefined),
+  };
 }
 
 /** Whether pass 1 found repeated rows; when it did, notes the campaigns this very file went to. */
-async function repeatsFound(
-  survey: Survey,
-  plan: ImportPlan & { file: FileMemory | undefined },
-): Promise<boolean> {
-  const groups = plan.repeats?.groups;
-  survey.repeats = groups;
-  if (!groups || groups.rows === 0 || !plan.file) return false;
-  const hash = await plan.file.hash;
-  if (hash) groups.sameFile(await plan.file.memory.filesLike(hash, "", plan.file.since));
+async function repeatsFound(survey: Survey, { repeats }: ImportPlan): Promise<boolean> {
+  survey.repeats = repeats?.groups;
+  if (!repeats || repeats.groups.rows === 0) return false;
+  const hash = await repeats.fileHash;
+  if (hash) repeats.groups.sameFile(await repeats.memory.filesLike(hash, "", repeats.since));
   return true;
 }
 
@@ -237,7 +244,7 @@ function repeatsRefusal(survey: Survey): string {
   return lines.join("\n");
 }
 
-async function recordFile(file: FileMemory, campaign: string, rows: number): Promise<void> {
-  const hash = await file.hash;
-  if (hash) await file.memory.recordFile(campaign, hash, rows);
+async function recordFile(repeats: RepeatCheck, campaign: string, rows: number): Promise<void> {
+  const hash = await repeats.fileHash;
+  if (hash) await repeats.memory.recordFile(campaign, hash, rows);
 }

@@ -8,6 +8,7 @@ import type { JournalIndex } from "../orders/journal-index.js";
 import type { OrderRow } from "../orders/order-row.js";
 import type { OrderPacker } from "../orders/packing.js";
 import { paidFingerprint } from "../orders/paid-fingerprint.js";
+import type { PaidMemory } from "../orders/paid-memory.js";
 import { CampaignTotals } from "../orders/totals.js";
 import { CardBook } from "./card-prices.js";
 import type { ImportDeps, ImportOptions } from "./import-types.js";
@@ -90,7 +91,19 @@ export interface ImportPlan {
   /** None on a dry run. */
   spool: RowSpool | undefined;
   /** The check against other campaigns' rows; none without a paid memory (no data dir). */
-  repeats?: { finder: RepeatFinder; choice: RepeatsChoice; groups: RepeatGroups };
+  repeats?: RepeatCheck;
+}
+
+/** How an import checks its rows against other campaigns' (docs/architecture/repeats.md). */
+export interface RepeatCheck {
+  finder: RepeatFinder;
+  choice: RepeatsChoice;
+  groups: RepeatGroups;
+  memory: PaidMemory;
+  /** The window's start, ms since 1970. */
+  since: number;
+  /** sha256 (hex) of the file's bytes; undefined when it could not be read. */
+  fileHash: Promise<string | undefined>;
 }
 
 /**
