@@ -149,7 +149,7 @@ describe("re-importing a campaign", () => {
     const accepted = await importCampaign({ file: changed, campaign: "chg" }, depsOf(e));
     expect(accepted).toMatchObject({ enqueued: 1, already_known: 3, orders: 1 });
     const [row] = await e.ledger.getRows("chg", [identity]);
-    expect(row).toMatchObject({ generation: 1, email: "changed-000002@example.com" });
+    expect(row).toMatchObject({ generation: 1, email: "changed-000002@ref.example.com" });
     expect(row!.order).not.toBe(oldRow.order);
     const oldOrder = await e.ledger.getOrder("chg", oldRow.order);
     expect(oldOrder).toMatchObject({ status: "superseded" });
