@@ -53,15 +53,28 @@ export class ProductGuard {
   private view: GuardView = { overrides: {} };
   private readAt = 0;
   private snapshot: { name: string; fetchedAt: string; index: CatalogIndex } | undefined;
+  /** The read under way: the orders that find the view old meanwhile wait for it, not a read each. */
+  private reading: Promise<GuardView> | undefined;
 
   constructor(
     private readonly source: ProductGuardSource,
     private readonly ttlMs = 1000,
   ) {}
 
-  /** The overrides newer than the current snapshot, and its index, read again once `ttlMs` has passed. */
-  private async current(): Promise<GuardView> {
-    if (Date.now() - this.readAt <= this.ttlMs) return this.view;
+  /**
+   * The overrides newer than the current snapshot, and its index, read again once `ttlMs` has
+   * passed: one read at a time, shared by every order that asks while it runs (fifty orders in
+   * flight would otherwise each open the snapshot once the view is old).
+   */
+  private current(): Promise<GuardView> {
+    if (Date.now() - this.readAt <= this.ttlMs) return Promise.resolve(this.view);
+    this.reading ??= this.read().finally(() => {
+      this.reading = undefined;
+    });
+    return this.reading;
+  }
+
+  private async read(): Promise<GuardView> {
     const [all, snapshot] = await Promise.all([
       this.source.overrides.read(),
       openCurrentSnapshot({ dataDir: this.source.dataDir, database: this.source.database }),
