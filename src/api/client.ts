@@ -114,6 +114,7 @@ export class ApiClient {
   private readonly timeoutMs: number;
   private readonly transport: Transport;
   private readonly apiKey: string | undefined;
+  private fingerprint: string | undefined;
 
   constructor(private readonly options: ApiClientOptions) {
     // fetch would reject such a key on every call with a message that quotes it, and the
@@ -137,7 +138,9 @@ export class ApiClient {
    * from it.
    */
   get keyFingerprint(): string {
-    return apiKeyFingerprint(this.apiKey);
+    // Asked before every order (START): hashed once, the key never changes.
+    this.fingerprint ??= apiKeyFingerprint(this.apiKey);
+    return this.fingerprint;
   }
 
   /** One page of GET /v2/product. Products are returned exactly as received. */

@@ -53,15 +53,33 @@ export class ProductGuard {
   private view: GuardView = { overrides: {} };
   private readAt = 0;
   private snapshot: { name: string; fetchedAt: string; index: CatalogIndex } | undefined;
+  /** The read under way: the orders that find the view old meanwhile wait for it, not a read each. */
+  private reading: Promise<GuardView> | undefined;
 
   constructor(
     private readonly source: ProductGuardSource,
     private readonly ttlMs = 1000,
   ) {}
 
-  /** The overrides newer than the current snapshot, and its index, read again once `ttlMs` has passed. */
-  private async current(): Promise<GuardView> {
-    if (Date.now() - this.readAt <= this.ttlMs) return this.view;
+  /** Whether the view was read less than `ttlMs` ago. */
+  private fresh(): boolean {
+    return Date.now() - this.readAt <= this.ttlMs;
+  }
+
+  /**
+   * The overrides newer than the current snapshot, and its index, read again once `ttlMs` has
+   * passed: one read at a time, shared by every order that asks while it runs (fifty orders in
+   * flight would otherwise each open the snapshot once the view is old).
+   */
+  private current(): Promise<GuardView> {
+    if (this.fresh()) return Promise.resolve(this.view);
+    this.reading ??= this.read().finally(() => {
+      this.reading = undefined;
+    });
+    return this.reading;
+  }
+
+  private async read(): Promise<GuardView> {
     const [all, snapshot] = await Promise.all([
       this.source.overrides.read(),
       openCurrentSnapshot({ dataDir: this.source.dataDir, database: this.source.database }),
@@ -88,7 +106,23 @@ export class ProductGuard {
    * denominations no longer take.
    */
   async stopReason(request: OrderRequest): Promise<string | undefined> {
-    const { overrides, snapshot } = await this.current();
+    // A view gone old is read again, and an order it would stop waits for that read (a product
+    // back since, and the campaign resumed, must not be paused again by the old view); an order
+    // it lets through goes at once, checked against a view at most one read older than `ttlMs`,
+    // instead of every order in flight waiting for the read inside its sending slot.
+    if (this.readAt > 0 && this.ttlMs > 0 && !this.fresh()) {
+      const reading = this.current();
+      const before = this.reasonIn(this.view, request);
+      if (before === undefined) {
+        reading.catch(() => undefined);
+        return undefined;
+      }
+    }
+    return this.reasonIn(await this.current(), request);
+  }
+
+  private reasonIn(view: GuardView, request: OrderRequest): string | undefined {
+    const { overrides, snapshot } = view;
     for (const item of request.items) {
       // A choice of products (MULTIPLE, TEMPLATE) is not held here: the service checks it.
       if (item.products.type !== "SINGLE") continue;

@@ -50,6 +50,10 @@ export async function childScript(file: string): Promise<string> {
 
 function spawnChild(script: string, env: Record<string, string>) {
   const args = [
+    // The script sits in node_modules/.cache: where node_modules is a link to another checkout's
+    // (a git worktree's), Node would run it from there, and the child would read that checkout's
+    // files by its package root (the ledger's Lua scripts), not this one's.
+    "--preserve-symlinks-main",
     ...CHILD_NODE_ARGS,
     ...(CHILD_RUNTIME === "tsx" ? ["--import", "tsx"] : []),
     script,

@@ -99,4 +99,37 @@ describe("the product guard", () => {
     expect(await ledger.getOrder("c", 1)).toMatchObject({ status: "queued" });
     expect(await redis.redis.lrange(ledger.keys("c").pending, 0, -1)).toEqual(["1"]);
   });
+
+  it("reads once for the orders that ask together; an old view stops nothing without a new read", async () => {
+    const overrides = new ProductOverrides(redis.redis, redis.prefix);
+    let reads = 0;
+    const counted = {
+      record: (u: ProductUpdate) => overrides.record(u),
+      read: () => {
+        reads += 1;
+        return overrides.read();
+      },
+      applyTo: overrides.applyTo.bind(overrides),
+    };
+    const guard = new ProductGuard({ overrides: counted, dataDir: await tmpDir("wh-guard") }, 50);
+    const at = new Date();
+    await overrides.record(update("GC-1", { price_multiplier: "0.05", is_orderable: false }, at));
+    const asked = await Promise.all(
+      Array.from({ length: 20 }, () => guard.stopReason(request("GC-1", 10))),
+    );
+    expect(asked.every((reason) => reason?.startsWith("product_unavailable: product GC-1"))).toBe(
+      true,
+    );
+    expect(reads).toBe(1);
+    // Orderable again, and the view gone old: the old view would stop the order, so it waits
+    // for the next read, one for all of them.
+    const later = new Date(at.getTime() + 1000);
+    await overrides.record(update("GC-1", { price_multiplier: "0.05", is_orderable: true }, later));
+    await new Promise((r) => setTimeout(r, 60));
+    const again = await Promise.all(
+      Array.from({ length: 20 }, () => guard.stopReason(request("GC-1", 10))),
+    );
+    expect(again.every((reason) => reason === undefined)).toBe(true);
+    expect(reads).toBe(2);
+  });
 });

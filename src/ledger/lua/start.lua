@@ -55,12 +55,15 @@ if not raw then
 end
 local order = cjson.decode(raw)
 local current = order.s
-local meta = redis.call('HMGET', KEYS[4], 'state', 'paused_reason', 'created_at', 'execution_mode')
-local state = meta[1] or 'running'
 if current ~= 'queued' and current ~= 'in_flight' then
   redis.call('SREM', KEYS[5], ARGV[1])
   return {0, current}
 end
+-- The campaign's state and, for the order's currency, its budget and planned price: one read.
+local c = order.c or ''
+local meta = redis.call('HMGET', KEYS[4], 'state', 'paused_reason', 'created_at', 'execution_mode',
+  'budget:' .. c, 'planned_price:' .. c)
+local state = meta[1] or 'running'
 if current == 'in_flight' then mark_unclear(order, 'interrupted') end
 if state == 'cancelled' or state == 'archived' then
   -- queued: cancelled (or failed_uncertain after an ambiguous attempt); in_flight here is a job
@@ -84,12 +87,11 @@ if state == 'held' or state == 'paused' or meta[2] then
   return {2, meta[2] or state}
 end
 if order.c then
-  local c = order.c
-  local money = redis.call('HMGET', KEYS[4], 'budget:' .. c, 'planned_price:' .. c)
-  if money[1] and not int_le(money[2] or '0', money[1]) then
+  local budget, planned = meta[5], meta[6]
+  if budget and not int_le(planned or '0', budget) then
     local scale = cjson.decode(ARGV[4])[c] or 2
-    local reason = 'budget_exceeded: ' .. c .. ' planned ' .. units_text(money[2], scale) ..
-      ' is over the budget of ' .. units_text(money[1], scale)
+    local reason = 'budget_exceeded: ' .. c .. ' planned ' .. units_text(planned, scale) ..
+      ' is over the budget of ' .. units_text(budget, scale)
     redis.call('HSET', KEYS[4], 'state', 'paused', 'paused_reason', reason, 'paused_at', ARGV[3])
     give_back()
     return {3, reason}

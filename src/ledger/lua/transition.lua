@@ -133,7 +133,10 @@ if ARGV[6] == 'pending' then
   keep_dispatched(KEYS[5], KEYS[8], ARGV[9])
 end
 -- Only a change of status can finish the campaign (a refresh of a completed order's payouts
--- must not move its finished_at).
-if current ~= to then note_finished(KEYS[3], KEYS[5], ARGV[5]) end
+-- must not move its finished_at), and only to a status past sending: an order that is queued,
+-- in flight or submitted is a row still to send, so the counts need no reading.
+if current ~= to and to ~= 'queued' and to ~= 'in_flight' and to ~= 'submitted' then
+  note_finished(KEYS[3], KEYS[5], ARGV[5])
+end
 forget_id()
 return {1, current, to}
