@@ -1,4 +1,11 @@
 import { z } from "zod";
+import {
+  DenominationsSchema,
+  decimalString,
+  ProductUpdateStateSchema,
+} from "./product-update-schema.js";
+
+export { type ProductUpdateState, ProductUpdateStateSchema } from "./product-update-schema.js";
 
 /**
  * Response schemas. Tolerant of unknown fields (looseObject) and of the nulls seen in real data;
@@ -6,7 +13,6 @@ import { z } from "zod";
  * page schema checks only its envelope, and `productProblems` lists what is wrong with a product.
  */
 
-const decimalString = z.string().regex(/^\d+(\.\d+)?$/, "must be a decimal string");
 const nullableString = z.string().nullish();
 
 export const CatalogPageSchema = z.looseObject({
@@ -27,13 +33,6 @@ export interface CatalogPage {
     page?: { limit: number } | null;
   };
 }
-
-const DenominationsSchema = z.looseObject({
-  type: z.string().nullish(),
-  available_list: z.array(decimalString).nullish(),
-  minimum_value: decimalString.nullish(),
-  maximum_value: decimalString.nullish(),
-});
 
 /** The fields of a product that ordering relies on. */
 export const ProductCoreSchema = z.looseObject({
@@ -115,18 +114,6 @@ export const CompletedOrderSchema = OrderSchema.extend({
   items: z.array(OrderItemSchema).optional(),
 });
 export type CompletedOrder = z.infer<typeof CompletedOrderSchema>;
-
-/**
- * A product's state in a `product.update` webhook (OpenAPI ProductUpdateState): its discount
- * multiplier (the product's `discount_multiplier`), whether it can be ordered, and its
- * denominations when the message carries them.
- */
-export const ProductUpdateStateSchema = z.looseObject({
-  price_multiplier: decimalString,
-  is_orderable: z.boolean(),
-  denominations: DenominationsSchema.nullish(),
-});
-export type ProductUpdateState = z.infer<typeof ProductUpdateStateSchema>;
 
 /** The `product.update` webhook's body (OpenAPI ProductUpdateWebhook). */
 export const ProductUpdateSchema = z.looseObject({

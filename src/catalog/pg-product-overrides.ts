@@ -1,4 +1,5 @@
-import { type ProductUpdate, ProductUpdateStateSchema } from "../api/schemas.js";
+import { ProductUpdateStateSchema } from "../api/product-update-schema.js";
+import type { ProductUpdate } from "../api/schemas.js";
 import { databaseFailure } from "../db/database-error.js";
 import type { Database } from "../db/open-database.js";
 import type { CatalogIndex } from "./index-entry.js";

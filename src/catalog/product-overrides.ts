@@ -1,10 +1,7 @@
 import { join } from "node:path";
 import type { Redis } from "ioredis";
-import {
-  type ProductUpdate,
-  type ProductUpdateState,
-  ProductUpdateStateSchema,
-} from "../api/schemas.js";
+import { type ProductUpdateState, ProductUpdateStateSchema } from "../api/product-update-schema.js";
+import type { ProductUpdate } from "../api/schemas.js";
 import { readLuaScript } from "../redis/lua-scripts.js";
 import { redisKey } from "../redis/redis-key.js";
 import type { CatalogIndex, CatalogIndexEntry } from "./index-entry.js";
