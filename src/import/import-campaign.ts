@@ -233,14 +233,15 @@ async function repeatsFound(survey: Survey, { repeats }: ImportPlan): Promise<bo
   return true;
 }
 
-/** The refusal of repeated rows: one line per earlier campaign, then what to do. */
+/**
+ * The refusal of repeated rows: one line per earlier campaign, the last saying that nothing was
+ * recorded and how to record the other rows only.
+ */
 function repeatsRefusal(survey: Survey): string {
-  const groups = survey.repeats!.list();
-  const lines = groups.map((g) => `${repeatLine(g)}: pass --allow-repeats to pay them again`);
-  const rows = survey.repeats!.rows;
-  lines.push(
-    `${rows} ${rows === 1 ? "row repeats" : "rows repeat"} what other campaigns paid; nothing was recorded (--skip-repeats records the other rows only)`,
-  );
+  const lines = survey
+    .repeats!.list()
+    .map((g) => `${repeatLine(g)}: pass --allow-repeats to pay them again`);
+  lines[lines.length - 1] += "; nothing was recorded (--skip-repeats records the other rows only)";
   return lines.join("\n");
 }
 
