@@ -537,7 +537,7 @@ async function endToEnd(bench: Bench): Promise<void> {
   const createRate = createOnly.sent / (createOnly.sentMs / 1000);
   process.stdout.write(
     `    workers / bare: median ${fixed(median(ratios), 2)}x, worst ${fixed(Math.min(...ratios), 2)}x (goal >= 0.9x)\n` +
-      `    with webhooks: median ${fixed(median(webhookRatios), 2)}x, worst ${fixed(Math.min(...webhookRatios), 2)}x (goal >= 0.95x); ` +
+      `    with webhooks: median ${fixed(median(webhookRatios), 2)}x, worst ${fixed(Math.min(...webhookRatios), 2)}x (goal >= 0.9x); ` +
       `receiver apart (giftjobs webhooks): median ${fixed(median(apartRatios), 2)}x, worst ${fixed(Math.min(...apartRatios), 2)}x\n` +
       `    create path alone (polls held back): ${fixed(createRate)} orders/s\n`,
   );
