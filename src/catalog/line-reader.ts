@@ -1,5 +1,5 @@
 import { createReadStream } from "node:fs";
-import type { FileHandle } from "node:fs/promises";
+import { type FileHandle, open } from "node:fs/promises";
 
 /**
  * The lines of a UTF-8 file in batches (one per 1 MiB chunk): one await per chunk instead of
@@ -49,5 +49,25 @@ export async function* readNumberedLineBatches(
   for await (const lines of readLineBatches(file, options)) {
     yield { lines, first };
     first += lines.length;
+  }
+}
+
+/** Whether the file ends with a newline; undefined when there is no file (or it is empty). */
+export async function endsWithNewline(path: string): Promise<boolean | undefined> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, "r");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+  try {
+    const { size } = await handle.stat();
+    if (size === 0) return undefined;
+    const last = Buffer.alloc(1);
+    await handle.read(last, 0, 1, size - 1);
+    return last[0] === 0x0a;
+  } finally {
+    await handle.close();
   }
 }

@@ -1,7 +1,6 @@
 import { ProductUpdateStateSchema } from "../api/product-update-schema.js";
 import type { ProductUpdate } from "../api/schemas.js";
-import { databaseFailure } from "../db/database-error.js";
-import type { Database } from "../db/open-database.js";
+import { type Database, queryRows } from "../db/open-database.js";
 import type { CatalogIndex } from "./index-entry.js";
 import {
   applyProductOverrides,
@@ -82,11 +81,7 @@ export class PgProductOverrides implements ProductOverrideStore {
     return applyProductOverrides(index, await this.read());
   }
 
-  private async query<R>(text: string, values: unknown[]): Promise<R[]> {
-    try {
-      return (await this.database.pool.query(text, values)).rows as R[];
-    } catch (error) {
-      throw databaseFailure(error, this.database.url);
-    }
+  private query<R>(text: string, values: unknown[]): Promise<R[]> {
+    return queryRows<R>(this.database, text, values);
   }
 }

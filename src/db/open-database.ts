@@ -77,6 +77,22 @@ export async function openDatabase(
 }
 
 /**
+ * One statement on the pool, its rows as `R`; a failure is the one-line error of
+ * databaseFailure (the database down, named by GIFTJOBS_DATABASE_URL).
+ */
+export async function queryRows<R>(
+  database: Database,
+  text: string,
+  values: unknown[] = [],
+): Promise<R[]> {
+  try {
+    return (await database.pool.query(text, values)).rows as R[];
+  } catch (error) {
+    throw databaseFailure(error, database.url);
+  }
+}
+
+/**
  * Runs `fn` with one connection of the pool, inside BEGIN ... COMMIT; ROLLBACK when it throws.
  * A connection lost on the way is destroyed rather than given back.
  */

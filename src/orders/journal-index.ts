@@ -1,7 +1,6 @@
 import { hash } from "node:crypto";
-import { open } from "node:fs/promises";
 import { DamagedFileError, parseFileJson } from "../catalog/damaged-file-error.js";
-import { readNumberedLineBatches } from "../catalog/line-reader.js";
+import { endsWithNewline, readNumberedLineBatches } from "../catalog/line-reader.js";
 import { DigestTable } from "./digest-table.js";
 import type { JournalLine } from "./journal.js";
 import { orderKey } from "./keys.js";
@@ -293,24 +292,4 @@ function grow<T extends Uint8Array | Uint32Array>(from: T, to: T): T {
 
 function digestOf(identity: string): Buffer {
   return hash("sha256", identity, "buffer");
-}
-
-/** Whether the file ends with a newline; undefined when there is no file (or it is empty). */
-async function endsWithNewline(path: string): Promise<boolean | undefined> {
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    handle = await open(path, "r");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
-  try {
-    const { size } = await handle.stat();
-    if (size === 0) return undefined;
-    const last = Buffer.alloc(1);
-    await handle.read(last, 0, 1, size - 1);
-    return last[0] === 0x0a;
-  } finally {
-    await handle.close();
-  }
 }

@@ -1,7 +1,7 @@
-import { open, readdir } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { parseFileJson } from "../catalog/damaged-file-error.js";
-import { readNumberedLineBatches } from "../catalog/line-reader.js";
+import { endsWithNewline, readNumberedLineBatches } from "../catalog/line-reader.js";
 import { OrderJournalWriter } from "./journal.js";
 
 /**
@@ -156,33 +156,16 @@ export class FilePaidMemory implements PaidMemory {
    * newline was torn by a crash before its flush returned (its batch was never recorded): skipped.
    */
   private async *lines<T>(path: string): AsyncGenerator<T> {
+    const terminated = await endsWithNewline(path);
+    if (terminated === undefined) return;
+    // One line behind: the last one is dropped when the file does not end with a newline.
     let held: { text: string; number: number } | undefined;
-    try {
-      for await (const { lines, first } of readNumberedLineBatches(path)) {
-        for (const [offset, text] of lines.entries()) {
-          if (held && held.text !== "") yield parseFileJson<T>(held.text, path, held.number);
-          held = { text, number: first + offset };
-        }
+    for await (const { lines, first } of readNumberedLineBatches(path)) {
+      for (const [offset, text] of lines.entries()) {
+        if (held) yield parseFileJson<T>(held.text, path, held.number);
+        held = { text, number: first + offset };
       }
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-      throw error;
     }
-    // readNumberedLineBatches gives a last line without its newline as a line too: told apart below.
-    if (held && held.text !== "" && (await endsWithNewline(path)))
-      yield parseFileJson<T>(held.text, path, held.number);
-  }
-}
-
-async function endsWithNewline(path: string): Promise<boolean> {
-  const handle = await open(path, "r");
-  try {
-    const { size } = await handle.stat();
-    if (size === 0) return false;
-    const last = Buffer.alloc(1);
-    await handle.read(last, 0, 1, size - 1);
-    return last[0] === 0x0a;
-  } finally {
-    await handle.close();
+    if (held && terminated) yield parseFileJson<T>(held.text, path, held.number);
   }
 }

@@ -1,5 +1,4 @@
-import { databaseFailure } from "../db/database-error.js";
-import type { Database } from "../db/open-database.js";
+import { type Database, queryRows } from "../db/open-database.js";
 import type { JournalLine } from "./journal.js";
 import { JournalIndex } from "./journal-index.js";
 import { FileJournal, type JournalAppender, type OrderJournal } from "./journal-store.js";
@@ -105,12 +104,8 @@ export class PgJournal implements OrderJournal {
     );
   }
 
-  private async query<R>(text: string, values: unknown[]): Promise<R[]> {
-    try {
-      return (await this.database.pool.query(text, values)).rows as R[];
-    } catch (error) {
-      throw databaseFailure(error, this.database.url);
-    }
+  private query<R>(text: string, values: unknown[]): Promise<R[]> {
+    return queryRows<R>(this.database, text, values);
   }
 }
 

@@ -1,5 +1,4 @@
-import { databaseFailure } from "../db/database-error.js";
-import type { Database } from "../db/open-database.js";
+import { type Database, queryRows } from "../db/open-database.js";
 import {
   FilePaidMemory,
   type ImportedFile,
@@ -9,16 +8,8 @@ import {
   type PaidMemory,
 } from "./paid-memory.js";
 
-/** Rows of `paid_rows` as a lookup reads them. */
-interface PaidRow {
-  campaign: string;
-  fingerprint: string;
-  identity: string;
-  line: number;
-  currency: string;
-  face: string;
-  at: string;
-}
+/** A row of `paid_rows` as a lookup reads it: a PaidEntry, `at` as bigint text. */
+type PaidRow = Omit<PaidEntry, "at"> & { at: string };
 
 /**
  * The paid memory in PostgreSQL (`paid_rows`, `imported_files`; migration 0003_paid_memory.sql),
@@ -94,12 +85,8 @@ export class PgPaidMemory implements PaidMemory {
     return rows.map((r) => r.campaign);
   }
 
-  private async query<R>(text: string, values: unknown[]): Promise<R[]> {
-    try {
-      return (await this.database.pool.query(text, values)).rows as R[];
-    } catch (error) {
-      throw databaseFailure(error, this.database.url);
-    }
+  private query<R>(text: string, values: unknown[]): Promise<R[]> {
+    return queryRows<R>(this.database, text, values);
   }
 }
 
