@@ -40,8 +40,9 @@ export interface QueueRunner {
  */
 export function quietIfAway(outage: OutageReporter, log: Logger, error: Error, what: string): void {
   if (outage.failed(error)) return;
-  // After an outage longer than the lock duration, BullMQ finds a job's lock gone. Nothing to
-  // do: the job is taken over as stalled and its order found past START (same key, no repeat).
+  // After an outage longer than the lock duration, BullMQ finds a job's lock gone, or the job
+  // itself gone: taken over as stalled, finished by its taker and removed (removeOnComplete).
+  // Nothing to do: its order is found past START (same key, no repeat).
   const lost = LOST_LOCK.exec(error.message);
   if (lost)
     log.info(
@@ -53,6 +54,7 @@ export function quietIfAway(outage: OutageReporter, log: Logger, error: Error, w
 
 /**
  * BullMQ's errors when a job's lock is gone: it could not be renewed (lock-manager), or the job
- * could not be finished or delayed without it (`Missing lock for job X. moveToFinished`).
+ * could not be finished or delayed without it (`Missing lock for job X. moveToFinished`), or the
+ * job was finished by the worker that took it over (`Missing key for job X. moveToDelayed`).
  */
-const LOST_LOCK = /^(?:could not renew lock for job (\S+)|Missing lock for job (\S+)\. \w+)$/;
+const LOST_LOCK = /^(?:could not renew lock for job (\S+)|Missing (?:lock|key) for job (\S+)\. \w+)$/;
