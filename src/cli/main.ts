@@ -20,8 +20,20 @@ export function buildProgram(): Command {
   const program = new Command("giftjobs")
     .description("Mirror a gift-card catalog and place orders in bulk, safely.")
     .version("0.1.0")
+    .option(
+      "--as <name>",
+      "who runs this, for the audit trail (default: GIFTJOBS_ACTOR or the OS user)",
+    )
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
+  // The actor goes to the environment: every command and its child processes read it there
+  // (src/audit/actor.ts).
+  program.hook("preAction", async (root) => {
+    const as = root.opts<{ as?: string }>().as;
+    if (as === undefined) return;
+    const { checkActorName } = await import("../audit/actor.js");
+    process.env.GIFTJOBS_ACTOR = checkActorName(as, "--as");
+  });
   registerSandbox(program);
   registerCatalog(program);
   registerOrders(program);
