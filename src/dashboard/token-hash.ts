@@ -46,10 +46,13 @@ export function parseHash(text: string): TokenHash | string {
   if (!m)
     return "the hash is not scrypt$N$r$p$SALT$KEY (write lines with `giftjobs dashboard add-user`)";
   const [N, r, p] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  // Bounds that keep one check under a second and within memory.
+  // Bounds that keep one check within 64 MiB and about a second: a line cannot make a login
+  // take the machine's memory.
   if (N < 2 || N > 2 ** 20 || (N & (N - 1)) !== 0)
     return `scrypt's N ${m[1]} is not a power of 2 up to 2^20`;
-  if (r < 1 || r > 32 || p < 1 || p > 16) return `scrypt's r ${m[2]} or p ${m[3]} is out of range`;
+  if (r < 1 || p < 1 || p > 16) return `scrypt's r ${m[2]} or p ${m[3]} is out of range`;
+  if (128 * N * r > 64 * 2 ** 20)
+    return `scrypt's N ${m[1]} and r ${m[2]} ask for more than 64 MiB (128 * N * r)`;
   return { N, r, p, salt: Buffer.from(m[4]!, "base64url"), key: Buffer.from(m[5]!, "base64url") };
 }
 
