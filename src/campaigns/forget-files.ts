@@ -163,7 +163,10 @@ async function forgetLedgerFile(path: string, campaign: string, forgottenAt: str
   await replaceWith(temporary, path);
 }
 
-/** Report columns that hold a person (docs/commands.md, "orders report"). */
+/**
+ * Report columns that hold a person (docs/architecture/forgetting.md, "Where people's data
+ * lives").
+ */
 const PERSON_COLUMNS = new Set(["email", "reference", "recipient_reference"]);
 
 /**

@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { UserError } from "../errors/user-error.js";
 import type { Ledger } from "../ledger/ledger.js";
+import { requireCampaign } from "./find-campaign.js";
 import { type FilesForgotten, forgetCampaignFiles } from "./forget-files.js";
 import { endedAt, forgottenAt, notEndedBecause } from "./forget-records.js";
 import { forgetInRedis, markForget, markForgotten } from "./forget-redis.js";
@@ -56,8 +57,7 @@ export async function forgetCampaign(
   campaign: string,
   options: { dryRun: boolean },
 ): Promise<ForgetSummary> {
-  if (!(await deps.ledger.exists(campaign)))
-    throw new UserError(`--campaign ${campaign}: no such campaign`);
+  await requireCampaign(deps.ledger, campaign);
   const forgotten = await forgetOne(deps, campaign, options);
   return summaryOf(options.dryRun, [forgotten], []);
 }

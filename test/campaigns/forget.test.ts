@@ -212,6 +212,11 @@ describe("orders forget", () => {
       "2020-01-01",
     ]);
     expect(both.code).toBe(2);
+    const typo = await giftjobs(env, ["orders", "forget", "--campaign", "helt"]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(
+      /^giftjobs: error: no campaign named "helt"; did you mean "held"\?/,
+    );
     const bad = await giftjobs(env, ["orders", "forget", "--ended-before", "yesterday"]);
     expect(bad.stderr).toMatch(/^giftjobs: error: --ended-before: "yesterday" is not a date/);
   });
