@@ -52,6 +52,11 @@ export interface Config {
    * @defaultValue 90
    */
   repeatWindowDays: number;
+  /**
+   * The nightly job forgets campaigns that ended more than this many days ago, and `doctor` lists
+   * those past it (docs/architecture/forgetting.md). Unset: nothing is forgotten by itself.
+   */
+  forgetAfterDays: number | undefined;
 }
 
 /** One seed node of a Redis Cluster. */
@@ -77,6 +82,7 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   databaseUrl: "GIFTJOBS_DATABASE_URL",
   databaseSchema: "GIFTJOBS_DATABASE_SCHEMA",
   repeatWindowDays: "GIFTJOBS_REPEAT_WINDOW_DAYS",
+  forgetAfterDays: "GIFTJOBS_FORGET_AFTER_DAYS",
 };
 
 const httpUrl = z.string().refine((v) => {
@@ -181,6 +187,12 @@ const SCHEMA = {
     .number()
     .int("must be a whole number of days")
     .min(1, "must be at least 1"),
+  forgetAfterDays: z.coerce
+    .number()
+    .int("must be a whole number of days")
+    .min(1, "must be at least 1")
+    .nullish()
+    .transform((v) => v ?? undefined),
 } satisfies Record<keyof Config, z.ZodType>;
 
 /** Settings an empty environment variable cannot mean "the default" for: where data and keys go. */

@@ -1,4 +1,5 @@
 import { REPEAT_WINDOW_DAYS, RepeatFinder } from "../campaigns/earlier-payments.js";
+import { forgetBegun, forgottenRefusal } from "../campaigns/forget-records.js";
 import { storedState } from "../campaigns/state.js";
 import { sha256OfFile } from "../catalog/current-snapshot.js";
 import { PgProductOverrides } from "../catalog/pg-product-overrides.js";
@@ -198,9 +199,11 @@ async function checkName(
   for (const name of (await memory?.campaigns()) ?? []) known.add(name);
   checkCampaignName(options.campaign, Boolean(options.append), [...known]);
   if (!(await deps.ledger.exists(options.campaign))) return;
-  const state = storedState(await deps.ledger.meta(options.campaign));
+  const meta = await deps.ledger.meta(options.campaign);
+  const state = storedState(meta);
   if (state === "cancelled" || state === "archived")
     throw new UserError(closedText(options.campaign, state));
+  if (forgetBegun(meta)) throw new UserError(forgottenRefusal(options.campaign, "imported into"));
 }
 
 /** The check of this import's rows against other campaigns' (docs/architecture/repeats.md). */

@@ -7,7 +7,7 @@ import {
 import { requireCampaign } from "../../campaigns/find-campaign.js";
 import { doneText, rowProgress } from "../../campaigns/progress.js";
 import { storedState } from "../../campaigns/state.js";
-import { repeatsText } from "../../campaigns/status.js";
+import { forgottenText, repeatsText } from "../../campaigns/status.js";
 import {
   type CampaignSummary,
   type CurrencyMoney,
@@ -199,5 +199,7 @@ function listText(all: CampaignSummary[]): string {
   // Rows paid again knowingly (--allow-repeats), under the table as the stalls are.
   for (const s of all)
     if (s.repeats) stalls.push(`campaign ${s.campaign} ${repeatsText(s.repeats)}\n`);
+  for (const s of all)
+    if (s.forgotten_at) stalls.push(`campaign ${s.campaign} ${forgottenText(s.forgotten_at)}\n`);
   return line(head) + rows.map(line).join("") + (stalls.length ? `\n${stalls.join("")}` : "");
 }

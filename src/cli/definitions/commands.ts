@@ -111,8 +111,10 @@ function parseQueues(value: string): WorkerQueue[] {
     .map((s) => s.trim())
     .filter(Boolean);
   for (const name of names) {
-    if (name !== "orders" && name !== "catalog") {
-      throw new InvalidArgumentError(`unknown queue "${name}" (use orders, catalog or both)`);
+    if (name !== "orders" && name !== "catalog" && name !== "maintenance") {
+      throw new InvalidArgumentError(
+        `unknown queue "${name}" (use orders, catalog, maintenance, or a list of them)`,
+      );
     }
   }
   if (names.length === 0) throw new InvalidArgumentError("name at least one queue");
@@ -130,10 +132,12 @@ export function registerWorker(program: Command): void {
       positiveWhole,
       10,
     )
-    .option("--queues <list>", "queues to serve: orders, catalog", parseQueues, [
-      "orders",
-      "catalog",
-    ] as WorkerQueue[])
+    .option(
+      "--queues <list>",
+      "queues to serve: orders, catalog, maintenance (the nightly forget)",
+      parseQueues,
+      ["orders", "catalog", "maintenance"] as WorkerQueue[],
+    )
     .option(
       "--store-payout-urls",
       "keep redemption links in the ledger (they are money in the open)",
