@@ -1,3 +1,4 @@
+import type { Actor } from "../audit/actor.js";
 import { UserError } from "../errors/user-error.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { StoredState } from "../ledger/types.js";
@@ -27,8 +28,22 @@ export async function resumeCampaign(ledger: Ledger, campaign: string): Promise<
   throw notIn(campaign, state, "resumed", "resume");
 }
 
+/** Options of approveCampaign. */
+export interface ApproveOptions {
+  /**
+   * Who approves: the CLI's actor, or the dashboard's signed-in user from the client's address
+   * (docs/architecture/operators.md, "Dashboard users"). The four-eyes rule and the audit trail
+   * of issue 38 read it, so both ways in pass it.
+   */
+  actor?: Actor;
+}
+
 /** Approves a held campaign: it runs from now on. */
-export async function approveCampaign(ledger: Ledger, campaign: string): Promise<void> {
+export async function approveCampaign(
+  ledger: Ledger,
+  campaign: string,
+  _options: ApproveOptions = {},
+): Promise<void> {
   const result = await moveCampaign(ledger, campaign, "approve");
   if (!result.changed) throw notIn(campaign, result.previous, "approved", "approve");
 }

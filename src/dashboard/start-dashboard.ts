@@ -21,11 +21,15 @@ import { ActionToken, DASHBOARD_TOKEN_ENV } from "./action-token.js";
 import { campaignRoutes } from "./campaign-routes.js";
 import { acceptedHosts, hostGuard, isLoopback, originGuard, publicHostName } from "./host-guard.js";
 import { escapeHtml } from "./html-escape.js";
-import { LOGIN_PATH, loginRoutes } from "./login-routes.js";
+import { loginRoutes } from "./login-routes.js";
 import { MinuteHistory } from "./minute-history.js";
 import { queueBoard } from "./queue-board.js";
 import { waitingRows } from "./queue-rows.js";
 import { redisGate, sendRedisDown } from "./redis-gate.js";
+import { openDashboard } from "./request-user.js";
+import { changesNeed, LOGIN_PATH, refuseTokenInUrl, SignIn } from "./sign-in.js";
+import { UserTokens } from "./user-tokens.js";
+import { readUsersFile } from "./users-file.js";
 
 /** Where bull-board is mounted. */
 export const BOARD_PATH = "/queues";
@@ -54,6 +58,12 @@ export interface StartDashboardOptions {
    * need it.
    */
   actionToken?: string;
+  /**
+   * The users file (`--users`, users-file.ts): every page then needs a signed-in user, and
+   * each action the role it names. Read and checked before Redis is connected; it replaces
+   * the shared token, which must then be unset.
+   */
+  usersFile?: string;
   /** @defaultValue silentLogger */
   log?: Logger;
 }
@@ -78,7 +88,7 @@ export async function startDashboard(options: StartDashboardOptions): Promise<Ru
   const log = options.log ?? silentLogger;
   const allowActions = options.allowActions ?? false;
   const publicHosts = (options.publicHosts ?? []).map(publicHostName);
-  const token = allowActions ? actionTokenFor(host, publicHosts, options.actionToken) : undefined;
+  const signIn = await signInFor(options, host, publicHosts);
   // No offline queue: while Redis is away a page's reads fail at once, and the page says so,
   // instead of waiting for reconnects (docs/architecture/redis.md, "Redis outages").
   const redis = connectRedis(config, { failFast: true });
@@ -114,7 +124,7 @@ export async function startDashboard(options: StartDashboardOptions): Promise<Ru
       queues,
       allowActions,
       accepts: acceptedHosts(host, publicHosts),
-      token,
+      signIn,
       log,
       outage,
     });
@@ -131,6 +141,28 @@ export async function startDashboard(options: StartDashboardOptions): Promise<Ru
     await closeRedis();
     throw error;
   }
+}
+
+/**
+ * Who may sign in: the users file's users, else the shared token's one user when actions are
+ * allowed, else nobody (a read-only dashboard, or actions on loopback only).
+ */
+async function signInFor(
+  options: StartDashboardOptions,
+  host: string,
+  publicHosts: readonly string[],
+): Promise<SignIn | undefined> {
+  if (options.usersFile !== undefined) {
+    if (options.actionToken)
+      throw new ConfigError(
+        DASHBOARD_TOKEN_ENV,
+        "is set, and so is --users: the users file replaces the shared token; unset it",
+      );
+    return new SignIn(new UserTokens(await readUsersFile(options.usersFile)));
+  }
+  if (!options.allowActions) return undefined;
+  const token = actionTokenFor(host, publicHosts, options.actionToken);
+  return token ? new SignIn(token) : undefined;
 }
 
 /**
@@ -162,27 +194,30 @@ interface AppDeps {
   allowActions: boolean;
   /** The Host names answered (host-guard.ts). */
   accepts: (host: string) => boolean;
-  token: ActionToken | undefined;
+  /** Undefined on a dashboard nobody signs in to: every request is then OPEN_USER's. */
+  signIn: SignIn | undefined;
   log: Logger;
   outage: OutageReporter;
 }
 
 function dashboardApp(deps: AppDeps): Express {
-  const { token } = deps;
+  const { signIn } = deps;
   const app = express();
   app.disable("x-powered-by");
   // In this order: no page, token or login form for a foreign Host; no change for a foreign
-  // Origin; then the token for what changes something, bull-board's requests included.
+  // Origin; no token in a URL; then the user, who must have signed in for what changes
+  // something (bull-board's requests included) and, with named users, for every page.
   app.use(hostGuard(deps.accepts));
   app.use(originGuard(deps.accepts));
+  app.use(refuseTokenInUrl());
   const wantsJson = (req: Request) =>
     req.path.endsWith(".json") || req.path.startsWith(`${BOARD_PATH}/api/`);
   // Before anything that reads Redis: a Redis away is a 503 page at once, not a hang.
   app.use(redisGate({ redis: deps.redis, message: deps.redisDown, wantsJson }));
-  if (token) {
-    app.use(loginRoutes({ token, boardPath: BOARD_PATH, log: deps.log }));
-    app.use(token.guard());
-  }
+  if (signIn) {
+    app.use(loginRoutes({ signIn, boardPath: BOARD_PATH, log: deps.log }));
+    app.use(signIn.guard(wantsJson));
+  } else app.use(openDashboard());
   app.use(
     campaignRoutes({
       ledger: deps.ledger,
@@ -190,13 +225,13 @@ function dashboardApp(deps: AppDeps): Express {
       history: deps.history,
       boardPath: BOARD_PATH,
       allowActions: deps.allowActions,
-      mayAct: token ? (req) => token.allows(req) : undefined,
-      loginPath: LOGIN_PATH,
+      loginPath: signIn ? LOGIN_PATH : undefined,
       log: deps.log,
     }),
   );
   app.use(
     BOARD_PATH,
+    changesNeed("operate", "retry or clean jobs"),
     queueBoard({
       queues: deps.queues,
       basePath: BOARD_PATH,

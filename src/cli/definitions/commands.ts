@@ -194,7 +194,7 @@ export function registerWebhooks(program: Command): void {
 
 /** Registers `dashboard`. */
 export function registerDashboard(program: Command): void {
-  program
+  const dashboard = program
     .command("dashboard")
     .description(
       "Serve the campaigns page and the queue dashboard (bull-board) until SIGINT/SIGTERM.",
@@ -213,9 +213,26 @@ export function registerDashboard(program: Command): void {
     )
     .option(
       "--allow-actions",
-      "show the action buttons (approve, pause, resume, cancel, retry) on the campaign pages, and bull-board's retry and clean; off loopback they need GIFTJOBS_DASHBOARD_TOKEN",
+      "show the action buttons (approve, pause, resume, cancel, retry) on the campaign pages, and bull-board's retry and clean; off loopback they need GIFTJOBS_DASHBOARD_TOKEN or --users",
+    )
+    .option(
+      "--users <file>",
+      "named users (NAME:ROLES:ID:HASH lines, made by `dashboard add-user`): every page needs sign-in, each action its role; replaces GIFTJOBS_DASHBOARD_TOKEN",
     )
     .action(runDashboard("runDashboard"));
+  // The parent's --users names the file: commander gives a parent's option to the parent
+  // wherever it stands, so add-user reads it from there (src/cli/commands/dashboard.ts).
+  dashboard
+    .command("add-user")
+    .description(
+      "Add a user to the --users file with a new random token, printed once (only its scrypt hash is kept).",
+    )
+    .argument("<name>", "the person, as the audit trail shows them")
+    .requiredOption(
+      "--roles <roles>",
+      "comma-separated: view (read), operate (pause, resume, cancel, retry), approve",
+    )
+    .action(runDashboard("runAddUser"));
 }
 
 /** Registers `demo`. */
