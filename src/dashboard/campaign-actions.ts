@@ -1,3 +1,4 @@
+import type { Actor } from "../audit/actor.js";
 import {
   approveCampaign,
   cancelCampaign,
@@ -28,7 +29,13 @@ export interface CampaignAction {
   confirm: (campaign: string) => string;
   /** Whether the button is shown; the function itself still decides whether it may run. */
   shown: (context: ActionContext) => boolean;
-  run: (ledger: Ledger, campaign: string) => Promise<string>;
+  /**
+   * Whether it may run when the audit trail cannot be written (PostgreSQL away): only what
+   * stops spending does (as the CLI's pause and cancel: src/cli/audit-trail.ts).
+   */
+  unrecorded: boolean;
+  /** `actor`: who asked (dashboardActor), for the four-eyes rule. */
+  run: (ledger: Ledger, campaign: string, actor: Actor) => Promise<string>;
 }
 
 const LIVE: readonly StoredState[] = ["held", "running", "paused"];
@@ -43,8 +50,9 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
     label: "Approve",
     confirm: (c) => `Approve campaign ${c}? Its orders are sent from now on.`,
     shown: ({ stored }) => stored === "held",
-    run: async (ledger, c) => {
-      await approveCampaign(ledger, c);
+    unrecorded: false,
+    run: async (ledger, c, actor) => {
+      await approveCampaign(ledger, c, actor);
       return `campaign ${c} approved`;
     },
   },
@@ -53,6 +61,7 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
     label: "Pause",
     confirm: (c) => `Pause campaign ${c}? Nothing more is sent until it is resumed.`,
     shown: ({ stored }) => stored === "running",
+    unrecorded: true,
     run: async (ledger, c) =>
       (await pauseCampaign(ledger, c))
         ? `campaign ${c} paused`
@@ -63,6 +72,7 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
     label: "Resume",
     confirm: (c) => `Resume campaign ${c}? Its pending orders are sent again.`,
     shown: ({ stored }) => stored === "paused",
+    unrecorded: false,
     run: async (ledger, c) =>
       (await resumeCampaign(ledger, c))
         ? `campaign ${c} resumed`
@@ -75,6 +85,7 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
       `Retry the failed_uncertain rows of ${c} under their SAME keys? The service replays an order it made, so nothing is paid twice.`,
     shown: ({ stored, summary }) =>
       summary.failed_uncertain > 0 && stored !== "cancelled" && stored !== "archived",
+    unrecorded: false,
     run: async (ledger, c) => {
       const result = await retryCampaign(ledger, c, {});
       return `${result.rows.toLocaleString("en-US")} rows in ${result.orders.toLocaleString("en-US")} orders re-queued (${result.mode})`;
@@ -86,6 +97,7 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
     confirm: (c) =>
       `Cancel campaign ${c} FOR GOOD? Rows not yet sent become cancelled; orders already sent are followed to their end. This cannot be undone.`,
     shown: ({ stored }) => LIVE.includes(stored),
+    unrecorded: true,
     run: async (ledger, c) => {
       const taken = await cancelCampaign(ledger, c);
       return `campaign ${c} cancelled (${taken.toLocaleString("en-US")} orders taken off the pending list); no new order will be created`;

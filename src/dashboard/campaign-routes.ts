@@ -1,5 +1,8 @@
 import { randomBytes } from "node:crypto";
 import express, { type Request, type Response, Router } from "express";
+import { audited } from "../audit/audited.js";
+import type { AuditAction, AuditEntry } from "../audit/entry.js";
+import type { AuditTrail } from "../audit/trail.js";
 import { storedState } from "../campaigns/state.js";
 import { type CampaignSummary, campaignSummary } from "../campaigns/summary.js";
 import type { WorkerBeats } from "../campaigns/worker-beats.js";
@@ -13,6 +16,7 @@ import { renderCampaignPage, renderConfirmPage, renderMessagePage } from "./camp
 import { RateMeter } from "./campaign-progress.js";
 import { renderCampaignsPage } from "./campaigns-page.js";
 import { CsrfToken } from "./csrf.js";
+import { dashboardActor } from "./dashboard-actor.js";
 import type { MinuteHistory, MinutePoint } from "./minute-history.js";
 import { contentSecurityPolicy } from "./page-layout.js";
 import { sendReport } from "./report-download.js";
@@ -35,6 +39,11 @@ export interface CampaignRoutesOptions {
   mayAct?: (req: Request) => boolean;
   /** Where the dashboard token is asked for, when one is needed. */
   loginPath?: string;
+  /**
+   * The audit trail: actions are recorded in it, and a campaign's page shows its entries.
+   * Undefined when it cannot be opened (PostgreSQL away): only pause and cancel run then.
+   */
+  audit?: AuditTrail;
   log: Logger;
 }
 
@@ -81,10 +90,11 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
     query: { page?: unknown; status?: unknown },
     result?: { ok: boolean; line: string },
   ) => {
-    const [summary, meta, points] = await Promise.all([
+    const [summary, meta, points, audit] = await Promise.all([
       campaignSummary(ledger, campaign, workers),
       ledger.meta(campaign),
       minutes(campaign),
+      auditEntries(campaign),
     ]);
     const chosen = FAILURE_STATUSES.find((s) => s === query.status);
     const listed: readonly FailureStatus[] = chosen ? [chosen] : FAILURE_STATUSES;
@@ -110,10 +120,21 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
         actions,
         loginPath,
         result,
+        audit,
         boardPath,
         nonce,
       }),
     );
+  };
+
+  /** The campaign's audit entries, or undefined (logged) when the trail cannot be read. */
+  const auditEntries = async (campaign: string): Promise<AuditEntry[] | undefined> => {
+    try {
+      return await options.audit?.list({ campaign });
+    } catch (error) {
+      log.warn({ campaign, err: error }, "dashboard: the audit trail cannot be read");
+      return undefined;
+    }
   };
 
   router.get(["/", "/campaigns"], async (_req, res) => {
@@ -171,8 +192,19 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
         return;
       }
       const who = { campaign, action: action.name, from: req.socket.remoteAddress };
+      const actor = dashboardActor(req);
       try {
-        const line = await action.run(ledger, campaign);
+        if (!options.audit && !action.unrecorded)
+          throw new UserError(
+            "the audit trail cannot be written (see the dashboard's log): only pause and cancel run until it can",
+          );
+        const line = await audited(options.audit, actor, {
+          action: action.name as AuditAction,
+          campaign,
+          details: { via: "dashboard" },
+          run: () => action.run(ledger, campaign, actor),
+          done: (outcome) => ({ outcome }),
+        });
         log.info({ ...who, result: line }, "dashboard: campaign action");
         await campaignPage(req, res, 200, campaign, {}, { ok: true, line });
       } catch (error) {

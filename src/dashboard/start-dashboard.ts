@@ -2,6 +2,8 @@ import { createServer } from "node:http";
 import { Queue } from "bullmq";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import { QUEUES } from "../../jobs/registry.js";
+import type { AuditTrail } from "../audit/trail.js";
+import { openAuditTrail } from "../audit/trail-for-config.js";
 import { WorkerBeats } from "../campaigns/worker-beats.js";
 import type { Config } from "../config.js";
 import { ConfigError } from "../errors/config-error.js";
@@ -94,7 +96,9 @@ export async function startDashboard(options: StartDashboardOptions): Promise<Ru
     });
     return queue;
   });
+  const audit = await openTrail(config, log);
   const closeRedis = async () => {
+    await audit?.close().catch(() => {});
     outage.close();
     await Promise.all(queues.map((q) => q.close()));
     await redis.quit().catch(() => redis.disconnect());
@@ -117,6 +121,7 @@ export async function startDashboard(options: StartDashboardOptions): Promise<Ru
       token,
       log,
       outage,
+      audit,
     });
     const server = createServer(app);
     const port = await listen(server, options.port ?? 3000, host);
@@ -130,6 +135,22 @@ export async function startDashboard(options: StartDashboardOptions): Promise<Ru
   } catch (error) {
     await closeRedis();
     throw error;
+  }
+}
+
+/**
+ * The audit trail (docs/architecture/audit.md), or undefined, logged, when it cannot be opened
+ * (PostgreSQL away or not migrated): the pages show no entries, and only pause and cancel run.
+ */
+async function openTrail(config: Config, log: Logger): Promise<AuditTrail | undefined> {
+  try {
+    return await openAuditTrail(config);
+  } catch (error) {
+    log.warn(
+      { err: error },
+      "dashboard: the audit trail cannot be opened; only pause and cancel run",
+    );
+    return undefined;
   }
 }
 
@@ -165,6 +186,7 @@ interface AppDeps {
   token: ActionToken | undefined;
   log: Logger;
   outage: OutageReporter;
+  audit: AuditTrail | undefined;
 }
 
 function dashboardApp(deps: AppDeps): Express {
@@ -192,6 +214,7 @@ function dashboardApp(deps: AppDeps): Express {
       allowActions: deps.allowActions,
       mayAct: token ? (req) => token.allows(req) : undefined,
       loginPath: LOGIN_PATH,
+      audit: deps.audit,
       log: deps.log,
     }),
   );
