@@ -64,7 +64,8 @@ describe("the PostgreSQL trail", () => {
     ])
       await expect(db.pool.query(statement)).rejects.toThrow(/audit_entries is append-only/);
 
-    const env = { ...db.env, GIFTJOBS_DATA_DIR: (dir = await tmpDir("audit-pg")) };
+    dir = await tmpDir("audit-pg");
+    const env = { ...db.env, GIFTJOBS_DATA_DIR: dir };
     const whole = await runCli(["audit", "verify"], env);
     expect(whole.code).toBe(0);
     expect(whole.stdout).toMatch(
