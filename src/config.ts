@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "./errors/config-error.js";
 import { registerSecret } from "./log.js";
+import { currencyDecimals, fromUnits, toUnits } from "./money.js";
 import { packageRoot } from "./package-root.js";
 
 /** Validated configuration of giftjobs. */
@@ -40,6 +41,12 @@ export interface Config {
    * `orders approve`. @defaultValue false
    */
   requireApproval: boolean;
+  /**
+   * Four eyes (docs/architecture/audit.md, "Four eyes"): an import whose campaign's planned
+   * price is more than this in a currency is held, and whoever imported it cannot approve it.
+   * Amounts by currency, at the currency's scale; unset: no such rule.
+   */
+  approvalThreshold: Record<string, string> | undefined;
   /**
    * PostgreSQL holding the catalog (and the order journal) when set; unset: files under
    * `dataDir` (docs/catalog-database.md, "Settings").
@@ -79,6 +86,7 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   orderRateLimitPerMinute: "GIFTJOBS_ORDER_RATE_LIMIT",
   logLevel: "GIFTJOBS_LOG_LEVEL",
   requireApproval: "GIFTJOBS_REQUIRE_APPROVAL",
+  approvalThreshold: "GIFTJOBS_APPROVAL_THRESHOLD",
   databaseUrl: "GIFTJOBS_DATABASE_URL",
   databaseSchema: "GIFTJOBS_DATABASE_SCHEMA",
   repeatWindowDays: "GIFTJOBS_REPEAT_WINDOW_DAYS",
@@ -142,6 +150,57 @@ const databaseUrl = z
   }, "must be a postgres:// or postgresql:// URL")
   .transform((v) => (v ? v : undefined));
 
+// "USD:1000,EUR:1000" (or a JSON object {"USD": "1000"} in a config file): amounts by currency.
+const amountsByCurrency = z
+  .union([z.string(), z.record(z.string(), z.union([z.string(), z.number()]))])
+  .nullish()
+  .transform((value, ctx) => {
+    const pairs =
+      typeof value === "string"
+        ? value
+            .split(",")
+            .map((part) => part.trim())
+            .filter(Boolean)
+            .map((part) => part.split(":").map((s) => s.trim()))
+        : Object.entries(value ?? {}).map(([c, a]) => [c, String(a)]);
+    if (pairs.length === 0) return undefined;
+    const amounts: Record<string, string> = {};
+    for (const pair of pairs) {
+      const [currency = "", amount = ""] = pair;
+      const problem = amountProblem(pair.length, currency, amount, amounts);
+      if (problem) {
+        ctx.addIssue({ code: "custom", message: problem });
+        return z.NEVER;
+      }
+      amounts[currency] = fromUnits(
+        toUnits(amount, currencyDecimals(currency)),
+        currencyDecimals(currency),
+      );
+    }
+    return amounts;
+  });
+
+/** What is wrong with one `CUR:AMOUNT` of amountsByCurrency, if anything. */
+function amountProblem(
+  parts: number,
+  currency: string,
+  amount: string,
+  seen: Record<string, string>,
+): string | undefined {
+  const shown = JSON.stringify(`${currency}:${amount}`);
+  if (parts !== 2 || !/^[A-Z]{3}$/.test(currency))
+    return `must be CUR:AMOUNT,CUR:AMOUNT (e.g. USD:1000,EUR:1000): ${shown} is not one`;
+  if (currency in seen) return `names ${currency} twice`;
+  if (!/^(0|[1-9]\d*)(\.\d+)?$/.test(amount) || /^0(\.0*)?$/.test(amount))
+    return `${currency}: the amount must be a plain decimal above 0`;
+  try {
+    toUnits(amount, currencyDecimals(currency));
+  } catch {
+    return `${currency}: ${amount} has more than ${currencyDecimals(currency)} decimals`;
+  }
+  return undefined;
+}
+
 const optionalText = z
   .string()
   .nullish()
@@ -178,6 +237,7 @@ const SCHEMA = {
       error: "must be 1 or 0 (true or false)",
     })
     .transform((v) => v === true || v === "1" || v === "true"),
+  approvalThreshold: amountsByCurrency,
   databaseUrl,
   // Written into SQL as an identifier: plain lower-case names only, so no quoting question arises.
   databaseSchema: z

@@ -1,7 +1,8 @@
-import type { Actor } from "../audit/actor.js";
+import { type Actor, currentActor } from "../audit/actor.js";
 import { UserError } from "../errors/user-error.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { StoredState } from "../ledger/types.js";
+import { checkFourEyes, FOUR_EYES_FIELDS } from "./four-eyes.js";
 import { type CampaignMoveName, movableFrom, moveCampaign, storedState } from "./state.js";
 
 /**
@@ -28,24 +29,23 @@ export async function resumeCampaign(ledger: Ledger, campaign: string): Promise<
   throw notIn(campaign, state, "resumed", "resume");
 }
 
-/** Options of approveCampaign. */
-export interface ApproveOptions {
-  /**
-   * Who approves: the CLI's actor, or the dashboard's signed-in user from the client's address
-   * (docs/architecture/operators.md, "Dashboard users"). The four-eyes rule and the audit trail
-   * of issue 38 read it, so both ways in pass it.
-   */
-  actor?: Actor;
-}
-
-/** Approves a held campaign: it runs from now on. */
+/**
+ * Approves a held campaign: it runs from now on. `approver` is checked against the four-eyes
+ * rule (src/campaigns/four-eyes.ts) and recorded on the campaign; the list of its importers
+ * starts again.
+ */
 export async function approveCampaign(
   ledger: Ledger,
   campaign: string,
-  _options: ApproveOptions = {},
+  approver: Actor = currentActor(),
 ): Promise<void> {
-  const result = await moveCampaign(ledger, campaign, "approve");
+  const meta = await ledger.meta(campaign);
+  if (storedState(meta) === "held") checkFourEyes(campaign, meta, approver);
+  const result = await moveCampaign(ledger, campaign, "approve", {
+    [FOUR_EYES_FIELDS.approver]: approver.name,
+  });
   if (!result.changed) throw notIn(campaign, result.previous, "approved", "approve");
+  await ledger.clearMeta(campaign, FOUR_EYES_FIELDS.importers);
 }
 
 /**

@@ -34,6 +34,12 @@ export interface CampaignAction {
   role: Exclude<Role, "view">;
   /** Whether the button is shown; the function itself still decides whether it may run. */
   shown: (context: ActionContext) => boolean;
+  /**
+   * Whether it may run when the audit trail cannot be written (PostgreSQL away): only what
+   * stops spending does (as the CLI's pause and cancel: src/cli/audit-trail.ts).
+   */
+  unrecorded: boolean;
+  /** `actor`: who asked (request-user.ts, actorOfRequest), for the four-eyes rule. */
   run: (ledger: Ledger, campaign: string, actor: Actor) => Promise<string>;
 }
 
@@ -50,8 +56,9 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
     confirm: (c) => `Approve campaign ${c}? Its orders are sent from now on.`,
     role: "approve",
     shown: ({ stored }) => stored === "held",
+    unrecorded: false,
     run: async (ledger, c, actor) => {
-      await approveCampaign(ledger, c, { actor });
+      await approveCampaign(ledger, c, actor);
       return `campaign ${c} approved`;
     },
   },
@@ -61,6 +68,7 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
     confirm: (c) => `Pause campaign ${c}? Nothing more is sent until it is resumed.`,
     role: "operate",
     shown: ({ stored }) => stored === "running",
+    unrecorded: true,
     run: async (ledger, c) =>
       (await pauseCampaign(ledger, c))
         ? `campaign ${c} paused`
@@ -72,6 +80,7 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
     confirm: (c) => `Resume campaign ${c}? Its pending orders are sent again.`,
     role: "operate",
     shown: ({ stored }) => stored === "paused",
+    unrecorded: false,
     run: async (ledger, c) =>
       (await resumeCampaign(ledger, c))
         ? `campaign ${c} resumed`
@@ -85,6 +94,7 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
     role: "operate",
     shown: ({ stored, summary }) =>
       summary.failed_uncertain > 0 && stored !== "cancelled" && stored !== "archived",
+    unrecorded: false,
     run: async (ledger, c) => {
       const result = await retryCampaign(ledger, c, {});
       return `${result.rows.toLocaleString("en-US")} rows in ${result.orders.toLocaleString("en-US")} orders re-queued (${result.mode})`;
@@ -97,6 +107,7 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
       `Cancel campaign ${c} FOR GOOD? Rows not yet sent become cancelled; orders already sent are followed to their end. This cannot be undone.`,
     role: "operate",
     shown: ({ stored }) => LIVE.includes(stored),
+    unrecorded: true,
     run: async (ledger, c) => {
       const taken = await cancelCampaign(ledger, c);
       return `campaign ${c} cancelled (${taken.toLocaleString("en-US")} orders taken off the pending list); no new order will be created`;

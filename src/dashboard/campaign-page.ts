@@ -1,7 +1,9 @@
+import type { AuditEntry } from "../audit/entry.js";
 import { doneText, rowProgress } from "../campaigns/progress.js";
 import { repeatsText } from "../campaigns/status.js";
 import type { CampaignSummary } from "../campaigns/summary.js";
 import { maskEmails } from "../log.js";
+import { auditTable } from "./audit-table.js";
 import type { CampaignAction } from "./campaign-actions.js";
 import {
   FAILURE_STATUSES,
@@ -35,6 +37,8 @@ export interface CampaignPageOptions {
   loginPath?: string;
   /** The outcome of the action just run. */
   result?: { ok: boolean; line: string };
+  /** The campaign's audit entries; undefined when the trail cannot be read. */
+  audit?: AuditEntry[];
   boardPath: string;
   nonce: string;
   /** Who is signed in, for the header (login-routes.ts, whoHtml). */
@@ -56,7 +60,8 @@ ${summary(s)}
 ${minuteChart(options.history, s.state === "running" ? Date.now() : undefined)}
 <p><a href="${path}/report.csv" download>Download report (CSV)</a> <small>the file <code>giftjobs orders report --campaign ${escapeHtml(s.campaign)}</code> writes: every row, e-mail addresses unmasked</small></p>
 ${options.actions ? actions(s.campaign, options.actions) : login(options.loginPath)}
-${failures(s, options.failures, options.listed)}`;
+${failures(s, options.failures, options.listed)}
+${auditTable(s.campaign, options.audit)}`;
   return layout({
     title: `campaign ${s.campaign}`,
     nonce: options.nonce,

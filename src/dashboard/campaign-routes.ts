@@ -1,5 +1,8 @@
 import { randomBytes } from "node:crypto";
 import express, { type Request, type Response, Router } from "express";
+import { audited } from "../audit/audited.js";
+import type { AuditAction, AuditEntry } from "../audit/entry.js";
+import type { AuditTrail } from "../audit/trail.js";
 import { storedState } from "../campaigns/state.js";
 import { type CampaignSummary, campaignSummary } from "../campaigns/summary.js";
 import type { WorkerBeats } from "../campaigns/worker-beats.js";
@@ -35,6 +38,11 @@ export interface CampaignRoutesOptions {
    * buttons and CSRF token, and a user gets the buttons of their roles only.
    */
   loginPath?: string;
+  /**
+   * The audit trail: actions are recorded in it, and a campaign's page shows its entries.
+   * Undefined when it cannot be opened (PostgreSQL away): only pause and cancel run then.
+   */
+  audit?: AuditTrail;
   log: Logger;
 }
 
@@ -82,10 +90,11 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
     query: { page?: unknown; status?: unknown },
     result?: { ok: boolean; line: string },
   ) => {
-    const [summary, meta, points] = await Promise.all([
+    const [summary, meta, points, audit] = await Promise.all([
       campaignSummary(ledger, campaign, workers),
       ledger.meta(campaign),
       minutes(campaign),
+      auditEntries(campaign),
     ]);
     const chosen = FAILURE_STATUSES.find((s) => s === query.status);
     const listed: readonly FailureStatus[] = chosen ? [chosen] : FAILURE_STATUSES;
@@ -117,11 +126,22 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
         actions,
         loginPath,
         result,
+        audit,
         boardPath,
         nonce,
         user: who,
       }),
     );
+  };
+
+  /** The campaign's audit entries, or undefined (logged) when the trail cannot be read. */
+  const auditEntries = async (campaign: string): Promise<AuditEntry[] | undefined> => {
+    try {
+      return await options.audit?.list({ campaign });
+    } catch (error) {
+      log.warn({ campaign, err: error }, "dashboard: the audit trail cannot be read");
+      return undefined;
+    }
   };
 
   router.get(["/", "/campaigns"], async (_req, res) => {
@@ -192,7 +212,17 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
         from: req.socket.remoteAddress,
       };
       try {
-        const line = await action.run(ledger, campaign, actor);
+        if (!options.audit && !action.unrecorded)
+          throw new UserError(
+            "the audit trail cannot be written (see the dashboard's log): only pause and cancel run until it can",
+          );
+        const line = await audited(options.audit, actor, {
+          action: action.name as AuditAction,
+          campaign,
+          details: { via: "dashboard" },
+          run: () => action.run(ledger, campaign, actor),
+          done: (outcome) => ({ outcome }),
+        });
         log.info({ ...who, result: line }, "dashboard: campaign action");
         await campaignPage(res, 200, campaign, {}, { ok: true, line });
       } catch (error) {

@@ -2,6 +2,8 @@ import { createServer } from "node:http";
 import { Queue } from "bullmq";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import { QUEUES } from "../../jobs/registry.js";
+import type { AuditTrail } from "../audit/trail.js";
+import { openAuditTrail } from "../audit/trail-for-config.js";
 import { WorkerBeats } from "../campaigns/worker-beats.js";
 import type { Config } from "../config.js";
 import { ConfigError } from "../errors/config-error.js";
@@ -104,7 +106,9 @@ export async function startDashboard(options: StartDashboardOptions): Promise<Ru
     });
     return queue;
   });
+  const audit = await openTrail(config, log);
   const closeRedis = async () => {
+    await audit?.close().catch(() => {});
     outage.close();
     await Promise.all(queues.map((q) => q.close()));
     await redis.quit().catch(() => redis.disconnect());
@@ -127,6 +131,7 @@ export async function startDashboard(options: StartDashboardOptions): Promise<Ru
       signIn,
       log,
       outage,
+      audit,
     });
     const server = createServer(app);
     const port = await listen(server, options.port ?? 3000, host);
@@ -166,6 +171,22 @@ async function signInFor(
 }
 
 /**
+ * The audit trail (docs/architecture/audit.md), or undefined, logged, when it cannot be opened
+ * (PostgreSQL away or not migrated): the pages show no entries, and only pause and cancel run.
+ */
+async function openTrail(config: Config, log: Logger): Promise<AuditTrail | undefined> {
+  try {
+    return await openAuditTrail(config);
+  } catch (error) {
+    log.warn(
+      { err: error },
+      "dashboard: the audit trail cannot be opened; only pause and cancel run",
+    );
+    return undefined;
+  }
+}
+
+/**
  * The token actions need, or undefined when none is. Actions reached from other machines (a
  * non-loopback bind, or a public host name behind a proxy) need one: the CSRF token alone is
  * handed to whoever can load a page (docs/architecture/operators.md, "The dashboard's guards").
@@ -198,6 +219,7 @@ interface AppDeps {
   signIn: SignIn | undefined;
   log: Logger;
   outage: OutageReporter;
+  audit: AuditTrail | undefined;
 }
 
 function dashboardApp(deps: AppDeps): Express {
@@ -226,6 +248,7 @@ function dashboardApp(deps: AppDeps): Express {
       boardPath: BOARD_PATH,
       allowActions: deps.allowActions,
       loginPath: signIn ? LOGIN_PATH : undefined,
+      audit: deps.audit,
       log: deps.log,
     }),
   );

@@ -12,6 +12,7 @@ import type { PaidMemory } from "../orders/paid-memory.js";
 import { journalFor } from "../orders/pg-journal.js";
 import { paidMemoryFor } from "../orders/pg-paid-memory.js";
 import { checkCampaignName } from "./campaign-names.js";
+import { thresholdPassed } from "./four-eyes-hold.js";
 import {
   checkBalance,
   checkBudgets,
@@ -94,11 +95,14 @@ async function importWithSpool(
   const catalog = deps.catalog && (await overrides().applyTo(deps.catalog));
   const survey = await surveyFile(options, { ...deps, catalog }, plan);
   const existing = await existingCampaign(deps.ledger, options.campaign);
-  const holdNow = Boolean(options.hold) && (!existing || survey.newRows > 0);
-  const state: StoredState | undefined =
+  let hold = Boolean(options.hold);
+  let holdNow = hold && (!existing || survey.newRows > 0);
+  const stateAfter = (): StoredState =>
     holdNow && existing?.state !== "cancelled" && existing?.state !== "archived"
       ? "held"
       : (existing?.state ?? "running");
+  let state = stateAfter();
+  let fourEyes: string | undefined;
   let budgetsReplaced: ImportResult["budgets_replaced"];
   let pricing: Pricing | undefined;
   const result = (enqueued: number, orders: number): ImportResult => ({
@@ -121,6 +125,7 @@ async function importWithSpool(
     state,
     ...(budgetsReplaced?.length ? { budgets_replaced: budgetsReplaced } : {}),
     ...(survey.repeats && survey.repeats.rows > 0 ? { repeats: survey.repeats.list() } : {}),
+    ...(fourEyes ? { four_eyes: fourEyes } : {}),
   });
 
   if (survey.errorCount > 0 && !options.skipInvalid) {
@@ -139,6 +144,13 @@ async function importWithSpool(
   const verdict = await checkCampaign(options, deps.ledger, survey, existing, plan, refuse);
   // The service's prices where it gives them: what is shown, checked and recorded from here.
   pricing = await priceSurvey(survey, deps);
+  // Four eyes: a price over GIFTJOBS_APPROVAL_THRESHOLD holds the campaign, as --hold does.
+  fourEyes = thresholdPassed(options.approvalThreshold, survey, existing);
+  if (fourEyes) {
+    hold = true;
+    holdNow = true;
+    state = stateAfter();
+  }
   const budgets = checkBudgets(options, survey, existing, refuse);
   budgetsReplaced = budgets.replaced;
   if (options.balanceCheck !== false && deps.client && !options.dryRun)
@@ -161,11 +173,18 @@ async function importWithSpool(
   let written: { rows: number; orders: number };
   try {
     written = await recordCampaign(
-      options,
+      { ...options, hold },
       deps,
       survey,
       { ...plan, spool },
-      { holdNow, existing, budgets: budgets.store, verdict },
+      {
+        holdNow,
+        existing,
+        budgets: budgets.store,
+        verdict,
+        heldAfter: state === "held",
+        fourEyes,
+      },
     );
     if (plan.repeats && written.rows > 0)
       await recordFile(plan.repeats, options.campaign, written.rows);
