@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import type { AuditDetails } from "../audit/entry.js";
 import { UserError } from "../errors/user-error.js";
 import type { Ledger } from "../ledger/ledger.js";
 import { requireCampaign } from "./find-campaign.js";
@@ -151,4 +152,13 @@ function summaryOf(
 ): ForgetSummary {
   const rows = campaigns.reduce((sum, c) => sum + c.rows, 0);
   return { dry_run: dryRun, campaigns, rows, skipped };
+}
+
+/** What the audit trail keeps of a forget: which campaigns, how many rows; no person. */
+export function forgetDetails(summary: ForgetSummary): AuditDetails {
+  return {
+    campaigns: summary.campaigns.map((c) => c.campaign),
+    rows: summary.rows,
+    left_alone: summary.skipped.map((s) => s.campaign),
+  };
 }

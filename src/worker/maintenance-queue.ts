@@ -3,6 +3,9 @@ import type { ForgetJobData, ForgetJobResult } from "../../jobs/maintenance/job.
 import { createForgetProcessor } from "../../jobs/maintenance/process.js";
 import { syncForgetSchedule } from "../../jobs/maintenance/schedule.js";
 import { QUEUES } from "../../jobs/registry.js";
+import { currentActor } from "../audit/actor.js";
+import { trailOf } from "../audit/trail-of.js";
+import { forgetDetails } from "../campaigns/forget.js";
 import { Ledger } from "../ledger/ledger.js";
 import { commandClient } from "../redis/connection.js";
 import { type QueueContext, type QueueRunner, quietIfAway } from "./queue-runner.js";
@@ -23,6 +26,18 @@ export function startMaintenanceQueue(context: QueueContext): QueueRunner {
     dataDir: config.dataDir,
     afterDays,
     log,
+    // One entry a night that forgot something, as the worker's OS user or GIFTJOBS_ACTOR
+    // (docs/architecture/audit.md, "What is recorded").
+    onForgotten: async (summary) => {
+      if (summary.campaigns.length === 0) return;
+      await trailOf({ database: context.database, dataDir: config.dataDir }).append({
+        actor: currentActor(),
+        action: "forget",
+        campaign: null,
+        details: { ...forgetDetails(summary), by: "nightly job" },
+        result: "ok",
+      });
+    },
   });
   const worker = new Worker<ForgetJobData, ForgetJobResult>(
     QUEUES.maintenance,

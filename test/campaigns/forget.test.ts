@@ -188,6 +188,20 @@ describe("orders forget", () => {
     const twice = await giftjobs(env, ["orders", "forget", "--campaign", "gifts"], db.env);
     expect(twice.code).toBe(0);
     expect(twice.stdout).toMatch(/^campaign gifts was forgotten already/);
+
+    // Both forgets are in the audit trail (the dry run changed nothing: not recorded), with
+    // counts and no person.
+    const audit = await giftjobs(env, ["audit", "--campaign", "gifts", "--json"], db.env);
+    expect(audit.code, audit.stderr).toBe(0);
+    const forgets = (JSON.parse(audit.stdout) as { action: string }[]).filter(
+      (e) => e.action === "forget",
+    );
+    expect(forgets).toHaveLength(2);
+    expect(forgets[0]).toMatchObject({
+      result: "ok",
+      details: { campaigns: ["gifts"], left_alone: [] },
+    });
+    for (const email of people.emails) expect(audit.stdout).not.toContain(email);
   });
 
   it("refuses a campaign that is not ended, in one line", async () => {

@@ -2,10 +2,12 @@ import {
   type CampaignForgotten,
   type ForgetSummary,
   forgetCampaign,
+  forgetDetails,
   forgetEndedBefore,
 } from "../../campaigns/forget.js";
 import { UserError } from "../../errors/user-error.js";
 import { commandClient } from "../../redis/connection.js";
+import { auditedCommand } from "../audit-trail.js";
 import { createContext, printJson } from "../run-action.js";
 import { withRedisServices } from "../services.js";
 
@@ -33,16 +35,27 @@ export async function forgetCommand(
 ): Promise<{ code: number; summary: ForgetSummary }> {
   const before = endedBefore(opts);
   const ctx = createContext(opts.json);
-  return withRedisServices(ctx.config, async ({ redis, ledger }) => {
-    const deps = { redis: commandClient(redis), ledger, dataDir: ctx.config.dataDir };
-    const dryRun = Boolean(opts.dryRun);
-    const summary = before
-      ? await forgetEndedBefore(deps, before, { dryRun })
-      : await forgetCampaign(deps, opts.campaign!, { dryRun });
-    if (opts.json) printJson(summary);
-    else process.stdout.write(forgetText(summary));
-    return { code: 0, summary };
-  });
+  const dryRun = Boolean(opts.dryRun);
+  const forget = () =>
+    withRedisServices(ctx.config, async ({ redis, ledger }) => {
+      const deps = { redis: commandClient(redis), ledger, dataDir: ctx.config.dataDir };
+      return before
+        ? await forgetEndedBefore(deps, before, { dryRun })
+        : await forgetCampaign(deps, opts.campaign!, { dryRun });
+    });
+  // A dry run changes nothing, so the trail has nothing to record of it.
+  const summary = dryRun
+    ? await forget()
+    : await auditedCommand(ctx.config, {
+        action: "forget",
+        campaign: opts.campaign ?? null,
+        details: before ? { ended_before: before.toISOString() } : {},
+        run: forget,
+        done: forgetDetails,
+      });
+  if (opts.json) printJson(summary);
+  else process.stdout.write(forgetText(summary));
+  return { code: 0, summary };
 }
 
 /** The date of --ended-before (00:00 UTC of a date, or a date-time with its zone); checks the flags. */
