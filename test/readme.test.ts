@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -99,6 +100,38 @@ function spawnLine(command: string, env: NodeJS.ProcessEnv, cwd: string, backgro
   });
   return { child, done };
 }
+
+/** A shell line without its comment and the spaces around it. */
+const withoutComment = (line: string) => line.replace(/\s+#.*$/, "").trim();
+
+describe("README's first screen", () => {
+  const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+  const blocks = [...readme.matchAll(/```(\w+)\n([\s\S]*?)```/g)];
+
+  it("gives the two commands first: the demo, then the tests", () => {
+    const [lang, body] = [blocks[0]![1], blocks[0]![2]!];
+    expect(lang).toBe("sh");
+    expect(body.trimEnd().split("\n").map(withoutComment)).toEqual([
+      "npm ci && npx giftjobs demo",
+      "npm test",
+    ]);
+  });
+
+  it("then an example of ten lines at most, each run by the walk-through, then the concepts", () => {
+    const headings = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
+    expect(headings.slice(0, 2)).toEqual(["An example", "Concepts"]);
+    const example = blocks[1]![2]!.trimEnd().split("\n");
+    expect(example.length).toBeLessThanOrEqual(10);
+    const walkThrough = new Set(
+      blocks
+        .filter(([, lang]) => lang === "console")
+        .flatMap(([, , body]) => body!.split("\n"))
+        .filter((line) => line.startsWith("$ "))
+        .map((line) => withoutComment(line.slice(2))),
+    );
+    for (const line of example) expect(walkThrough, line).toContain(withoutComment(line));
+  });
+});
 
 describe("README walk-through", () => {
   const prefix = uniquePrefix("readme");
