@@ -8,6 +8,7 @@ import { retryCampaign } from "../campaigns/retry.js";
 import type { CampaignSummary } from "../campaigns/summary.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { StoredState } from "../ledger/types.js";
+import { plural } from "../plural.js";
 
 /** What the campaign page knows of a campaign when it decides which buttons to show. */
 export interface ActionContext {
@@ -77,7 +78,7 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
       summary.failed_uncertain > 0 && stored !== "cancelled" && stored !== "archived",
     run: async (ledger, c) => {
       const result = await retryCampaign(ledger, c, {});
-      return `${result.rows.toLocaleString("en-US")} rows in ${result.orders.toLocaleString("en-US")} orders re-queued (${result.mode})`;
+      return `${result.rows.toLocaleString("en-US")} ${plural(result.rows, "row")} in ${result.orders.toLocaleString("en-US")} ${plural(result.orders, "order")} re-queued (${result.mode})`;
     },
   },
   {
@@ -88,7 +89,7 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
     shown: ({ stored }) => LIVE.includes(stored),
     run: async (ledger, c) => {
       const taken = await cancelCampaign(ledger, c);
-      return `campaign ${c} cancelled (${taken.toLocaleString("en-US")} orders taken off the pending list); no new order will be created`;
+      return `campaign ${c} cancelled (${taken.toLocaleString("en-US")} ${plural(taken, "order")} taken off the pending list); no new order will be created`;
     },
   },
   // archive: another engineer adds it here (see above).

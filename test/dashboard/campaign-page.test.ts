@@ -309,7 +309,7 @@ describe("giftjobs dashboard: campaign page", () => {
     // Retry (same key): the failed_uncertain row is queued again.
     const retry = await post("retry", `${csrf}&confirmed=yes`);
     expect(retry.status).toBe(200);
-    expect(await retry.text()).toContain("1 rows in 1 orders re-queued (same-key)");
+    expect(await retry.text()).toContain("1 row in 1 order re-queued (same-key)");
     expect((await ledger.getOrder(CAMPAIGN, 3))?.status).toBe("queued");
 
     expect((await post("obliterate", `${csrf}&confirmed=yes`)).status).toBe(404);

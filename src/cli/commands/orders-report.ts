@@ -7,6 +7,7 @@ import { writeCampaignReport } from "../../campaigns/archive.js";
 import { requireCampaign } from "../../campaigns/find-campaign.js";
 import { UserError } from "../../errors/user-error.js";
 import type { Ledger } from "../../ledger/ledger.js";
+import { plural } from "../../plural.js";
 import { createContext, printJson } from "../run-action.js";
 import { withRedisServices } from "../services.js";
 
@@ -36,7 +37,7 @@ export async function runReport(opts: {
     // An archived campaign's report is the one written when it was archived.
     const rows = await writeCampaignReport(ledger, opts.campaign, out);
     if (opts.json) printJson({ campaign: opts.campaign, rows, report: out });
-    else process.stdout.write(`${number(rows)} rows written to ${out}\n`);
+    else process.stdout.write(`${number(rows)} ${plural(rows, "row")} written to ${out}\n`);
     return 0;
   });
 }
