@@ -13,12 +13,13 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 /**
  * The npm packages bundled into the chunks: those every command that asks Redis loads (commander
- * at start-up, zod for the configuration, pino for the logger), pure JavaScript. Every other
- * dependency stays a package loaded from node_modules when a command needs it: exceljs, BullMQ,
- * pg, express and bull-board are large and loaded by few commands, bull-board serves files from
- * its own folder, pg may load a native module.
+ * at start-up, zod for the configuration, pino for the logger, ioredis), pure JavaScript. Every
+ * other dependency stays a package loaded from node_modules when a command needs it: exceljs,
+ * BullMQ, pg, express and bull-board are large and loaded by few commands, bull-board serves
+ * files from its own folder, pg may load a native module. BullMQ loads no ioredis of its own: it
+ * is given giftjobs' connections (src/redis/connection.ts), so a worker holds one copy.
  */
-export const BUNDLED_PACKAGES = ["commander", "zod", "pino"];
+export const BUNDLED_PACKAGES = ["commander", "zod", "pino", "ioredis"];
 
 /** The name of the file, in each output folder, that says which sources each chunk holds. */
 export const METAFILE = "meta.json";
