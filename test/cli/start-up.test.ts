@@ -33,10 +33,13 @@ interface Loaded {
 
 /**
  * How the child runs the CLI: the bundle the run's globalSetup built (test/helpers/cli-build.ts)
- * as the shipped CLI is built, or, with GIFTJOBS_TEST_CLI=tsx, the sources under tsx.
+ * as the shipped CLI is built, or, with GIFTJOBS_TEST_CLI=tsx, the sources under tsx. `preload`
+ * goes before the recorder: what tsx loads is not the command's.
  */
-function cliArgs(): string[] {
-  return existsSync(COMPILED_CLI) ? [COMPILED_CLI] : ["--import", TSX, ENTRY];
+function cli(): { preload: string[]; entry: string } {
+  return existsSync(COMPILED_CLI)
+    ? { preload: [], entry: COMPILED_CLI }
+    : { preload: ["--import", TSX], entry: ENTRY };
 }
 
 /** A file's real path (node_modules/ may be a link); a path that names no file as it is. */
@@ -70,7 +73,8 @@ async function bundledSources(): Promise<Map<string, string[]>> {
  */
 async function loadedBy(args: string[], env: Record<string, string>): Promise<Loaded> {
   const record = join(await tmpDir("modules"), "loaded.txt");
-  const child = spawn(process.execPath, ["--import", RECORDER, ...cliArgs(), ...args], {
+  const { preload, entry } = cli();
+  const child = spawn(process.execPath, [...preload, "--import", RECORDER, entry, ...args], {
     cwd: ROOT,
     env: { ...process.env, GIFTJOBS_DATABASE_URL: "", ...env, CI: "true", MODULE_RECORD: record },
     stdio: ["ignore", "pipe", "pipe"],
