@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { ConfigError } from "./errors/config-error.js";
 import { registerSecret } from "./log.js";
 import { currencyDecimals, fromUnits, toUnits } from "./money.js";
