@@ -14,7 +14,7 @@ export async function pauseCampaign(
   reason = "paused by operator",
 ): Promise<boolean> {
   if (await pauseIfRunning(ledger, campaign, reason)) return true;
-  const state = storedState(await ledger.meta(campaign));
+  const state = storedState(await ledger.campaigns.meta(campaign));
   if (state === "paused") return false;
   throw notIn(campaign, state, "paused", "pause");
 }
@@ -22,7 +22,7 @@ export async function pauseCampaign(
 /** Resumes a paused campaign: the dispatcher sends its pending orders again. */
 export async function resumeCampaign(ledger: Ledger, campaign: string): Promise<boolean> {
   if ((await moveCampaign(ledger, campaign, "resume")).changed) return true;
-  const state = storedState(await ledger.meta(campaign));
+  const state = storedState(await ledger.campaigns.meta(campaign));
   if (state === "running") return false;
   throw notIn(campaign, state, "resumed", "resume");
 }
@@ -43,7 +43,7 @@ export async function cancelCampaign(ledger: Ledger, campaign: string): Promise<
   const result = await moveCampaign(ledger, campaign, "cancel");
   if (!result.changed && result.previous !== "cancelled")
     throw notIn(campaign, result.previous, "cancelled", "cancel");
-  return ledger.cancelPending(campaign);
+  return ledger.dispatch.cancelPending(campaign);
 }
 
 /**

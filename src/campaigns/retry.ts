@@ -80,7 +80,7 @@ export async function retryCampaign(
   campaign: string,
   options: RetryOptions,
 ): Promise<RetryResult> {
-  const state = storedState(await ledger.meta(campaign));
+  const state = storedState(await ledger.campaigns.meta(campaign));
   if (state === "cancelled" || state === "archived")
     throw new UserError(
       `campaign ${campaign} is ${state}: its rows cannot be retried${state === "archived" ? " (orders restore first)" : ""}`,
@@ -104,7 +104,7 @@ export async function retryCampaign(
     options.newKey && !options.allowRepeats
       ? await repeatCheck(ledger, campaign, options)
       : undefined;
-  for await (const [number, order] of ledger.orders(campaign)) {
+  for await (const [number, order] of ledger.orders.all(campaign)) {
     const absent = Boolean(options.newKey && !options.force && reconciledAbsent(order));
     if (!statuses.includes(order.status) && !absent) continue;
     if (repeats && (await repeats(order.identities))) {
@@ -129,15 +129,15 @@ async function underSameKey(
   number: number,
   force: boolean | undefined,
 ): Promise<boolean> {
-  const moved = await ledger.transition(
+  const moved = await ledger.orders.transition({
     campaign,
     number,
-    ["failed_uncertain"],
-    "queued",
-    { error_type: null, error_message: null },
-    "pending",
-    force ? "force" : undefined,
-  );
+    from: ["failed_uncertain"],
+    to: "queued",
+    patch: { error_type: null, error_message: null },
+    follow: "pending",
+    word: force ? "force" : undefined,
+  });
   return moved.moved;
 }
 
@@ -163,7 +163,7 @@ async function underNewKey(
       ? ["failed_final", "failed_uncertain"]
       : ["failed_final"];
   const word: KeyWord | undefined = options.force ? "force" : options.absent ? "absent" : undefined;
-  const done = await ledger.rekey(campaign, {
+  const done = await ledger.orders.rekey(campaign, {
     number,
     key,
     identities: order.identities,
@@ -196,7 +196,7 @@ async function repeatCheck(
   const since = Date.now() - (options.repeatWindowDays ?? REPEAT_WINDOW_DAYS) * 86_400_000;
   const finder = new RepeatFinder(await memory.lookup(campaign, since), ledger, options.dataDir);
   return async (identities) => {
-    const rows = await ledger.getRows(campaign, identities);
+    const rows = await ledger.orders.getRows(campaign, identities);
     const fingerprints = rows.map((row) => row && paidFingerprint(row, row.currency));
     return (await finder.find(fingerprints)).some((earlier) => earlier.length > 0);
   };

@@ -1,7 +1,7 @@
 import type { JobsOptions } from "bullmq";
 import { moveCampaign } from "../campaigns/state.js";
 import { recordingMarked } from "../campaigns/unfinished-import.js";
-import { BudgetExceededError, CampaignClosedError } from "../ledger/orders.js";
+import { BudgetExceededError, CampaignClosedError } from "../ledger/record-errors.js";
 import { type CurrencyBudget, unitsText } from "../orders/budget.js";
 import type { JournalVerdict } from "../orders/journal-index.js";
 import { campaignTagsOrders } from "../orders/order-tags.js";
@@ -40,7 +40,7 @@ export async function recordCampaign(
 ): Promise<{ rows: number; orders: number }> {
   const { mode, itemsPerOrder } = plan;
   const tagOrders = await orderTagsFor(options.campaign, deps, existing, plan);
-  await deps.ledger.register(options.campaign, {
+  await deps.ledger.campaigns.register(options.campaign, {
     ...(tagOrders ? { order_tags: "1" } : {}),
     execution_mode: mode,
     items_per_order: String(itemsPerOrder),
@@ -52,12 +52,12 @@ export async function recordCampaign(
   if (holdNow && existing) await moveCampaign(deps.ledger, options.campaign, "hold");
   // Said before the rows are: status and the report tell which campaigns it pays again.
   if (survey.repeats && survey.repeats.rows > 0 && options.repeats === "allow")
-    await deps.ledger.setMeta(options.campaign, {
+    await deps.ledger.campaigns.setMeta(options.campaign, {
       repeats: repeatsMeta(existing?.meta.repeats, survey.repeats.list()),
     });
   // Stored before the rows: RECORD checks each batch against it.
   if (budgets.size > 0)
-    await deps.ledger.setMeta(
+    await deps.ledger.campaigns.setMeta(
       options.campaign,
       Object.fromEntries([...budgets].map(([c, b]) => [`budget:${c}`, String(b.units)])),
     );

@@ -66,7 +66,7 @@ export const runResume = lifecycle(async (ledger, name, workers) => {
 export const runCancel = lifecycle(async (ledger, name, workers) => {
   // Cancelled before: said so, not its count again (a cancel again still takes off the
   // pending list what a worker may have put back meanwhile).
-  const before = storedState(await ledger.meta(name));
+  const before = storedState(await ledger.campaigns.meta(name));
   const cancelled = await cancelCampaign(ledger, name);
   const summary = await campaignSummary(ledger, name, workers);
   return {

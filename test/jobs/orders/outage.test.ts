@@ -102,7 +102,7 @@ describe("an order job when the service does not answer", () => {
     options: { attemptsMade?: number; attempts?: number; down?: boolean; blips?: number } = {},
   ) {
     const ledger = new Ledger(r.redis, r.prefix);
-    await ledger.record("c", oneRowOrders("c", ["a"]));
+    await ledger.orders.record("c", oneRowOrders("c", ["a"]));
     const sent: string[] = [];
     const client = {
       createOrder: async (_body: unknown, { idempotencyKey }: { idempotencyKey: string }) => {
@@ -130,7 +130,7 @@ describe("an order job when the service does not answer", () => {
       blipRetries: options.blips ?? 0,
     };
     const outcome = await processCreateOrder(job, undefined, deps, "token").catch((e: Error) => e);
-    return { outcome, moved, holds, held, sent, order: await ledger.getOrder("c", 1) };
+    return { outcome, moved, holds, held, sent, order: await ledger.orders.getOrder("c", 1) };
   }
 
   it("a refused connection: back to wait unsent-marked, no attempt used, the queue held", async () => {
@@ -188,7 +188,7 @@ describe("an order job when the service does not answer", () => {
 
   it("while another job probes a service known down, a job waits unsent and the ledger is untouched", async () => {
     const ledger = new Ledger(r.redis, r.prefix);
-    await ledger.record("c", oneRowOrders("c", ["a"]));
+    await ledger.orders.record("c", oneRowOrders("c", ["a"]));
     const hold = new OutageHold(() => true, 1000, 30_000);
     expect(hold.admit()).toBe("probe");
     const holds: number[] = [];
@@ -215,7 +215,7 @@ describe("an order job when the service does not answer", () => {
     expect(moved).toHaveLength(1);
     expect(holds).toEqual([1000]);
     expect(held).toEqual(["c"]);
-    expect(await ledger.getOrder("c", 1)).toMatchObject({ status: "queued" });
-    expect((await ledger.getOrder("c", 1))?.attempts).toBeUndefined();
+    expect(await ledger.orders.getOrder("c", 1)).toMatchObject({ status: "queued" });
+    expect((await ledger.orders.getOrder("c", 1))?.attempts).toBeUndefined();
   });
 });

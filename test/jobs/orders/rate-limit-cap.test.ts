@@ -33,7 +33,7 @@ describe("429 cap", () => {
 
   async function run(rateLimited: number) {
     const ledger = new Ledger(r.redis, r.prefix);
-    await ledger.record("c", oneRowOrders("c", ["a"]));
+    await ledger.orders.record("c", oneRowOrders("c", ["a"]));
     const client = {
       createOrder: async () =>
         Promise.reject(
@@ -50,7 +50,7 @@ describe("429 cap", () => {
       rateLimiter: new RateLimitBackoff(1),
       journal: async () => {},
     }).catch((e: Error) => e);
-    return { outcome, job, order: await ledger.getOrder("c", 1) };
+    return { outcome, job, order: await ledger.orders.getOrder("c", 1) };
   }
 
   it("puts a rate-limited job back without using an attempt, counting the 429", async () => {
