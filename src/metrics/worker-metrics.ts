@@ -93,7 +93,7 @@ export class WorkerMetrics {
       registers,
       // Orders end in workers, in the webhook receiver (often a process of its own), in the cancel
       // command and the dashboard: the ledger's scripts count each move in Redis and one endpoint
-      // claims each (Ledger.claimEndedOrders), so no process counts what another moved.
+      // claims each (ledger.orders.claimEnded), so no process counts what another moved.
       async collect() {
         if (!ledger) return;
         // Counted when the claim answers, even after the scrape's deadline (the next one shows it).

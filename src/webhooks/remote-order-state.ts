@@ -45,7 +45,7 @@ function quotedStatus(status: string): string {
  * (docs/architecture/following-orders.md, "Following async orders"): COMPLETED gives `completed`
  * with its ids; FAILED, and only FAILED, gives `failed_final` (the service made nothing); a status
  * we do not know gives `failed_uncertain` (an order may exist: retried under the same key, the
- * service replays it), its error naming the status. One script (Ledger.endReported) checks that the
+ * service replays it), its error naming the status. One script (ledger.orders.endReported) checks that the
  * order holds `orderId`, ends it, unfollows it and, with webhooks on, forgets the id once the
  * order is past `submitted`. PROCESSING, and COMPLETED without the order, are no end this can
  * record: nothing is changed (the callers look again). The status follower (a poll) and the
