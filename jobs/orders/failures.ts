@@ -38,9 +38,7 @@ export async function handleFailure(
       number: attempt.number,
       from: ["in_flight"],
       to: "in_flight",
-      patch: {
-        unclear: attempt.unclear,
-      },
+      patch: { unclear: attempt.unclear },
     });
   if (error instanceof RefusedRequestError) {
     // Nothing was sent; an earlier attempt's mark, if any, keeps the rows failed_uncertain.
@@ -62,9 +60,7 @@ export async function handleFailure(
       number: attempt.number,
       from: ["in_flight"],
       to: "queued",
-      patch: {
-        unclear: "interrupted",
-      },
+      patch: { unclear: "interrupted" },
     });
     throw error;
   }

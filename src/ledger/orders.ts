@@ -34,6 +34,7 @@ export interface TransitionOptions {
   patch?: OrderPatch;
   /** The change of its entry in the follow set, made in the same step. */
   follow?: FollowChange;
+  /** The word that lets an order marked unclear move on (see KeyWord). */
   word?: KeyWord;
 }
 

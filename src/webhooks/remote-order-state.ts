@@ -45,9 +45,9 @@ function quotedStatus(status: string): string {
  * (docs/architecture/following-orders.md, "Following async orders"): COMPLETED gives `completed`
  * with its ids; FAILED, and only FAILED, gives `failed_final` (the service made nothing); a status
  * we do not know gives `failed_uncertain` (an order may exist: retried under the same key, the
- * service replays it), its error naming the status. One script (ledger.orders.endReported) checks that the
- * order holds `orderId`, ends it, unfollows it and, with webhooks on, forgets the id once the
- * order is past `submitted`. PROCESSING, and COMPLETED without the order, are no end this can
+ * service replays it), its error naming the status. One script (ledger.orders.endReported)
+ * checks that the order holds `orderId`, ends it, unfollows it and, with webhooks on, forgets the
+ * id once the order is past `submitted`. PROCESSING, and COMPLETED without the order, are no end this can
  * record: nothing is changed (the callers look again). The status follower (a poll) and the
  * webhook receiver both call this, so when a poll and a webhook race, the first moves the order
  * and the second finds it past `submitted` and changes nothing: one end, counted once.

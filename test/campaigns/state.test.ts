@@ -152,9 +152,7 @@ describe("campaign states in the ledger", () => {
       number: 3,
       from: ["in_flight"],
       to: "failed_uncertain",
-      patch: {
-        error_type: "timeout",
-      },
+      patch: { error_type: "timeout" },
     });
     // Paused first: a cancelled campaign shows no pause any more.
     expect(await pauseCampaign(ledger, "late")).toBe(true);

@@ -196,9 +196,7 @@ describe("giftjobs dashboard: campaign page", () => {
         number: i + 1,
         from: ["queued"],
         to: "failed_final",
-        patch: {
-          error_type: "validation_error",
-        },
+        patch: { error_type: "validation_error" },
       });
     dashboard = await startDashboard({ config, port: 0 });
     const url = dashboard.url;

@@ -147,9 +147,7 @@ describe("re-importing a campaign", () => {
       number: oldRow.order,
       from: ["queued"],
       to: "failed_final",
-      patch: {
-        error_type: "validation_error",
-      },
+      patch: { error_type: "validation_error" },
     });
     expect(moved.moved).toBe(true);
     const accepted = await importCampaign({ file: changed, campaign: "chg" }, depsOf(e));

@@ -224,9 +224,7 @@ describe("retry --new-key and the paid memory", () => {
       number: 1,
       from: ["queued"],
       to: "failed_final",
-      patch: {
-        error_type: "invalid_request",
-      },
+      patch: { error_type: "invalid_request" },
     });
     expect(moved.moved).toBe(true);
     // So the same person may be paid by another campaign...

@@ -11,9 +11,9 @@ export interface ServiceUnreachableInit extends Omit<ApiErrorInit, "message" | "
 }
 
 /**
- * Nothing answers at the service's address (connection refused, host not found). Still a
- * retry-same-key for a worker, as a dropped connection is, but an interactive command stops after a few
- * tries and says which setting to check. The message never holds the API key.
+ * Nothing answers at the service's address (connection refused, host not found). Still
+ * retry-same-key for a worker, as a dropped connection is, but an interactive command stops
+ * after a few tries and says which setting to check. The message never holds the API key.
  */
 export class ServiceUnreachableError extends ApiError {
   readonly url: string;
