@@ -33,8 +33,12 @@ export async function handleFailure(
   // A blip before the last answer may have reached the service: the order is marked before the
   // outcome is recorded (an answer under the key, if this is one, then removes the mark again).
   if (attempt.unclear)
-    await deps.ledger.transition(attempt.campaign, attempt.number, ["in_flight"], "in_flight", {
-      unclear: attempt.unclear,
+    await deps.ledger.orders.transition({
+      campaign: attempt.campaign,
+      number: attempt.number,
+      from: ["in_flight"],
+      to: "in_flight",
+      patch: { unclear: attempt.unclear },
     });
   if (error instanceof RefusedRequestError) {
     // Nothing was sent; an earlier attempt's mark, if any, keeps the rows failed_uncertain.
@@ -51,8 +55,12 @@ export async function handleFailure(
   if (!(error instanceof ApiError)) {
     // Not an answer from the service (a bug, Redis trouble, the worker stopping mid-request):
     // the request may have reached the service, so the key is marked; BullMQ retries it.
-    await deps.ledger.transition(attempt.campaign, attempt.number, ["in_flight"], "queued", {
-      unclear: "interrupted",
+    await deps.ledger.orders.transition({
+      campaign: attempt.campaign,
+      number: attempt.number,
+      from: ["in_flight"],
+      to: "queued",
+      patch: { unclear: "interrupted" },
     });
     throw error;
   }
@@ -90,15 +98,14 @@ async function markFailed(
   message: string,
   options: { word?: KeyWord; unclear?: string } = {},
 ): Promise<string> {
-  const moved = await deps.ledger.transition(
-    attempt.campaign,
-    attempt.number,
-    ["in_flight", "queued"],
-    status,
-    { error_type: type, error_message: message, unclear: options.unclear },
-    undefined,
-    options.word,
-  );
+  const moved = await deps.ledger.orders.transition({
+    campaign: attempt.campaign,
+    number: attempt.number,
+    from: ["in_flight", "queued"],
+    to: status,
+    patch: { error_type: type, error_message: message, unclear: options.unclear },
+    word: options.word,
+  });
   if (!moved.moved) return moved.current ?? status;
   deps.onOrderEnded?.(endName(moved.status));
   return moved.status;
@@ -121,10 +128,16 @@ async function retrySameKey(attempt: Attempt, error: ApiError, deps: CreateOrder
     );
     return { status: "failed_uncertain" };
   }
-  await deps.ledger.transition(attempt.campaign, attempt.number, ["in_flight"], "queued", {
-    error_type: error.type,
-    error_message: error.message,
-    unclear: error.type,
+  await deps.ledger.orders.transition({
+    campaign: attempt.campaign,
+    number: attempt.number,
+    from: ["in_flight"],
+    to: "queued",
+    patch: {
+      error_type: error.type,
+      error_message: error.message,
+      unclear: error.type,
+    },
   });
   // Retried: not a problem yet (the tracker's progress lines count what ends failed).
   log.debug(
@@ -146,9 +159,15 @@ async function waitUnsent(
   deps: CreateOrderDeps,
 ): Promise<CreateOrderJobResult> {
   deps.onOutcome?.("retry_same_key");
-  await deps.ledger.transition(attempt.campaign, attempt.number, ["in_flight"], "queued", {
-    error_type: error.type,
-    error_message: error.message,
+  await deps.ledger.orders.transition({
+    campaign: attempt.campaign,
+    number: attempt.number,
+    from: ["in_flight"],
+    to: "queued",
+    patch: {
+      error_type: error.type,
+      error_message: error.message,
+    },
   });
   const waitMs = (deps.outageHold ?? new OutageHold()).next();
   attempt.log.debug(
@@ -169,10 +188,16 @@ async function waitOutOutage(
   error: ApiError,
   deps: CreateOrderDeps,
 ): Promise<CreateOrderJobResult> {
-  await deps.ledger.transition(attempt.campaign, attempt.number, ["in_flight"], "queued", {
-    error_type: error.type,
-    error_message: error.message,
-    unclear: error.type,
+  await deps.ledger.orders.transition({
+    campaign: attempt.campaign,
+    number: attempt.number,
+    from: ["in_flight"],
+    to: "queued",
+    patch: {
+      error_type: error.type,
+      error_message: error.message,
+      unclear: error.type,
+    },
   });
   const waitMs = deps.outageHold!.next();
   attempt.log.debug(
@@ -195,7 +220,12 @@ async function rateLimited(
   const count = (job.data.rateLimited ?? 0) + 1;
   if (count > MAX_RATE_LIMITED) return retrySameKey(attempt, error, deps);
   await job.updateData({ ...job.data, rateLimited: count });
-  await deps.ledger.transition(attempt.campaign, attempt.number, ["in_flight"], "queued");
+  await deps.ledger.orders.transition({
+    campaign: attempt.campaign,
+    number: attempt.number,
+    from: ["in_flight"],
+    to: "queued",
+  });
   const waitMs = deps.rateLimiter.next();
   // Every job in flight may get one: a debug line each (the metric counts them).
   log.debug({ wait_ms: waitMs }, "rate limited by the service (429); holding the queue");
@@ -236,7 +266,14 @@ async function pauseCampaign(
   } else {
     // No error on the order: the pause's reason says it, and a queued order's error type is
     // read as the mark of an unclear attempt by the ledger (from before the mark had a field).
-    await deps.ledger.transition(campaign, attempt.number, ["in_flight"], "queued", {}, "pending");
+    await deps.ledger.orders.transition({
+      campaign,
+      number: attempt.number,
+      from: ["in_flight"],
+      to: "queued",
+      patch: {},
+      follow: "pending",
+    });
   }
   return { status: "queued" };
 }
@@ -293,7 +330,7 @@ async function nextGeneration(
   const i = [...identities].sort();
   const line = a ? { g: generation, k: newKey, i, a } : { g: generation, k: newKey, i };
   await deps.journal(attempt.campaign, line);
-  const done = await deps.ledger.rekey(attempt.campaign, {
+  const done = await deps.ledger.orders.rekey(attempt.campaign, {
     number: attempt.number,
     key: newKey,
     identities,

@@ -24,7 +24,7 @@ export async function pauseReason(
   const head = `${error.type}: ${sentence(error.message)}`;
   // Only the refusal that pauses a running campaign needs the words (the balance read and the
   // orders' scan): the others in flight find it paused already.
-  if ((await deps.ledger.meta(order.campaign)).state !== "running") return head;
+  if ((await deps.ledger.campaigns.meta(order.campaign)).state !== "running") return head;
   return `${head} ${await sharedFix(error, order, deps)}; ${resume}`;
 }
 
@@ -118,7 +118,7 @@ async function costToSend(
 ): Promise<{ orders: number; units: bigint } | undefined> {
   let orders = 0;
   let units = 0n;
-  for await (const [, order] of ledger.orders(campaign)) {
+  for await (const [, order] of ledger.orders.all(campaign)) {
     if (order.status !== "queued" && order.status !== "in_flight") continue;
     if (order.currency !== currency) continue;
     if (order.price === undefined) return undefined;

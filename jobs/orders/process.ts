@@ -85,12 +85,12 @@ async function startAndSend(
   const { campaign, order: number } = job.data;
   let log = deps.log.child({ campaign, order: number, job: job.id });
 
-  const start = await deps.ledger.start(
+  const start = await deps.ledger.orders.start({
     campaign,
     number,
-    { attempts: job.attemptsMade + 1 },
-    deps.client.keyFingerprint,
-  );
+    patch: { attempts: job.attemptsMade + 1 },
+    apiKeyFingerprint: deps.client.keyFingerprint,
+  });
   // Held or paused: the ledger put the order back on its pending list; this job is over.
   if (start.kind === "paused") {
     if (start.budget) {
@@ -119,9 +119,15 @@ async function startAndSend(
     request = requestFromLedger(order, start.rows);
   } catch (error) {
     const message = `the ledger cannot make this order's body (${(error as Error).message}); nothing was sent`;
-    const moved = await deps.ledger.transition(campaign, number, ["in_flight"], "failed_final", {
-      error_type: "no_request",
-      error_message: message,
+    const moved = await deps.ledger.orders.transition({
+      campaign,
+      number,
+      from: ["in_flight"],
+      to: "failed_final",
+      patch: {
+        error_type: "no_request",
+        error_message: message,
+      },
     });
     const status = moved.moved ? moved.status : "failed_final";
     if (moved.moved) deps.onOrderEnded?.(endName(status));
@@ -161,15 +167,14 @@ async function recordCompleted(
   const { campaign, number, log } = attempt;
   const store = deps.storePayoutUrls ?? false;
   const patch = completedPatch(order, attempt.identities.length, store, attempt.campaignCreatedAt);
-  const moved = await deps.ledger.transition(
+  const moved = await deps.ledger.orders.transition({
     campaign,
     number,
-    ["in_flight"],
-    "completed",
+    from: ["in_flight"],
+    to: "completed",
     patch,
-    undefined,
-    "answered",
-  );
+    word: "answered",
+  });
   deps.onOutcome?.("completed");
   if (moved.moved) deps.onOrderEnded?.("completed");
   if (patch.replayed) warnReplayed(log, campaign, order.created_at);
@@ -189,15 +194,15 @@ async function recordSubmitted(
   // of the prefix's one slot), so Redis runs them in this order without a round trip between.
   const indexed = deps.orderIndex?.remember(orderId, campaign, number);
   // Submitted and followed in one step: the OrderFollower reads its status from then on.
-  const submitted = deps.ledger.transition(
+  const submitted = deps.ledger.orders.transition({
     campaign,
     number,
-    ["in_flight"],
-    "submitted",
-    { order_id: orderId },
-    { at: Date.now() + (deps.firstPollDelayMs ?? 1000) },
-    "answered",
-  );
+    from: ["in_flight"],
+    to: "submitted",
+    patch: { order_id: orderId },
+    follow: { at: Date.now() + (deps.firstPollDelayMs ?? 1000) },
+    word: "answered",
+  });
   await Promise.all([indexed, submitted]);
   deps.onOutcome?.("submitted");
   log.debug({ order_id: orderId }, "order submitted; following its status");
@@ -241,7 +246,7 @@ async function alreadyHandled(
   deps: CreateOrderDeps,
 ) {
   if (current === "submitted")
-    await deps.ledger.follow(job.data.campaign, job.data.order, Date.now());
+    await deps.ledger.follows.add(job.data.campaign, job.data.order, Date.now());
   return { status: current ?? "unknown", skipped: true };
 }
 

@@ -2,10 +2,9 @@ import type { z } from "zod";
 import { sha256 } from "../sha256.js";
 import { errorFromResponse } from "./error-from-response.js";
 import {
+  ApiError,
   MalformedResponseError,
-  NetworkError,
   RefusedRequestError,
-  RequestTimeoutError,
   ServiceUnreachableError,
 } from "./errors/index.js";
 import { MAX_ESTIMATE_ITEMS, type OrderEstimateRequest } from "./order-estimate.js";
@@ -388,7 +387,7 @@ function transportError(error: unknown, spec: RequestSpec, timeoutMs: number, ba
   }
   const what = `${spec.method} ${spec.path}`;
   if (error.kind === "timeout") {
-    return new RequestTimeoutError({
+    return new ApiError("RequestTimeoutError", {
       status: 0,
       type: "request_timeout",
       message: `${what}: no response within ${timeoutMs} ms`,
@@ -396,14 +395,14 @@ function transportError(error: unknown, spec: RequestSpec, timeoutMs: number, ba
   }
   if (error.kind === "aborted") {
     // The caller cancelled (shutdown). For an order this is as ambiguous as a dropped connection.
-    return new NetworkError({
+    return new ApiError("NetworkError", {
       status: 0,
       type: "aborted",
       message: `${what}: cancelled`,
       cause: spec.signal?.reason,
     });
   }
-  return new NetworkError({
+  return new ApiError("NetworkError", {
     status: 0,
     type: "network_error",
     message: `${what}: ${error.detail}`,

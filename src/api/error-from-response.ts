@@ -1,48 +1,5 @@
 import { ENV_NAMES } from "../config.js";
-import {
-  type ApiError,
-  type ApiErrorInit,
-  ApiVersionError,
-  type ErrorDetail,
-  IdempotencyConflictError,
-  IdempotencyInProgressError,
-  InsufficientFundsError,
-  OrderingRestrictedError,
-  RateLimitedError,
-  RequestRejectedError,
-  ServerError,
-  UnauthorizedError,
-  ValidationError,
-} from "./errors/index.js";
-
-type ErrorClass = new (init: ApiErrorInit) => ApiError;
-
-/** Error types whose class is not decided by the status alone. Branch on `type`, never on texts. */
-const BY_TYPE: Record<string, ErrorClass> = {
-  idempotency_validation_error: IdempotencyConflictError,
-  idempotency_in_progress: IdempotencyInProgressError,
-  insufficient_funds: InsufficientFundsError,
-  ordering_restricted: OrderingRestrictedError,
-  unauthorized: UnauthorizedError,
-  invalid_api_key: UnauthorizedError,
-  forbidden: UnauthorizedError,
-  validation_error: ValidationError,
-  version_removed: ApiVersionError,
-  invalid_version: ApiVersionError,
-  insecure_protocol: ApiVersionError,
-};
-
-function classFor(status: number, type: string): ErrorClass {
-  const byType = BY_TYPE[type];
-  if (byType) return byType;
-  if (status === 429) return RateLimitedError;
-  // 102 is how the service documents idempotency_in_progress besides 400.
-  if (status === 102) return IdempotencyInProgressError;
-  if (status === 401 || status === 403) return UnauthorizedError;
-  if (status === 422) return ValidationError;
-  if (status >= 500) return ServerError;
-  return RequestRejectedError;
-}
+import { type ApiError, apiError, type ErrorDetail, kindOf } from "./errors/index.js";
 
 function text(value: unknown, max = 500): string | undefined {
   return typeof value === "string" ? value.slice(0, max) : undefined;
@@ -75,8 +32,7 @@ export function errorFromResponse(status: number, rawBody: string): ApiError {
     text(body.message) ??
     text(body.error) ??
     `HTTP ${status}${rawBody ? ` (${rawBody.length} bytes, not an error body)` : ""}`;
-  const ErrorType = classFor(status, type);
-  return new ErrorType({
+  return apiError(kindOf(status, type), {
     status,
     type,
     message: keyRefused(status, type) ?? message,

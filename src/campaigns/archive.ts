@@ -65,7 +65,7 @@ export async function archiveCampaign(
   options: { dataDir: string },
 ): Promise<ArchiveResult> {
   await requireKnown(ledger, campaign);
-  const shape = await ledger.shape(campaign);
+  const shape = await ledger.archive.shape(campaign);
   const meta = shape.meta as CampaignMeta;
   if (storedState(meta) === "archived") return archivedAgain(ledger, campaign, meta);
   await requireArchivable(ledger, campaign, shape);
@@ -100,7 +100,7 @@ export async function archiveCampaign(
   };
   await writeManifest(dir, manifest);
 
-  const removed = await ledger.removeCampaignData(campaign, shape, {
+  const removed = await ledger.archive.removeCampaignData(campaign, shape, {
     archivedAt,
     archivePath: dir,
   });
@@ -109,7 +109,7 @@ export async function archiveCampaign(
       `campaign ${campaign} changed while it was being archived (${removed.why}); nothing was removed from Redis: run orders archive again`,
     );
   if (removed.outcome === "already")
-    return archivedAgain(ledger, campaign, await ledger.meta(campaign));
+    return archivedAgain(ledger, campaign, await ledger.campaigns.meta(campaign));
   return resultOf(campaign, "archived", dir, manifest);
 }
 
@@ -122,7 +122,7 @@ async function archivedAgain(
   const { dir, manifest } = await openArchive(campaign, meta);
   await verifyArchiveFiles(dir, manifest.files);
   // On an archived campaign the script only drops data keys left behind; no shape is compared.
-  await ledger.removeCampaignData(campaign, emptyShape(), {
+  await ledger.archive.removeCampaignData(campaign, emptyShape(), {
     archivedAt: meta.archived_at ?? manifest.archived_at,
     archivePath: dir,
   });
@@ -162,10 +162,10 @@ async function requireArchivable(
     throw new UserError(
       `campaign ${campaign} is ${state} (${pending} ${plural(pending, "row")} queued, in flight or submitted): only a done campaign, or a cancelled one with nothing queued, in flight or submitted, can be archived`,
     );
-  const followed = await ledger.followedOf(campaign);
+  const followed = await ledger.follows.countOf(campaign);
   if (followed > 0)
     throw new UserError(
-      `campaign ${campaign} has ${followed} ${plural(followed, "order")} still followed (${ledger.followKey()}): it cannot be archived until they end`,
+      `campaign ${campaign} has ${followed} ${plural(followed, "order")} still followed (${ledger.follows.key()}): it cannot be archived until they end`,
     );
 }
 
@@ -180,16 +180,16 @@ async function* exportLines(
   yield { type: "counts", counts: shape.counts };
   let rows = 0;
   let orders = 0;
-  for await (const batch of batches(ledger.rows(campaign))) {
+  for await (const batch of batches(ledger.orders.rows(campaign))) {
     const numbers = [...new Set(batch.map(([, row]) => row.order))];
-    const found = await ledger.getOrders(campaign, numbers);
+    const found = await ledger.orders.getOrders(campaign, numbers);
     const status = new Map(numbers.map((n, i) => [n, found[i]?.status ?? "unknown"]));
     for (const [identity, row] of batch) {
       rows += 1;
       yield { type: "row", identity, status: status.get(row.order)!, row };
     }
   }
-  for await (const [number, order] of ledger.orders(campaign)) {
+  for await (const [number, order] of ledger.orders.all(campaign)) {
     orders += 1;
     yield { type: "order", number, order };
   }
@@ -217,7 +217,7 @@ async function* batches<T>(source: AsyncIterable<T>, size = BATCH): AsyncGenerat
  */
 export async function restoreCampaign(ledger: Ledger, campaign: string): Promise<RestoreResult> {
   await requireKnown(ledger, campaign);
-  const tombstone = await ledger.meta(campaign);
+  const tombstone = await ledger.campaigns.meta(campaign);
   const state = storedState(tombstone);
   if (state !== "archived" || !tombstone.archived_at)
     throw new UserError(
@@ -225,7 +225,7 @@ export async function restoreCampaign(ledger: Ledger, campaign: string): Promise
     );
   const { dir, manifest } = await openArchive(campaign, tombstone);
   await verifyArchiveFiles(dir, manifest.files);
-  if (!(await ledger.clearArchivedData(campaign)))
+  if (!(await ledger.archive.clearArchivedData(campaign)))
     throw new UserError(`campaign ${campaign} is no longer archived: nothing was restored`);
 
   const path = join(dir, ARCHIVE_FILES.ledger);
@@ -236,7 +236,7 @@ export async function restoreCampaign(ledger: Ledger, campaign: string): Promise
     orders: [] as [number, LedgerOrder][],
   };
   const flush = async () => {
-    await ledger.restoreEntries(campaign, pending);
+    await ledger.archive.restoreEntries(campaign, pending);
     pending.rows = [];
     pending.orders = [];
   };
@@ -247,13 +247,13 @@ export async function restoreCampaign(ledger: Ledger, campaign: string): Promise
     else if (line.type === "order") pending.orders.push([line.number, line.order]);
     if (pending.rows.length + pending.orders.length >= BATCH) await flush();
   }).catch(async (error: unknown) => {
-    await ledger.clearArchivedData(campaign);
+    await ledger.archive.clearArchivedData(campaign);
     throw error;
   });
   await flush();
   const expected = manifest.files[ARCHIVE_FILES.ledger];
   if (read.sha256 !== expected.sha256 || !meta || !counts) {
-    await ledger.clearArchivedData(campaign);
+    await ledger.archive.clearArchivedData(campaign);
     throw new DamagedFileError(
       path,
       undefined,
@@ -262,7 +262,13 @@ export async function restoreCampaign(ledger: Ledger, campaign: string): Promise
         : `changed while it was being restored (sha256 differs from ${ARCHIVE_FILES.manifest})`,
     );
   }
-  const done = await ledger.finishRestore(campaign, tombstone.archived_at, meta, counts, read);
+  const done = await ledger.archive.finishRestore({
+    campaign,
+    archivedAt: tombstone.archived_at,
+    meta,
+    counts,
+    written: read,
+  });
   if (!done.restored) throw new RunError(`campaign ${campaign} was not restored: ${done.why}`);
   return {
     campaign,
@@ -282,7 +288,7 @@ export async function writeCampaignReport(
   campaign: string,
   out: string,
 ): Promise<number> {
-  const meta = await ledger.meta(campaign);
+  const meta = await ledger.campaigns.meta(campaign);
   if (storedState(meta) !== "archived") return writeReport(ledger, campaign, out);
   const { dir, manifest } = await openArchive(campaign, meta);
   const source = join(dir, ARCHIVE_FILES.report);
@@ -311,7 +317,7 @@ async function openArchive(
 }
 
 async function requireKnown(ledger: Ledger, campaign: string): Promise<void> {
-  if (!(await ledger.exists(campaign)))
+  if (!(await ledger.campaigns.exists(campaign)))
     throw new UserError(`--campaign ${campaign}: no such campaign`);
 }
 

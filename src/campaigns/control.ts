@@ -16,7 +16,7 @@ export async function pauseCampaign(
   reason = "paused by operator",
 ): Promise<boolean> {
   if (await pauseIfRunning(ledger, campaign, reason)) return true;
-  const state = storedState(await ledger.meta(campaign));
+  const state = storedState(await ledger.campaigns.meta(campaign));
   if (state === "paused") return false;
   throw notIn(campaign, state, "paused", "pause");
 }
@@ -24,7 +24,7 @@ export async function pauseCampaign(
 /** Resumes a paused campaign: the dispatcher sends its pending orders again. */
 export async function resumeCampaign(ledger: Ledger, campaign: string): Promise<boolean> {
   if ((await moveCampaign(ledger, campaign, "resume")).changed) return true;
-  const state = storedState(await ledger.meta(campaign));
+  const state = storedState(await ledger.campaigns.meta(campaign));
   if (state === "running") return false;
   throw notIn(campaign, state, "resumed", "resume");
 }
@@ -39,13 +39,13 @@ export async function approveCampaign(
   campaign: string,
   approver: Actor = currentActor(),
 ): Promise<void> {
-  const meta = await ledger.meta(campaign);
+  const meta = await ledger.campaigns.meta(campaign);
   if (storedState(meta) === "held") checkFourEyes(campaign, meta, approver);
   const result = await moveCampaign(ledger, campaign, "approve", {
     [FOUR_EYES_FIELDS.approver]: approver.name,
   });
   if (!result.changed) throw notIn(campaign, result.previous, "approved", "approve");
-  await ledger.clearMeta(campaign, FOUR_EYES_FIELDS.importers);
+  await ledger.campaigns.clearMeta(campaign, FOUR_EYES_FIELDS.importers);
 }
 
 /**
@@ -58,7 +58,7 @@ export async function cancelCampaign(ledger: Ledger, campaign: string): Promise<
   const result = await moveCampaign(ledger, campaign, "cancel");
   if (!result.changed && result.previous !== "cancelled")
     throw notIn(campaign, result.previous, "cancelled", "cancel");
-  return ledger.cancelPending(campaign);
+  return ledger.dispatch.cancelPending(campaign);
 }
 
 /**

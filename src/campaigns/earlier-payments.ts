@@ -57,12 +57,12 @@ export class RepeatFinder {
 
   /** The statuses of a campaign's rows: its ledger's, else its archive's, else "unknown". */
   private async statuses(campaign: string, entries: PaidEntry[]): Promise<string[]> {
-    const rows = await this.ledger.getRows(
+    const rows = await this.ledger.orders.getRows(
       campaign,
       entries.map((e) => e.identity),
     );
     const numbers = [...new Set(rows.flatMap((r) => (r ? [r.order] : [])))];
-    const orders = await this.ledger.getOrders(campaign, numbers);
+    const orders = await this.ledger.orders.getOrders(campaign, numbers);
     const statusOf = new Map(numbers.map((n, i) => [n, orders[i]?.status ?? "unknown"]));
     const result: string[] = [];
     for (const [i, row] of rows.entries()) {

@@ -8,8 +8,8 @@ import type { Ledger } from "../ledger/ledger.js";
  * have meant (case aside, or a typo away).
  */
 export async function requireCampaign(ledger: Ledger, campaign: string): Promise<void> {
-  if (await ledger.exists(campaign)) return;
-  throw new UserError(noCampaignMessage(campaign, await ledger.campaigns()));
+  if (await ledger.campaigns.exists(campaign)) return;
+  throw new UserError(noCampaignMessage(campaign, await ledger.campaigns.names()));
 }
 
 /**

@@ -57,7 +57,7 @@ export async function forgetInRedis(
   ledger: Ledger,
   campaign: string,
 ): Promise<RedisForgotten> {
-  const mode = (await ledger.meta(campaign)).execution_mode;
+  const mode = (await ledger.campaigns.meta(campaign)).execution_mode;
   const written = { rows: 0, orders: 0 };
   const write = async (rows: [string, LedgerRow][], orders: [number, LedgerOrder][]) => {
     const args = [String(rows.length)];
@@ -76,7 +76,7 @@ export async function forgetInRedis(
     written.orders += Number(b);
   };
   let rows: [string, LedgerRow][] = [];
-  for await (const entry of ledger.rows(campaign)) {
+  for await (const entry of ledger.orders.rows(campaign)) {
     rows.push(entry);
     if (rows.length === BATCH) {
       await write(rows, []);
@@ -85,7 +85,7 @@ export async function forgetInRedis(
   }
   if (rows.length > 0) await write(rows, []);
   let orders: [number, LedgerOrder][] = [];
-  for await (const entry of ledger.orders(campaign)) {
+  for await (const entry of ledger.orders.all(campaign)) {
     orders.push(entry);
     if (orders.length === BATCH) {
       await write([], orders);
@@ -102,7 +102,7 @@ export async function markForgotten(
   ledger: Ledger,
   campaign: string,
 ): Promise<string> {
-  const meta = await ledger.meta(campaign);
+  const meta = await ledger.campaigns.meta(campaign);
   const at = (meta as Record<string, string | undefined>)[FORGET_FIELDS.done];
   if (at) return at;
   const now = new Date().toISOString();

@@ -69,7 +69,10 @@ async function forgetOne(
   options: { dryRun: boolean },
 ): Promise<CampaignForgotten> {
   const { redis, ledger, dataDir } = deps;
-  const [meta, counts] = await Promise.all([ledger.meta(campaign), ledger.counts(campaign)]);
+  const [meta, counts] = await Promise.all([
+    ledger.campaigns.meta(campaign),
+    ledger.campaigns.counts(campaign),
+  ]);
   const before = forgottenAt(meta);
   const why = notEndedBecause(counts);
   if (why) throw new UserError(notEndedText(campaign, why));
@@ -85,7 +88,7 @@ async function forgetOne(
   const marked = await markForget(redis, ledger, campaign);
   if (marked !== "marked")
     throw new UserError(notEndedText(campaign, "it changed: rows are pending again"));
-  const started = (await ledger.meta(campaign)) as Record<string, string | undefined>;
+  const started = (await ledger.campaigns.meta(campaign)) as Record<string, string | undefined>;
   const written = await forgetInRedis(redis, ledger, campaign);
   const files = await forgetCampaignFiles(dataDir, campaign, {
     dryRun: false,
@@ -131,8 +134,11 @@ export async function campaignsEndedBefore(
 ): Promise<{ ended: string[]; skipped: ForgetSkipped[] }> {
   const ended: string[] = [];
   const skipped: ForgetSkipped[] = [];
-  for (const campaign of await ledger.campaigns()) {
-    const [meta, counts] = await Promise.all([ledger.meta(campaign), ledger.counts(campaign)]);
+  for (const campaign of await ledger.campaigns.names()) {
+    const [meta, counts] = await Promise.all([
+      ledger.campaigns.meta(campaign),
+      ledger.campaigns.counts(campaign),
+    ]);
     const end = endedAt(meta);
     if (forgottenAt(meta) || end === undefined || Date.parse(end) >= before.getTime()) continue;
     const counted = counts.queued + counts.in_flight + counts.submitted;

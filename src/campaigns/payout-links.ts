@@ -51,12 +51,13 @@ async function linkLines(
   options: PayoutLinksOptions,
 ): Promise<{ lines: LinkLine[]; withoutUrl: number }> {
   const rows: [string, LedgerRow][] = [];
-  for await (const entry of ledger.rows(campaign)) if (wanted(entry[1], options)) rows.push(entry);
+  for await (const entry of ledger.orders.rows(campaign))
+    if (wanted(entry[1], options)) rows.push(entry);
   const numbers = [...new Set(rows.map(([, row]) => row.order))];
   const orders = new Map<number, LedgerOrder | undefined>();
   for (let i = 0; i < numbers.length; i += 500) {
     const batch = numbers.slice(i, i + 500);
-    const found = await ledger.getOrders(campaign, batch);
+    const found = await ledger.orders.getOrders(campaign, batch);
     for (const [j, n] of batch.entries()) orders.set(n, found[j]);
   }
   const lines: LinkLine[] = [];
@@ -130,7 +131,7 @@ export async function writePayoutLinks(
   options: PayoutLinksOptions = {},
 ): Promise<PayoutLinksResult> {
   if (await exists(path)) refuseExisting(path);
-  if (storedState(await ledger.meta(campaign)) === "archived")
+  if (storedState(await ledger.campaigns.meta(campaign)) === "archived")
     throw new UserError(
       `campaign ${campaign} is archived: its links are in its archive's ledger; ` +
         `orders restore --campaign ${campaign} first`,

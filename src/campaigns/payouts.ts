@@ -40,10 +40,10 @@ export async function refreshPayouts(
   campaign: string,
   options: PayoutsOptions = {},
 ): Promise<PayoutsResult> {
-  if (storedState(await ledger.meta(campaign)) === "archived")
+  if (storedState(await ledger.campaigns.meta(campaign)) === "archived")
     throw new UserError(`campaign ${campaign} is archived: orders restore it first`);
   const completed: [number, string][] = [];
-  for await (const [number, order] of ledger.orders(campaign))
+  for await (const [number, order] of ledger.orders.all(campaign))
     if (order.status === "completed" && order.order_id) completed.push([number, order.order_id]);
   const lookups = new Lookups(options.pace);
   const result: PayoutsResult = {
@@ -102,13 +102,19 @@ async function recordPayouts(
   number: number,
   order: Order,
 ): Promise<string[] | undefined> {
-  const record = await ledger.getOrder(campaign, number);
+  const record = await ledger.orders.getOrder(campaign, number);
   if (!record || record.order_id !== order.id) return undefined;
   const cells = cellsOf(record, order);
-  const moved = await ledger.transition(campaign, number, ["completed"], "completed", {
-    payouts: cells,
-    payouts_at: new Date().toISOString(),
-    payout_status: payoutSummary(cells) ?? null,
+  const moved = await ledger.orders.transition({
+    campaign,
+    number,
+    from: ["completed"],
+    to: "completed",
+    patch: {
+      payouts: cells,
+      payouts_at: new Date().toISOString(),
+      payout_status: payoutSummary(cells) ?? null,
+    },
   });
   return moved.moved ? cells : undefined;
 }

@@ -29,7 +29,7 @@ export class LedgerSide {
 
   static async read(ledger: Ledger, campaign: string): Promise<LedgerSide> {
     const side = new LedgerSide(ledger, campaign);
-    for await (const [number, order] of ledger.orders(campaign)) await side.add(number, order);
+    for await (const [number, order] of ledger.orders.all(campaign)) await side.add(number, order);
     return side;
   }
 
@@ -38,7 +38,7 @@ export class LedgerSide {
     if (order.currency) this.currencies.add(order.currency);
     if (order.order_id) this.byId.set(order.order_id, { number, status: order.status });
     if (order.status === "failed_uncertain" && !order.order_id) {
-      const rows = await this.ledger.getRows(this.campaign, order.identities);
+      const rows = await this.ledger.orders.getRows(this.campaign, order.identities);
       this.uncertain.set(number, { number, order, body: sentBody(order, rows) });
     }
   }
@@ -47,15 +47,15 @@ export class LedgerSide {
   async orderOfKey(key: string): Promise<[number, LedgerOrder] | undefined> {
     const number = this.byKey.get(key.slice(-KEY_TAIL));
     if (number === undefined) return undefined;
-    const order = await this.ledger.getOrder(this.campaign, number);
+    const order = await this.ledger.orders.getOrder(this.campaign, number);
     return order?.key === key ? [number, order] : undefined;
   }
 
   /** The file lines of an order's rows, sorted. */
   async lines(number: number): Promise<number[]> {
-    const order = await this.ledger.getOrder(this.campaign, number);
+    const order = await this.ledger.orders.getOrder(this.campaign, number);
     if (!order) return [];
-    const rows = await this.ledger.getRows(this.campaign, order.identities);
+    const rows = await this.ledger.orders.getRows(this.campaign, order.identities);
     return rows.flatMap((row) => (row ? [row.line] : [])).sort((a, b) => a - b);
   }
 }

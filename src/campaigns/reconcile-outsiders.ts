@@ -185,7 +185,7 @@ async function rowsByLook(
 ): Promise<Map<string, LookRows>> {
   const found = new Map<string, LookRows>();
   if (looks.size === 0) return found;
-  for await (const [, row] of ledger.rows(campaign)) {
+  for await (const [, row] of ledger.orders.rows(campaign)) {
     const look = rowLook(row);
     if (!looks.has(look)) continue;
     let rows = found.get(look);
@@ -227,7 +227,7 @@ async function statusesOf(
   const statuses = new Map<number, string>();
   for (let i = 0; i < unique.length; i += 500) {
     const batch = unique.slice(i, i + 500);
-    const orders = await ledger.getOrders(campaign, batch);
+    const orders = await ledger.orders.getOrders(campaign, batch);
     for (const [j, number] of batch.entries()) statuses.set(number, orders[j]?.status ?? "unknown");
   }
   return statuses;

@@ -121,36 +121,34 @@ async function settleByKey(
 /** Ends the order as the service ended the order made under its key. */
 async function end(deps: SettleDeps, number: number, order: Order): Promise<UncertainEntry> {
   const { ledger, side } = deps;
-  const record = await ledger.getOrder(side.campaign, number);
+  const record = await ledger.orders.getOrder(side.campaign, number);
   if (!record) return undecided(number, "it is gone from the ledger", order.id);
   let moved: { moved: boolean };
   if (order.status === "COMPLETED") {
     const rows = record.identities.length;
     const patch = completedPatch(order, rows, false, deps.createdAt);
-    moved = await ledger.transition(
-      side.campaign,
+    moved = await ledger.orders.transition({
+      campaign: side.campaign,
       number,
-      ["failed_uncertain"],
-      "completed",
+      from: ["failed_uncertain"],
+      to: "completed",
       patch,
-      undefined,
-      "answered",
-    );
+      word: "answered",
+    });
   } else if (order.status === "FAILED") {
     // The service made the order and failed it: nothing was paid, and the key's record says so.
-    moved = await ledger.transition(
-      side.campaign,
+    moved = await ledger.orders.transition({
+      campaign: side.campaign,
       number,
-      ["failed_uncertain"],
-      "failed_final",
-      {
+      from: ["failed_uncertain"],
+      to: "failed_final",
+      patch: {
         order_id: order.id,
         error_type: "order_failed",
         error_message: `orders reconcile: the service reports order ${order.id} FAILED`,
       },
-      undefined,
-      "answered",
-    );
+      word: "answered",
+    });
   } else return undecided(number, `the service reports its order ${order.status}`, order.id);
   if (!moved.moved) return undecided(number, "it changed during the check", order.id);
   return {
@@ -189,7 +187,7 @@ async function absent(
       : "";
   if (order.reconciled_absent_at)
     return { ledger_order: number, outcome: "absent", why: `recorded before${otherKey}` };
-  const noted = await deps.ledger.noteAbsent(deps.side.campaign, number, {
+  const noted = await deps.ledger.orders.noteAbsent(deps.side.campaign, number, {
     updatedAt: order.updated_at as string,
     listedAt: when.listedAt,
     apiKey: deps.apiKey,

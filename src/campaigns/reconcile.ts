@@ -108,7 +108,7 @@ export async function reconcileCampaign(
   campaign: string,
   options: ReconcileOptions,
 ): Promise<ReconcileReport> {
-  const meta = await ledger.meta(campaign);
+  const meta = await ledger.campaigns.meta(campaign);
   if (storedState(meta) === "archived")
     throw new UserError(`campaign ${campaign} is archived: orders restore it first`);
   const created = meta.created_at ? Date.parse(meta.created_at) : Number.NaN;

@@ -39,7 +39,7 @@ export function neutralise(cell: string): string {
 /** One report line per row, in file-line order. */
 export async function* reportRecords(ledger: Ledger, campaign: string): AsyncGenerator<string[]> {
   const rows: [string, LedgerRow][] = [];
-  for await (const entry of ledger.rows(campaign)) rows.push(entry);
+  for await (const entry of ledger.orders.rows(campaign)) rows.push(entry);
   // Rows of different files can share a line: the identity settles their order, so the same
   // ledger gives the same report however its hash is laid out (a restored archive, say).
   rows.sort((a, b) => a[1].line - b[1].line || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
@@ -47,7 +47,7 @@ export async function* reportRecords(ledger: Ledger, campaign: string): AsyncGen
   for (let i = 0; i < rows.length; i += 500) {
     const batch = rows.slice(i, i + 500);
     const missing = [...new Set(batch.map(([, r]) => r.order).filter((n) => !orderCache.has(n)))];
-    const orders = await ledger.getOrders(campaign, missing);
+    const orders = await ledger.orders.getOrders(campaign, missing);
     for (const [j, n] of missing.entries()) orderCache.set(n, orders[j]);
     for (const [identity, row] of batch) yield recordOf(identity, row, orderCache.get(row.order));
     if (orderCache.size > 20_000) orderCache.clear();

@@ -81,7 +81,7 @@ export async function retryCampaign(
   campaign: string,
   options: RetryOptions,
 ): Promise<RetryResult> {
-  const meta = await ledger.meta(campaign);
+  const meta = await ledger.campaigns.meta(campaign);
   const state = storedState(meta);
   if (state === "cancelled" || state === "archived")
     throw new UserError(
@@ -107,7 +107,7 @@ export async function retryCampaign(
     options.newKey && !options.allowRepeats
       ? await repeatCheck(ledger, campaign, options)
       : undefined;
-  for await (const [number, order] of ledger.orders(campaign)) {
+  for await (const [number, order] of ledger.orders.all(campaign)) {
     const absent = Boolean(options.newKey && !options.force && reconciledAbsent(order));
     if (!statuses.includes(order.status) && !absent) continue;
     if (repeats && (await repeats(order.identities))) {
@@ -132,15 +132,15 @@ async function underSameKey(
   number: number,
   force: boolean | undefined,
 ): Promise<boolean> {
-  const moved = await ledger.transition(
+  const moved = await ledger.orders.transition({
     campaign,
     number,
-    ["failed_uncertain"],
-    "queued",
-    { error_type: null, error_message: null },
-    "pending",
-    force ? "force" : undefined,
-  );
+    from: ["failed_uncertain"],
+    to: "queued",
+    patch: { error_type: null, error_message: null },
+    follow: "pending",
+    word: force ? "force" : undefined,
+  });
   return moved.moved;
 }
 
@@ -166,7 +166,7 @@ async function underNewKey(
       ? ["failed_final", "failed_uncertain"]
       : ["failed_final"];
   const word: KeyWord | undefined = options.force ? "force" : options.absent ? "absent" : undefined;
-  const done = await ledger.rekey(campaign, {
+  const done = await ledger.orders.rekey(campaign, {
     number,
     key,
     identities: order.identities,
@@ -199,7 +199,7 @@ async function repeatCheck(
   const since = Date.now() - (options.repeatWindowDays ?? REPEAT_WINDOW_DAYS) * 86_400_000;
   const finder = new RepeatFinder(await memory.lookup(campaign, since), ledger, options.dataDir);
   return async (identities) => {
-    const rows = await ledger.getRows(campaign, identities);
+    const rows = await ledger.orders.getRows(campaign, identities);
     const fingerprints = rows.map((row) => row && paidFingerprint(row, row.currency));
     return (await finder.find(fingerprints)).some((earlier) => earlier.length > 0);
   };

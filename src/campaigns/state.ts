@@ -62,7 +62,7 @@ export async function moveCampaign(
 ): Promise<{ changed: boolean; previous: StoredState }> {
   const { from, to, ...rest } = CAMPAIGN_MOVES[move] as CampaignMove;
   const stamped = rest.stamp ? { [rest.stamp]: new Date().toISOString(), ...fields } : fields;
-  return ledger.setState(campaign, to, from, stamped);
+  return ledger.campaigns.setState({ campaign, state: to, from, fields: stamped });
 }
 
 /** The states `move` is made from, in words: "held, running or paused". */

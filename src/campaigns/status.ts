@@ -53,9 +53,9 @@ export async function campaignStatus(
   workers?: WorkerBeats,
 ): Promise<CampaignStatus> {
   const [counts, meta, next, orderWorkers] = await Promise.all([
-    ledger.counts(campaign),
-    ledger.meta(campaign),
-    ledger.nextSendAt(campaign),
+    ledger.campaigns.counts(campaign),
+    ledger.campaigns.meta(campaign),
+    ledger.dispatch.nextSendAt(campaign),
     workers?.orderWorkers(),
   ]);
   return statusOf(campaign, meta, counts, next, orderWorkers);

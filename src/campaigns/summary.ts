@@ -48,10 +48,10 @@ export async function campaignSummary(
   workers?: WorkerBeats | number,
 ): Promise<CampaignSummary> {
   const [counts, meta, redisBytes, nextSendAt, orderWorkers] = await Promise.all([
-    ledger.counts(campaign),
-    ledger.meta(campaign),
-    ledger.memoryUsage(campaign),
-    ledger.nextSendAt(campaign),
+    ledger.campaigns.counts(campaign),
+    ledger.campaigns.meta(campaign),
+    ledger.campaigns.memoryUsage(campaign),
+    ledger.dispatch.nextSendAt(campaign),
     typeof workers === "number" ? workers : workers?.orderWorkers(),
   ]);
   const { stalled, ...status } = statusOf(campaign, meta, counts, nextSendAt, orderWorkers);
@@ -74,7 +74,10 @@ export async function listCampaigns(
   ledger: Ledger,
   workers?: WorkerBeats,
 ): Promise<CampaignSummary[]> {
-  const [names, orderWorkers] = await Promise.all([ledger.campaigns(), workers?.orderWorkers()]);
+  const [names, orderWorkers] = await Promise.all([
+    ledger.campaigns.names(),
+    workers?.orderWorkers(),
+  ]);
   const all = await Promise.all(names.map((name) => campaignSummary(ledger, name, orderWorkers)));
   return all.sort((a, b) => (a.created_at ?? "").localeCompare(b.created_at ?? ""));
 }

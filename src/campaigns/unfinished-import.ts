@@ -16,22 +16,22 @@ export async function recordingMarked<T>(
   campaign: string,
   record: () => Promise<T>,
 ): Promise<T> {
-  await ledger.setMeta(campaign, { [FIELD]: new Date().toISOString() });
+  await ledger.campaigns.setMeta(campaign, { [FIELD]: new Date().toISOString() });
   try {
     const result = await record();
-    await ledger.clearMeta(campaign, FIELD);
+    await ledger.campaigns.clearMeta(campaign, FIELD);
     return result;
   } catch (error) {
     // Only Redis or PostgreSQL (the journal's) going away leaves the mark: a refusal (a budget,
     // a cancel) is an import that ended, and must not let another file in without --append.
     if (!isRedisAway(error) && !(error instanceof DatabaseDownError))
-      await ledger.clearMeta(campaign, FIELD);
+      await ledger.campaigns.clearMeta(campaign, FIELD);
     throw error;
   }
 }
 
 /** True when the campaign's last import did not finish recording its rows. */
 export async function importWasCutShort(ledger: Ledger, campaign: string): Promise<boolean> {
-  const meta = (await ledger.meta(campaign)) as Record<string, string | undefined>;
+  const meta = (await ledger.campaigns.meta(campaign)) as Record<string, string | undefined>;
   return Boolean(meta[FIELD]);
 }

@@ -71,7 +71,7 @@ export async function whyFailed(
   campaign: string,
 ): Promise<{ line: string; failures: FailureCounts }> {
   const failures: FailureCounts = { failed_final: {}, failed_uncertain: {} };
-  for await (const [, order] of ledger.orders(campaign)) {
+  for await (const [, order] of ledger.orders.all(campaign)) {
     if (order.status !== "failed_final" && order.status !== "failed_uncertain") continue;
     const byType = failures[order.status];
     const type = order.error_type || "unknown";

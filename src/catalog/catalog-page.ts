@@ -1,5 +1,5 @@
 import { isUtf8 } from "node:buffer";
-import { MalformedResponseError } from "../api/errors/malformed-response-error.js";
+import { MalformedResponseError } from "../api/errors/index.js";
 import type { RawProduct } from "../api/schemas.js";
 import { catalogSlices, isWhitespace } from "./catalog-slices.js";
 

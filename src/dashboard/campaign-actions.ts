@@ -9,8 +9,8 @@ import { retryCampaign } from "../campaigns/retry.js";
 import type { CampaignSummary } from "../campaigns/summary.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { StoredState } from "../ledger/types.js";
-import type { Role } from "./dashboard-user.js";
 import { plural } from "../plural.js";
+import type { Role } from "./dashboard-user.js";
 
 /** What the campaign page knows of a campaign when it decides which buttons to show. */
 export interface ActionContext {

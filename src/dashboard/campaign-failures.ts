@@ -61,7 +61,7 @@ export async function failurePage(
   const wanted = new Set<string>(statuses);
   const orders = new Map<number, LedgerOrder>();
   const identities: string[] = [];
-  for await (const [number, order] of ledger.orders(campaign)) {
+  for await (const [number, order] of ledger.orders.all(campaign)) {
     if (!wanted.has(order.status)) continue;
     orders.set(number, order);
     identities.push(...order.identities);
@@ -69,7 +69,7 @@ export async function failurePage(
   const lines: ListedLine[] = [];
   for (let i = 0; i < identities.length; i += BATCH) {
     const batch = identities.slice(i, i + BATCH);
-    const rows = await ledger.getRows(campaign, batch);
+    const rows = await ledger.orders.getRows(campaign, batch);
     for (const [j, row] of rows.entries()) {
       // A row moved on to a later generation's order is listed under that one, if at all.
       if (row && orders.has(row.order))
@@ -81,7 +81,7 @@ export async function failurePage(
   const pages = Math.max(1, Math.ceil(lines.length / PAGE_SIZE));
   const current = Math.min(Math.max(1, page), pages);
   const slice = lines.slice((current - 1) * PAGE_SIZE, current * PAGE_SIZE);
-  const rows = await ledger.getRows(
+  const rows = await ledger.orders.getRows(
     campaign,
     slice.map((l) => l.identity),
   );

@@ -3,8 +3,8 @@ import { doneText, rowProgress } from "../campaigns/progress.js";
 import { repeatsText } from "../campaigns/status.js";
 import type { CampaignSummary } from "../campaigns/summary.js";
 import { maskEmails } from "../log.js";
-import { auditTable } from "./audit-table.js";
 import { plural } from "../plural.js";
+import { auditTable } from "./audit-table.js";
 import type { CampaignAction } from "./campaign-actions.js";
 import {
   FAILURE_STATUSES,

@@ -78,7 +78,7 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
   /** The campaign named in the path, or a 404 page sent (and undefined). */
   const known = async (req: Request, res: Response): Promise<string | undefined> => {
     const name = String(req.params.name ?? "");
-    if (CAMPAIGN_NAME.test(name) && (await ledger.exists(name))) return name;
+    if (CAMPAIGN_NAME.test(name) && (await ledger.campaigns.exists(name))) return name;
     message(res, 404, "no such campaign", `No campaign is named ${name}.`);
     return undefined;
   };
@@ -92,7 +92,7 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
   ) => {
     const [summary, meta, points, audit] = await Promise.all([
       campaignSummary(ledger, campaign, workers),
-      ledger.meta(campaign),
+      ledger.campaigns.meta(campaign),
       minutes(campaign),
       auditEntries(campaign),
     ]);

@@ -24,10 +24,13 @@ const SHOWN = 8;
  * Two reads a campaign (counts, meta), no MEMORY USAGE: bull-board asks every few seconds.
  */
 export async function waitingRows(ledger: Ledger): Promise<WaitingRows[]> {
-  const names = await ledger.campaigns();
+  const names = await ledger.campaigns.names();
   const all = await Promise.all(
     names.map(async (campaign) => {
-      const [counts, meta] = await Promise.all([ledger.counts(campaign), ledger.meta(campaign)]);
+      const [counts, meta] = await Promise.all([
+        ledger.campaigns.counts(campaign),
+        ledger.campaigns.meta(campaign),
+      ]);
       return {
         campaign,
         state: campaignState(meta, counts),

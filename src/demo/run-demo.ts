@@ -146,7 +146,7 @@ async function demoCampaign(
   try {
     // The demo's own campaign in its own Redis: a re-run with more rows adds them, as before
     // (--append only to a campaign that exists: docs/architecture/repeats.md, "Names").
-    const append = await ledger.exists(DEMO_CAMPAIGN);
+    const append = await ledger.campaigns.exists(DEMO_CAMPAIGN);
     const imported = await importCampaign(
       { file: csv, campaign: DEMO_CAMPAIGN, itemsPerOrder: 1, append },
       { ledger, catalog: index, client, log: options.log },

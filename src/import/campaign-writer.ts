@@ -179,8 +179,9 @@ export class CampaignWriter {
       this.journal.writer?.append(journalLines),
       this.journal.paid?.append(paidEntries(orders)),
     ]);
-    for (const identity of released) await this.deps.ledger.releaseRow(this.campaign, identity);
-    const recorded = await this.deps.ledger.record(this.campaign, batch);
+    for (const identity of released)
+      await this.deps.ledger.orders.releaseRow(this.campaign, identity);
+    const recorded = await this.deps.ledger.orders.record(this.campaign, batch);
     this.rows += recorded.added;
     this.orders += recorded.orders;
     this.leftOut += recorded.leftOut;

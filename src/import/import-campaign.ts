@@ -201,7 +201,7 @@ async function importWithSpool(
     },
     `${written.rows} new, ${survey.known} already known`,
   );
-  const after = storedState(await deps.ledger.meta(options.campaign));
+  const after = storedState(await deps.ledger.campaigns.meta(options.campaign));
   return { ...result(written.rows, written.orders), state: after };
 }
 
@@ -214,11 +214,11 @@ async function checkName(
   deps: ImportDeps,
   memory: PaidMemory | undefined,
 ): Promise<void> {
-  const known = new Set(await deps.ledger.campaigns());
+  const known = new Set(await deps.ledger.campaigns.names());
   for (const name of (await memory?.campaigns()) ?? []) known.add(name);
   checkCampaignName(options.campaign, Boolean(options.append), [...known]);
-  if (!(await deps.ledger.exists(options.campaign))) return;
-  const meta = await deps.ledger.meta(options.campaign);
+  if (!(await deps.ledger.campaigns.exists(options.campaign))) return;
+  const meta = await deps.ledger.campaigns.meta(options.campaign);
   const state = storedState(meta);
   if (state === "cancelled" || state === "archived")
     throw new UserError(closedText(options.campaign, state));

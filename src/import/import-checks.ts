@@ -24,8 +24,11 @@ export async function existingCampaign(
   ledger: Ledger,
   campaign: string,
 ): Promise<Existing | undefined> {
-  if (!(await ledger.exists(campaign))) return undefined;
-  const [meta, counts] = await Promise.all([ledger.meta(campaign), ledger.counts(campaign)]);
+  if (!(await ledger.campaigns.exists(campaign))) return undefined;
+  const [meta, counts] = await Promise.all([
+    ledger.campaigns.meta(campaign),
+    ledger.campaigns.counts(campaign),
+  ]);
   return { meta, state: storedState(meta), rows: counts.total };
 }
 

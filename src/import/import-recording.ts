@@ -3,7 +3,7 @@ import { currentActor } from "../audit/actor.js";
 import { FOUR_EYES_FIELDS, withImporter } from "../campaigns/four-eyes.js";
 import { moveCampaign } from "../campaigns/state.js";
 import { recordingMarked } from "../campaigns/unfinished-import.js";
-import { BudgetExceededError, CampaignClosedError } from "../ledger/orders.js";
+import { BudgetExceededError, CampaignClosedError } from "../ledger/record-errors.js";
 import { type CurrencyBudget, unitsText } from "../orders/budget.js";
 import type { JournalVerdict } from "../orders/journal-index.js";
 import { campaignTagsOrders } from "../orders/order-tags.js";
@@ -47,7 +47,7 @@ export async function recordCampaign(
 ): Promise<{ rows: number; orders: number }> {
   const { mode, itemsPerOrder } = plan;
   const tagOrders = await orderTagsFor(options.campaign, deps, existing, plan);
-  await deps.ledger.register(options.campaign, {
+  await deps.ledger.campaigns.register(options.campaign, {
     ...(tagOrders ? { order_tags: "1" } : {}),
     execution_mode: mode,
     items_per_order: String(itemsPerOrder),
@@ -60,12 +60,12 @@ export async function recordCampaign(
   await recordImporter(options, deps, existing, heldAfter, fourEyes);
   // Said before the rows are: status and the report tell which campaigns it pays again.
   if (survey.repeats && survey.repeats.rows > 0 && options.repeats === "allow")
-    await deps.ledger.setMeta(options.campaign, {
+    await deps.ledger.campaigns.setMeta(options.campaign, {
       repeats: repeatsMeta(existing?.meta.repeats, survey.repeats.list()),
     });
   // Stored before the rows: RECORD checks each batch against it.
   if (budgets.size > 0)
-    await deps.ledger.setMeta(
+    await deps.ledger.campaigns.setMeta(
       options.campaign,
       Object.fromEntries([...budgets].map(([c, b]) => [`budget:${c}`, String(b.units)])),
     );
@@ -90,11 +90,11 @@ async function recordImporter(
 ): Promise<void> {
   const { campaign } = options;
   if (!held) {
-    if (existing) await deps.ledger.clearMeta(campaign, FOUR_EYES_FIELDS.importers);
+    if (existing) await deps.ledger.campaigns.clearMeta(campaign, FOUR_EYES_FIELDS.importers);
     return;
   }
   const name = options.actor ?? currentActor().name;
-  await deps.ledger.setMeta(campaign, {
+  await deps.ledger.campaigns.setMeta(campaign, {
     [FOUR_EYES_FIELDS.importers]: withImporter(existing?.meta, name),
     ...(fourEyes ? { [FOUR_EYES_FIELDS.rule]: fourEyes } : {}),
   });

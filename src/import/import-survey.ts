@@ -268,7 +268,7 @@ async function classify(
   plan: ImportPlan,
 ): Promise<void> {
   const { packer, journal, invalidFile, spool } = plan;
-  const recorded = await deps.ledger.getRows(
+  const recorded = await deps.ledger.orders.getRows(
     campaign,
     batch.map((p) => p.identity),
   );
@@ -276,7 +276,7 @@ async function classify(
     ...new Set(recorded.filter((r): r is LedgerRow => r !== undefined).map((r) => r.order)),
   ];
   const orders = new Map(
-    (await deps.ledger.getOrders(campaign, numbers)).map((o, i) => [numbers[i], o]),
+    (await deps.ledger.orders.getOrders(campaign, numbers)).map((o, i) => [numbers[i], o]),
   );
   const earlier = await earlierRows(batch, recorded, plan);
   const toWrite: SpoolEntry[] = [];

@@ -1,6 +1,5 @@
-import { redisKey } from "../redis/redis-key.js";
-import { LedgerBase } from "./ledger-base.js";
 import { ROW_STATUSES } from "./row-status.js";
+import type { LedgerStore } from "./store.js";
 import type { CampaignCounts, CampaignMeta, StoredState } from "./types.js";
 
 /** The counts hash as numbers (absent fields are 0). */
@@ -15,17 +14,20 @@ export function countsOf(raw: Record<string, string>): CampaignCounts {
 }
 
 /**
- * The Ledger's campaigns: the campaigns set, each campaign's meta (settings, budgets) and
+ * The ledger's campaigns: the campaigns set, each campaign's meta (settings, budgets) and
  * state (held, running, paused, ...), kept in step with the dispatcher's running set, and its
  * counts.
  */
-export class CampaignLedger extends LedgerBase {
-  async campaigns(): Promise<string[]> {
-    return (await this.redis.smembers(redisKey(this.prefix, "campaigns"))).sort();
+export class LedgerCampaigns {
+  constructor(private readonly store: LedgerStore) {}
+
+  /** Every campaign's name, sorted. */
+  async names(): Promise<string[]> {
+    return (await this.store.redis.smembers(this.store.campaignsKey())).sort();
   }
 
   async exists(campaign: string): Promise<boolean> {
-    return (await this.redis.sismember(redisKey(this.prefix, "campaigns"), campaign)) === 1;
+    return (await this.store.redis.sismember(this.store.campaignsKey(), campaign)) === 1;
   }
 
   /**
@@ -34,8 +36,8 @@ export class CampaignLedger extends LedgerBase {
    * in the running set from the start.
    */
   async register(campaign: string, meta: CampaignMeta): Promise<void> {
-    const k = this.keys(campaign);
-    const tx = this.redis.multi().sadd(redisKey(this.prefix, "campaigns"), campaign);
+    const k = this.store.keys(campaign);
+    const tx = this.store.redis.multi().sadd(this.store.campaignsKey(), campaign);
     tx.hsetnx(k.meta, "created_at", new Date().toISOString());
     for (const [field, value] of Object.entries(meta))
       if (value !== undefined) tx.hsetnx(k.meta, field, String(value));
@@ -49,56 +51,62 @@ export class CampaignLedger extends LedgerBase {
    * dispatcher drops a campaign whose state is not running.
    */
   async ensureDispatched(campaign: string): Promise<void> {
-    const state = await this.redis.hget(this.keys(campaign).meta, "state");
-    if ((state ?? "running") === "running") await this.redis.sadd(this.runningKey(), campaign);
+    const state = await this.store.redis.hget(this.store.keys(campaign).meta, "state");
+    if ((state ?? "running") === "running")
+      await this.store.redis.sadd(this.store.runningKey(), campaign);
   }
 
   async meta(campaign: string): Promise<CampaignMeta> {
-    return (await this.redis.hgetall(this.keys(campaign).meta)) as CampaignMeta;
+    return (await this.store.redis.hgetall(this.store.keys(campaign).meta)) as CampaignMeta;
   }
 
   /** Sets fields of the campaign's meta (not its state: see setState). */
   async setMeta(campaign: string, fields: Record<string, string>): Promise<void> {
     if ("state" in fields) throw new Error("the state changes through setState");
-    await this.redis.hset(this.keys(campaign).meta, fields);
+    await this.store.redis.hset(this.store.keys(campaign).meta, fields);
   }
 
   /** Removes fields of the campaign's meta (not its state). */
   async clearMeta(campaign: string, ...fields: string[]): Promise<void> {
     if (fields.includes("state")) throw new Error("the state changes through setState");
-    await this.redis.hdel(this.keys(campaign).meta, ...fields);
+    await this.store.redis.hdel(this.store.keys(campaign).meta, ...fields);
   }
 
   /**
    * Moves the campaign to `state` if its current state is one of `from` ("*": any), setting
    * `fields` with it, and keeps the dispatcher's running set in step, in one script.
    */
-  async setState(
-    campaign: string,
-    state: StoredState,
-    from: readonly (StoredState | "*")[],
-    fields: Record<string, string> = {},
-  ): Promise<{ changed: boolean; previous: StoredState }> {
-    const [code, previous] = (await this.script(
+  async setState({
+    campaign,
+    state,
+    from,
+    fields = {},
+  }: {
+    campaign: string;
+    state: StoredState;
+    from: readonly (StoredState | "*")[];
+    fields?: Record<string, string>;
+  }): Promise<{ changed: boolean; previous: StoredState }> {
+    const [code, previous] = (await this.store.run(
       "giftjobsLedgerSetState",
-      [this.keys(campaign).meta, this.runningKey()],
+      [this.store.keys(campaign).meta, this.store.runningKey()],
       [state, from.join(","), campaign, ...Object.entries(fields).flat()],
     )) as [number, StoredState];
     return { changed: code === 1, previous };
   }
 
   async pausedReason(campaign: string): Promise<string | null> {
-    return this.redis.hget(this.keys(campaign).meta, "paused_reason");
+    return this.store.redis.hget(this.store.keys(campaign).meta, "paused_reason");
   }
 
   async counts(campaign: string): Promise<CampaignCounts> {
-    return countsOf(await this.redis.hgetall(this.keys(campaign).counts));
+    return countsOf(await this.store.redis.hgetall(this.store.keys(campaign).counts));
   }
 
   /** Bytes of Redis the campaign's keys take (MEMORY USAGE, sampled for large hashes). */
   async memoryUsage(campaign: string): Promise<number> {
-    const keys = Object.values(this.keys(campaign));
-    const sizes = await Promise.all(keys.map((key) => this.redis.memory("USAGE", key)));
+    const keys = Object.values(this.store.keys(campaign));
+    const sizes = await Promise.all(keys.map((key) => this.store.redis.memory("USAGE", key)));
     return sizes.reduce<number>((sum, n) => sum + Number(n ?? 0), 0);
   }
 }

@@ -1,25 +1,27 @@
-import { FollowLedger } from "./follow.js";
+import type { LedgerStore } from "./store.js";
 
 /**
- * The Ledger's dispatch: each campaign's pending list (and scheduled set) of orders not yet
+ * The ledger's dispatch: each campaign's pending list (and scheduled set) of orders not yet
  * handed to BullMQ, and its window of those handed out whose job is not over.
  */
-export class DispatchLedger extends FollowLedger {
+export class LedgerDispatch {
+  constructor(private readonly store: LedgerStore) {}
+
   /**
    * Hands orders of running campaigns to the dispatcher: the campaigns with work share
    * `budget` jobs in BullMQ, an equal window each of at least `least` (see DISPATCH). Returns
    * the orders now handed out, in the order their jobs are to be added.
    */
-  async dispatch(budget: number, least = 4): Promise<{ campaign: string; number: number }[]> {
+  async handOut(budget: number, least = 4): Promise<{ campaign: string; number: number }[]> {
     // Read first so that the script is given every key it touches (see DISPATCH).
-    const running = await this.redis.smembers(this.runningKey());
+    const running = await this.store.redis.smembers(this.store.runningKey());
     if (running.length === 0) return [];
-    const keys = [this.runningKey()];
+    const keys = [this.store.runningKey()];
     for (const campaign of running) {
-      const k = this.keys(campaign);
+      const k = this.store.keys(campaign);
       keys.push(k.meta, k.pending, k.window, k.scheduled, k.orders, k.counts);
     }
-    const flat = (await this.script("giftjobsLedgerDispatch", keys, [
+    const flat = (await this.store.run("giftjobsLedgerDispatch", keys, [
       String(budget),
       String(least),
       String(Date.now()),
@@ -33,28 +35,28 @@ export class DispatchLedger extends FollowLedger {
 
   /** Numbers of the orders in the campaign's dispatch window (handed to BullMQ, job not over). */
   async windowOrders(campaign: string): Promise<number[]> {
-    return (await this.redis.smembers(this.keys(campaign).window)).map(Number);
+    return (await this.store.redis.smembers(this.store.keys(campaign).window)).map(Number);
   }
 
   /** Takes an order out of the window when it is past queued/in_flight (a lost job). */
   async leaveWindow(campaign: string, number: number): Promise<void> {
-    await this.redis.srem(this.keys(campaign).window, String(number));
+    await this.store.redis.srem(this.store.keys(campaign).window, String(number));
   }
 
   /** Orders waiting to be dispatched, now or when their send_at comes. */
   async pendingCount(campaign: string): Promise<number> {
-    const k = this.keys(campaign);
+    const k = this.store.keys(campaign);
     const [pending, scheduled] = await Promise.all([
-      this.redis.llen(k.pending),
-      this.redis.zcard(k.scheduled),
+      this.store.redis.llen(k.pending),
+      this.store.redis.zcard(k.scheduled),
     ]);
     return pending + scheduled;
   }
 
   /** When the campaign's next scheduled order is due (ms), or undefined when none is. */
   async nextSendAt(campaign: string): Promise<number | undefined> {
-    const [, score] = await this.redis.zrange(
-      this.keys(campaign).scheduled,
+    const [, score] = await this.store.redis.zrange(
+      this.store.keys(campaign).scheduled,
       "0",
       "0",
       "WITHSCORES",
@@ -67,42 +69,27 @@ export class DispatchLedger extends FollowLedger {
    * in its window. Returns the number of pending orders taken.
    */
   async cancelPending(campaign: string, batch = 500): Promise<number> {
-    const k = this.keys(campaign);
+    const k = this.store.keys(campaign);
     let taken = 0;
     for (;;) {
       const n = Number(
-        await this.script(
+        await this.store.run(
           "giftjobsLedgerCancelPending",
-          [k.orders, k.rows, k.counts, k.pending, k.window, k.meta, k.scheduled, this.endedKey()],
+          [
+            k.orders,
+            k.rows,
+            k.counts,
+            k.pending,
+            k.window,
+            k.meta,
+            k.scheduled,
+            this.store.endedKey(),
+          ],
           [String(batch), new Date().toISOString()],
         ),
       );
       taken += n;
       if (n === 0) return taken;
     }
-  }
-
-  /**
-   * Takes the orders that reached an end since the last claim, by end, whichever process moved
-   * them (a worker, the webhook receiver, the cancel command...): one metrics endpoint counts
-   * each once (the read and the delete are one MULTI; a count after it starts anew). The
-   * cancelled orders counted under the older key are taken too.
-   */
-  async claimEndedOrders(): Promise<Record<string, number>> {
-    const answers = await this.redis
-      .multi()
-      .hgetall(this.endedKey())
-      .del(this.endedKey())
-      .getdel(this.legacyCancelledKey())
-      .exec();
-    const [ended, , legacy] = (answers ?? []).map(([error, value]) => {
-      if (error) throw error;
-      return value;
-    });
-    const out: Record<string, number> = {};
-    for (const [end, n] of Object.entries((ended ?? {}) as Record<string, string>))
-      out[end] = Number(n);
-    if (legacy) out.cancelled = (out.cancelled ?? 0) + Number(legacy);
-    return out;
   }
 }

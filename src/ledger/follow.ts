@@ -1,39 +1,50 @@
-import { followMember } from "./ledger-base.js";
-import { OrderLedger } from "./orders.js";
+import type { LedgerOrders } from "./orders.js";
+import { followMember, type LedgerStore } from "./store.js";
 import type { FollowedOrder, LedgerOrder } from "./types.js";
 
 /**
- * The Ledger's follow set: the async orders whose status is still to be read, scored by when
+ * The ledger's follow set: the async orders whose status is still to be read, scored by when
  * (see OrderFollower); a transition changes an order's entry in the same step.
  */
-export class FollowLedger extends OrderLedger {
-  /** Follows an order from `at` unless it is followed already (the safety net of a re-run job). */
-  async follow(campaign: string, number: number, at: number): Promise<void> {
-    await this.redis.zadd(this.followKey(), "NX", at, followMember(campaign, number));
+export class LedgerFollows {
+  constructor(
+    private readonly store: LedgerStore,
+    /** Where the orders taken are read, one read per campaign. */
+    private readonly orders: Pick<LedgerOrders, "getOrders">,
+  ) {}
+
+  /** The sorted set's key. */
+  key(): string {
+    return this.store.followKey();
   }
 
-  async unfollow(campaign: string, number: number): Promise<void> {
-    await this.redis.zrem(this.followKey(), followMember(campaign, number));
+  /** Follows an order from `at` unless it is followed already (the safety net of a re-run job). */
+  async add(campaign: string, number: number, at: number): Promise<void> {
+    await this.store.redis.zadd(this.key(), "NX", at, followMember(campaign, number));
+  }
+
+  async remove(campaign: string, number: number): Promise<void> {
+    await this.store.redis.zrem(this.key(), followMember(campaign, number));
   }
 
   /** How many orders are followed. */
-  async followedCount(): Promise<number> {
-    return this.redis.zcard(this.followKey());
+  async count(): Promise<number> {
+    return this.store.redis.zcard(this.key());
   }
 
   /** How many followed orders were due for a poll before `before` and are not taken yet. */
-  async followedDueCount(before: number): Promise<number> {
-    return this.redis.zcount(this.followKey(), "-inf", `(${before}`);
+  async dueCount(before: number): Promise<number> {
+    return this.store.redis.zcount(this.key(), "-inf", `(${before}`);
   }
 
   /**
    * Takes up to `max` followed orders due by `now`, leased for `leaseMs` (they fall due again
    * if the taker dies), with their ledger records.
    */
-  async claimFollowed(now: number, max: number, leaseMs: number): Promise<FollowedOrder[]> {
-    const members = (await this.script(
+  async claim(now: number, max: number, leaseMs: number): Promise<FollowedOrder[]> {
+    const members = (await this.store.run(
       "giftjobsLedgerClaimFollowed",
-      [this.followKey()],
+      [this.key()],
       [String(now), String(max), String(now + leaseMs)],
     )) as string[];
     if (members.length === 0) return [];
@@ -51,7 +62,7 @@ export class FollowLedger extends OrderLedger {
     const records = new Map<string, LedgerOrder | undefined>();
     await Promise.all(
       [...byCampaign].map(async ([campaign, numbers]) => {
-        const orders = await this.getOrders(campaign, numbers);
+        const orders = await this.orders.getOrders(campaign, numbers);
         for (const [i, n] of numbers.entries()) records.set(followMember(campaign, n), orders[i]);
       }),
     );
@@ -59,12 +70,12 @@ export class FollowLedger extends OrderLedger {
   }
 
   /** Members of the follow set that belong to the campaign (none once it is done). */
-  async followedOf(campaign: string): Promise<number> {
+  async countOf(campaign: string): Promise<number> {
     let cursor = "0";
     let found = 0;
     do {
-      const [next, flat] = await this.redis.zscan(
-        this.followKey(),
+      const [next, flat] = await this.store.redis.zscan(
+        this.key(),
         cursor,
         "MATCH",
         // Campaign names hold no glob characters (CAMPAIGN_NAME).

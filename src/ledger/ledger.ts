@@ -1,156 +1,51 @@
-import { encodeOrder, encodeRow } from "./codec.js";
-import { DispatchLedger } from "./dispatch.js";
-import type { LedgerOrder, LedgerRow, StoredState } from "./types.js";
+import type { Redis } from "ioredis";
+import { ProductOverrides } from "../catalog/product-overrides.js";
+import { LedgerArchive } from "./archive.js";
+import { LedgerCampaigns } from "./campaigns.js";
+import { LedgerDispatch } from "./dispatch.js";
+import { LedgerFollows } from "./follow.js";
+import { LedgerOrders } from "./orders.js";
+import { type CampaignKeys, LedgerStore } from "./store.js";
 
+export type { CampaignShape } from "./archive.js";
 export type { LedgerOrder, LedgerRow } from "./types.js";
-
-/**
- * What an archive must find unchanged before the campaign's data is removed: its meta and
- * counts hashes as stored, and how many rows and orders it holds.
- */
-export interface CampaignShape {
-  meta: Record<string, string>;
-  counts: Record<string, string>;
-  rows: number;
-  orders: number;
-}
 
 /** Campaign names are part of Redis keys and file names: keep them plain. */
 export const CAMPAIGN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
 /**
- * The campaign ledger in Redis: per campaign a `rows` hash (identity -> row), an `orders` hash
- * (order key -> order), a `counts` hash (rows per status) and a `meta` hash. Every change of
- * status goes through a Lua script so counts are exact under concurrency.
+ * The campaign ledger in Redis (docs/architecture/ledger.md): per campaign a `rows` hash, an
+ * `orders` hash, a `counts` hash and a `meta` hash, read and changed through its parts, which
+ * share one connection and the Lua scripts. Every change of status goes through a script so
+ * counts are exact under concurrency.
  */
-export class Ledger extends DispatchLedger {
-  /** The campaign as an archive sees it (see removeCampaignData). */
-  async shape(campaign: string): Promise<CampaignShape> {
-    const k = this.keys(campaign);
-    // One transaction: the four answers describe one moment.
-    const replies = await this.redis
-      .multi()
-      .hgetall(k.meta)
-      .hgetall(k.counts)
-      .hlen(k.rows)
-      .hlen(k.orders)
-      .exec();
-    const values = (replies ?? []).map(([error, value]) => {
-      if (error) throw error;
-      return value;
-    });
-    const [meta, counts, rows, orders] = values as [
-      Record<string, string>,
-      Record<string, string>,
-      number,
-      number,
-    ];
-    return { meta, counts, rows, orders };
+export class Ledger {
+  readonly campaigns: LedgerCampaigns;
+  readonly orders: LedgerOrders;
+  readonly follows: LedgerFollows;
+  readonly dispatch: LedgerDispatch;
+  readonly archive: LedgerArchive;
+  private readonly store: LedgerStore;
+
+  constructor(redis: Redis, prefix: string) {
+    this.store = new LedgerStore(redis, prefix);
+    this.campaigns = new LedgerCampaigns(this.store);
+    this.orders = new LedgerOrders(this.store);
+    this.follows = new LedgerFollows(this.store, this.orders);
+    this.dispatch = new LedgerDispatch(this.store);
+    this.archive = new LedgerArchive(this.store);
+  }
+
+  /** The names of a campaign's Redis keys. */
+  keys(campaign: string): CampaignKeys {
+    return this.store.keys(campaign);
   }
 
   /**
-   * Removes every key of an archived campaign but its tombstone (meta: state archived,
-   * `archived_at`, `archive_path`; and counts), and takes it out of the running set, in one
-   * script, provided it still has the shape `expected` (its archive was written from it). The
-   * campaigns set keeps it. On a campaign archived already, removes data keys left behind.
+   * The product states the service pushed (`product.update`), kept under this prefix on this
+   * connection (src/catalog/product-overrides.ts): an import lays them over its catalog index.
    */
-  async removeCampaignData(
-    campaign: string,
-    expected: CampaignShape,
-    tombstone: { archivedAt: string; archivePath: string },
-  ): Promise<{ outcome: "removed" | "already" } | { outcome: "changed"; why: string }> {
-    const k = this.keys(campaign);
-    const [code, why] = (await this.script(
-      "giftjobsLedgerArchive",
-      [
-        k.meta,
-        k.counts,
-        k.rows,
-        k.orders,
-        k.pending,
-        k.window,
-        this.runningKey(),
-        k.scheduled,
-        k.minutes,
-      ],
-      [
-        JSON.stringify(expected.meta),
-        JSON.stringify(expected.counts),
-        String(expected.rows),
-        String(expected.orders),
-        tombstone.archivedAt,
-        tombstone.archivePath,
-        campaign,
-      ],
-    )) as [number, string?];
-    if (code === 1) return { outcome: "removed" };
-    if (code === 2) return { outcome: "already" };
-    return { outcome: "changed", why: why ?? "it changed" };
-  }
-
-  /** Empties the data keys of an archived campaign, for a restore. False when not archived. */
-  async clearArchivedData(campaign: string): Promise<boolean> {
-    const k = this.keys(campaign);
-    return (
-      Number(
-        await this.script(
-          "giftjobsLedgerClearArchived",
-          [k.meta, k.rows, k.orders, k.pending, k.window, k.scheduled],
-          [],
-        ),
-      ) === 1
-    );
-  }
-
-  /**
-   * Writes back rows and orders read from an archive. Only for a campaign being restored: its
-   * tombstone keeps it archived until finishRestore.
-   */
-  async restoreEntries(
-    campaign: string,
-    entries: { rows: [string, LedgerRow][]; orders: [number, LedgerOrder][] },
-  ): Promise<void> {
-    const k = this.keys(campaign);
-    const tx = this.redis.multi();
-    if (entries.rows.length)
-      tx.hset(k.rows, Object.fromEntries(entries.rows.map(([id, row]) => [id, encodeRow(row)])));
-    if (entries.orders.length)
-      tx.hset(
-        k.orders,
-        Object.fromEntries(
-          entries.orders.map(([n, order]) => [String(n), encodeOrder(order, { campaign })]),
-        ),
-      );
-    await tx.exec();
-  }
-
-  /**
-   * Ends a restore: meta and counts become `meta` and `counts` (as archived), and a running
-   * campaign rejoins the running set, provided the tombstone is still the one of the archive
-   * archived at `archivedAt` and the data keys hold what was `written` (nothing removed them
-   * meanwhile).
-   */
-  async finishRestore(
-    campaign: string,
-    archivedAt: string,
-    meta: Record<string, string>,
-    counts: Record<string, string>,
-    written: { rows: number; orders: number },
-  ): Promise<{ restored: true; state: StoredState } | { restored: false; why: string }> {
-    const k = this.keys(campaign);
-    const [code, value] = (await this.script(
-      "giftjobsLedgerFinishRestore",
-      [k.meta, k.counts, this.runningKey(), k.rows, k.orders],
-      [
-        archivedAt,
-        campaign,
-        JSON.stringify(meta),
-        JSON.stringify(counts),
-        String(written.rows),
-        String(written.orders),
-      ],
-    )) as [number, string];
-    if (code === 1) return { restored: true, state: value as StoredState };
-    return { restored: false, why: value };
+  productOverrides(): ProductOverrides {
+    return new ProductOverrides(this.store.redis, this.store.prefix);
   }
 }

@@ -1,9 +1,9 @@
 import type { ExecutionMode } from "../api/order-request.js";
 import { unusualCurrencyDecimals } from "../money.js";
-import { CampaignLedger } from "./campaigns.js";
 import { decodeOrder, decodeRow, encodeOrder, encodeOrderFields, rowTail } from "./codec.js";
-import { followMember } from "./ledger-base.js";
+import { BudgetExceededError, CampaignClosedError } from "./record-errors.js";
 import type { RowStatus } from "./row-status.js";
+import { followMember, type LedgerStore } from "./store.js";
 import type {
   FollowChange,
   KeyWord,
@@ -23,53 +23,54 @@ type TransitionResult =
 
 const DECIMALS = JSON.stringify(unusualCurrencyDecimals());
 
-/** RECORD refused a batch: its new orders would take a currency's planned price over the budget. */
-export class BudgetExceededError extends Error {
-  override readonly name = "BudgetExceededError";
-  constructor(
-    readonly currency: string,
-    /** Minor units: planned before the batch, the batch's new orders, the budget. */
-    readonly planned: bigint,
-    readonly batch: bigint,
-    readonly budget: bigint,
-  ) {
-    super(
-      `${currency}: planned ${planned} + ${batch} is over the budget of ${budget} (minor units)`,
-    );
-  }
+/** A move of one order (see LedgerOrders.transition). */
+export interface TransitionOptions {
+  campaign: string;
+  number: number;
+  /** The statuses it moves from ("*": any). */
+  from: readonly (RowStatus | "*")[];
+  to: RowStatus;
+  /** Fields to set; null removes one (never the mark of an unclear attempt: see `word`). */
+  patch?: OrderPatch;
+  /** The change of its entry in the follow set, made in the same step. */
+  follow?: FollowChange;
+  /** The word that lets an order marked unclear move on (see KeyWord). */
+  word?: KeyWord;
 }
 
-/** RECORD refused a batch: the campaign is cancelled or archived. */
-export class CampaignClosedError extends Error {
-  override readonly name = "CampaignClosedError";
-  constructor(
-    readonly campaign: string,
-    readonly state: StoredState,
-  ) {
-    super(`campaign ${campaign} is ${state}: no rows can be added to it`);
-  }
+/** What TRANSITION is given beyond a move: the checks of endReported and noteAbsent. */
+interface TransitionRun extends TransitionOptions {
+  orderId?: string;
+  indexKey?: string;
+  /** Moves only if the order's `updated_at` is still this. */
+  ifUpdatedAt?: string;
 }
 
 /**
- * The Ledger's orders and rows: reading them, recording new ones, and every change of an
+ * The ledger's orders and rows: reading them, recording new ones, and every change of an
  * order's status (start, transition, rekey, release), each in one script.
  */
-export class OrderLedger extends CampaignLedger {
+export class LedgerOrders {
+  constructor(private readonly store: LedgerStore) {}
+
   /** Rows of these identities, in the same order (undefined where unknown). */
   async getRows(campaign: string, identities: string[]): Promise<(LedgerRow | undefined)[]> {
     if (identities.length === 0) return [];
-    const raw = await this.redis.hmget(this.keys(campaign).rows, ...identities);
+    const raw = await this.store.redis.hmget(this.store.keys(campaign).rows, ...identities);
     return raw.map((r) => (r ? decodeRow(r) : undefined));
   }
 
   async getOrder(campaign: string, number: number): Promise<LedgerOrder | undefined> {
-    const raw = await this.redis.hget(this.keys(campaign).orders, String(number));
+    const raw = await this.store.redis.hget(this.store.keys(campaign).orders, String(number));
     return raw ? decodeOrder(raw, { campaign }) : undefined;
   }
 
   async getOrders(campaign: string, numbers: number[]): Promise<(LedgerOrder | undefined)[]> {
     if (numbers.length === 0) return [];
-    const raw = await this.redis.hmget(this.keys(campaign).orders, ...numbers.map(String));
+    const raw = await this.store.redis.hmget(
+      this.store.keys(campaign).orders,
+      ...numbers.map(String),
+    );
     return raw.map((r) => (r ? decodeOrder(r, { campaign }) : undefined));
   }
 
@@ -85,10 +86,10 @@ export class OrderLedger extends CampaignLedger {
     orders: NewOrder[],
   ): Promise<{ added: number; leftOut: number; orders: number }> {
     const now = Date.now();
-    const keys = this.keys(campaign);
+    const keys = this.store.keys(campaign);
     // The campaign's mode, which its orders need not repeat: its first import's, never changed
     // after (`register` keeps it), so an order recorded without it reads it from there.
-    const mode = (await this.redis.hget(keys.meta, "execution_mode")) as ExecutionMode | null;
+    const mode = (await this.store.redis.hget(keys.meta, "execution_mode")) as ExecutionMode | null;
     const context = { campaign, mode: mode ?? undefined };
     const batch = orders.map(({ order, rows }) => [
       encodeOrder(order, context),
@@ -99,7 +100,7 @@ export class OrderLedger extends CampaignLedger {
       rows.map(([identity, row]) => [identity, row.line, rowTail(row)]),
       order.send_at !== undefined && order.send_at > now ? String(order.send_at) : "",
     ]);
-    const answer = (await this.script(
+    const answer = (await this.store.run(
       "giftjobsLedgerRecord",
       [
         keys.orders,
@@ -108,7 +109,7 @@ export class OrderLedger extends CampaignLedger {
         keys.pending,
         keys.meta,
         keys.scheduled,
-        this.runningKey(),
+        this.store.runningKey(),
       ],
       [JSON.stringify(batch), campaign],
     )) as [number, ...string[]];
@@ -124,17 +125,23 @@ export class OrderLedger extends CampaignLedger {
    * its budget in the order's currency (see START), moves the order to in_flight (from queued
    * or in_flight) and returns it with its rows.
    */
-  async start(
-    campaign: string,
-    number: number,
-    patch: Partial<LedgerOrder>,
+  async start({
+    campaign,
+    number,
+    patch,
     apiKeyFingerprint = "",
-  ): Promise<StartResult> {
-    const k = this.keys(campaign);
+  }: {
+    campaign: string;
+    number: number;
+    patch: Partial<LedgerOrder>;
+    /** The fingerprint of the API key the attempt is made with (see START). */
+    apiKeyFingerprint?: string;
+  }): Promise<StartResult> {
+    const k = this.store.keys(campaign);
     const now = new Date().toISOString();
-    const [code, a, b, c, mode] = (await this.script(
+    const [code, a, b, c, mode] = (await this.store.run(
       "giftjobsLedgerStart",
-      [k.orders, k.rows, k.counts, k.meta, k.window, k.pending, this.endedKey()],
+      [k.orders, k.rows, k.counts, k.meta, k.window, k.pending, this.store.endedKey()],
       [
         String(number),
         JSON.stringify(encodeOrderFields({ ...patch, updated_at: now })),
@@ -158,25 +165,17 @@ export class OrderLedger extends CampaignLedger {
   }
 
   /**
-   * Moves an order and its rows to `to` when its status is one of `from` ("*" for any), and
-   * with `follow` changes its entry in the follow set in the same step. In `patch`, null
-   * removes a field (never the mark of an unclear attempt: see `word`).
+   * Moves an order and its rows to `to` when its status is one of `from`, and with `follow`
+   * changes its entry in the follow set in the same step.
    */
-  async transition(
-    campaign: string,
-    number: number,
-    from: readonly (RowStatus | "*")[],
-    to: RowStatus,
-    patch: OrderPatch = {},
-    follow?: FollowChange,
-    word?: KeyWord,
-  ): Promise<TransitionResult> {
-    const [code, status, reached] = await this.runTransition(campaign, number, from, to, patch, {
-      follow,
-      word,
-    });
+  async transition(move: TransitionOptions): Promise<TransitionResult> {
+    const [code, status, reached] = await this.runTransition(move);
     if (code === 1)
-      return { moved: true, previous: status, status: (reached as RowStatus | undefined) ?? to };
+      return {
+        moved: true,
+        previous: status,
+        status: (reached as RowStatus | undefined) ?? move.to,
+      };
     return { moved: false, current: code === -1 ? null : status };
   }
 
@@ -191,14 +190,17 @@ export class OrderLedger extends CampaignLedger {
     number: number,
     end: { to: RowStatus; patch: OrderPatch; orderId: string; indexKey?: string },
   ): Promise<ReportedEnd> {
-    const [code, status, other] = await this.runTransition(
+    const [code, status, other] = await this.runTransition({
       campaign,
       number,
-      ["submitted"],
-      end.to,
-      end.patch,
-      { follow: "unfollow", word: "answered", orderId: end.orderId, indexKey: end.indexKey },
-    );
+      from: ["submitted"],
+      to: end.to,
+      patch: end.patch,
+      follow: "unfollow",
+      word: "answered",
+      orderId: end.orderId,
+      indexKey: end.indexKey,
+    });
     if (code === 1) return { kind: "moved", status: (other as RowStatus | undefined) ?? end.to };
     if (code === 0) return { kind: "past", status };
     if (code === 2) return { kind: "mismatch", status, heldId: other || undefined };
@@ -206,22 +208,8 @@ export class OrderLedger extends CampaignLedger {
     return { kind: "gone" };
   }
 
-  private async runTransition(
-    campaign: string,
-    number: number,
-    from: readonly (RowStatus | "*")[],
-    to: RowStatus,
-    patch: OrderPatch,
-    options: {
-      follow?: FollowChange;
-      word?: KeyWord;
-      orderId?: string;
-      indexKey?: string;
-      /** Moves only if the order's `updated_at` is still this. */
-      ifUpdatedAt?: string;
-    },
-  ): Promise<[number, string, string?]> {
-    const { follow } = options;
+  private async runTransition(run: TransitionRun): Promise<[number, string, string?]> {
+    const { campaign, number, from, to, patch, follow } = run;
     const now = new Date().toISOString();
     const full = encodeOrderFields({ ...patch, updated_at: now } as Partial<LedgerOrder>);
     const args = [String(number), from.join(","), to, JSON.stringify(full), now];
@@ -229,20 +217,26 @@ export class OrderLedger extends CampaignLedger {
     else if (follow === "pending") args.push("pending", "0", "", campaign);
     else if (follow) args.push("follow", String(follow.at), followMember(campaign, number), "");
     else args.push("", "0", "", "");
-    args.push(options.word ?? "", options.orderId ?? "", options.ifUpdatedAt ?? "");
-    const k = this.keys(campaign);
+    args.push(run.word ?? "", run.orderId ?? "", run.ifUpdatedAt ?? "");
+    const k = this.store.keys(campaign);
     const keys = [
-      ...this.scriptKeys(campaign),
-      this.followKey(),
+      k.orders,
+      k.rows,
+      k.counts,
+      this.store.followKey(),
       k.meta,
       k.window,
       k.pending,
-      this.runningKey(),
-      this.endedKey(),
+      this.store.runningKey(),
+      this.store.endedKey(),
       k.minutes,
     ];
-    if (options.indexKey) keys.push(options.indexKey);
-    return (await this.script("giftjobsLedgerTransition", keys, args)) as [number, string, string?];
+    if (run.indexKey) keys.push(run.indexKey);
+    return (await this.store.run("giftjobsLedgerTransition", keys, args)) as [
+      number,
+      string,
+      string?,
+    ];
   }
 
   /**
@@ -257,14 +251,14 @@ export class OrderLedger extends CampaignLedger {
     number: number,
     seen: { updatedAt: string; listedAt: string; apiKey: string },
   ): Promise<boolean> {
-    const [code] = await this.runTransition(
+    const [code] = await this.runTransition({
       campaign,
       number,
-      ["failed_uncertain"],
-      "failed_uncertain",
-      { reconciled_absent_at: seen.listedAt, reconciled_api_key: seen.apiKey },
-      { ifUpdatedAt: seen.updatedAt },
-    );
+      from: ["failed_uncertain"],
+      to: "failed_uncertain",
+      patch: { reconciled_absent_at: seen.listedAt, reconciled_api_key: seen.apiKey },
+      ifUpdatedAt: seen.updatedAt,
+    });
     return code === 1;
   }
 
@@ -290,10 +284,19 @@ export class OrderLedger extends CampaignLedger {
   ): Promise<
     { done: true; number: number } | { done: false; why: "not-allowed" | "unknown" | "unclear" }
   > {
-    const k = this.keys(campaign);
-    const [code, value] = (await this.script(
+    const k = this.store.keys(campaign);
+    const [code, value] = (await this.store.run(
       "giftjobsLedgerRekey",
-      [k.orders, k.rows, k.counts, k.window, k.pending, k.meta, this.runningKey(), this.endedKey()],
+      [
+        k.orders,
+        k.rows,
+        k.counts,
+        k.window,
+        k.pending,
+        k.meta,
+        this.store.runningKey(),
+        this.store.endedKey(),
+      ],
       [
         String(args.number),
         args.key,
@@ -321,30 +324,55 @@ export class OrderLedger extends CampaignLedger {
     campaign: string,
     identity: string,
   ): Promise<{ released: true; generation: number } | { released: false; status: string }> {
-    const [code, value] = (await this.script(
+    const k = this.store.keys(campaign);
+    const [code, value] = (await this.store.run(
       "giftjobsLedgerReleaseRow",
-      this.scriptKeys(campaign),
+      [k.orders, k.rows, k.counts],
       [identity],
     )) as [number, string];
     if (code === 1) return { released: true, generation: Number(value) };
     return { released: false, status: value };
   }
 
+  /**
+   * Takes the orders that reached an end since the last claim, by end, whichever process moved
+   * them (a worker, the webhook receiver, the cancel command...): one metrics endpoint counts
+   * each once (the read and the delete are one MULTI; a count after it starts anew). The
+   * cancelled orders counted under the older key are taken too.
+   */
+  async claimEnded(): Promise<Record<string, number>> {
+    const answers = await this.store.redis
+      .multi()
+      .hgetall(this.store.endedKey())
+      .del(this.store.endedKey())
+      .getdel(this.store.legacyCancelledKey())
+      .exec();
+    const [ended, , legacy] = (answers ?? []).map(([error, value]) => {
+      if (error) throw error;
+      return value;
+    });
+    const out: Record<string, number> = {};
+    for (const [end, n] of Object.entries((ended ?? {}) as Record<string, string>))
+      out[end] = Number(n);
+    if (legacy) out.cancelled = (out.cancelled ?? 0) + Number(legacy);
+    return out;
+  }
+
   /** Every order of the campaign with its number, in pages (HSCAN: no whole-campaign load). */
-  async *orders(campaign: string): AsyncGenerator<[number, LedgerOrder]> {
-    for await (const [n, text] of this.scanHash(this.keys(campaign).orders))
+  async *all(campaign: string): AsyncGenerator<[number, LedgerOrder]> {
+    for await (const [n, text] of this.scanHash(this.store.keys(campaign).orders))
       yield [Number(n), decodeOrder(text, { campaign })];
   }
 
   async *rows(campaign: string): AsyncGenerator<[string, LedgerRow]> {
-    for await (const [identity, text] of this.scanHash(this.keys(campaign).rows))
+    for await (const [identity, text] of this.scanHash(this.store.keys(campaign).rows))
       yield [identity, decodeRow(text)];
   }
 
   private async *scanHash(key: string): AsyncGenerator<[string, string]> {
     let cursor = "0";
     do {
-      const [next, flat] = await this.redis.hscan(key, cursor, "COUNT", 1000);
+      const [next, flat] = await this.store.redis.hscan(key, cursor, "COUNT", 1000);
       cursor = next;
       for (let i = 0; i < flat.length; i += 2) yield [flat[i] as string, flat[i + 1] as string];
     } while (cursor !== "0");

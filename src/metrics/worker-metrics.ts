@@ -93,11 +93,11 @@ export class WorkerMetrics {
       registers,
       // Orders end in workers, in the webhook receiver (often a process of its own), in the cancel
       // command and the dashboard: the ledger's scripts count each move in Redis and one endpoint
-      // claims each (Ledger.claimEndedOrders), so no process counts what another moved.
+      // claims each (ledger.orders.claimEnded), so no process counts what another moved.
       async collect() {
         if (!ledger) return;
         // Counted when the claim answers, even after the scrape's deadline (the next one shows it).
-        const claimed = ledger.claimEndedOrders().then((ended) => {
+        const claimed = ledger.orders.claimEnded().then((ended) => {
           for (const outcome of ORDER_ENDS)
             if ((ended[outcome] ?? 0) > 0) this.inc({ outcome }, ended[outcome]);
         });
@@ -289,12 +289,12 @@ function followSetGauges(registers: Registry[], ledger: Ledger, log: Logger): vo
   gauge(
     "giftjobs_followed_orders",
     "Async orders accepted by the service and waiting for their final status",
-    () => ledger.followedCount(),
+    () => ledger.follows.count(),
   );
   gauge(
     "giftjobs_followed_orders_overdue",
     `Followed orders whose status poll is more than ${OVERDUE_MS / 1000} s late`,
-    () => ledger.followedDueCount(Date.now() - OVERDUE_MS),
+    () => ledger.follows.dueCount(Date.now() - OVERDUE_MS),
   );
 }
 
@@ -313,11 +313,14 @@ function campaignGauges(
   let read: { at: number; campaigns: Promise<CampaignRead[]> } | undefined;
   const campaigns = () => {
     if (!read || Date.now() - read.at > 1000) {
-      const all = Promise.all([ledger.campaigns(), workers?.orderWorkers()]).then(
+      const all = Promise.all([ledger.campaigns.names(), workers?.orderWorkers()]).then(
         ([names, orderWorkers]) =>
           Promise.all(
             names.map(async (name): Promise<CampaignRead> => {
-              const [counts, meta] = await Promise.all([ledger.counts(name), ledger.meta(name)]);
+              const [counts, meta] = await Promise.all([
+                ledger.campaigns.counts(name),
+                ledger.campaigns.meta(name),
+              ]);
               // Decimal strings from minor units (exact), never sums of floats.
               const spent = Object.entries(moneyOf(meta)).map(
                 ([currency, money]) => [currency, money.spent] as const,

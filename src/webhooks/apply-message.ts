@@ -144,7 +144,8 @@ async function createdAtOf(deps: ApplyMessageDeps, campaign: string): Promise<st
     known = new Map();
     createdAt.set(deps.ledger, known);
   }
-  if (!known.has(campaign)) known.set(campaign, (await deps.ledger.meta(campaign)).created_at);
+  if (!known.has(campaign))
+    known.set(campaign, (await deps.ledger.campaigns.meta(campaign)).created_at);
   return known.get(campaign);
 }
 

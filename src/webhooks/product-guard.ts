@@ -182,6 +182,13 @@ export async function holdIfProductStopped(
       `campaign ${campaign} paused: ${reason}. Then: giftjobs orders resume --campaign ${campaign}`,
     );
   }
-  await ledger.transition(campaign, number, ["in_flight"], "queued", {}, "pending");
+  await ledger.orders.transition({
+    campaign,
+    number,
+    from: ["in_flight"],
+    to: "queued",
+    patch: {},
+    follow: "pending",
+  });
   return true;
 }

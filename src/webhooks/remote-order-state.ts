@@ -45,9 +45,9 @@ function quotedStatus(status: string): string {
  * (docs/architecture/following-orders.md, "Following async orders"): COMPLETED gives `completed`
  * with its ids; FAILED, and only FAILED, gives `failed_final` (the service made nothing); a status
  * we do not know gives `failed_uncertain` (an order may exist: retried under the same key, the
- * service replays it), its error naming the status. One script (Ledger.endReported) checks that the
- * order holds `orderId`, ends it, unfollows it and, with webhooks on, forgets the id once the
- * order is past `submitted`. PROCESSING, and COMPLETED without the order, are no end this can
+ * service replays it), its error naming the status. One script (ledger.orders.endReported)
+ * checks that the order holds `orderId`, ends it, unfollows it and, with webhooks on, forgets the
+ * id once the order is past `submitted`. PROCESSING, and COMPLETED without the order, are no end this can
  * record: nothing is changed (the callers look again). The status follower (a poll) and the
  * webhook receiver both call this, so when a poll and a webhook race, the first moves the order
  * and the second finds it past `submitted` and changes nothing: one end, counted once.
@@ -67,7 +67,7 @@ export async function applyRemoteOrderEnd(
     const createdAt = await deps.campaignCreatedAt(campaign);
     const store = deps.storePayoutUrls ?? false;
     const patch = completedPatch(end.order, target.rows, store, createdAt);
-    const result = await ledger.endReported(campaign, number, {
+    const result = await ledger.orders.endReported(campaign, number, {
       to: "completed",
       patch,
       orderId,
@@ -82,7 +82,7 @@ export async function applyRemoteOrderEnd(
   }
   if (end.status === "FAILED") {
     // The service says the order did not go through: nothing was made.
-    const result = await ledger.endReported(campaign, number, {
+    const result = await ledger.orders.endReported(campaign, number, {
       to: "failed_final",
       patch: {
         error_type: "order_failed",
@@ -101,7 +101,7 @@ export async function applyRemoteOrderEnd(
   // A status we do not know: it does not say whether an order was made, so its rows may be paid.
   // failed_uncertain: retried under the same key (the service replays), never under a new one.
   const status = quotedStatus(end.status);
-  const result = await ledger.endReported(campaign, number, {
+  const result = await ledger.orders.endReported(campaign, number, {
     to: "failed_uncertain",
     patch: {
       error_type: "unknown_order_status",

@@ -132,7 +132,7 @@ export class CampaignTracker {
     }
     if (!ended && (entry.answeredAt ?? 0) <= entry.markSeenAt!) return;
     entry.markSeenAt = undefined;
-    this.options.ledger.clearMeta(campaign, ...STALL_FIELDS).catch(() => {
+    this.options.ledger.campaigns.clearMeta(campaign, ...STALL_FIELDS).catch(() => {
       // Redis trouble: a later answer tries again; once nothing is pending no one shows it.
     });
   }

@@ -101,7 +101,7 @@ export class Dispatcher {
 
   /** One pass: orders from pending to the windows, and their jobs into BullMQ. Returns orders moved. */
   async dispatchOnce(): Promise<number> {
-    const handed = await this.options.ledger.dispatch(this.options.window);
+    const handed = await this.options.ledger.dispatch.handOut(this.options.window);
     // In the script's order: the campaigns' jobs alternate in the queue.
     const jobs = [];
     for (const { campaign, number } of handed)
@@ -117,10 +117,11 @@ export class Dispatcher {
   async repair(): Promise<number> {
     const { ledger, queue } = this.options;
     let repaired = 0;
-    for (const campaign of await ledger.campaigns()) {
+    for (const campaign of await ledger.campaigns.names()) {
       // A campaign recorded before the running set existed joins it here.
-      if ((await ledger.pendingCount(campaign)) > 0) await ledger.ensureDispatched(campaign);
-      const numbers = await ledger.windowOrders(campaign);
+      if ((await ledger.dispatch.pendingCount(campaign)) > 0)
+        await ledger.campaigns.ensureDispatched(campaign);
+      const numbers = await ledger.dispatch.windowOrders(campaign);
       if (numbers.length === 0) continue;
       const states = await Promise.all(
         numbers.map((n) => queue.getJobState(orderJobId(campaign, n))),
@@ -131,7 +132,7 @@ export class Dispatcher {
         .map((number, i) => ({ number, state: states[i]! }))
         .filter(({ state }) => OVER.has(state));
       if (lost.length === 0) continue;
-      const orders = await ledger.getOrders(
+      const orders = await ledger.orders.getOrders(
         campaign,
         lost.map((l) => l.number),
       );
@@ -139,7 +140,7 @@ export class Dispatcher {
       for (const [i, { number, state }] of lost.entries()) {
         const status = orders[i]?.status;
         if (status !== "queued" && status !== "in_flight") {
-          await ledger.leaveWindow(campaign, number);
+          await ledger.dispatch.leaveWindow(campaign, number);
           continue;
         }
         if (state !== "unknown") await queue.remove(orderJobId(campaign, number));
@@ -156,7 +157,7 @@ export class Dispatcher {
   private async optionsOf(campaign: string): Promise<JobsOptions> {
     let options = this.jobOptions.get(campaign);
     if (!options) {
-      const recorded = (await this.options.ledger.meta(campaign)).job_options;
+      const recorded = (await this.options.ledger.campaigns.meta(campaign)).job_options;
       const { attempts, backoff } = recorded ? (JSON.parse(recorded) as JobsOptions) : {};
       // Only the retry policy is the campaign's: a job must go when it ends (see repair).
       options = {

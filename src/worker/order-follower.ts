@@ -90,8 +90,8 @@ export class OrderFollower {
       const free = this.concurrency - this.inFlight;
       let taken: FollowedOrder[] = [];
       if (free > 0) {
-        taken = await ledger
-          .claimFollowed(Date.now(), free, this.options.leaseMs ?? 30_000)
+        taken = await ledger.follows
+          .claim(Date.now(), free, this.options.leaseMs ?? 30_000)
           .catch((error: unknown) => {
             if (!this.options.outage?.failed(error))
               log.error({ err: error }, "could not read the orders to follow");
@@ -136,7 +136,7 @@ export class OrderFollower {
     const { campaign, number, order } = entry;
     const { ledger } = this.options;
     if (order?.status !== "submitted" || !order.order_id) {
-      await ledger.unfollow(campaign, number).catch(() => undefined);
+      await ledger.follows.remove(campaign, number).catch(() => undefined);
       return;
     }
     const log = this.options.log.child({ campaign, key: order.key, order_id: order.order_id });
@@ -210,21 +210,21 @@ export class OrderFollower {
   /** When the campaign was first imported (kept per campaign: it never changes). */
   private async campaignCreatedAt(campaign: string): Promise<string | undefined> {
     if (!this.createdAt.has(campaign))
-      this.createdAt.set(campaign, (await this.options.ledger.meta(campaign)).created_at);
+      this.createdAt.set(campaign, (await this.options.ledger.campaigns.meta(campaign)).created_at);
     return this.createdAt.get(campaign);
   }
 
   private async onError(entry: FollowedOrder, error: unknown, log: Logger): Promise<void> {
     if (error instanceof ApiError && error.outcome === "final") {
       // The service does not know an order it accepted: the outcome is unknown.
-      const moved = await this.options.ledger.transition(
-        entry.campaign,
-        entry.number,
-        ["submitted"],
-        "failed_uncertain",
-        { error_type: error.type, error_message: `status lookup failed: ${error.message}` },
-        "unfollow",
-      );
+      const moved = await this.options.ledger.orders.transition({
+        campaign: entry.campaign,
+        number: entry.number,
+        from: ["submitted"],
+        to: "failed_uncertain",
+        patch: { error_type: error.type, error_message: `status lookup failed: ${error.message}` },
+        follow: "unfollow",
+      });
       if (moved.moved) this.options.onOrderEnded?.("failed_uncertain");
       log.warn(
         { type: error.type },
@@ -246,14 +246,14 @@ export class OrderFollower {
   /** Looks again after `delayMs`, its polls as they were. */
   private async later(entry: FollowedOrder, delayMs: number): Promise<void> {
     const { campaign, number } = entry;
-    await this.options.ledger.transition(
+    await this.options.ledger.orders.transition({
       campaign,
       number,
-      ["submitted"],
-      "submitted",
-      {},
-      { at: Date.now() + delayMs },
-    );
+      from: ["submitted"],
+      to: "submitted",
+      patch: {},
+      follow: { at: Date.now() + delayMs },
+    });
   }
 
   /** Looks again after a growing delay; past maxPolls the rows become failed_uncertain. */
@@ -262,17 +262,17 @@ export class OrderFollower {
     const polls = (order?.polls ?? 0) + 1;
     const maxPolls = this.options.maxPolls ?? 500;
     if (polls >= maxPolls) {
-      const moved = await this.options.ledger.transition(
+      const moved = await this.options.ledger.orders.transition({
         campaign,
         number,
-        ["submitted"],
-        "failed_uncertain",
-        {
+        from: ["submitted"],
+        to: "failed_uncertain",
+        patch: {
           error_type: "still_processing",
           error_message: `order ${order?.order_id} has no outcome after ${polls} status checks (${why})`,
         },
-        "unfollow",
-      );
+        follow: "unfollow",
+      });
       if (moved.moved) this.options.onOrderEnded?.("failed_uncertain");
       log.warn("no outcome after the last status check: rows failed_uncertain");
       return;
@@ -281,16 +281,16 @@ export class OrderFollower {
       (this.options.pollDelayMs ?? 1000) * 1.5 ** (polls - 1),
       this.options.maxPollDelayMs ?? 30_000,
     );
-    await this.options.ledger.transition(
+    await this.options.ledger.orders.transition({
       campaign,
       number,
-      ["submitted"],
-      "submitted",
-      { polls },
-      {
+      from: ["submitted"],
+      to: "submitted",
+      patch: { polls },
+      follow: {
         at: Date.now() + Math.round(delay),
       },
-    );
+    });
   }
 }
 

@@ -74,8 +74,8 @@ export function startOrdersQueue(context: QueueContext): QueueRunner {
     url: config.apiUrl,
     log,
     mark: (campaign, reason, since) =>
-      ledger.setMeta(campaign, { stalled_reason: reason, stalled_at: since }),
-    unmark: (campaign) => ledger.clearMeta(campaign, ...STALL_FIELDS),
+      ledger.campaigns.setMeta(campaign, { stalled_reason: reason, stalled_at: since }),
+    unmark: (campaign) => ledger.campaigns.clearMeta(campaign, ...STALL_FIELDS),
     onAnswered: (campaign) => campaigns.answered(campaign),
     onError: (error) =>
       quietIfAway(outage, log, error as Error, "could not mark a campaign stalled"),
@@ -201,10 +201,16 @@ async function markLostJob(
   const finalFailure =
     job.attemptsMade >= (job.opts.attempts ?? 1) || error.name === "UnrecoverableError";
   if (!finalFailure) return;
-  const moved = await ledger
-    .transition(job.data.campaign, job.data.order, ["queued", "in_flight"], "failed_uncertain", {
-      error_type: "job_failed",
-      error_message: error.message,
+  const moved = await ledger.orders
+    .transition({
+      campaign: job.data.campaign,
+      number: job.data.order,
+      from: ["queued", "in_flight"],
+      to: "failed_uncertain",
+      patch: {
+        error_type: "job_failed",
+        error_message: error.message,
+      },
     })
     .catch(() => ({ moved: false }));
   if (moved.moved) onOrderEnded?.("failed_uncertain");

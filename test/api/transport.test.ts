@@ -1,11 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  type ApiError,
-  IdempotencyInProgressError,
-  NetworkError,
-  RequestTimeoutError,
-  ServiceUnreachableError,
-} from "../../src/api/errors/index.js";
+import { type ApiError, ServiceUnreachableError } from "../../src/api/errors/index.js";
 import type { Sandbox } from "../../src/sandbox/index.js";
 import { clientOf, rejectionOf, start, validOrder } from "../helpers/api-client.js";
 import { newKey, sandboxOrders, stats } from "../helpers/sandbox.js";
@@ -27,8 +21,8 @@ describe("transport failures are retry-same-key", () => {
     const key = newKey("drop");
     const order = validOrder(sandbox);
     const error = await rejectionOf(client.createOrder(order, { idempotencyKey: key }));
-    expect(error).toBeInstanceOf(NetworkError);
-    const network = error as NetworkError;
+    expect(error).toMatchObject({ name: "NetworkError" });
+    const network = error as ApiError;
     expect(network).toMatchObject({ status: 0, type: "network_error", outcome: "retry-same-key" });
     expect(network.message).toContain("POST /v2/order");
     const made = (await sandboxOrders(sandbox)).filter((o) => o.idempotency_key === key);
@@ -46,14 +40,14 @@ describe("transport failures are retry-same-key", () => {
     const sandbox = await own({ latencyMs: 3000 });
     const client = clientOf(sandbox, { timeoutMs: 150 });
     const error = await rejectionOf(client.getBalance("USD"));
-    expect(error).toBeInstanceOf(RequestTimeoutError);
+    expect(error).toMatchObject({ name: "RequestTimeoutError" });
     expect(error).toMatchObject({ status: 0, type: "request_timeout", outcome: "retry-same-key" });
     expect(error.message).toContain("150 ms");
 
     const order = await rejectionOf(
       client.createOrder(validOrder(sandbox), { idempotencyKey: newKey() }),
     );
-    expect(order).toBeInstanceOf(RequestTimeoutError);
+    expect(order).toMatchObject({ name: "RequestTimeoutError" });
     expect((order as ApiError).outcome).toBe("retry-same-key");
   });
 
@@ -71,7 +65,7 @@ describe("transport failures are retry-same-key", () => {
     await waitFor(async () => (sandbox.state.idempotency.size > 0 ? true : undefined));
     controller.abort();
     const error = await pending;
-    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ name: "NetworkError" });
     expect(error).toMatchObject({ type: "aborted", outcome: "retry-same-key" });
     expect(error.message).toContain("cancelled");
   });
@@ -80,8 +74,8 @@ describe("transport failures are retry-same-key", () => {
     const sandbox = await own({});
     const client = clientOf(sandbox);
     const error = await rejectionOf(client.listProducts({}, AbortSignal.abort()));
-    expect(error).toBeInstanceOf(NetworkError);
-    expect((error as NetworkError).type).toBe("aborted");
+    expect(error).toMatchObject({ name: "NetworkError" });
+    expect((error as ApiError).type).toBe("aborted");
     expect((await stats(sandbox)).total_requests).toBe(0);
   });
 
@@ -99,8 +93,8 @@ describe("transport failures are retry-same-key", () => {
       })(),
     );
     expect(seen).toEqual([10, 10]);
-    expect(error).toBeInstanceOf(NetworkError);
-    expect((error as NetworkError).type).toBe("aborted");
+    expect(error).toMatchObject({ name: "NetworkError" });
+    expect((error as ApiError).type).toBe("aborted");
   });
 
   it("nothing listening: ServiceUnreachableError naming the URL, the host and the setting", async () => {
@@ -114,8 +108,8 @@ describe("transport failures are retry-same-key", () => {
     const client = clientOf(sandbox, { baseUrl: `${withUser}/v2`, timeoutMs: 5000 });
     const error = await rejectionOf(client.getOrder("O-1"));
     expect(error).toBeInstanceOf(ServiceUnreachableError);
-    expect(error).toBeInstanceOf(NetworkError);
     expect(error).toMatchObject({
+      name: "ServiceUnreachableError",
       status: 0,
       type: "connection_refused",
       outcome: "retry-same-key",
@@ -141,7 +135,7 @@ describe("transport failures are retry-same-key", () => {
     // The key is taken as soon as the first request arrives, before its latency.
     await waitFor(async () => (sandbox.state.idempotency.size > 0 ? true : undefined));
     const error = await rejectionOf(client.createOrder(order, { idempotencyKey: key }));
-    expect(error).toBeInstanceOf(IdempotencyInProgressError);
+    expect(error).toMatchObject({ name: "IdempotencyInProgressError" });
     expect(error).toMatchObject({
       status: 400,
       type: "idempotency_in_progress",

@@ -20,11 +20,14 @@ describe("a campaign the worker pauses", () => {
       { file, campaign: "p", hold: true, budgets: [{ amount: "100000", currency }] },
       depsOf(e),
     );
-    const planned = (await e.ledger.meta("p"))[`planned_price:${currency}`]!;
-    await e.ledger.setMeta("p", { [`budget:${currency}`]: String(BigInt(planned) - 1n) });
+    const planned = (await e.ledger.campaigns.meta("p"))[`planned_price:${currency}`]!;
+    await e.ledger.campaigns.setMeta("p", { [`budget:${currency}`]: String(BigInt(planned) - 1n) });
     await approveCampaign(e.ledger, "p");
     await work(e);
-    await eventually(async () => (await e.ledger.meta("p")).state === "paused", "campaign paused");
+    await eventually(
+      async () => (await e.ledger.campaigns.meta("p")).state === "paused",
+      "campaign paused",
+    );
     const trail = new FileAuditTrail(e.dataDir);
     const paused = () => trail.list({ campaign: "p" });
     await eventually(async () => (await paused()).length === 1, "one audit entry");

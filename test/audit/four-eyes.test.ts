@@ -32,21 +32,21 @@ describe("four eyes above GIFTJOBS_APPROVAL_THRESHOLD", () => {
     expect(imported).toMatchObject({ enqueued: 3, state: "held" });
     expect(imported.four_eyes).toMatch(new RegExp(`^${currency} [\\d.]+ over 0\\.01$`));
     expect(run.stderr).toContain("campaign big is held: its price");
-    expect((await e.ledger.meta("big")).state).toBe("held");
+    expect((await e.ledger.campaigns.meta("big")).state).toBe("held");
 
     const own = await giftjobs(e, ["--as", "alice", "orders", "approve", "--campaign", "big"]);
     expect(own.code).toBe(2);
     expect(own.stderr).toMatch(
       /^giftjobs: error: campaign big is held by the four-eyes rule \(GIFTJOBS_APPROVAL_THRESHOLD: its price .+\): alice imported it, so someone else must approve it \(four eyes\)\n$/,
     );
-    expect((await e.ledger.meta("big")).state).toBe("held");
+    expect((await e.ledger.campaigns.meta("big")).state).toBe("held");
 
     const other = await giftjobs(e, ["orders", "approve", "--campaign", "big"], {
       GIFTJOBS_ACTOR: "bob",
     });
     expect(other.code).toBe(0);
     expect(other.stdout).toMatch(/^campaign big approved/);
-    expect((await e.ledger.meta("big")).state).toBe("running");
+    expect((await e.ledger.campaigns.meta("big")).state).toBe("running");
 
     const listed = await giftjobs(e, ["audit", "--campaign", "big", "--json"]);
     expect(listed.code).toBe(0);

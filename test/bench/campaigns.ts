@@ -219,7 +219,7 @@ async function orderStats(sandbox: Sandbox): Promise<Record<string, number>> {
 
 /** Rows the service has answered (created or refused). */
 async function sent(ledger: Ledger, campaign: string): Promise<number> {
-  const c = await ledger.counts(campaign);
+  const c = await ledger.campaigns.counts(campaign);
   return c.total - c.queued - c.in_flight;
 }
 
@@ -288,7 +288,7 @@ async function fairness(bench: Bench): Promise<void> {
     let doneMs: number | undefined;
     let lastSample = performance.now();
     while (performance.now() - started < SMALL_DEADLINE_MS) {
-      const c = await ledger.counts("small");
+      const c = await ledger.campaigns.counts("small");
       const now = performance.now() - started;
       if (sentMs === undefined && c.total - c.queued - c.in_flight > 0) sentMs = now;
       if (c.completed + c.failed_final + c.failed_uncertain > 0) {

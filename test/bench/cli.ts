@@ -105,7 +105,7 @@ export async function run(): Promise<void> {
   try {
     // A held campaign of no rows for `orders status`; `orders list` reads a prefix of its own,
     // empty.
-    await new Ledger(redis, prefix).register(CAMPAIGN, { execution_mode: "async" });
+    await new Ledger(redis, prefix).campaigns.register(CAMPAIGN, { execution_mode: "async" });
     const envFor = (args: string[]) => ({
       GIFTJOBS_REDIS_URL: REDIS_URL,
       GIFTJOBS_PREFIX: args[1] === "list" ? `${prefix}-empty` : prefix,

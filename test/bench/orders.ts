@@ -112,12 +112,12 @@ function campaignHandle(url: string, dataDir: string, prefix: string, label: str
     config: (perMinute: number) => benchConfig(url, dataDir, prefix, perMinute),
     /** Rows whose order the service has answered (created or refused). */
     sent: async () => {
-      const c = await ledger.counts(label);
+      const c = await ledger.campaigns.counts(label);
       return c.total - c.queued - c.in_flight;
     },
     /** Rows with a final outcome (async orders followed to their end). */
     settled: async () => {
-      const c = await ledger.counts(label);
+      const c = await ledger.campaigns.counts(label);
       return c.completed + c.failed_final + c.failed_uncertain;
     },
   };

@@ -55,14 +55,14 @@ describe("appending to a campaign", () => {
     expect((refused as Error).message).toBe(
       "campaign grow exists (3 rows); this file has 2 new rows: pass --append to add them to it (the rows it has are not added again)",
     );
-    expect((await e.ledger.counts("grow")).total).toBe(3);
-    expect(await e.ledger.pendingCount("grow")).toBe(3);
+    expect((await e.ledger.campaigns.counts("grow")).total).toBe(3);
+    expect(await e.ledger.dispatch.pendingCount("grow")).toBe(3);
 
     const rerun = await importCampaign({ file: part, campaign: "grow" }, depsOf(e));
     expect(rerun).toMatchObject({ enqueued: 0, already_known: 3 });
     const appended = await importCampaign({ file: all, campaign: "grow", append: true }, depsOf(e));
     expect(appended).toMatchObject({ enqueued: 2, already_known: 3 });
-    expect((await e.ledger.counts("grow")).total).toBe(5);
+    expect((await e.ledger.campaigns.counts("grow")).total).toBe(5);
   });
 
   it("on the command line: exit 2, one line, nothing added", async () => {
@@ -75,7 +75,7 @@ describe("appending to a campaign", () => {
     expect(run.stderr).toBe(
       "giftjobs: error: campaign c exists (2 rows); this file has 3 new rows: pass --append to add them to it (the rows it has are not added again)\n",
     );
-    expect((await e.ledger.counts("c")).total).toBe(2);
+    expect((await e.ledger.campaigns.counts("c")).total).toBe(2);
     const ok = await giftjobs(e, [
       "orders",
       "import",
@@ -108,10 +108,10 @@ describe("appending to a campaign", () => {
         "campaign gone is cancelled: no rows can be added to it; a cancelled campaign stays cancelled; to pay its rows after all, import them under a new name (rows it paid are refused as repeats)",
       );
     }
-    expect((await e.ledger.counts("gone")).total).toBe(2);
+    expect((await e.ledger.campaigns.counts("gone")).total).toBe(2);
 
     await importCampaign({ file: part, campaign: "old" }, depsOf(e));
-    await e.ledger.setState("old", "archived", ["*"]);
+    await e.ledger.campaigns.setState({ campaign: "old", state: "archived", from: ["*"] });
     const run = await giftjobs(e, [
       "orders",
       "import",
@@ -125,7 +125,7 @@ describe("appending to a campaign", () => {
     expect(run.stderr).toBe(
       "giftjobs: error: campaign old is archived: no rows can be added to it; `giftjobs orders restore --campaign old` brings it back, then import with --append\n",
     );
-    expect((await e.ledger.counts("old")).total).toBe(2);
+    expect((await e.ledger.campaigns.counts("old")).total).toBe(2);
   });
 
   it("RECORD itself refuses rows for a cancelled campaign (cancelled during an import)", async () => {
@@ -148,6 +148,6 @@ describe("appending to a campaign", () => {
     expect((error as Error).message).toBe(
       "campaign mid was cancelled during the import; nothing was enqueued",
     );
-    expect((await e.ledger.counts("mid")).total).toBe(2);
+    expect((await e.ledger.campaigns.counts("mid")).total).toBe(2);
   });
 });

@@ -56,7 +56,7 @@ describe("a held campaign", () => {
       depsOf(e),
     );
     expect(appended).toMatchObject({ enqueued: 2, already_known: 3, state: "held" });
-    expect((await e.ledger.meta("grow")).state).toBe("held");
+    expect((await e.ledger.campaigns.meta("grow")).state).toBe("held");
 
     const control = await csvFile(e, "control.csv", validCsv(e.index, 2, "c").text);
     await importCampaign({ file: control, campaign: "control" }, depsOf(e));
@@ -76,7 +76,7 @@ describe("a held campaign", () => {
     await importCampaign({ file, campaign: "rerun" }, depsOf(e));
     const again = await importCampaign({ file, campaign: "rerun", hold: true }, depsOf(e));
     expect(again).toMatchObject({ enqueued: 0, already_known: 3, state: "running" });
-    expect((await e.ledger.meta("rerun")).state).toBe("running");
+    expect((await e.ledger.campaigns.meta("rerun")).state).toBe("running");
   });
 });
 
@@ -110,7 +110,7 @@ describe("confirm", () => {
       pricing: { by: "service" },
       held: false,
     });
-    expect(await e.ledger.exists("asked")).toBe(false);
+    expect(await e.ledger.campaigns.exists("asked")).toBe(false);
     expect(await redisKeys(e)).toEqual([]);
 
     const yes = await importCampaign(
@@ -167,7 +167,7 @@ describe("orders import without a terminal", () => {
     ]);
     expect(held.code).toBe(0);
     expect(JSON.parse(held.stdout)).toMatchObject({ enqueued: 3, state: "held" });
-    expect((await e.ledger.meta("tty")).state).toBe("held");
+    expect((await e.ledger.campaigns.meta("tty")).state).toBe("held");
 
     // The re-run of the same file has nothing to spend: no --yes needed.
     const again = await giftjobs(e, ["orders", "import", file, "--campaign", "tty", "--json"]);
@@ -202,7 +202,7 @@ describe("orders import without a terminal", () => {
     expect(run.stderr).toBe(
       "GIFTJOBS_REQUIRE_APPROVAL is set: campaign must is held even with --yes; send it with `giftjobs orders approve --campaign must`\n",
     );
-    expect((await e.ledger.meta("must")).state).toBe("held");
+    expect((await e.ledger.campaigns.meta("must")).state).toBe("held");
 
     // Without --yes or a terminal: held as well, nothing to ask.
     const bare = await giftjobs(
@@ -216,7 +216,7 @@ describe("orders import without a terminal", () => {
     expect(bare.stdout).toContain(
       "held: nothing is sent until `giftjobs orders approve --campaign must2`",
     );
-    expect((await e.ledger.meta("must2")).state).toBe("held");
+    expect((await e.ledger.campaigns.meta("must2")).state).toBe("held");
 
     const off = await giftjobs(
       e,
@@ -226,6 +226,6 @@ describe("orders import without a terminal", () => {
       },
     );
     expect(off.code).toBe(0);
-    expect((await e.ledger.meta("free")).state).toBe("running");
+    expect((await e.ledger.campaigns.meta("free")).state).toBe("running");
   });
 });

@@ -16,6 +16,7 @@ import { DamagedFileError } from "../../src/catalog/damaged-file-error.js";
 import { UserError } from "../../src/errors/user-error.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import { pickSampleProducts, sampleCsv } from "../../src/import/sample-csv.js";
+import { redisKey } from "../../src/redis/redis-key.js";
 import { type CampaignEnv, depsOf, giftjobs } from "../helpers/campaign-env.js";
 import { ledgerRow } from "../helpers/ledger-fixtures.js";
 import { useCampaignEnv } from "../helpers/use-campaign-env.js";
@@ -104,8 +105,8 @@ describe("orders archive and restore", () => {
     const unorderable = await doneCampaign("spring");
     const before = join(env.dataDir, "before.csv");
     await writeReport(env.ledger, "spring", before);
-    const metaBefore = await env.ledger.meta("spring");
-    const countsBefore = await env.ledger.counts("spring");
+    const metaBefore = await env.ledger.campaigns.meta("spring");
+    const countsBefore = await env.ledger.campaigns.counts("spring");
     const bytesBefore = (await campaignSummary(env.ledger, "spring")).redis_bytes;
     expect(await campaignKeys(env, "spring")).toEqual(
       expect.arrayContaining(["counts", "meta", "orders", "rows"]),
@@ -131,16 +132,16 @@ describe("orders archive and restore", () => {
 
     // Only the tombstone is left; the campaign is still listed, as archived.
     expect(await campaignKeys(env, "spring")).toEqual(["counts", "meta"]);
-    expect(await env.redis.sismember(env.ledger.runningKey(), "spring")).toBe(0);
-    expect(await env.ledger.exists("spring")).toBe(true);
-    expect(await env.ledger.followedOf("spring")).toBe(0);
-    const tombstone = await env.ledger.meta("spring");
+    expect(await env.redis.sismember(redisKey(env.config.prefix, "running"), "spring")).toBe(0);
+    expect(await env.ledger.campaigns.exists("spring")).toBe(true);
+    expect(await env.ledger.follows.countOf("spring")).toBe(0);
+    const tombstone = await env.ledger.campaigns.meta("spring");
     expect(tombstone).toMatchObject({
       state: "archived",
       archived_at: manifest.archived_at,
       archive_path: dir,
     });
-    expect(await env.ledger.counts("spring")).toEqual(countsBefore);
+    expect(await env.ledger.campaigns.counts("spring")).toEqual(countsBefore);
     expect(await campaignStatus(env.ledger, "spring")).toMatchObject({
       state: "archived",
       total: 12,
@@ -164,7 +165,7 @@ describe("orders archive and restore", () => {
     // Nothing is imported into, or retried in, an archived campaign.
     await expect(importFile("spring", 12)).rejects.toThrow(/archived/);
     // RECORD itself refuses too (an import that passed its check just before the archive).
-    await expect(env.ledger.record("spring", [])).rejects.toThrow(/archived/);
+    await expect(env.ledger.orders.record("spring", [])).rejects.toThrow(/archived/);
     await expect(retryCampaign(env.ledger, "spring", { newKey: true })).rejects.toThrow(/archived/);
     expect(await campaignKeys(env, "spring")).toEqual(["counts", "meta"]);
 
@@ -176,8 +177,8 @@ describe("orders archive and restore", () => {
 
     const restored = await restoreCampaign(env.ledger, "spring");
     expect(restored).toMatchObject({ state: "done", rows: 12, orders: 12 });
-    expect(await env.ledger.meta("spring")).toEqual(metaBefore);
-    expect(await env.ledger.counts("spring")).toEqual(countsBefore);
+    expect(await env.ledger.campaigns.meta("spring")).toEqual(metaBefore);
+    expect(await env.ledger.campaigns.counts("spring")).toEqual(countsBefore);
     // Restore puts a running campaign back in the running set, but the dispatcher's next pass
     // drops it again when it has nothing to send, so membership here is a race: the retry below
     // (which must reach the workers) is what shows the restored campaign runs.
@@ -244,7 +245,7 @@ describe("orders archive and restore", () => {
     expect(refused).toBeInstanceOf(DamagedFileError);
     expect((refused as Error).message).toMatch(/ledger\.ndjson\.gz: changed since it was archived/);
     expect(await campaignKeys(env, "gone")).toEqual(["counts", "meta"]);
-    expect((await env.ledger.meta("gone")).state).toBe("archived");
+    expect((await env.ledger.campaigns.meta("gone")).state).toBe("archived");
     await expect(
       archiveCampaign(env.ledger, "gone", { dataDir: env.dataDir }),
     ).rejects.toBeInstanceOf(DamagedFileError);
@@ -270,11 +271,11 @@ describe("orders archive and restore", () => {
   it("removes nothing when the campaign changed after its archive was written", async () => {
     env = await envs.setup("changed");
     await cancelledCampaign("late");
-    const shape = await env.ledger.shape("late");
+    const shape = await env.ledger.archive.shape("late");
     // Something happens after the archive read the campaign: here a row written by another
     // process (an import into a cancelled campaign is refused, so it is written directly).
     await env.redis.hset(env.ledger.keys("late").rows, "ref:late", JSON.stringify({ line: 99 }));
-    const removed = await env.ledger.removeCampaignData("late", shape, {
+    const removed = await env.ledger.archive.removeCampaignData("late", shape, {
       archivedAt: new Date().toISOString(),
       archivePath: "/nowhere",
     });
@@ -282,7 +283,7 @@ describe("orders archive and restore", () => {
     expect(await campaignKeys(env, "late")).toEqual(
       expect.arrayContaining(["meta", "counts", "rows", "orders"]),
     );
-    expect((await env.ledger.meta("late")).state).toBe("cancelled");
+    expect((await env.ledger.campaigns.meta("late")).state).toBe("cancelled");
   });
 
   it("a restore that stopped half way leaves the campaign archived; archive or restore again finishes", async () => {
@@ -292,7 +293,7 @@ describe("orders archive and restore", () => {
     await writeReport(env.ledger, "half", before);
     await archiveCampaign(env.ledger, "half", { dataDir: env.dataDir });
     // What a restore killed after its first batch leaves: some rows back, the tombstone archived.
-    await env.ledger.restoreEntries("half", {
+    await env.ledger.archive.restoreEntries("half", {
       rows: [["ref:x", { ...ledgerRow(2), order: 1 }]],
       orders: [],
     });
@@ -302,7 +303,7 @@ describe("orders archive and restore", () => {
     });
     expect(await campaignKeys(env, "half")).toEqual(["counts", "meta"]);
 
-    await env.ledger.restoreEntries("half", {
+    await env.ledger.archive.restoreEntries("half", {
       rows: [["ref:x", { ...ledgerRow(2), order: 1 }]],
       orders: [],
     });

@@ -4,7 +4,7 @@ import { campaignStatus } from "../../src/campaigns/status.js";
 import { moneyOf } from "../../src/campaigns/summary.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import { ImportRefused } from "../../src/import/import-errors.js";
-import { BudgetExceededError } from "../../src/ledger/orders.js";
+import { BudgetExceededError } from "../../src/ledger/record-errors.js";
 import { budgetUnits } from "../../src/orders/budget.js";
 import { depsOf, giftjobs, redisKeys } from "../helpers/campaign-env.js";
 import { csvFile, twoCurrencyCsv, validCsv } from "../helpers/csv.js";
@@ -68,7 +68,7 @@ describe("--budget per currency", () => {
         depsOf(e),
       ),
     ).rejects.toThrow(`--budget 2:${a}: a second budget for ${a}; give one budget per currency`);
-    expect(await e.ledger.exists("two")).toBe(false);
+    expect(await e.ledger.campaigns.exists("two")).toBe(false);
     expect(await redisKeys(e)).toEqual([]);
 
     const both = await importCampaign(
@@ -82,7 +82,7 @@ describe("--budget per currency", () => {
       depsOf(e),
     );
     expect(both.enqueued).toBe(4);
-    const meta = await e.ledger.meta("two");
+    const meta = await e.ledger.campaigns.meta("two");
     expect(meta[`budget:${a}`]).toBe(a === "JPY" ? "100000" : "10000000");
     expect(moneyOf(meta)[b]!.budget).toMatch(/^100000(\.0+)?$/);
   });
@@ -124,7 +124,7 @@ describe("a stored budget", () => {
       { file: first, campaign: "b", budgets: [{ amount: exact, currency }] },
       depsOf(e),
     );
-    const total = (await e.ledger.counts("b")).total;
+    const total = (await e.ledger.campaigns.counts("b")).total;
     expect(total).toBe(3);
 
     const over = await refusal(
@@ -135,7 +135,7 @@ describe("a stored budget", () => {
         `^the campaign's ${currency} budget ${exact.replace(".", "\\.")}: the campaign costs [\\d.]+ ${currency} \\(${exact.replace(".", "\\.")} recorded before, [\\d.]+ new\\); nothing was enqueued$`,
       ),
     );
-    expect((await e.ledger.counts("b")).total).toBe(3);
+    expect((await e.ledger.campaigns.counts("b")).total).toBe(3);
 
     const allPrice = (
       await importCampaign({ file: all, campaign: "x", dryRun: true, repeats: "allow" }, depsOf(e))
@@ -146,7 +146,7 @@ describe("a stored budget", () => {
     );
     expect(raised.enqueued).toBe(3);
     expect(raised.budgets_replaced).toEqual([{ currency, from: exact, to: allPrice }]);
-    expect(moneyOf(await e.ledger.meta("b"))[currency]!.budget).toBe(allPrice);
+    expect(moneyOf(await e.ledger.campaigns.meta("b"))[currency]!.budget).toBe(allPrice);
   });
 
   it("a new currency in an append needs a budget when the campaign has one", async () => {
@@ -182,18 +182,18 @@ describe("a stored budget", () => {
       { file, campaign: "race", budgets: [{ amount: "100000", currency }] },
       depsOf(e),
     );
-    const planned = BigInt((await e.ledger.meta("race"))[`planned_price:${currency}`]!);
+    const planned = BigInt((await e.ledger.campaigns.meta("race"))[`planned_price:${currency}`]!);
     // Room for one more order of 600 units, not two.
-    await e.ledger.setMeta("race", { [`budget:${currency}`]: String(planned + 1000n) });
-    const batch = (n: number): Parameters<typeof e.ledger.record> => {
+    await e.ledger.campaigns.setMeta("race", { [`budget:${currency}`]: String(planned + 1000n) });
+    const batch = (n: number): Parameters<typeof e.ledger.orders.record> => {
       const identity = `race-${n}`;
       const order = ledgerOrder("race", [identity], { currency, face: "600", price: "600" });
       const row = ledgerRow(n, { face_value: "6.00", currency });
       return ["race", [{ order, rows: [[identity, row]] }]];
     };
     const results = await Promise.allSettled([
-      e.ledger.record(...batch(1)),
-      e.ledger.record(...batch(2)),
+      e.ledger.orders.record(...batch(1)),
+      e.ledger.orders.record(...batch(2)),
     ]);
     const passed = results.filter((r) => r.status === "fulfilled");
     const refused = results.filter((r) => r.status === "rejected");
@@ -207,10 +207,10 @@ describe("a stored budget", () => {
       batch: 600n,
       budget: planned + 1000n,
     });
-    const meta = await e.ledger.meta("race");
+    const meta = await e.ledger.campaigns.meta("race");
     expect(meta[`planned_price:${currency}`]).toBe(String(planned + 600n));
-    expect((await e.ledger.counts("race")).total).toBe(2);
-    expect(await e.ledger.pendingCount("race")).toBe(2);
+    expect((await e.ledger.campaigns.counts("race")).total).toBe(2);
+    expect(await e.ledger.dispatch.pendingCount("race")).toBe(2);
   });
 
   it("an import whose batch RECORD refuses is an ImportRefused", async () => {
@@ -223,9 +223,9 @@ describe("a stored budget", () => {
         campaign: "s",
         confirm: async () => {
           // Another import takes the budget between pass 1 and pass 2.
-          await e.ledger.register("s", { state: "running" });
+          await e.ledger.campaigns.register("s", { state: "running" });
           // What another import recorded: all but one minor unit of the budget.
-          await e.ledger.setMeta("s", {
+          await e.ledger.campaigns.setMeta("s", {
             [`planned_price:${currency}`]: String(budgetUnits("100000", currency) - 1n),
           });
 
@@ -243,7 +243,7 @@ describe("a stored budget", () => {
         );
       },
     );
-    expect((await e.ledger.counts("s")).total).toBe(0);
+    expect((await e.ledger.campaigns.counts("s")).total).toBe(0);
   });
 });
 
@@ -256,13 +256,16 @@ describe("the send-time check", () => {
       { file, campaign: "p", hold: true, budgets: [{ amount: "100000", currency }] },
       depsOf(e),
     );
-    const planned = (await e.ledger.meta("p"))[`planned_price:${currency}`]!;
+    const planned = (await e.ledger.campaigns.meta("p"))[`planned_price:${currency}`]!;
     // The budget lowered under what is planned (the importer cannot do it; an operator could).
-    await e.ledger.setMeta("p", { [`budget:${currency}`]: String(BigInt(planned) - 1n) });
+    await e.ledger.campaigns.setMeta("p", { [`budget:${currency}`]: String(BigInt(planned) - 1n) });
     await approveCampaign(e.ledger, "p");
     await work(e);
-    await eventually(async () => (await e.ledger.meta("p")).state === "paused", "campaign paused");
-    const reason = (await e.ledger.meta("p")).paused_reason!;
+    await eventually(
+      async () => (await e.ledger.campaigns.meta("p")).state === "paused",
+      "campaign paused",
+    );
+    const reason = (await e.ledger.campaigns.meta("p")).paused_reason!;
     expect(reason).toMatch(
       new RegExp(`^budget_exceeded: ${currency} planned [\\d.]+ is over the budget of [\\d.]+$`),
     );
@@ -270,9 +273,12 @@ describe("the send-time check", () => {
     expect((await madeAndPosted(e.sandbox)).posts).toBe(0);
     const status = await campaignStatus(e.ledger, "p");
     expect(status).toMatchObject({ queued: 3, in_flight: 0, completed: 0 });
-    expect((await e.ledger.windowOrders("p")).length + (await e.ledger.pendingCount("p"))).toBe(3);
+    expect(
+      (await e.ledger.dispatch.windowOrders("p")).length +
+        (await e.ledger.dispatch.pendingCount("p")),
+    ).toBe(3);
 
-    await e.ledger.setMeta("p", { [`budget:${currency}`]: planned });
+    await e.ledger.campaigns.setMeta("p", { [`budget:${currency}`]: planned });
     await resumeCampaign(e.ledger, "p");
     await eventually(
       async () => (await campaignStatus(e.ledger, "p")).completed === 3,
@@ -289,11 +295,11 @@ describe("the send-time check", () => {
       depsOf(e),
     );
     const [key] = await e.redis.lrange(e.ledger.keys("q").pending, 0, -1);
-    await e.ledger.setMeta("q", { [`budget:${currency}`]: "0" });
-    const started = await e.ledger.start("q", Number(key), {});
+    await e.ledger.campaigns.setMeta("q", { [`budget:${currency}`]: "0" });
+    const started = await e.ledger.orders.start({ campaign: "q", number: Number(key), patch: {} });
     expect(started).toMatchObject({ kind: "paused", budget: true });
-    expect((await e.ledger.getOrder("q", Number(key)))!.status).toBe("queued");
-    expect(await e.ledger.meta("q")).toMatchObject({ state: "paused" });
+    expect((await e.ledger.orders.getOrder("q", Number(key)))!.status).toBe("queued");
+    expect(await e.ledger.campaigns.meta("q")).toMatchObject({ state: "paused" });
     expect(await e.redis.lrange(e.ledger.keys("q").pending, 0, -1)).toEqual([key]);
   });
 });

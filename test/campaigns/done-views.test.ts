@@ -75,7 +75,7 @@ describe("done: rows at an end, their parts apart", () => {
     );
     const again = await giftjobs(env, ["orders", "cancel", "--campaign", "held"]);
     expect(again.code).toBe(0);
-    const { cancelled_at } = await env.ledger.meta("held");
+    const { cancelled_at } = await env.ledger.campaigns.meta("held");
     expect(again.stdout.split("\n")[0]).toBe(
       `campaign held is already cancelled (since ${cancelled_at})`,
     );

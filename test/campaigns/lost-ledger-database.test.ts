@@ -112,7 +112,7 @@ describe("a lost ledger with the journal in PostgreSQL", () => {
     // The machine is gone: its Redis keys and its whole data dir.
     await cleanPrefix(e.redis, e.config.prefix);
     await removeDir(e.dataDir);
-    expect(await e.ledger.exists(CAMPAIGN)).toBe(false);
+    expect(await e.ledger.campaigns.exists(CAMPAIGN)).toBe(false);
 
     // Another machine, an empty data dir of its own, the same file.
     const other = await tmpDir("lostdb-other");
@@ -159,7 +159,7 @@ describe("a lost ledger with the journal in PostgreSQL", () => {
         `^49 rows of this file were recorded in 1 order of campaign lost \\(table ${db.schema}\\.order_journal of PostgreSQL, campaign lost\\) together with 1 row this import does not have`,
       ),
     );
-    expect(await e.ledger.exists(CAMPAIGN)).toBe(false);
+    expect(await e.ledger.campaigns.exists(CAMPAIGN)).toBe(false);
   });
 
   it("a worker's move to the next generation and retry --new-key are journaled there first", async () => {
@@ -173,8 +173,8 @@ describe("a lost ledger with the journal in PostgreSQL", () => {
     // moves the other two to generation 1 after the 422 (jobs/orders/failures.ts).
     const identities = ["id-a", "id-b", "id-c"];
     const emails = ["a@example.com", "not an email", "c@example.com"];
-    await e.ledger.register(CAMPAIGN, { execution_mode: "async" });
-    await e.ledger.record(CAMPAIGN, [
+    await e.ledger.campaigns.register(CAMPAIGN, { execution_mode: "async" });
+    await e.ledger.orders.record(CAMPAIGN, [
       {
         order: {
           key: orderKey(CAMPAIGN, 0, identities),

@@ -60,7 +60,7 @@ describe("a lost ledger never pays twice", () => {
   /** Every key under the test's prefix goes, the ledger and BullMQ's queue both. */
   async function loseRedis(e: CampaignEnv): Promise<void> {
     await cleanPrefix(e.redis, e.config.prefix);
-    expect(await e.ledger.exists(CAMPAIGN)).toBe(false);
+    expect(await e.ledger.campaigns.exists(CAMPAIGN)).toBe(false);
   }
 
   /** The whole file again, into the new ledger: every row is new to it. */
@@ -154,7 +154,7 @@ describe("a lost ledger never pays twice", () => {
     const whole = await twoImports(e);
     const keys = async () => {
       const found: string[] = [];
-      for await (const [, order] of e.ledger.orders(CAMPAIGN)) found.push(order.key);
+      for await (const [, order] of e.ledger.orders.all(CAMPAIGN)) found.push(order.key);
       return found.sort();
     };
     const before = await keys();
@@ -184,7 +184,7 @@ describe("a lost ledger never pays twice", () => {
     expect((error as Error).message).toMatch(
       /^49 rows of this file were recorded in 1 order of campaign lost \(.*orders\.ndjson\) together with 1 row this import does not have/,
     );
-    expect(await e.ledger.exists(CAMPAIGN)).toBe(false);
+    expect(await e.ledger.campaigns.exists(CAMPAIGN)).toBe(false);
     // Orders of 50 cannot be sync orders: refused too, rather than packed anew.
     const sync = await importCampaign(
       { file: whole, campaign: CAMPAIGN, executionMode: "sync" },
@@ -192,7 +192,7 @@ describe("a lost ledger never pays twice", () => {
     ).catch((err: unknown) => err);
     expect(sync).toBeInstanceOf(ImportRefused);
     expect((sync as Error).message).toMatch(/orders of up to 50 items .* --execution-mode async/);
-    expect(await e.ledger.exists(CAMPAIGN)).toBe(false);
+    expect(await e.ledger.campaigns.exists(CAMPAIGN)).toBe(false);
   });
 
   it("archive and restore keep the journal", async () => {

@@ -51,7 +51,7 @@ describe("paid once, whatever the service answers", () => {
 
   async function onlyOrder(env: CampaignEnv): Promise<LedgerOrder> {
     const all: LedgerOrder[] = [];
-    for await (const [, order] of env.ledger.orders(CAMPAIGN))
+    for await (const [, order] of env.ledger.orders.all(CAMPAIGN))
       if (order.status !== "superseded") all.push(order);
     expect(all).toHaveLength(1);
     return all[0]!;
@@ -87,7 +87,7 @@ describe("paid once, whatever the service answers", () => {
     await eventually(async () => (await status(env)).failed_uncertain === 1, "failed_uncertain");
     expect(await onlyOrder(env)).toMatchObject({ key, error_type: "api_key_changed" });
     expect(await sandboxOrders(env.sandbox)).toHaveLength(1);
-    const money = Object.values(moneyOf(await env.ledger.meta(CAMPAIGN)))[0]!;
+    const money = Object.values(moneyOf(await env.ledger.campaigns.meta(CAMPAIGN)))[0]!;
     expect(money.spent).toMatch(/^0(\.0+)?$/);
     expect(money.uncertain).not.toMatch(/^0(\.0+)?$/);
 
@@ -106,7 +106,7 @@ describe("paid once, whatever the service answers", () => {
     await work(env, { apiVersion: "2023-07-27" });
     await pausedAndGivenBack(env, "paused by the 410");
     expect(await onlyOrder(env)).toMatchObject({ key, generation: 0, status: "queued" });
-    expect(await env.ledger.pausedReason(CAMPAIGN)).toMatch(/^version_removed/);
+    expect(await env.ledger.campaigns.pausedReason(CAMPAIGN)).toMatch(/^version_removed/);
     // Nothing for --new-key to move: the row is not failed_final.
     expect(
       await retryCampaign(env.ledger, CAMPAIGN, { newKey: true, dataDir: env.dataDir }),
@@ -128,7 +128,7 @@ describe("paid once, whatever the service answers", () => {
     await control(env.sandbox, "/_sandbox/api-key", { api_key: rightKey });
     await work(env);
     await pausedAndGivenBack(env, "paused by the 401");
-    for await (const [, order] of env.ledger.orders(CAMPAIGN))
+    for await (const [, order] of env.ledger.orders.all(CAMPAIGN))
       expect(order).toMatchObject({ generation: 0, status: "queued" });
 
     await work(env, { apiKey: rightKey });
@@ -165,7 +165,7 @@ describe("paid once, whatever the service answers", () => {
     await cleanPrefix(env.redis, env.config.prefix);
     const client = new ApiClient({ baseUrl: env.sandbox.url, apiKey: rotated });
     await importRows(env, 2, "two.csv", { ...depsOf(env), client });
-    for await (const [, order] of env.ledger.orders(CAMPAIGN))
+    for await (const [, order] of env.ledger.orders.all(CAMPAIGN))
       expect(order).toMatchObject({ status: "queued", unclear: "ledger_lost" });
     await work(env, { apiKey: rotated });
     await eventually(async () => (await status(env)).failed_uncertain === 2, "failed_uncertain");
@@ -187,9 +187,14 @@ describe("paid once, whatever the service answers", () => {
   it("a worker dies after sending, its order is given back, then the campaign is cancelled: failed_uncertain, may be spent", async () => {
     const env = await envs.setup("given-back");
     await importRows(env, 1);
-    await env.ledger.dispatch(10);
+    await env.ledger.dispatch.handOut(10);
     // A worker's START and request; it dies before it records the answer.
-    const start = await env.ledger.start(CAMPAIGN, 1, {}, env.client.keyFingerprint);
+    const start = await env.ledger.orders.start({
+      campaign: CAMPAIGN,
+      number: 1,
+      patch: {},
+      apiKeyFingerprint: env.client.keyFingerprint,
+    });
     if (start.kind !== "started") throw new Error(`not started: ${start.kind}`);
     await env.client.createOrder(requestFromLedger(start.order, start.rows), {
       idempotencyKey: start.order.key,
@@ -197,7 +202,14 @@ describe("paid once, whatever the service answers", () => {
     });
     // Paused meanwhile: the job taken over gives the order back to the pending list.
     await pauseCampaign(env.ledger, CAMPAIGN);
-    expect(await env.ledger.start(CAMPAIGN, 1, {}, env.client.keyFingerprint)).toMatchObject({
+    expect(
+      await env.ledger.orders.start({
+        campaign: CAMPAIGN,
+        number: 1,
+        patch: {},
+        apiKeyFingerprint: env.client.keyFingerprint,
+      }),
+    ).toMatchObject({
       kind: "paused",
     });
     expect(await onlyOrder(env)).toMatchObject({ status: "queued", unclear: "interrupted" });
@@ -205,7 +217,7 @@ describe("paid once, whatever the service answers", () => {
     await retryCampaign(env.ledger, CAMPAIGN, {});
     await cancelCampaign(env.ledger, CAMPAIGN);
     expect(await status(env)).toMatchObject({ cancelled: 0, failed_uncertain: 1 });
-    const money = Object.values(moneyOf(await env.ledger.meta(CAMPAIGN)))[0]!;
+    const money = Object.values(moneyOf(await env.ledger.campaigns.meta(CAMPAIGN)))[0]!;
     expect(money.uncertain).not.toMatch(/^0(\.0+)?$/);
     expect(await sandboxOrders(env.sandbox)).toHaveLength(1);
   });

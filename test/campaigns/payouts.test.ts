@@ -59,7 +59,7 @@ describe("orders payouts", () => {
       expect(Date.parse(line.expires_at)).toBeGreaterThan(Date.now());
     }
     // No URL is kept: the ledger holds status and expiry only.
-    for await (const [, order] of env.ledger.orders(CAMPAIGN)) {
+    for await (const [, order] of env.ledger.orders.all(CAMPAIGN)) {
       expect(order.payout_urls).toBeUndefined();
       expect(JSON.stringify(order.payouts)).not.toContain("http");
     }
@@ -104,7 +104,7 @@ describe("orders payouts", () => {
   it("an expired link, and the campaign's finished time stays as it was", async () => {
     const env = await envs.setup("payouts-expired");
     await paidCampaign(env, 2);
-    const finished = (await env.ledger.meta(CAMPAIGN)).finished_at;
+    const finished = (await env.ledger.campaigns.meta(CAMPAIGN)).finished_at;
     const [first] = await report(env);
     await control(env.sandbox, "/_sandbox/payouts", {
       item_id: first!.item_id,
@@ -120,6 +120,6 @@ describe("orders payouts", () => {
       payout_status: "EXPIRED",
       expires_at: "2020-01-01T00:00:00.000Z",
     });
-    expect((await env.ledger.meta(CAMPAIGN)).finished_at).toBe(finished);
+    expect((await env.ledger.campaigns.meta(CAMPAIGN)).finished_at).toBe(finished);
   });
 });

@@ -46,7 +46,7 @@ describe("orders reconcile", () => {
 
   async function orders(env: CampaignEnv): Promise<Map<number, LedgerOrder>> {
     const all = new Map<number, LedgerOrder>();
-    for await (const [number, order] of env.ledger.orders(CAMPAIGN)) all.set(number, order);
+    for await (const [number, order] of env.ledger.orders.all(CAMPAIGN)) all.set(number, order);
     return all;
   }
 
@@ -93,7 +93,7 @@ describe("orders reconcile", () => {
     const all = await orders(env);
     const first = all.get(1)!;
     // The same body posted by hand under another idempotency key: the ledger never hears of it.
-    const rows = await env.ledger.getRows(CAMPAIGN, first.identities);
+    const rows = await env.ledger.orders.getRows(CAMPAIGN, first.identities);
     const outside = await postOrder(env.sandbox, requestFromLedger(first, rows), {
       mode: "sync",
       key: "by-hand-1",
@@ -133,7 +133,7 @@ describe("orders reconcile", () => {
     const [number, before] = await onlyOrder(env);
     expect(before).toMatchObject({ status: "failed_uncertain", unclear: expect.any(String) });
     const field = (name: string) => `${name}:${before.currency}` as "spent:USD";
-    const meta = await env.ledger.meta(CAMPAIGN);
+    const meta = await env.ledger.campaigns.meta(CAMPAIGN);
     expect(meta[field("uncertain")]).toBe(before.price);
     expect(meta[field("spent")] ?? "0").toBe("0");
 
@@ -143,11 +143,11 @@ describe("orders reconcile", () => {
       expect.objectContaining({ ledger_order: number, outcome: "completed", order_id: made!.id }),
     ]);
     expect(report.agree).toBe(true);
-    const after = (await env.ledger.getOrder(CAMPAIGN, number))!;
+    const after = (await env.ledger.orders.getOrder(CAMPAIGN, number))!;
     expect(after).toMatchObject({ status: "completed", order_id: made!.id });
     expect(after.unclear).toBeUndefined();
     expect(after.item_ids).toHaveLength(1);
-    const money = await env.ledger.meta(CAMPAIGN);
+    const money = await env.ledger.campaigns.meta(CAMPAIGN);
     expect(money[field("uncertain")]).toBe("0");
     expect(money[field("spent")]).toBe(before.price);
     expect(await campaignStatus(env.ledger, CAMPAIGN)).toMatchObject({
@@ -177,14 +177,14 @@ describe("orders reconcile", () => {
       dataDir: env.dataDir,
     });
     expect(refused).toMatchObject({ orders: 0, absent: 0 });
-    expect(await env.ledger.getOrder(CAMPAIGN, number)).toMatchObject({ key: before.key });
+    expect(await env.ledger.orders.getOrder(CAMPAIGN, number)).toMatchObject({ key: before.key });
 
     const report = await reconcile(env, 0);
     expect(report.uncertain).toEqual([
       expect.objectContaining({ ledger_order: number, outcome: "absent" }),
     ]);
     expect(report.agree).toBe(true);
-    expect(await env.ledger.getOrder(CAMPAIGN, number)).toMatchObject({
+    expect(await env.ledger.orders.getOrder(CAMPAIGN, number)).toMatchObject({
       status: "failed_uncertain",
       reconciled_api_key: env.client.keyFingerprint,
       reconciled_absent_at: report.window.listed_at,
@@ -205,7 +205,7 @@ describe("orders reconcile", () => {
     expect(now.generation).toBe(before.generation + 1);
     expect(made[0]!.idempotency_key).toBe(now.key);
     expect(now.metadata?.giftjobs_key).toBe(now.key);
-    const meta = await env.ledger.meta(CAMPAIGN);
+    const meta = await env.ledger.campaigns.meta(CAMPAIGN);
     expect(meta[`uncertain:${before.currency}` as "uncertain:USD"]).toBe("0");
     expect(meta[`spent:${before.currency}` as "spent:USD"]).toBe(before.price);
   });
@@ -216,18 +216,20 @@ describe("orders reconcile", () => {
     await runUntil(env, (s) => s.failed_uncertain === 1);
     const [number] = await onlyOrder(env);
     await reconcile(env, 0);
-    expect((await env.ledger.getOrder(CAMPAIGN, number))?.reconciled_absent_at).toBeDefined();
+    expect(
+      (await env.ledger.orders.getOrder(CAMPAIGN, number))?.reconciled_absent_at,
+    ).toBeDefined();
     // Sent again under the same key (it fails again): that attempt may have made an order.
     await retryCampaign(env.ledger, CAMPAIGN, {});
     await runUntil(env, (s) => s.failed_uncertain === 1);
-    const again = (await env.ledger.getOrder(CAMPAIGN, number))!;
+    const again = (await env.ledger.orders.getOrder(CAMPAIGN, number))!;
     expect(again.reconciled_absent_at).toBeUndefined();
     const refused = await retryCampaign(env.ledger, CAMPAIGN, {
       newKey: true,
       dataDir: env.dataDir,
     });
     expect(refused).toMatchObject({ orders: 0, absent: 0 });
-    expect(await env.ledger.getOrder(CAMPAIGN, number)).toMatchObject({
+    expect(await env.ledger.orders.getOrder(CAMPAIGN, number)).toMatchObject({
       status: "failed_uncertain",
       generation: 0,
     });

@@ -7,6 +7,7 @@ import { importCampaign } from "../../src/import/import-campaign.js";
 import type { ImportDeps } from "../../src/import/import-types.js";
 import { sampleCsv } from "../../src/import/sample-csv.js";
 import type { Ledger } from "../../src/ledger/ledger.js";
+import type { LedgerOrders } from "../../src/ledger/orders.js";
 import type { LedgerOrder } from "../../src/ledger/types.js";
 import { journalPath } from "../../src/orders/journal.js";
 import { orderKey } from "../../src/orders/keys.js";
@@ -59,21 +60,20 @@ describe("a generation change REKEY refused is voided in the journal", () => {
 
   async function orders(env: CampaignEnv): Promise<[number, LedgerOrder][]> {
     const all: [number, LedgerOrder][] = [];
-    for await (const entry of env.ledger.orders(CAMPAIGN)) all.push(entry);
+    for await (const entry of env.ledger.orders.all(CAMPAIGN)) all.push(entry);
     return all;
   }
 
   /** What `orders reconcile` does to a failed_uncertain order it finds made under its key. */
   async function settle(env: CampaignEnv, number: number, orderId: string) {
-    const moved = await env.ledger.transition(
-      CAMPAIGN,
+    const moved = await env.ledger.orders.transition({
+      campaign: CAMPAIGN,
       number,
-      ["failed_uncertain"],
-      "completed",
-      { order_id: orderId },
-      undefined,
-      "answered",
-    );
+      from: ["failed_uncertain"],
+      to: "completed",
+      patch: { order_id: orderId },
+      word: "answered",
+    });
     expect(moved.moved).toBe(true);
   }
 
@@ -102,11 +102,12 @@ describe("a generation change REKEY refused is voided in the journal", () => {
     const { options, number, order, made } = await madeButUncertain(env, depsOf(env));
     // The settle lands between the journal line and REKEY: rekey is the one function wrapped,
     // the ledger under it is Redis's.
-    const racing = Object.create(env.ledger) as Ledger;
-    racing.rekey = async (...args: Parameters<Ledger["rekey"]>) => {
+    const orders = Object.create(env.ledger.orders) as LedgerOrders;
+    orders.rekey = async (...args: Parameters<LedgerOrders["rekey"]>) => {
       await settle(env, number, made.id);
-      return env.ledger.rekey(...args);
+      return env.ledger.orders.rekey(...args);
     };
+    const racing = Object.assign(Object.create(env.ledger) as Ledger, { orders });
     const retried = await retryCampaign(racing, CAMPAIGN, {
       newKey: true,
       force: true,

@@ -74,7 +74,7 @@ describe("scheduled rows (send_at)", () => {
       expect.objectContaining({ campaign: "packed", scheduled: 6, next_send_at: iso(first) }),
     ]);
     const sendAts = [];
-    for await (const [, order] of e.ledger.orders("packed"))
+    for await (const [, order] of e.ledger.orders.all("packed"))
       sendAts.push([order.identities.length, order.send_at]);
     expect(sendAts.sort()).toEqual([
       [3, first],
@@ -124,6 +124,6 @@ describe("scheduled rows (send_at)", () => {
     expect(run.stderr).toContain("line 2");
     expect(run.stderr).toContain("has no time zone");
     expect(run.stderr).toContain("more than 90 days ahead");
-    expect(await e.ledger.exists("bad")).toBe(false);
+    expect(await e.ledger.campaigns.exists("bad")).toBe(false);
   });
 });

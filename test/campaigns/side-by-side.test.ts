@@ -53,7 +53,7 @@ async function importRows(e: CampaignEnv, campaign: string, rows: number) {
 /** The service's orders made under this campaign's keys. */
 async function ordersOf(e: CampaignEnv, campaign: string) {
   const keys = new Set<string>();
-  for await (const [, order] of e.ledger.orders(campaign)) keys.add(order.key);
+  for await (const [, order] of e.ledger.orders.all(campaign)) keys.add(order.key);
   return (await sandboxOrders(e.sandbox)).filter((o) => keys.has(o.idempotency_key));
 }
 

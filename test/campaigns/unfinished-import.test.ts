@@ -12,7 +12,7 @@ describe("an import's unfinished mark", () => {
       expect(await importWasCutShort(ledger, "c")).toBe(true);
     });
     expect(await importWasCutShort(ledger, "c")).toBe(false);
-    expect(await ledger.meta("c")).not.toHaveProperty("import_unfinished");
+    expect(await ledger.campaigns.meta("c")).not.toHaveProperty("import_unfinished");
   });
 
   it("stays only when Redis went away: a refusal is an import that ended", async () => {

@@ -9,7 +9,7 @@ describe("waitForCampaign", () => {
 
   it("times out while rows are pending, and returns once none is", async () => {
     const ledger = new Ledger(r.redis, r.prefix);
-    await ledger.record("w", oneRowOrders("w", ["a"]));
+    await ledger.orders.record("w", oneRowOrders("w", ["a"]));
     const seen: number[] = [];
     const waited = await waitForCampaign(ledger, "w", {
       timeoutMs: 150,
@@ -19,7 +19,16 @@ describe("waitForCampaign", () => {
     expect(waited).toMatchObject({ timedOut: true, status: { queued: 1 } });
     expect(seen.length).toBeGreaterThan(1);
 
-    setTimeout(() => void ledger.transition("w", 1, ["queued"], "completed"), 50);
+    setTimeout(
+      () =>
+        void ledger.orders.transition({
+          campaign: "w",
+          number: 1,
+          from: ["queued"],
+          to: "completed",
+        }),
+      50,
+    );
     const done = await waitForCampaign(ledger, "w", { timeoutMs: 5000, pollMs: 20 });
     expect(done).toMatchObject({ timedOut: false, status: { completed: 1, queued: 0 } });
   });

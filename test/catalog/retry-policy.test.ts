@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ServerError, ServiceUnreachableError } from "../../src/api/errors/index.js";
+import { ApiError, ServiceUnreachableError } from "../../src/api/errors/index.js";
 import { withRetries } from "../../src/catalog/retry-policy.js";
 
 const refused = () =>
@@ -35,7 +35,7 @@ describe("withRetries", () => {
   it("takes another number of tries when told, and keeps the full backoff for a 5xx", async () => {
     expect((await failing(refused, { unreachableTries: 1 })).tries).toBe(1);
     const server = await failing(
-      () => new ServerError({ status: 503, type: "http_503", message: "down" }),
+      () => new ApiError("ServerError", { status: 503, type: "http_503", message: "down" }),
     );
     expect(server.tries).toBe(5);
     expect(server.error.message).toBe("down");

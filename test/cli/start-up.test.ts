@@ -111,7 +111,7 @@ describe("start-up loads what the command uses", () => {
     const prefix = uniquePrefix("start-up");
     const redis = testRedis();
     try {
-      await new Ledger(redis, prefix).register("spring", { execution_mode: "async" });
+      await new Ledger(redis, prefix).campaigns.register("spring", { execution_mode: "async" });
     } finally {
       await redis.quit();
     }

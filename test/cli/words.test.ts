@@ -20,7 +20,7 @@ describe("words for mistakes", () => {
     env = { GIFTJOBS_REDIS_URL: REDIS_URL, GIFTJOBS_PREFIX: prefix, GIFTJOBS_DATA_DIR: dataDir };
     const ledger = new Ledger(redis, prefix);
     for (const campaign of ["q4", "spring-bonus"])
-      await ledger.register(campaign, { state: "held" } as never);
+      await ledger.campaigns.register(campaign, { state: "held" } as never);
   });
   afterEach(async () => {
     await redis.quit();
@@ -74,7 +74,7 @@ describe("words for mistakes", () => {
       }
       // Nothing was changed: the held campaign is still held.
       const ledger = new Ledger(redis, env.GIFTJOBS_PREFIX!);
-      expect((await ledger.meta("q4")).state).toBe("held");
+      expect((await ledger.campaigns.meta("q4")).state).toBe("held");
     },
     CLI_TESTS_MS * 2,
   );

@@ -246,10 +246,18 @@ describe("the webhook receiver on a Redis Cluster", () => {
     });
     const redis = commandClient(connection);
     const ledger = new Ledger(redis, prefix);
-    await ledger.record("c", [{ order: ledgerOrder("c", ["a"]), rows: [["a", ledgerRow(2)]] }]);
-    await ledger.start("c", 1, { attempts: 1 });
+    await ledger.orders.record("c", [
+      { order: ledgerOrder("c", ["a"]), rows: [["a", ledgerRow(2)]] },
+    ]);
+    await ledger.orders.start({ campaign: "c", number: 1, patch: { attempts: 1 } });
     await new OrderIndex(redis, prefix).remember("O-1", "c", 1);
-    await ledger.transition("c", 1, ["in_flight"], "submitted", { order_id: "O-1" });
+    await ledger.orders.transition({
+      campaign: "c",
+      number: 1,
+      from: ["in_flight"],
+      to: "submitted",
+      patch: { order_id: "O-1" },
+    });
     const secret = newWebhookSecret();
     receiver = await startWebhookReceiver({
       redis,
@@ -264,7 +272,7 @@ describe("the webhook receiver on a Redis Cluster", () => {
       status: 200,
       result: "applied",
     });
-    expect(await ledger.getOrder("c", 1)).toMatchObject({ status: "failed_final" });
+    expect(await ledger.orders.getOrder("c", 1)).toMatchObject({ status: "failed_final" });
     expect(await postSigned(receiver.url, secret, message, { id: "msg_1" })).toEqual({
       status: 200,
       result: "duplicate",

@@ -21,22 +21,40 @@ const HOSTILE_REFERENCE = `<img src=x onerror="window.__pwned=1">`;
  * address), 4 failed_uncertain, 5 and 6 queued.
  */
 async function seed(ledger: Ledger): Promise<void> {
-  await ledger.register(CAMPAIGN, { execution_mode: "sync", "budget:USD": "10000" });
+  await ledger.campaigns.register(CAMPAIGN, { execution_mode: "sync", "budget:USD": "10000" });
   const ids = ["a", "b", "c", "d", "e"];
-  await ledger.record(
+  await ledger.orders.record(
     CAMPAIGN,
     oneRowOrders(CAMPAIGN, ids, {
       row: (i) => (i === 1 ? { reference: HOSTILE_REFERENCE } : {}),
     }),
   );
-  await ledger.transition(CAMPAIGN, 1, ["queued"], "completed", { order_id: "O-1" });
-  await ledger.transition(CAMPAIGN, 2, ["queued"], "failed_final", {
-    error_type: "validation_error",
-    error_message: "distribution_method.email_address jane.doe@example.com is not valid",
+  await ledger.orders.transition({
+    campaign: CAMPAIGN,
+    number: 1,
+    from: ["queued"],
+    to: "completed",
+    patch: { order_id: "O-1" },
   });
-  await ledger.transition(CAMPAIGN, 3, ["queued"], "failed_uncertain", {
-    error_type: "timeout",
-    error_message: "no answer after 8 attempts",
+  await ledger.orders.transition({
+    campaign: CAMPAIGN,
+    number: 2,
+    from: ["queued"],
+    to: "failed_final",
+    patch: {
+      error_type: "validation_error",
+      error_message: "distribution_method.email_address jane.doe@example.com is not valid",
+    },
+  });
+  await ledger.orders.transition({
+    campaign: CAMPAIGN,
+    number: 3,
+    from: ["queued"],
+    to: "failed_uncertain",
+    patch: {
+      error_type: "timeout",
+      error_message: "no answer after 8 attempts",
+    },
   });
 }
 
@@ -82,7 +100,7 @@ describe("giftjobs dashboard: campaign page", () => {
     }
   }
 
-  const state = async () => storedState(await ledger.meta(CAMPAIGN));
+  const state = async () => storedState(await ledger.campaigns.meta(CAMPAIGN));
 
   it("campaigns page: progress, money, times, and a rate and ETA from two reads, beside the bar", async () => {
     dashboard = await startDashboard({ config, port: 0 });
@@ -106,7 +124,13 @@ describe("giftjobs dashboard: campaign page", () => {
       // One read so far: no rate yet.
       expect(await row.locator(".speed").count()).toBe(0);
       // A row completes; the page's own update (every 5 s) reads again.
-      await ledger.transition(CAMPAIGN, 4, ["queued"], "completed", { order_id: "O-2" });
+      await ledger.orders.transition({
+        campaign: CAMPAIGN,
+        number: 4,
+        from: ["queued"],
+        to: "completed",
+        patch: { order_id: "O-2" },
+      });
       await expect
         .poll(async () => row.locator(".meter .speed").textContent(), { timeout: 15_000 })
         .toMatch(/^\d+(\.\d)?\/min · ETA \d+ (s|min)$/);
@@ -165,11 +189,15 @@ describe("giftjobs dashboard: campaign page", () => {
 
   it("campaign page: 100 rows a page", async () => {
     const ids = Array.from({ length: 150 }, (_, i) => `m${i}`);
-    await ledger.register("many", { execution_mode: "sync" });
-    await ledger.record("many", oneRowOrders("many", ids));
+    await ledger.campaigns.register("many", { execution_mode: "sync" });
+    await ledger.orders.record("many", oneRowOrders("many", ids));
     for (const i of ids.keys())
-      await ledger.transition("many", i + 1, ["queued"], "failed_final", {
-        error_type: "validation_error",
+      await ledger.orders.transition({
+        campaign: "many",
+        number: i + 1,
+        from: ["queued"],
+        to: "failed_final",
+        patch: { error_type: "validation_error" },
       });
     dashboard = await startDashboard({ config, port: 0 });
     const url = dashboard.url;
@@ -267,7 +295,7 @@ describe("giftjobs dashboard: campaign page", () => {
       await page.getByRole("status").waitFor();
       expect(await page.getByRole("status").textContent()).toBe(`campaign ${CAMPAIGN} paused`);
       expect(await state()).toBe("paused");
-      expect((await ledger.meta(CAMPAIGN)).paused_reason).toBe("paused by operator");
+      expect((await ledger.campaigns.meta(CAMPAIGN)).paused_reason).toBe("paused by operator");
       await page.screenshot({ path: `${ARTIFACTS}dashboard-campaign-paused.png`, fullPage: true });
 
       await page.getByRole("button", { name: "Resume" }).click();
@@ -311,7 +339,7 @@ describe("giftjobs dashboard: campaign page", () => {
     const retry = await post("retry", `${csrf}&confirmed=yes`);
     expect(retry.status).toBe(200);
     expect(await retry.text()).toContain("1 row in 1 order re-queued (same-key)");
-    expect((await ledger.getOrder(CAMPAIGN, 3))?.status).toBe("queued");
+    expect((await ledger.orders.getOrder(CAMPAIGN, 3))?.status).toBe("queued");
 
     expect((await post("obliterate", `${csrf}&confirmed=yes`)).status).toBe(404);
     expect((await post("pause", `${csrf}&confirmed=yes`)).status).toBe(200);

@@ -21,14 +21,20 @@ const NO_MONEY = () => ({ currency: undefined, face: undefined, price: undefined
 
 /** Two campaigns: `spring-gifts` (3 rows, 1 completed) and `paused-one` (paused, hostile reason). */
 async function seed(ledger: Ledger): Promise<void> {
-  await ledger.register("spring-gifts", { execution_mode: "async" });
-  await ledger.record(
+  await ledger.campaigns.register("spring-gifts", { execution_mode: "async" });
+  await ledger.orders.record(
     "spring-gifts",
     oneRowOrders("spring-gifts", ["a", "b", "c"], { order: NO_MONEY }),
   );
-  await ledger.transition("spring-gifts", 1, ["queued"], "completed", { order_id: "O-1" });
-  await ledger.register("paused-one", { execution_mode: "sync" });
-  await ledger.record("paused-one", oneRowOrders("paused-one", ["d"], { order: NO_MONEY }));
+  await ledger.orders.transition({
+    campaign: "spring-gifts",
+    number: 1,
+    from: ["queued"],
+    to: "completed",
+    patch: { order_id: "O-1" },
+  });
+  await ledger.campaigns.register("paused-one", { execution_mode: "sync" });
+  await ledger.orders.record("paused-one", oneRowOrders("paused-one", ["d"], { order: NO_MONEY }));
   await pauseIfRunning(ledger, "paused-one", HOSTILE_REASON);
 }
 

@@ -68,15 +68,15 @@ describe("giftjobs dashboard: Host, Origin and token guards", () => {
       },
     });
     ledger = new Ledger(redis, prefix);
-    await ledger.register(CAMPAIGN, { execution_mode: "sync", state: "held" });
-    await ledger.record(CAMPAIGN, oneRowOrders(CAMPAIGN, ["a"]));
+    await ledger.campaigns.register(CAMPAIGN, { execution_mode: "sync", state: "held" });
+    await ledger.orders.record(CAMPAIGN, oneRowOrders(CAMPAIGN, ["a"]));
   });
   afterEach(async () => {
     await dashboard?.close();
     dashboard = undefined;
   });
 
-  const state = async () => storedState(await ledger.meta(CAMPAIGN));
+  const state = async () => storedState(await ledger.campaigns.meta(CAMPAIGN));
 
   /** The dashboard's address through loopback, whatever it is bound to. */
   const base = () => `http://127.0.0.1:${new URL(dashboard!.url).port}/`;

@@ -33,25 +33,43 @@ const ids = (label: string, n: number) => Array.from({ length: n }, (_, i) => `$
  * `paused-q` (paused, 40 rows), `stuck` (running, 600 rows, no worker: stalled).
  */
 async function seed(ledger: Ledger, redis: Redis, prefix: string): Promise<void> {
-  await ledger.register("done-fails", { execution_mode: "sync" });
-  await ledger.record(
+  await ledger.campaigns.register("done-fails", { execution_mode: "sync" });
+  await ledger.orders.record(
     "done-fails",
     oneRowOrders("done-fails", ids("f", 30), {
       row: (i) => (i === 0 ? { reference: LONG_REFERENCE } : {}),
     }),
   );
   for (let n = 1; n <= 25; n++)
-    await ledger.transition("done-fails", n, ["queued"], "failed_final", {
-      error_type: "validation_error",
-      error_message: "distribution_method.email_address is not valid",
+    await ledger.orders.transition({
+      campaign: "done-fails",
+      number: n,
+      from: ["queued"],
+      to: "failed_final",
+      patch: {
+        error_type: "validation_error",
+        error_message: "distribution_method.email_address is not valid",
+      },
     });
   for (let n = 26; n <= 28; n++)
-    await ledger.transition("done-fails", n, ["queued"], "failed_uncertain", {
-      error_type: "timeout",
-      error_message: "no answer after 8 attempts",
+    await ledger.orders.transition({
+      campaign: "done-fails",
+      number: n,
+      from: ["queued"],
+      to: "failed_uncertain",
+      patch: {
+        error_type: "timeout",
+        error_message: "no answer after 8 attempts",
+      },
     });
   for (let n = 29; n <= 30; n++)
-    await ledger.transition("done-fails", n, ["queued"], "completed", { order_id: `O-${n}` });
+    await ledger.orders.transition({
+      campaign: "done-fails",
+      number: n,
+      from: ["queued"],
+      to: "completed",
+      patch: { order_id: `O-${n}` },
+    });
   // 300 minutes before those: 5 rows each, 1 failed every 10th minute.
   const history = new MinuteHistory(redis, prefix);
   const start = Date.now() - 301 * 60_000;
@@ -63,15 +81,21 @@ async function seed(ledger: Ledger, redis: Redis, prefix: string): Promise<void>
   }
   await redis.hset(history.key("done-fails"), ...fields);
 
-  await ledger.register("cancelled-c", { execution_mode: "sync" });
-  await ledger.record("cancelled-c", oneRowOrders("cancelled-c", ids("c", 10)));
+  await ledger.campaigns.register("cancelled-c", { execution_mode: "sync" });
+  await ledger.orders.record("cancelled-c", oneRowOrders("cancelled-c", ids("c", 10)));
   for (let n = 1; n <= 3; n++)
-    await ledger.transition("cancelled-c", n, ["queued"], "completed", { order_id: `C-${n}` });
+    await ledger.orders.transition({
+      campaign: "cancelled-c",
+      number: n,
+      from: ["queued"],
+      to: "completed",
+      patch: { order_id: `C-${n}` },
+    });
   await cancelCampaign(ledger, "cancelled-c");
 
-  await ledger.register("wide-money", { execution_mode: "sync" });
-  await ledger.record("wide-money", oneRowOrders("wide-money", ids("w", 2)));
-  await ledger.setState("wide-money", "held", ["running"]);
+  await ledger.campaigns.register("wide-money", { execution_mode: "sync" });
+  await ledger.orders.record("wide-money", oneRowOrders("wide-money", ids("w", 2)));
+  await ledger.campaigns.setState({ campaign: "wide-money", state: "held", from: ["running"] });
   const money: Record<string, string> = {};
   for (const currency of ["EUR", "GBP", "JPY", "USD"]) {
     money[`planned_rows:${currency}`] = "2";
@@ -80,14 +104,14 @@ async function seed(ledger: Ledger, redis: Redis, prefix: string): Promise<void>
     money[`budget:${currency}`] = "999999999999999";
     money[`spent:${currency}`] = "123456789012345";
   }
-  await ledger.setMeta("wide-money", money);
+  await ledger.campaigns.setMeta("wide-money", money);
 
-  await ledger.register("paused-q", { execution_mode: "sync" });
-  await ledger.record("paused-q", oneRowOrders("paused-q", ids("p", 40)));
+  await ledger.campaigns.register("paused-q", { execution_mode: "sync" });
+  await ledger.orders.record("paused-q", oneRowOrders("paused-q", ids("p", 40)));
   await pauseIfRunning(ledger, "paused-q", "insufficient_funds: top up the USD balance");
 
-  await ledger.register("stuck", { execution_mode: "async" });
-  await ledger.record("stuck", oneRowOrders("stuck", ids("s", 600)));
+  await ledger.campaigns.register("stuck", { execution_mode: "async" });
+  await ledger.orders.record("stuck", oneRowOrders("stuck", ids("s", 600)));
 }
 
 /** The page fits: nothing scrolls sideways at 1280 px. */
@@ -182,7 +206,13 @@ describe("the dashboard on a laptop (1280 px)", () => {
       // A campaign's first ended row brings its sparkline on the next read.
       const pausedSpark = page.locator('tr[data-campaign="paused-q"] svg.spark');
       expect(await pausedSpark.count()).toBe(0);
-      await ledger.transition("paused-q", 1, ["queued"], "completed", { order_id: "P-1" });
+      await ledger.orders.transition({
+        campaign: "paused-q",
+        number: 1,
+        from: ["queued"],
+        to: "completed",
+        patch: { order_id: "P-1" },
+      });
       await page.reload();
       expect(await pausedSpark.count()).toBe(1);
       await page.screenshot({ path: `${SHOTS}campaigns.png`, fullPage: true });

@@ -22,16 +22,46 @@ describe("rows per minute: the ledger's count (real Redis)", () => {
     const prefix = uniquePrefix("minutes");
     const ledger = new Ledger(redis, prefix);
     const history = new MinuteHistory(redis, prefix);
-    await ledger.register("m", { execution_mode: "sync" });
-    await ledger.record("m", oneRowOrders("m", ["a", "b", "c", "d", "e", "f"]));
-    await ledger.transition("m", 1, ["queued"], "completed", { order_id: "O-1" });
-    await ledger.transition("m", 2, ["queued"], "in_flight");
-    await ledger.transition("m", 2, ["in_flight"], "completed", { order_id: "O-2" });
-    await ledger.transition("m", 3, ["queued"], "failed_final", { error_type: "x" });
-    await ledger.transition("m", 4, ["queued"], "failed_uncertain", { error_type: "timeout" });
+    await ledger.campaigns.register("m", { execution_mode: "sync" });
+    await ledger.orders.record("m", oneRowOrders("m", ["a", "b", "c", "d", "e", "f"]));
+    await ledger.orders.transition({
+      campaign: "m",
+      number: 1,
+      from: ["queued"],
+      to: "completed",
+      patch: { order_id: "O-1" },
+    });
+    await ledger.orders.transition({ campaign: "m", number: 2, from: ["queued"], to: "in_flight" });
+    await ledger.orders.transition({
+      campaign: "m",
+      number: 2,
+      from: ["in_flight"],
+      to: "completed",
+      patch: { order_id: "O-2" },
+    });
+    await ledger.orders.transition({
+      campaign: "m",
+      number: 3,
+      from: ["queued"],
+      to: "failed_final",
+      patch: { error_type: "x" },
+    });
+    await ledger.orders.transition({
+      campaign: "m",
+      number: 4,
+      from: ["queued"],
+      to: "failed_uncertain",
+      patch: { error_type: "timeout" },
+    });
     // An ended order settled later (a reconcile) is not new work; a cancel is not an end of sending.
-    await ledger.transition("m", 4, ["failed_uncertain"], "completed", { order_id: "O-4" });
-    await ledger.transition("m", 5, ["queued"], "cancelled");
+    await ledger.orders.transition({
+      campaign: "m",
+      number: 4,
+      from: ["failed_uncertain"],
+      to: "completed",
+      patch: { order_id: "O-4" },
+    });
+    await ledger.orders.transition({ campaign: "m", number: 5, from: ["queued"], to: "cancelled" });
     const points = await history.read("m");
     const sum = (k: "completed" | "failed") => points.reduce((n, p) => n + p[k], 0);
     expect(sum("completed")).toBe(2);

@@ -37,8 +37,8 @@ describe("the dashboard while Redis does not answer", () => {
     const prefix = uniquePrefix("dash-down");
     const seed = connectRedis(server.url);
     const ledger = new Ledger(commandClient(seed), prefix);
-    await ledger.register("c1", { execution_mode: "async" });
-    await ledger.record("c1", oneRowOrders("c1", ["a", "b"]));
+    await ledger.campaigns.register("c1", { execution_mode: "async" });
+    await ledger.orders.record("c1", oneRowOrders("c1", ["a", "b"]));
     await seed.quit();
     const config = loadConfig({
       env: {

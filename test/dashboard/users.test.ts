@@ -70,10 +70,10 @@ describe("giftjobs dashboard --users: named users and their roles", () => {
       },
     });
     ledger = new Ledger(redis, prefix);
-    await ledger.register("held-one", { execution_mode: "sync", state: "held" });
-    await ledger.record("held-one", oneRowOrders("held-one", ["a"]));
-    await ledger.register("running-one", { execution_mode: "sync" });
-    await ledger.record("running-one", oneRowOrders("running-one", ["b"]));
+    await ledger.campaigns.register("held-one", { execution_mode: "sync", state: "held" });
+    await ledger.orders.record("held-one", oneRowOrders("held-one", ["a"]));
+    await ledger.campaigns.register("running-one", { execution_mode: "sync" });
+    await ledger.orders.record("running-one", oneRowOrders("running-one", ["b"]));
     dir = await tmpDir("dashu");
     usersFile = join(dir, "users");
     tokens = {
@@ -105,7 +105,7 @@ describe("giftjobs dashboard --users: named users and their roles", () => {
     });
   };
   const base = () => dashboard!.url;
-  const state = async (campaign: string) => storedState(await ledger.meta(campaign));
+  const state = async (campaign: string) => storedState(await ledger.campaigns.meta(campaign));
   const login = (token: string) =>
     send(`${base()}login`, {
       method: "POST",

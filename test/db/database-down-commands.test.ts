@@ -56,7 +56,7 @@ describe("PostgreSQL down", () => {
       code: 1,
       stderr: `giftjobs: error: ${away}\n`,
     });
-    expect((await e.ledger.meta("spring")).state).toBe("held");
+    expect((await e.ledger.campaigns.meta("spring")).state).toBe("held");
     // A cancel stops spending: it goes on, unrecorded, and says so.
     const cancelled = await giftjobs(e, ["orders", "cancel", "--campaign", "spring"], down);
     expect({ code: cancelled.code, stderr: cancelled.stderr }).toEqual({

@@ -66,11 +66,11 @@ export async function recordedBodies(
   campaign: string,
 ): Promise<Map<string, OrderRequest>> {
   const bodies = new Map<string, OrderRequest>();
-  for await (const [, order] of ledger.orders(campaign)) {
+  for await (const [, order] of ledger.orders.all(campaign)) {
     if (order.status === "superseded") continue;
     bodies.set(
       order.key,
-      requestFromLedger(order, await ledger.getRows(campaign, order.identities)),
+      requestFromLedger(order, await ledger.orders.getRows(campaign, order.identities)),
     );
   }
   return bodies;
@@ -85,16 +85,16 @@ export async function recordSubmitted(
   index: OrderIndex,
   orderId: string,
 ): Promise<void> {
-  await ledger.record("c", [
+  await ledger.orders.record("c", [
     { order: { ...ledgerOrder("c", ["a"]), status: "in_flight" }, rows: [["a", ledgerRow(2)]] },
   ]);
   await index.remember(orderId, "c", 1);
-  await ledger.transition(
-    "c",
-    1,
-    ["in_flight"],
-    "submitted",
-    { order_id: orderId },
-    { at: Date.now() + 60_000 },
-  );
+  await ledger.orders.transition({
+    campaign: "c",
+    number: 1,
+    from: ["in_flight"],
+    to: "submitted",
+    patch: { order_id: orderId },
+    follow: { at: Date.now() + 60_000 },
+  });
 }

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/client.js";
 import { errorFromResponse } from "../../src/api/error-from-response.js";
-import { ServerError, ServiceUnreachableError } from "../../src/api/errors/index.js";
+import { ApiError, ServiceUnreachableError } from "../../src/api/errors/index.js";
 import type { OrderEstimateRequest } from "../../src/api/order-estimate.js";
 import type { OrderEstimate } from "../../src/api/schemas.js";
 import { RunError } from "../../src/errors/runtime-error.js";
@@ -241,7 +241,11 @@ describe("priceWithService", () => {
     });
     await expect(priceWithService(book, deps(broken.client))).rejects.toThrow("bug");
     const failing = clientOf(() => {
-      throw new ServerError({ status: 503, type: "unavailable", message: "down\nfor now" });
+      throw new ApiError("ServerError", {
+        status: 503,
+        type: "unavailable",
+        message: "down\nfor now",
+      });
     });
     const pricing = await priceWithService(book, deps(failing.client));
     expect(pricing.note).toBe("the service did not answer: 503 unavailable: down for now");

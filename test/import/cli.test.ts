@@ -80,7 +80,7 @@ describe("giftjobs orders import", () => {
     expect(Object.keys(doc.totals)).toEqual([currency]);
     expect(Object.keys(doc.totals[currency])).toEqual(["face_value", "price"]);
     expect(doc.totals[currency].face_value).toMatch(/^\d+(\.\d+)?$/);
-    expect(await e.ledger.pendingCount("json")).toBe(12);
+    expect(await e.ledger.dispatch.pendingCount("json")).toBe(12);
   });
 
   it("strict mode: exit 2, errors with line and column on stderr, nothing queued or recorded", async () => {
@@ -93,8 +93,8 @@ describe("giftjobs orders import", () => {
     expect(lines[0]).toMatch(/^line 5, column email: /);
     expect(lines[1]).toMatch(/^line 6, column face_value: /);
     expect(lines.at(-1)).toBe("giftjobs: error: 2 invalid rows; nothing was enqueued");
-    expect(await e.ledger.pendingCount("strict")).toBe(0);
-    expect(await e.ledger.exists("strict")).toBe(false);
+    expect(await e.ledger.dispatch.pendingCount("strict")).toBe(0);
+    expect(await e.ledger.campaigns.exists("strict")).toBe(false);
     expect(await redisKeys(e)).toEqual([]);
 
     const json = await giftjobs(e, ["orders", "import", file, "--campaign", "strict", "--json"]);
@@ -130,7 +130,7 @@ describe("giftjobs orders import", () => {
     // -5 would be a formula in a spreadsheet: escaped, and read back as -5 (fix-list-cell.ts).
     expect(errors[2]).toMatch(/^ ok@example\.com,[^,]+,'-5,"?face_value: .*"?,6$/);
     expect(errors).toHaveLength(3);
-    expect(await e.ledger.pendingCount("skip")).toBe(3);
+    expect(await e.ledger.dispatch.pendingCount("skip")).toBe(3);
     // Only the error file, the order journal and its tags marker, and the paid memory's files
     // are in the campaign folder: no temporary file.
     expect((await readdir(join(e.dataDir, "campaigns", "skip"))).sort()).toEqual(
@@ -187,8 +187,8 @@ describe("giftjobs orders import", () => {
         `^giftjobs: error: --budget 1:${currency}: the campaign costs \\d+\\.\\d+ ${currency}; nothing was enqueued\n$`,
       ),
     );
-    expect(await e.ledger.pendingCount("budget")).toBe(0);
-    expect(await e.ledger.exists("budget")).toBe(false);
+    expect(await e.ledger.dispatch.pendingCount("budget")).toBe(0);
+    expect(await e.ledger.campaigns.exists("budget")).toBe(false);
 
     const within = await giftjobs(e, [
       "orders",
@@ -201,7 +201,7 @@ describe("giftjobs orders import", () => {
       "100000000",
     ]);
     expect(within.code).toBe(0);
-    expect(await e.ledger.pendingCount("budget")).toBe(10);
+    expect(await e.ledger.dispatch.pendingCount("budget")).toBe(10);
   });
 
   it("refuses a campaign over the sandbox balance; --no-balance-check skips the check", async () => {
@@ -213,7 +213,7 @@ describe("giftjobs orders import", () => {
     const refused = await giftjobs(e, ["orders", "import", file, "--campaign", "bal"]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`but the balance is 1.00 ${currency}`);
-    expect(await e.ledger.pendingCount("bal")).toBe(0);
+    expect(await e.ledger.dispatch.pendingCount("bal")).toBe(0);
 
     const skipped = await giftjobs(e, [
       "orders",
@@ -249,7 +249,7 @@ describe("giftjobs orders import", () => {
       `giftjobs: failed: cannot reach the service at ${url} (connection refused by 127.0.0.1:${port}) after 3 tries: is GIFTJOBS_API_URL right? Nothing was enqueued.`,
     );
     expect(Date.now() - started).toBeLessThan(15_000);
-    expect(await e.ledger.exists("down")).toBe(false);
+    expect(await e.ledger.campaigns.exists("down")).toBe(false);
   });
 
   it("the balance check stops on a wrong API key, naming the setting, never the key", async () => {
@@ -263,7 +263,7 @@ describe("giftjobs orders import", () => {
     expect(run.stderr.trim()).toBe(
       "giftjobs: failed: the API key is not valid (invalid_api_key, HTTP 401): check GIFTJOBS_API_KEY. Nothing was enqueued.",
     );
-    expect(await e.ledger.exists("key")).toBe(false);
+    expect(await e.ledger.campaigns.exists("key")).toBe(false);
   });
 
   it("a refused API key stops a dry run too: exit 1, one line, whatever the prices path", async () => {
@@ -485,7 +485,7 @@ describe("giftjobs orders import", () => {
     expect(strict.code).toBe(2);
     expect(strict.stderr).toMatch(/column First Name: unknown column "First Name"/);
     expect(strict.stderr).toMatch(/column Department: unknown column "Department"/);
-    expect(await e.ledger.exists("people-strict")).toBe(false);
+    expect(await e.ledger.campaigns.exists("people-strict")).toBe(false);
   });
 
   it("re-importing a shuffled copy prints 0 new, N already known", async () => {

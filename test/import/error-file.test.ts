@@ -93,7 +93,7 @@ describe("an --error-file that cannot be written", () => {
       "orders.csv",
     ]);
     expect(await readdir(folder)).toEqual([]);
-    expect(await e.ledger.exists("ef")).toBe(false);
+    expect(await e.ledger.campaigns.exists("ef")).toBe(false);
   });
 
   it("in a folder it may not write to: permission denied", async (context) => {
@@ -108,7 +108,7 @@ describe("an --error-file that cannot be written", () => {
       expect(run.stderr.trim().split("\n")).toEqual([
         `giftjobs: error: cannot write the error file ${join(locked, "fix.csv")}: permission denied (--error-file names another)`,
       ]);
-      expect(await e.ledger.exists("ef")).toBe(false);
+      expect(await e.ledger.campaigns.exists("ef")).toBe(false);
     } finally {
       await chmod(locked, 0o700);
     }

@@ -302,10 +302,11 @@ describe("orders import: the run, on a ledger of no campaigns", () => {
   function emptyLedger(fail?: Error): Ledger {
     const answer = <T>(value: T) => (fail ? Promise.reject(fail) : Promise.resolve(value));
     return {
-      exists: () => answer(false),
-      campaigns: () => answer([]),
-      getRows: (_: string, identities: string[]) => answer(identities.map(() => undefined)),
-      getOrders: () => answer([]),
+      campaigns: { exists: () => answer(false), names: () => answer([]) },
+      orders: {
+        getRows: (_: string, identities: string[]) => answer(identities.map(() => undefined)),
+        getOrders: () => answer([]),
+      },
     } as unknown as Ledger;
   }
 

@@ -137,7 +137,7 @@ describe("orders import --json refused after its rows were read", () => {
       { line: null, message: expect.stringMatching(/^--budget 0\.01.*nothing was enqueued$/) },
     ]);
     expect(budget.line).toBe(`giftjobs: error: ${budget.doc.errors[0].message}`);
-    expect((await e.ledger.counts("after")).total).toBe(2);
+    expect((await e.ledger.campaigns.counts("after")).total).toBe(2);
   });
 
   it("refused for its invalid rows, errors are those rows; stderr says how many", async () => {

@@ -59,8 +59,8 @@ describe("importing a large file", () => {
     // collected, hence the generous bound on it.
     expect(growthMb).toBeLessThan(200);
     if (gc) expect(liveMb).toBeLessThan(60);
-    expect(await env.ledger.counts("large")).toMatchObject({ total: ROWS, queued: ROWS });
-    expect(await env.ledger.pendingCount("large")).toBe(ROWS);
+    expect(await env.ledger.campaigns.counts("large")).toMatchObject({ total: ROWS, queued: ROWS });
+    expect(await env.ledger.dispatch.pendingCount("large")).toBe(ROWS);
     expect(await env.queue.count()).toBe(0);
   });
 });

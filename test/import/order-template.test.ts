@@ -64,7 +64,7 @@ describe("orders template", () => {
       expect(run.stderr).toBe(file === xlsxOut ? 'sheet "Orders" read\n' : "");
       expect(run.code).toBe(0);
       expect(run.stdout).toContain("rows 1: 1 valid, 0 invalid");
-      expect(await e.ledger.pendingCount(campaign)).toBe(1);
+      expect(await e.ledger.dispatch.pendingCount(campaign)).toBe(1);
     }
   });
 

@@ -35,7 +35,7 @@ async function setup(label: string): Promise<CampaignEnv> {
 /** Every row of the campaign with its identity. */
 async function ledgerRows(e: CampaignEnv, campaign: string): Promise<[string, LedgerRow][]> {
   const rows: [string, LedgerRow][] = [];
-  for await (const entry of e.ledger.rows(campaign)) rows.push(entry);
+  for await (const entry of e.ledger.orders.rows(campaign)) rows.push(entry);
   return rows;
 }
 
@@ -124,7 +124,7 @@ describe("re-importing a campaign", () => {
       Object.values(r.totals).reduce((n, t) => n + t.rows, 0);
     expect(refused.result).toMatchObject({ rows: 4, valid: 3, invalid: 1 });
     expect(rowsOf(refused.result)).toBe(3);
-    expect((await e.ledger.getRows("chg", [identity]))[0]).toEqual(oldRow);
+    expect((await e.ledger.orders.getRows("chg", [identity]))[0]).toEqual(oldRow);
 
     // With --skip-invalid the others go on and the conflict is written to the error file.
     const errorFile = `${file}.errors.csv`;
@@ -142,18 +142,22 @@ describe("re-importing a campaign", () => {
     expect(await readFile(errorFile, "utf8")).toContain("row changed since line 3");
 
     // Only a final failure (nothing was made) lets the changed row go, under a new key.
-    const moved = await e.ledger.transition("chg", oldRow.order, ["queued"], "failed_final", {
-      error_type: "validation_error",
+    const moved = await e.ledger.orders.transition({
+      campaign: "chg",
+      number: oldRow.order,
+      from: ["queued"],
+      to: "failed_final",
+      patch: { error_type: "validation_error" },
     });
     expect(moved.moved).toBe(true);
     const accepted = await importCampaign({ file: changed, campaign: "chg" }, depsOf(e));
     expect(accepted).toMatchObject({ enqueued: 1, already_known: 3, orders: 1 });
-    const [row] = await e.ledger.getRows("chg", [identity]);
+    const [row] = await e.ledger.orders.getRows("chg", [identity]);
     expect(row).toMatchObject({ generation: 1, email: "changed-000002@ref.example.com" });
     expect(row!.order).not.toBe(oldRow.order);
-    const oldOrder = await e.ledger.getOrder("chg", oldRow.order);
+    const oldOrder = await e.ledger.orders.getOrder("chg", oldRow.order);
     expect(oldOrder).toMatchObject({ status: "superseded" });
-    expect(await e.ledger.getOrder("chg", row!.order)).toMatchObject({
+    expect(await e.ledger.orders.getOrder("chg", row!.order)).toMatchObject({
       status: "queued",
       generation: 1,
       identities: [identity],
@@ -161,7 +165,7 @@ describe("re-importing a campaign", () => {
     });
     expect(oldOrder!.key).toBe(orderKey("chg", 0, [identity]));
     expect(await pendingOrders(e, "chg")).toContain(row!.order);
-    const counts = await e.ledger.counts("chg");
+    const counts = await e.ledger.campaigns.counts("chg");
     expect(counts).toMatchObject({ total: 4, queued: 4, failed_final: 0 });
 
     // The accepted change is now the recorded content: importing it again adds nothing.
@@ -177,11 +181,16 @@ describe("re-importing a campaign", () => {
     const ids = await pendingOrders(e, "crash");
     expect(ids).toHaveLength(8);
     // The dispatcher's script moves the keys into the window, then the process dies: no jobs.
-    const handed = await e.ledger.dispatch(100);
+    const handed = await e.ledger.dispatch.handOut(100);
     expect(handed.map((h) => h.number).sort((a, b) => a - b)).toEqual(ids);
     expect(await e.queue.count()).toBe(0);
     // One order went through before the crash (a job that did run): it must not come back.
-    await e.ledger.transition("crash", ids[0]!, ["queued"], "completed");
+    await e.ledger.orders.transition({
+      campaign: "crash",
+      number: ids[0]!,
+      from: ["queued"],
+      to: "completed",
+    });
 
     const dispatcher = new Dispatcher({
       ledger: e.ledger,
@@ -199,7 +208,7 @@ describe("re-importing a campaign", () => {
     );
     // The job names the order; its body is made from what the ledger recorded at import.
     expect(jobs[0]?.data).toEqual({ campaign: "crash", order: Number(jobs[0]?.id?.split(".")[1]) });
-    expect(await e.ledger.windowOrders("crash")).toHaveLength(7);
+    expect(await e.ledger.dispatch.windowOrders("crash")).toHaveLength(7);
     // A second repair finds nothing lost.
     expect(await dispatcher.repair()).toBe(0);
   });
@@ -208,9 +217,9 @@ describe("re-importing a campaign", () => {
     const e = await setup("lost-kinds");
     const file = await csvFile(e, "a.csv", validCsv(e.index, 3).text);
     await importCampaign({ file, campaign: "lost" }, depsOf(e));
-    await e.ledger.dispatch(100);
+    await e.ledger.dispatch.handOut(100);
     // Roles in the order repair reads the window, so that the failed job comes after a missing one.
-    const numbers = await e.ledger.windowOrders("lost");
+    const numbers = await e.ledger.dispatch.windowOrders("lost");
     const keys = numbers.map((n) => orderJobId("lost", n));
     const [live, missing, failed] = keys as [string, string, string];
     // One job waits as it should; one was never added; one failed for good and is kept.
@@ -255,6 +264,6 @@ describe("re-importing a campaign", () => {
     ).catch((err) => err);
     expect(error).toBeInstanceOf(UserError);
     expect(error.message).toContain("needs --execution-mode async");
-    expect(await e.ledger.exists("sync")).toBe(false);
+    expect(await e.ledger.campaigns.exists("sync")).toBe(false);
   });
 });

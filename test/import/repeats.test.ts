@@ -69,7 +69,7 @@ describe("paid once across campaigns", () => {
     expect(error.result.repeats).toMatchObject([
       { campaign: "gifts", rows: 5, lines: [2, 3, 4, 5, 6], outcome: "refused" },
     ]);
-    expect(await e.ledger.exists("gifts-final")).toBe(false);
+    expect(await e.ledger.campaigns.exists("gifts-final")).toBe(false);
     // A dry run says the same.
     const dry = await refusal(imported(e, { file, campaign: "gifts-final", dryRun: true }));
     expect(dry.message).toBe(error.message);
@@ -122,7 +122,7 @@ describe("paid once across campaigns", () => {
       ["gifts", 4, "skipped"],
       ["bonus", 4, "skipped"],
     ]);
-    expect((await e.ledger.counts("december")).total).toBe(2);
+    expect((await e.ledger.campaigns.counts("december")).total).toBe(2);
   });
 
   it("rows whose earlier campaign ended with nothing made are no repeats", async () => {
@@ -219,8 +219,12 @@ describe("retry --new-key and the paid memory", () => {
     const { e, file } = await sheet("retry", 1);
     await imported(e, { file, campaign: "first", hold: true });
     // Nothing was made for its row (a 4xx, as a worker records it).
-    const moved = await e.ledger.transition("first", 1, ["queued"], "failed_final", {
-      error_type: "invalid_request",
+    const moved = await e.ledger.orders.transition({
+      campaign: "first",
+      number: 1,
+      from: ["queued"],
+      to: "failed_final",
+      patch: { error_type: "invalid_request" },
     });
     expect(moved.moved).toBe(true);
     // So the same person may be paid by another campaign...
@@ -244,7 +248,7 @@ describe("campaign names", () => {
     expect((error as Error).message).toBe(
       'campaign q4-gfits does not exist (did you mean "q4-gifts"?): --append adds to an existing campaign; drop --append to start a new one',
     );
-    expect(await e.ledger.exists("q4-gfits")).toBe(false);
+    expect(await e.ledger.campaigns.exists("q4-gfits")).toBe(false);
   });
 
   it("a new name that differs from another only in case, '-' or '_' is refused; 2026-01 and 2026-02 stay apart", async () => {

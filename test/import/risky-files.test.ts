@@ -57,7 +57,7 @@ describe("the template's example row", () => {
         `giftjobs: error: ${file}: line 3, column email: this is the example row of \`giftjobs orders template\` (recipient@example.com): delete the row, or pass --allow-example to import it; nothing was enqueued`,
       );
     }
-    expect(await env.ledger.exists("ex")).toBe(false);
+    expect(await env.ledger.campaigns.exists("ex")).toBe(false);
   });
 
   it("--json carries the refusal's line; --allow-example imports the template as it is", async () => {
@@ -95,7 +95,7 @@ describe("a header with no data rows", () => {
         `giftjobs: error: ${file}: line 1: the header is followed by no data rows: nothing to import (was the file saved before its rows were pasted?)`,
       );
     }
-    expect(await env.ledger.exists("none")).toBe(false);
+    expect(await env.ledger.campaigns.exists("none")).toBe(false);
   });
 });
 
@@ -124,7 +124,7 @@ describe("a giftjobs report", () => {
     expect(line).toMatch(/^giftjobs: error: .*report\.csv: line 1: this is a giftjobs report/);
     expect(line).toContain("`giftjobs orders retry --campaign NAME`");
     expect(line).toContain("--from-report");
-    expect(await env.ledger.exists("again")).toBe(false);
+    expect(await env.ledger.campaigns.exists("again")).toBe(false);
 
     // One row marked completed, as if it had been paid: it must not be sent again.
     const lines = (await readFile(report, "utf8")).trimEnd().split("\n");
@@ -144,7 +144,7 @@ describe("a giftjobs report", () => {
     expect(run.stdout).toContain(
       "report rows left out (completed 1): only failed_final and cancelled rows are sent again",
     );
-    expect((await env.ledger.counts("again")).total).toBe(3);
+    expect((await env.ledger.campaigns.counts("again")).total).toBe(3);
   });
 
   it("with --from-report and nothing to send again: exit 2 saying so", async () => {

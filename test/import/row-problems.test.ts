@@ -46,7 +46,7 @@ describe("orders import: invalid rows and their problems", () => {
     ]);
     expect(lines.at(-1)).toBe("giftjobs: error: 2 invalid rows (4 problems); nothing was enqueued");
     expect(run.stderr).not.toMatch(/\n\s+at /);
-    expect(await env.ledger.exists("counts")).toBe(false);
+    expect(await env.ledger.campaigns.exists("counts")).toBe(false);
 
     const dry = await giftjobs(env, ["orders", "import", file, "--campaign", "c", "--dry-run"]);
     expect(dry.code).toBe(2);
@@ -106,6 +106,6 @@ describe("orders import: invalid rows and their problems", () => {
     const problems = records[0]!.error!.split("; ").map((p) => p.split(":")[0]);
     expect(problems).toEqual(["email", "face_value", "product_code"]);
     expect(records[1]!.error).toMatch(/^product_code: unknown product code NOPE-ABC/);
-    expect(await env.ledger.pendingCount("skip")).toBe(2);
+    expect(await env.ledger.dispatch.pendingCount("skip")).toBe(2);
   });
 });

@@ -128,7 +128,7 @@ describe("an import's prices are the service's", () => {
     expect(result).toMatchObject({ enqueued: rows, priced_by: "service" });
     expect(pricesOf(result.totals)).toEqual(service);
     // Recorded at the service's prices: the budget's running total is what will be charged.
-    const planned = moneyOf(await e.ledger.meta("p"));
+    const planned = moneyOf(await e.ledger.campaigns.meta("p"));
     expect(Object.fromEntries(CURRENCIES.map((c) => [c, planned[c]!.price]))).toEqual(service);
     await work(e);
     await eventually(async () => (await campaignStatus(e.ledger, "p")).completed === rows, "done");
@@ -144,7 +144,7 @@ describe("an import's prices are the service's", () => {
         (charged.get(order.currency) ?? 0n) + toUnits(order.total_price, scale),
       );
     }
-    const spent = moneyOf(await e.ledger.meta("p"));
+    const spent = moneyOf(await e.ledger.campaigns.meta("p"));
     for (const [i, currency] of CURRENCIES.entries()) {
       const scale = currencyDecimals(currency);
       expect(fromUnits(charged.get(currency)!, scale)).toBe(service[currency]);
@@ -188,7 +188,7 @@ describe("an import's prices are the service's", () => {
     // Recorded at the snapshot's prices then: the only ones there are.
     const result = await importCampaign({ file, campaign: "f" }, depsOf(e));
     expect(result).toMatchObject({ priced_by: "snapshot", enqueued: 27 });
-    const planned = moneyOf(await e.ledger.meta("f"));
+    const planned = moneyOf(await e.ledger.campaigns.meta("f"));
     expect(Object.fromEntries(CURRENCIES.map((c) => [c, planned[c]!.price]))).toEqual(snapshot);
   });
 
@@ -268,7 +268,7 @@ describe("an import's prices are the service's", () => {
     expect((poor as ImportRefused).message).toMatch(
       new RegExp(`^the new rows cost ${service.USD} USD but the balance is ${snapshot.USD} USD`),
     );
-    expect(await e.ledger.exists("b")).toBe(false);
+    expect(await e.ledger.campaigns.exists("b")).toBe(false);
   });
 
   it("1,200 rows of one card make one estimate; 600 cards of one currency two", async () => {

@@ -92,9 +92,9 @@ describe("import pass 2", () => {
     expect(result).toMatchObject({ rows: 40, valid: 40, enqueued: 40, orders: 40 });
     expect(await readFile(file, "utf8")).toContain("99999999");
     const recorded: string[] = [];
-    for await (const [, r] of e.ledger.rows("edited")) recorded.push(r.face_value);
+    for await (const [, r] of e.ledger.orders.rows("edited")) recorded.push(r.face_value);
     expect(recorded).toHaveLength(40);
     expect(recorded).not.toContain("99999999");
-    expect(await e.ledger.pendingCount("edited")).toBe(40);
+    expect(await e.ledger.dispatch.pendingCount("edited")).toBe(40);
   });
 });

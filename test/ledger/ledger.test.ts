@@ -14,7 +14,7 @@ describe("ledger", () => {
 
   /** Order 1 holds rows a and b, order 2 row c. */
   async function seed() {
-    return ledger.record("c1", [
+    return ledger.orders.record("c1", [
       {
         order: ledgerOrder("c1", ["a", "b"]),
         rows: [
@@ -29,41 +29,63 @@ describe("ledger", () => {
   it("records once and counts rows", async () => {
     expect(await seed()).toEqual({ added: 3, leftOut: 0, orders: 2 });
     expect(await seed()).toEqual({ added: 0, leftOut: 3, orders: 0 });
-    const [c] = await ledger.getRows("c1", ["c"]);
+    const [c] = await ledger.orders.getRows("c1", ["c"]);
     expect(c).toEqual({ ...ledgerRow(4), order: 2 });
     // The face value is what RECORD adds to planned_face:CUR; the order does not keep it.
     const { face: _face, ...stored } = ledgerOrder("c1", ["c"]);
-    expect(await ledger.getOrder("c1", 2)).toEqual(stored);
-    const counts = await ledger.counts("c1");
+    expect(await ledger.orders.getOrder("c1", 2)).toEqual(stored);
+    const counts = await ledger.campaigns.counts("c1");
     expect(counts).toMatchObject({ total: 3, queued: 3, completed: 0 });
   });
 
   it("moves rows between statuses only from allowed ones, counts exact under concurrency", async () => {
     await seed();
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => ledger.transition("c1", 1, ["queued"], "in_flight")),
+      Array.from({ length: 20 }, () =>
+        ledger.orders.transition({ campaign: "c1", number: 1, from: ["queued"], to: "in_flight" }),
+      ),
     );
     expect(results.filter((r) => r.moved)).toHaveLength(1);
-    expect(await ledger.counts("c1")).toMatchObject({ queued: 1, in_flight: 2 });
-    const done = await ledger.transition("c1", 1, ["in_flight"], "completed", {
-      order_id: "O-1",
-      item_ids: ["E-1", "E-2"],
+    expect(await ledger.campaigns.counts("c1")).toMatchObject({ queued: 1, in_flight: 2 });
+    const done = await ledger.orders.transition({
+      campaign: "c1",
+      number: 1,
+      from: ["in_flight"],
+      to: "completed",
+      patch: {
+        order_id: "O-1",
+        item_ids: ["E-1", "E-2"],
+      },
     });
     expect(done).toEqual({ moved: true, previous: "in_flight", status: "completed" });
-    expect(await ledger.getOrder("c1", 1)).toMatchObject({
+    expect(await ledger.orders.getOrder("c1", 1)).toMatchObject({
       status: "completed",
       order_id: "O-1",
       item_ids: ["E-1", "E-2"],
     });
-    expect(await ledger.transition("c1", 1, ["queued"], "in_flight")).toEqual({
+    expect(
+      await ledger.orders.transition({
+        campaign: "c1",
+        number: 1,
+        from: ["queued"],
+        to: "in_flight",
+      }),
+    ).toEqual({
       moved: false,
       current: "completed",
     });
-    expect(await ledger.transition("c1", 99, ["queued"], "in_flight")).toEqual({
+    expect(
+      await ledger.orders.transition({
+        campaign: "c1",
+        number: 99,
+        from: ["queued"],
+        to: "in_flight",
+      }),
+    ).toEqual({
       moved: false,
       current: null,
     });
-    expect(await ledger.counts("c1")).toMatchObject({
+    expect(await ledger.campaigns.counts("c1")).toMatchObject({
       total: 3,
       queued: 1,
       in_flight: 0,
@@ -73,8 +95,13 @@ describe("ledger", () => {
 
   it("rekeys part of an order to the next generation", async () => {
     await seed();
-    await ledger.transition("c1", 1, ["queued"], "in_flight");
-    const rekeyed = await ledger.rekey("c1", {
+    await ledger.orders.transition({
+      campaign: "c1",
+      number: 1,
+      from: ["queued"],
+      to: "in_flight",
+    });
+    const rekeyed = await ledger.orders.rekey("c1", {
       number: 1,
       key: "k1g1",
       identities: ["a"],
@@ -84,25 +111,29 @@ describe("ledger", () => {
       restPatch: { error_type: "validation_error", error_message: "bad" },
     });
     expect(rekeyed).toEqual({ done: true, number: 3 });
-    expect(await ledger.counts("c1")).toMatchObject({ queued: 2, in_flight: 0, failed_final: 1 });
-    expect(await ledger.getOrder("c1", 1)).toMatchObject({
+    expect(await ledger.campaigns.counts("c1")).toMatchObject({
+      queued: 2,
+      in_flight: 0,
+      failed_final: 1,
+    });
+    expect(await ledger.orders.getOrder("c1", 1)).toMatchObject({
       identities: ["b"],
       status: "failed_final",
       error_type: "validation_error",
     });
-    expect(await ledger.getOrder("c1", 3)).toMatchObject({
+    expect(await ledger.orders.getOrder("c1", 3)).toMatchObject({
       key: "k1g1",
       identities: ["a"],
       status: "queued",
       generation: 1,
       replaces: 1,
     });
-    const [a] = await ledger.getRows("c1", ["a"]);
+    const [a] = await ledger.orders.getRows("c1", ["a"]);
     expect(a).toMatchObject({ order: 3, generation: 1 });
     expect(await r.redis.lrange(ledger.keys("c1").pending, 0, 0)).toEqual(["3"]);
     // Done once: the old order is no longer in flight.
     expect(
-      await ledger.rekey("c1", {
+      await ledger.orders.rekey("c1", {
         number: 1,
         key: "k1g1",
         identities: ["a"],
@@ -114,26 +145,40 @@ describe("ledger", () => {
 
   it("releases only rows whose order failed for good", async () => {
     await seed();
-    expect(await ledger.releaseRow("c1", "c")).toEqual({ released: false, status: "queued" });
-    await ledger.transition("c1", 2, ["queued"], "failed_final");
-    expect(await ledger.releaseRow("c1", "c")).toEqual({ released: true, generation: 0 });
-    expect(await ledger.counts("c1")).toMatchObject({ total: 2, failed_final: 0, queued: 2 });
-    expect(await ledger.getOrder("c1", 2)).toMatchObject({ status: "superseded" });
+    expect(await ledger.orders.releaseRow("c1", "c")).toEqual({
+      released: false,
+      status: "queued",
+    });
+    await ledger.orders.transition({
+      campaign: "c1",
+      number: 2,
+      from: ["queued"],
+      to: "failed_final",
+    });
+    expect(await ledger.orders.releaseRow("c1", "c")).toEqual({ released: true, generation: 0 });
+    expect(await ledger.campaigns.counts("c1")).toMatchObject({
+      total: 2,
+      failed_final: 0,
+      queued: 2,
+    });
+    expect(await ledger.orders.getOrder("c1", 2)).toMatchObject({ status: "superseded" });
   });
 
   it("stores a tagged order without its tags, mode or generation 0, and makes them again", async () => {
-    await ledger.register("t", { execution_mode: "sync" });
+    await ledger.campaigns.register("t", { execution_mode: "sync" });
     const order = ledgerOrder("t", ["a"], { mode: "sync" });
     const metadata = { team: "ops", giftjobs_campaign: "t", giftjobs_key: order.key };
-    await ledger.record("t", [{ order: { ...order, metadata }, rows: [["a", ledgerRow(2)]] }]);
+    await ledger.orders.record("t", [
+      { order: { ...order, metadata }, rows: [["a", ledgerRow(2)]] },
+    ]);
     const raw = (await r.redis.hget(ledger.keys("t").orders, "1"))!;
     expect(raw).not.toMatch(/giftjobs_|"m":|"g":|"f":/);
     expect(JSON.parse(raw)).toMatchObject({ md: { team: "ops" }, t: 1 });
-    const started = await ledger.start("t", 1, {});
+    const started = await ledger.orders.start({ campaign: "t", number: 1, patch: {} });
     if (started.kind !== "started") throw new Error(started.kind);
     expect(started.order).toMatchObject({ mode: "sync", generation: 0, metadata });
     // The next generation names its own key.
-    const next = await ledger.rekey("t", {
+    const next = await ledger.orders.rekey("t", {
       number: 1,
       key: "k-next",
       identities: ["a"],
@@ -142,19 +187,19 @@ describe("ledger", () => {
       word: "answered",
     });
     expect(next).toEqual({ done: true, number: 2 });
-    expect(await ledger.getOrder("t", 2)).toMatchObject({
+    expect(await ledger.orders.getOrder("t", 2)).toMatchObject({
       key: "k-next",
       generation: 1,
       metadata: { team: "ops", giftjobs_campaign: "t", giftjobs_key: "k-next" },
     });
-    const restarted = await ledger.start("t", 2, {});
+    const restarted = await ledger.orders.start({ campaign: "t", number: 2, patch: {} });
     expect(restarted).toMatchObject({ kind: "started", order: { mode: "sync" } });
   });
 
   it("reads orders and rows written before, and moves them as before", async () => {
     // A campaign's data as giftjobs wrote it before (docs/architecture/ledger.md, "What a row
     // costs"): tags, mode, generation and face value in each order, 16-character payload hashes.
-    await ledger.register("old", { execution_mode: "async", order_tags: "1" });
+    await ledger.campaigns.register("old", { execution_mode: "async", order_tags: "1" });
     const k = ledger.keys("old");
     const rows = [
       ["a", '[2,1,0,"IipmLSUNjtm5z8sJ","a@example.com","P1","10.00","EUR","ref-a"]'],
@@ -169,18 +214,18 @@ describe("ledger", () => {
     await r.redis.hset(k.meta, "next_order", "2");
     await r.redis.hset(k.counts, { queued: 2, total: 2 });
     const tags = (id: string) => ({ giftjobs_campaign: "old", giftjobs_key: key(id) });
-    expect(await ledger.getOrder("old", 1)).toEqual({
+    expect(await ledger.orders.getOrder("old", 1)).toEqual({
       ...ledgerOrder("old", ["a"], { currency: "EUR", face: "1000", price: "1000" }),
       metadata: tags("a"),
     });
-    const [a] = await ledger.getRows("old", ["a"]);
+    const [a] = await ledger.orders.getRows("old", ["a"]);
     expect(a).toMatchObject({ order: 1, generation: 0, payload_hash: "IipmLSUNjtm5z8sJ" });
-    const started = await ledger.start("old", 1, {});
+    const started = await ledger.orders.start({ campaign: "old", number: 1, patch: {} });
     if (started.kind !== "started") throw new Error(started.kind);
     expect(started.order).toMatchObject({ mode: "async", generation: 0, metadata: tags("a") });
     expect(requestFromLedger(started.order, started.rows).metadata).toEqual(tags("a"));
     // REKEY of an order written before names the new key in its metadata, as it did.
-    const next = await ledger.rekey("old", {
+    const next = await ledger.orders.rekey("old", {
       number: 2,
       key: "k-next",
       identities: ["b"],
@@ -188,27 +233,27 @@ describe("ledger", () => {
       from: ["queued"],
     });
     expect(next).toEqual({ done: true, number: 3 });
-    expect(await ledger.getOrder("old", 3)).toMatchObject({
+    expect(await ledger.orders.getOrder("old", 3)).toMatchObject({
       generation: 1,
       mode: "async",
       metadata: { giftjobs_campaign: "old", giftjobs_key: "k-next" },
     });
-    expect(await ledger.getRows("old", ["b"])).toMatchObject([{ order: 3, generation: 1 }]);
+    expect(await ledger.orders.getRows("old", ["b"])).toMatchObject([{ order: 3, generation: 1 }]);
   });
 
   it("names a ledger written by giftjobs 0.1 instead of misreading it", async () => {
     const k = ledger.keys("old");
     await r.redis.hset(k.rows, "a", JSON.stringify({ line: 2, key: "gj1_x", generation: 0 }));
     await r.redis.hset(k.orders, "gj1_x", JSON.stringify({ identities: ["a"], status: "queued" }));
-    await expect(ledger.getRows("old", ["a"])).rejects.toThrow(/ledger format 1/);
-    await expect(ledger.orders("old").next()).rejects.toThrow(/ledger format 1/);
+    await expect(ledger.orders.getRows("old", ["a"])).rejects.toThrow(/ledger format 1/);
+    await expect(ledger.orders.all("old").next()).rejects.toThrow(/ledger format 1/);
   });
 
   it("pauses once with a reason and resumes", async () => {
     expect(await pauseIfRunning(ledger, "c1", "insufficient_funds")).toBe(true);
     expect(await pauseIfRunning(ledger, "c1", "other")).toBe(false);
-    expect(await ledger.pausedReason("c1")).toBe("insufficient_funds");
+    expect(await ledger.campaigns.pausedReason("c1")).toBe("insufficient_funds");
     await resumeCampaign(ledger, "c1");
-    expect(await ledger.pausedReason("c1")).toBeNull();
+    expect(await ledger.campaigns.pausedReason("c1")).toBeNull();
   });
 });

@@ -122,7 +122,7 @@ describe("worker metrics", () => {
       expect(m.get(`giftjobs_orders_total{outcome="${outcome}"}`), outcome).toBe(status[outcome]);
     expect(status.completed).toBeGreaterThan(0);
     // Spend in major units, exactly the ledger's minor units.
-    const meta = await e.ledger.meta("m");
+    const meta = await e.ledger.campaigns.meta("m");
     const spent = [...m.entries()].filter(([k]) =>
       k.startsWith('giftjobs_campaign_spent{campaign="m"'),
     );
@@ -210,14 +210,14 @@ describe("worker metrics", () => {
     expect(m.get("giftjobs_followed_orders_overdue")).toBe(0);
 
     const now = Date.now();
-    await env.ledger.follow("c", 1, now);
-    await env.ledger.follow("c", 2, now - 61_000);
-    await env.ledger.follow("c", 3, now + 5_000);
+    await env.ledger.follows.add("c", 1, now);
+    await env.ledger.follows.add("c", 2, now - 61_000);
+    await env.ledger.follows.add("c", 3, now + 5_000);
     m = await scrape();
     expect(m.get("giftjobs_followed_orders")).toBe(3);
     expect(m.get("giftjobs_followed_orders_overdue")).toBe(1);
 
-    await env.ledger.unfollow("c", 2);
+    await env.ledger.follows.remove("c", 2);
     m = await scrape();
     expect(m.get("giftjobs_followed_orders")).toBe(2);
     expect(m.get("giftjobs_followed_orders_overdue")).toBe(0);

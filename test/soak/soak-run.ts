@@ -293,7 +293,7 @@ class SoakRun {
   }
 
   private async inFlight(): Promise<boolean> {
-    return (await this.env.ledger.counts(CAMPAIGN)).in_flight > 0;
+    return (await this.env.ledger.campaigns.counts(CAMPAIGN)).in_flight > 0;
   }
 
   private async operator(what: string, command: () => Promise<unknown>): Promise<void> {
@@ -303,8 +303,9 @@ class SoakRun {
   /** Each row's order number and that order's status, by recipient. */
   private async rowOrders(): Promise<Map<string, { order: number; status: string }>> {
     const rows: [string, number][] = [];
-    for await (const [, row] of this.env.ledger.rows(CAMPAIGN)) rows.push([row.email, row.order]);
-    const orders = await this.env.ledger.getOrders(
+    for await (const [, row] of this.env.ledger.orders.rows(CAMPAIGN))
+      rows.push([row.email, row.order]);
+    const orders = await this.env.ledger.orders.getOrders(
       CAMPAIGN,
       rows.map(([, order]) => order),
     );
@@ -449,11 +450,11 @@ class SoakRun {
    */
   async ledgerOrders(): Promise<string[]> {
     const rowOf = new Map<string, number>();
-    for await (const [identity, row] of this.env.ledger.rows(CAMPAIGN))
+    for await (const [identity, row] of this.env.ledger.orders.rows(CAMPAIGN))
       rowOf.set(identity, rowOfEmail(row.email));
     const stored = await this.env.redis.hgetall(this.env.ledger.keys(CAMPAIGN).orders);
     const lines: string[] = [];
-    for await (const [number, order] of this.env.ledger.orders(CAMPAIGN)) {
+    for await (const [number, order] of this.env.ledger.orders.all(CAMPAIGN)) {
       const rows = order.identities.map((identity) => `r${rowOf.get(identity) ?? "?"}`);
       const error = order.error_type ? ` error ${order.error_type}` : "";
       lines.push(
@@ -477,7 +478,7 @@ class SoakRun {
     const orders = (await sandboxOrders(this.env.sandbox)) as ServiceOrder[];
     this.check(rows, orders, when);
     for (const campaign of this.campaigns) {
-      const counts = await this.env.ledger.counts(campaign);
+      const counts = await this.env.ledger.campaigns.counts(campaign);
       const own = rows.filter((row) => row.campaign === campaign);
       for (const violation of checkCounts(own, counts, ROW_STATUSES))
         this.violations.push({

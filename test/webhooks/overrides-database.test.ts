@@ -137,7 +137,7 @@ describe("product overrides in PostgreSQL", () => {
       "the campaign paused by the product guard",
       30_000,
     );
-    expect(await otherLedger.pausedReason("before")).toMatch(
+    expect(await otherLedger.campaigns.pausedReason("before")).toMatch(
       new RegExp(`^product_unavailable: .*${product.code}.*not orderable`),
     );
     expect(await sandboxOrders(e.sandbox)).toHaveLength(0);

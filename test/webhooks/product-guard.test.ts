@@ -87,7 +87,7 @@ describe("the product guard", () => {
   it("pauses the campaign and puts the order back on its pending list, unsent", async () => {
     const { guard, overrides } = await guardOf();
     const ledger = new Ledger(redis.redis, redis.prefix);
-    await ledger.record("c", [
+    await ledger.orders.record("c", [
       { order: { ...ledgerOrder("c", ["a"]), status: "in_flight" }, rows: [["a", ledgerRow(2)]] },
     ]);
     await overrides.record(update("GC-1", { price_multiplier: "0.05", is_orderable: false }));
@@ -95,8 +95,10 @@ describe("the product guard", () => {
     const order = { campaign: "c", number: 1, request: request("GC-1", 10), log: silentLogger };
     expect(await holdIfProductStopped(guard, ledger, order, (c) => paused.push(c))).toBe(true);
     expect(paused).toEqual(["c"]);
-    expect(await ledger.pausedReason("c")).toMatch(/^product_unavailable: product GC-1 is not/);
-    expect(await ledger.getOrder("c", 1)).toMatchObject({ status: "queued" });
+    expect(await ledger.campaigns.pausedReason("c")).toMatch(
+      /^product_unavailable: product GC-1 is not/,
+    );
+    expect(await ledger.orders.getOrder("c", 1)).toMatchObject({ status: "queued" });
     expect(await redis.redis.lrange(ledger.keys("c").pending, 0, -1)).toEqual(["1"]);
   });
 

@@ -115,7 +115,7 @@ describe("the webhook receiver", () => {
   it("a message that beats the worker's `submitted` is 409 (the service sends it again), then applied", async () => {
     w = await webhookEnv("wh-not-yet");
     const { ledger } = w.env;
-    await ledger.record("c", [
+    await ledger.orders.record("c", [
       { order: { ...ledgerOrder("c", ["a"]), status: "in_flight" }, rows: [["a", ledgerRow(2)]] },
     ]);
     // The worker indexes the order id just before its `submitted` transition.
@@ -123,23 +123,23 @@ describe("the webhook receiver", () => {
     const message = { id: "O-EARLY", status: "FAILED" };
     const early = await postSigned(w.receiver.url, w.secret, message, { id: "msg_early" });
     expect(early).toEqual({ status: 409, result: "not_yet" });
-    expect(await ledger.getOrder("c", 1)).toMatchObject({ status: "in_flight" });
-    await ledger.transition(
-      "c",
-      1,
-      ["in_flight"],
-      "submitted",
-      { order_id: "O-EARLY" },
-      { at: Date.now() + 60_000 },
-    );
+    expect(await ledger.orders.getOrder("c", 1)).toMatchObject({ status: "in_flight" });
+    await ledger.orders.transition({
+      campaign: "c",
+      number: 1,
+      from: ["in_flight"],
+      to: "submitted",
+      patch: { order_id: "O-EARLY" },
+      follow: { at: Date.now() + 60_000 },
+    });
     // The service's retry carries the same webhook-id: a 409 did not use it up.
     const again = await postSigned(w.receiver.url, w.secret, message, { id: "msg_early" });
     expect(again).toEqual({ status: 200, result: "applied" });
-    expect(await ledger.getOrder("c", 1)).toMatchObject({
+    expect(await ledger.orders.getOrder("c", 1)).toMatchObject({
       status: "failed_final",
       error_type: "order_failed",
     });
-    expect(await ledger.followedCount()).toBe(0);
+    expect(await ledger.follows.count()).toBe(0);
   });
 
   /**
@@ -172,19 +172,19 @@ describe("the webhook receiver", () => {
       status: "PROCESSING",
     });
     expect(processing).toEqual({ status: 400, result: "bad_request" });
-    expect(await ledger.getOrder("c", 1)).toMatchObject({ status: "submitted" });
+    expect(await ledger.orders.getOrder("c", 1)).toMatchObject({ status: "submitted" });
     const odd = await postSigned(w.receiver.url, w.secret, { id: "O-ODD", status: "REFUNDED" });
     expect(odd).toEqual({ status: 200, result: "applied" });
-    const order = await ledger.getOrder("c", 1);
+    const order = await ledger.orders.getOrder("c", 1);
     expect(order).toMatchObject({
       status: "failed_uncertain",
       order_id: "O-ODD",
       error_type: "unknown_order_status",
     });
     expect(order?.error_message).toMatch(/order status "REFUNDED".*does not know.*may exist/);
-    const counts = await ledger.counts("c");
+    const counts = await ledger.campaigns.counts("c");
     expect(counts).toMatchObject({ failed_uncertain: 1, failed_final: 0, submitted: 0 });
-    expect(await ledger.followedCount()).toBe(0);
+    expect(await ledger.follows.count()).toBe(0);
     expect(await index.size()).toBe(0);
     expect(await messagesCounted(w.registry, "order.completion", "applied")).toBe(1);
   });
@@ -206,12 +206,16 @@ describe("the webhook receiver", () => {
     expect(completed).toEqual({ status: 200, result: "mismatch" });
     const odd = await postSigned(w.receiver.url, w.secret, { id: "O-STALE", status: "REFUNDED" });
     expect(odd).toEqual({ status: 200, result: "mismatch" });
-    expect(await ledger.getOrder("c", 1)).toMatchObject({
+    expect(await ledger.orders.getOrder("c", 1)).toMatchObject({
       status: "submitted",
       order_id: "O-LEDGER",
     });
-    expect(await ledger.counts("c")).toMatchObject({ submitted: 1, completed: 0, failed_final: 0 });
-    expect(await ledger.followedCount()).toBe(1);
+    expect(await ledger.campaigns.counts("c")).toMatchObject({
+      submitted: 1,
+      completed: 0,
+      failed_final: 0,
+    });
+    expect(await ledger.follows.count()).toBe(1);
     expect(await index.size()).toBe(2);
     // Acknowledged: the service's retry of it is a duplicate.
     const again = await postSigned(
@@ -225,7 +229,7 @@ describe("the webhook receiver", () => {
     // The ledger's own order id ends it.
     const own = await postSigned(w.receiver.url, w.secret, completedBody("O-LEDGER"));
     expect(own).toEqual({ status: 200, result: "applied" });
-    expect(await ledger.getOrder("c", 1)).toMatchObject({
+    expect(await ledger.orders.getOrder("c", 1)).toMatchObject({
       status: "completed",
       order_id: "O-LEDGER",
       item_ids: ["E-O-LEDGER"],
@@ -233,7 +237,7 @@ describe("the webhook receiver", () => {
     // Ended now: the other id is still not this order's (no already_ended, nothing forgotten).
     const late = await postSigned(w.receiver.url, w.secret, { id: "O-STALE", status: "FAILED" });
     expect(late).toEqual({ status: 200, result: "mismatch" });
-    expect(await ledger.getOrder("c", 1)).toMatchObject({ status: "completed" });
+    expect(await ledger.orders.getOrder("c", 1)).toMatchObject({ status: "completed" });
     expect(await index.find("O-STALE")).toEqual({ campaign: "c", number: 1 });
     expect(await index.find("O-LEDGER")).toBeUndefined();
   });

@@ -66,7 +66,7 @@ describe("the receiver's verification", () => {
     const ledger = await submittedOrder("O-SVIX");
     const answer = await postSigned(url, secret, completed("O-SVIX"), { scheme: "svix" });
     expect(answer).toEqual({ status: 200, result: "applied" });
-    expect(await ledger.getOrder("c", 1)).toMatchObject({
+    expect(await ledger.orders.getOrder("c", 1)).toMatchObject({
       status: "completed",
       item_ids: ["E-O-SVIX"],
     });
@@ -79,7 +79,7 @@ describe("the receiver's verification", () => {
     const message = { id: "O-STD", status: "FAILED" };
     const answer = await postSigned(url, secret, message, { scheme: "webhook" });
     expect(answer).toEqual({ status: 200, result: "applied" });
-    expect(await ledger.getOrder("c", 1)).toMatchObject({ status: "failed_final" });
+    expect(await ledger.orders.getOrder("c", 1)).toMatchObject({ status: "failed_final" });
   });
 
   it("applies one with several signatures of which one is valid (rotation)", async () => {
@@ -93,7 +93,7 @@ describe("the receiver's verification", () => {
     const current = signature(secret, id, at, body);
     const answer = await postSigned(url, secret, body, { id, at, signature: `${old} ${current}` });
     expect(answer).toEqual({ status: 200, result: "applied" });
-    expect(await ledger.getOrder("c", 1)).toMatchObject({ status: "completed" });
+    expect(await ledger.orders.getOrder("c", 1)).toMatchObject({ status: "completed" });
     // The valid one first works as well (a retry of the same message: a duplicate by then).
     const again = await postSigned(url, secret, body, { id, at, signature: `${current} ${old}` });
     expect(again).toEqual({ status: 200, result: "duplicate" });
@@ -140,7 +140,7 @@ describe("the receiver's verification", () => {
       headers: { "webhook-signature": signature(secret, id, at, body) },
     });
     expect(mixed.status).toBe(401);
-    expect(await ledger.getOrder("c", 1)).toMatchObject({ status: "submitted" });
+    expect(await ledger.orders.getOrder("c", 1)).toMatchObject({ status: "submitted" });
   });
 
   it("never shows the key: no log line and no answer holds the secret or its key", async () => {

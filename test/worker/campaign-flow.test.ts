@@ -79,6 +79,6 @@ describe("a campaign end to end", () => {
     expect(refused).toBeInstanceOf(ImportRefused);
     expect(refused.result.errors[0]).toMatchObject({ line: 5, column: "email" });
     expect(await env.queue.count()).toBe(0);
-    expect(await env.ledger.exists("strict")).toBe(false);
+    expect(await env.ledger.campaigns.exists("strict")).toBe(false);
   });
 });

@@ -53,9 +53,14 @@ describe("campaign tracker", () => {
     expect(messages.slice(2)).toEqual(["campaign t: running again"]);
 
     const keys: number[] = [];
-    for await (const [number] of e.ledger.orders("t")) keys.push(number);
+    for await (const [number] of e.ledger.orders.all("t")) keys.push(number);
     for (const key of keys.slice(0, 10))
-      await e.ledger.transition("t", key, ["queued"], "completed");
+      await e.ledger.orders.transition({
+        campaign: "t",
+        number: key,
+        from: ["queued"],
+        to: "completed",
+      });
     await tracker.tick();
     await tracker.tick();
     expect(messages.slice(3)).toHaveLength(1);
@@ -64,7 +69,13 @@ describe("campaign tracker", () => {
     );
 
     for (const key of keys.slice(10))
-      await e.ledger.transition("t", key, ["queued"], "failed_final", { error_type: "x" });
+      await e.ledger.orders.transition({
+        campaign: "t",
+        number: key,
+        from: ["queued"],
+        to: "failed_final",
+        patch: { error_type: "x" },
+      });
     await tracker.tick();
     await tracker.tick();
     expect(messages.slice(4)).toHaveLength(1);

@@ -207,6 +207,6 @@ describe("distribution and choice campaigns end to end", () => {
     expect(refused.result.errors).toEqual([
       { line: 3, column: "email", message: expect.stringMatching(/must be empty on a link row/) },
     ]);
-    expect(await env.ledger.exists("mail")).toBe(false);
+    expect(await env.ledger.campaigns.exists("mail")).toBe(false);
   });
 });

@@ -53,17 +53,17 @@ describe("OrderFollower", () => {
       generation: 0,
       status: "in_flight",
     };
-    await e.ledger.record(campaign, [{ order, rows: [[`${key}-row`, ROW]] }]);
-    const moved = await e.ledger.transition(
+    await e.ledger.orders.record(campaign, [{ order, rows: [[`${key}-row`, ROW]] }]);
+    const moved = await e.ledger.orders.transition({
       campaign,
-      1,
-      ["in_flight"],
-      "submitted",
-      { order_id: id },
-      {
+      number: 1,
+      from: ["in_flight"],
+      to: "submitted",
+      patch: { order_id: id },
+      follow: {
         at: Date.now(),
       },
-    );
+    });
     expect(moved.moved).toBe(true);
     return id;
   }
@@ -92,19 +92,19 @@ describe("OrderFollower", () => {
     env = await campaignEnv({ asyncCompleteMs: 300 }, "follow-done");
     const e = env;
     const id = await submitted(e, "gj1_a");
-    expect(await e.ledger.followedCount()).toBe(1);
+    expect(await e.ledger.follows.count()).toBe(1);
     follower(e, e.client);
     await eventually(
-      async () => (await e.ledger.getOrder("c", 1))?.status === "completed",
+      async () => (await e.ledger.orders.getOrder("c", 1))?.status === "completed",
       "completed",
     );
-    const order = await e.ledger.getOrder("c", 1);
+    const order = await e.ledger.orders.getOrder("c", 1);
     expect(order).toMatchObject({ order_id: id, status: "completed" });
     expect(order?.item_ids).toEqual([expect.stringMatching(/^E-/)]);
     // PROCESSING for 300 ms with polls every 50 ms or more: it was looked at more than once.
     expect(order?.polls).toBeGreaterThan(0);
-    expect(await e.ledger.followedCount()).toBe(0);
-    expect((await e.ledger.counts("c")).completed).toBe(1);
+    expect(await e.ledger.follows.count()).toBe(0);
+    expect((await e.ledger.campaigns.counts("c")).completed).toBe(1);
   });
 
   it("an order the service does not know ends failed_uncertain and is no longer followed", async () => {
@@ -113,11 +113,13 @@ describe("OrderFollower", () => {
     await submitted(e, "gj1_b", "O-NOSUCHORDER");
     follower(e, e.client);
     await eventually(
-      async () => (await e.ledger.getOrder("c", 1))?.status === "failed_uncertain",
+      async () => (await e.ledger.orders.getOrder("c", 1))?.status === "failed_uncertain",
       "failed_uncertain",
     );
-    expect((await e.ledger.getOrder("c", 1))?.error_message).toContain("status lookup failed");
-    expect(await e.ledger.followedCount()).toBe(0);
+    expect((await e.ledger.orders.getOrder("c", 1))?.error_message).toContain(
+      "status lookup failed",
+    );
+    expect(await e.ledger.follows.count()).toBe(0);
   });
 
   it("only FAILED ends failed_final; a status it does not know ends failed_uncertain naming it; an answer it cannot record is looked at again", async () => {
@@ -148,8 +150,8 @@ describe("OrderFollower", () => {
     for (const [i, id] of campaigns.entries()) await submitted(e, `gj1_s${i}`, id, id);
     const ended: string[] = [];
     follower(e, client, 30_000, { maxPolls: 3, onOrderEnded: (o) => ended.push(o) });
-    await eventually(async () => (await e.ledger.followedCount()) === 0, "every order ended");
-    const order = async (campaign: string) => (await e.ledger.getOrder(campaign, 1))!;
+    await eventually(async () => (await e.ledger.follows.count()) === 0, "every order ended");
+    const order = async (campaign: string) => (await e.ledger.orders.getOrder(campaign, 1))!;
     expect(await order("O-FAILED")).toMatchObject({
       status: "failed_final",
       error_type: "order_failed",
@@ -197,31 +199,37 @@ describe("OrderFollower", () => {
     });
     const first = follower(e, stuck, 1500);
     await eventually(
-      async () => Number(await e.redis.zscore(e.ledger.followKey(), "c 1")) > Date.now() + 500,
+      async () => Number(await e.redis.zscore(e.ledger.follows.key(), "c 1")) > Date.now() + 500,
       "the order leased",
       5000,
     );
     await first.kill();
     // While the lease lasts nobody else may take it.
-    expect(await e.ledger.claimFollowed(Date.now(), 10, 1000)).toEqual([]);
+    expect(await e.ledger.follows.claim(Date.now(), 10, 1000)).toEqual([]);
     const started = Date.now();
     follower(e, e.client);
     await eventually(
-      async () => (await e.ledger.getOrder("c", 1))?.status === "completed",
+      async () => (await e.ledger.orders.getOrder("c", 1))?.status === "completed",
       "completed",
     );
     expect(Date.now() - started).toBeGreaterThan(200);
-    expect(await e.ledger.followedCount()).toBe(0);
+    expect(await e.ledger.follows.count()).toBe(0);
   });
 
   it("drops an order that is no longer submitted without asking the service", async () => {
     env = await campaignEnv({}, "follow-stale");
     const e = env;
     await submitted(e, "gj1_d");
-    await e.ledger.transition("c", 1, ["submitted"], "completed", {});
+    await e.ledger.orders.transition({
+      campaign: "c",
+      number: 1,
+      from: ["submitted"],
+      to: "completed",
+      patch: {},
+    });
     const before = e.sandbox.state.stats.toJson().total_requests;
     follower(e, e.client);
-    await eventually(async () => (await e.ledger.followedCount()) === 0, "unfollowed");
+    await eventually(async () => (await e.ledger.follows.count()) === 0, "unfollowed");
     expect(e.sandbox.state.stats.toJson().total_requests).toBe(before);
   });
   it("a status check that reaches nothing (connection refused) is not counted: an outage does not end the order", async () => {
@@ -241,13 +249,13 @@ describe("OrderFollower", () => {
       onRequestEnded: (_campaign, error) => refused.push(error),
     });
     await eventually(async () => refused.length >= 6, "six refused status checks");
-    expect(await e.ledger.getOrder("c", 1)).toMatchObject({ status: "submitted" });
-    expect((await e.ledger.getOrder("c", 1))?.polls).toBeUndefined();
+    expect(await e.ledger.orders.getOrder("c", 1)).toMatchObject({ status: "submitted" });
+    expect((await e.ledger.orders.getOrder("c", 1))?.polls).toBeUndefined();
     // The service back at that address: the order ends as it did there.
     const proxy = await tcpProxy(port, e.sandbox.url);
     try {
       await eventually(
-        async () => (await e.ledger.getOrder("c", 1))?.status === "completed",
+        async () => (await e.ledger.orders.getOrder("c", 1))?.status === "completed",
         "completed",
       );
     } finally {

@@ -15,7 +15,8 @@ import { eventually } from "../helpers/wait-for.js";
 /** The campaign's orders by number (superseded ones too: a new key would show there). */
 async function ordersOf(env: CampaignEnv, campaign: string): Promise<Map<number, LedgerOrder>> {
   const all = new Map<number, LedgerOrder>();
-  for await (const [number, order] of env.ledger.orders(campaign)) all.set(Number(number), order);
+  for await (const [number, order] of env.ledger.orders.all(campaign))
+    all.set(Number(number), order);
   return all;
 }
 
@@ -122,7 +123,7 @@ describe("a service outage", () => {
     const status = () => campaignStatus(e.ledger, "t");
     await eventually(async () => (await sandboxOrders(e.sandbox)).length === 1, "the order made");
     await eventually(
-      async () => (await e.ledger.getOrder("t", number))?.unclear === "request_timeout",
+      async () => (await e.ledger.orders.getOrder("t", number))?.unclear === "request_timeout",
       "the key marked",
     );
     await eventually(async () => {
@@ -133,7 +134,7 @@ describe("a service outage", () => {
     // Far more timeouts than its four attempts: the row waits, marked, under its key.
     await sleep(4000);
     expect(await status()).toMatchObject({ failed_uncertain: 0, failed_final: 0, completed: 0 });
-    const waiting = await e.ledger.getOrder("t", number);
+    const waiting = await e.ledger.orders.getOrder("t", number);
     expect(waiting).toMatchObject({ key: imported.key, unclear: "request_timeout" });
     // Between probes, or being one.
     expect(["queued", "in_flight"]).toContain(waiting?.status);
@@ -144,7 +145,7 @@ describe("a service outage", () => {
     const made = await sandboxOrders(e.sandbox);
     expect(made).toHaveLength(1);
     expect(made[0]!.idempotency_key).toBe(imported.key);
-    expect(await e.ledger.getOrder("t", number)).toMatchObject({
+    expect(await e.ledger.orders.getOrder("t", number)).toMatchObject({
       key: imported.key,
       order_id: made[0]!.id,
     });

@@ -1,11 +1,6 @@
 import { Writable } from "node:stream";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import {
-  NetworkError,
-  RateLimitedError,
-  ServerError,
-  ServiceUnreachableError,
-} from "../../src/api/errors/index.js";
+import { ApiError, ServiceUnreachableError } from "../../src/api/errors/index.js";
 import { createLogger } from "../../src/log.js";
 import { ServiceWatch } from "../../src/worker/service-watch.js";
 
@@ -43,7 +38,7 @@ const refused = () =>
     type: "connection_refused",
   });
 const serverError = () =>
-  new ServerError({ status: 503, type: "service_unavailable", message: "try later" });
+  new ApiError("ServerError", { status: 503, type: "service_unavailable", message: "try later" });
 
 describe("ServiceWatch", () => {
   afterEach(() => {
@@ -58,8 +53,14 @@ describe("ServiceWatch", () => {
     service.ended("c");
     service.ended("c", serverError());
     vi.advanceTimersByTime(60_000); // one failure alone, however long: no outage
-    service.ended("c", new RateLimitedError({ status: 429, type: "rate_limited", message: "x" }));
-    service.ended("c", new NetworkError({ status: 0, type: "aborted", message: "cancelled" }));
+    service.ended(
+      "c",
+      new ApiError("RateLimitedError", { status: 429, type: "rate_limited", message: "x" }),
+    );
+    service.ended(
+      "c",
+      new ApiError("NetworkError", { status: 0, type: "aborted", message: "cancelled" }),
+    );
     service.ended("c", new Error("a bug"));
     vi.advanceTimersByTime(60_000);
     expect(lines).toEqual([]);

@@ -134,7 +134,7 @@ describe("stalled campaigns", () => {
       expect(
         lines.filter((l) => l.msg.startsWith(`the service at ${url} answers again`)),
       ).toHaveLength(1);
-      expect((await e.ledger.meta("s")).stalled_reason).toBeUndefined();
+      expect((await e.ledger.campaigns.meta("s")).stalled_reason).toBeUndefined();
       expect(await text(`${dashboard.url}campaigns/s`)).not.toContain("cannot reach the service");
       // A scrape reads the campaigns again after a second.
       await eventually(

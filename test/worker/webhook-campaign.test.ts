@@ -66,7 +66,7 @@ describe("a campaign with webhooks", () => {
     const stats = await sandboxStats(w);
     expect(stats.order_lookups).toBe(0);
     expect(stats.webhooks.duplicated).toBeGreaterThan(0);
-    expect(await w.env.ledger.followedCount()).toBe(0);
+    expect(await w.env.ledger.follows.count()).toBe(0);
     expect(await new OrderIndex(w.env.redis, w.env.config.prefix).size()).toBe(0);
     const applied = await messagesCounted(w.registry, "order.completion", "applied");
     expect(applied).toBe(300);
@@ -121,7 +121,7 @@ describe("a campaign with webhooks", () => {
 /** The campaign's orders as the ledger holds them. */
 async function ordersOf(w: WebhookEnv, campaign: string): Promise<LedgerOrder[]> {
   const orders: LedgerOrder[] = [];
-  for await (const [, order] of w.env.ledger.orders(campaign)) orders.push(order);
+  for await (const [, order] of w.env.ledger.orders.all(campaign)) orders.push(order);
   return orders;
 }
 
@@ -164,7 +164,7 @@ describe("product.update and a running campaign", () => {
       "the campaign paused",
     );
     const paused = await campaignStatus(e.ledger, "gone");
-    expect(await e.ledger.pausedReason("gone")).toMatch(
+    expect(await e.ledger.campaigns.pausedReason("gone")).toMatch(
       new RegExp(`product_unavailable: product ${code} is not orderable \\(product\\.update of `),
     );
     expect(paused).toMatchObject({ failed_final: 0, completed: 0 });

@@ -1,18 +1,18 @@
-export { ApiError, type ApiErrorInit, type ErrorDetail } from "./api-error.js";
-export { ApiVersionError } from "./api-version-error.js";
-export { IdempotencyConflictError } from "./idempotency-conflict-error.js";
-export { IdempotencyInProgressError } from "./idempotency-in-progress-error.js";
-export { InsufficientFundsError } from "./insufficient-funds-error.js";
-export { answeredUnderKey } from "./key-read.js";
-export { MalformedResponseError } from "./malformed-response-error.js";
-export { NetworkError } from "./network-error.js";
-export { OrderingRestrictedError } from "./ordering-restricted-error.js";
-export type { Outcome } from "./outcome.js";
-export { RateLimitedError } from "./rate-limited-error.js";
+export {
+  ApiError,
+  type ApiErrorInit,
+  type ApiErrorName,
+  ApiVersionError,
+  answeredUnderKey,
+  apiError,
+  type ErrorDetail,
+  InsufficientFundsError,
+  kindOf,
+  MalformedResponseError,
+  OrderingRestrictedError,
+  type Outcome,
+  UnauthorizedError,
+  ValidationError,
+} from "./api-error.js";
 export { RefusedRequestError } from "./refused-request-error.js";
-export { RequestRejectedError } from "./request-rejected-error.js";
-export { ServerError } from "./server-error.js";
 export { nothingSent, ServiceUnreachableError } from "./service-unreachable-error.js";
-export { RequestTimeoutError } from "./timeout-error.js";
-export { UnauthorizedError } from "./unauthorized-error.js";
-export { ValidationError } from "./validation-error.js";

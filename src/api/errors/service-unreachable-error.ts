@@ -1,6 +1,5 @@
 import { ENV_NAMES } from "../../config.js";
-import type { ApiErrorInit } from "./api-error.js";
-import { NetworkError } from "./network-error.js";
+import { ApiError, type ApiErrorInit } from "./api-error.js";
 
 export interface ServiceUnreachableInit extends Omit<ApiErrorInit, "message" | "status"> {
   /** The service's base URL, without credentials. */
@@ -12,12 +11,11 @@ export interface ServiceUnreachableInit extends Omit<ApiErrorInit, "message" | "
 }
 
 /**
- * Nothing answers at the service's address (connection refused, host not found). Still a
- * NetworkError (retry-same-key) for a worker, but an interactive command stops after a few
- * tries and says which setting to check. The message never holds the API key.
+ * Nothing answers at the service's address (connection refused, host not found). Still
+ * retry-same-key for a worker, as a dropped connection is, but an interactive command stops
+ * after a few tries and says which setting to check. The message never holds the API key.
  */
-export class ServiceUnreachableError extends NetworkError {
-  override readonly name: string = "ServiceUnreachableError";
+export class ServiceUnreachableError extends ApiError {
   readonly url: string;
   readonly reason: string;
   readonly tries: number;
@@ -25,7 +23,7 @@ export class ServiceUnreachableError extends NetworkError {
   constructor(init: ServiceUnreachableInit) {
     const tries = init.tries ?? 1;
     const after = tries > 1 ? ` after ${tries} tries` : "";
-    super({
+    super("ServiceUnreachableError", {
       ...init,
       status: 0,
       message: `cannot reach the service at ${init.url} (${init.reason})${after}: is ${ENV_NAMES.apiUrl} right?`,

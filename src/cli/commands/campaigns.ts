@@ -19,8 +19,8 @@ import type { WorkerBeats } from "../../campaigns/worker-beats.js";
 import type { Config } from "../../config.js";
 import { demoCampaignHint } from "../../demo/demo-prefix.js";
 import type { Ledger } from "../../ledger/ledger.js";
-import { auditedCommand, type WithoutTrail } from "../audit-trail.js";
 import { plural } from "../../plural.js";
+import { auditedCommand, type WithoutTrail } from "../audit-trail.js";
 import { createContext, printJson } from "../run-action.js";
 import { withRedisServices } from "../services.js";
 
@@ -69,7 +69,7 @@ export const runResume = lifecycle("resume", "refuse", async (ledger, name, work
 export const runCancel = lifecycle("cancel", "warn", async (ledger, name, workers) => {
   // Cancelled before: said so, not its count again (a cancel again still takes off the
   // pending list what a worker may have put back meanwhile).
-  const before = storedState(await ledger.meta(name));
+  const before = storedState(await ledger.campaigns.meta(name));
   const cancelled = await cancelCampaign(ledger, name);
   const summary = await campaignSummary(ledger, name, workers);
   return {

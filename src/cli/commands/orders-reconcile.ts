@@ -18,8 +18,8 @@ import {
   reconcileCampaign,
   type ServiceOrderEntry,
 } from "../../campaigns/reconcile.js";
-import { auditedCommand } from "../audit-trail.js";
 import { plural } from "../../plural.js";
+import { auditedCommand } from "../audit-trail.js";
 import { type Progress, progressBar } from "../progress.js";
 import { createContext, printJson } from "../run-action.js";
 import { withServices } from "../services.js";

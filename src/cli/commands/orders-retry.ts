@@ -2,8 +2,8 @@ import { apiKeyFingerprint } from "../../api/client.js";
 import { requireCampaign } from "../../campaigns/find-campaign.js";
 import { retryCampaign } from "../../campaigns/retry.js";
 import { campaignStatus } from "../../campaigns/status.js";
-import { auditedCommand } from "../audit-trail.js";
 import { plural } from "../../plural.js";
+import { auditedCommand } from "../audit-trail.js";
 import { createContext, printJson } from "../run-action.js";
 import { withServices } from "../services.js";
 

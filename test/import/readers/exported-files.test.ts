@@ -38,7 +38,7 @@ async function workbook(
 
 async function ledgerRows(e: CampaignEnv, campaign: string): Promise<LedgerRow[]> {
   const rows: LedgerRow[] = [];
-  for await (const [, row] of e.ledger.rows(campaign)) rows.push(row);
+  for await (const [, row] of e.ledger.orders.rows(campaign)) rows.push(row);
   return rows.sort((a, b) => a.line - b.line);
 }
 

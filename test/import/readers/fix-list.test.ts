@@ -20,7 +20,7 @@ afterEach(async () => {
 
 async function ledgerRows(e: CampaignEnv, campaign: string): Promise<[string, LedgerRow][]> {
   const rows: [string, LedgerRow][] = [];
-  for await (const entry of e.ledger.rows(campaign)) rows.push(entry);
+  for await (const entry of e.ledger.orders.rows(campaign)) rows.push(entry);
   return rows;
 }
 
@@ -214,7 +214,7 @@ describe("cells that look like formulas in the error file", () => {
     const emails = recorded.map(([, r]) => r.email).sort();
     expect(emails).toEqual(["+tag@example.com", "-dash@example.com", "=eq@example.com"]);
     const numbers = recorded.map(([, r]) => r.order);
-    const orders = await e.ledger.getOrders("esc", numbers);
+    const orders = await e.ledger.orders.getOrders("esc", numbers);
     // The row's own metadata (an order also carries giftjobs' tags: src/orders/order-tags.ts).
     const own = (m: Record<string, string> | undefined) =>
       Object.fromEntries(Object.entries(m ?? {}).filter(([k]) => !k.startsWith("giftjobs_")));

@@ -55,7 +55,7 @@ describe("an .xlsx workbook that unpacks past the limits (a zip bomb)", () => {
       { line: null, message: line.replace("giftjobs: error: ", "") },
     ]);
     expect(await listing(tmp)).toEqual([]);
-    expect(await e.ledger.exists("bomb")).toBe(false);
+    expect(await e.ledger.campaigns.exists("bomb")).toBe(false);
   });
 
   it("an entry past 10 MB that unpacks over 100 times its packed size is refused; --max-unzipped-mb takes it", async () => {

@@ -24,7 +24,7 @@ async function setup(): Promise<CampaignEnv> {
 
 async function ledgerRows(e: CampaignEnv, campaign: string): Promise<LedgerRow[]> {
   const rows: LedgerRow[] = [];
-  for await (const [, row] of e.ledger.rows(campaign)) rows.push(row);
+  for await (const [, row] of e.ledger.orders.rows(campaign)) rows.push(row);
   return rows.sort((a, b) => a.line - b.line);
 }
 
@@ -144,7 +144,7 @@ describe("orders import of an .xlsx workbook", () => {
       },
       { line: 4, column: "email", message: expect.stringMatching(/not a valid e-mail/) },
     ]);
-    expect(await e.ledger.exists("cells")).toBe(false);
+    expect(await e.ledger.campaigns.exists("cells")).toBe(false);
   });
 
   it("an empty sheet and a file that is not a spreadsheet are refused in one line", async () => {
@@ -164,7 +164,7 @@ describe("orders import of an .xlsx workbook", () => {
     expect(bad.stderr.trim().split("\n")).toEqual([
       `giftjobs: error: ${fake} is not a spreadsheet: an .xlsx file is a zip archive and this one is not (a renamed file?)`,
     ]);
-    expect(await e.ledger.exists("fake")).toBe(false);
+    expect(await e.ledger.campaigns.exists("fake")).toBe(false);
   });
 
   it("recognises an .xlsx by its content and a CSV or tab-separated file by its text, whatever the name", async () => {

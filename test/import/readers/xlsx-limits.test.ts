@@ -55,7 +55,7 @@ describe("an .xlsx workbook past the memory limits", () => {
         ),
       ),
     ]);
-    expect(await e.ledger.exists("big")).toBe(false);
+    expect(await e.ledger.campaigns.exists("big")).toBe(false);
   });
 
   it("a row longer than a CSV record may be is refused in one line, naming its row", async () => {
@@ -73,6 +73,6 @@ describe("an .xlsx workbook past the memory limits", () => {
     expect(run.stderr.trim().split("\n")).toEqual([
       `giftjobs: error: ${file}: line 3: a row longer than 1,000,000 characters`,
     ]);
-    expect(await e.ledger.exists("wide")).toBe(false);
+    expect(await e.ledger.campaigns.exists("wide")).toBe(false);
   });
 });

@@ -47,7 +47,7 @@ describe("order outcomes", () => {
     await importRows(3, { executionMode: "sync" });
     await work();
     await eventually(async () => (await status()).completed === 3, "3 completed");
-    const [, order] = (await first(env.ledger.orders("c")))!;
+    const [, order] = (await first(env.ledger.orders.all("c")))!;
     const key = order.key;
     expect(order).toMatchObject({ status: "completed" });
     expect(order.order_id).toMatch(/^O-/);
@@ -83,7 +83,7 @@ describe("order outcomes", () => {
       };
       return (stats.requests["POST /v2/order"]?.["500"] ?? 0) >= 3;
     }, "three 500s");
-    const [, order] = (await first(env.ledger.orders("c")))!;
+    const [, order] = (await first(env.ledger.orders.all("c")))!;
     expect(["queued", "in_flight"]).toContain(order.status);
     env.sandbox.setFaults({ failRate: 0 });
     await eventually(async () => (await status()).completed === 1, "completed");
@@ -95,7 +95,7 @@ describe("order outcomes", () => {
     await importRows(1, { jobOptions: { ...QUICK_JOBS, attempts: 2 } });
     await work(1);
     await eventually(async () => (await status()).failed_uncertain === 1, "failed_uncertain");
-    const [, order] = (await first(env.ledger.orders("c")))!;
+    const [, order] = (await first(env.ledger.orders.all("c")))!;
     const key = order.key;
     expect(order).toMatchObject({
       status: "failed_uncertain",
@@ -167,7 +167,7 @@ describe("order outcomes", () => {
     const keys = (await sandboxOrders(env.sandbox)).map((o) => o.idempotency_key);
     expect(keys).toHaveLength(3);
     let refused = 0;
-    for await (const [, order] of env.ledger.orders("c")) {
+    for await (const [, order] of env.ledger.orders.all("c")) {
       if (order.status === "completed") expect(keys).toContain(order.key);
       else {
         refused += 1;
@@ -187,7 +187,7 @@ describe("order outcomes", () => {
     await work();
     await eventually(async () => (await status()).failed_final > 0, "failed_final");
     const failed = [];
-    for await (const [, order] of env.ledger.orders("c"))
+    for await (const [, order] of env.ledger.orders.all("c"))
       if (order.status === "failed_final") failed.push([order.key, order] as const);
     expect(failed[0]![1]).toMatchObject({ error_type: "product_validation_error" });
     const madeBefore = (await sandboxOrders(env.sandbox)).length;
@@ -203,7 +203,7 @@ describe("order outcomes", () => {
     const keys = (await sandboxOrders(env.sandbox)).map((o) => o.idempotency_key);
     expect(keys).toHaveLength(madeBefore + retried.orders);
     expect(keys).not.toContain(failed[0]![0]);
-    const [row] = await env.ledger.getRows("c", failed[0]![1].identities);
+    const [row] = await env.ledger.orders.getRows("c", failed[0]![1].identities);
     expect(row?.generation).toBe(1);
   });
 
@@ -217,8 +217,8 @@ describe("order outcomes", () => {
     const identities = ["id-a", "id-b", "id-c"];
     const emails = ["a@example.com", "not an email", "c@example.com"];
     const key = orderKey("c", 0, identities);
-    await env.ledger.register("c", { execution_mode: "async" });
-    await env.ledger.record("c", [
+    await env.ledger.campaigns.register("c", { execution_mode: "async" });
+    await env.ledger.orders.record("c", [
       {
         order: {
           key,
@@ -250,13 +250,13 @@ describe("order outcomes", () => {
     await work();
     await eventually(async () => (await status()).completed === 2, "the two good rows completed");
     expect(await status()).toMatchObject({ total: 3, completed: 2, failed_final: 1 });
-    expect(await env.ledger.getOrder("c", 1)).toMatchObject({
+    expect(await env.ledger.orders.getOrder("c", 1)).toMatchObject({
       identities: ["id-b"],
       status: "failed_final",
       error_type: "validation_error",
     });
     const next = orderKey("c", 1, ["id-a", "id-c"]);
-    expect(await env.ledger.getOrder("c", 2)).toMatchObject({
+    expect(await env.ledger.orders.getOrder("c", 2)).toMatchObject({
       key: next,
       status: "completed",
       generation: 1,
@@ -270,10 +270,10 @@ describe("order outcomes", () => {
   it("idempotency_validation_error: rows failed_uncertain, never retried", async () => {
     env = await envs.setup("conflict");
     await importRows(1, { jobOptions: { ...QUICK_JOBS, attempts: 5 } });
-    const [number, order] = (await first(env.ledger.orders("c")))!;
+    const [number, order] = (await first(env.ledger.orders.all("c")))!;
     const key = order.key;
     // Another body already went out under this key (someone else's script, an edited file).
-    const rows = await env.ledger.getRows("c", order.identities);
+    const rows = await env.ledger.orders.getRows("c", order.identities);
     const request = requestFromLedger(order, rows);
     await env.client.createOrder(
       { ...request, description: "something else" },
@@ -281,7 +281,7 @@ describe("order outcomes", () => {
     );
     await work(1);
     await eventually(async () => (await status()).failed_uncertain === 1, "failed_uncertain");
-    expect(await env.ledger.getOrder("c", number)).toMatchObject({
+    expect(await env.ledger.orders.getOrder("c", number)).toMatchObject({
       status: "failed_uncertain",
       error_type: "idempotency_validation_error",
     });

@@ -40,14 +40,14 @@ describe("pause reasons", () => {
       async () => (await campaignStatus(env.ledger, "q4")).paused !== null,
       "campaign paused",
     );
-    return (await env.ledger.pausedReason("q4"))!;
+    return (await env.ledger.campaigns.pausedReason("q4"))!;
   }
 
   it("insufficient funds: the currency, the account's key, how much is short, and resume", async () => {
     const env = await envs.setup("pause-funds");
     await importRows(env, 3);
     const prices: bigint[] = [];
-    for await (const [, order] of env.ledger.orders("q4")) prices.push(BigInt(order.price!));
+    for await (const [, order] of env.ledger.orders.all("q4")) prices.push(BigInt(order.price!));
     const total = prices.reduce((a, b) => a + b, 0n);
     // Less than the cheapest order: every order is refused.
     const balance = [...prices].sort((a, b) => (a < b ? -1 : 1))[0]! - 1n;

@@ -1,5 +1,4 @@
 import type { Redis } from "ioredis";
-import { ProductOverrides } from "../catalog/product-overrides.js";
 import { redisKey } from "../redis/redis-key.js";
 import {
   ARCHIVE,
@@ -31,19 +30,37 @@ const SCRIPTS = {
   giftjobsLedgerFinishRestore: FINISH_RESTORE,
 };
 
+export type ScriptName = keyof typeof SCRIPTS;
+
 /** A follow-set member: campaign names hold no space. */
 export function followMember(campaign: string, number: number | "*"): string {
   return `${campaign} ${number}`;
 }
 
+/** The Redis keys of one campaign's ledger (docs/architecture/ledger.md, "Redis keys"). */
+export interface CampaignKeys {
+  orders: string;
+  rows: string;
+  counts: string;
+  meta: string;
+  /** Numbers of orders recorded queued and not yet handed to BullMQ, in sending order. */
+  pending: string;
+  /** Numbers of orders handed to BullMQ whose job is not over: at most the dispatch window. */
+  window: string;
+  /** Numbers of orders whose rows have a send_at still ahead, scored by it (ms). */
+  scheduled: string;
+  /** Rows ended per minute, for the dashboard's chart (includes/minutes.lua). */
+  minutes: string;
+}
+
 /**
- * The ground of the Ledger: its connection and key prefix, the names of its Redis keys, and
- * its Lua scripts, defined on the connection and run through `script`.
+ * What the parts of the ledger share: one connection, the key prefix with the names of the
+ * keys under it, and the Lua scripts, defined on the connection and run through `run`.
  */
-export class LedgerBase {
+export class LedgerStore {
   constructor(
-    protected readonly redis: Redis,
-    protected readonly prefix: string,
+    readonly redis: Redis,
+    readonly prefix: string,
   ) {
     // Defined once per connection: ioredis then sends EVALSHA, not the script text each call.
     for (const [name, lua] of Object.entries(SCRIPTS)) {
@@ -51,43 +68,37 @@ export class LedgerBase {
     }
   }
 
-  protected script(name: keyof typeof SCRIPTS, keys: string[], args: string[]): Promise<unknown> {
+  /** Runs one of the ledger's scripts with every key it touches in `keys`. */
+  run(name: ScriptName, keys: string[], args: string[]): Promise<unknown> {
     const command = (
       this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<unknown>>
     )[name]!;
     return command.call(this.redis, keys.length, ...keys, ...args);
   }
 
-  /**
-   * The product states the service pushed (`product.update`), kept under this prefix on this
-   * connection (src/catalog/product-overrides.ts): an import lays them over its catalog index.
-   */
-  productOverrides(): ProductOverrides {
-    return new ProductOverrides(this.redis, this.prefix);
-  }
-
-  keys(campaign: string) {
+  keys(campaign: string): CampaignKeys {
     const base = redisKey(this.prefix, "campaign", campaign);
     return {
       orders: `${base}:orders`,
       rows: `${base}:rows`,
       counts: `${base}:counts`,
       meta: `${base}:meta`,
-      /** Numbers of orders recorded queued and not yet handed to BullMQ, in sending order. */
       pending: `${base}:pending`,
-      /** Numbers of orders handed to BullMQ whose job is not over: at most the dispatch window. */
       window: `${base}:window`,
-      /** Numbers of orders whose rows have a send_at still ahead, scored by it (ms). */
       scheduled: `${base}:scheduled`,
-      /** Rows ended per minute, for the dashboard's chart (includes/minutes.lua). */
       minutes: `${base}:minutes`,
     };
+  }
+
+  /** The set of every campaign's name. */
+  campaignsKey(): string {
+    return redisKey(this.prefix, "campaigns");
   }
 
   /**
    * Orders that reached an end and are not yet counted by a metrics endpoint, a hash by end
    * (completed, failed_final, failed_uncertain, cancelled): every script that moves an order to
-   * an end adds to it, whichever process runs it (see claimEndedOrders).
+   * an end adds to it, whichever process runs it (see LedgerOrders.claimEnded).
    */
   endedKey(): string {
     return redisKey(this.prefix, "orders-ended");
@@ -106,10 +117,5 @@ export class LedgerBase {
   /** The sorted set of async orders whose status is still to be read, scored by when. */
   followKey(): string {
     return redisKey(this.prefix, "follow");
-  }
-
-  protected scriptKeys(campaign: string): [string, string, string] {
-    const k = this.keys(campaign);
-    return [k.orders, k.rows, k.counts];
   }
 }

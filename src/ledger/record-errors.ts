@@ -1,0 +1,28 @@
+import type { StoredState } from "./types.js";
+
+/** RECORD refused a batch: its new orders would take a currency's planned price over the budget. */
+export class BudgetExceededError extends Error {
+  override readonly name = "BudgetExceededError";
+  constructor(
+    readonly currency: string,
+    /** Minor units: planned before the batch, the batch's new orders, the budget. */
+    readonly planned: bigint,
+    readonly batch: bigint,
+    readonly budget: bigint,
+  ) {
+    super(
+      `${currency}: planned ${planned} + ${batch} is over the budget of ${budget} (minor units)`,
+    );
+  }
+}
+
+/** RECORD refused a batch: the campaign is cancelled or archived. */
+export class CampaignClosedError extends Error {
+  override readonly name = "CampaignClosedError";
+  constructor(
+    readonly campaign: string,
+    readonly state: StoredState,
+  ) {
+    super(`campaign ${campaign} is ${state}: no rows can be added to it`);
+  }
+}
