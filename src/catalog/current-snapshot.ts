@@ -9,7 +9,7 @@ import { DamagedFileError, parseFileJson } from "./damaged-file-error.js";
 import type { CatalogDiff } from "./diff-file.js";
 import type { CatalogIndex } from "./index-entry.js";
 import { NoSnapshotError } from "./no-snapshot-error.js";
-import { openDatabaseSnapshot } from "./pg-snapshot.js";
+import { openDatabaseSnapshot } from "../db/catalog-snapshot.js";
 import { readProductsFile } from "./products-file-reader.js";
 import { catalogDir, SNAPSHOT_FILES } from "./snapshot-layout.js";
 import type { SnapshotManifest } from "./snapshot-manifest.js";

@@ -44,7 +44,7 @@ export type { SyncCatalogOptions, SyncCatalogResult, SyncProgress } from "./sync
 export async function syncCatalog(options: SyncCatalogOptions): Promise<SyncCatalogResult> {
   if (options.database) {
     // Loaded here: pg only with a database (docs/architecture/command-line.md, "Start-up").
-    const { syncIntoDatabase } = await import("./pg-sync.js");
+    const { syncIntoDatabase } = await import("../db/catalog-sync.js");
     return syncIntoDatabase(options, options.database);
   }
   // One sync at a time per store: see acquireSyncLock.

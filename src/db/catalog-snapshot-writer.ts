@@ -9,17 +9,17 @@ import {
   copyJson,
   copyTextArray,
   needsCopyEscapes,
-} from "../db/copy-rows.js";
-import { type CatalogDiff, DiffBuilder } from "./catalog-diff.js";
-import { serialiseProduct } from "./compact-record.js";
-import { recordSlices } from "./pg-record-slices.js";
-import type { PreviousRecords } from "./previous-records.js";
-import { catalogProductProblems } from "./product-check.js";
-import { denominationsOf } from "./product-denominations.js";
-import { asString, asStringList } from "./product-fields.js";
-import { digestLine, recordDigest } from "./record-digest.js";
-import type { ProductWarning, SnapshotManifest } from "./snapshot-manifest.js";
-import type { ManifestMeta } from "./snapshot-writer.js";
+} from "./copy-rows.js";
+import { type CatalogDiff, DiffBuilder } from "../catalog/catalog-diff.js";
+import { serialiseProduct } from "../catalog/compact-record.js";
+import { recordSlices } from "../catalog/pg-record-slices.js";
+import type { PreviousRecords } from "../catalog/previous-records.js";
+import { catalogProductProblems } from "../catalog/product-check.js";
+import { denominationsOf } from "../catalog/product-denominations.js";
+import { asString, asStringList } from "../catalog/product-fields.js";
+import { digestLine, recordDigest } from "../catalog/record-digest.js";
+import type { ProductWarning, SnapshotManifest } from "../catalog/snapshot-manifest.js";
+import type { ManifestMeta } from "../catalog/snapshot-writer.js";
 
 // `record` last: each line is the other fields' text, then the record's bytes (CopyLines).
 const PRODUCT_COLUMNS =

@@ -1,22 +1,22 @@
 import type pg from "pg";
 import { ServiceUnreachableError } from "../api/errors/service-unreachable-error.js";
-import { takeTransactionLock } from "../db/advisory-lock.js";
-import { CopyWriter, copyField } from "../db/copy-rows.js";
-import { databaseFailure, isDatabaseAway } from "../db/database-error.js";
-import { type Database, inTransaction } from "../db/open-database.js";
+import { takeTransactionLock } from "./advisory-lock.js";
+import { CopyWriter, copyField } from "./copy-rows.js";
+import { databaseFailure, isDatabaseAway } from "./database-error.js";
+import { type Database, inTransaction } from "./open-database.js";
 import { RunError } from "../errors/runtime-error.js";
 import { UserError } from "../errors/user-error.js";
 import { silentLogger } from "../log.js";
-import type { CatalogDiff } from "./catalog-diff.js";
-import { filtersToQuery, normalizeFilters } from "./catalog-filters.js";
-import { fetchPages } from "./page-fetcher.js";
-import { loadDatabasePreviousRecords } from "./pg-previous-records.js";
-import { databaseSnapshotLabel, openDatabaseSnapshot } from "./pg-snapshot.js";
-import { DatabaseSnapshotWriter, productsPartition } from "./pg-snapshot-writer.js";
-import { newSnapshotName } from "./snapshot-layout.js";
-import type { SnapshotManifest } from "./snapshot-manifest.js";
-import { describe, guardShrink } from "./sync-failure.js";
-import type { SyncCatalogOptions, SyncCatalogResult } from "./sync-options.js";
+import type { CatalogDiff } from "../catalog/catalog-diff.js";
+import { filtersToQuery, normalizeFilters } from "../catalog/catalog-filters.js";
+import { fetchPages } from "../catalog/page-fetcher.js";
+import { loadDatabasePreviousRecords } from "./catalog-previous-records.js";
+import { databaseSnapshotLabel, openDatabaseSnapshot } from "./catalog-snapshot.js";
+import { DatabaseSnapshotWriter, productsPartition } from "./catalog-snapshot-writer.js";
+import { newSnapshotName } from "../catalog/snapshot-layout.js";
+import type { SnapshotManifest } from "../catalog/snapshot-manifest.js";
+import { describe, guardShrink } from "../catalog/sync-failure.js";
+import type { SyncCatalogOptions, SyncCatalogResult } from "../catalog/sync-options.js";
 
 /** The advisory lock every catalog sync into one schema takes (docs/catalog-database.md, "Locks"). */
 export const SYNC_LOCK = "catalog-sync";

@@ -1,4 +1,4 @@
-import { PgProductOverrides } from "../catalog/pg-product-overrides.js";
+import { PgProductOverrides } from "../db/product-overrides.js";
 import type { Config } from "../config.js";
 import { openCurrentDatabase } from "../db/migrations.js";
 import { commandClient, connectRedis, type RedisConnection } from "../redis/connection.js";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { RawProduct } from "../../src/api/schemas.js";
 import { loadCurrentIndex, openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
-import { DatabaseSnapshotWriter } from "../../src/catalog/pg-snapshot-writer.js";
-import { publishSnapshotRow, writeChanges } from "../../src/catalog/pg-sync.js";
+import { DatabaseSnapshotWriter } from "../../src/db/catalog-snapshot-writer.js";
+import { publishSnapshotRow, writeChanges } from "../../src/db/catalog-sync.js";
 import { ShrinkRefusedError } from "../../src/catalog/shrink-refused-error.js";
 import { inTransaction } from "../../src/db/open-database.js";
 import { snapshotCheck } from "../../src/doctor/snapshot-check.js";

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import { journalPath } from "../../src/orders/journal.js";
 import { FileJournal } from "../../src/orders/journal-store.js";
-import { PgJournal } from "../../src/orders/pg-journal.js";
+import { PgJournal } from "../../src/db/order-journal.js";
 import { type CampaignEnv, campaignEnv, depsOf, giftjobs } from "../helpers/campaign-env.js";
 import { csvFile, validCsv } from "../helpers/csv.js";
 import { useTestDatabase } from "../helpers/database.js";

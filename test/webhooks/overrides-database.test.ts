@@ -5,7 +5,7 @@ import { access, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { campaignStatus } from "../../src/campaigns/status.js";
-import { PgProductOverrides } from "../../src/catalog/pg-product-overrides.js";
+import { PgProductOverrides } from "../../src/db/product-overrides.js";
 import { ProductOverrides } from "../../src/catalog/product-overrides.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import type { ImportDeps } from "../../src/import/import-types.js";

@@ -8,7 +8,7 @@ import {
   productOverlay,
   type ShownProduct,
 } from "../../catalog/overridden-product.js";
-import { PgProductOverrides } from "../../catalog/pg-product-overrides.js";
+import { PgProductOverrides } from "../../db/product-overrides.js";
 import type { ProductOverrideMap } from "../../catalog/product-overrides.js";
 import {
   PRODUCT_COLUMNS,

@@ -1,6 +1,6 @@
 import { openCurrentDatabase } from "../../db/migrations.js";
 import { UserError } from "../../errors/user-error.js";
-import { importFileJournals } from "../../orders/journal-import.js";
+import { importFileJournals } from "../../db/journal-import.js";
 import { createContext, printJson } from "../run-action.js";
 
 /** `db import-journals`: the data dir's order journals copied into PostgreSQL. */
