@@ -8,11 +8,15 @@
 // below the worker wiring that runs it.
 const LAYERS = [
   ["errors"],
-  // db: PostgreSQL (src/db/, docs/catalog-database.md), when GIFTJOBS_DATABASE_URL is set.
-  ["redis", "api", "db"],
+  ["redis", "api"],
+  // catalog, ledger and orders know their stores through interfaces, never PostgreSQL.
   ["catalog"],
   ["ledger"],
   ["orders"],
+  // db: all the PostgreSQL code (src/db/, docs/catalog-database.md), used when
+  // GIFTJOBS_DATABASE_URL is set: the connection, migrations and locks, and the stores of the
+  // catalog, the order journal, the paid memory and the product overrides.
+  ["db"],
   ["campaigns"],
   // doctor asks Redis, the service and the snapshot store; nothing imports it but the CLI.
   ["import", "doctor"],

@@ -1,47 +1,59 @@
 import type pg from "pg";
-import { ServiceUnreachableError } from "../api/errors/service-unreachable-error.js";
-import { takeTransactionLock } from "./advisory-lock.js";
-import { CopyWriter, copyField } from "./copy-rows.js";
-import { databaseFailure, isDatabaseAway } from "./database-error.js";
-import { type Database, inTransaction } from "./open-database.js";
+import type { CatalogDiff } from "../catalog/catalog-diff.js";
+import type { CatalogSnapshot } from "../catalog/catalog-snapshot.js";
+import { newSnapshotName } from "../catalog/snapshot-layout.js";
+import type { SnapshotManifest } from "../catalog/snapshot-manifest.js";
+import { syncFailure } from "../catalog/sync-failure.js";
+import type {
+  FinishedSnapshot,
+  SyncPlan,
+  SyncSession,
+  SyncStart,
+} from "../catalog/sync-session.js";
 import { RunError } from "../errors/runtime-error.js";
 import { UserError } from "../errors/user-error.js";
-import { silentLogger } from "../log.js";
-import type { CatalogDiff } from "../catalog/catalog-diff.js";
-import { filtersToQuery, normalizeFilters } from "../catalog/catalog-filters.js";
-import { fetchPages } from "../catalog/page-fetcher.js";
+import { takeTransactionLock } from "./advisory-lock.js";
 import { loadDatabasePreviousRecords } from "./catalog-previous-records.js";
 import { databaseSnapshotLabel, openDatabaseSnapshot } from "./catalog-snapshot.js";
 import { DatabaseSnapshotWriter, productsPartition } from "./catalog-snapshot-writer.js";
-import { newSnapshotName } from "../catalog/snapshot-layout.js";
-import type { SnapshotManifest } from "../catalog/snapshot-manifest.js";
-import { describe, guardShrink } from "../catalog/sync-failure.js";
-import type { SyncCatalogOptions, SyncCatalogResult } from "../catalog/sync-options.js";
+import { CopyWriter, copyField } from "./copy-rows.js";
+import { databaseFailure, isDatabaseAway } from "./database-error.js";
+import { type Database, inTransaction } from "./open-database.js";
 
 /** The advisory lock every catalog sync into one schema takes (docs/catalog-database.md, "Locks"). */
 export const SYNC_LOCK = "catalog-sync";
 
 /**
- * syncCatalog into PostgreSQL (docs/catalog-database.md, "Syncing"): one transaction holds the
- * new snapshot's row, its products (one COPY as the pages arrive), its changes and the switch
- * of catalog_current, so a reader sees the previous snapshot until COMMIT and the whole new one
+ * A sync into PostgreSQL (docs/catalog-database.md, "Syncing"): one transaction holds the new
+ * snapshot's row, its products (one COPY as the pages arrive), its changes and the switch of
+ * catalog_current, so a reader sees the previous snapshot until COMMIT and the whole new one
  * after. Any failure rolls it all back: nothing is published. A second sync into the same
  * schema, on any machine, stops at once with one line (the transaction's advisory lock).
  */
-export async function syncIntoDatabase(
-  options: SyncCatalogOptions,
-  database: Database,
-): Promise<SyncCatalogResult> {
-  const log = options.log ?? silentLogger;
+export async function startDatabaseSync(database: Database, plan: SyncPlan): Promise<SyncSession> {
   const client = await database.pool.connect().catch((error) => {
-    throw failed(error, database, 0);
+    throw databaseSyncFailure(error, database) ?? syncFailure(error, 0);
   });
   // A connection killed while lent out emits "error" on the client: the query fails instead.
   client.on("error", () => {});
-  let pages = 0;
-  let writer: DatabaseSnapshotWriter | undefined;
-  let broken = false;
-  try {
+  return new DatabaseSyncSession(database, client, plan);
+}
+
+class DatabaseSyncSession implements SyncSession {
+  private writer: DatabaseSnapshotWriter | undefined;
+  private snapshot: { id: string; name: string; current: CatalogSnapshot | undefined } | undefined;
+  /** The connection went away: it is dropped from the pool rather than lent again. */
+  private broken = false;
+
+  constructor(
+    private readonly database: Database,
+    private readonly client: pg.PoolClient,
+    private readonly plan: SyncPlan,
+  ) {}
+
+  /** Opens the transaction, takes the lock, and inserts the new snapshot's row and partition. */
+  async begin(): Promise<SyncStart> {
+    const { client, database, plan } = this;
     await client.query("BEGIN");
     await takeTransactionLock(
       client,
@@ -49,82 +61,56 @@ export async function syncIntoDatabase(
       SYNC_LOCK,
       `another catalog sync is writing to PostgreSQL schema ${database.schema} (GIFTJOBS_DATABASE_URL); this one stopped and published nothing`,
     );
-    const result = await writeSnapshot(options, database, client, {
-      onWriter: (w) => {
-        writer = w;
-      },
-      onPage: (n) => {
-        pages = n;
-      },
-    });
-    await client.query("COMMIT");
-    await prune(database, options.keep ?? 14, result.snapshot, log);
-    return result;
-  } catch (error) {
-    writer?.abort();
-    broken = isDatabaseAway(error);
-    await client.query("ROLLBACK").catch(() => {});
-    throw failed(error, database, pages);
-  } finally {
-    client.release(broken);
+    const current = await openDatabaseSnapshot(database);
+    const previous = current ? await loadDatabasePreviousRecords(database, current) : undefined;
+    const name = newSnapshotName(new Date(plan.started));
+    const fetchedAt = new Date(plan.started).toISOString();
+    const { rows } = await client.query<{ id: string }>(
+      `INSERT INTO catalog_snapshots
+         (name, fetched_at, filters, product_count, pages, checksum, manifest, diff, previous_name)
+       VALUES ($1, $2, $3, 0, 0, '', '{}', '{}', $4) RETURNING id`,
+      [name, fetchedAt, JSON.stringify(plan.filters), current?.name ?? null],
+    );
+    const id = rows[0]!.id;
+    this.snapshot = { id, name, current };
+    this.writer = await DatabaseSnapshotWriter.start(client, id, fetchedAt, previous);
+    return { name, current, writer: this.writer };
   }
-}
 
-async function writeSnapshot(
-  options: SyncCatalogOptions,
-  database: Database,
-  client: pg.PoolClient,
-  hooks: { onWriter: (w: DatabaseSnapshotWriter) => void; onPage: (n: number) => void },
-): Promise<SyncCatalogResult> {
-  const started = Date.now();
-  const filters = normalizeFilters(options.filters);
-  const current = await openDatabaseSnapshot(database);
-  const previous = current ? await loadDatabasePreviousRecords(database, current) : undefined;
-  const name = newSnapshotName(new Date(started));
-  const fetchedAt = new Date(started).toISOString();
-  const { rows } = await client.query<{ id: string }>(
-    `INSERT INTO catalog_snapshots
-       (name, fetched_at, filters, product_count, pages, checksum, manifest, diff, previous_name)
-     VALUES ($1, $2, $3, 0, 0, '', '{}', '{}', $4) RETURNING id`,
-    [name, fetchedAt, JSON.stringify(filters), current?.name ?? null],
-  );
-  const id = rows[0]!.id;
-  const writer = await DatabaseSnapshotWriter.start(client, id, fetchedAt, previous);
-  hooks.onWriter(writer);
-  let pages = 0;
-  let apiVersion: string | null = null;
-  for await (const page of fetchPages({
-    client: options.client,
-    query: filtersToQuery(filters, options.pageSize ?? 500),
-    retry: options.retry,
-    signal: options.signal,
-    onRetry: (error, page, attempt) =>
-      options.log?.warn({ page, attempt, error: describe(error) }, "retrying catalog page"),
-  })) {
-    await writer.add(page.products, page.text);
-    pages = page.number;
-    hooks.onPage(pages);
-    apiVersion = page.apiVersion ?? apiVersion;
-    options.onProgress?.({ pages, products: writer.productCount });
+  /** Nothing to save: a sync that dies rolls back, and the next starts again from page 1. */
+  async pageWritten(): Promise<void> {}
+
+  /** Writes the changes, completes the row, makes it current, and commits. */
+  async publish({ manifest, diff }: FinishedSnapshot): Promise<string> {
+    const { id, name, current } = this.started();
+    // With no previous snapshot every code is added: its rows are the partition's first row of
+    // each code, copied there by PostgreSQL rather than sent again.
+    await writeChanges(this.client, id, diff, { addedFromPartition: current === undefined });
+    await publishSnapshotRow(this.client, id, manifest, diff, true);
+    await this.client.query("COMMIT");
+    return databaseSnapshotLabel(this.database, name);
   }
-  guardShrink(current, writer.productCount, filters, options);
-  const { manifest, diff } = await writer.finish({
-    snapshot: name,
-    api_version: apiVersion ?? options.apiVersion ?? null,
-    filters,
-    pages,
-    duration_ms: Date.now() - started,
-  });
-  // With no previous snapshot every code is added: its rows are the partition's first row of
-  // each code, copied there by PostgreSQL rather than sent again.
-  await writeChanges(client, id, diff, { addedFromPartition: current === undefined });
-  await publishSnapshotRow(client, id, manifest, diff, true);
-  return {
-    snapshot: name,
-    dir: databaseSnapshotLabel(database, name),
-    manifest,
-    diff: { from: diff.from, summary: diff.summary },
-  };
+
+  prune(keep: number): Promise<string[]> {
+    return prune(this.database, keep, this.started().name, this.plan.log);
+  }
+
+  /** Rolls the transaction back: the snapshot's row, partition and changes go with it. */
+  async fail(error: unknown): Promise<Error | undefined> {
+    this.writer?.abort();
+    this.broken = isDatabaseAway(error);
+    await this.client.query("ROLLBACK").catch(() => {});
+    return databaseSyncFailure(error, this.database);
+  }
+
+  async end(): Promise<void> {
+    this.client.release(this.broken);
+  }
+
+  private started(): { id: string; name: string; current: CatalogSnapshot | undefined } {
+    if (!this.snapshot) throw new Error("the database sync was not begun");
+    return this.snapshot;
+  }
 }
 
 /**
@@ -140,7 +126,7 @@ export async function writeChanges(
 ): Promise<void> {
   let added = diff.added;
   if (options.addedFromPartition) {
-    // digest is set on the first row of each code only (pg-snapshot-writer.ts).
+    // digest is set on the first row of each code only (catalog-snapshot-writer.ts).
     const { rowCount } = await client.query(
       `INSERT INTO catalog_changes (snapshot_id, code, name, change)
        SELECT snapshot_id, code, name, 'added' FROM ${productsPartition(id)}
@@ -223,16 +209,17 @@ export async function publishSnapshotRow(
 /**
  * Retention as for files: all but the newest `keep` snapshots go (their partition of products
  * dropped, their changes deleted with their row), never the current one. After the publish, in a
- * transaction of its own: a failure here leaves an extra snapshot, never a missing one.
+ * transaction of its own: a failure here leaves an extra snapshot, never a missing one, and is
+ * only a warning.
  */
 async function prune(
   database: Database,
   keep: number,
   current: string,
-  log: typeof silentLogger,
-): Promise<void> {
+  log: SyncPlan["log"],
+): Promise<string[]> {
   try {
-    const pruned = await inTransaction(database, async (client) => {
+    return await inTransaction(database, async (client) => {
       const { rows } = await client.query<{ id: string; name: string }>(
         `DELETE FROM catalog_snapshots WHERE name <> $2 AND id NOT IN (
            SELECT id FROM catalog_snapshots ORDER BY name DESC LIMIT $1)
@@ -247,29 +234,23 @@ async function prune(
         await client.query(`DROP TABLE IF EXISTS ${productsPartition(id)}`);
       return rows.map((r) => r.name);
     });
-    if (pruned.length > 0) log.info({ pruned }, "removed old snapshots");
   } catch (error) {
     log.warn({ error: (error as Error).message }, "could not remove old snapshots");
+    return [];
   }
 }
 
-/** The sync's one line: what failed, and that nothing was published (exit 1; 2 for settings). */
-function failed(error: unknown, database: Database, pages: number): Error {
-  if (error instanceof RunError) return error;
+/**
+ * PostgreSQL's part of the sync's one line: a setting to fix (exit 2) or a database away (exit
+ * 1), said with "nothing was published"; undefined for the failures syncFailure tells.
+ */
+function databaseSyncFailure(error: unknown, database: Database): Error | undefined {
+  if (error instanceof RunError) return undefined;
   const mapped = databaseFailure(error, database.url);
-  if (mapped instanceof UserError) {
-    const exit = mapped.exitCode === 2 ? UserError : RunError;
-    return new exit(
-      `catalog sync failed: ${mapped.message}; nothing was published and the current snapshot is unchanged`,
-      { cause: error },
-    );
-  }
-  if (error instanceof ServiceUnreachableError) {
-    return new RunError(`${error.message} The current snapshot is unchanged.`, { cause: error });
-  }
-  const reason = describe(error);
-  const where = reason.startsWith("page ") ? "" : ` at page ${pages + 1}`;
-  return new RunError(`catalog sync failed${where}: ${reason}; the current snapshot is unchanged`, {
-    cause: error,
-  });
+  if (!(mapped instanceof UserError)) return undefined;
+  const exit = mapped.exitCode === 2 ? UserError : RunError;
+  return new exit(
+    `catalog sync failed: ${mapped.message}; nothing was published and the current snapshot is unchanged`,
+    { cause: error },
+  );
 }
