@@ -82,7 +82,7 @@ class DatabaseSyncSession implements SyncSession {
 
   /** Writes the changes, completes the row, makes it current, and commits. */
   async publish({ manifest, diff }: FinishedSnapshot): Promise<string> {
-    const { id, name, current } = this.started();
+    const { id, name, current } = this.begun();
     // With no previous snapshot every code is added: its rows are the partition's first row of
     // each code, copied there by PostgreSQL rather than sent again.
     await writeChanges(this.client, id, diff, { addedFromPartition: current === undefined });
@@ -92,7 +92,7 @@ class DatabaseSyncSession implements SyncSession {
   }
 
   prune(keep: number): Promise<string[]> {
-    return prune(this.database, keep, this.started().name, this.plan.log);
+    return prune(this.database, keep, this.begun().name, this.plan.log);
   }
 
   /** Rolls the transaction back: the snapshot's row, partition and changes go with it. */
@@ -107,7 +107,7 @@ class DatabaseSyncSession implements SyncSession {
     this.client.release(this.broken);
   }
 
-  private started(): { id: string; name: string; current: CatalogSnapshot | undefined } {
+  private begun(): { id: string; name: string; current: CatalogSnapshot | undefined } {
     if (!this.snapshot) throw new Error("the database sync was not begun");
     return this.snapshot;
   }
