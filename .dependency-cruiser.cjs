@@ -8,13 +8,18 @@
 // below the worker wiring that runs it.
 const LAYERS = [
   ["errors"],
-  // db: PostgreSQL (src/db/, docs/catalog-database.md), when GIFTJOBS_DATABASE_URL is set.
-  ["redis", "api", "db"],
+  ["redis", "api"],
+  // catalog, ledger and orders know their stores through interfaces, never PostgreSQL.
   ["catalog"],
   ["ledger"],
-  // audit: the audit trail (docs/architecture/audit.md), beside orders: it needs db and catalog's
-  // file helpers, and campaigns (the four-eyes rule) and everything above record into it.
-  ["orders", "audit"],
+  ["orders"],
+  // db: all the PostgreSQL code (src/db/, docs/catalog-database.md), used when
+  // GIFTJOBS_DATABASE_URL is set: the connection, migrations and locks, and the stores of the
+  // catalog, the order journal, the paid memory and the product overrides.
+  ["db"],
+  // audit: the audit trail (docs/architecture/audit.md), above db (its PostgreSQL store):
+  // campaigns (the four-eyes rule) and everything above record into it.
+  ["audit"],
   ["campaigns"],
   // doctor asks Redis, the service and the snapshot store; nothing imports it but the CLI.
   ["import", "doctor"],

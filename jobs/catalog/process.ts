@@ -5,6 +5,7 @@ import { ShrinkRefusedError } from "../../src/catalog/shrink-refused-error.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import { SyncLockHeldError } from "../../src/catalog/sync-lock.js";
 import { LockHeldError } from "../../src/db/advisory-lock.js";
+import { databaseCatalogStore } from "../../src/db/catalog-store.js";
 import type { Database } from "../../src/db/open-database.js";
 import { type Logger, silentLogger } from "../../src/log.js";
 import type { CatalogSyncJobData, CatalogSyncJobResult } from "./job.js";
@@ -22,9 +23,9 @@ export interface CatalogSyncDeps {
   /** @defaultValue silent */
   log?: Logger;
   retry?: RetryOptions;
-  /** Snapshots kept. @defaultValue 14 */
+  /** Snapshots kept. @defaultValue DEFAULT_KEEP (src/catalog/sync-defaults.ts) */
   keep?: number;
-  /** Products per page. @defaultValue 500 */
+  /** Products per page. @defaultValue DEFAULT_PAGE_SIZE (src/catalog/sync-defaults.ts) */
   pageSize?: number;
   /** How long a job that finds another sync running waits before it tries again. @defaultValue 60000 */
   lockWaitMs?: number;
@@ -49,7 +50,8 @@ export function createCatalogSyncProcessor(
       const result = await syncCatalog({
         client: deps.client,
         dataDir: deps.dataDir,
-        database: deps.database,
+        // PostgreSQL when configured: the snapshot is published there (docs/catalog-database.md).
+        store: deps.database && databaseCatalogStore(deps.dataDir, deps.database),
         apiVersion: deps.apiVersion,
         retry: deps.retry,
         keep: deps.keep,

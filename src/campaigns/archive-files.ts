@@ -5,9 +5,9 @@ import { dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip, createGzip } from "node:zlib";
-import { sha256OfFile } from "../catalog/current-snapshot.js";
 import { DamagedFileError, parseFileJson, readFileJson } from "../catalog/damaged-file-error.js";
 import { fsyncPath, replaceFileAtomically } from "../catalog/durable-files.js";
+import { sha256OfFile } from "../catalog/file-snapshot.js";
 import type { LedgerOrder, LedgerRow } from "../ledger/ledger.js";
 import type { StoredState } from "../ledger/types.js";
 

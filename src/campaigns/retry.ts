@@ -1,4 +1,6 @@
 import type { Database } from "../db/open-database.js";
+import { journalFor } from "../db/order-journal.js";
+import { paidMemoryFor } from "../db/paid-memory.js";
 import { UserError } from "../errors/user-error.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { RowStatus } from "../ledger/row-status.js";
@@ -6,8 +8,6 @@ import type { KeyWord, LedgerOrder } from "../ledger/types.js";
 import type { OrderJournal } from "../orders/journal-store.js";
 import { orderKey } from "../orders/keys.js";
 import { paidFingerprint } from "../orders/paid-fingerprint.js";
-import { journalFor } from "../orders/pg-journal.js";
-import { paidMemoryFor } from "../orders/pg-paid-memory.js";
 import { REPEAT_WINDOW_DAYS, RepeatFinder } from "./earlier-payments.js";
 import { forgetBegun, forgottenRefusal } from "./forget-records.js";
 import { storedState } from "./state.js";

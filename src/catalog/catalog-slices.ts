@@ -26,17 +26,13 @@ export function catalogSlices(bytes: Buffer): (Buffer | undefined)[] | undefined
   // value being read belongs to a "catalog" key.
   let expectKey = false;
   let catalogValue = false;
-  // While inside the catalog array: the slices so far, where the current element began (-1
-  // before it begins) and whether it has a control character (a line break) between tokens.
-  let collecting: (Buffer | undefined)[] | undefined;
-  let elementStart = -1;
-  let elementBroken = false;
   let result: (Buffer | undefined)[] | undefined;
   for (let i = 0; i < length; i++) {
     const c = bytes[i] as number;
     if (c === QUOTE) {
       const start = i;
-      i = stringEnd(bytes, i);
+      i = closingQuote(bytes, i);
+      if (i < 0) return undefined;
       if (depth === 1 && topIsObject) {
         if (expectKey) {
           expectKey = false;
@@ -45,52 +41,121 @@ export function catalogSlices(bytes: Buffer): (Buffer | undefined)[] | undefined
         } else {
           catalogValue = false;
         }
-      } else if (collecting && depth === 2 && elementStart < 0) {
-        elementStart = start;
-        elementBroken = false;
       }
+    } else if (c === OPEN_BRACKET && depth === 1 && topIsObject && catalogValue) {
+      // The catalog array: its elements are cut out up to its closing bracket.
+      catalogValue = false;
+      const scan = scanElements(bytes, i + 1);
+      if (!scan || scan.end === length) return undefined;
+      result = scan.slices.map((element) => (element.broken ? undefined : element.bytes));
+      i = scan.end;
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (collecting && depth === 2 && elementStart < 0) {
-        elementStart = i;
-        elementBroken = false;
-      }
       depth += 1;
       if (depth === 1) {
         topIsObject = c === OPEN_BRACE;
         expectKey = topIsObject;
-      } else if (depth === 2 && topIsObject && catalogValue) {
+      } else if (depth === 2) {
         catalogValue = false;
-        if (c === OPEN_BRACKET) {
-          collecting = [];
-          elementStart = -1;
-        }
       }
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-      if (collecting && depth === 2) {
-        // The end of the catalog array.
-        if (elementStart >= 0) collecting.push(slice(bytes, elementStart, i, elementBroken));
-        result = collecting;
-        collecting = undefined;
-      }
       depth -= 1;
-    } else if (c === COMMA) {
-      if (depth === 1 && topIsObject) {
-        expectKey = true;
-        catalogValue = false;
-      } else if (collecting && depth === 2) {
-        collecting.push(slice(bytes, elementStart, i, elementBroken));
-        elementStart = -1;
-      }
-    } else if (c < 0x20) {
-      // Whitespace between tokens (JSON allows no control character inside a string).
-      if (collecting && depth >= 3) elementBroken = true;
-    } else if (collecting && depth === 2 && elementStart < 0 && c !== SPACE) {
-      // A number, true, false or null as an element.
-      elementStart = i;
-      elementBroken = false;
+    } else if (c === COMMA && depth === 1 && topIsObject) {
+      expectKey = true;
+      catalogValue = false;
     }
   }
   return result;
+}
+
+/**
+ * Each product's JSON text cut out of a page's text (FetchedPage.text: the products' texts as
+ * received, joined by commas on one line), so that the database sync sends PostgreSQL the bytes
+ * the service sent for each record instead of serialising every product again and converting
+ * the string back to bytes (about 0.7 s of CPU in a sync of 100,000 products;
+ * docs/benchmarks.md, "The catalog in PostgreSQL: figures"). PostgreSQL parses the text into
+ * `record` (jsonb), which keeps the same values whatever their spelling.
+ *
+ * Returns one slice per product, in order, or undefined when the text does not split into
+ * exactly `count` objects: the caller then serialises the page's products itself. The text was
+ * accepted by JSON.parse, so the scan only needs to follow strings and nesting. The slices share
+ * memory with `text`.
+ */
+export function recordSlices(text: Buffer, count: number): Buffer[] | undefined {
+  const scan = scanElements(text, 0);
+  // A bracket closing what was never opened ends the scan early: not a list of products.
+  if (!scan || scan.end !== text.length || scan.slices.length !== count) return undefined;
+  const slices: Buffer[] = [];
+  for (const { bytes } of scan.slices) {
+    // A number, a string or a literal as an element: not a product.
+    if (bytes[0] !== OPEN_BRACE) return undefined;
+    slices.push(bytes);
+  }
+  return slices;
+}
+
+/**
+ * One element of a JSON list: its bytes, without the whitespace around them, and whether a line
+ * break (or another control character) stands between its tokens, so that it cannot be stored
+ * on one line as it is.
+ */
+interface ElementSlice {
+  bytes: Buffer;
+  broken: boolean;
+}
+
+/**
+ * The byte scanner both callers share: the elements of a list of JSON values separated by
+ * commas, from `from` up to the bracket that closes the list (an array's contents) or the end of
+ * `bytes` (values joined by commas). `end` is the index of that bracket, or bytes.length.
+ * Undefined when a string is not closed. The text must be JSON that JSON.parse accepted: the scan
+ * follows only strings, nesting and commas.
+ */
+function scanElements(
+  bytes: Buffer,
+  from: number,
+): { slices: ElementSlice[]; end: number } | undefined {
+  const slices: ElementSlice[] = [];
+  const length = bytes.length;
+  let depth = 0;
+  let start = -1;
+  let broken = false;
+  let i = from;
+  for (; i < length; i++) {
+    const c = bytes[i] as number;
+    if (c === QUOTE) {
+      if (start < 0) {
+        start = i;
+        broken = false;
+      }
+      i = closingQuote(bytes, i);
+      if (i < 0) return undefined;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (start < 0) {
+        start = i;
+        broken = false;
+      }
+      depth += 1;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      if (depth === 0) break;
+      depth -= 1;
+    } else if (c === COMMA) {
+      if (depth === 0) {
+        slices.push(element(bytes, start, i, broken));
+        start = -1;
+      }
+    } else if (c < SPACE) {
+      // Whitespace between tokens (JSON allows no control character inside a string).
+      if (depth > 0) broken = true;
+    } else if (start < 0 && c !== SPACE) {
+      // A number, true, false or null as an element.
+      start = i;
+      broken = false;
+    }
+  }
+  // An element still open at the end of the bytes: the text is cut short.
+  if (depth > 0) return undefined;
+  if (start >= 0) slices.push(element(bytes, start, i, broken));
+  return { slices, end: i };
 }
 
 const QUOTE = 0x22;
@@ -103,13 +168,16 @@ const COMMA = 0x2c;
 const SPACE = 0x20;
 const CATALOG = Buffer.from('"catalog"');
 
-/** The index of the quote that closes the string opened at `start`. */
-function stringEnd(bytes: Buffer, start: number): number {
-  let i = start + 1;
+/** The index of the quote closing the string opened at `open`, or -1. */
+function closingQuote(bytes: Buffer, open: number): number {
+  let at = open;
   for (;;) {
-    const c = bytes[i];
-    if (c === QUOTE) return i;
-    i += c === BACKSLASH ? 2 : 1;
+    // Most of a product's bytes are in strings: a native search finds their ends.
+    at = bytes.indexOf(QUOTE, at + 1);
+    if (at < 0) return -1;
+    let backslashes = 0;
+    for (let j = at - 1; bytes[j] === BACKSLASH; j--) backslashes += 1;
+    if (backslashes % 2 === 0) return at;
   }
 }
 
@@ -129,10 +197,10 @@ function isCatalogKey(bytes: Buffer, start: number, end: number): boolean {
 }
 
 /** The element from `start` up to the separator at `end`, without the whitespace before it. */
-function slice(bytes: Buffer, start: number, end: number, broken: boolean): Buffer | undefined {
+function element(bytes: Buffer, start: number, end: number, broken: boolean): ElementSlice {
   let stop = end;
   while (stop > start && isWhitespace(bytes[stop - 1] as number)) stop -= 1;
-  return broken ? undefined : bytes.subarray(start, stop);
+  return { bytes: bytes.subarray(start, stop), broken };
 }
 
 /** JSON's whitespace between tokens. */

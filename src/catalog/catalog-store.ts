@@ -1,59 +1,24 @@
-import type { Database, DatabaseSettings } from "../db/open-database.js";
+import type { CatalogSnapshot } from "./catalog-snapshot.js";
+import type { SyncPlan, SyncSession } from "./sync-session.js";
 
 /**
- * Where the catalog is kept: files under `dataDir` (the default), or PostgreSQL when
- * GIFTJOBS_DATABASE_URL is set (docs/catalog-database.md). `dataDir` stays the place of what is
- * only ever local (the file sync's lock and temporary directories).
+ * Where the catalog's snapshots are kept (docs/architecture/catalog.md, "Two stores, one sync"):
+ * files under a data directory (file-store.ts, the default), or PostgreSQL when
+ * GIFTJOBS_DATABASE_URL is set (src/db/catalog-store.ts, docs/catalog-database.md). Readers and
+ * the sync know a store by this interface only, so the catalog never loads PostgreSQL's code.
  */
 export interface CatalogStore {
-  dataDir: string;
-  database?: Database;
+  /** `$GIFTJOBS_DATA_DIR`: also the place of what is only ever local (the file sync's lock). */
+  readonly dataDir: string;
+  /** Where a missing snapshot was looked for, in words: the catalog folder, or the schema. */
+  readonly where: string;
+  /** Whether the store is a database: an empty one can also be filled by `catalog import-files`. */
+  readonly inDatabase: boolean;
+  /** The snapshot that is current, or undefined when no sync has published one. */
+  openCurrent(): Promise<CatalogSnapshot | undefined>;
+  /** Starts one sync into the store: it holds the store's sync lock until SyncSession.end(). */
+  startSync(plan: SyncPlan): Promise<SyncSession>;
 }
 
 /** What the readers take: a data directory (files) or a store. */
 export type CatalogSource = string | CatalogStore;
-
-export function storeOf(source: CatalogSource): CatalogStore {
-  return typeof source === "string" ? { dataDir: source } : source;
-}
-
-/** An open store; close() ends the database's pool (nothing for files). */
-export interface OpenCatalogStore extends CatalogStore {
-  close(): Promise<void>;
-}
-
-/**
- * The store the configuration names: PostgreSQL when `databaseUrl` is set (it must answer and
- * its schema be current: requireCurrentSchema), else the files of `dataDir`.
- */
-export async function openCatalogStore(
-  settings: { dataDir: string } & Partial<DatabaseSettings>,
-): Promise<OpenCatalogStore> {
-  if (!settings.databaseUrl) return { dataDir: settings.dataDir, close: async () => {} };
-  // Loaded here: pg only with a database configured (docs/architecture/command-line.md, "Start-up").
-  const { openCurrentDatabase } = await import("../db/migrations.js");
-  const database = await openCurrentDatabase({
-    databaseUrl: settings.databaseUrl,
-    databaseSchema: settings.databaseSchema ?? "giftjobs",
-  });
-  return { dataDir: settings.dataDir, database, close: () => database.close() };
-}
-
-/** Runs `fn` with the configured store open; closes it after. */
-export async function withCatalogStore<T>(
-  settings: { dataDir: string } & Partial<DatabaseSettings>,
-  fn: (store: CatalogStore) => Promise<T>,
-): Promise<T> {
-  const store = await openCatalogStore(settings);
-  try {
-    return await fn(store);
-  } finally {
-    await store.close();
-  }
-}
-
-/** How a store is named in messages: the data directory, or the schema and database. */
-export function storeLabel(store: CatalogStore): string {
-  if (!store.database) return store.dataDir;
-  return `PostgreSQL schema ${store.database.schema}`;
-}

@@ -1,12 +1,12 @@
 import { access } from "node:fs/promises";
 import { join } from "node:path";
+import type { CatalogSnapshot } from "./catalog-snapshot.js";
 import {
   type CompactRecord,
   compactRecordOf,
   recordOfEntry,
   serialiseProduct,
 } from "./compact-record.js";
-import type { CatalogSnapshot } from "./current-snapshot.js";
 import { atLine } from "./damaged-file-error.js";
 import type { CatalogIndexEntry } from "./index-entry.js";
 import { readLineBatches, readNumberedLineBatches } from "./line-reader.js";

@@ -1,36 +1,24 @@
 import { join } from "node:path";
 import type { RawProduct } from "../api/schemas.js";
-import { type CatalogDiff, DiffBuilder } from "./catalog-diff.js";
-import { serialiseProduct } from "./compact-record.js";
+import type { CatalogDiff } from "./catalog-diff.js";
 import { writeFileSynced } from "./durable-files.js";
 import type { IndexedEntry } from "./index-entry.js";
 import { IndexFileWriter } from "./index-file-writer.js";
 import { LinesFileWriter } from "./lines-file-writer.js";
 import type { PreviousRecords } from "./previous-records.js";
-import { catalogProductProblems } from "./product-check.js";
 import { ProductsFileWriter } from "./products-file-writer.js";
-import { DIGESTS_HEADER, digestLine, recordDigest } from "./record-digest.js";
+import { DIGESTS_HEADER, digestLine } from "./record-digest.js";
 import { SNAPSHOT_FILES } from "./snapshot-layout.js";
-import type { ProductWarning, SnapshotManifest } from "./snapshot-manifest.js";
-
-/** What the sync knows at the end, beside what the writer counted. */
-export type ManifestMeta = Pick<
-  SnapshotManifest,
-  "snapshot" | "api_version" | "filters" | "pages" | "duration_ms" | "resumed_after_page"
->;
+import type { SnapshotManifest } from "./snapshot-manifest.js";
+import { type ManifestMeta, SnapshotTally } from "./snapshot-tally.js";
 
 /**
  * Writes one snapshot into a (temporary) directory as pages arrive: products.json, index.json,
  * records.ndjson (the records not in index.json) and digests.txt (every product's record digest)
- * are streamed; counts, warnings and the diff are kept as running totals.
+ * are streamed; counts, warnings and the diff are kept as running totals (SnapshotTally).
  * finish() adds manifest.json and diff.json; everything is flushed to disk before it returns.
  */
 export class SnapshotWriter {
-  private readonly byPayoutType: Record<string, number> = {};
-  private readonly byCurrency: Record<string, number> = {};
-  private readonly warnings: ProductWarning[] = [];
-  private indexEntries = 0;
-
   private constructor(
     private readonly dir: string,
     private readonly fetchedAt: string,
@@ -38,9 +26,8 @@ export class SnapshotWriter {
     private readonly index: IndexFileWriter,
     private readonly records: LinesFileWriter,
     private readonly digests: LinesFileWriter,
-    private readonly diff: DiffBuilder,
+    private readonly tally: SnapshotTally,
   ) {}
-
   static async create(
     dir: string,
     fetchedAt: string,
@@ -59,8 +46,8 @@ export class SnapshotWriter {
       const records = await track(LinesFileWriter.create(join(dir, SNAPSHOT_FILES.records)));
       const digests = await track(LinesFileWriter.create(join(dir, SNAPSHOT_FILES.digests)));
       await digests.append([DIGESTS_HEADER]);
-      const diff = new DiffBuilder(previous);
-      return new SnapshotWriter(dir, fetchedAt, products, index, records, digests, diff);
+      const tally = new SnapshotTally(previous);
+      return new SnapshotWriter(dir, fetchedAt, products, index, records, digests, tally);
     } catch (error) {
       await Promise.all(opened.map((writer) => writer.abort()));
       throw error;
@@ -85,23 +72,13 @@ export class SnapshotWriter {
     const lines: string[] = [];
     const digests: string[] = [];
     for (const product of page) {
-      const problems = catalogProductProblems(product);
-      const before = this.diff.see(product.code);
-      if (before === undefined)
-        problems.push(`code: appears more than once; the last one is indexed`);
-      const { indexed, record, ownLine } = serialiseProduct(product, problems);
-      if (before !== undefined) {
-        const digest = recordDigest(record);
-        this.diff.compare(product.code, product.name ?? null, before, digest, record);
+      const { indexed, record, ownLine, digest } = this.tally.add(product);
+      if (digest !== null) {
         if (ownLine) lines.push(record);
         digests.push(digestLine(product.code, digest));
       }
-      if (problems.length > 0) this.warnings.push({ code: product.code, problems });
-      count(this.byPayoutType, product.payout_type);
-      count(this.byCurrency, product.currency);
       for (const item of indexed) entries.push(item);
     }
-    this.indexEntries += entries.length;
     await Promise.all([
       this.products.appendPage(page, text),
       this.index.append(entries),
@@ -118,24 +95,12 @@ export class SnapshotWriter {
       this.records.finish(),
       this.digests.finish(),
     ]);
-    const manifest: SnapshotManifest = {
-      snapshot: meta.snapshot,
-      fetched_at: this.fetchedAt,
-      api_version: meta.api_version,
-      filters: meta.filters,
-      product_count: this.products.products,
-      index_entries: this.indexEntries,
-      counts: { by_payout_type: this.byPayoutType, by_currency: this.byCurrency },
-      pages: meta.pages,
-      duration_ms: meta.duration_ms,
+    const manifest = this.tally.manifest(meta, this.fetchedAt, {
+      productCount: this.products.products,
       sha256,
-      products_bytes: bytes,
-      warnings: this.warnings,
-      ...(meta.resumed_after_page === undefined
-        ? {}
-        : { resumed_after_page: meta.resumed_after_page }),
-    };
-    const diff = await this.diff.finish(meta.snapshot);
+      bytes,
+    });
+    const diff = await this.tally.finishDiff(meta.snapshot);
     await writeFileSynced(
       join(this.dir, SNAPSHOT_FILES.manifest),
       `${JSON.stringify(manifest, null, 2)}\n`,
@@ -155,9 +120,4 @@ export class SnapshotWriter {
       this.digests.abort(),
     ]);
   }
-}
-
-function count(counts: Record<string, number>, value: unknown): void {
-  const key = typeof value === "string" && value !== "" ? value : "(none)";
-  counts[key] = (counts[key] ?? 0) + 1;
 }

@@ -1,7 +1,10 @@
 import { ApiError } from "../api/errors/api-error.js";
+import { ServiceUnreachableError } from "../api/errors/service-unreachable-error.js";
+import { RunError } from "../errors/runtime-error.js";
 import { filterChange, type NormalizedFilters } from "./catalog-filters.js";
 import type { CatalogSnapshot } from "./catalog-snapshot.js";
 import { ShrinkRefusedError } from "./shrink-refused-error.js";
+import { DEFAULT_MAX_SHRINK } from "./sync-defaults.js";
 
 /** The shrink guard: a catalog that lost more than `maxShrink` of its products is not published. */
 export function guardShrink(
@@ -11,7 +14,7 @@ export function guardShrink(
   options: { allowShrink?: boolean; maxShrink?: number },
 ): void {
   if (!current || options.allowShrink) return;
-  const maxShrink = options.maxShrink ?? 0.2;
+  const maxShrink = options.maxShrink ?? DEFAULT_MAX_SHRINK;
   const before = current.manifest.product_count;
   if (count >= before * (1 - maxShrink)) return;
   // Narrower filters shrink the catalog too; the guard still holds, but says so.
@@ -28,4 +31,22 @@ export function describe(error: unknown): string {
     return error.message.includes(named) ? error.message : `${error.message} ${named}`;
   }
   return (error as Error)?.message ?? String(error);
+}
+
+/**
+ * The sync's one line for a failure its store did not explain (SyncSession.fail): what failed
+ * and where, and that the current snapshot is unchanged (exit 1).
+ */
+export function syncFailure(error: unknown, pages: number): Error {
+  if (error instanceof RunError) return error;
+  if (error instanceof ServiceUnreachableError) {
+    // Not about a page: the service is not there at all.
+    return new RunError(`${error.message} The current snapshot is unchanged.`, { cause: error });
+  }
+  const reason = describe(error);
+  // Page checks name their page already; HTTP errors do not.
+  const where = reason.startsWith("page ") ? "" : ` at page ${pages + 1}`;
+  return new RunError(`catalog sync failed${where}: ${reason}; the current snapshot is unchanged`, {
+    cause: error,
+  });
 }

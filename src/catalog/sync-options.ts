@@ -1,8 +1,8 @@
 import type { ApiClient } from "../api/client.js";
-import type { Database } from "../db/open-database.js";
 import type { Logger } from "../log.js";
 import type { CatalogDiff } from "./catalog-diff.js";
 import type { CatalogFilters } from "./catalog-filters.js";
+import type { CatalogStore } from "./catalog-store.js";
 import type { RetryOptions } from "./retry-policy.js";
 import type { SnapshotManifest } from "./snapshot-manifest.js";
 import type { CheckpointOptions } from "./sync-checkpoint.js";
@@ -15,22 +15,26 @@ export interface SyncProgress {
 
 export interface SyncCatalogOptions {
   client: ApiClient;
-  /** `$GIFTJOBS_DATA_DIR`; the store lives in its `catalog/` folder. */
+  /** `$GIFTJOBS_DATA_DIR`; the file store lives in its `catalog/` folder. */
   dataDir: string;
   /**
-   * PostgreSQL, when the catalog is kept there (GIFTJOBS_DATABASE_URL): the snapshot is written
-   * in one transaction and `checkpoint` is not used (docs/catalog-database.md, "Syncing").
+   * Where the snapshot is published. PostgreSQL's store (src/db/catalog-store.ts, when
+   * GIFTJOBS_DATABASE_URL is set) writes it in one transaction and does not use `checkpoint`
+   * (docs/catalog-database.md, "Syncing"). @defaultValue the files of `dataDir`
    */
-  database?: Database;
+  store?: CatalogStore;
   /** @defaultValue the whole catalog */
   filters?: CatalogFilters;
-  /** Products per page (1..500). @defaultValue 500 */
+  /** Products per page (1..500). @defaultValue DEFAULT_PAGE_SIZE (sync-defaults.ts) */
   pageSize?: number;
   /** Publish even when the catalog shrank by more than `maxShrink`. @defaultValue false */
   allowShrink?: boolean;
-  /** Largest fraction of products that may disappear without allowShrink. @defaultValue 0.2 */
+  /**
+   * Largest fraction of products that may disappear without allowShrink.
+   * @defaultValue DEFAULT_MAX_SHRINK (sync-defaults.ts)
+   */
   maxShrink?: number;
-  /** Snapshots kept after a publish. @defaultValue 14 */
+  /** Snapshots kept after a publish. @defaultValue DEFAULT_KEEP (sync-defaults.ts) */
   keep?: number;
   retry?: RetryOptions;
   /** Recorded in the manifest when the service does not echo X-Api-Version. */

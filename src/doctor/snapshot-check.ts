@@ -1,5 +1,5 @@
-import { openCatalogStore } from "../catalog/catalog-store.js";
 import { openCurrentSnapshot } from "../catalog/current-snapshot.js";
+import { openCatalogStore } from "../db/open-catalog-store.js";
 import type { DatabaseSettings } from "../db/open-database.js";
 import { type DoctorCheck, failed, passed } from "./doctor-check.js";
 

@@ -1,16 +1,16 @@
 import { REPEAT_WINDOW_DAYS, RepeatFinder } from "../campaigns/earlier-payments.js";
 import { forgetBegun, forgottenRefusal } from "../campaigns/forget-records.js";
 import { storedState } from "../campaigns/state.js";
-import { sha256OfFile } from "../catalog/current-snapshot.js";
-import { PgProductOverrides } from "../catalog/pg-product-overrides.js";
+import { sha256OfFile } from "../catalog/file-snapshot.js";
+import { journalFor } from "../db/order-journal.js";
+import { paidMemoryFor } from "../db/paid-memory.js";
+import { PgProductOverrides } from "../db/product-overrides.js";
 import { UserError } from "../errors/user-error.js";
 import { CAMPAIGN_NAME } from "../ledger/ledger.js";
 import type { StoredState } from "../ledger/types.js";
 import { checkBudgetFlags } from "../orders/budget.js";
 import { checkItemsPerOrder, OrderPacker } from "../orders/packing.js";
 import type { PaidMemory } from "../orders/paid-memory.js";
-import { journalFor } from "../orders/pg-journal.js";
-import { paidMemoryFor } from "../orders/pg-paid-memory.js";
 import { checkCampaignName } from "./campaign-names.js";
 import { thresholdPassed } from "./four-eyes-hold.js";
 import {

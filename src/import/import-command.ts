@@ -1,12 +1,12 @@
 import { join, resolve } from "node:path";
 import type { ApiClient } from "../api/client.js";
 import type { ExecutionMode } from "../api/order-request.js";
-import { withCatalogStore } from "../catalog/catalog-store.js";
 import { loadCurrentIndex } from "../catalog/current-snapshot.js";
 import type { CatalogIndex } from "../catalog/index-entry.js";
 import { catalogPlace, fillCatalogHint } from "../catalog/no-snapshot-error.js";
 import type { Config } from "../config.js";
 import { DatabaseDownError } from "../db/database-error.js";
+import { withCatalogStore } from "../db/open-catalog-store.js";
 import type { Database } from "../db/open-database.js";
 import { UserError } from "../errors/user-error.js";
 import type { Ledger } from "../ledger/ledger.js";

@@ -18,7 +18,7 @@ export interface JournalAppender {
 /**
  * Where campaigns' orders are journaled (docs/architecture/keys-and-exactly-once.md, "Lost
  * ledger"): files under the data dir, or PostgreSQL when GIFTJOBS_DATABASE_URL is set
- * (pg-journal.ts). Either keeps the lines in the order they were appended, and the tags
+ * (src/db/order-journal.ts). Either keeps the lines in the order they were appended, and the tags
  * marker (order-tags.ts) beside them.
  */
 export interface OrderJournal {

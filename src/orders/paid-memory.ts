@@ -48,7 +48,7 @@ export interface PaidLookup {
 /**
  * The memory of who was paid what, across campaigns (docs/architecture/repeats.md): kept beside
  * the order journal and as durable, in files under the data dir or in PostgreSQL
- * (pg-paid-memory.ts). Redis holds none of it, so a lost ledger, an archived campaign and a
+ * (src/db/paid-memory.ts). Redis holds none of it, so a lost ledger, an archived campaign and a
  * restored one still count.
  */
 export interface PaidMemory {

@@ -13,6 +13,7 @@ import {
   type ProductOverrideMap,
   type ProductOverrideStore,
 } from "../catalog/product-overrides.js";
+import { catalogStoreFor } from "../db/catalog-store.js";
 import type { Database } from "../db/open-database.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
@@ -82,7 +83,7 @@ export class ProductGuard {
   private async read(): Promise<GuardView> {
     const [all, snapshot] = await Promise.all([
       this.source.overrides.read(),
-      openCurrentSnapshot({ dataDir: this.source.dataDir, database: this.source.database }),
+      openCurrentSnapshot(catalogStoreFor(this.source)),
     ]);
     if (!snapshot) this.snapshot = undefined;
     else if (this.snapshot?.name !== snapshot.name) {

@@ -1,6 +1,6 @@
-import { PgProductOverrides } from "../catalog/pg-product-overrides.js";
 import type { Config } from "../config.js";
 import { openCurrentDatabase } from "../db/migrations.js";
+import { PgProductOverrides } from "../db/product-overrides.js";
 import { commandClient, connectRedis, type RedisConnection } from "../redis/connection.js";
 import {
   type RunningReceiver,

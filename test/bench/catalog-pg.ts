@@ -11,6 +11,7 @@ import { from as copyFrom } from "pg-copy-streams";
 import { ApiClient } from "../../src/api/client.js";
 import { httpTransport } from "../../src/api/transport.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
+import { databaseCatalogStore } from "../../src/db/catalog-store.js";
 import { migrate } from "../../src/db/migrations.js";
 import { openDatabase } from "../../src/db/open-database.js";
 import {
@@ -82,7 +83,12 @@ async function sync(url: string, schema: string): Promise<{ pages: number; produ
   const database = await openDatabase({ databaseUrl: TEST_DATABASE_URL, databaseSchema: schema });
   try {
     const client = new ApiClient({ baseUrl: url, apiKey: "bench" });
-    const { manifest } = await syncCatalog({ client, dataDir: "", database, keep: 2 });
+    const { manifest } = await syncCatalog({
+      client,
+      dataDir: "",
+      store: databaseCatalogStore("", database),
+      keep: 2,
+    });
     return { pages: manifest.pages, products: manifest.product_count };
   } finally {
     await database.close();

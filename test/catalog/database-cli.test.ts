@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
+import { databaseCatalogStore } from "../../src/db/catalog-store.js";
 import { migrate } from "../../src/db/migrations.js";
 import { useCatalogFixture } from "../helpers/catalog-fixture.js";
 import { type CliRun, runCli } from "../helpers/cli.js";
@@ -79,14 +80,14 @@ describe("giftjobs db and catalog with GIFTJOBS_DATABASE_URL", () => {
     expect(second).toMatchObject({ imported: [], current: fileDiff!.to });
     expect(second.skipped).toHaveLength(2);
 
-    const store = { dataDir: fx.dataDir, database: db.database };
+    const store = databaseCatalogStore(fx.dataDir, db.database);
     expect(await (await openCurrentSnapshot(store))!.diff()).toEqual(fileDiff);
     const { rows } = await db.pool.query(
       "SELECT code, field, new_value FROM recent_changes WHERE change = 'changed'",
     );
     expect(rows).toEqual([{ code, field: "is_orderable", new_value: false }]);
     // The next sync into the database compares with the imported snapshot.
-    const synced = await fx.sync({ database: db.database });
+    const synced = await fx.sync({ store });
     expect(synced.diff).toMatchObject({
       from: fileDiff!.to,
       summary: { added: 0, removed: 0, changed: 0 },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { recordSlices } from "../../src/catalog/pg-record-slices.js";
+import { recordSlices } from "../../src/catalog/catalog-slices.js";
 import { CopyLines, copyBytes, copyField } from "../../src/db/copy-rows.js";
 
 const bytes = (text: string) => Buffer.from(text, "utf8");

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { RawProduct } from "../../src/api/schemas.js";
 import { loadCurrentIndex, openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
-import { DatabaseSnapshotWriter } from "../../src/catalog/pg-snapshot-writer.js";
-import { publishSnapshotRow, writeChanges } from "../../src/catalog/pg-sync.js";
 import { ShrinkRefusedError } from "../../src/catalog/shrink-refused-error.js";
+import { DatabaseSnapshotWriter } from "../../src/db/catalog-snapshot-writer.js";
+import { databaseCatalogStore } from "../../src/db/catalog-store.js";
+import { publishSnapshotRow, writeChanges } from "../../src/db/catalog-sync.js";
 import { inTransaction } from "../../src/db/open-database.js";
 import { snapshotCheck } from "../../src/doctor/snapshot-check.js";
 import { RunError } from "../../src/errors/runtime-error.js";
@@ -23,9 +24,8 @@ const META = {
   duration_ms: 0,
 };
 
-const store = () => ({ dataDir: fx.dataDir, database: db.database });
-const sync = (extra: Parameters<typeof fx.sync>[0] = {}) =>
-  fx.sync({ database: db.database, ...extra });
+const store = () => databaseCatalogStore(fx.dataDir, db.database);
+const sync = (extra: Parameters<typeof fx.sync>[0] = {}) => fx.sync({ store: store(), ...extra });
 
 /** The current snapshot's name in catalog_current, read as an application would. */
 async function currentName(): Promise<string | undefined> {

@@ -2,7 +2,7 @@ import { mkdir, readdir, readFile, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { RawProduct } from "../../src/api/schemas.js";
-import type { CatalogSnapshot } from "../../src/catalog/current-snapshot.js";
+import type { CatalogSnapshot } from "../../src/catalog/catalog-snapshot.js";
 import type { CatalogIndex } from "../../src/catalog/index-entry.js";
 import { IndexFileWriter } from "../../src/catalog/index-file-writer.js";
 import { loadPreviousRecords } from "../../src/catalog/previous-records.js";

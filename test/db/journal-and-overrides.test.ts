@@ -4,13 +4,13 @@ import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import type { ProductUpdate } from "../../src/api/schemas.js";
 import { DamagedFileError } from "../../src/catalog/damaged-file-error.js";
-import { PgProductOverrides } from "../../src/catalog/pg-product-overrides.js";
+import { importFileJournals } from "../../src/db/journal-import.js";
 import { openDatabase } from "../../src/db/open-database.js";
+import { PgJournal } from "../../src/db/order-journal.js";
+import { PgProductOverrides } from "../../src/db/product-overrides.js";
 import type { JournalLine } from "../../src/orders/journal.js";
-import { importFileJournals } from "../../src/orders/journal-import.js";
 import { FileJournal } from "../../src/orders/journal-store.js";
 import { orderKey } from "../../src/orders/keys.js";
-import { PgJournal } from "../../src/orders/pg-journal.js";
 import { useTestDatabase } from "../helpers/database.js";
 import { removeDir, tmpDir } from "../helpers/tmp-dir.js";
 

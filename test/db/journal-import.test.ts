@@ -4,10 +4,10 @@
 // campaign is then re-imported from another machine's empty data dir, rebuilt from the database.
 import { appendFile, readFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
+import { PgJournal } from "../../src/db/order-journal.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import { journalPath } from "../../src/orders/journal.js";
 import { FileJournal } from "../../src/orders/journal-store.js";
-import { PgJournal } from "../../src/orders/pg-journal.js";
 import { type CampaignEnv, campaignEnv, depsOf, giftjobs } from "../helpers/campaign-env.js";
 import { csvFile, validCsv } from "../helpers/csv.js";
 import { useTestDatabase } from "../helpers/database.js";

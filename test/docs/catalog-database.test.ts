@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
+import { databaseCatalogStore } from "../../src/db/catalog-store.js";
 import { useCatalogFixture } from "../helpers/catalog-fixture.js";
 import { useTestDatabase } from "../helpers/database.js";
 import { control } from "../helpers/sandbox.js";
@@ -27,14 +28,14 @@ describe("docs/catalog-database.md: the SQL examples", () => {
   const db = useTestDatabase("docs_sql");
 
   it("run as written after the SET search_path the page says, and answer what they say", async () => {
-    await fx.sync({ database: db.database });
+    await fx.sync({ store: databaseCatalogStore(fx.dataDir, db.database) });
     const products = fx.sandbox.state.catalog.products;
     // A product the first example lists until it is made unorderable, when the second lists it.
     const changed = products.find(
       (p) => p.is_orderable && p.countries_redeemable_in.includes("GB"),
     )!;
     await control(fx.sandbox, `/_sandbox/products/${changed.code}`, { is_orderable: false });
-    await fx.sync({ database: db.database });
+    await fx.sync({ store: databaseCatalogStore(fx.dataDir, db.database) });
 
     const examples = sqlExamples(readFileSync(PAGE, "utf8"));
     expect(examples.length).toBe(2);

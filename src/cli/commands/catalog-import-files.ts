@@ -1,4 +1,4 @@
-import { importFileSnapshots } from "../../catalog/pg-import-files.js";
+import { importFileSnapshots } from "../../db/catalog-import-files.js";
 import { openCurrentDatabase } from "../../db/migrations.js";
 import { UserError } from "../../errors/user-error.js";
 import { plural } from "../../plural.js";

@@ -1,8 +1,8 @@
 import cliProgress from "cli-progress";
 import { apiClientFor } from "../../api/client-for-config.js";
-import { openCatalogStore } from "../../catalog/catalog-store.js";
 import { diffSummaryLine } from "../../catalog/diff-text.js";
 import { type SyncProgress, syncCatalog } from "../../catalog/sync-catalog.js";
+import { openCatalogStore } from "../../db/open-catalog-store.js";
 import { countryCode, wholeNumber } from "../option-parsers.js";
 import { type CommandContext, createContext, printJson } from "../run-action.js";
 
@@ -47,7 +47,7 @@ export async function runSync(flags: SyncFlags): Promise<number> {
     result = await syncCatalog({
       client: apiClientFor(ctx.config),
       dataDir: ctx.config.dataDir,
-      database: (await openCatalogStore(ctx.config)).database,
+      store: await openCatalogStore(ctx.config),
       apiVersion: ctx.config.apiVersion,
       filters,
       allowShrink: Boolean(flags.allowShrink),

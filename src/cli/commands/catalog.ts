@@ -1,5 +1,4 @@
 import type { RawProduct } from "../../api/schemas.js";
-import { openCatalogStore } from "../../catalog/catalog-store.js";
 import { requireCurrentSnapshot } from "../../catalog/current-snapshot.js";
 import { diffText } from "../../catalog/diff-text.js";
 import { isOrderable } from "../../catalog/orderable.js";
@@ -8,7 +7,6 @@ import {
   productOverlay,
   type ShownProduct,
 } from "../../catalog/overridden-product.js";
-import { PgProductOverrides } from "../../catalog/pg-product-overrides.js";
 import type { ProductOverrideMap } from "../../catalog/product-overrides.js";
 import {
   PRODUCT_COLUMNS,
@@ -16,7 +14,9 @@ import {
   productRow,
   tableLine,
 } from "../../catalog/product-summary.js";
+import { openCatalogStore } from "../../db/open-catalog-store.js";
 import type { Database } from "../../db/open-database.js";
+import { PgProductOverrides } from "../../db/product-overrides.js";
 import { UserError } from "../../errors/user-error.js";
 import { Ledger } from "../../ledger/ledger.js";
 import { commandClient } from "../../redis/connection.js";

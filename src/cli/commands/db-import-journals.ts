@@ -1,6 +1,6 @@
+import { importFileJournals } from "../../db/journal-import.js";
 import { openCurrentDatabase } from "../../db/migrations.js";
 import { UserError } from "../../errors/user-error.js";
-import { importFileJournals } from "../../orders/journal-import.js";
 import { plural } from "../../plural.js";
 import { createContext, printJson } from "../run-action.js";
 

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { currentActor } from "../../audit/actor.js";
-import { sha256OfFile } from "../../catalog/current-snapshot.js";
+import { sha256OfFile } from "../../catalog/file-snapshot.js";
 import { UserError } from "../../errors/user-error.js";
 import { parseColumnMap } from "../../import/header/column-map.js";
 import { FileNotes } from "../../import/header/header-report.js";

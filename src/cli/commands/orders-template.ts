@@ -1,8 +1,8 @@
 import { writeFile } from "node:fs/promises";
 import { extname, resolve } from "node:path";
-import { openCatalogStore } from "../../catalog/catalog-store.js";
 import { loadCurrentIndex } from "../../catalog/current-snapshot.js";
 import { catalogPlace, fillCatalogHint } from "../../catalog/no-snapshot-error.js";
+import { openCatalogStore } from "../../db/open-catalog-store.js";
 import { UserError } from "../../errors/user-error.js";
 import { templateCsv, writeTemplateXlsx } from "../../import/order-template.js";
 import { createContext } from "../run-action.js";

@@ -4,6 +4,7 @@
 // (docs/architecture/command-line.md, "Start-up").
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { DEFAULT_CATALOG_CRON } from "../../../jobs/catalog/job.js";
+import { DEFAULT_KEEP, DEFAULT_MAX_SHRINK } from "../../catalog/sync-defaults.js";
 import type { WorkerQueue } from "../../worker/worker-options.js";
 import { lazyActions } from "../lazy-action.js";
 import { collect, portNumber, positiveWhole } from "../option-parsers.js";
@@ -59,8 +60,11 @@ export function registerCatalog(program: Command): void {
     .option("--orderable-only", "only products that can be ordered")
     .option("--country <CC>", "only products redeemable in this country (repeatable)", collect, [])
     .option("--category <C>", "only products in this category (repeatable)", collect, [])
-    .option("--allow-shrink", "publish even if the catalog shrank by more than 20%")
-    .option("--keep <N>", "snapshots to keep", "14")
+    .option(
+      "--allow-shrink",
+      `publish even if the catalog shrank by more than ${Math.round(DEFAULT_MAX_SHRINK * 100)}%`,
+    )
+    .option("--keep <N>", "snapshots to keep", String(DEFAULT_KEEP))
     .option("--json", "print one JSON document")
     .action(runCatalogSync("runSync"));
   catalog

@@ -3,14 +3,14 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type pg from "pg";
 import { readNumberedLineBatches } from "../catalog/line-reader.js";
-import { takeTransactionLock } from "../db/advisory-lock.js";
-import { type Database, inTransaction } from "../db/open-database.js";
 import { UserError } from "../errors/user-error.js";
+import { type JournalLine, journalPath } from "../orders/journal.js";
+import { JournalIndex } from "../orders/journal-index.js";
+import { hasTagsMarker } from "../orders/order-tags.js";
 import { plural } from "../plural.js";
-import { type JournalLine, journalPath } from "./journal.js";
-import { JournalIndex } from "./journal-index.js";
-import { hasTagsMarker } from "./order-tags.js";
-import { INSERT_JOURNAL_LINES } from "./pg-journal.js";
+import { takeTransactionLock } from "./advisory-lock.js";
+import { type Database, inTransaction } from "./open-database.js";
+import { INSERT_JOURNAL_LINES } from "./order-journal.js";
 
 /** Lines inserted per statement: a page, so a large journal is never one query's worth. */
 const PAGE = 5000;

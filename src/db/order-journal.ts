@@ -1,7 +1,7 @@
-import { type Database, queryRows } from "../db/open-database.js";
-import type { JournalLine } from "./journal.js";
-import { JournalIndex } from "./journal-index.js";
-import { FileJournal, type JournalAppender, type OrderJournal } from "./journal-store.js";
+import type { JournalLine } from "../orders/journal.js";
+import { JournalIndex } from "../orders/journal-index.js";
+import { FileJournal, type JournalAppender, type OrderJournal } from "../orders/journal-store.js";
+import { type Database, queryRows } from "./open-database.js";
 
 /**
  * Appends lines ($2: a JSON array of JournalLine) to campaign $1's journal in their order (seq

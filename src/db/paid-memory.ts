@@ -1,4 +1,3 @@
-import { type Database, queryRows } from "../db/open-database.js";
 import {
   FilePaidMemory,
   type ImportedFile,
@@ -6,7 +5,8 @@ import {
   type PaidEntry,
   type PaidLookup,
   type PaidMemory,
-} from "./paid-memory.js";
+} from "../orders/paid-memory.js";
+import { type Database, queryRows } from "./open-database.js";
 
 /** A row of `paid_rows` as a lookup reads it: a PaidEntry, `at` as bigint text. */
 type PaidRow = Omit<PaidEntry, "at"> & { at: string };

@@ -1,14 +1,14 @@
 import { ProductUpdateStateSchema } from "../api/product-update-schema.js";
 import type { ProductUpdate } from "../api/schemas.js";
-import { type Database, queryRows } from "../db/open-database.js";
-import type { CatalogIndex } from "./index-entry.js";
+import type { CatalogIndex } from "../catalog/index-entry.js";
 import {
   applyProductOverrides,
   overrideOf,
   type ProductOverrideMap,
   type ProductOverrideStore,
   type StateRecordResult,
-} from "./product-overrides.js";
+} from "../catalog/product-overrides.js";
+import { type Database, queryRows } from "./open-database.js";
 
 /** A row of `product_overrides`. */
 interface OverrideRow {

@@ -1,11 +1,11 @@
 import type { RawProduct } from "../api/schemas.js";
-import { databaseFailure } from "../db/database-error.js";
-import type { Database } from "../db/open-database.js";
+import type { CatalogSnapshot } from "../catalog/catalog-snapshot.js";
+import type { CatalogDiff } from "../catalog/diff-file.js";
+import type { CatalogIndex, CatalogIndexEntry } from "../catalog/index-entry.js";
+import type { SnapshotManifest } from "../catalog/snapshot-manifest.js";
 import { RunError } from "../errors/runtime-error.js";
-import type { CatalogSnapshot } from "./catalog-snapshot.js";
-import type { CatalogDiff } from "./diff-file.js";
-import type { CatalogIndex, CatalogIndexEntry } from "./index-entry.js";
-import type { SnapshotManifest } from "./snapshot-manifest.js";
+import { databaseFailure } from "./database-error.js";
+import type { Database } from "./open-database.js";
 
 /** Rows read at a time when a snapshot's products are walked. */
 const BATCH = 2000;

@@ -1,17 +1,17 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { takeTransactionLock } from "../db/advisory-lock.js";
-import type { Database } from "../db/open-database.js";
-import { inTransaction } from "../db/open-database.js";
-import { readCurrentPointer } from "./current-pointer.js";
-import { readFileJson } from "./damaged-file-error.js";
-import type { CatalogDiff } from "./diff-file.js";
-import { query } from "./pg-snapshot.js";
-import { DatabaseSnapshotWriter } from "./pg-snapshot-writer.js";
-import { publishSnapshotRow, SYNC_LOCK, writeChanges } from "./pg-sync.js";
-import { readProductPages } from "./products-file-reader.js";
-import { SNAPSHOT_FILES, snapshotsDir } from "./snapshot-layout.js";
-import type { SnapshotManifest } from "./snapshot-manifest.js";
+import { readCurrentPointer } from "../catalog/current-pointer.js";
+import { readFileJson } from "../catalog/damaged-file-error.js";
+import type { CatalogDiff } from "../catalog/diff-file.js";
+import { readProductPages } from "../catalog/products-file-reader.js";
+import { SNAPSHOT_FILES, snapshotsDir } from "../catalog/snapshot-layout.js";
+import type { SnapshotManifest } from "../catalog/snapshot-manifest.js";
+import { takeTransactionLock } from "./advisory-lock.js";
+import { query } from "./catalog-snapshot.js";
+import { DatabaseSnapshotWriter } from "./catalog-snapshot-writer.js";
+import { publishSnapshotRow, SYNC_LOCK, writeChanges } from "./catalog-sync.js";
+import type { Database } from "./open-database.js";
+import { inTransaction } from "./open-database.js";
 
 export interface ImportFilesResult {
   /** Snapshots written into the database by this run, oldest first. */

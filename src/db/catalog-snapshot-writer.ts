@@ -1,6 +1,14 @@
 import { createHash, type Hash } from "node:crypto";
 import type pg from "pg";
 import type { RawProduct } from "../api/schemas.js";
+import type { CatalogDiff } from "../catalog/catalog-diff.js";
+import { recordSlices } from "../catalog/catalog-slices.js";
+import type { PreviousRecords } from "../catalog/previous-records.js";
+import { denominationsOf } from "../catalog/product-denominations.js";
+import { asString, asStringList } from "../catalog/product-fields.js";
+import { digestLine } from "../catalog/record-digest.js";
+import type { SnapshotManifest } from "../catalog/snapshot-manifest.js";
+import { type ManifestMeta, SnapshotTally } from "../catalog/snapshot-tally.js";
 import {
   CopyLines,
   CopyWriter,
@@ -9,17 +17,7 @@ import {
   copyJson,
   copyTextArray,
   needsCopyEscapes,
-} from "../db/copy-rows.js";
-import { type CatalogDiff, DiffBuilder } from "./catalog-diff.js";
-import { serialiseProduct } from "./compact-record.js";
-import { recordSlices } from "./pg-record-slices.js";
-import type { PreviousRecords } from "./previous-records.js";
-import { catalogProductProblems } from "./product-check.js";
-import { denominationsOf } from "./product-denominations.js";
-import { asString, asStringList } from "./product-fields.js";
-import { digestLine, recordDigest } from "./record-digest.js";
-import type { ProductWarning, SnapshotManifest } from "./snapshot-manifest.js";
-import type { ManifestMeta } from "./snapshot-writer.js";
+} from "./copy-rows.js";
 
 // `record` last: each line is the other fields' text, then the record's bytes (CopyLines).
 const PRODUCT_COLUMNS =
@@ -44,23 +42,19 @@ const DECIMAL = /^-?\d{1,30}(\.\d{1,30})?$/;
 /**
  * Writes one snapshot's products into PostgreSQL as pages arrive, through one COPY on the sync's
  * connection (inside its transaction): the columns people filter on, the whole record as jsonb,
- * the index entries and the diff's digest. Counts, warnings and the diff are running totals, as
- * in SnapshotWriter, whose checks and diff this repeats product for product; the checksum and
+ * the index entries and the diff's digest. Checks, counts, warnings and the diff are those of
+ * SnapshotWriter, kept by the same SnapshotTally product for product; the checksum and
  * byte count are those of the products.json a file sync would write (the same catalog gives the
  * same manifest.sha256 in both stores).
  */
 export class DatabaseSnapshotWriter {
-  private readonly byPayoutType: Record<string, number> = {};
-  private readonly byCurrency: Record<string, number> = {};
-  private readonly warnings: ProductWarning[] = [];
-  private readonly diff: DiffBuilder;
+  private readonly tally: SnapshotTally;
   private readonly hash: Hash = createHash("sha256");
   private readonly copy: CopyWriter;
   /** Codes the service sent more than once: all but their last row are marked superseded. */
   private readonly repeated = new Set<string>();
   /** digests.txt's lines, as bytes (no string per line): the next sync's diff reads them. */
   private readonly digestLines = new CopyLines(1 << 20);
-  private indexEntries = 0;
   private bytes = 0;
   productCount = 0;
 
@@ -70,7 +64,7 @@ export class DatabaseSnapshotWriter {
     private readonly fetchedAt: string,
     previous: PreviousRecords | undefined,
   ) {
-    this.diff = new DiffBuilder(previous);
+    this.tally = new SnapshotTally(previous);
     this.copy = CopyWriter.start(client, `${productsPartition(snapshotId)} ${PRODUCT_COLUMNS}`);
     this.counted(FILE_HEAD);
   }
@@ -123,23 +117,9 @@ export class DatabaseSnapshotWriter {
 
   /** A product's checks, counts and diff; its COPY fields but the record, each with its tab. */
   private fields(product: RawProduct): string {
-    const problems = catalogProductProblems(product);
-    const before = this.diff.see(product.code);
-    if (before === undefined) {
-      problems.push(`code: appears more than once; the last one is indexed`);
-      this.repeated.add(product.code);
-    }
-    const { indexed, record } = serialiseProduct(product, problems);
-    let digest: string | null = null;
-    if (before !== undefined) {
-      digest = recordDigest(record);
-      this.diff.compare(product.code, product.name ?? null, before, digest, record);
-      this.digestLines.add(digestLine(product.code, digest));
-    }
-    if (problems.length > 0) this.warnings.push({ code: product.code, problems });
-    count(this.byPayoutType, product.payout_type);
-    count(this.byCurrency, product.currency);
-    this.indexEntries += indexed.length;
+    const { indexed, digest, repeated } = this.tally.add(product);
+    if (repeated) this.repeated.add(product.code);
+    else if (digest !== null) this.digestLines.add(digestLine(product.code, digest));
     const position = this.productCount++;
     const denominations = denominationsOf(product);
     const fixed = denominations?.type === "fixed" ? denominations.list : null;
@@ -174,21 +154,12 @@ export class DatabaseSnapshotWriter {
       this.snapshotId,
       this.digestLines.bytes().toString("utf8"),
     ]);
-    const manifest: SnapshotManifest = {
-      snapshot: meta.snapshot,
-      fetched_at: this.fetchedAt,
-      api_version: meta.api_version,
-      filters: meta.filters,
-      product_count: this.productCount,
-      index_entries: this.indexEntries,
-      counts: { by_payout_type: this.byPayoutType, by_currency: this.byCurrency },
-      pages: meta.pages,
-      duration_ms: meta.duration_ms,
+    const manifest = this.tally.manifest(meta, this.fetchedAt, {
+      productCount: this.productCount,
       sha256: this.hash.digest("hex"),
-      products_bytes: this.bytes,
-      warnings: this.warnings,
-    };
-    return { manifest, diff: await this.diff.finish(meta.snapshot) };
+      bytes: this.bytes,
+    });
+    return { manifest, diff: await this.tally.finishDiff(meta.snapshot) };
   }
 
   abort(): void {
@@ -264,9 +235,4 @@ async function attachPartition(client: pg.ClientBase, snapshotId: string): Promi
     `ANALYZE ${table} (snapshot_id, position, code, name, currency, payout_type, state,
        availability, is_orderable, countries, denominations, min_value, max_value, superseded)`,
   );
-}
-
-function count(counts: Record<string, number>, value: unknown): void {
-  const key = typeof value === "string" && value !== "" ? value : "(none)";
-  counts[key] = (counts[key] ?? 0) + 1;
 }

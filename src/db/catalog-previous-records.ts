@@ -1,11 +1,11 @@
 import type { RawProduct } from "../api/schemas.js";
-import type { Database } from "../db/open-database.js";
-import type { CatalogSnapshot } from "./catalog-snapshot.js";
-import { type CompactRecord, compactRecordOf } from "./compact-record.js";
-import { query } from "./pg-snapshot.js";
-import { PreviousDigests } from "./previous-digests.js";
-import type { PreviousRecords } from "./previous-records.js";
-import { parseDigestLine } from "./record-digest.js";
+import type { CatalogSnapshot } from "../catalog/catalog-snapshot.js";
+import { type CompactRecord, compactRecordOf } from "../catalog/compact-record.js";
+import { PreviousDigests } from "../catalog/previous-digests.js";
+import type { PreviousRecords } from "../catalog/previous-records.js";
+import { parseDigestLine } from "../catalog/record-digest.js";
+import { query } from "./catalog-snapshot.js";
+import type { Database } from "./open-database.js";
 
 /**
  * The previous snapshot as the diff sees it (PreviousRecords): the digest of each code (of the
