@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
+import { type CurrencyLimit, isTimeZone, parseDailyLimit } from "./daily-limit.js";
 import { ConfigError } from "./errors/config-error.js";
 import { registerSecret } from "./log.js";
 import { packageRoot } from "./package-root.js";
@@ -52,6 +53,13 @@ export interface Config {
    * @defaultValue 90
    */
   repeatWindowDays: number;
+  /**
+   * The most each currency may spend in a day across every campaign (docs/architecture/ledger.md,
+   * "The daily limit"); empty: no limit. @defaultValue none
+   */
+  dailyLimit: CurrencyLimit[];
+  /** The IANA time zone whose midnight starts the daily limit's day. @defaultValue `UTC` */
+  limitTz: string;
 }
 
 /** One seed node of a Redis Cluster. */
@@ -77,6 +85,8 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   databaseUrl: "GIFTJOBS_DATABASE_URL",
   databaseSchema: "GIFTJOBS_DATABASE_SCHEMA",
   repeatWindowDays: "GIFTJOBS_REPEAT_WINDOW_DAYS",
+  dailyLimit: "GIFTJOBS_DAILY_LIMIT",
+  limitTz: "GIFTJOBS_LIMIT_TZ",
 };
 
 const httpUrl = z.string().refine((v) => {
@@ -181,6 +191,18 @@ const SCHEMA = {
     .number()
     .int("must be a whole number of days")
     .min(1, "must be at least 1"),
+  dailyLimit: z
+    .string()
+    .nullish()
+    .transform((v, ctx) => {
+      try {
+        return parseDailyLimit(v ?? "");
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  limitTz: z.string().refine(isTimeZone, "must be an IANA time zone, e.g. UTC or Europe/Paris"),
 } satisfies Record<keyof Config, z.ZodType>;
 
 /** Settings an empty environment variable cannot mean "the default" for: where data and keys go. */

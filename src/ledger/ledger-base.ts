@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { ProductOverrides } from "../catalog/product-overrides.js";
 import { redisKey } from "../redis/redis-key.js";
+import { DailySpend } from "./daily-limit.js";
 import {
   ARCHIVE,
   CANCEL_PENDING,
@@ -64,6 +65,11 @@ export class LedgerBase {
    */
   productOverrides(): ProductOverrides {
     return new ProductOverrides(this.redis, this.prefix);
+  }
+
+  /** The day's spend per currency and the daily limit's pause (src/ledger/daily-limit.ts). */
+  dailySpend(): DailySpend {
+    return new DailySpend(this.redis, this.prefix, (c) => this.keys(c), this.runningKey());
   }
 
   keys(campaign: string) {

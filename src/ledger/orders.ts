@@ -1,7 +1,9 @@
 import type { ExecutionMode } from "../api/order-request.js";
+import type { DailyLimit } from "../daily-limit.js";
 import { unusualCurrencyDecimals } from "../money.js";
 import { CampaignLedger } from "./campaigns.js";
 import { decodeOrder, decodeRow, encodeOrder, encodeOrderFields, rowTail } from "./codec.js";
+import { dailySpendKey, limitReachedOf, limitReason, startLimitArgs } from "./daily-limit.js";
 import { followMember } from "./ledger-base.js";
 import type { RowStatus } from "./row-status.js";
 import type {
@@ -122,30 +124,47 @@ export class OrderLedger extends CampaignLedger {
   /**
    * Starts an attempt in one round trip: unless the campaign is held, paused, cancelled or over
    * its budget in the order's currency (see START), moves the order to in_flight (from queued
-   * or in_flight) and returns it with its rows.
+   * or in_flight) and returns it with its rows. With `limit`, an order the daily limit stops is
+   * not started (see START).
    */
   async start(
     campaign: string,
     number: number,
     patch: Partial<LedgerOrder>,
     apiKeyFingerprint = "",
+    limit?: DailyLimit,
   ): Promise<StartResult> {
     const k = this.keys(campaign);
     const now = new Date().toISOString();
-    const [code, a, b, c, mode] = (await this.script(
+    const answer = (await this.script(
       "giftjobsLedgerStart",
-      [k.orders, k.rows, k.counts, k.meta, k.window, k.pending, this.endedKey()],
+      [
+        k.orders,
+        k.rows,
+        k.counts,
+        k.meta,
+        k.window,
+        k.pending,
+        this.endedKey(),
+        dailySpendKey(this.prefix),
+      ],
       [
         String(number),
         JSON.stringify(encodeOrderFields({ ...patch, updated_at: now })),
         now,
         DECIMALS,
         apiKeyFingerprint,
+        ...startLimitArgs(limit),
       ],
     )) as [number, string, (string | null)[]?, string?, string?];
+    const [code, a, b, c, mode] = answer;
     if (code === 2) return { kind: "paused", reason: a };
     if (code === 4) return { kind: "other-api-key", mark: a };
     if (code === 3) return { kind: "paused", reason: a, budget: true };
+    if (code === 5 && limit) {
+      const reached = limitReachedOf(answer.slice(1));
+      return { kind: "daily-limit", reason: limitReason(reached, limit.tz), reached };
+    }
     if (code === 1) {
       return {
         kind: "started",
@@ -240,6 +259,7 @@ export class OrderLedger extends CampaignLedger {
       this.runningKey(),
       this.endedKey(),
       k.minutes,
+      dailySpendKey(this.prefix),
     ];
     if (options.indexKey) keys.push(options.indexKey);
     return (await this.script("giftjobsLedgerTransition", keys, args)) as [number, string, string?];

@@ -9,6 +9,7 @@ import { QUEUES } from "../../jobs/registry.js";
 import { apiClientFor } from "../api/client-for-config.js";
 import { STALL_FIELDS } from "../campaigns/stall.js";
 import { PgProductOverrides } from "../catalog/pg-product-overrides.js";
+import { dailyLimitOf } from "../daily-limit.js";
 import { Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
 import { journalFor } from "../orders/pg-journal.js";
@@ -110,6 +111,7 @@ export function startOrdersQueue(context: QueueContext): QueueRunner {
         journal: (campaign, line) => journal.append(campaign, [line]),
         voidJournal: (campaign, line) => journal.voidChange(campaign, line),
         storePayoutUrls: options.storePayoutUrls,
+        dailyLimit: dailyLimitOf(config),
         firstPollDelayMs,
         orderIndex,
         productGuard: options.webhooks

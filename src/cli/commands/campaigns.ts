@@ -16,6 +16,7 @@ import {
 } from "../../campaigns/summary.js";
 import type { WorkerBeats } from "../../campaigns/worker-beats.js";
 import type { Config } from "../../config.js";
+import { dailyLimitOf } from "../../daily-limit.js";
 import { demoCampaignHint } from "../../demo/demo-prefix.js";
 import type { Ledger } from "../../ledger/ledger.js";
 import { createContext, printJson } from "../run-action.js";
@@ -54,8 +55,8 @@ export const runPause = lifecycle(async (ledger, name, workers) => {
 });
 
 /** `orders resume`. */
-export const runResume = lifecycle(async (ledger, name, workers) => {
-  const resumed = await resumeCampaign(ledger, name);
+export const runResume = lifecycle(async (ledger, name, workers, config) => {
+  const resumed = await resumeCampaign(ledger, name, dailyLimitOf(config));
   return {
     summary: await campaignSummary(ledger, name, workers),
     line: resumed ? `campaign ${name} resumed` : `campaign ${name} was already running`,
@@ -108,10 +109,11 @@ function lifecycle(
     ledger: Ledger,
     campaign: string,
     workers: WorkerBeats,
+    config: Config,
   ) => Promise<{ summary: CampaignSummary; line: string }>,
 ): (opts: { campaign: string; json?: boolean }) => Promise<number> {
-  return campaignCommand(async (ledger, campaign, _config, workers) => {
-    const { summary, line } = await step(ledger, campaign, workers);
+  return campaignCommand(async (ledger, campaign, config, workers) => {
+    const { summary, line } = await step(ledger, campaign, workers, config);
     return { json: summary, text: `${line}\n${summaryText(summary)}` };
   });
 }

@@ -1,0 +1,113 @@
+import { describe, expect, it } from "vitest";
+import { campaignStatus } from "../../src/campaigns/status.js";
+import { limitDay } from "../../src/daily-limit.js";
+import { importCampaign } from "../../src/import/import-campaign.js";
+import { dailySpendKey } from "../../src/ledger/daily-limit.js";
+import { currencyDecimals, fromUnits, toUnits } from "../../src/money.js";
+import { depsOf, giftjobs } from "../helpers/campaign-env.js";
+import { csvFile, validCsv } from "../helpers/csv.js";
+import { sandboxOrders } from "../helpers/sandbox.js";
+import { useCampaignEnv } from "../helpers/use-campaign-env.js";
+import { eventually } from "../helpers/wait-for.js";
+
+const { setup, work, stopWorkers } = useCampaignEnv({ asyncCompleteMs: 50 });
+
+describe("the daily limit across campaigns", () => {
+  it("two campaigns of one currency: the second pauses at the limit, the day's spend never passes it", async () => {
+    const e = await setup("daily-limit");
+    const first = validCsv(e.index, 6, "first");
+    const second = validCsv(e.index, 8, "second");
+    const { currency } = first;
+    expect(second.currency).toBe(currency);
+    const scale = currencyDecimals(currency);
+    const units = (amount: string) => toUnits(amount, scale);
+    const fileA = await csvFile(e, "a.csv", first.text);
+    const fileB = await csvFile(e, "b.csv", second.text);
+    const priceA = units(
+      (await importCampaign({ file: fileA, campaign: "a", dryRun: true }, depsOf(e))).totals[
+        currency
+      ]!.price,
+    );
+    const priceB = units(
+      (await importCampaign({ file: fileB, campaign: "b", dryRun: true }, depsOf(e))).totals[
+        currency
+      ]!.price,
+    );
+    // Room for the first campaign and about half of the second.
+    const limit = priceA + priceB / 2n;
+    const config = {
+      ...e.config,
+      dailyLimit: [{ currency, amount: fromUnits(limit, scale), units: limit }],
+      limitTz: "UTC",
+    };
+
+    await importCampaign({ file: fileA, campaign: "a" }, depsOf(e));
+    await work(e, { config });
+    await eventually(
+      async () => (await campaignStatus(e.ledger, "a")).completed === 6,
+      "the first campaign completed",
+    );
+    await importCampaign({ file: fileB, campaign: "b" }, depsOf(e));
+    await eventually(
+      async () => (await e.ledger.meta("b")).state === "paused",
+      "the second campaign paused",
+    );
+    const reason = (await e.ledger.meta("b")).paused_reason!;
+    const day = limitDay(new Date(), "UTC");
+    expect(reason).toMatch(
+      new RegExp(
+        `^daily_limit: [\\d.]+ ${currency} of the ${currency} daily limit of ${fromUnits(limit, scale).replace(".", "\\.")} ${currency} spent on ${day} \\(UTC\\); the next order \\([\\d.]+ ${currency}\\) would pass it\\. Wait for \\d{4}-\\d{2}-\\d{2} \\(UTC\\), or raise GIFTJOBS_DAILY_LIMIT and restart the workers; then: giftjobs orders resume --campaign b$`,
+      ),
+    );
+    // The first campaign, finished, is not paused.
+    expect((await e.ledger.meta("a")).state).toBe("running");
+    await eventually(async () => {
+      const s = await campaignStatus(e.ledger, "b");
+      return s.submitted === 0 && s.in_flight === 0;
+    }, "the orders sent finished");
+    await new Promise((r) => setTimeout(r, 300));
+    await stopWorkers();
+
+    // Every order the service made, by its own price: all of this currency.
+    const made = (await sandboxOrders(e.sandbox)) as unknown as {
+      currency: string;
+      total_price: string;
+    }[];
+    expect(made.every((o) => o.currency === currency)).toBe(true);
+    const spent = made.reduce((sum, o) => sum + units(o.total_price), 0n);
+    expect(spent).toBeGreaterThan(priceA);
+    expect(spent).toBeLessThanOrEqual(limit);
+    const status = await campaignStatus(e.ledger, "b");
+    expect(status.completed).toBeGreaterThan(0);
+    expect(status.completed).toBeLessThan(8);
+    // The ledger's day counts what the service made: every order here completed.
+    const counted = await e.redis.hget(dailySpendKey(e.config.prefix), `${currency}:${day}`);
+    expect(BigInt(counted!)).toBe(spent);
+
+    // The same day, under the same limit, resume is refused in one line; a raised limit lets it.
+    const env = { GIFTJOBS_DAILY_LIMIT: `${currency}:${fromUnits(limit, scale)}` };
+    const refused = await giftjobs(e, ["orders", "resume", "--campaign", "b"], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe(
+      `giftjobs: error: campaign b was paused by the ${currency} daily limit of ${fromUnits(limit, scale)} ${currency} today (${day}, UTC): resume it from ${dayAfterText(day)} (UTC), or raise GIFTJOBS_DAILY_LIMIT (and restart the workers) first\n`,
+    );
+    const raised = `${currency}:${fromUnits(limit + priceB, scale)}`;
+    const resumed = await giftjobs(e, ["orders", "resume", "--campaign", "b"], {
+      GIFTJOBS_DAILY_LIMIT: raised,
+    });
+    expect(resumed.code).toBe(0);
+    await work(e, {
+      config: { ...config, dailyLimit: [{ currency, amount: "", units: limit + priceB }] },
+    });
+    await eventually(
+      async () => (await campaignStatus(e.ledger, "b")).completed === 8,
+      "the second campaign completed under the raised limit",
+    );
+  });
+});
+
+function dayAfterText(day: string): string {
+  const at = new Date(`${day}T00:00:00Z`);
+  at.setUTCDate(at.getUTCDate() + 1);
+  return at.toISOString().slice(0, 10);
+}
