@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { campaignStatus } from "../../src/campaigns/status.js";
-import { limitDay } from "../../src/daily-limit.js";
+import { dayAfter, limitDay } from "../../src/daily-limit.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import { dailySpendKey } from "../../src/ledger/daily-limit.js";
 import { currencyDecimals, fromUnits, toUnits } from "../../src/money.js";
@@ -89,7 +89,7 @@ describe("the daily limit across campaigns", () => {
     const refused = await giftjobs(e, ["orders", "resume", "--campaign", "b"], env);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toBe(
-      `giftjobs: error: campaign b was paused by the ${currency} daily limit of ${fromUnits(limit, scale)} ${currency} today (${day}, UTC): resume it from ${dayAfterText(day)} (UTC), or raise GIFTJOBS_DAILY_LIMIT (and restart the workers) first\n`,
+      `giftjobs: error: campaign b was paused by the ${currency} daily limit of ${fromUnits(limit, scale)} ${currency} today (${day}, UTC): resume it from ${dayAfter(day)} (UTC), or raise GIFTJOBS_DAILY_LIMIT (and restart the workers) first\n`,
     );
     const raised = `${currency}:${fromUnits(limit + priceB, scale)}`;
     const resumed = await giftjobs(e, ["orders", "resume", "--campaign", "b"], {
@@ -104,10 +104,39 @@ describe("the daily limit across campaigns", () => {
       "the second campaign completed under the raised limit",
     );
   });
-});
 
-function dayAfterText(day: string): string {
-  const at = new Date(`${day}T00:00:00Z`);
-  at.setUTCDate(at.getUTCDate() + 1);
-  return at.toISOString().slice(0, 10);
-}
+  it("START reserves an order's price once; an order ending failed_final gives it back", async () => {
+    const e = await setup("daily-limit-start");
+    const { text, currency } = validCsv(e.index, 1, "q");
+    const file = await csvFile(e, "a.csv", text);
+    await importCampaign({ file, campaign: "q" }, depsOf(e));
+    const [number] = (await e.redis.lrange(e.ledger.keys("q").pending, 0, -1)).map(Number);
+    const price = BigInt((await e.ledger.getOrder("q", number!))!.price!);
+    const key = dailySpendKey(e.config.prefix);
+    const day = limitDay(new Date(), "UTC");
+    const limitOf = (units: bigint) => ({
+      limits: new Map([[currency, { currency, amount: "", units }]]),
+      tz: "UTC",
+    });
+
+    const refused = await e.ledger.start("q", number!, {}, "", limitOf(price - 1n));
+    expect(refused).toMatchObject({
+      kind: "daily-limit",
+      reached: { currency, spent: 0n, limit: price - 1n, price, day },
+    });
+    expect((await e.ledger.getOrder("q", number!))!.status).toBe("queued");
+    expect(await e.redis.hget(key, `${currency}:${day}`)).toBeNull();
+
+    const limit = limitOf(price);
+    expect((await e.ledger.start("q", number!, {}, "", limit)).kind).toBe("started");
+    expect(await e.redis.hget(key, `${currency}:${day}`)).toBe(String(price));
+    // An attempt again (a retry) is not counted twice.
+    await e.ledger.transition("q", number!, ["in_flight"], "queued");
+    expect((await e.ledger.start("q", number!, {}, "", limit)).kind).toBe("started");
+    expect(await e.redis.hget(key, `${currency}:${day}`)).toBe(String(price));
+    expect(await e.redis.ttl(key)).toBeGreaterThan(7 * 86400);
+
+    await e.ledger.transition("q", number!, ["in_flight"], "failed_final", { error_type: "x" });
+    expect(await e.redis.hget(key, `${currency}:${day}`)).toBe("0");
+  });
+});

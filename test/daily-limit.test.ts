@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { checkLimitResume } from "../src/campaigns/limit-resume.js";
+import { loadConfig } from "../src/config.js";
+import { dailyLimitOf, dayAfter, limitDay, parseDailyLimit } from "../src/daily-limit.js";
+import { limitReason } from "../src/ledger/daily-limit.js";
+
+describe("GIFTJOBS_DAILY_LIMIT and GIFTJOBS_LIMIT_TZ", () => {
+  it("reads one amount per currency, in minor units rounded down; unset is no limit", () => {
+    const config = loadConfig({ env: { GIFTJOBS_DAILY_LIMIT: "USD:5000, eur:2000.509,JPY:100" } });
+    expect(config.dailyLimit).toEqual([
+      { currency: "USD", amount: "5000", units: 500000n },
+      { currency: "EUR", amount: "2000.509", units: 200050n },
+      { currency: "JPY", amount: "100", units: 100n },
+    ]);
+    expect(config.limitTz).toBe("UTC");
+    expect(loadConfig({ env: {} }).dailyLimit).toEqual([]);
+    expect(dailyLimitOf(loadConfig({ env: {} }))).toBeUndefined();
+  });
+
+  it("a bad value is one line naming the setting", () => {
+    const bad = (value: string) => () => loadConfig({ env: { GIFTJOBS_DAILY_LIMIT: value } });
+    expect(bad("5000")).toThrow(
+      'GIFTJOBS_DAILY_LIMIT: "5000": give each as CUR:AMOUNT (expected CUR:AMOUNT,..., e.g. USD:5000,EUR:2000) (got "5000")',
+    );
+    expect(bad("US:5")).toThrow(
+      /^GIFTJOBS_DAILY_LIMIT: "US:5": the currency must be a 3-letter code/,
+    );
+    expect(bad("USD:-5")).toThrow(
+      /^GIFTJOBS_DAILY_LIMIT: "USD:-5": the amount must be a plain decimal/,
+    );
+    expect(bad("USD:5,usd:6")).toThrow(/^GIFTJOBS_DAILY_LIMIT: "usd:6": a second limit for USD/);
+    expect(() => loadConfig({ env: { GIFTJOBS_LIMIT_TZ: "Mars/Olympus" } })).toThrow(
+      'GIFTJOBS_LIMIT_TZ: must be an IANA time zone, e.g. UTC or Europe/Paris (got "Mars/Olympus")',
+    );
+    expect(parseDailyLimit("")).toEqual([]);
+  });
+
+  it("the day starts at midnight in GIFTJOBS_LIMIT_TZ", () => {
+    const lateUtc = new Date("2024-05-01T23:30:00Z");
+    expect(limitDay(lateUtc, "UTC")).toBe("2024-05-01");
+    expect(limitDay(lateUtc, "Europe/Paris")).toBe("2024-05-02");
+    expect(limitDay(lateUtc, "America/New_York")).toBe("2024-05-01");
+    const earlyUtc = new Date("2024-05-02T03:00:00Z");
+    expect(limitDay(earlyUtc, "America/New_York")).toBe("2024-05-01");
+    expect(limitDay(new Date("2024-05-02T04:00:00Z"), "America/New_York")).toBe("2024-05-02");
+    expect(dayAfter("2024-02-28")).toBe("2024-02-29");
+    expect(dayAfter("2024-12-31")).toBe("2025-01-01");
+    expect(dayAfter("2024-03-01", -7)).toBe("2024-02-23");
+  });
+
+  it("resume is refused the same day under the same limit; the next day or a higher limit lets it", () => {
+    const reached = {
+      currency: "USD",
+      spent: 499000n,
+      limit: 500000n,
+      price: 2500n,
+      day: "2024-05-01",
+    };
+    const reason = `${limitReason(reached, "Europe/Paris")}; then: giftjobs orders resume --campaign b`;
+    expect(reason).toBe(
+      "daily_limit: 4990.00 USD of the USD daily limit of 5000.00 USD spent on 2024-05-01 (Europe/Paris); the next order (25.00 USD) would pass it. Wait for 2024-05-02 (Europe/Paris), or raise GIFTJOBS_DAILY_LIMIT and restart the workers; then: giftjobs orders resume --campaign b",
+    );
+    const limit = (amount: string) =>
+      dailyLimitOf({ dailyLimit: parseDailyLimit(`USD:${amount}`), limitTz: "Europe/Paris" });
+    // 22:30 UTC on the 1st is already the 2nd in Paris (UTC+2 in May).
+    const sameDay = new Date("2024-05-01T21:00:00Z");
+    const nextDay = new Date("2024-05-01T22:30:00Z");
+    expect(() => checkLimitResume("b", reason, limit("5000"), sameDay)).toThrow(
+      "campaign b was paused by the USD daily limit of 5000.00 USD today (2024-05-01, Europe/Paris): resume it from 2024-05-02 (Europe/Paris), or raise GIFTJOBS_DAILY_LIMIT (and restart the workers) first",
+    );
+    expect(() => checkLimitResume("b", reason, limit("4000"), sameDay)).toThrow(
+      /^campaign b was paused/,
+    );
+    expect(() => checkLimitResume("b", reason, limit("5000"), nextDay)).not.toThrow();
+    expect(() => checkLimitResume("b", reason, limit("5000.01"), sameDay)).not.toThrow();
+    expect(() => checkLimitResume("b", "paused by operator", limit("5000"), sameDay)).not.toThrow();
+    expect(() => checkLimitResume("b", reason, undefined, sameDay)).not.toThrow();
+  });
+});
