@@ -11,6 +11,7 @@ import type { PaidMemory } from "../orders/paid-memory.js";
 import { journalFor } from "../orders/pg-journal.js";
 import { paidMemoryFor } from "../orders/pg-paid-memory.js";
 import { checkCampaignName } from "./campaign-names.js";
+import { type DailyLimitNote, dailyLimitNotes } from "./daily-limit-note.js";
 import {
   checkBalance,
   checkBudgets,
@@ -100,6 +101,7 @@ async function importWithSpool(
       : (existing?.state ?? "running");
   let budgetsReplaced: ImportResult["budgets_replaced"];
   let pricing: Pricing | undefined;
+  let limitNotes: DailyLimitNote[] = [];
   const result = (enqueued: number, orders: number): ImportResult => ({
     campaign: options.campaign,
     rows: survey.rows,
@@ -120,6 +122,7 @@ async function importWithSpool(
     state,
     ...(budgetsReplaced?.length ? { budgets_replaced: budgetsReplaced } : {}),
     ...(survey.repeats && survey.repeats.rows > 0 ? { repeats: survey.repeats.list() } : {}),
+    ...(limitNotes.length > 0 ? { daily_limit: limitNotes } : {}),
   });
 
   if (survey.errorCount > 0 && !options.skipInvalid) {
@@ -140,6 +143,7 @@ async function importWithSpool(
   pricing = await priceSurvey(survey, deps);
   const budgets = checkBudgets(options, survey, existing, refuse);
   budgetsReplaced = budgets.replaced;
+  limitNotes = await dailyLimitNotes(options.dailyLimit, deps.ledger, survey.newTotals);
   if (options.balanceCheck !== false && deps.client && !options.dryRun)
     await checkBalance(deps, survey, result(0, 0));
   if (!spool) return result(0, 0);
@@ -153,6 +157,7 @@ async function importWithSpool(
       ...(existing ? { existing: { state: existing.state, rows: existing.rows } } : {}),
       held: state === "held",
       ...(survey.repeats && survey.repeats.rows > 0 ? { repeats: survey.repeats.list() } : {}),
+      ...(limitNotes.length > 0 ? { dailyLimit: limitNotes } : {}),
     });
     if (!yes) throw new ImportDeclined(result(0, 0));
   }

@@ -6,6 +6,7 @@ import { loadCurrentIndex } from "../catalog/current-snapshot.js";
 import type { CatalogIndex } from "../catalog/index-entry.js";
 import { catalogPlace, fillCatalogHint } from "../catalog/no-snapshot-error.js";
 import type { Config } from "../config.js";
+import { dailyLimitOf } from "../daily-limit.js";
 import { DatabaseDownError } from "../db/database-error.js";
 import type { Database } from "../db/open-database.js";
 import { UserError } from "../errors/user-error.js";
@@ -64,7 +65,7 @@ export interface ImportCommand {
 
 /** What `orders import` takes from the configuration. */
 export type ImportSettings = Pick<Config, "dataDir" | "templateId" | "requireApproval"> &
-  Partial<Pick<Config, "repeatWindowDays">> &
+  Partial<Pick<Config, "repeatWindowDays" | "dailyLimit" | "limitTz">> &
   Partial<Pick<Config, "databaseUrl" | "databaseSchema">> &
   RedisSettings;
 
@@ -189,6 +190,9 @@ export function importOptionsOf(prepared: PreparedImport, terminal: ImportTermin
     fromReport: c.fromReport,
     repeats: c.allowRepeats ? "allow" : c.skipRepeats ? "skip" : "refuse",
     repeatWindowDays: settings.repeatWindowDays,
+    dailyLimit:
+      settings.dailyLimit &&
+      dailyLimitOf({ dailyLimit: settings.dailyLimit, limitTz: settings.limitTz ?? "UTC" }),
     onProgress: terminal.onProgress,
   };
 }
@@ -361,6 +365,7 @@ export function importJson(r: ImportResult, reason?: string) {
     state: r.state ?? null,
     ...(r.budgets_replaced ? { budgets_replaced: r.budgets_replaced } : {}),
     ...(r.repeats ? { repeats: r.repeats } : {}),
+    ...(r.daily_limit ? { daily_limit: r.daily_limit } : {}),
   };
 }
 

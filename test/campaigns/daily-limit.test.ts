@@ -139,4 +139,37 @@ describe("the daily limit across campaigns", () => {
     await e.ledger.transition("q", number!, ["in_flight"], "failed_final", { error_type: "x" });
     expect(await e.redis.hget(key, `${currency}:${day}`)).toBe("0");
   });
+
+  it("an import whose price alone passes what is left today says so before it asks", async () => {
+    const e = await setup("daily-limit-import");
+    const { text, currency } = validCsv(e.index, 2, "n");
+    const file = await csvFile(e, "n.csv", text);
+    const day = limitDay(new Date(), "UTC");
+    const limitEnv = { GIFTJOBS_DAILY_LIMIT: `${currency}:0.01` };
+    const dry = await giftjobs(
+      e,
+      ["orders", "import", file, "--campaign", "n", "--dry-run"],
+      limitEnv,
+    );
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(
+      new RegExp(
+        `  daily limit: the new rows cost [\\d.]+ ${currency}, over the 0\\.01 ${currency} left of today's ${currency} limit of 0\\.01 ${currency} \\(${day}, UTC\\): what fits is sent today, then the campaigns of that currency pause with daily_limit until the next day or a raised GIFTJOBS_DAILY_LIMIT\n`,
+      ),
+    );
+    const json = await giftjobs(
+      e,
+      ["orders", "import", file, "--campaign", "n", "--yes", "--hold", "--json"],
+      limitEnv,
+    );
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout).daily_limit).toEqual([
+      expect.objectContaining({ currency, left: "0.01", limit: "0.01", day, tz: "UTC" }),
+    ]);
+    // Under a limit it fits, nothing is said.
+    const roomy = await giftjobs(e, ["orders", "import", file, "--campaign", "m", "--dry-run"], {
+      GIFTJOBS_DAILY_LIMIT: `${currency}:100000`,
+    });
+    expect(roomy.stdout).not.toMatch(/daily limit/);
+  });
 });
