@@ -9,7 +9,7 @@ const LIMIT_REASON =
 /**
  * Refuses the resume of a campaign the daily limit paused while nothing changed: the same day
  * (in GIFTJOBS_LIMIT_TZ) and a limit no higher than the one it met. Resuming then would only
- * pause it again at its next order (docs/commands.md, "orders resume"). No limit set where
+ * pause it again at its next order (docs/commands.md, "The daily limit"). No limit set where
  * this runs, or another pause reason: allowed.
  */
 export function checkLimitResume(
