@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { checkLimitResume } from "../src/campaigns/limit-resume.js";
+import { planText } from "../src/cli/confirm-import.js";
 import { loadConfig } from "../src/config.js";
 import { dailyLimitOf, dayAfter, limitDay, parseDailyLimit } from "../src/daily-limit.js";
 import { limitReason } from "../src/ledger/daily-limit.js";
@@ -75,5 +76,29 @@ describe("GIFTJOBS_DAILY_LIMIT and GIFTJOBS_LIMIT_TZ", () => {
     expect(() => checkLimitResume("b", reason, limit("5000.01"), sameDay)).not.toThrow();
     expect(() => checkLimitResume("b", "paused by operator", limit("5000"), sameDay)).not.toThrow();
     expect(() => checkLimitResume("b", reason, undefined, sameDay)).not.toThrow();
+  });
+
+  it("the confirmation shows the import's line before the question", () => {
+    const text = planText({
+      campaign: "big",
+      rows: 2,
+      totals: { USD: { face_value: "70.00", price: "70.00", rows: 2 } },
+      held: false,
+      dailyLimit: [
+        {
+          currency: "USD",
+          price: "70.00",
+          left: "30.00",
+          limit: "50.00",
+          day: "2024-05-01",
+          tz: "UTC",
+        },
+      ],
+    });
+    expect(text).toBe(
+      "2 new rows for new campaign big:\n" +
+        "  USD: face value 70.00, price 70.00 (2 rows)\n" +
+        "  daily limit: the new rows cost 70.00 USD, over the 30.00 USD left of today's USD limit of 50.00 USD (2024-05-01, UTC): what fits is sent today, then the campaigns of that currency pause with daily_limit until the next day or a raised GIFTJOBS_DAILY_LIMIT\n",
+    );
   });
 });

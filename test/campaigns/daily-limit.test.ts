@@ -84,6 +84,17 @@ describe("the daily limit across campaigns", () => {
     const counted = await e.redis.hget(dailySpendKey(e.config.prefix), `${currency}:${day}`);
     expect(BigInt(counted!)).toBe(spent);
 
+    // Shown as any pause reason is: orders status and orders list --json.
+    const shown = await giftjobs(e, ["orders", "status", "--campaign", "b"]);
+    expect(shown.stdout).toContain(
+      `PAUSED since ${(await e.ledger.meta("b")).paused_at}: ${reason}\n`,
+    );
+    const listed = JSON.parse((await giftjobs(e, ["orders", "list", "--json"])).stdout) as {
+      campaign: string;
+      paused: { reason: string } | null;
+    }[];
+    expect(listed.find((c) => c.campaign === "b")!.paused!.reason).toBe(reason);
+
     // The same day, under the same limit, resume is refused in one line; a raised limit lets it.
     const env = { GIFTJOBS_DAILY_LIMIT: `${currency}:${fromUnits(limit, scale)}` };
     const refused = await giftjobs(e, ["orders", "resume", "--campaign", "b"], env);
