@@ -12,7 +12,9 @@ const LAYERS = [
   ["redis", "api", "db"],
   ["catalog"],
   ["ledger"],
-  ["orders"],
+  // audit: the audit trail (docs/architecture/audit.md), beside orders: it needs db and catalog's
+  // file helpers, and campaigns (the four-eyes rule) and everything above record into it.
+  ["orders", "audit"],
   ["campaigns"],
   // doctor asks Redis, the service and the snapshot store; nothing imports it but the CLI.
   ["import", "doctor"],

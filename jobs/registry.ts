@@ -1,4 +1,5 @@
 import { CATALOG_QUEUE } from "./catalog/job.js";
+import { MAINTENANCE_QUEUE } from "./maintenance/job.js";
 import { ORDERS_QUEUE } from "./orders/job.js";
 
 /**
@@ -9,6 +10,7 @@ import { ORDERS_QUEUE } from "./orders/job.js";
 export const QUEUES = {
   orders: ORDERS_QUEUE,
   catalog: CATALOG_QUEUE,
+  maintenance: MAINTENANCE_QUEUE,
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
-import { type CurrencyLimit, isTimeZone, parseDailyLimit } from "./daily-limit.js";
+import { isTimeZone } from "./daily-limit.js";
 import { ConfigError } from "./errors/config-error.js";
 import { registerSecret } from "./log.js";
+import { currencyDecimals, fromUnits, toUnits } from "./money.js";
 import { packageRoot } from "./package-root.js";
 
 /** Validated configuration of giftjobs. */
@@ -42,6 +43,12 @@ export interface Config {
    */
   requireApproval: boolean;
   /**
+   * Four eyes (docs/architecture/audit.md, "Four eyes"): an import whose campaign's planned
+   * price is more than this in a currency is held, and whoever imported it cannot approve it.
+   * Amounts by currency, at the currency's scale; unset: no such rule.
+   */
+  approvalThreshold: Record<string, string> | undefined;
+  /**
    * PostgreSQL holding the catalog (and the order journal) when set; unset: files under
    * `dataDir` (docs/catalog-database.md, "Settings").
    */
@@ -54,10 +61,15 @@ export interface Config {
    */
   repeatWindowDays: number;
   /**
-   * The most each currency may spend in a day across every campaign (docs/architecture/ledger.md,
-   * "The daily limit"); empty: no limit. @defaultValue none
+   * The nightly job forgets campaigns that ended more than this many days ago, and `doctor` lists
+   * those past it (docs/architecture/forgetting.md). Unset: nothing is forgotten by itself.
    */
-  dailyLimit: CurrencyLimit[];
+  forgetAfterDays: number | undefined;
+  /**
+   * The most each currency may spend in a day across every campaign (docs/architecture/ledger.md,
+   * "The daily limit"): amounts by currency, at the currency's scale; unset: no limit.
+   */
+  dailyLimit: Record<string, string> | undefined;
   /** The IANA time zone whose midnight starts the daily limit's day. @defaultValue `UTC` */
   limitTz: string;
 }
@@ -82,9 +94,11 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   orderRateLimitPerMinute: "GIFTJOBS_ORDER_RATE_LIMIT",
   logLevel: "GIFTJOBS_LOG_LEVEL",
   requireApproval: "GIFTJOBS_REQUIRE_APPROVAL",
+  approvalThreshold: "GIFTJOBS_APPROVAL_THRESHOLD",
   databaseUrl: "GIFTJOBS_DATABASE_URL",
   databaseSchema: "GIFTJOBS_DATABASE_SCHEMA",
   repeatWindowDays: "GIFTJOBS_REPEAT_WINDOW_DAYS",
+  forgetAfterDays: "GIFTJOBS_FORGET_AFTER_DAYS",
   dailyLimit: "GIFTJOBS_DAILY_LIMIT",
   limitTz: "GIFTJOBS_LIMIT_TZ",
 };
@@ -146,6 +160,57 @@ const databaseUrl = z
   }, "must be a postgres:// or postgresql:// URL")
   .transform((v) => (v ? v : undefined));
 
+// "USD:1000,EUR:1000" (or a JSON object {"USD": "1000"} in a config file): amounts by currency.
+const amountsByCurrency = z
+  .union([z.string(), z.record(z.string(), z.union([z.string(), z.number()]))])
+  .nullish()
+  .transform((value, ctx) => {
+    const pairs =
+      typeof value === "string"
+        ? value
+            .split(",")
+            .map((part) => part.trim())
+            .filter(Boolean)
+            .map((part) => part.split(":").map((s) => s.trim()))
+        : Object.entries(value ?? {}).map(([c, a]) => [c, String(a)]);
+    if (pairs.length === 0) return undefined;
+    const amounts: Record<string, string> = {};
+    for (const pair of pairs) {
+      const [currency = "", amount = ""] = pair;
+      const problem = amountProblem(pair.length, currency, amount, amounts);
+      if (problem) {
+        ctx.addIssue({ code: "custom", message: problem });
+        return z.NEVER;
+      }
+      amounts[currency] = fromUnits(
+        toUnits(amount, currencyDecimals(currency)),
+        currencyDecimals(currency),
+      );
+    }
+    return amounts;
+  });
+
+/** What is wrong with one `CUR:AMOUNT` of amountsByCurrency, if anything. */
+function amountProblem(
+  parts: number,
+  currency: string,
+  amount: string,
+  seen: Record<string, string>,
+): string | undefined {
+  const shown = JSON.stringify(`${currency}:${amount}`);
+  if (parts !== 2 || !/^[A-Z]{3}$/.test(currency))
+    return `must be CUR:AMOUNT,CUR:AMOUNT (e.g. USD:1000,EUR:1000): ${shown} is not one`;
+  if (currency in seen) return `names ${currency} twice`;
+  if (!/^(0|[1-9]\d*)(\.\d+)?$/.test(amount) || /^0(\.0*)?$/.test(amount))
+    return `${currency}: the amount must be a plain decimal above 0`;
+  try {
+    toUnits(amount, currencyDecimals(currency));
+  } catch {
+    return `${currency}: ${amount} has more than ${currencyDecimals(currency)} decimals`;
+  }
+  return undefined;
+}
+
 const optionalText = z
   .string()
   .nullish()
@@ -182,6 +247,7 @@ const SCHEMA = {
       error: "must be 1 or 0 (true or false)",
     })
     .transform((v) => v === true || v === "1" || v === "true"),
+  approvalThreshold: amountsByCurrency,
   databaseUrl,
   // Written into SQL as an identifier: plain lower-case names only, so no quoting question arises.
   databaseSchema: z
@@ -191,17 +257,13 @@ const SCHEMA = {
     .number()
     .int("must be a whole number of days")
     .min(1, "must be at least 1"),
-  dailyLimit: z
-    .string()
+  forgetAfterDays: z.coerce
+    .number()
+    .int("must be a whole number of days")
+    .min(1, "must be at least 1")
     .nullish()
-    .transform((v, ctx) => {
-      try {
-        return parseDailyLimit(v ?? "");
-      } catch (error) {
-        ctx.addIssue({ code: "custom", message: (error as Error).message });
-        return z.NEVER;
-      }
-    }),
+    .transform((v) => v ?? undefined),
+  dailyLimit: amountsByCurrency,
   limitTz: z.string().refine(isTimeZone, "must be an IANA time zone, e.g. UTC or Europe/Paris"),
 } satisfies Record<keyof Config, z.ZodType>;
 

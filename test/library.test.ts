@@ -31,6 +31,6 @@ describe("the library entry point", () => {
     for (const [name, value] of Object.entries(exported)) {
       expect(typeof value, name).toBe("function");
     }
-    expect(QUEUES).toEqual({ orders: "orders", catalog: "catalog" });
+    expect(QUEUES).toEqual({ orders: "orders", catalog: "catalog", maintenance: "maintenance" });
   });
 });

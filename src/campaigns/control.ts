@@ -1,7 +1,9 @@
+import { type Actor, currentActor } from "../audit/actor.js";
 import type { DailyLimit } from "../daily-limit.js";
 import { UserError } from "../errors/user-error.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { StoredState } from "../ledger/types.js";
+import { checkFourEyes, FOUR_EYES_FIELDS } from "./four-eyes.js";
 import { checkLimitResume } from "./limit-resume.js";
 import { type CampaignMoveName, movableFrom, moveCampaign, storedState } from "./state.js";
 
@@ -38,10 +40,23 @@ export async function resumeCampaign(
   throw notIn(campaign, state, "resumed", "resume");
 }
 
-/** Approves a held campaign: it runs from now on. */
-export async function approveCampaign(ledger: Ledger, campaign: string): Promise<void> {
-  const result = await moveCampaign(ledger, campaign, "approve");
+/**
+ * Approves a held campaign: it runs from now on. `approver` is checked against the four-eyes
+ * rule (src/campaigns/four-eyes.ts) and recorded on the campaign; the list of its importers
+ * starts again.
+ */
+export async function approveCampaign(
+  ledger: Ledger,
+  campaign: string,
+  approver: Actor = currentActor(),
+): Promise<void> {
+  const meta = await ledger.meta(campaign);
+  if (storedState(meta) === "held") checkFourEyes(campaign, meta, approver);
+  const result = await moveCampaign(ledger, campaign, "approve", {
+    [FOUR_EYES_FIELDS.approver]: approver.name,
+  });
   if (!result.changed) throw notIn(campaign, result.previous, "approved", "approve");
+  await ledger.clearMeta(campaign, FOUR_EYES_FIELDS.importers);
 }
 
 /**

@@ -9,6 +9,7 @@ import { paidFingerprint } from "../orders/paid-fingerprint.js";
 import { journalFor } from "../orders/pg-journal.js";
 import { paidMemoryFor } from "../orders/pg-paid-memory.js";
 import { REPEAT_WINDOW_DAYS, RepeatFinder } from "./earlier-payments.js";
+import { forgetBegun, forgottenRefusal } from "./forget-records.js";
 import { storedState } from "./state.js";
 
 export interface RetryOptions {
@@ -80,11 +81,13 @@ export async function retryCampaign(
   campaign: string,
   options: RetryOptions,
 ): Promise<RetryResult> {
-  const state = storedState(await ledger.meta(campaign));
+  const meta = await ledger.meta(campaign);
+  const state = storedState(meta);
   if (state === "cancelled" || state === "archived")
     throw new UserError(
       `campaign ${campaign} is ${state}: its rows cannot be retried${state === "archived" ? " (orders restore first)" : ""}`,
     );
+  if (forgetBegun(meta)) throw new UserError(forgottenRefusal(campaign, "retried"));
   const journal = journalFor(options);
   if (options.newKey && !journal)
     throw new Error("retry --new-key needs the campaign's journal (its data dir or the database)");

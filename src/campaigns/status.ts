@@ -1,5 +1,6 @@
 import type { Ledger } from "../ledger/ledger.js";
 import type { CampaignCounts, CampaignMeta } from "../ledger/types.js";
+import { forgottenAt } from "./forget-records.js";
 import { type CampaignStall, stallOf } from "./stall.js";
 import { type CampaignState, campaignState } from "./state.js";
 import type { WorkerBeats } from "./worker-beats.js";
@@ -35,6 +36,11 @@ export interface CampaignStatus {
    * (docs/architecture/repeats.md); absent when there are none.
    */
   repeats?: Record<string, number>;
+  /**
+   * When its people's e-mails, references and names were removed (`orders forget`,
+   * docs/architecture/forgetting.md); absent when they were not.
+   */
+  forgotten_at?: string;
 }
 
 /**
@@ -76,7 +82,19 @@ export function statusOf(
       : null,
     stalled: stallOf(state, pending, meta, orderWorkers),
     ...(meta.repeats ? { repeats: JSON.parse(meta.repeats) as Record<string, number> } : {}),
+    ...forgottenField(meta),
   };
+}
+
+/** `forgotten_at` of a forgotten campaign's status (see forgottenAt), else nothing. */
+function forgottenField(meta: CampaignMeta): { forgotten_at?: string } {
+  const at = forgottenAt(meta);
+  return at ? { forgotten_at: at } : {};
+}
+
+/** What status and list say of a forgotten campaign. */
+export function forgottenText(at: string): string {
+  return `forgotten ${at}: e-mails, references and names removed; money, counts, ids and statuses kept`;
 }
 
 /** `repeats: 12 of gifts, 3 of q3`, or undefined when the campaign repeats no other's rows. */

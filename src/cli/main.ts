@@ -1,5 +1,6 @@
 import { Command, CommanderError, type Option } from "commander";
 import {
+  registerAudit,
   registerCatalog,
   registerDashboard,
   registerDb,
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
   registerDemo(program);
   registerDoctor(program);
   registerDb(program);
+  registerAudit(program);
   return program;
 }
 

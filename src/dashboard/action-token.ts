@@ -1,7 +1,12 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { ConfigError } from "../errors/config-error.js";
 import { registerSecret } from "../log.js";
+import {
+  type DashboardUser,
+  SHARED_USER,
+  SHARED_USER_NAME,
+  type TokenCheck,
+} from "./dashboard-user.js";
 
 export const DASHBOARD_TOKEN_ENV = "GIFTJOBS_DASHBOARD_TOKEN";
 
@@ -11,25 +16,20 @@ export const DASHBOARD_TOKEN_ENV = "GIFTJOBS_DASHBOARD_TOKEN";
  */
 const MIN_LENGTH = 16;
 
-/** The login's cookie. */
-export const SESSION_COOKIE = "giftjobs_dashboard";
-
-/** Methods that read only; the others need the token. */
-const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
-
 /** GIFTJOBS_DASHBOARD_TOKEN, trimmed; undefined when unset or empty. */
 export function dashboardTokenFrom(env: NodeJS.ProcessEnv = process.env): string | undefined {
   return env[DASHBOARD_TOKEN_ENV]?.trim() || undefined;
 }
 
 /**
- * The token the dashboard's actions need when it is reached from other machines
- * (docs/architecture/operators.md, "The dashboard's guards"): sent as `Authorization: Bearer
- * TOKEN`, or once to the login form, which sets a cookie. The cookie holds an HMAC of the token,
- * not the token; a new token logs every browser out.
+ * The one shared token of a dashboard without a users file (docs/architecture/operators.md,
+ * "The dashboard's guards"): whoever has it acts as the user `dashboard`, with every role. The
+ * session key is an HMAC of the token, so a session outlives a restart and a new token logs
+ * every browser out.
  */
-export class ActionToken {
-  private readonly session: string;
+export class ActionToken implements TokenCheck {
+  readonly sessionKey: Buffer;
+  readonly readingNeedsUser = false;
 
   constructor(private readonly token: string) {
     if (token.length < MIN_LENGTH)
@@ -37,47 +37,16 @@ export class ActionToken {
         DASHBOARD_TOKEN_ENV,
         `must be at least ${MIN_LENGTH} characters: use a long random value (openssl rand -base64 32)`,
       );
-    this.session = createHmac("sha256", token)
-      .update("giftjobs dashboard session")
-      .digest("base64url");
+    this.sessionKey = createHmac("sha256", token).update("giftjobs dashboard session").digest();
     registerSecret(token);
-    registerSecret(this.session);
   }
 
-  /** True when `candidate` is the token. */
-  matches(candidate: unknown): boolean {
-    return typeof candidate === "string" && sameText(candidate, this.token);
+  async userOfToken(candidate: string): Promise<DashboardUser | undefined> {
+    return sameText(candidate, this.token) ? SHARED_USER : undefined;
   }
 
-  /** True when the request carries the token (Bearer) or the login's cookie. */
-  allows(req: Request): boolean {
-    const bearer = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? "")?.[1];
-    return this.matches(bearer) || sameText(cookieOf(req, SESSION_COOKIE) ?? "", this.session);
-  }
-
-  /**
-   * The Set-Cookie of a login: never readable by a script (HttpOnly), never sent with a request
-   * another site starts (SameSite=Strict), ended with the browser.
-   */
-  sessionCookie(): string {
-    return `${SESSION_COOKIE}=${this.session}; Path=/; HttpOnly; SameSite=Strict`;
-  }
-
-  /** Answers 401 to a request that changes something without the token. */
-  guard(): RequestHandler {
-    return (req: Request, res: Response, next: NextFunction) => {
-      if (SAFE_METHODS.has(req.method) || this.allows(req)) {
-        next();
-        return;
-      }
-      res
-        .status(401)
-        .set("WWW-Authenticate", 'Bearer realm="giftjobs dashboard"')
-        .type("text/plain")
-        .send(
-          "giftjobs dashboard: actions need the dashboard token: log in at /login, or send Authorization: Bearer <token>\n",
-        );
-    };
+  userNamed(name: string): DashboardUser | undefined {
+    return name === SHARED_USER_NAME ? SHARED_USER : undefined;
   }
 }
 
@@ -88,12 +57,4 @@ export class ActionToken {
 function sameText(a: string, b: string): boolean {
   const digest = (text: string) => createHash("sha256").update(text).digest();
   return timingSafeEqual(digest(a), digest(b)) && a.length > 0;
-}
-
-function cookieOf(req: Request, name: string): string | undefined {
-  for (const part of (req.headers.cookie ?? "").split(";")) {
-    const [key, ...value] = part.trim().split("=");
-    if (key === name) return value.join("=");
-  }
-  return undefined;
 }

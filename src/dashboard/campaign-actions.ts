@@ -1,3 +1,4 @@
+import type { Actor } from "../audit/actor.js";
 import {
   approveCampaign,
   cancelCampaign,
@@ -8,6 +9,7 @@ import { retryCampaign } from "../campaigns/retry.js";
 import type { CampaignSummary } from "../campaigns/summary.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { StoredState } from "../ledger/types.js";
+import type { Role } from "./dashboard-user.js";
 
 /** What the campaign page knows of a campaign when it decides which buttons to show. */
 export interface ActionContext {
@@ -18,7 +20,9 @@ export interface ActionContext {
 /**
  * One button of the campaign page, only with `--allow-actions`. `run` calls exactly the
  * function the CLI command calls (src/cli/commands/campaigns.ts, orders.ts) and returns the
- * line shown; an error it throws is shown as one line.
+ * line shown; an error it throws is shown as one line. `actor` is the signed-in user from the
+ * client's address (request-user.ts, actorOfRequest): approve hands it to approveCampaign, so
+ * the four-eyes rule judges the dashboard's approvals as it judges the CLI's.
  */
 export interface CampaignAction {
   name: string;
@@ -26,9 +30,17 @@ export interface CampaignAction {
   label: string;
   /** The question asked before it runs (a confirm() in the page, or a confirmation page). */
   confirm: (campaign: string) => string;
+  /** The role a user needs for it (dashboard-user.ts). */
+  role: Exclude<Role, "view">;
   /** Whether the button is shown; the function itself still decides whether it may run. */
   shown: (context: ActionContext) => boolean;
-  run: (ledger: Ledger, campaign: string) => Promise<string>;
+  /**
+   * Whether it may run when the audit trail cannot be written (PostgreSQL away): only what
+   * stops spending does (as the CLI's pause and cancel: src/cli/audit-trail.ts).
+   */
+  unrecorded: boolean;
+  /** `actor`: who asked (request-user.ts, actorOfRequest), for the four-eyes rule. */
+  run: (ledger: Ledger, campaign: string, actor: Actor) => Promise<string>;
 }
 
 const LIVE: readonly StoredState[] = ["held", "running", "paused"];
@@ -42,9 +54,11 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
     name: "approve",
     label: "Approve",
     confirm: (c) => `Approve campaign ${c}? Its orders are sent from now on.`,
+    role: "approve",
     shown: ({ stored }) => stored === "held",
-    run: async (ledger, c) => {
-      await approveCampaign(ledger, c);
+    unrecorded: false,
+    run: async (ledger, c, actor) => {
+      await approveCampaign(ledger, c, actor);
       return `campaign ${c} approved`;
     },
   },
@@ -52,7 +66,9 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
     name: "pause",
     label: "Pause",
     confirm: (c) => `Pause campaign ${c}? Nothing more is sent until it is resumed.`,
+    role: "operate",
     shown: ({ stored }) => stored === "running",
+    unrecorded: true,
     run: async (ledger, c) =>
       (await pauseCampaign(ledger, c))
         ? `campaign ${c} paused`
@@ -62,7 +78,9 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
     name: "resume",
     label: "Resume",
     confirm: (c) => `Resume campaign ${c}? Its pending orders are sent again.`,
+    role: "operate",
     shown: ({ stored }) => stored === "paused",
+    unrecorded: false,
     run: async (ledger, c) =>
       (await resumeCampaign(ledger, c))
         ? `campaign ${c} resumed`
@@ -73,8 +91,10 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
     label: "Retry failed_uncertain (same key)",
     confirm: (c) =>
       `Retry the failed_uncertain rows of ${c} under their SAME keys? The service replays an order it made, so nothing is paid twice.`,
+    role: "operate",
     shown: ({ stored, summary }) =>
       summary.failed_uncertain > 0 && stored !== "cancelled" && stored !== "archived",
+    unrecorded: false,
     run: async (ledger, c) => {
       const result = await retryCampaign(ledger, c, {});
       return `${result.rows.toLocaleString("en-US")} rows in ${result.orders.toLocaleString("en-US")} orders re-queued (${result.mode})`;
@@ -85,7 +105,9 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
     label: "Cancel campaign",
     confirm: (c) =>
       `Cancel campaign ${c} FOR GOOD? Rows not yet sent become cancelled; orders already sent are followed to their end. This cannot be undone.`,
+    role: "operate",
     shown: ({ stored }) => LIVE.includes(stored),
+    unrecorded: true,
     run: async (ledger, c) => {
       const taken = await cancelCampaign(ledger, c);
       return `campaign ${c} cancelled (${taken.toLocaleString("en-US")} orders taken off the pending list); no new order will be created`;

@@ -1,7 +1,9 @@
+import type { AuditEntry } from "../audit/entry.js";
 import { doneText, rowProgress } from "../campaigns/progress.js";
 import { repeatsText } from "../campaigns/status.js";
 import type { CampaignSummary } from "../campaigns/summary.js";
 import { maskEmails } from "../log.js";
+import { auditTable } from "./audit-table.js";
 import type { CampaignAction } from "./campaign-actions.js";
 import {
   FAILURE_STATUSES,
@@ -25,13 +27,22 @@ export interface CampaignPageOptions {
    * The buttons to show with the process's CSRF token; null without `--allow-actions`, or
    * without the dashboard token where one is needed.
    */
-  actions: { csrf: string; shown: readonly CampaignAction[] } | null;
+  actions: {
+    csrf: string;
+    shown: readonly CampaignAction[];
+    /** Actions this state allows but the user's roles do not. */
+    withheld?: readonly CampaignAction[];
+  } | null;
   /** With actions allowed but not to this request: where to log in for them. */
   loginPath?: string;
   /** The outcome of the action just run. */
   result?: { ok: boolean; line: string };
+  /** The campaign's audit entries; undefined when the trail cannot be read. */
+  audit?: AuditEntry[];
   boardPath: string;
   nonce: string;
+  /** Who is signed in, for the header (login-routes.ts, whoHtml). */
+  user?: string;
 }
 
 export const campaignPath = (campaign: string) => `/campaigns/${encodeURIComponent(campaign)}`;
@@ -48,12 +59,14 @@ ${summary(s)}
 <h2>Rows per minute</h2>
 ${minuteChart(options.history, s.state === "running" ? Date.now() : undefined)}
 <p><a href="${path}/report.csv" download>Download report (CSV)</a> <small>the file <code>giftjobs orders report --campaign ${escapeHtml(s.campaign)}</code> writes: every row, e-mail addresses unmasked</small></p>
-${options.actions ? actions(s.campaign, options.actions.csrf, options.actions.shown) : login(options.loginPath)}
-${failures(s, options.failures, options.listed)}`;
+${options.actions ? actions(s.campaign, options.actions) : login(options.loginPath)}
+${failures(s, options.failures, options.listed)}
+${auditTable(s.campaign, options.audit)}`;
   return layout({
     title: `campaign ${s.campaign}`,
     nonce: options.nonce,
     nav: nav(options.boardPath),
+    user: options.user,
     main,
     script: options.actions ? CONFIRM_SCRIPT : undefined,
   });
@@ -114,13 +127,19 @@ function login(loginPath: string | undefined): string {
   return `<p class="actions muted"><a href="${escapeHtml(loginPath)}">Log in</a> to use the actions.</p>`;
 }
 
-function actions(campaign: string, csrf: string, shown: readonly CampaignAction[]): string {
-  if (shown.length === 0) return `<p class="actions muted">No action applies in this state.</p>`;
+function actions(campaign: string, options: NonNullable<CampaignPageOptions["actions"]>): string {
+  const { csrf, shown, withheld = [] } = options;
+  const roles = [...new Set(withheld.map((a) => a.role))].join(" or ");
+  const note = withheld.length
+    ? ` <small class="muted">${escapeHtml(withheld.map((a) => a.name).join(", "))}: your roles do not allow it (it needs ${escapeHtml(roles)})</small>`
+    : "";
+  if (shown.length === 0)
+    return `<p class="actions muted">${withheld.length ? "" : "No action applies in this state."}${note}</p>`;
   const forms = shown.map(
     (a) =>
       `<form method="post" action="${campaignPath(campaign)}/actions/${escapeHtml(a.name)}" data-confirm="${escapeHtml(a.confirm(campaign))}"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><button type="submit">${escapeHtml(a.label)}</button></form>`,
   );
-  return `<div class="actions">${forms.join("")}</div>`;
+  return `<div class="actions">${forms.join("")}${note}</div>`;
 }
 
 function failures(s: CampaignSummary, page: FailurePage, listed: readonly FailureStatus[]): string {
@@ -209,6 +228,7 @@ export function renderConfirmPage(options: {
   csrf: string;
   boardPath: string;
   nonce: string;
+  user?: string;
 }): string {
   const { campaign, action } = options;
   const main = `<p>${escapeHtml(action.confirm(campaign))}</p>
@@ -218,6 +238,7 @@ export function renderConfirmPage(options: {
     title: `campaign ${campaign}: ${action.name}?`,
     nonce: options.nonce,
     nav: nav(options.boardPath),
+    user: options.user,
     main,
   });
 }
@@ -228,11 +249,13 @@ export function renderMessagePage(options: {
   message: string;
   boardPath: string;
   nonce: string;
+  user?: string;
 }): string {
   return layout({
     title: options.title,
     nonce: options.nonce,
     nav: nav(options.boardPath),
+    user: options.user,
     main: `<p>${escapeHtml(options.message)}</p>`,
   });
 }

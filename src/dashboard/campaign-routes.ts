@@ -1,5 +1,8 @@
 import { randomBytes } from "node:crypto";
 import express, { type Request, type Response, Router } from "express";
+import { audited } from "../audit/audited.js";
+import type { AuditAction, AuditEntry } from "../audit/entry.js";
+import type { AuditTrail } from "../audit/trail.js";
 import { storedState } from "../campaigns/state.js";
 import { type CampaignSummary, campaignSummary } from "../campaigns/summary.js";
 import type { WorkerBeats } from "../campaigns/worker-beats.js";
@@ -13,9 +16,11 @@ import { renderCampaignPage, renderConfirmPage, renderMessagePage } from "./camp
 import { RateMeter } from "./campaign-progress.js";
 import { renderCampaignsPage } from "./campaigns-page.js";
 import { CsrfToken } from "./csrf.js";
+import { whoHtml } from "./login-routes.js";
 import type { MinuteHistory, MinutePoint } from "./minute-history.js";
 import { contentSecurityPolicy } from "./page-layout.js";
 import { sendReport } from "./report-download.js";
+import { actorOfRequest, mayDo, roleRefusal, userOf } from "./request-user.js";
 
 export interface CampaignRoutesOptions {
   ledger: Ledger;
@@ -28,13 +33,16 @@ export interface CampaignRoutesOptions {
   /** The action buttons and their POST routes; without, the routes answer 403. */
   allowActions: boolean;
   /**
-   * Whether this request may use the actions: false without the dashboard token where one is
-   * needed (the page then links to `loginPath` instead of showing buttons and CSRF token).
-   * @defaultValue every request may
+   * Where a token is asked for, when the dashboard has sign-in. Who may act is the user a
+   * request carries (request-user.ts): a request without one gets a link here instead of
+   * buttons and CSRF token, and a user gets the buttons of their roles only.
    */
-  mayAct?: (req: Request) => boolean;
-  /** Where the dashboard token is asked for, when one is needed. */
   loginPath?: string;
+  /**
+   * The audit trail: actions are recorded in it, and a campaign's page shows its entries.
+   * Undefined when it cannot be opened (PostgreSQL away): only pause and cancel run then.
+   */
+  audit?: AuditTrail;
   log: Logger;
 }
 
@@ -48,22 +56,24 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
   const minutes = async (campaign: string): Promise<MinutePoint[]> =>
     history ? history.read(campaign) : [];
   const sparks = new SparkHistories(minutes);
-  const mayAct = options.mayAct ?? (() => true);
   const meter = new RateMeter();
   const csrf = new CsrfToken();
   const router = Router();
 
-  const page = (res: Response, status: number, render: (nonce: string) => string) => {
+  /** Sends a page; `render` gets the nonce and the header's who-is-signed-in HTML. */
+  const page = (res: Response, status: number, render: (nonce: string, user: string) => string) => {
     const nonce = randomBytes(16).toString("base64");
     res
       .status(status)
       .set("Content-Security-Policy", contentSecurityPolicy(nonce))
       .set("Cache-Control", "no-store")
       .type("html")
-      .send(render(nonce));
+      .send(render(nonce, whoHtml(userOf(res))));
   };
   const message = (res: Response, status: number, title: string, text: string) =>
-    page(res, status, (nonce) => renderMessagePage({ title, message: text, boardPath, nonce }));
+    page(res, status, (nonce, user) =>
+      renderMessagePage({ title, message: text, boardPath, nonce, user }),
+    );
 
   /** The campaign named in the path, or a 404 page sent (and undefined). */
   const known = async (req: Request, res: Response): Promise<string | undefined> => {
@@ -74,17 +84,17 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
   };
 
   const campaignPage = async (
-    req: Request,
     res: Response,
     status: number,
     campaign: string,
     query: { page?: unknown; status?: unknown },
     result?: { ok: boolean; line: string },
   ) => {
-    const [summary, meta, points] = await Promise.all([
+    const [summary, meta, points, audit] = await Promise.all([
       campaignSummary(ledger, campaign, workers),
       ledger.meta(campaign),
       minutes(campaign),
+      auditEntries(campaign),
     ]);
     const chosen = FAILURE_STATUSES.find((s) => s === query.status);
     const listed: readonly FailureStatus[] = chosen ? [chosen] : FAILURE_STATUSES;
@@ -96,12 +106,18 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
       Number.isFinite(pageNumber) ? pageNumber : 1,
     );
     const context = { stored: storedState(meta), summary };
-    const allowed = options.allowActions && mayAct(req);
+    const user = userOf(res);
+    const allowed = options.allowActions && user !== undefined;
+    const applies = CAMPAIGN_ACTIONS.filter((a) => a.shown(context));
     const actions = allowed
-      ? { csrf: csrf.value, shown: CAMPAIGN_ACTIONS.filter((a) => a.shown(context)) }
+      ? {
+          csrf: csrf.value,
+          shown: applies.filter((a) => mayDo(user, a.role)),
+          withheld: applies.filter((a) => !mayDo(user, a.role)),
+        }
       : null;
     const loginPath = options.allowActions && !allowed ? options.loginPath : undefined;
-    page(res, status, (nonce) =>
+    page(res, status, (nonce, who) =>
       renderCampaignPage({
         summary,
         failures,
@@ -110,16 +126,30 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
         actions,
         loginPath,
         result,
+        audit,
         boardPath,
         nonce,
+        user: who,
       }),
     );
+  };
+
+  /** The campaign's audit entries, or undefined (logged) when the trail cannot be read. */
+  const auditEntries = async (campaign: string): Promise<AuditEntry[] | undefined> => {
+    try {
+      return await options.audit?.list({ campaign });
+    } catch (error) {
+      log.warn({ campaign, err: error }, "dashboard: the audit trail cannot be read");
+      return undefined;
+    }
   };
 
   router.get(["/", "/campaigns"], async (_req, res) => {
     const campaigns = await campaignOverviews(ledger, meter, workers);
     const histories = await sparks.read(campaigns);
-    page(res, 200, (nonce) => renderCampaignsPage(campaigns, { boardPath, nonce, histories }));
+    page(res, 200, (nonce, user) =>
+      renderCampaignsPage(campaigns, { boardPath, nonce, histories, user }),
+    );
   });
   router.get("/campaigns.json", async (_req, res) => {
     res
@@ -128,7 +158,7 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
   });
   router.get("/campaigns/:name", async (req, res) => {
     const campaign = await known(req, res);
-    if (campaign) await campaignPage(req, res, 200, campaign, req.query);
+    if (campaign) await campaignPage(res, 200, campaign, req.query);
   });
   router.get("/campaigns/:name/report.csv", async (req, res) => {
     const campaign = await known(req, res);
@@ -139,10 +169,14 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
     "/campaigns/:name/actions/:action",
     (req, res, next) => {
       // Checked before the body is read: without --allow-actions nothing of a POST is used.
+      const user = userOf(res);
+      const action = findAction(String(req.params.action));
       if (!options.allowActions)
         message(res, 403, "actions are off", "Actions need `giftjobs dashboard --allow-actions`.");
-      else if (!mayAct(req))
+      else if (!user)
         message(res, 401, "log in first", "Actions need the dashboard token: log in first.");
+      else if (action && !mayDo(user, action.role))
+        message(res, 403, "refused", roleRefusal(user, action.role, action.name));
       else next();
     },
     express.urlencoded({ extended: false, limit: "4kb" }),
@@ -165,23 +199,38 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
         return;
       }
       if (body.confirmed !== "yes") {
-        page(res, 200, (nonce) =>
-          renderConfirmPage({ campaign, action, csrf: csrf.value, boardPath, nonce }),
+        page(res, 200, (nonce, user) =>
+          renderConfirmPage({ campaign, action, csrf: csrf.value, boardPath, nonce, user }),
         );
         return;
       }
-      const who = { campaign, action: action.name, from: req.socket.remoteAddress };
+      const actor = actorOfRequest(req, res);
+      const who = {
+        campaign,
+        action: action.name,
+        user: actor.name,
+        from: req.socket.remoteAddress,
+      };
       try {
-        const line = await action.run(ledger, campaign);
+        if (!options.audit && !action.unrecorded)
+          throw new UserError(
+            "the audit trail cannot be written (see the dashboard's log): only pause and cancel run until it can",
+          );
+        const line = await audited(options.audit, actor, {
+          action: action.name as AuditAction,
+          campaign,
+          details: { via: "dashboard" },
+          run: () => action.run(ledger, campaign, actor),
+          done: (outcome) => ({ outcome }),
+        });
         log.info({ ...who, result: line }, "dashboard: campaign action");
-        await campaignPage(req, res, 200, campaign, {}, { ok: true, line });
+        await campaignPage(res, 200, campaign, {}, { ok: true, line });
       } catch (error) {
         const line = (error instanceof Error ? error.message : String(error)).split("\n")[0]!;
         if (error instanceof UserError)
           log.warn({ ...who, error: line }, "dashboard: action refused");
         else log.error({ ...who, err: error }, "dashboard: action failed");
         await campaignPage(
-          req,
           res,
           error instanceof UserError ? 409 : 500,
           campaign,

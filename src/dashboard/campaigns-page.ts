@@ -34,6 +34,8 @@ export interface CampaignsPageOptions {
   nonce: string;
   /** Rows ended per minute of each campaign, for its sparkline. */
   histories?: ReadonlyMap<string, MinutePoint[]>;
+  /** Who is signed in, for the header (login-routes.ts, whoHtml). */
+  user?: string;
 }
 
 /**
@@ -54,6 +56,7 @@ export function renderCampaignsPage(
     nonce: options.nonce,
     head: `<noscript><meta http-equiv="refresh" content="${LIVE_SECONDS * 2}"></noscript>`,
     nav: `<a href="${escapeHtml(options.boardPath)}">Queues</a> · <a href="/campaigns.json">JSON</a> · <small id="live">updates every ${LIVE_SECONDS} s</small>`,
+    user: options.user,
     main,
     script: LIVE_SCRIPT,
   });

@@ -12,6 +12,8 @@ export interface LayoutOptions {
   nav?: string;
   /** Extra already-escaped HTML for `<head>`. */
   head?: string;
+  /** Already-escaped HTML of who is signed in, at the header's end (login-routes.ts, whoHtml). */
+  user?: string;
 }
 
 /**
@@ -46,7 +48,7 @@ ${options.head ?? ""}
 </head>
 <body>
 <header><h1>${escapeHtml(options.title)}</h1>
-<nav>${options.nav ?? ""}</nav></header>
+<nav>${options.nav ?? ""}</nav>${options.user ? `<div class="who" style="margin-left:auto">${options.user}</div>` : ""}</header>
 <main>${options.main}</main>
 ${script}
 </body>

@@ -2,6 +2,8 @@ import { createServer } from "node:http";
 import { Queue } from "bullmq";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import { QUEUES } from "../../jobs/registry.js";
+import type { AuditTrail } from "../audit/trail.js";
+import { openAuditTrail } from "../audit/trail-for-config.js";
 import { WorkerBeats } from "../campaigns/worker-beats.js";
 import type { Config } from "../config.js";
 import { ConfigError } from "../errors/config-error.js";
@@ -21,11 +23,15 @@ import { ActionToken, DASHBOARD_TOKEN_ENV } from "./action-token.js";
 import { campaignRoutes } from "./campaign-routes.js";
 import { acceptedHosts, hostGuard, isLoopback, originGuard, publicHostName } from "./host-guard.js";
 import { escapeHtml } from "./html-escape.js";
-import { LOGIN_PATH, loginRoutes } from "./login-routes.js";
+import { loginRoutes } from "./login-routes.js";
 import { MinuteHistory } from "./minute-history.js";
 import { queueBoard } from "./queue-board.js";
 import { waitingRows } from "./queue-rows.js";
 import { redisGate, sendRedisDown } from "./redis-gate.js";
+import { openDashboard } from "./request-user.js";
+import { changesNeed, LOGIN_PATH, refuseTokenInUrl, SignIn } from "./sign-in.js";
+import { UserTokens } from "./user-tokens.js";
+import { readUsersFile } from "./users-file.js";
 
 /** Where bull-board is mounted. */
 export const BOARD_PATH = "/queues";
@@ -54,6 +60,12 @@ export interface StartDashboardOptions {
    * need it.
    */
   actionToken?: string;
+  /**
+   * The users file (`--users`, users-file.ts): every page then needs a signed-in user, and
+   * each action the role it names. Read and checked before Redis is connected; it replaces
+   * the shared token, which must then be unset.
+   */
+  usersFile?: string;
   /** @defaultValue silentLogger */
   log?: Logger;
 }
@@ -78,7 +90,7 @@ export async function startDashboard(options: StartDashboardOptions): Promise<Ru
   const log = options.log ?? silentLogger;
   const allowActions = options.allowActions ?? false;
   const publicHosts = (options.publicHosts ?? []).map(publicHostName);
-  const token = allowActions ? actionTokenFor(host, publicHosts, options.actionToken) : undefined;
+  const signIn = await signInFor(options, host, publicHosts);
   // No offline queue: while Redis is away a page's reads fail at once, and the page says so,
   // instead of waiting for reconnects (docs/architecture/redis.md, "Redis outages").
   const redis = connectRedis(config, { failFast: true });
@@ -94,7 +106,9 @@ export async function startDashboard(options: StartDashboardOptions): Promise<Ru
     });
     return queue;
   });
+  const audit = await openTrail(config, log);
   const closeRedis = async () => {
+    await audit?.close().catch(() => {});
     outage.close();
     await Promise.all(queues.map((q) => q.close()));
     await redis.quit().catch(() => redis.disconnect());
@@ -114,9 +128,10 @@ export async function startDashboard(options: StartDashboardOptions): Promise<Ru
       queues,
       allowActions,
       accepts: acceptedHosts(host, publicHosts),
-      token,
+      signIn,
       log,
       outage,
+      audit,
     });
     const server = createServer(app);
     const port = await listen(server, options.port ?? 3000, host);
@@ -130,6 +145,44 @@ export async function startDashboard(options: StartDashboardOptions): Promise<Ru
   } catch (error) {
     await closeRedis();
     throw error;
+  }
+}
+
+/**
+ * Who may sign in: the users file's users, else the shared token's one user when actions are
+ * allowed, else nobody (a read-only dashboard, or actions on loopback only).
+ */
+async function signInFor(
+  options: StartDashboardOptions,
+  host: string,
+  publicHosts: readonly string[],
+): Promise<SignIn | undefined> {
+  if (options.usersFile !== undefined) {
+    if (options.actionToken)
+      throw new ConfigError(
+        DASHBOARD_TOKEN_ENV,
+        "is set, and so is --users: the users file replaces the shared token; unset it",
+      );
+    return new SignIn(new UserTokens(await readUsersFile(options.usersFile)));
+  }
+  if (!options.allowActions) return undefined;
+  const token = actionTokenFor(host, publicHosts, options.actionToken);
+  return token ? new SignIn(token) : undefined;
+}
+
+/**
+ * The audit trail (docs/architecture/audit.md), or undefined, logged, when it cannot be opened
+ * (PostgreSQL away or not migrated): the pages show no entries, and only pause and cancel run.
+ */
+async function openTrail(config: Config, log: Logger): Promise<AuditTrail | undefined> {
+  try {
+    return await openAuditTrail(config);
+  } catch (error) {
+    log.warn(
+      { err: error },
+      "dashboard: the audit trail cannot be opened; only pause and cancel run",
+    );
+    return undefined;
   }
 }
 
@@ -162,27 +215,31 @@ interface AppDeps {
   allowActions: boolean;
   /** The Host names answered (host-guard.ts). */
   accepts: (host: string) => boolean;
-  token: ActionToken | undefined;
+  /** Undefined on a dashboard nobody signs in to: every request is then OPEN_USER's. */
+  signIn: SignIn | undefined;
   log: Logger;
   outage: OutageReporter;
+  audit: AuditTrail | undefined;
 }
 
 function dashboardApp(deps: AppDeps): Express {
-  const { token } = deps;
+  const { signIn } = deps;
   const app = express();
   app.disable("x-powered-by");
   // In this order: no page, token or login form for a foreign Host; no change for a foreign
-  // Origin; then the token for what changes something, bull-board's requests included.
+  // Origin; no token in a URL; then the user, who must have signed in for what changes
+  // something (bull-board's requests included) and, with named users, for every page.
   app.use(hostGuard(deps.accepts));
   app.use(originGuard(deps.accepts));
+  app.use(refuseTokenInUrl());
   const wantsJson = (req: Request) =>
     req.path.endsWith(".json") || req.path.startsWith(`${BOARD_PATH}/api/`);
   // Before anything that reads Redis: a Redis away is a 503 page at once, not a hang.
   app.use(redisGate({ redis: deps.redis, message: deps.redisDown, wantsJson }));
-  if (token) {
-    app.use(loginRoutes({ token, boardPath: BOARD_PATH, log: deps.log }));
-    app.use(token.guard());
-  }
+  if (signIn) {
+    app.use(loginRoutes({ signIn, boardPath: BOARD_PATH, log: deps.log }));
+    app.use(signIn.guard(wantsJson));
+  } else app.use(openDashboard());
   app.use(
     campaignRoutes({
       ledger: deps.ledger,
@@ -190,13 +247,14 @@ function dashboardApp(deps: AppDeps): Express {
       history: deps.history,
       boardPath: BOARD_PATH,
       allowActions: deps.allowActions,
-      mayAct: token ? (req) => token.allows(req) : undefined,
-      loginPath: LOGIN_PATH,
+      loginPath: signIn ? LOGIN_PATH : undefined,
+      audit: deps.audit,
       log: deps.log,
     }),
   );
   app.use(
     BOARD_PATH,
+    changesNeed("operate", "retry or clean jobs"),
     queueBoard({
       queues: deps.queues,
       basePath: BOARD_PATH,

@@ -4,6 +4,7 @@ import { registerSecret } from "../log.js";
 import type { DoctorCheck } from "./doctor-check.js";
 import { redisChecks } from "./redis-checks.js";
 import { inspectRedis } from "./redis-nodes.js";
+import { retentionCheck } from "./retention-check.js";
 import { serviceCheck } from "./service-check.js";
 import { snapshotCheck } from "./snapshot-check.js";
 
@@ -23,7 +24,8 @@ export interface DoctorReport {
 /**
  * Checks what production needs (docs/operations.md, "Running in production"): Redis reachable
  * (every node of a cluster), maxmemory-policy noeviction, appendonly on, memory headroom, the
- * service's URL and key, the current snapshot's age. Every check runs; none throws.
+ * service's URL and key, the current snapshot's age, and with GIFTJOBS_FORGET_AFTER_DAYS the
+ * campaigns past it. Every check runs; none throws.
  */
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const { config } = options;
@@ -34,11 +36,12 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     apiVersion: config.apiVersion,
     timeoutMs: options.serviceTimeoutMs ?? 5000,
   });
-  const [redis, service, catalog] = await Promise.all([
+  const [redis, service, catalog, retention] = await Promise.all([
     inspectRedis(config, config.prefix).then(redisChecks),
     serviceCheck(client, config.apiUrl),
     snapshotCheck(config, options.maxSnapshotAgeHours ?? 26),
+    retentionCheck(config),
   ]);
-  const checks = [...redis, service, catalog];
+  const checks = [...redis, service, catalog, ...(retention ? [retention] : [])];
   return { ok: checks.every((c) => c.ok), checks };
 }

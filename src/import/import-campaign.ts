@@ -1,4 +1,5 @@
 import { REPEAT_WINDOW_DAYS, RepeatFinder } from "../campaigns/earlier-payments.js";
+import { forgetBegun, forgottenRefusal } from "../campaigns/forget-records.js";
 import { storedState } from "../campaigns/state.js";
 import { sha256OfFile } from "../catalog/current-snapshot.js";
 import { PgProductOverrides } from "../catalog/pg-product-overrides.js";
@@ -12,6 +13,7 @@ import { journalFor } from "../orders/pg-journal.js";
 import { paidMemoryFor } from "../orders/pg-paid-memory.js";
 import { checkCampaignName } from "./campaign-names.js";
 import { type DailyLimitNote, dailyLimitNotes } from "./daily-limit-note.js";
+import { thresholdPassed } from "./four-eyes-hold.js";
 import {
   checkBalance,
   checkBudgets,
@@ -94,11 +96,14 @@ async function importWithSpool(
   const catalog = deps.catalog && (await overrides().applyTo(deps.catalog));
   const survey = await surveyFile(options, { ...deps, catalog }, plan);
   const existing = await existingCampaign(deps.ledger, options.campaign);
-  const holdNow = Boolean(options.hold) && (!existing || survey.newRows > 0);
-  const state: StoredState | undefined =
+  let hold = Boolean(options.hold);
+  let holdNow = hold && (!existing || survey.newRows > 0);
+  const stateAfter = (): StoredState =>
     holdNow && existing?.state !== "cancelled" && existing?.state !== "archived"
       ? "held"
       : (existing?.state ?? "running");
+  let state = stateAfter();
+  let fourEyes: string | undefined;
   let budgetsReplaced: ImportResult["budgets_replaced"];
   let pricing: Pricing | undefined;
   let limitNotes: DailyLimitNote[] = [];
@@ -123,6 +128,7 @@ async function importWithSpool(
     ...(budgetsReplaced?.length ? { budgets_replaced: budgetsReplaced } : {}),
     ...(survey.repeats && survey.repeats.rows > 0 ? { repeats: survey.repeats.list() } : {}),
     ...(limitNotes.length > 0 ? { daily_limit: limitNotes } : {}),
+    ...(fourEyes ? { four_eyes: fourEyes } : {}),
   });
 
   if (survey.errorCount > 0 && !options.skipInvalid) {
@@ -141,6 +147,13 @@ async function importWithSpool(
   const verdict = await checkCampaign(options, deps.ledger, survey, existing, plan, refuse);
   // The service's prices where it gives them: what is shown, checked and recorded from here.
   pricing = await priceSurvey(survey, deps);
+  // Four eyes: a price over GIFTJOBS_APPROVAL_THRESHOLD holds the campaign, as --hold does.
+  fourEyes = thresholdPassed(options.approvalThreshold, survey, existing);
+  if (fourEyes) {
+    hold = true;
+    holdNow = true;
+    state = stateAfter();
+  }
   const budgets = checkBudgets(options, survey, existing, refuse);
   budgetsReplaced = budgets.replaced;
   limitNotes = await dailyLimitNotes(options.dailyLimit, deps.ledger, survey.newTotals);
@@ -165,11 +178,18 @@ async function importWithSpool(
   let written: { rows: number; orders: number };
   try {
     written = await recordCampaign(
-      options,
+      { ...options, hold },
       deps,
       survey,
       { ...plan, spool },
-      { holdNow, existing, budgets: budgets.store, verdict },
+      {
+        holdNow,
+        existing,
+        budgets: budgets.store,
+        verdict,
+        heldAfter: state === "held",
+        fourEyes,
+      },
     );
     if (plan.repeats && written.rows > 0)
       await recordFile(plan.repeats, options.campaign, written.rows);
@@ -203,9 +223,11 @@ async function checkName(
   for (const name of (await memory?.campaigns()) ?? []) known.add(name);
   checkCampaignName(options.campaign, Boolean(options.append), [...known]);
   if (!(await deps.ledger.exists(options.campaign))) return;
-  const state = storedState(await deps.ledger.meta(options.campaign));
+  const meta = await deps.ledger.meta(options.campaign);
+  const state = storedState(meta);
   if (state === "cancelled" || state === "archived")
     throw new UserError(closedText(options.campaign, state));
+  if (forgetBegun(meta)) throw new UserError(forgottenRefusal(options.campaign, "imported into"));
 }
 
 /** The check of this import's rows against other campaigns' (docs/architecture/repeats.md). */

@@ -65,6 +65,7 @@ export interface ImportCommand {
 
 /** What `orders import` takes from the configuration. */
 export type ImportSettings = Pick<Config, "dataDir" | "templateId" | "requireApproval"> &
+  Partial<Pick<Config, "approvalThreshold">> &
   Partial<Pick<Config, "repeatWindowDays" | "dailyLimit" | "limitTz">> &
   Partial<Pick<Config, "databaseUrl" | "databaseSchema">> &
   RedisSettings;
@@ -108,6 +109,11 @@ export interface ImportIo extends ImportTerminal {
   ended(): void;
   /** Prints how the import ended, while the services are still open. */
   print(end: ImportEnd): void;
+  /**
+   * Records how it ended in the audit trail (src/import/import-audit.ts), on the import's
+   * database when it has one open; told of every end, a dry run's included.
+   */
+  audit?(end: ImportEnd, database: Database | undefined): Promise<void>;
 }
 
 /** `orders import --json`: one document on every exit. */
@@ -190,9 +196,11 @@ export function importOptionsOf(prepared: PreparedImport, terminal: ImportTermin
     fromReport: c.fromReport,
     repeats: c.allowRepeats ? "allow" : c.skipRepeats ? "skip" : "refuse",
     repeatWindowDays: settings.repeatWindowDays,
-    dailyLimit:
-      settings.dailyLimit &&
-      dailyLimitOf({ dailyLimit: settings.dailyLimit, limitTz: settings.limitTz ?? "UTC" }),
+    dailyLimit: dailyLimitOf({
+      dailyLimit: settings.dailyLimit,
+      limitTz: settings.limitTz ?? "UTC",
+    }),
+    approvalThreshold: settings.approvalThreshold,
     onProgress: terminal.onProgress,
   };
 }
@@ -261,6 +269,7 @@ export async function runImportCommand(prepared: PreparedImport, io: ImportIo): 
         },
       );
       io.print(end);
+      await io.audit?.(end, database);
       return end.code;
     });
   } catch (error) {
@@ -271,6 +280,7 @@ export async function runImportCommand(prepared: PreparedImport, io: ImportIo): 
       ? databaseLostEnd(prepared, recorded, error)
       : redisLostEnd(prepared, recorded);
     io.print(end);
+    await io.audit?.(end, undefined);
     return end.code;
   }
 }
@@ -281,7 +291,11 @@ export function importedEnd(result: ImportResult, prepared: PreparedImport): Imp
   const notes = (result.budgets_replaced ?? []).map(
     (r) => `campaign ${result.campaign}: its ${r.currency} budget ${r.from} is replaced by ${r.to}`,
   );
-  if (settings.requireApproval && !command.hold && result.state === "held" && !result.dry_run)
+  if (result.four_eyes && result.state === "held" && !result.dry_run)
+    notes.push(
+      `campaign ${result.campaign} is held: its price ${result.four_eyes} passes GIFTJOBS_APPROVAL_THRESHOLD, so someone other than who imported it must send it with \`giftjobs orders approve --campaign ${result.campaign}\` (four eyes)`,
+    );
+  else if (settings.requireApproval && !command.hold && result.state === "held" && !result.dry_run)
     notes.push(
       `GIFTJOBS_REQUIRE_APPROVAL is set: campaign ${result.campaign} is held${command.yes ? " even with --yes" : ""}; send it with \`giftjobs orders approve --campaign ${result.campaign}\``,
     );
@@ -366,6 +380,7 @@ export function importJson(r: ImportResult, reason?: string) {
     ...(r.budgets_replaced ? { budgets_replaced: r.budgets_replaced } : {}),
     ...(r.repeats ? { repeats: r.repeats } : {}),
     ...(r.daily_limit ? { daily_limit: r.daily_limit } : {}),
+    ...(r.four_eyes ? { four_eyes: r.four_eyes } : {}),
   };
 }
 

@@ -1,4 +1,6 @@
 import type { JobsOptions } from "bullmq";
+import { currentActor } from "../audit/actor.js";
+import { FOUR_EYES_FIELDS, withImporter } from "../campaigns/four-eyes.js";
 import { moveCampaign } from "../campaigns/state.js";
 import { recordingMarked } from "../campaigns/unfinished-import.js";
 import { BudgetExceededError, CampaignClosedError } from "../ledger/orders.js";
@@ -25,6 +27,10 @@ export interface Decided {
   /** The budgets to store on the campaign. */
   budgets: Map<string, CurrencyBudget>;
   verdict: JournalVerdict | undefined;
+  /** The campaign waits for `orders approve` after this import. */
+  heldAfter: boolean;
+  /** The price that passed GIFTJOBS_APPROVAL_THRESHOLD, when one did. */
+  fourEyes?: string;
 }
 
 /**
@@ -36,7 +42,7 @@ export async function recordCampaign(
   deps: ImportDeps,
   survey: Survey,
   plan: ImportPlan & { spool: RowSpool },
-  { holdNow, existing, budgets, verdict }: Decided,
+  { holdNow, existing, budgets, verdict, heldAfter, fourEyes }: Decided,
 ): Promise<{ rows: number; orders: number }> {
   const { mode, itemsPerOrder } = plan;
   const tagOrders = await orderTagsFor(options.campaign, deps, existing, plan);
@@ -50,6 +56,7 @@ export async function recordCampaign(
   });
   // Held before a new row is recorded: the dispatcher never sees them in a running campaign.
   if (holdNow && existing) await moveCampaign(deps.ledger, options.campaign, "hold");
+  await recordImporter(options, deps, existing, heldAfter, fourEyes);
   // Said before the rows are: status and the report tell which campaigns it pays again.
   if (survey.repeats && survey.repeats.rows > 0 && options.repeats === "allow")
     await deps.ledger.setMeta(options.campaign, {
@@ -66,6 +73,30 @@ export async function recordCampaign(
   return recordingMarked(deps.ledger, options.campaign, () =>
     writeCampaign(options, deps, survey, plan, tagOrders),
   );
+}
+
+/**
+ * Who imported the rows a held campaign waits with, and the four-eyes rule when its price
+ * passed the threshold (src/campaigns/four-eyes.ts); an import that leaves the campaign
+ * running starts the list again, its rows being sent already.
+ */
+async function recordImporter(
+  options: ImportOptions,
+  deps: ImportDeps,
+  existing: Existing | undefined,
+  held: boolean,
+  fourEyes: string | undefined,
+): Promise<void> {
+  const { campaign } = options;
+  if (!held) {
+    if (existing) await deps.ledger.clearMeta(campaign, FOUR_EYES_FIELDS.importers);
+    return;
+  }
+  const name = options.actor ?? currentActor().name;
+  await deps.ledger.setMeta(campaign, {
+    [FOUR_EYES_FIELDS.importers]: withImporter(existing?.meta, name),
+    ...(fourEyes ? { [FOUR_EYES_FIELDS.rule]: fourEyes } : {}),
+  });
 }
 
 /**

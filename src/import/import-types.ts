@@ -115,6 +115,16 @@ export interface ImportOptions {
    * @defaultValue "refuse"
    */
   repeats?: RepeatsChoice;
+  /**
+   * Who runs the import (src/audit/actor.ts): recorded on the campaign while it is held, so the
+   * four-eyes rule can refuse their own approval. @defaultValue the current actor's name
+   */
+  actor?: string;
+  /**
+   * GIFTJOBS_APPROVAL_THRESHOLD: a campaign whose planned price passes it in a currency is held
+   * (docs/architecture/audit.md, "Four eyes").
+   */
+  approvalThreshold?: Readonly<Record<string, string>>;
   /** How far back the paid memory is looked at, in days. @defaultValue 90 */
   repeatWindowDays?: number;
   /** Called as rows are read and enqueued. */
@@ -218,4 +228,9 @@ export interface ImportResult {
   repeats?: RepeatGroup[];
   /** Currencies whose new rows alone pass what is left of today's daily limit. */
   daily_limit?: DailyLimitNote[];
+  /**
+   * The price that passed GIFTJOBS_APPROVAL_THRESHOLD (`USD 1500.00 over 1000.00`): the
+   * campaign is held, and whoever imported it cannot approve it.
+   */
+  four_eyes?: string;
 }

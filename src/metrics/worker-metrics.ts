@@ -88,7 +88,7 @@ export class WorkerMetrics {
     const log = options.log ?? silentLogger;
     this.orders = new Counter({
       name: "giftjobs_orders_total",
-      help: "Orders moved to an end, once each, by end (sync and async): counted by the ledger whichever process moved them (worker, webhook receiver, cancel command, dashboard), claimed by the endpoint scraped first",
+      help: "Orders that reached an end, by outcome, each counted once across processes",
       labelNames: ["outcome"],
       registers,
       // Orders end in workers, in the webhook receiver (often a process of its own), in the cancel

@@ -7,6 +7,8 @@ import { createOrderCreateProcessor } from "../../jobs/orders/process.js";
 import { limiterFor, RateLimitBackoff } from "../../jobs/orders/rate-limit.js";
 import { QUEUES } from "../../jobs/registry.js";
 import { apiClientFor } from "../api/client-for-config.js";
+import { recordAutoPause } from "../audit/auto-pause.js";
+import { trailOf } from "../audit/trail-of.js";
 import { STALL_FIELDS } from "../campaigns/stall.js";
 import { PgProductOverrides } from "../catalog/pg-product-overrides.js";
 import { dailyLimitOf } from "../daily-limit.js";
@@ -48,6 +50,7 @@ export function startOrdersQueue(context: QueueContext): QueueRunner {
   // The database's when configured, else the data dir's files and the Redis hash.
   const journal = journalFor({ database, dataDir: config.dataDir })!;
   const overrides = database ? new PgProductOverrides(database) : ledger.productOverrides();
+  const audit = trailOf({ database, dataDir: config.dataDir });
   const ordersQueue = new Queue<OrderJobData>(QUEUES.orders, {
     connection,
     prefix: config.prefix,
@@ -122,6 +125,10 @@ export function startOrdersQueue(context: QueueContext): QueueRunner {
         onCampaignPaused: (campaign, reason) => {
           campaigns.pausedHere(campaign, reason);
           hooks.onCampaignPaused?.(campaign, reason);
+          // Once per pause this process made (docs/architecture/audit.md, "What is recorded").
+          recordAutoPause(audit, campaign, reason).catch((error) =>
+            log.error({ campaign, err: error }, "the audit trail could not record this pause"),
+          );
         },
         onSending: (campaign) => campaigns.touch(campaign),
         onRequestEnded: (campaign, error) => service.ended(campaign, error),

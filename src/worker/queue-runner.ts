@@ -57,4 +57,5 @@ export function quietIfAway(outage: OutageReporter, log: Logger, error: Error, w
  * could not be finished or delayed without it (`Missing lock for job X. moveToFinished`), or the
  * job was finished by the worker that took it over (`Missing key for job X. moveToDelayed`).
  */
-const LOST_LOCK = /^(?:could not renew lock for job (\S+)|Missing (?:lock|key) for job (\S+)\. \w+)$/;
+const LOST_LOCK =
+  /^(?:could not renew lock for job (\S+)|Missing (?:lock|key) for job (\S+)\. \w+)$/;

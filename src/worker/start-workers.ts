@@ -8,6 +8,7 @@ import { commandClient, connectRedis, type RedisConnection } from "../redis/conn
 import { OutageReporter, redisAddress } from "../redis/outage-reporter.js";
 import { startCatalogQueue } from "./catalog-queue.js";
 import { Heartbeat } from "./heartbeat.js";
+import { startMaintenanceQueue } from "./maintenance-queue.js";
 import { startOrdersQueue } from "./orders-queue.js";
 import { type QueueContext, type QueueRunner, quietIfAway } from "./queue-runner.js";
 import { ActiveJobs, closeBullWorkers, quitWithin, STOP_MS, settledWithin } from "./shutdown.js";
@@ -17,6 +18,7 @@ import type { RunningWorkers, StartWorkersOptions } from "./worker-options.js";
 const STARTERS: Record<keyof typeof QUEUES, (context: QueueContext) => QueueRunner> = {
   orders: startOrdersQueue,
   catalog: startCatalogQueue,
+  maintenance: startMaintenanceQueue,
 };
 
 /** Starts the workers of the chosen queues under the configured prefix. */
@@ -39,7 +41,7 @@ async function startWith(
   database: Database | undefined,
 ): Promise<RunningWorkers> {
   const { config, log } = options;
-  const queues = options.queues ?? ["orders", "catalog"];
+  const queues = options.queues ?? ["orders", "catalog", "maintenance"];
   // The ledger and BullMQ commands of all jobs in flight go out a turn at a time, not a write each.
   const connection = connectRedis(config, { forWorker: true, coalesceWrites: true });
   // Redis away is one line every few seconds, not an error per retry

@@ -19,7 +19,7 @@ export interface StartWorkersOptions {
   signal?: AbortSignal;
   config: Config;
   log: Logger;
-  /** @defaultValue ["orders", "catalog"] */
+  /** @defaultValue ["orders", "catalog", "maintenance"] */
   queues?: WorkerQueue[];
   /**
    * Requests in flight at once per queue: orders being sent (the order worker holds a few more

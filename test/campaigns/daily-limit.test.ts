@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { FileAuditTrail } from "../../src/audit/file-trail.js";
 import { campaignStatus } from "../../src/campaigns/status.js";
 import { dayAfter, limitDay } from "../../src/daily-limit.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
@@ -37,7 +38,7 @@ describe("the daily limit across campaigns", () => {
     const limit = priceA + priceB / 2n;
     const config = {
       ...e.config,
-      dailyLimit: [{ currency, amount: fromUnits(limit, scale), units: limit }],
+      dailyLimit: { [currency]: fromUnits(limit, scale) },
       limitTz: "UTC",
     };
 
@@ -59,6 +60,15 @@ describe("the daily limit across campaigns", () => {
         `^daily_limit: [\\d.]+ ${currency} of the ${currency} daily limit of ${fromUnits(limit, scale).replace(".", "\\.")} ${currency} spent on ${day} \\(UTC\\); the next order \\([\\d.]+ ${currency}\\) would pass it\\. Wait for \\d{4}-\\d{2}-\\d{2} \\(UTC\\), or raise GIFTJOBS_DAILY_LIMIT and restart the workers; then: giftjobs orders resume --campaign b$`,
       ),
     );
+    // The worker's pause is in the audit trail, once, with its type.
+    const trail = new FileAuditTrail(e.dataDir);
+    await eventually(async () => (await trail.list({ campaign: "b" })).length > 0, "audited");
+    expect(await trail.list({ campaign: "b" })).toEqual([
+      expect.objectContaining({
+        action: "auto_pause",
+        details: { by: "worker", reason_type: "daily_limit", reason },
+      }),
+    ]);
     // The first campaign, finished, is not paused.
     expect((await e.ledger.meta("a")).state).toBe("running");
     await eventually(async () => {
@@ -108,7 +118,7 @@ describe("the daily limit across campaigns", () => {
     });
     expect(resumed.code).toBe(0);
     await work(e, {
-      config: { ...config, dailyLimit: [{ currency, amount: "", units: limit + priceB }] },
+      config: { ...config, dailyLimit: { [currency]: fromUnits(limit + priceB, scale) } },
     });
     await eventually(
       async () => (await campaignStatus(e.ledger, "b")).completed === 8,

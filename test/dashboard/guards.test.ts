@@ -201,7 +201,9 @@ describe("giftjobs dashboard: Host, Origin and token guards", () => {
     expect(right.status).toBe(303);
     expect(right.headers.location).toBe("/campaigns");
     const cookie = right.headers["set-cookie"]![0]!;
-    expect(cookie).toMatch(/^giftjobs_dashboard=[\w-]+; Path=\/; HttpOnly; SameSite=Strict$/);
+    expect(cookie).toMatch(
+      /^giftjobs_dashboard=[\w-]+\.[0-9a-z]+\.[\w-]+; Path=\/; HttpOnly; SameSite=Strict$/,
+    );
     expect(cookie).not.toContain(TOKEN);
     const session = { cookie: cookie.split(";")[0]! };
     expect((await put(session)).status).toBeLessThan(300);

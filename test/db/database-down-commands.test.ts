@@ -1,6 +1,7 @@
 // docs/operations.md, "PostgreSQL down": with GIFTJOBS_DATABASE_URL set and PostgreSQL away, the
-// commands that read and change Redis alone (orders list, status, approve) go on after one warning
-// line; an import, a worker and the webhook receiver refuse in one line, exit 1, before anything.
+// commands that read and change Redis alone (orders list, status, cancel) go on after one warning
+// line; an approval (its audit entry cannot be written), an import, a worker and the webhook
+// receiver refuse in one line, exit 1, before anything.
 import { afterEach, describe, expect, it } from "vitest";
 import { knownMigrations } from "../../src/db/migrations.js";
 import { type CampaignEnv, campaignEnv, giftjobs } from "../helpers/campaign-env.js";
@@ -18,7 +19,7 @@ afterEach(async () => {
 describe("PostgreSQL down", () => {
   const db = useTestDatabase("db_down_commands");
 
-  it("orders list, status and approve warn and go on; import, worker and webhooks refuse", {
+  it("orders list, status and cancel warn and go on; approve, import, worker and webhooks refuse", {
     timeout: 240_000,
   }, async () => {
     env = await campaignEnv({}, "db-down");
@@ -49,9 +50,20 @@ describe("PostgreSQL down", () => {
     const status = await giftjobs(e, ["orders", "status", "--campaign", "spring"], down);
     expect({ code: status.code, stderr: status.stderr }).toEqual({ code: 0, stderr: warning });
     expect(status.stdout).toMatch(/^campaign spring \(held\): 0 of 3 rows done/);
+    // An approval starts spending: not without its audit entry (docs/architecture/audit.md).
     const approved = await giftjobs(e, ["orders", "approve", "--campaign", "spring"], down);
-    expect({ code: approved.code, stderr: approved.stderr }).toEqual({ code: 0, stderr: warning });
-    expect(approved.stdout).toMatch(/^campaign spring approved/);
+    expect({ code: approved.code, stderr: approved.stderr }).toEqual({
+      code: 1,
+      stderr: `giftjobs: error: ${away}\n`,
+    });
+    expect((await e.ledger.meta("spring")).state).toBe("held");
+    // A cancel stops spending: it goes on, unrecorded, and says so.
+    const cancelled = await giftjobs(e, ["orders", "cancel", "--campaign", "spring"], down);
+    expect({ code: cancelled.code, stderr: cancelled.stderr }).toEqual({
+      code: 0,
+      stderr: `giftjobs: warning: the audit trail cannot be written (${away}); this cancel goes on unrecorded\n${warning}`,
+    });
+    expect(cancelled.stdout).toMatch(/^campaign spring cancelled/);
 
     for (const args of [
       ["orders", "import", file, "--campaign", "autumn", "--yes"],

@@ -1,3 +1,4 @@
+import type { AuditAction, AuditDetails } from "../../audit/entry.js";
 import {
   approveCampaign,
   cancelCampaign,
@@ -7,7 +8,7 @@ import {
 import { requireCampaign } from "../../campaigns/find-campaign.js";
 import { doneText, rowProgress } from "../../campaigns/progress.js";
 import { storedState } from "../../campaigns/state.js";
-import { repeatsText } from "../../campaigns/status.js";
+import { forgottenText, repeatsText } from "../../campaigns/status.js";
 import {
   type CampaignSummary,
   type CurrencyMoney,
@@ -19,6 +20,7 @@ import type { Config } from "../../config.js";
 import { dailyLimitOf } from "../../daily-limit.js";
 import { demoCampaignHint } from "../../demo/demo-prefix.js";
 import type { Ledger } from "../../ledger/ledger.js";
+import { auditedCommand, type WithoutTrail } from "../audit-trail.js";
 import { createContext, printJson } from "../run-action.js";
 import { withRedisServices } from "../services.js";
 
@@ -36,8 +38,8 @@ export async function runList(opts: { json?: boolean }): Promise<number> {
   });
 }
 
-/** `orders approve`. */
-export const runApprove = lifecycle(async (ledger, name, workers) => {
+/** `orders approve`: refused by the four-eyes rule for the campaign's own importer. */
+export const runApprove = lifecycle("approve", "refuse", async (ledger, name, workers) => {
   await approveCampaign(ledger, name);
   return {
     summary: await campaignSummary(ledger, name, workers),
@@ -46,7 +48,7 @@ export const runApprove = lifecycle(async (ledger, name, workers) => {
 });
 
 /** `orders pause`. */
-export const runPause = lifecycle(async (ledger, name, workers) => {
+export const runPause = lifecycle("pause", "warn", async (ledger, name, workers) => {
   const paused = await pauseCampaign(ledger, name);
   return {
     summary: await campaignSummary(ledger, name, workers),
@@ -55,7 +57,7 @@ export const runPause = lifecycle(async (ledger, name, workers) => {
 });
 
 /** `orders resume`. */
-export const runResume = lifecycle(async (ledger, name, workers, config) => {
+export const runResume = lifecycle("resume", "refuse", async (ledger, name, workers, config) => {
   const resumed = await resumeCampaign(ledger, name, dailyLimitOf(config));
   return {
     summary: await campaignSummary(ledger, name, workers),
@@ -64,7 +66,7 @@ export const runResume = lifecycle(async (ledger, name, workers, config) => {
 });
 
 /** `orders cancel`. */
-export const runCancel = lifecycle(async (ledger, name, workers) => {
+export const runCancel = lifecycle("cancel", "warn", async (ledger, name, workers) => {
   // Cancelled before: said so, not its count again (a cancel again still takes off the
   // pending list what a worker may have put back meanwhile).
   const before = storedState(await ledger.meta(name));
@@ -85,26 +87,59 @@ export type CampaignStep = (
   campaign: string,
   config: Config,
   workers: WorkerBeats,
-) => Promise<{ json: unknown; text: string }>;
+) => Promise<{ json: unknown; text: string; audit?: AuditDetails }>;
 
-/** `orders NAME --campaign N [--json]` on an existing campaign. */
+/** How a campaign command is recorded in the audit trail (src/cli/audit-trail.ts). */
+export interface CampaignAudit {
+  action: AuditAction;
+  without: WithoutTrail;
+}
+
+/** `orders NAME --campaign N [--json]` on an existing campaign, recorded in the audit trail. */
 export function campaignCommand(
   step: CampaignStep,
+  audit: CampaignAudit,
 ): (opts: { campaign: string; json?: boolean }) => Promise<number> {
   return async (opts) => {
     const ctx = createContext(opts.json);
-    return withRedisServices(ctx.config, async ({ ledger, workers }) => {
-      await requireCampaign(ledger, opts.campaign);
-      const { json, text } = await step(ledger, opts.campaign, ctx.config, workers);
-      if (opts.json) printJson(json);
-      else process.stdout.write(text);
-      return 0;
-    });
+    const { json, text } = await auditedCommand(
+      ctx.config,
+      {
+        action: audit.action,
+        campaign: opts.campaign,
+        run: () =>
+          withRedisServices(ctx.config, async ({ ledger, workers }) => {
+            await requireCampaign(ledger, opts.campaign);
+            return step(ledger, opts.campaign, ctx.config, workers);
+          }),
+        done: (result) => result.audit ?? {},
+      },
+      { without: audit.without },
+    );
+    if (opts.json) printJson(json);
+    else process.stdout.write(text);
+    return 0;
+  };
+}
+
+/** What the audit keeps of a campaign as a command left it: state, rows, money per currency. */
+export function summaryDetails(summary: CampaignSummary): AuditDetails {
+  return {
+    state: summary.state,
+    rows: summary.total,
+    money: Object.fromEntries(
+      Object.entries(summary.money).map(([c, m]) => [
+        c,
+        { price: m.price, spent: m.spent, ...(m.budget ? { budget: m.budget } : {}) },
+      ]),
+    ),
   };
 }
 
 /** A lifecycle step: one line saying what it did, then the campaign as it now stands. */
 function lifecycle(
+  action: AuditAction,
+  without: WithoutTrail,
   step: (
     ledger: Ledger,
     campaign: string,
@@ -112,10 +147,20 @@ function lifecycle(
     config: Config,
   ) => Promise<{ summary: CampaignSummary; line: string }>,
 ): (opts: { campaign: string; json?: boolean }) => Promise<number> {
-  return campaignCommand(async (ledger, campaign, config, workers) => {
-    const { summary, line } = await step(ledger, campaign, workers, config);
-    return { json: summary, text: `${line}\n${summaryText(summary)}` };
-  });
+  return campaignCommand(
+    async (ledger, campaign, config, workers) => {
+      const { summary, line } = await step(ledger, campaign, workers, config);
+      return {
+        json: summary,
+        text: `${line}\n${summaryText(summary)}`,
+        audit: { outcome: line, ...summaryDetails(summary) },
+      };
+    },
+    {
+      action,
+      without,
+    },
+  );
 }
 
 const number = (n: number) => n.toLocaleString("en-US");
@@ -201,5 +246,7 @@ function listText(all: CampaignSummary[]): string {
   // Rows paid again knowingly (--allow-repeats), under the table as the stalls are.
   for (const s of all)
     if (s.repeats) stalls.push(`campaign ${s.campaign} ${repeatsText(s.repeats)}\n`);
+  for (const s of all)
+    if (s.forgotten_at) stalls.push(`campaign ${s.campaign} ${forgottenText(s.forgotten_at)}\n`);
   return line(head) + rows.map(line).join("") + (stalls.length ? `\n${stalls.join("")}` : "");
 }

@@ -9,16 +9,24 @@ import { campaignCommand } from "./campaigns.js";
 const number = (n: number) => n.toLocaleString("en-US");
 
 /** `orders archive`. */
-export const runArchive = campaignCommand(async (ledger, name, config) => {
-  const result = await archiveCampaign(ledger, name, { dataDir: config.dataDir });
-  return { json: result, text: archiveText(result) };
-});
+export const runArchive = campaignCommand(
+  async (ledger, name, config) => {
+    const result = await archiveCampaign(ledger, name, { dataDir: config.dataDir });
+    const audit = { outcome: result.outcome, rows: result.rows, orders: result.orders };
+    return { json: result, text: archiveText(result), audit };
+  },
+  { action: "archive", without: "warn" },
+);
 
 /** `orders restore`. */
-export const runRestore = campaignCommand(async (ledger, name) => {
-  const result = await restoreCampaign(ledger, name);
-  return { json: result, text: restoreText(result) };
-});
+export const runRestore = campaignCommand(
+  async (ledger, name) => {
+    const result = await restoreCampaign(ledger, name);
+    const audit = { state: result.state, rows: result.rows, orders: result.orders };
+    return { json: result, text: restoreText(result), audit };
+  },
+  { action: "restore", without: "warn" },
+);
 
 function archiveText(r: ArchiveResult): string {
   const what =

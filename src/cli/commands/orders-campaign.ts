@@ -12,6 +12,7 @@ import {
   anyFailed,
   type CampaignStatus,
   campaignStatus,
+  forgottenText,
   pendingRows,
   repeatsText,
 } from "../../campaigns/status.js";
@@ -95,7 +96,8 @@ function report(status: CampaignStatus, json?: boolean): void {
         : "") +
       (s.paused ? `  PAUSED since ${s.paused.since}: ${s.paused.reason}\n` : "") +
       (s.stalled ? `  ${stalledText(s.stalled)}\n` : "") +
-      (s.repeats ? `  ${repeatsText(s.repeats)} (paid again knowingly: --allow-repeats)\n` : ""),
+      (s.repeats ? `  ${repeatsText(s.repeats)} (paid again knowingly: --allow-repeats)\n` : "") +
+      (s.forgotten_at ? `  ${forgottenText(s.forgotten_at)}\n` : ""),
   );
 }
 

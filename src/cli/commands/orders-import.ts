@@ -1,8 +1,11 @@
 import { stat } from "node:fs/promises";
+import { currentActor } from "../../audit/actor.js";
+import { sha256OfFile } from "../../catalog/current-snapshot.js";
 import { UserError } from "../../errors/user-error.js";
 import { dailyLimitLine } from "../../import/daily-limit-note.js";
 import { parseColumnMap } from "../../import/header/column-map.js";
 import { FileNotes } from "../../import/header/header-report.js";
+import { importAuditDraft } from "../../import/import-audit.js";
 import {
   type ImportCommand,
   type ImportEnd,
@@ -17,6 +20,7 @@ import { repeatLine } from "../../import/repeats.js";
 import { leftOutText } from "../../import/validation/risky-files.js";
 import { formatRowError } from "../../import/validation/row-error.js";
 import { parseBudget } from "../../orders/budget.js";
+import { appendEntry } from "../audit-trail.js";
 import { terminalPrompt } from "../confirm-import.js";
 import { currencyCode } from "../option-parsers.js";
 import { progressBar } from "../progress.js";
@@ -87,6 +91,11 @@ async function importFile(file: string, opts: ImportFlags): Promise<number> {
       },
       ended: () => bar.stop(),
       print: (end) => printEnd(withFileNotes(end, notes), opts.json),
+      audit: async (end, database) => {
+        const sha256 = await sha256OfFile(file).catch(() => undefined);
+        const draft = importAuditDraft(prepared, end, currentActor(), sha256);
+        if (draft) await appendEntry(ctx.config, draft, database);
+      },
     });
   } finally {
     bar.stop();

@@ -1,5 +1,6 @@
 import { stringify } from "csv-stringify/sync";
 import { apiKeyFingerprint } from "../../api/client.js";
+import type { AuditDetails } from "../../audit/entry.js";
 import { requireCampaign } from "../../campaigns/find-campaign.js";
 import type { LookupPace } from "../../campaigns/lookups.js";
 import {
@@ -17,6 +18,7 @@ import {
   reconcileCampaign,
   type ServiceOrderEntry,
 } from "../../campaigns/reconcile.js";
+import { auditedCommand } from "../audit-trail.js";
 import { type Progress, progressBar } from "../progress.js";
 import { createContext, printJson } from "../run-action.js";
 import { withServices } from "../services.js";
@@ -33,20 +35,31 @@ export async function runReconcile(opts: {
   json?: boolean;
 }): Promise<number> {
   const ctx = createContext(opts.json);
-  return withServices(ctx.config, async ({ ledger, client }) => {
+  return withServices(ctx.config, async ({ ledger, client, database }) => {
     await requireCampaign(ledger, opts.campaign);
     const bar = progressBar(ctx.interactive, "reconcile |{bar}| {value}/{total} {what}");
     let report: ReconcileReport;
     try {
-      report = await reconcileCampaign(ledger, client, opts.campaign, {
-        apiKey: apiKeyFingerprint(ctx.config.apiKey),
-        pace: pace(opts.rate),
-        ...(opts.minAge !== undefined ? { minAgeMs: opts.minAge * 60_000 } : {}),
-        onProgress: ({ phase, done, total }) => {
-          bar.setTotal(phase === "listing" ? done : total);
-          bar.update(done, { what: phase === "listing" ? "pages" : "orders read" });
+      // Recorded: it settles failed_uncertain rows (docs/architecture/audit.md).
+      report = await auditedCommand(
+        ctx.config,
+        {
+          action: "reconcile",
+          campaign: opts.campaign,
+          run: () =>
+            reconcileCampaign(ledger, client, opts.campaign, {
+              apiKey: apiKeyFingerprint(ctx.config.apiKey),
+              pace: pace(opts.rate),
+              ...(opts.minAge !== undefined ? { minAgeMs: opts.minAge * 60_000 } : {}),
+              onProgress: ({ phase, done, total }) => {
+                bar.setTotal(phase === "listing" ? done : total);
+                bar.update(done, { what: phase === "listing" ? "pages" : "orders read" });
+              },
+            }),
+          done: reconcileDetails,
         },
-      });
+        { database },
+      );
     } finally {
       bar.stop();
     }
@@ -54,6 +67,21 @@ export async function runReconcile(opts: {
     else process.stdout.write(reconcileText(report));
     return report.agree ? 0 : 1;
   });
+}
+
+/** What the audit keeps of a reconcile: counts, and how its failed_uncertain rows settled. */
+function reconcileDetails(r: ReconcileReport): AuditDetails {
+  const settled: Record<string, number> = {};
+  for (const u of r.uncertain) settled[u.outcome] = (settled[u.outcome] ?? 0) + 1;
+  return {
+    agree: r.agree,
+    service_orders: r.service_orders,
+    unknown_to_ledger: r.unknown_to_ledger.length,
+    missing_on_service: r.missing_on_service.length,
+    status_disagreements: r.status_disagreements.length,
+    lookalikes: r.lookalikes.length,
+    uncertain_settled: settled,
+  };
 }
 
 function lines(entry: { lines?: number[] }): string {

@@ -2,6 +2,7 @@ import { apiKeyFingerprint } from "../../api/client.js";
 import { requireCampaign } from "../../campaigns/find-campaign.js";
 import { retryCampaign } from "../../campaigns/retry.js";
 import { campaignStatus } from "../../campaigns/status.js";
+import { auditedCommand } from "../audit-trail.js";
 import { createContext, printJson } from "../run-action.js";
 import { withServices } from "../services.js";
 
@@ -32,15 +33,36 @@ export async function runRetry(opts: {
         { campaign: opts.campaign },
         "--force: failed_uncertain rows get new keys; this could pay twice",
       );
-    const result = await retryCampaign(ledger, opts.campaign, {
-      newKey: opts.newKey,
-      force: opts.force,
-      dataDir: ctx.config.dataDir,
-      database,
-      apiKey: apiKeyFingerprint(ctx.config.apiKey),
-      allowRepeats: opts.allowRepeats,
-      repeatWindowDays: ctx.config.repeatWindowDays,
-    });
+    const result = await auditedCommand(
+      ctx.config,
+      {
+        action: "retry",
+        campaign: opts.campaign,
+        // The mode asked for: a retry with --new-key --force may pay twice.
+        details: {
+          asked: opts.newKey ? (opts.force ? "--new-key --force" : "--new-key") : "same key",
+          ...(opts.allowRepeats ? { allow_repeats: true } : {}),
+        },
+        run: () =>
+          retryCampaign(ledger, opts.campaign, {
+            newKey: opts.newKey,
+            force: opts.force,
+            dataDir: ctx.config.dataDir,
+            database,
+            apiKey: apiKeyFingerprint(ctx.config.apiKey),
+            allowRepeats: opts.allowRepeats,
+            repeatWindowDays: ctx.config.repeatWindowDays,
+          }),
+        done: (r) => ({
+          mode: r.mode,
+          rows: r.rows,
+          orders: r.orders,
+          unclear: r.unclear,
+          ...(r.repeats ? { repeats: r.repeats } : {}),
+        }),
+      },
+      { database },
+    );
     if (result.repeats)
       process.stderr.write(
         `note: ${number(result.repeats)} orders keep their rows: another campaign has paid the same people the same cards since (--allow-repeats to send them all the same)\n`,

@@ -2,7 +2,7 @@
 // parsers of their values and help, loaded at start-up; each action imports its implementation
 // from src/cli/commands/ when it runs. One module for them all: each module costs start-up time
 // (docs/architecture/command-line.md, "Start-up").
-import { type Command, InvalidArgumentError } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import { DEFAULT_CATALOG_CRON } from "../../../jobs/catalog/job.js";
 import type { WorkerQueue } from "../../worker/worker-options.js";
 import { lazyActions } from "../lazy-action.js";
@@ -20,6 +20,7 @@ const runDemo = lazyActions(() => import("../commands/demo.js"));
 const runDoctor = lazyActions(() => import("../commands/doctor.js"));
 const runDb = lazyActions(() => import("../commands/db.js"));
 const runDbImportJournals = lazyActions(() => import("../commands/db-import-journals.js"));
+const runAudit = lazyActions(() => import("../commands/audit.js"));
 
 /** Registers the `sandbox` command: the local service, for the demo, tests and benchmarks. */
 export function registerSandbox(program: Command): void {
@@ -111,8 +112,10 @@ function parseQueues(value: string): WorkerQueue[] {
     .map((s) => s.trim())
     .filter(Boolean);
   for (const name of names) {
-    if (name !== "orders" && name !== "catalog") {
-      throw new InvalidArgumentError(`unknown queue "${name}" (use orders, catalog or both)`);
+    if (name !== "orders" && name !== "catalog" && name !== "maintenance") {
+      throw new InvalidArgumentError(
+        `unknown queue "${name}" (use orders, catalog, maintenance, or a list of them)`,
+      );
     }
   }
   if (names.length === 0) throw new InvalidArgumentError("name at least one queue");
@@ -130,10 +133,12 @@ export function registerWorker(program: Command): void {
       positiveWhole,
       10,
     )
-    .option("--queues <list>", "queues to serve: orders, catalog", parseQueues, [
-      "orders",
-      "catalog",
-    ] as WorkerQueue[])
+    .option(
+      "--queues <list>",
+      "queues to serve: orders, catalog, maintenance (the nightly forget)",
+      parseQueues,
+      ["orders", "catalog", "maintenance"] as WorkerQueue[],
+    )
     .option(
       "--store-payout-urls",
       "keep redemption links in the ledger (they are money in the open)",
@@ -190,7 +195,7 @@ export function registerWebhooks(program: Command): void {
 
 /** Registers `dashboard`. */
 export function registerDashboard(program: Command): void {
-  program
+  const dashboard = program
     .command("dashboard")
     .description(
       "Serve the campaigns page and the queue dashboard (bull-board) until SIGINT/SIGTERM.",
@@ -209,9 +214,26 @@ export function registerDashboard(program: Command): void {
     )
     .option(
       "--allow-actions",
-      "show the action buttons (approve, pause, resume, cancel, retry) on the campaign pages, and bull-board's retry and clean; off loopback they need GIFTJOBS_DASHBOARD_TOKEN",
+      "show the action buttons (approve, pause, resume, cancel, retry) on the campaign pages, and bull-board's retry and clean; off loopback they need GIFTJOBS_DASHBOARD_TOKEN or --users",
+    )
+    .option(
+      "--users <file>",
+      "named users (NAME:ROLES:ID:HASH lines, made by `dashboard add-user`): every page needs sign-in, each action its role; replaces GIFTJOBS_DASHBOARD_TOKEN",
     )
     .action(runDashboard("runDashboard"));
+  // The parent's --users names the file: commander gives a parent's option to the parent
+  // wherever it stands, so add-user reads it from there (src/cli/commands/dashboard.ts).
+  dashboard
+    .command("add-user")
+    .description(
+      "Add a user to the --users file with a new random token, printed once (only its scrypt hash is kept).",
+    )
+    .argument("<name>", "the person, as the audit trail shows them")
+    .requiredOption(
+      "--roles <roles>",
+      "comma-separated: view (read), operate (pause, resume, cancel, retry), approve",
+    )
+    .action(runDashboard("runAddUser"));
 }
 
 /** Registers `demo`. */
@@ -262,4 +284,40 @@ export function registerDb(program: Command): void {
     .option("--data-dir <DIR>", "the data dir whose campaigns/ to read (default GIFTJOBS_DATA_DIR)")
     .option("--json", "print one JSON document")
     .action(runDbImportJournals("runImportJournals"));
+}
+
+/** `--since T`: a date or a time (ISO 8601); a date alone is its start, UTC. */
+function sinceTime(value: string): Date {
+  const time = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value)
+    ? Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value)
+    : Number.NaN;
+  if (Number.isNaN(time))
+    throw new InvalidArgumentError("not a date or time (e.g. 2024-05-01 or 2024-05-01T09:00:00Z)");
+  return new Date(time);
+}
+
+/** Registers `audit` and `audit verify`: the audit trail (docs/architecture/audit.md). */
+export function registerAudit(program: Command): void {
+  const audit = program
+    .command("audit")
+    .description(
+      "Show the audit trail: who imported, approved, paused, resumed, cancelled, retried, archived what, and when.",
+    )
+    .option("--campaign <name>", "only this campaign's entries")
+    .option(
+      "--since <time>",
+      "only entries at or after this date or time (UTC unless it says)",
+      sinceTime,
+    )
+    .option("--actor <name>", "only this actor's entries")
+    .addOption(new Option("--json", "print a JSON array of the entries").conflicts("csv"))
+    .option("--csv", "print the entries as CSV (cells a spreadsheet would run are neutralised)")
+    .action(runAudit("runAudit"));
+  audit
+    .command("verify")
+    .description(
+      "Check the audit trail's hash chain: exit 1 naming the first entry changed, removed or reordered.",
+    )
+    .option("--json", "print one JSON document")
+    .action(runAudit("runVerify"));
 }

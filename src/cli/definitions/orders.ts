@@ -11,12 +11,13 @@ const runLifecycle = lazyActions(() => import("../commands/campaigns.js"));
 const runLinks = lazyActions(() => import("../commands/orders-links.js"));
 const runReconcile = lazyActions(() => import("../commands/orders-reconcile.js"));
 const runTemplate = lazyActions(() => import("../commands/orders-template.js"));
+const runForget = lazyActions(() => import("../commands/orders-forget.js"));
 
 const rateOption = (value: string) => wholeNumber("--rate", value, 1, 6000);
 
 /**
  * Registers `orders import|template|status|report|links|retry|reconcile|payouts` and the
- * campaign lifecycle: list, approve, pause, resume, cancel, archive, restore.
+ * campaign lifecycle: list, approve, pause, resume, cancel, archive, restore, forget.
  */
 export function register(program: Command): void {
   const orders = program
@@ -148,6 +149,19 @@ export function register(program: Command): void {
     "restore",
     "Read an archived campaign back into Redis, as it was before the archive.",
   ).action(runArchive("runRestore"));
+  orders
+    .command("forget")
+    .description(
+      "Remove people's e-mails, references and names of ended campaigns; counts, money, ids and statuses stay.",
+    )
+    .option("--campaign <name>", "the ended campaign to forget")
+    .option(
+      "--ended-before <date>",
+      "every ended campaign that ended before this date (2026-01-31: 00:00 UTC) or date-time with its zone",
+    )
+    .option("--dry-run", "say what would be forgotten; change nothing")
+    .option("--json", "print one JSON document")
+    .action(runForget("runForget"));
 }
 
 /** `orders NAME --campaign N [--json]`: a step on an existing campaign. */

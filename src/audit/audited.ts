@@ -1,0 +1,60 @@
+import { RunError } from "../errors/runtime-error.js";
+import { UserError } from "../errors/user-error.js";
+import type { Actor } from "./actor.js";
+import type { AuditAction, AuditDetails, AuditDraft } from "./entry.js";
+import type { AuditTrail } from "./trail.js";
+
+/** One action to run and record: what it is, on which campaign, and the details of its end. */
+export interface AuditedStep<T> {
+  action: AuditAction;
+  campaign: string | null;
+  /** Details known before it runs (a retry's mode); merged under those of its end. */
+  details?: AuditDetails;
+  run: () => Promise<T>;
+  /** The details of what it did, from its result. */
+  done?: (value: T) => AuditDetails;
+}
+
+/**
+ * Runs the step and appends one entry for it (docs/architecture/audit.md, "What is recorded"):
+ * `ok` with what it did, `refused` with the reason when a rule or a check said no (a
+ * UserError), `failed` with the reason otherwise; the step's error is then thrown as it was.
+ * Without a trail (PostgreSQL away, for a command that goes on without it, having said so)
+ * nothing is recorded.
+ */
+export async function audited<T>(
+  trail: AuditTrail | undefined,
+  actor: Actor,
+  step: AuditedStep<T>,
+): Promise<T> {
+  const draft = (result: AuditDraft["result"], details: AuditDetails, reason?: string) => ({
+    actor,
+    action: step.action,
+    campaign: step.campaign,
+    details: { ...step.details, ...details },
+    result,
+    ...(reason === undefined ? {} : { reason }),
+  });
+  let value: T;
+  try {
+    value = await step.run();
+  } catch (error) {
+    const reason = firstLine(error);
+    await trail?.append(draft(error instanceof UserError ? "refused" : "failed", {}, reason));
+    throw error;
+  }
+  if (!trail) return value;
+  try {
+    await trail.append(draft("ok", step.done?.(value) ?? {}));
+  } catch (error) {
+    throw new RunError(
+      `${step.action}${step.campaign ? ` of campaign ${step.campaign}` : ""} was done, but the audit trail (${trail.place}) could not record it: ${firstLine(error)}`,
+      { cause: error },
+    );
+  }
+  return value;
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0]!;
+}
