@@ -1,3 +1,4 @@
 #!/usr/bin/env node
-// The compiled CLI lives in dist/ (built by `npm ci` through the prepare script).
-import("../dist/src/cli/main.js").then((m) => m.main(process.argv));
+// The CLI bundled by esbuild lives in dist/cli/ (built by `npm ci` through the prepare script:
+// scripts/cli-bundle.mjs).
+import("../dist/cli/main.js").then((m) => m.main(process.argv));

@@ -1,16 +1,19 @@
-// The prepare script (`npm ci`, `npm install`): compiles src/ into dist/, which bin/giftjobs.js
-// runs. The compiler and the type packages are devDependencies, so an install without them
-// (--omit=dev, or NODE_ENV=production) cannot build: it stops saying how to install for
-// production, instead of a page of type errors (npm keeps typescript itself there, as an
-// optional peer of @bull-board/api's valibot) and never runs on with a dist/ of other sources.
+// The prepare script (`npm ci`, `npm install`): compiles src/ into dist/src/ (the library's
+// modules and types), then bundles the CLI into dist/cli/, which bin/giftjobs.js runs
+// (scripts/cli-bundle.mjs). The compiler, esbuild and the type packages are devDependencies, so
+// an install without them (--omit=dev, or NODE_ENV=production) cannot build: it stops saying how
+// to install for production, instead of a page of type errors (npm keeps typescript itself
+// there, as an optional peer of @bull-board/api's valibot) and never runs on with a dist/ of
+// other sources.
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
 const { devDependencies } = JSON.parse(readFileSync("package.json", "utf8"));
 const needed = Object.keys(devDependencies).filter(
-  (name) => name === "typescript" || name.startsWith("@types/"),
+  (name) => name === "typescript" || name === "esbuild" || name.startsWith("@types/"),
 );
 const missing = needed.filter((name) => {
   try {
@@ -29,5 +32,8 @@ if (missing.length > 0) {
   process.exit(1);
 }
 const tsc = require.resolve("typescript/bin/tsc");
-const build = spawnSync(process.execPath, [tsc, "-p", "tsconfig.json"], { stdio: "inherit" });
-process.exit(build.status ?? 1);
+const compile = spawnSync(process.execPath, [tsc, "-p", "tsconfig.json"], { stdio: "inherit" });
+if (compile.status !== 0) process.exit(compile.status ?? 1);
+const bundler = fileURLToPath(new URL("cli-bundle.mjs", import.meta.url));
+const bundle = spawnSync(process.execPath, [bundler], { stdio: "inherit" });
+process.exit(bundle.status ?? 1);

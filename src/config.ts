@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { isTimeZone } from "./daily-limit.js";
 import { ConfigError } from "./errors/config-error.js";
 import { registerSecret } from "./log.js";

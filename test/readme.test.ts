@@ -1,8 +1,10 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { exited, runCli, spawnCli } from "./helpers/cli.js";
+import { type CliRun, cliCommandLine, exited } from "./helpers/cli.js";
 import { freePort } from "./helpers/free-port.js";
 import { cleanPrefix, REDIS_URL, testRedis, uniquePrefix } from "./helpers/redis.js";
 
@@ -10,13 +12,18 @@ import { cleanPrefix, REDIS_URL, testRedis, uniquePrefix } from "./helpers/redis
 type Step =
   | { kind: "file"; name: string; content: string }
   | { kind: "export"; vars: Record<string, string> }
-  | { kind: "run"; args: string[]; background: boolean; exit: number; line: string };
+  | { kind: "run"; command: string; background: boolean; exit: number; line: string };
 
 /** Splits a shell line into words, honouring double and single quotes. */
 function words(line: string): string[] {
   return [...line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!);
 }
 
+/**
+ * The walk-through's steps. A `$` line is an `export` or an `npx giftjobs` command: after the
+ * README's set-up (`npm ci`) nothing else puts giftjobs on the PATH, so a bare `giftjobs` line,
+ * or any other command, is a mistake of the README.
+ */
 function parseReadme(text: string): Step[] {
   const steps: Step[] = [];
   const blocks = text.matchAll(/(<!-- readme-test: file (\S+) -->\n)?```(\w+)\n([\s\S]*?)```/g);
@@ -25,29 +32,114 @@ function parseReadme(text: string): Step[] {
     if (lang !== "console") continue;
     for (const raw of body!.split("\n")) {
       if (!raw.startsWith("$ ")) continue;
-      const [command, comment = ""] = raw.slice(2).split(/\s+#\s*/);
+      const command = raw.slice(2);
+      const comment = /\s#\s*(.*)$/.exec(command)?.[1] ?? "";
       const exit = Number(/exit (\d+)/.exec(comment)?.[1] ?? 0);
-      const background = command!.trim().endsWith("&");
-      const tokens = words(command!.replace(/&\s*$/, ""));
+      const tokens = words(command);
       if (tokens[0] === "export") {
         steps.push({
           kind: "export",
           vars: Object.fromEntries(tokens.slice(1).map((t) => t.split("=", 2) as [string, string])),
         });
-      } else if (tokens[0] === "giftjobs") {
-        steps.push({ kind: "run", args: tokens.slice(1), background, exit, line: raw });
+      } else if (tokens[0] === "npx" && tokens[1] === "giftjobs") {
+        const background = /&\s*$/.test(command);
+        steps.push({ kind: "run", command, background, exit, line: raw });
+      } else {
+        throw new Error(`README: "${raw}" is not an npx giftjobs line or an export`);
       }
     }
   }
   return steps;
 }
 
+/**
+ * A folder holding `npx` for the lines' shell: `npx giftjobs ARGS` in the checkout runs the
+ * checkout's own giftjobs, here the one the test run compiled from these sources (as spawnCli).
+ */
+async function npxStandIn(dir: string): Promise<string> {
+  const bin = join(dir, ".bin");
+  await mkdir(bin);
+  const program = cliCommandLine()
+    .map((word) => `'${word}'`)
+    .join(" ");
+  const script = [
+    "#!/bin/sh",
+    'if [ "$1" != giftjobs ]; then echo "npx: only giftjobs here, not $1" >&2; exit 127; fi',
+    "shift",
+    `exec ${program} "$@"`,
+    "",
+  ].join("\n");
+  await writeFile(join(bin, "npx"), script);
+  await chmod(join(bin, "npx"), 0o755);
+  return bin;
+}
+
+type LineChild = ChildProcess & { output: () => string };
+
+/** Runs one line in a shell, as typed; a background line (`&`) in a process group of its own. */
+function spawnLine(command: string, env: NodeJS.ProcessEnv, cwd: string, background: boolean) {
+  const text = background ? command.replace(/&\s*$/, "") : command;
+  const child = spawn("/bin/sh", ["-c", text], {
+    cwd,
+    env,
+    detached: background,
+    stdio: ["ignore", "pipe", "pipe"],
+  }) as LineChild;
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (d) => {
+    stdout += d;
+  });
+  child.stderr?.on("data", (d) => {
+    stderr += d;
+  });
+  child.output = () => stdout + stderr;
+  const done = new Promise<CliRun>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+  return { child, done };
+}
+
+/** A shell line without its comment and the spaces around it. */
+const withoutComment = (line: string) => line.replace(/\s+#.*$/, "").trim();
+
+describe("README's first screen", () => {
+  const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+  const blocks = [...readme.matchAll(/```(\w+)\n([\s\S]*?)```/g)];
+
+  it("gives the two commands first: the demo, then the tests", () => {
+    const [lang, body] = [blocks[0]![1], blocks[0]![2]!];
+    expect(lang).toBe("sh");
+    expect(body.trimEnd().split("\n").map(withoutComment)).toEqual([
+      "npm ci && npx giftjobs demo",
+      "npm test",
+    ]);
+  });
+
+  it("then an example of ten lines at most, each run by the walk-through, then the concepts", () => {
+    const headings = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
+    expect(headings.slice(0, 2)).toEqual(["An example", "Concepts"]);
+    const example = blocks[1]![2]!.trimEnd().split("\n");
+    expect(example.length).toBeLessThanOrEqual(10);
+    const walkThrough = new Set(
+      blocks
+        .filter(([, lang]) => lang === "console")
+        .flatMap(([, , body]) => body!.split("\n"))
+        .filter((line) => line.startsWith("$ "))
+        .map((line) => withoutComment(line.slice(2))),
+    );
+    for (const line of example) expect(walkThrough, line).toContain(withoutComment(line));
+  });
+});
+
 describe("README walk-through", () => {
   const prefix = uniquePrefix("readme");
-  const background: ReturnType<typeof spawnCli>[] = [];
+  const background: LineChild[] = [];
   let dir: string;
   afterAll(async () => {
-    for (const child of background) child.kill("SIGTERM");
+    for (const child of background)
+      if (child.exitCode === null) process.kill(-child.pid!, "SIGTERM");
     await Promise.all(background.map(exited));
     const redis = testRedis();
     await cleanPrefix(redis, prefix);
@@ -55,13 +147,21 @@ describe("README walk-through", () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it("runs every command shown, with the exit code shown", async () => {
+  it("refuses a line the README's set-up cannot run: giftjobs is not on the PATH", () => {
+    const line = "```console\n$ giftjobs orders list\n```\n";
+    expect(() => parseReadme(line)).toThrow('"$ giftjobs orders list" is not an npx giftjobs line');
+  });
+
+  it("runs every command shown, as written in a shell, with the exit code shown", async () => {
     const readme = await readFile(new URL("../README.md", import.meta.url), "utf8");
     const steps = parseReadme(readme);
     expect(steps.filter((s) => s.kind === "run").length).toBeGreaterThan(15);
     dir = await mkdtemp(join(tmpdir(), "giftjobs-readme-"));
     const port = String(await freePort());
-    const env: Record<string, string> = {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PATH: `${await npxStandIn(dir)}:${process.env.PATH}`,
+      CI: "true",
       GIFTJOBS_REDIS_URL: REDIS_URL,
       GIFTJOBS_PREFIX: prefix,
       GIFTJOBS_LOG_LEVEL: "warn",
@@ -72,14 +172,14 @@ describe("README walk-through", () => {
         for (const [k, v] of Object.entries(step.vars)) env[k] = v.replace("4010", port);
       }
       if (step.kind !== "run") continue;
-      const args = step.args.map((a) => a.replace("4010", port));
+      const command = step.command.replace("4010", port);
+      const { child, done } = spawnLine(command, env, dir, step.background);
       if (step.background) {
-        const child = spawnCli(args, env, dir);
         background.push(child);
         await waitForStart(child);
         continue;
       }
-      const result = await runCli(args, env, dir);
+      const result = await done;
       expect({
         line: step.line,
         code: result.code,
@@ -89,7 +189,7 @@ describe("README walk-through", () => {
         code: step.exit,
         stderr: "",
       });
-      if (args.includes("--json") && step.exit === 0)
+      if (command.includes("--json") && step.exit === 0)
         expect(() => JSON.parse(result.stdout)).not.toThrow();
     }
     // About 30 CLI processes in a row (2 s each on an idle 2-core machine, twice that beside the
@@ -98,7 +198,7 @@ describe("README walk-through", () => {
 });
 
 /** A background command is ready when it printed something (sandbox) or ran for a moment (worker). */
-async function waitForStart(child: ReturnType<typeof spawnCli>): Promise<void> {
+async function waitForStart(child: LineChild): Promise<void> {
   const deadline = Date.now() + 15_000;
   while (Date.now() < deadline && !/listening|started/.test(child.output())) {
     if (child.exitCode !== null) throw new Error(`background command exited: ${child.output()}`);

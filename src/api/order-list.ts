@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { ApiClient } from "./client.js";
 import { MalformedResponseError } from "./errors/index.js";
 import { OrderSchema } from "./schemas.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 // The schemas a product.update's state needs, apart from the rest of schemas.ts: the product
 // overrides read them in every command that opens the ledger (`orders status`, `orders list`),

@@ -7,6 +7,7 @@ import { UserError } from "../errors/user-error.js";
 import { countsOf } from "../ledger/campaigns.js";
 import type { CampaignShape, Ledger, LedgerOrder, LedgerRow } from "../ledger/ledger.js";
 import type { CampaignMeta, StoredState } from "../ledger/types.js";
+import { plural } from "../plural.js";
 import {
   ARCHIVE_FILES,
   ARCHIVE_FORMAT,
@@ -159,12 +160,12 @@ async function requireArchivable(
   const cancelledAndOver = storedState(meta) === "cancelled" && pending === 0;
   if (state !== "done" && !cancelledAndOver)
     throw new UserError(
-      `campaign ${campaign} is ${state} (${pending} rows queued, in flight or submitted): only a done campaign, or a cancelled one with nothing queued, in flight or submitted, can be archived`,
+      `campaign ${campaign} is ${state} (${pending} ${plural(pending, "row")} queued, in flight or submitted): only a done campaign, or a cancelled one with nothing queued, in flight or submitted, can be archived`,
     );
   const followed = await ledger.followedOf(campaign);
   if (followed > 0)
     throw new UserError(
-      `campaign ${campaign} has ${followed} orders still followed (${ledger.followKey()}): it cannot be archived until they end`,
+      `campaign ${campaign} has ${followed} ${plural(followed, "order")} still followed (${ledger.followKey()}): it cannot be archived until they end`,
     );
 }
 

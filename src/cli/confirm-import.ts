@@ -4,6 +4,7 @@ import { type ConfirmStepChoice, confirmStep } from "../import/import-command.js
 import type { SpendPlan } from "../import/import-types.js";
 import { pricingText } from "../import/pricing.js";
 import { repeatLine } from "../import/repeats.js";
+import { plural } from "../plural.js";
 
 /** Where the question is asked: a terminal's stdin and stderr, or fake streams in tests. */
 export interface PromptStreams {
@@ -40,7 +41,7 @@ export function spendQuestion(plan: SpendPlan): string {
   const spend = Object.entries(plan.totals)
     .map(([currency, t]) => `${t.price} ${currency}`)
     .join(", ");
-  return `Spend ${spend || "nothing"} on ${plan.rows} rows of campaign ${plan.campaign}? [y/N] `;
+  return `Spend ${spend || "nothing"} on ${plan.rows} ${plural(plan.rows, "row")} of campaign ${plan.campaign}? [y/N] `;
 }
 
 /**
@@ -49,11 +50,13 @@ export function spendQuestion(plan: SpendPlan): string {
  */
 export function planText(plan: SpendPlan): string {
   const into = plan.existing
-    ? `campaign ${plan.campaign} (${plan.existing.state}, ${plan.existing.rows} rows so far)`
+    ? `campaign ${plan.campaign} (${plan.existing.state}, ${plan.existing.rows} ${plural(plan.existing.rows, "row")} so far)`
     : `new campaign ${plan.campaign}`;
-  const lines = [`${plan.rows} new rows for ${into}:`];
+  const lines = [`${plan.rows} new ${plural(plan.rows, "row")} for ${into}:`];
   for (const [currency, t] of Object.entries(plan.totals))
-    lines.push(`  ${currency}: face value ${t.face_value}, price ${t.price} (${t.rows} rows)`);
+    lines.push(
+      `  ${currency}: face value ${t.face_value}, price ${t.price} (${t.rows} ${plural(t.rows, "row")})`,
+    );
   if (plan.pricing) lines.push(`  ${pricingText(plan.pricing)}`);
   // --allow-repeats: said before the question, each earlier campaign in its own line.
   for (const group of plan.repeats ?? []) lines.push(`  pays again: ${repeatLine(group)}`);

@@ -10,6 +10,7 @@ import type { CampaignSummary } from "../campaigns/summary.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { StoredState } from "../ledger/types.js";
 import type { Role } from "./dashboard-user.js";
+import { plural } from "../plural.js";
 
 /** What the campaign page knows of a campaign when it decides which buttons to show. */
 export interface ActionContext {
@@ -97,7 +98,7 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
     unrecorded: false,
     run: async (ledger, c) => {
       const result = await retryCampaign(ledger, c, {});
-      return `${result.rows.toLocaleString("en-US")} rows in ${result.orders.toLocaleString("en-US")} orders re-queued (${result.mode})`;
+      return `${result.rows.toLocaleString("en-US")} ${plural(result.rows, "row")} in ${result.orders.toLocaleString("en-US")} ${plural(result.orders, "order")} re-queued (${result.mode})`;
     },
   },
   {
@@ -110,7 +111,7 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
     unrecorded: true,
     run: async (ledger, c) => {
       const taken = await cancelCampaign(ledger, c);
-      return `campaign ${c} cancelled (${taken.toLocaleString("en-US")} orders taken off the pending list); no new order will be created`;
+      return `campaign ${c} cancelled (${taken.toLocaleString("en-US")} ${plural(taken, "order")} taken off the pending list); no new order will be created`;
     },
   },
   // archive: another engineer adds it here (see above).

@@ -4,6 +4,7 @@ import { repeatsText } from "../campaigns/status.js";
 import type { CampaignSummary } from "../campaigns/summary.js";
 import { maskEmails } from "../log.js";
 import { auditTable } from "./audit-table.js";
+import { plural } from "../plural.js";
 import type { CampaignAction } from "./campaign-actions.js";
 import {
   FAILURE_STATUSES,
@@ -108,7 +109,7 @@ function summary(s: CampaignSummary): string {
   const money = Object.entries(s.money)
     .map(
       ([currency, m]) =>
-        `<div>${escapeHtml(currency)}: ${escapeHtml(m.rows)} rows, face value ${escapeHtml(m.face_value)}, price ${escapeHtml(m.price)}, spent ${escapeHtml(m.spent)}${m.budget ? `, budget ${escapeHtml(m.budget)}` : ""}</div>`,
+        `<div>${escapeHtml(currency)}: ${escapeHtml(m.rows)} ${plural(m.rows, "row")}, face value ${escapeHtml(m.face_value)}, price ${escapeHtml(m.price)}, spent ${escapeHtml(m.spent)}${m.budget ? `, budget ${escapeHtml(m.budget)}` : ""}</div>`,
     )
     .join("");
   const time = (label: string, at: string | null) =>
@@ -217,7 +218,7 @@ function pager(path: string, page: FailurePage, status: FailureStatus | undefine
   const href = (n: number) => `${path}?${status ? `status=${status}&amp;` : ""}page=${n}`;
   const previous = page.page > 1 ? `<a href="${href(page.page - 1)}" rel="prev">previous</a>` : "";
   const next = page.page < page.pages ? `<a href="${href(page.page + 1)}" rel="next">next</a>` : "";
-  const where = `page ${page.page} of ${page.pages} (${page.total.toLocaleString("en-US")} rows)`;
+  const where = `page ${page.page} of ${page.pages} (${page.total.toLocaleString("en-US")} ${plural(page.total, "row")})`;
   return `<p class="pager">${[previous, where, next].filter(Boolean).join(" ")}</p>`;
 }
 

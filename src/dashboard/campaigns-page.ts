@@ -162,8 +162,8 @@ export function bar(c: CampaignOverview): string {
 }
 
 /**
- * Spent / planned price per currency, with its budget: each amount kept on one line, the cell
- * wrapping between them, so long amounts do not widen the table past a laptop's screen.
+ * Spent / planned price per currency on one line, its budget on the next, so no amount is
+ * split over lines and the table still fits a laptop's screen.
  */
 export function money(c: CampaignOverview): string {
   const amount = (text: string) => `<span class="amount">${escapeHtml(text)}</span>`;
@@ -213,18 +213,22 @@ export function duration(seconds: number): string {
   return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
-/** Fetches the page again and swaps in its `<main>` (HTML the server escaped). */
+/**
+ * Fetches the page again and swaps in its `<main>` (HTML the server escaped). The time of the
+ * last update is UTC in 24-hour time, as every other time of the dashboard.
+ */
 const LIVE_SCRIPT = `
 (() => {
   const note = document.getElementById("live");
-  let last = new Date().toLocaleTimeString();
+  const now = () => new Date().toISOString().slice(11, 19) + " UTC";
+  let last = now();
   async function update() {
     try {
       const res = await fetch(location.href, { cache: "no-store" });
       if (!res.ok) throw new Error("HTTP " + res.status);
       const fresh = new DOMParser().parseFromString(await res.text(), "text/html").querySelector("main");
       if (fresh) document.querySelector("main").replaceChildren(...fresh.childNodes);
-      last = new Date().toLocaleTimeString();
+      last = now();
       note.textContent = "updated " + last;
       note.className = "";
     } catch (error) {

@@ -91,7 +91,11 @@ td.nw { white-space: nowrap; }
 table.campaigns th, table.campaigns td { padding: .35rem .4rem; }
 table.campaigns th { font-size: .8rem; }
 td.money { font-size: .85rem; }
+/* Wide enough for a currency's spent and planned price side by side, its budget on the next
+   line; only amounts too long for that go one under the other, each whole. */
+td.money { min-width: 11rem; }
 td.money div { margin-bottom: .2rem; }
+td.money small { display: block; }
 .amount { white-space: nowrap; }
 td.times { white-space: nowrap; font-size: .8rem; }
 td.reason { max-width: 28rem; overflow-wrap: anywhere; }

@@ -1,5 +1,6 @@
 import { type CampaignState, campaignState } from "../campaigns/state.js";
 import type { Ledger } from "../ledger/ledger.js";
+import { plural } from "../plural.js";
 import { escapeHtml } from "./html-escape.js";
 
 /** A campaign's rows still to be sent, as the queue board shows them beside its jobs. */
@@ -64,7 +65,7 @@ function lineOf(list: WaitingRows[], name: (campaign: string) => string): string
   });
   const more = list.length > SHOWN ? `; and ${list.length - SHOWN} more campaigns` : "";
   const campaigns = list.length === 1 ? "1 campaign" : `${list.length} campaigns`;
-  return `${rows.toLocaleString("en-US")} rows to send in ${campaigns}: ${parts.join("; ")}${more}`;
+  return `${rows.toLocaleString("en-US")} ${plural(rows, "row")} to send in ${campaigns}: ${parts.join("; ")}${more}`;
 }
 
 /**

@@ -1,6 +1,6 @@
 /** One thing production needs, as `giftjobs doctor` found it. */
 export interface DoctorCheck {
-  /** Short name: redis, eviction, persistence, memory, service, catalog. */
+  /** Short name: redis, eviction, persistence, memory, service, database, catalog. */
   name: string;
   ok: boolean;
   /** One line: what holds, or what is wrong and what to do. */

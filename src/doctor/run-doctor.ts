@@ -1,6 +1,7 @@
 import { ApiClient } from "../api/client.js";
 import type { Config } from "../config.js";
 import { registerSecret } from "../log.js";
+import { databaseCheck } from "./database-check.js";
 import type { DoctorCheck } from "./doctor-check.js";
 import { redisChecks } from "./redis-checks.js";
 import { inspectRedis } from "./redis-nodes.js";
@@ -24,8 +25,9 @@ export interface DoctorReport {
 /**
  * Checks what production needs (docs/operations.md, "Running in production"): Redis reachable
  * (every node of a cluster), maxmemory-policy noeviction, appendonly on, memory headroom, the
- * service's URL and key, the current snapshot's age, and with GIFTJOBS_FORGET_AFTER_DAYS the
- * campaigns past it. Every check runs; none throws.
+ * service's URL and key, PostgreSQL when configured (it answers, its schema is migrated), the
+ * current snapshot's age, and with GIFTJOBS_FORGET_AFTER_DAYS the campaigns past it. Every check
+ * runs; none throws.
  */
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const { config } = options;
@@ -36,12 +38,19 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     apiVersion: config.apiVersion,
     timeoutMs: options.serviceTimeoutMs ?? 5000,
   });
-  const [redis, service, catalog, retention] = await Promise.all([
+  const [redis, service, database, catalog, retention] = await Promise.all([
     inspectRedis(config, config.prefix).then(redisChecks),
     serviceCheck(client, config.apiUrl),
+    databaseCheck(config),
     snapshotCheck(config, options.maxSnapshotAgeHours ?? 26),
     retentionCheck(config),
   ]);
-  const checks = [...redis, service, catalog, ...(retention ? [retention] : [])];
+  const checks = [
+    ...redis,
+    service,
+    ...(database ? [database] : []),
+    catalog,
+    ...(retention ? [retention] : []),
+  ];
   return { ok: checks.every((c) => c.ok), checks };
 }

@@ -6,6 +6,7 @@ import type { CampaignMeta, StoredState } from "../ledger/types.js";
 import { compareDecimal } from "../money.js";
 import { budgetText, type CurrencyBudget, resolveBudgets, unitsText } from "../orders/budget.js";
 import type { JournalVerdict } from "../orders/journal-index.js";
+import { plural } from "../plural.js";
 import { accountBalance } from "./account-balance.js";
 import { ImportRefused } from "./import-errors.js";
 import type { ImportPlan, Survey } from "./import-survey.js";
@@ -51,7 +52,7 @@ export async function checkCampaign(
     !(await importWasCutShort(ledger, options.campaign))
   )
     throw refuse(
-      `campaign ${options.campaign} exists (${existing.rows} rows); this file has ${survey.freshRows} new rows: pass --append to add them to it (the rows it has are not added again)`,
+      `campaign ${options.campaign} exists (${existing.rows} ${plural(existing.rows, "row")}); this file has ${survey.freshRows} new ${plural(survey.freshRows, "row")}: pass --append to add them to it (the rows it has are not added again)`,
     );
   const verdict = plan.journal?.verdict();
   if (verdict) {

@@ -14,6 +14,7 @@ import type { Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
 import type { Budget } from "../orders/budget.js";
 import type { Distribution } from "../orders/order-row.js";
+import { plural } from "../plural.js";
 import type { RedisSettings } from "../redis/connection.js";
 import { isRedisAway, redisAddress } from "../redis/outage-reporter.js";
 import { importCampaign } from "./import-campaign.js";
@@ -231,7 +232,7 @@ export function confirmStep(
   if (!choice.canAsk) {
     return async (plan) => {
       throw new UserError(
-        `campaign ${plan.campaign}: ${plan.rows} new rows to spend on and no terminal to ask: pass --yes to import and send them, or --hold to record the campaign held until \`orders approve\`; nothing was recorded`,
+        `campaign ${plan.campaign}: ${plan.rows} new ${plural(plan.rows, "row")} to spend on and no terminal to ask: pass --yes to import and send them, or --hold to record the campaign held until \`orders approve\`; nothing was recorded`,
       );
     };
   }
@@ -335,7 +336,7 @@ export function databaseLostEnd(
   recorded: number,
   error: DatabaseDownError,
 ): ImportEnd {
-  const line = `giftjobs: ${error.message.replace(/: is it running\? \(GIFTJOBS_DATABASE_URL\)$/, "")} during the import (GIFTJOBS_DATABASE_URL): ${recorded} rows were recorded, each journaled first; run the same import again once it answers to record the rest`;
+  const line = `giftjobs: ${error.message.replace(/: is it running\? \(GIFTJOBS_DATABASE_URL\)$/, "")} during the import (GIFTJOBS_DATABASE_URL): ${recorded} ${plural(recorded, "row was", "rows were")} recorded, each journaled first; run the same import again once it answers to record the rest`;
   const json = {
     ...refusalJson(prepared.command.campaign, new UserError(line)),
     enqueued: recorded,
@@ -349,7 +350,7 @@ export function databaseLostEnd(
  * second run of the same import records only what is missing.
  */
 function redisLostLine(settings: RedisSettings, recorded: number): string {
-  return `giftjobs: Redis went away during the import (${redisAddress(settings)} stopped answering): ${recorded} rows were recorded; run the same import again to record the rest`;
+  return `giftjobs: Redis went away during the import (${redisAddress(settings)} stopped answering): ${recorded} ${plural(recorded, "row was", "rows were")} recorded; run the same import again to record the rest`;
 }
 
 /**

@@ -9,6 +9,7 @@ import type { JournalVerdict } from "../orders/journal-index.js";
 import { campaignTagsOrders } from "../orders/order-tags.js";
 import { journalFor } from "../orders/pg-journal.js";
 import { paidMemoryFor } from "../orders/pg-paid-memory.js";
+import { plural } from "../plural.js";
 import { CampaignWriter } from "./campaign-writer.js";
 import type { Existing } from "./import-checks.js";
 import { RecordRefused } from "./import-errors.js";
@@ -179,7 +180,7 @@ async function writeCampaign(
   progress();
   if (writer.leftOut > 0)
     deps.log.warn(
-      `campaign ${options.campaign}: ${writer.leftOut} rows of this file were left out: another import of the campaign recorded some of them at the same time (each is paid once); import the file again to record any left`,
+      `campaign ${options.campaign}: ${writer.leftOut} ${plural(writer.leftOut, "row", "rows")} of this file ${plural(writer.leftOut, "was", "were")} left out: another import of the campaign recorded some of them at the same time (each is paid once); import the file again to record any left`,
     );
   return { rows: writer.rows, orders: writer.orders };
 }
@@ -191,7 +192,7 @@ function recordRefused(
 ): RecordRefused | undefined {
   const before =
     writer.rows > 0
-      ? `${writer.rows} new rows of this file were recorded before it, the rest were not`
+      ? `${writer.rows} new ${plural(writer.rows, "row")} of this file ${plural(writer.rows, "was", "were")} recorded before it, the rest were not`
       : "nothing was enqueued";
   if (error instanceof BudgetExceededError) {
     const c = error.currency;

@@ -1,6 +1,7 @@
 import type { ExecutionMode } from "../api/order-request.js";
 import type { JournalIndex, JournalVerdict } from "../orders/journal-index.js";
 import type { OrderPacker } from "../orders/packing.js";
+import { plural } from "../plural.js";
 import type { RowSpool } from "./row-spool.js";
 
 /**
@@ -17,7 +18,7 @@ export function journalRefusal(
 ): string | undefined {
   const { incomplete } = verdict;
   if (incomplete.rows > 0)
-    return `${incomplete.rows} rows of this file were recorded in ${incomplete.orders} orders of campaign ${campaign} (${path}) together with ${incomplete.missing} rows this import does not have (left out of the file, invalid, or changed): their orders' keys need every row, and another key could pay them twice; import the file they came from whole; nothing was enqueued`;
+    return `${incomplete.rows} ${plural(incomplete.rows, "row")} of this file ${plural(incomplete.rows, "was", "were")} recorded in ${incomplete.orders} ${plural(incomplete.orders, "order")} of campaign ${campaign} (${path}) together with ${incomplete.missing} ${plural(incomplete.missing, "row")} this import does not have (left out of the file, invalid, or changed): their orders' keys need every row, and another key could pay them twice; import the file they came from whole; nothing was enqueued`;
   if (mode === "sync" && verdict.largest > 1)
     return `rows of this file were recorded in orders of up to ${verdict.largest} items of campaign ${campaign} (${path}), and a sync order holds one: import them with --execution-mode async; nothing was enqueued`;
   return undefined;
@@ -30,7 +31,7 @@ export function journalWarning(
   path: string,
 ): string | undefined {
   if (verdict.reproduced === 0) return undefined;
-  return `campaign ${campaign}: ${verdict.reproduced} rows of this file were recorded before (${path}) but the ledger does not know them (Redis lost or flushed, or an import stopped half way): they are recorded again in the same ${verdict.orders} orders, under the same keys, so the service answers what it answered then`;
+  return `campaign ${campaign}: ${verdict.reproduced} ${plural(verdict.reproduced, "row")} of this file ${plural(verdict.reproduced, "was", "were")} recorded before (${path}) but the ledger does not know them (Redis lost or flushed, or an import stopped half way): they are recorded again in the same ${verdict.orders} ${plural(verdict.orders, "order")}, under the same keys, so the service answers what it answered then`;
 }
 
 /**

@@ -6,6 +6,7 @@ import { readNumberedLineBatches } from "../catalog/line-reader.js";
 import { takeTransactionLock } from "../db/advisory-lock.js";
 import { type Database, inTransaction } from "../db/open-database.js";
 import { UserError } from "../errors/user-error.js";
+import { plural } from "../plural.js";
 import { type JournalLine, journalPath } from "./journal.js";
 import { JournalIndex } from "./journal-index.js";
 import { hasTagsMarker } from "./order-tags.js";
@@ -89,7 +90,7 @@ async function importOne(
         return { campaign, orders, outcome: "already" as const };
       }
       throw new UserError(
-        `campaign ${campaign}: table ${database.schema}.order_journal holds ${held.orders} orders of it, not the ${orders} of ${path}: it was journaled in both places, so nothing of it is moved (keep the data dir for it; docs/operations.md, "Switching to PostgreSQL")`,
+        `campaign ${campaign}: table ${database.schema}.order_journal holds ${held.orders} ${plural(held.orders, "order")} of it, not the ${orders} of ${path}: it was journaled in both places, so nothing of it is moved (keep the data dir for it; docs/operations.md, "Switching to PostgreSQL")`,
       );
     }
     // The marker first, as an import writes it before its first tagged order.

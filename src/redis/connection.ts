@@ -1,15 +1,7 @@
-import { createRequire } from "node:module";
-import type * as IORedis from "ioredis";
 import type { Command, RedisOptions } from "ioredis";
+import { Cluster, Redis } from "ioredis";
 import { type ClusterSeed, ENV_NAMES, redisPasswordsOf } from "../config.js";
 import { registerSecret } from "../log.js";
-
-// By require, not import: ioredis is CommonJS, and Node 20 takes about 35 ms more CPU to load it
-// through an ESM import (measured: docs/architecture/command-line.md, "Start-up"). Every command
-// that asks Redis pays it at start-up.
-const { Cluster, Redis } = createRequire(import.meta.url)("ioredis") as typeof IORedis;
-type Cluster = IORedis.Cluster;
-type Redis = IORedis.Redis;
 
 /**
  * A connection that sends the commands issued during one turn of the event loop in one write:

@@ -1,10 +1,10 @@
 // Benchmark of the CLI's start-up (docs/architecture/command-line.md, "Start-up"): the wall
 // time of `giftjobs --help`, `orders list` on an empty prefix and `orders status` of a campaign,
-// each as a user runs it (bin/giftjobs.js, the compiled dist/), against `node -e 0` run in the
-// same round just before it: a busy machine slows both. The median of BENCH_RUNS rounds (default
-// 15) of each, their ratio and its goal; and each command's peak RSS, from runs of their own
-// (RSS_RUNS, with a preload that reads it: a preload costs start-up time, so the timed runs have
-// none).
+// each as a user runs it (bin/giftjobs.js, the bundle in dist/cli/), against `node -e 0` run in
+// the same round just before it: a busy machine slows both. The median of BENCH_RUNS rounds
+// (default 15) of each, their ratio and its goal; and each command's peak RSS, from runs of their
+// own (RSS_RUNS, with a preload that reads it: a preload costs start-up time, so the timed runs
+// have none).
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -16,7 +16,7 @@ import { cleanPrefix, REDIS_URL, testRedis, uniquePrefix } from "../helpers/redi
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const BIN = join(ROOT, "bin", "giftjobs.js");
-const MAIN = join(ROOT, "dist", "src", "cli", "main.js");
+const MAIN = join(ROOT, "dist", "cli", "main.js");
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const RSS_RUNS = 3;
 const CAMPAIGN = "bench";
@@ -89,12 +89,14 @@ const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 const verdict = (met: boolean) => (met ? "MET" : "MISSED");
 
 export async function run(): Promise<void> {
-  // bin/giftjobs.js runs dist/: measuring an old build would measure old code.
+  // bin/giftjobs.js runs dist/cli/: measuring an old build would measure old code.
   if (
     !existsSync(MAIN) ||
     statSync(MAIN).mtimeMs < Math.max(newest(join(ROOT, "src")), newest(join(ROOT, "jobs")))
   ) {
-    process.stderr.write("bench: dist/ is missing or older than src/: run `npm run build` first\n");
+    process.stderr.write(
+      "bench: dist/cli/ is missing or older than src/: run `npm run build` first\n",
+    );
     process.exitCode = 2;
     return;
   }
@@ -111,7 +113,7 @@ export async function run(): Promise<void> {
       CI: "true",
     });
     process.stdout.write(
-      `${RUNS} rounds of each; load average ${loadAverage()} before; bin/giftjobs.js (dist/)\n`,
+      `${RUNS} rounds of each; load average ${loadAverage()} before; bin/giftjobs.js (dist/cli/)\n`,
     );
     const header = ["command", "node -e 0", "command", "ratio", "goal", "", "peak RSS"];
     const rows: string[][] = [];

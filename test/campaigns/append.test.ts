@@ -29,6 +29,21 @@ async function twoFiles(e: CampaignEnv, rows: number): Promise<{ part: string; a
 }
 
 describe("appending to a campaign", () => {
+  it("counts one row as a row: 'exists (1 row)', 'has 1 new row'", async () => {
+    const e = await setup("append-one");
+    const { text } = validCsv(e.index, 2, "one");
+    const lines = text.trimEnd().split("\n");
+    const first = await csvFile(e, "first.csv", `${lines.slice(0, 2).join("\n")}\n`);
+    const both = await csvFile(e, "both.csv", text);
+    await importCampaign({ file: first, campaign: "one" }, depsOf(e));
+    const refused = await importCampaign({ file: both, campaign: "one" }, depsOf(e)).catch(
+      (error: unknown) => error,
+    );
+    expect((refused as Error).message).toMatch(
+      /^campaign one exists \(1 row\); this file has 1 new row: pass --append/,
+    );
+  });
+
   it("new rows need --append; the same rows again need nothing", async () => {
     const e = await setup("append");
     const { part, all } = await twoFiles(e, 3);

@@ -156,7 +156,7 @@ describe("a lost ledger with the journal in PostgreSQL", () => {
     expect(error).toBeInstanceOf(ImportRefused);
     expect((error as Error).message).toMatch(
       new RegExp(
-        `^49 rows of this file were recorded in 1 orders of campaign lost \\(table ${db.schema}\\.order_journal of PostgreSQL, campaign lost\\) together with 1 rows this import does not have`,
+        `^49 rows of this file were recorded in 1 order of campaign lost \\(table ${db.schema}\\.order_journal of PostgreSQL, campaign lost\\) together with 1 row this import does not have`,
       ),
     );
     expect(await e.ledger.exists(CAMPAIGN)).toBe(false);

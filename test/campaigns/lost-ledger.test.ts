@@ -182,7 +182,7 @@ describe("a lost ledger never pays twice", () => {
     ).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(ImportRefused);
     expect((error as Error).message).toMatch(
-      /^49 rows of this file were recorded in 1 orders of campaign lost \(.*orders\.ndjson\) together with 1 rows this import does not have/,
+      /^49 rows of this file were recorded in 1 order of campaign lost \(.*orders\.ndjson\) together with 1 row this import does not have/,
     );
     expect(await e.ledger.exists(CAMPAIGN)).toBe(false);
     // Orders of 50 cannot be sync orders: refused too, rather than packed anew.

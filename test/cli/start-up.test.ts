@@ -1,9 +1,12 @@
 import { spawn } from "node:child_process";
+import { existsSync, realpathSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeEach, describe, expect, it } from "vitest";
+import { METAFILE } from "../../scripts/cli-bundle.mjs";
 import { Ledger } from "../../src/ledger/ledger.js";
+import { COMPILED_CLI, COMPILED_CLI_DIR } from "../helpers/cli-build.js";
 import { REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
 import { tmpDir } from "../helpers/tmp-dir.js";
 
@@ -12,7 +15,7 @@ const ENTRY = fileURLToPath(new URL("../helpers/cli-entry.ts", import.meta.url))
 const TSX = new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
 const RECORDER = new URL("../helpers/module-recorder.mjs", import.meta.url).href;
 
-/** Each test starts a CLI child or two under tsx, each some seconds on a busy machine. */
+/** Each test starts a CLI child or two, each some seconds on a busy machine. */
 const CLI_TESTS_MS = 180_000;
 
 /** The packages a command must not load: only the dashboard serves, only .xlsx needs exceljs. */
@@ -22,20 +25,56 @@ interface Loaded {
   code: number | null;
   stdout: string;
   stderr: string;
-  /** The npm packages the child loaded after start-up's tsx, by name. */
+  /** The npm packages the child loaded, by name, bundled into the chunks it loaded or not. */
   packages: string[];
-  /** Every module it loaded (file URLs and paths). */
+  /** Every module it loaded (file URLs and paths), and each source of each chunk it loaded. */
   modules: string[];
 }
 
 /**
- * Runs `giftjobs ARGS` from the sources (as test/helpers/cli.ts does) with module-recorder.mjs
- * preloaded: what it printed, and the modules it loaded. Not timed: what is loaded is what
- * start-up costs (docs/architecture/command-line.md, "Start-up").
+ * How the child runs the CLI: the bundle the run's globalSetup built (test/helpers/cli-build.ts)
+ * as the shipped CLI is built, or, with GIFTJOBS_TEST_CLI=tsx, the sources under tsx. `preload`
+ * goes before the recorder: what tsx loads is not the command's.
+ */
+function cli(): { preload: string[]; entry: string } {
+  return existsSync(COMPILED_CLI)
+    ? { preload: [], entry: COMPILED_CLI }
+    : { preload: ["--import", TSX], entry: ENTRY };
+}
+
+/** A file's real path (node_modules/ may be a link); a path that names no file as it is. */
+function real(path: string): string {
+  return existsSync(path) ? realpathSync(path) : path;
+}
+
+/**
+ * The sources of each chunk of the bundle, from the metafile esbuild wrote beside it: a chunk's
+ * file loaded is each of its sources loaded (its npm packages' included).
+ */
+async function bundledSources(): Promise<Map<string, string[]>> {
+  const sources = new Map<string, string[]>();
+  if (!existsSync(COMPILED_CLI)) return sources;
+  const meta = JSON.parse(await readFile(join(COMPILED_CLI_DIR, METAFILE), "utf8")) as {
+    outputs: Record<string, { inputs: Record<string, unknown> }>;
+  };
+  // By their real paths: Node runs a module from its real path, node_modules/ may be a link.
+  for (const [output, { inputs }] of Object.entries(meta.outputs))
+    sources.set(
+      real(join(ROOT, output)),
+      Object.keys(inputs).map((input) => real(join(ROOT, input))),
+    );
+  return sources;
+}
+
+/**
+ * Runs `giftjobs ARGS` as test/helpers/cli.ts does, with module-recorder.mjs preloaded: what it
+ * printed, and the modules it loaded. Not timed: what is loaded is what start-up costs
+ * (docs/architecture/command-line.md, "Start-up").
  */
 async function loadedBy(args: string[], env: Record<string, string>): Promise<Loaded> {
   const record = join(await tmpDir("modules"), "loaded.txt");
-  const child = spawn(process.execPath, ["--import", TSX, "--import", RECORDER, ENTRY, ...args], {
+  const { preload, entry } = cli();
+  const child = spawn(process.execPath, [...preload, "--import", RECORDER, entry, ...args], {
     cwd: ROOT,
     env: { ...process.env, GIFTJOBS_DATABASE_URL: "", ...env, CI: "true", MODULE_RECORD: record },
     stdio: ["ignore", "pipe", "pipe"],
@@ -52,11 +91,16 @@ async function loadedBy(args: string[], env: Record<string, string>): Promise<Lo
     child.on("error", reject);
     child.on("close", resolve);
   });
-  const modules = (await readFile(record, "utf8").catch(() => "")).split("\n").filter(Boolean);
+  const recorded = (await readFile(record, "utf8").catch(() => "")).split("\n").filter(Boolean);
+  const chunks = await bundledSources();
+  const modules = recorded.flatMap((module) => {
+    const path = module.startsWith("file:") ? fileURLToPath(module) : module;
+    return [module, ...(chunks.get(real(path)) ?? [])];
+  });
   const packages = new Set<string>();
   for (const module of modules) {
     const name = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(decodeURI(module))?.[1];
-    if (name) packages.add(name);
+    if (name && name !== ".cache") packages.add(name);
   }
   return { code, stdout, stderr, packages: [...packages].sort(), modules };
 }

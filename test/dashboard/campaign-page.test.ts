@@ -97,7 +97,8 @@ describe("giftjobs dashboard: campaign page", () => {
         "running",
         "3 of 5 rows done: 1 completed, 2 failed, 0 cancelled",
       ]);
-      expect(cells[12]).toBe("USD 10.00 / 50.00 budget 100.00");
+      // The budget on a line of its own, so that an amount never wraps inside.
+      expect(cells[12]).toBe("USD 10.00 / 50.00\nbudget 100.00");
       expect(cells[13]).toMatch(/^created \d\d-\d\d \d\d:\d\d$/);
       expect(await row.locator("td.times time").getAttribute("title")).toMatch(
         /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/,
@@ -309,7 +310,7 @@ describe("giftjobs dashboard: campaign page", () => {
     // Retry (same key): the failed_uncertain row is queued again.
     const retry = await post("retry", `${csrf}&confirmed=yes`);
     expect(retry.status).toBe(200);
-    expect(await retry.text()).toContain("1 rows in 1 orders re-queued (same-key)");
+    expect(await retry.text()).toContain("1 row in 1 order re-queued (same-key)");
     expect((await ledger.getOrder(CAMPAIGN, 3))?.status).toBe("queued");
 
     expect((await post("obliterate", `${csrf}&confirmed=yes`)).status).toBe(404);

@@ -190,6 +190,40 @@ describe("the dashboard on a laptop (1280 px)", () => {
     });
   });
 
+  it("campaigns list: each currency's money on one line; updated at a UTC 24-hour time", async () => {
+    await withPage(async (page) => {
+      await page.goto(dashboard!.url);
+      // Per currency line: its code, spent and planned price on one line (the same top), each
+      // amount whole; the budget may go to the next line, whole too.
+      const lines = await page.locator("td.money div").evaluateAll((divs) =>
+        divs.map((div) => {
+          const amounts = [...div.querySelectorAll(".amount")].map((a) => a.getClientRects());
+          return {
+            text: div.textContent,
+            campaign: div.closest("tr")?.getAttribute("data-campaign"),
+            whole: amounts.every((rects) => rects.length === 1),
+            tops: new Set(amounts.slice(0, 2).map((rects) => Math.round(rects[0]!.top))).size,
+          };
+        }),
+      );
+      expect(lines.length).toBeGreaterThan(3);
+      for (const line of lines) expect(line.whole, line.text ?? "").toBe(true);
+      // Ordinary amounts: spent and planned price side by side. The 13-digit amounts of
+      // wide-money may go one under the other, each whole, so the page still fits.
+      const ordinary = lines.filter((line) => line.campaign !== "wide-money");
+      expect(ordinary.length).toBeGreaterThan(0);
+      for (const line of ordinary) expect(line.tops, line.text ?? "").toBe(1);
+      // The note changes at the first update, every few seconds.
+      const note = page.locator("#live");
+      await eventually(
+        async () => (await note.textContent())?.startsWith("updated") === true,
+        "the page's first update",
+        20_000,
+      );
+      expect(await page.locator("#live").textContent()).toMatch(/^updated \d\d:\d\d:\d\d UTC$/);
+    });
+  });
+
   it("campaign page: fits, a chart of rows per minute, failures grouped with the next command", async () => {
     await withPage(async (page) => {
       await page.goto(`${dashboard!.url}campaigns/done-fails`);

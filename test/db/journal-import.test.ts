@@ -110,7 +110,7 @@ describe("moving file journals into PostgreSQL", () => {
     const run = await giftjobs(e, ["db", "import-journals"], db.env);
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(
-      `moved campaign a-first (4 orders)\ngiftjobs: error: campaign b-both: table ${db.schema}.order_journal holds 1 orders of it, not the 4 of ${journalPath(e.dataDir, "b-both")}: it was journaled in both places, so nothing of it is moved (keep the data dir for it; docs/operations.md, "Switching to PostgreSQL")\n`,
+      `moved campaign a-first (4 orders)\ngiftjobs: error: campaign b-both: table ${db.schema}.order_journal holds 1 order of it, not the 4 of ${journalPath(e.dataDir, "b-both")}: it was journaled in both places, so nothing of it is moved (keep the data dir for it; docs/operations.md, "Switching to PostgreSQL")\n`,
     );
     expect(await journalRows("a-first")).toBe(4);
     expect(await journalRows("b-both")).toBe(1);

@@ -5,6 +5,24 @@ import { REDIS_URL, uniquePrefix } from "../helpers/redis.js";
 import { removeDir, tmpDir } from "../helpers/tmp-dir.js";
 import { waitFor } from "../helpers/wait-for.js";
 
+/** Milliseconds since the call, when the function returned is called. */
+function timer(): () => number {
+  const start = performance.now();
+  return () => performance.now() - start;
+}
+
+/**
+ * "done in N s" is the time the user waited: no more than the child ran, and short of it only
+ * by the process's own start and exit.
+ */
+function expectTimeWaited(stdout: string, waitedMs: number): void {
+  const said = /done in (\d+\.\d) s/.exec(stdout)?.[1];
+  expect(said, stdout).toBeDefined();
+  const saidMs = Number(said) * 1000;
+  expect(saidMs).toBeLessThanOrEqual(waitedMs + 50);
+  expect(saidMs).toBeGreaterThan(waitedMs - 1200);
+}
+
 /** What `giftjobs demo` ends with is true: the commands it prints show its campaign. */
 describe("after the demo", () => {
   let dataDir: string | undefined;
@@ -24,8 +42,10 @@ describe("after the demo", () => {
     };
     // Before the demo, no campaign anywhere: orders list says so and nothing more.
     expect((await runCli(["orders", "list"], env)).stdout).toBe("no campaigns\n");
+    const waited = timer();
     const demo = await runCli(["demo", "--rows", "12"], env);
     expect(demo.code, demo.stderr).toBe(0);
+    expectTimeWaited(demo.stdout, waited());
     const lines = demo.stdout.trimEnd().split("\n");
     const at = lines.findIndex((line) => line.startsWith("next, try"));
     expect(at).toBe(lines.length - 3);
@@ -86,8 +106,11 @@ describe("after the demo", () => {
       GIFTJOBS_DATA_DIR: dataDir,
       GIFTJOBS_LOG_LEVEL: "warn",
     };
+    const waited = timer();
     const demo = await runCli(["demo", "--rows", "3"], env);
     expect(demo.code, demo.stderr).toBe(0);
+    // The private redis-server's start and stop are part of the wait.
+    expectTimeWaited(demo.stdout, waited());
     const lines = demo.stdout.trimEnd().split("\n");
     expect(lines.slice(-4).map((line) => line.trim().split(/\s{2,}/)[0])).toEqual([
       "the demo ran on a private Redis, stopped now: no command shows its campaign (with Redis 7 at GIFTJOBS_REDIS_URL, orders list would)",

@@ -64,6 +64,11 @@ export function spawnCli(
   return Object.assign(child, { output: () => output, printed: () => ({ stdout, stderr }) });
 }
 
+/** The command line that runs `giftjobs` as spawnCli does: node and its arguments. */
+export function cliCommandLine(root = ROOT): string[] {
+  return [process.execPath, ...entryArgs(root)];
+}
+
 /**
  * How a child runs the CLI: compiled by the run's globalSetup (test/helpers/cli-build.ts) when
  * it is this checkout's, else from another copy's sources under tsx. By path, not by name: a

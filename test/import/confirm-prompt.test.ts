@@ -77,7 +77,7 @@ describe("the import question", () => {
     expect(await yes).toBe(true);
     expect(t.written()).toBe(
       "3 new rows for new campaign spring:\n" +
-        "  EUR: face value 20.00, price 19.00 (1 rows)\n" +
+        "  EUR: face value 20.00, price 19.00 (1 row)\n" +
         "  USD: face value 45.00, price 39.54 (2 rows)\n" +
         "Spend 19.00 EUR, 39.54 USD on 3 rows of campaign spring? [y/N] ",
     );
@@ -95,7 +95,7 @@ describe("the import question", () => {
   it("says who priced the plan: the service, or the snapshot and why not the service", () => {
     expect(planText({ ...PLAN, pricing: { by: "service" } })).toBe(
       "3 new rows for new campaign spring:\n" +
-        "  EUR: face value 20.00, price 19.00 (1 rows)\n" +
+        "  EUR: face value 20.00, price 19.00 (1 row)\n" +
         "  USD: face value 45.00, price 39.54 (2 rows)\n" +
         "  prices: the service's own (its estimate)\n",
     );

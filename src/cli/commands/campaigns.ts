@@ -21,6 +21,7 @@ import { dailyLimitOf } from "../../daily-limit.js";
 import { demoCampaignHint } from "../../demo/demo-prefix.js";
 import type { Ledger } from "../../ledger/ledger.js";
 import { auditedCommand, type WithoutTrail } from "../audit-trail.js";
+import { plural } from "../../plural.js";
 import { createContext, printJson } from "../run-action.js";
 import { withRedisServices } from "../services.js";
 
@@ -77,7 +78,7 @@ export const runCancel = lifecycle("cancel", "warn", async (ledger, name, worker
     line:
       before === "cancelled"
         ? `campaign ${name} is already cancelled${since(summary.cancelled_at)}`
-        : `campaign ${name} cancelled: ${number(summary.cancelled)} rows cancelled (${number(cancelled)} orders taken off the pending list); no new order will be created`,
+        : `campaign ${name} cancelled: ${number(summary.cancelled)} ${plural(summary.cancelled, "row")} cancelled (${number(cancelled)} ${plural(cancelled, "order")} taken off the pending list); no new order will be created`,
   };
 });
 
@@ -186,7 +187,7 @@ export function summaryText(s: CampaignSummary): string {
   for (const [currency, m] of Object.entries(s.money)) {
     const budget = m.budget ? `, budget ${m.budget}` : "";
     lines.push(
-      `  ${currency}: ${number(m.rows)} rows, face value ${m.face_value}, price ${m.price}, spent ${m.spent}${maybeSpent(m)}${budget}`,
+      `  ${currency}: ${number(m.rows)} ${plural(m.rows, "row")}, face value ${m.face_value}, price ${m.price}, spent ${m.spent}${maybeSpent(m)}${budget}`,
     );
   }
   if (s.stalled) lines.push(`  STALLED (${s.stalled.reason}): ${s.stalled.message}`);

@@ -1,6 +1,7 @@
 import { openCurrentDatabase } from "../../db/migrations.js";
 import { UserError } from "../../errors/user-error.js";
 import { importFileJournals } from "../../orders/journal-import.js";
+import { plural } from "../../plural.js";
 import { createContext, printJson } from "../run-action.js";
 
 /** `db import-journals`: the data dir's order journals copied into PostgreSQL. */
@@ -19,7 +20,9 @@ export async function runImportJournals(flags: {
   try {
     const moves = await importFileJournals(dataDir, database, (move) => {
       if (!ctx.json && move.outcome === "moved")
-        process.stderr.write(`moved campaign ${move.campaign} (${move.orders} orders)\n`);
+        process.stderr.write(
+          `moved campaign ${move.campaign} (${move.orders} ${plural(move.orders, "order")})\n`,
+        );
     });
     const moved = moves.filter((m) => m.outcome === "moved");
     if (ctx.json) printJson({ data_dir: dataDir, campaigns: moves });

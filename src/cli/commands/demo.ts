@@ -15,6 +15,9 @@ export async function runDemoCommand(opts: { rows: number; json?: boolean }): Pr
     // One line per order drowns the summary; GIFTJOBS_LOG_LEVEL=debug shows them.
     log: ctx.config.logLevel === "info" ? ctx.log.child({}, { level: "warn" }) : ctx.log,
     rows: opts.rows,
+    // The user waited since the process started (its modules loaded, Redis and the sandbox
+    // started), not only for the campaign.
+    startedAt: performance.timeOrigin,
     onProgress: (p) => {
       if (p.phase === "sync") return bars.sync.update(p.done);
       if (!ordersStarted) {

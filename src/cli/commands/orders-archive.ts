@@ -4,6 +4,7 @@ import {
   type RestoreResult,
   restoreCampaign,
 } from "../../campaigns/archive.js";
+import { plural } from "../../plural.js";
 import { campaignCommand } from "./campaigns.js";
 
 const number = (n: number) => n.toLocaleString("en-US");
@@ -32,10 +33,10 @@ function archiveText(r: ArchiveResult): string {
   const what =
     r.outcome === "already"
       ? `campaign ${r.campaign} was archived already (${r.archived_at}); its files match the manifest`
-      : `campaign ${r.campaign} archived: ${number(r.rows)} rows, ${number(r.orders)} orders`;
+      : `campaign ${r.campaign} archived: ${number(r.rows)} ${plural(r.rows, "row")}, ${number(r.orders)} ${plural(r.orders, "order")}`;
   return `${what}\n  archive: ${r.archive}\n`;
 }
 
 function restoreText(r: RestoreResult): string {
-  return `campaign ${r.campaign} restored (${r.state}): ${number(r.rows)} rows, ${number(r.orders)} orders, from ${r.archive}\n`;
+  return `campaign ${r.campaign} restored (${r.state}): ${number(r.rows)} ${plural(r.rows, "row")}, ${number(r.orders)} ${plural(r.orders, "order")}, from ${r.archive}\n`;
 }

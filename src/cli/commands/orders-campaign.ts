@@ -26,6 +26,7 @@ import type { WorkerBeats } from "../../campaigns/worker-beats.js";
 import type { Config } from "../../config.js";
 import type { Ledger } from "../../ledger/ledger.js";
 import { writeAboveOverlay } from "../../log.js";
+import { plural } from "../../plural.js";
 import type { RedisConnection } from "../../redis/connection.js";
 import { OutageReporter, redisAddress } from "../../redis/outage-reporter.js";
 import { progressBar } from "../progress.js";
@@ -92,7 +93,7 @@ function report(status: CampaignStatus, json?: boolean): void {
         : "") +
       `  completed ${number(s.completed)}, failed_final ${number(s.failed_final)}, failed_uncertain ${number(s.failed_uncertain)}, cancelled ${number(s.cancelled)}\n` +
       (s.replayed
-        ? `  WARNING: ${number(s.replayed)} rows were replayed: the service answered with orders made before this campaign was imported\n`
+        ? `  WARNING: ${number(s.replayed)} ${plural(s.replayed, "row was", "rows were")} replayed: the service answered with orders made before this campaign was imported\n`
         : "") +
       (s.paused ? `  PAUSED since ${s.paused.since}: ${s.paused.reason}\n` : "") +
       (s.stalled ? `  ${stalledText(s.stalled)}\n` : "") +

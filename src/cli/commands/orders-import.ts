@@ -21,6 +21,7 @@ import { leftOutText } from "../../import/validation/risky-files.js";
 import { formatRowError } from "../../import/validation/row-error.js";
 import { parseBudget } from "../../orders/budget.js";
 import { appendEntry } from "../audit-trail.js";
+import { plural } from "../../plural.js";
 import { terminalPrompt } from "../confirm-import.js";
 import { currencyCode } from "../option-parsers.js";
 import { progressBar } from "../progress.js";
@@ -144,7 +145,7 @@ function printImportSummary(r: ImportResult): void {
   out.write(
     `campaign ${r.campaign}${r.dry_run ? " (dry run: nothing recorded or enqueued)" : ""}\n`,
   );
-  const problems = r.problems ? ` (${number(r.problems)} problems)` : "";
+  const problems = r.problems ? ` (${number(r.problems)} ${plural(r.problems, "problem")})` : "";
   out.write(
     `  rows ${number(r.rows)}: ${number(r.valid)} valid, ${number(r.invalid)} invalid${problems}\n`,
   );
@@ -152,8 +153,8 @@ function printImportSummary(r: ImportResult): void {
   const held = r.state === "held" && !r.dry_run;
   if (!r.dry_run) {
     const orders = held
-      ? `${number(r.orders)} orders recorded, held: nothing is sent until \`giftjobs orders approve --campaign ${r.campaign}\``
-      : `${number(r.orders)} orders enqueued`;
+      ? `${number(r.orders)} ${plural(r.orders, "order")} recorded, held: nothing is sent until \`giftjobs orders approve --campaign ${r.campaign}\``
+      : `${number(r.orders)} ${plural(r.orders, "order")} enqueued`;
     out.write(`  ${number(r.enqueued)} new, ${number(r.already_known)} already known; ${orders}\n`);
   }
   // Rows another campaign paid: left out (--skip-repeats) or paid again (--allow-repeats).
@@ -163,7 +164,7 @@ function printImportSummary(r: ImportResult): void {
     );
   for (const [currency, t] of Object.entries(r.totals)) {
     out.write(
-      `  ${currency}: face value ${t.face_value}, price ${t.price} (${number(t.rows)} rows)\n`,
+      `  ${currency}: face value ${t.face_value}, price ${t.price} (${number(t.rows)} ${plural(t.rows, "row")})\n`,
     );
   }
   // A dry run says who priced it; an import, which showed it before asking, only when not the

@@ -19,6 +19,7 @@ import {
   type ServiceOrderEntry,
 } from "../../campaigns/reconcile.js";
 import { auditedCommand } from "../audit-trail.js";
+import { plural } from "../../plural.js";
 import { type Progress, progressBar } from "../progress.js";
 import { createContext, printJson } from "../run-action.js";
 import { withServices } from "../services.js";
@@ -122,7 +123,7 @@ function lookalikeLines(e: LookalikeEntry): string {
   const by = e.tagged_campaign ? ` (made by campaign ${e.tagged_campaign})` : "";
   const items = e.items.map((item) => {
     const to = [item.product, item.face_value, item.distribution, item.email].filter(Boolean);
-    return `      ${to.join(" ")} looks like ${item.rows_count} rows: ${alikeRowsText(item)}\n`;
+    return `      ${to.join(" ")} looks like ${item.rows_count} ${plural(item.rows_count, "row")}: ${alikeRowsText(item)}\n`;
   });
   return `    ${what.join(" ")}${by}\n${items.join("")}`;
 }
@@ -208,7 +209,7 @@ function payoutsText(r: PayoutsResult): string {
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([status, n]) => `${status} ${n}`)
     .join(", ");
-  const read = `payouts of ${r.rows} rows in ${r.orders} orders read`;
+  const read = `payouts of ${r.rows} ${plural(r.rows, "row")} in ${r.orders} ${plural(r.orders, "order")} read`;
   return `campaign ${r.campaign}: ${read}${statuses ? `: ${statuses}` : ""}\n`;
 }
 

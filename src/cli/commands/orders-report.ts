@@ -1,27 +1,60 @@
+import { once } from "node:events";
+import { createReadStream } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { writeCampaignReport } from "../../campaigns/archive.js";
 import { requireCampaign } from "../../campaigns/find-campaign.js";
+import { UserError } from "../../errors/user-error.js";
+import type { Ledger } from "../../ledger/ledger.js";
+import { plural } from "../../plural.js";
 import { createContext, printJson } from "../run-action.js";
 import { withRedisServices } from "../services.js";
 
 const number = (n: number) => n.toLocaleString("en-US");
 
-/** `orders report`: one CSV line per row. */
+/** `--out -` means stdout, as it does for most tools (docs/commands.md, "Every command and option"). */
+const STDOUT = "-";
+
+/** `orders report`: one CSV line per row, to a file or to stdout. */
 export async function runReport(opts: {
   campaign: string;
   out?: string;
   json?: boolean;
 }): Promise<number> {
+  if (opts.out === STDOUT && opts.json)
+    throw new UserError("--out - writes the report to stdout: leave out --json");
   const ctx = createContext(opts.json);
-  const out = resolve(
-    opts.out ?? join(ctx.config.dataDir, "campaigns", opts.campaign, "report.csv"),
-  );
   return withRedisServices(ctx.config, async ({ ledger }) => {
     await requireCampaign(ledger, opts.campaign);
+    if (opts.out === STDOUT) {
+      await reportToStdout(ledger, opts.campaign);
+      return 0;
+    }
+    const out = resolve(
+      opts.out ?? join(ctx.config.dataDir, "campaigns", opts.campaign, "report.csv"),
+    );
     // An archived campaign's report is the one written when it was archived.
     const rows = await writeCampaignReport(ledger, opts.campaign, out);
     if (opts.json) printJson({ campaign: opts.campaign, rows, report: out });
-    else process.stdout.write(`${number(rows)} rows written to ${out}\n`);
+    else process.stdout.write(`${number(rows)} ${plural(rows, "row")} written to ${out}\n`);
     return 0;
   });
+}
+
+/**
+ * The report a file would hold, written whole to a private temporary folder first (so an
+ * archived campaign's is the archived one), then copied to stdout and removed.
+ */
+async function reportToStdout(ledger: Ledger, campaign: string): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), "giftjobs-report-"));
+  try {
+    const file = join(dir, "report.csv");
+    await writeCampaignReport(ledger, campaign, file);
+    for await (const chunk of createReadStream(file)) {
+      if (!process.stdout.write(chunk)) await once(process.stdout, "drain");
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

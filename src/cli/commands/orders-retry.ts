@@ -3,6 +3,7 @@ import { requireCampaign } from "../../campaigns/find-campaign.js";
 import { retryCampaign } from "../../campaigns/retry.js";
 import { campaignStatus } from "../../campaigns/status.js";
 import { auditedCommand } from "../audit-trail.js";
+import { plural } from "../../plural.js";
 import { createContext, printJson } from "../run-action.js";
 import { withServices } from "../services.js";
 
@@ -65,17 +66,17 @@ export async function runRetry(opts: {
     );
     if (result.repeats)
       process.stderr.write(
-        `note: ${number(result.repeats)} orders keep their rows: another campaign has paid the same people the same cards since (--allow-repeats to send them all the same)\n`,
+        `note: ${number(result.repeats)} ${plural(result.repeats, "order keeps its", "orders keep their")} rows: another campaign has paid the same people the same cards since (--allow-repeats to send them all the same)\n`,
       );
     if (result.unclear > 0)
       process.stderr.write(
-        `note: ${number(result.unclear)} orders keep their key: an attempt under it ended unclear, so an order may exist. ` +
+        `note: ${number(result.unclear)} ${plural(result.unclear, "order keeps its", "orders keep their")} key: an attempt under it ended unclear, so an order may exist. ` +
           "Retry them with their same key; --new-key --force only once you have checked the service's orders.\n",
       );
     if (opts.json) printJson({ campaign: opts.campaign, ...result });
     else
       process.stdout.write(
-        `${number(result.rows)} rows in ${number(result.orders)} orders re-queued (${result.mode})\n`,
+        `${number(result.rows)} ${plural(result.rows, "row")} in ${number(result.orders)} ${plural(result.orders, "order")} re-queued (${result.mode})\n`,
       );
     return 0;
   });

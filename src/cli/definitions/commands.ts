@@ -251,7 +251,7 @@ export function registerDoctor(program: Command): void {
   program
     .command("doctor")
     .description(
-      "Check what production needs: Redis (every cluster node), noeviction, appendonly, memory, the service's URL and key, the snapshot's age. Exit 0 when all hold.",
+      "Check what production needs: Redis (every cluster node), noeviction, appendonly, memory, the service's URL and key, PostgreSQL when configured, the snapshot's age. Exit 0 when all hold.",
     )
     .option(
       "--max-snapshot-age <hours>",

@@ -52,7 +52,10 @@ export function register(program: Command): void {
     .command("report")
     .description("Write a CSV with one line per row: status, order and item ids, errors.")
     .requiredOption("--campaign <name>", "campaign name")
-    .option("--out <file>", "output file (default: DATA_DIR/campaigns/NAME/report.csv)")
+    .option(
+      "--out <file>",
+      "output file, - for stdout (default: DATA_DIR/campaigns/NAME/report.csv)",
+    )
     .option("--json", "print one JSON document")
     .action(runReport("runReport"));
   orders
