@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import * as z from "zod";
+import { isTimeZone } from "./daily-limit.js";
 import { ConfigError } from "./errors/config-error.js";
 import { registerSecret } from "./log.js";
 import { currencyDecimals, fromUnits, toUnits } from "./money.js";
@@ -64,6 +65,13 @@ export interface Config {
    * those past it (docs/architecture/forgetting.md). Unset: nothing is forgotten by itself.
    */
   forgetAfterDays: number | undefined;
+  /**
+   * The most each currency may spend in a day across every campaign (docs/architecture/ledger.md,
+   * "The daily limit"): amounts by currency, at the currency's scale; unset: no limit.
+   */
+  dailyLimit: Record<string, string> | undefined;
+  /** The IANA time zone whose midnight starts the daily limit's day. @defaultValue `UTC` */
+  limitTz: string;
 }
 
 /** One seed node of a Redis Cluster. */
@@ -91,6 +99,8 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   databaseSchema: "GIFTJOBS_DATABASE_SCHEMA",
   repeatWindowDays: "GIFTJOBS_REPEAT_WINDOW_DAYS",
   forgetAfterDays: "GIFTJOBS_FORGET_AFTER_DAYS",
+  dailyLimit: "GIFTJOBS_DAILY_LIMIT",
+  limitTz: "GIFTJOBS_LIMIT_TZ",
 };
 
 const httpUrl = z.string().refine((v) => {
@@ -253,6 +263,8 @@ const SCHEMA = {
     .min(1, "must be at least 1")
     .nullish()
     .transform((v) => v ?? undefined),
+  dailyLimit: amountsByCurrency,
+  limitTz: z.string().refine(isTimeZone, "must be an IANA time zone, e.g. UTC or Europe/Paris"),
 } satisfies Record<keyof Config, z.ZodType>;
 
 /** Settings an empty environment variable cannot mean "the default" for: where data and keys go. */

@@ -2,6 +2,7 @@ import type { Job, Queue } from "bullmq";
 import type { LimitFunction } from "p-limit";
 import type { ApiClient } from "../../src/api/client.js";
 import type { ExecutionMode, OrderRequest } from "../../src/api/order-request.js";
+import type { DailyLimit } from "../../src/daily-limit.js";
 import type { Ledger } from "../../src/ledger/ledger.js";
 import type { Logger } from "../../src/log.js";
 import type { JournalLine } from "../../src/orders/journal.js";
@@ -40,6 +41,11 @@ export interface CreateOrderDeps {
   voidJournal?: (campaign: string, line: JournalLine) => Promise<void>;
   /** Keep redemption links in the ledger. @defaultValue false */
   storePayoutUrls?: boolean;
+  /**
+   * GIFTJOBS_DAILY_LIMIT and GIFTJOBS_LIMIT_TZ: each order's price is held against the day's
+   * spend of its currency (docs/architecture/ledger.md, "The daily limit"). None: no limit.
+   */
+  dailyLimit?: DailyLimit;
   /** Short in-attempt retries for blips (same key). @defaultValue 1 */
   blipRetries?: number;
   /** Delay before the first poll of an async order. @defaultValue 1000 */

@@ -13,6 +13,7 @@ import {
   type CreateOrderJobResult,
   endName,
 } from "./attempt.js";
+import { pauseAtDailyLimit } from "./daily-limit-pause.js";
 import { handleFailure } from "./failures.js";
 import type { OrderJobData } from "./job.js";
 import { noAnswer, putBack } from "./outage.js";
@@ -90,6 +91,7 @@ async function startAndSend(
     number,
     patch: { attempts: job.attemptsMade + 1 },
     apiKeyFingerprint: deps.client.keyFingerprint,
+    limit: deps.dailyLimit,
   });
   // Held or paused: the ledger put the order back on its pending list; this job is over.
   if (start.kind === "paused") {
@@ -99,6 +101,11 @@ async function startAndSend(
         `campaign ${campaign} paused: ${start.reason}. Nothing more of it is sent until the budget is raised (import the file again with a higher --budget), then: giftjobs orders resume --campaign ${campaign}`,
       );
     }
+    return { kind: "over", result: { status: "queued", skipped: true } };
+  }
+  // The daily limit: the ledger gave the order back, unsent; the campaigns of its currency pause.
+  if (start.kind === "daily-limit") {
+    await pauseAtDailyLimit(campaign, start, { ...deps, log });
     return { kind: "over", result: { status: "queued", skipped: true } };
   }
   if (start.kind === "past")

@@ -1,8 +1,10 @@
 import { type Actor, currentActor } from "../audit/actor.js";
+import type { DailyLimit } from "../daily-limit.js";
 import { UserError } from "../errors/user-error.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { StoredState } from "../ledger/types.js";
 import { checkFourEyes, FOUR_EYES_FIELDS } from "./four-eyes.js";
+import { checkLimitResume } from "./limit-resume.js";
 import { type CampaignMoveName, movableFrom, moveCampaign, storedState } from "./state.js";
 
 /**
@@ -21,8 +23,18 @@ export async function pauseCampaign(
   throw notIn(campaign, state, "paused", "pause");
 }
 
-/** Resumes a paused campaign: the dispatcher sends its pending orders again. */
-export async function resumeCampaign(ledger: Ledger, campaign: string): Promise<boolean> {
+/**
+ * Resumes a paused campaign: the dispatcher sends its pending orders again. With `limit` (the
+ * daily limit as this process reads it), a campaign the daily limit paused today under a limit
+ * no higher is refused (checkLimitResume).
+ */
+export async function resumeCampaign(
+  ledger: Ledger,
+  campaign: string,
+  limit?: DailyLimit,
+): Promise<boolean> {
+  if (limit)
+    checkLimitResume(campaign, (await ledger.campaigns.meta(campaign)).paused_reason, limit);
   if ((await moveCampaign(ledger, campaign, "resume")).changed) return true;
   const state = storedState(await ledger.campaigns.meta(campaign));
   if (state === "running") return false;

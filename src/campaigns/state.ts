@@ -33,6 +33,7 @@ interface CampaignMove {
  * code makes, one row each. The ledger makes each atomically (its set-state script), keeping the
  * dispatcher's running set in step. Two moves are the ledger scripts' own, because they go with
  * other writes: START pauses a running campaign whose budget an order would pass (budget_paused),
+ * PAUSE_FOR_LIMIT the running campaigns of a currency at its daily limit (src/ledger/daily-limit.ts),
  * and the archive (a done or cancelled campaign: src/campaigns/archive.ts) and its restore.
  */
 export const CAMPAIGN_MOVES = {

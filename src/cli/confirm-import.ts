@@ -1,4 +1,5 @@
 import { createInterface } from "node:readline";
+import { dailyLimitLine } from "../import/daily-limit-note.js";
 import { type ConfirmStepChoice, confirmStep } from "../import/import-command.js";
 import type { SpendPlan } from "../import/import-types.js";
 import { pricingText } from "../import/pricing.js";
@@ -59,6 +60,7 @@ export function planText(plan: SpendPlan): string {
   if (plan.pricing) lines.push(`  ${pricingText(plan.pricing)}`);
   // --allow-repeats: said before the question, each earlier campaign in its own line.
   for (const group of plan.repeats ?? []) lines.push(`  pays again: ${repeatLine(group)}`);
+  for (const note of plan.dailyLimit ?? []) lines.push(`  ${dailyLimitLine(note)}`);
   return `${lines.join("\n")}\n`;
 }
 

@@ -12,6 +12,7 @@ import { checkBudgetFlags } from "../orders/budget.js";
 import { checkItemsPerOrder, OrderPacker } from "../orders/packing.js";
 import type { PaidMemory } from "../orders/paid-memory.js";
 import { checkCampaignName } from "./campaign-names.js";
+import { type DailyLimitNote, dailyLimitNotes } from "./daily-limit-note.js";
 import { thresholdPassed } from "./four-eyes-hold.js";
 import {
   checkBalance,
@@ -105,6 +106,7 @@ async function importWithSpool(
   let fourEyes: string | undefined;
   let budgetsReplaced: ImportResult["budgets_replaced"];
   let pricing: Pricing | undefined;
+  let limitNotes: DailyLimitNote[] = [];
   const result = (enqueued: number, orders: number): ImportResult => ({
     campaign: options.campaign,
     rows: survey.rows,
@@ -125,6 +127,7 @@ async function importWithSpool(
     state,
     ...(budgetsReplaced?.length ? { budgets_replaced: budgetsReplaced } : {}),
     ...(survey.repeats && survey.repeats.rows > 0 ? { repeats: survey.repeats.list() } : {}),
+    ...(limitNotes.length > 0 ? { daily_limit: limitNotes } : {}),
     ...(fourEyes ? { four_eyes: fourEyes } : {}),
   });
 
@@ -153,6 +156,7 @@ async function importWithSpool(
   }
   const budgets = checkBudgets(options, survey, existing, refuse);
   budgetsReplaced = budgets.replaced;
+  limitNotes = await dailyLimitNotes(options.dailyLimit, deps.ledger, survey.newTotals);
   if (options.balanceCheck !== false && deps.client && !options.dryRun)
     await checkBalance(deps, survey, result(0, 0));
   if (!spool) return result(0, 0);
@@ -166,6 +170,7 @@ async function importWithSpool(
       ...(existing ? { existing: { state: existing.state, rows: existing.rows } } : {}),
       held: state === "held",
       ...(survey.repeats && survey.repeats.rows > 0 ? { repeats: survey.repeats.list() } : {}),
+      ...(limitNotes.length > 0 ? { dailyLimit: limitNotes } : {}),
     });
     if (!yes) throw new ImportDeclined(result(0, 0));
   }

@@ -5,6 +5,7 @@ import { loadCurrentIndex } from "../catalog/current-snapshot.js";
 import type { CatalogIndex } from "../catalog/index-entry.js";
 import { catalogPlace, fillCatalogHint } from "../catalog/no-snapshot-error.js";
 import type { Config } from "../config.js";
+import { dailyLimitOf } from "../daily-limit.js";
 import { DatabaseDownError } from "../db/database-error.js";
 import { withCatalogStore } from "../db/open-catalog-store.js";
 import type { Database } from "../db/open-database.js";
@@ -66,7 +67,7 @@ export interface ImportCommand {
 /** What `orders import` takes from the configuration. */
 export type ImportSettings = Pick<Config, "dataDir" | "templateId" | "requireApproval"> &
   Partial<Pick<Config, "approvalThreshold">> &
-  Partial<Pick<Config, "repeatWindowDays">> &
+  Partial<Pick<Config, "repeatWindowDays" | "dailyLimit" | "limitTz">> &
   Partial<Pick<Config, "databaseUrl" | "databaseSchema">> &
   RedisSettings;
 
@@ -196,6 +197,10 @@ export function importOptionsOf(prepared: PreparedImport, terminal: ImportTermin
     fromReport: c.fromReport,
     repeats: c.allowRepeats ? "allow" : c.skipRepeats ? "skip" : "refuse",
     repeatWindowDays: settings.repeatWindowDays,
+    dailyLimit: dailyLimitOf({
+      dailyLimit: settings.dailyLimit,
+      limitTz: settings.limitTz ?? "UTC",
+    }),
     approvalThreshold: settings.approvalThreshold,
     onProgress: terminal.onProgress,
   };
@@ -375,6 +380,7 @@ export function importJson(r: ImportResult, reason?: string) {
     state: r.state ?? null,
     ...(r.budgets_replaced ? { budgets_replaced: r.budgets_replaced } : {}),
     ...(r.repeats ? { repeats: r.repeats } : {}),
+    ...(r.daily_limit ? { daily_limit: r.daily_limit } : {}),
     ...(r.four_eyes ? { four_eyes: r.four_eyes } : {}),
   };
 }

@@ -2,6 +2,7 @@ import type { JobsOptions } from "bullmq";
 import type { ApiClient } from "../api/client.js";
 import type { ExecutionMode } from "../api/order-request.js";
 import type { CatalogIndex } from "../catalog/index-entry.js";
+import type { DailyLimit } from "../daily-limit.js";
 import type { Database } from "../db/open-database.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { StoredState } from "../ledger/types.js";
@@ -9,6 +10,7 @@ import type { Logger } from "../log.js";
 import type { Budget } from "../orders/budget.js";
 import type { Distribution } from "../orders/order-row.js";
 import type { CurrencyTotal } from "../orders/totals.js";
+import type { DailyLimitNote } from "./daily-limit-note.js";
 import type { PricedBy, Pricing } from "./pricing.js";
 import type { ReadOrderRowsOptions } from "./readers/csv-rows.js";
 import type { RepeatGroup, RepeatsChoice } from "./repeats.js";
@@ -16,6 +18,11 @@ import type { RowError } from "./validation/row-error.js";
 
 /** Options of `orders import`. */
 export interface ImportOptions {
+  /**
+   * GIFTJOBS_DAILY_LIMIT: new rows that alone pass what is left of today's limit are said so
+   * before the question (src/import/daily-limit-note.ts). None: no limit.
+   */
+  dailyLimit?: DailyLimit;
   file: string;
   campaign: string;
   /**
@@ -174,6 +181,8 @@ export interface SpendPlan {
   held: boolean;
   /** With --allow-repeats: the rows that pay again what other campaigns paid. */
   repeats?: RepeatGroup[];
+  /** Currencies whose new rows alone pass what is left of today's daily limit. */
+  dailyLimit?: DailyLimitNote[];
 }
 
 /** `orders import --json`. */
@@ -217,6 +226,8 @@ export interface ImportResult {
   budgets_replaced?: { currency: string; from: string; to: string }[];
   /** Rows that repeat rows of other campaigns, one group per earlier campaign (repeats.ts). */
   repeats?: RepeatGroup[];
+  /** Currencies whose new rows alone pass what is left of today's daily limit. */
+  daily_limit?: DailyLimitNote[];
   /**
    * The price that passed GIFTJOBS_APPROVAL_THRESHOLD (`USD 1500.00 over 1000.00`): the
    * campaign is held, and whoever imported it cannot approve it.

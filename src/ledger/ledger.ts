@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import { ProductOverrides } from "../catalog/product-overrides.js";
 import { LedgerArchive } from "./archive.js";
 import { LedgerCampaigns } from "./campaigns.js";
+import { DailySpend } from "./daily-limit.js";
 import { LedgerDispatch } from "./dispatch.js";
 import { LedgerFollows } from "./follow.js";
 import { LedgerOrders } from "./orders.js";
@@ -25,6 +26,8 @@ export class Ledger {
   readonly follows: LedgerFollows;
   readonly dispatch: LedgerDispatch;
   readonly archive: LedgerArchive;
+  /** The day's spend per currency and the daily limit's pause (daily-limit.ts). */
+  readonly dailySpend: DailySpend;
   private readonly store: LedgerStore;
 
   constructor(redis: Redis, prefix: string) {
@@ -34,6 +37,8 @@ export class Ledger {
     this.follows = new LedgerFollows(this.store, this.orders);
     this.dispatch = new LedgerDispatch(this.store);
     this.archive = new LedgerArchive(this.store);
+    const store = this.store;
+    this.dailySpend = new DailySpend(redis, prefix, (c) => store.keys(c), store.runningKey());
   }
 
   /** The names of a campaign's Redis keys. */

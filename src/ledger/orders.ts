@@ -1,6 +1,8 @@
 import type { ExecutionMode } from "../api/order-request.js";
+import type { DailyLimit } from "../daily-limit.js";
 import { unusualCurrencyDecimals } from "../money.js";
 import { decodeOrder, decodeRow, encodeOrder, encodeOrderFields, rowTail } from "./codec.js";
+import { dailySpendKey, limitReachedOf, limitReason, startLimitArgs } from "./daily-limit.js";
 import { BudgetExceededError, CampaignClosedError } from "./record-errors.js";
 import type { RowStatus } from "./row-status.js";
 import { followMember, type LedgerStore } from "./store.js";
@@ -123,36 +125,55 @@ export class LedgerOrders {
   /**
    * Starts an attempt in one round trip: unless the campaign is held, paused, cancelled or over
    * its budget in the order's currency (see START), moves the order to in_flight (from queued
-   * or in_flight) and returns it with its rows.
+   * or in_flight) and returns it with its rows. With `limit`, an order the daily limit stops is
+   * not started (see START).
    */
   async start({
     campaign,
     number,
     patch,
     apiKeyFingerprint = "",
+    limit,
   }: {
     campaign: string;
     number: number;
     patch: Partial<LedgerOrder>;
     /** The fingerprint of the API key the attempt is made with (see START). */
     apiKeyFingerprint?: string;
+    /** The daily limit across campaigns, when one is set: an order it stops is not started. */
+    limit?: DailyLimit;
   }): Promise<StartResult> {
     const k = this.store.keys(campaign);
     const now = new Date().toISOString();
-    const [code, a, b, c, mode] = (await this.store.run(
+    const answer = (await this.store.run(
       "giftjobsLedgerStart",
-      [k.orders, k.rows, k.counts, k.meta, k.window, k.pending, this.store.endedKey()],
+      [
+        k.orders,
+        k.rows,
+        k.counts,
+        k.meta,
+        k.window,
+        k.pending,
+        this.store.endedKey(),
+        dailySpendKey(this.store.prefix),
+      ],
       [
         String(number),
         JSON.stringify(encodeOrderFields({ ...patch, updated_at: now })),
         now,
         DECIMALS,
         apiKeyFingerprint,
+        ...startLimitArgs(limit),
       ],
     )) as [number, string, (string | null)[]?, string?, string?];
+    const [code, a, b, c, mode] = answer;
     if (code === 2) return { kind: "paused", reason: a };
     if (code === 4) return { kind: "other-api-key", mark: a };
     if (code === 3) return { kind: "paused", reason: a, budget: true };
+    if (code === 5 && limit) {
+      const reached = limitReachedOf(answer.slice(1));
+      return { kind: "daily-limit", reason: limitReason(reached, limit.tz), reached };
+    }
     if (code === 1) {
       return {
         kind: "started",
@@ -230,6 +251,7 @@ export class LedgerOrders {
       this.store.runningKey(),
       this.store.endedKey(),
       k.minutes,
+      dailySpendKey(this.store.prefix),
     ];
     if (run.indexKey) keys.push(run.indexKey);
     return (await this.store.run("giftjobsLedgerTransition", keys, args)) as [

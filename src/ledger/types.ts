@@ -1,4 +1,5 @@
 import type { ExecutionMode } from "../api/order-request.js";
+import type { LimitReached } from "./daily-limit.js";
 import type { RowStatus } from "./row-status.js";
 
 /**
@@ -213,4 +214,6 @@ export type StartResult =
     }
   | { kind: "past"; status: string | null }
   /** Not sent: an earlier attempt ended unclear under another API key (`mark`: its error type). */
-  | { kind: "other-api-key"; mark: string };
+  | { kind: "other-api-key"; mark: string }
+  /** Not sent: the day's spend in its currency would pass the daily limit (see START). */
+  | { kind: "daily-limit"; reason: string; reached: LimitReached };

@@ -96,6 +96,8 @@ function benchConfig(url: string, dataDir: string, prefix: string, perMinute: nu
       GIFTJOBS_DATA_DIR: dataDir,
       GIFTJOBS_ORDER_RATE_LIMIT: String(perMinute),
       GIFTJOBS_LOG_LEVEL: "silent",
+      // BENCH_DAILY_LIMIT: the workers hold each order against a daily limit (START's reserve).
+      GIFTJOBS_DAILY_LIMIT: process.env.BENCH_DAILY_LIMIT ?? "",
     },
   });
 }

@@ -17,6 +17,7 @@ import {
 } from "../../campaigns/summary.js";
 import type { WorkerBeats } from "../../campaigns/worker-beats.js";
 import type { Config } from "../../config.js";
+import { dailyLimitOf } from "../../daily-limit.js";
 import { demoCampaignHint } from "../../demo/demo-prefix.js";
 import type { Ledger } from "../../ledger/ledger.js";
 import { plural } from "../../plural.js";
@@ -57,8 +58,8 @@ export const runPause = lifecycle("pause", "warn", async (ledger, name, workers)
 });
 
 /** `orders resume`. */
-export const runResume = lifecycle("resume", "refuse", async (ledger, name, workers) => {
-  const resumed = await resumeCampaign(ledger, name);
+export const runResume = lifecycle("resume", "refuse", async (ledger, name, workers, config) => {
+  const resumed = await resumeCampaign(ledger, name, dailyLimitOf(config));
   return {
     summary: await campaignSummary(ledger, name, workers),
     line: resumed ? `campaign ${name} resumed` : `campaign ${name} was already running`,
@@ -144,11 +145,12 @@ function lifecycle(
     ledger: Ledger,
     campaign: string,
     workers: WorkerBeats,
+    config: Config,
   ) => Promise<{ summary: CampaignSummary; line: string }>,
 ): (opts: { campaign: string; json?: boolean }) => Promise<number> {
   return campaignCommand(
-    async (ledger, campaign, _config, workers) => {
-      const { summary, line } = await step(ledger, campaign, workers);
+    async (ledger, campaign, config, workers) => {
+      const { summary, line } = await step(ledger, campaign, workers, config);
       return {
         json: summary,
         text: `${line}\n${summaryText(summary)}`,

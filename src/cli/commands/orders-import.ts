@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import { currentActor } from "../../audit/actor.js";
 import { sha256OfFile } from "../../catalog/file-snapshot.js";
 import { UserError } from "../../errors/user-error.js";
+import { dailyLimitLine } from "../../import/daily-limit-note.js";
 import { parseColumnMap } from "../../import/header/column-map.js";
 import { FileNotes } from "../../import/header/header-report.js";
 import { importAuditDraft } from "../../import/import-audit.js";
@@ -170,6 +171,8 @@ function printImportSummary(r: ImportResult): void {
   // service (docs/architecture/import.md, "Prices").
   if (r.priced_by && r.valid > 0 && (r.dry_run || r.priced_by !== "service"))
     out.write(`  ${pricingText({ by: r.priced_by, note: r.pricing_note })}\n`);
+  // Said before the question too; here for --yes, --hold and a dry run.
+  for (const note of r.daily_limit ?? []) out.write(`  ${dailyLimitLine(note)}\n`);
   if (r.left_out)
     out.write(
       `  report rows left out (${leftOutText(new Map(Object.entries(r.left_out)))}): only failed_final and cancelled rows are sent again\n`,

@@ -13,6 +13,11 @@
   - The order carries the mark of an unclear attempt made with another API key: the service may
     keep its idempotency records per API key, so this one might not replay that order. Nothing
     is sent; the order becomes failed_uncertain. Returns {4, the mark}.
+  - The order's currency has a daily limit (ARGV[6]) and its price would take the day's spend
+    across campaigns (KEYS[8], includes/daily-limit.lua) past it: nothing is sent, the order is
+    given back as above, and the caller pauses the campaigns of that currency. Returns
+    {5, currency, spent, limit, price, day}. An order that may be sent has its price reserved
+    in the day's spend (once: the order keeps the day in `dl`).
   - Otherwise moves the order to in_flight from queued or in_flight and returns
     {1, orderJson, {rowJson, ...} (its rows, in its order), campaignCreatedAt, executionMode}
     (the campaign's, meta `execution_mode`: an order of that mode does not repeat it, see
@@ -27,18 +32,24 @@
       KEYS[5] dispatch window
       KEYS[6] pending list
       KEYS[7] ended-orders counter (includes/counts.lua, count_ended)
+      KEYS[8] the day's spend across campaigns (includes/daily-limit.lua)
 
       ARGV[1] order number
       ARGV[2] patch: JSON object of stored names merged in
       ARGV[3] now (ISO time)
       ARGV[4] JSON {CUR: decimals} of currencies without 2 decimals
       ARGV[5] the fingerprint of the worker's API key ('' when it has none)
+      ARGV[6] JSON {CUR: minor units} of the daily limits ('' when none)
+      ARGV[7] the limit's day (YYYY-MM-DD)
+      ARGV[8] the first day the day's spend keeps (older days' fields go)
 
     Output:
       {1, orderJson, {rowJson, ...}, campaignCreatedAt, executionMode} when started
       {2, reason} when the campaign is held or paused (the order given back)
       {3, reason} when this start paused the campaign over its budget (the order given back)
       {4, the mark} when an earlier attempt ended unclear under another API key
+      {5, currency, spent, limit, price, day} when the daily limit stops it (the order given
+        back; minor units, price '' when the order has none)
       {0, status} when the order is past starting, or cancelled with its campaign
       {-1, ""} when the order is unknown
 ]]
@@ -47,6 +58,7 @@
 --- @include "includes/money"
 --- @include "includes/note-uncertain"
 --- @include "includes/cancel-order"
+--- @include "includes/daily-limit"
 
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
 if not raw then
@@ -111,6 +123,11 @@ if order.uc and order.uk and ARGV[5] ~= '' and order.uk ~= ARGV[5] then
   redis.call('SREM', KEYS[5], ARGV[1])
   note_finished(KEYS[3], KEYS[4], ARGV[3])
   return {4, order.uc}
+end
+local over = reserve_daily(KEYS[8], order, ARGV[6] or '', ARGV[7] or '', ARGV[8] or '')
+if over then
+  give_back()
+  return {5, over[1], over[2], over[3], over[4], ARGV[7]}
 end
 merge(order, cjson.decode(ARGV[2]))
 if ARGV[5] ~= '' then order.ak = ARGV[5] end

@@ -7,8 +7,10 @@
   order adds its price to the campaign's spend; a replayed one counts as replayed. `to`
   failed_final or cancelled becomes failed_uncertain while the order carries the mark of an
   unclear attempt (see checked_status).
+  An order ending failed_final or cancelled (nothing made) gives its price back to the day's
+  spend it was reserved in (KEYS[11], includes/daily-limit.lua).
   With an order id (ARGV[11]: the end of an async order the service reported, a poll or a
-  webhook), the order moves only when it holds that id, and KEYS[11], the order-id index, loses
+  webhook), the order moves only when it holds that id, and KEYS[12], the order-id index, loses
   the id's entry once the order is known past `submitted` under it, or gone; item ids and payout
   URLs beyond the order's rows are dropped.
   Rows leaving sending for an end count in the campaign's minutes hash (KEYS[10],
@@ -26,7 +28,8 @@
       KEYS[9] ended-orders counter (includes/counts.lua, count_ended): an order reaching an end
               is counted there, by whichever process moved it
       KEYS[10] the campaign's rows-per-minute hash (includes/minutes.lua)
-      KEYS[11] the order-id index of webhooks (optional; used with ARGV[11] only)
+      KEYS[11] the day's spend across campaigns (includes/daily-limit.lua)
+      KEYS[12] the order-id index of webhooks (optional; used with ARGV[11] only)
 
       ARGV[1] order number
       ARGV[2] allowedFrom: the allowed current statuses ("queued,in_flight", or "*" for any)
@@ -62,10 +65,12 @@
 --- @include "includes/note-uncertain"
 --- @include "includes/keep-dispatched"
 --- @include "includes/minutes"
+--- @include "includes/money"
+--- @include "includes/daily-limit"
 
 local for_id = ARGV[11] or ''
 local function forget_id()
-  if for_id ~= '' and KEYS[11] then redis.call('HDEL', KEYS[11], for_id) end
+  if for_id ~= '' and KEYS[12] then redis.call('HDEL', KEYS[12], for_id) end
 end
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
 if not raw then
@@ -113,6 +118,7 @@ if to ~= 'failed_uncertain' then
   order.ra = nil
   order.rk = nil
 end
+if to == 'failed_final' or to == 'cancelled' then release_daily(KEYS[11], order) end
 order.s = to
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(order))
 move_counts(KEYS[3], current, to, #order.i)
