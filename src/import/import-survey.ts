@@ -165,7 +165,7 @@ async function* plannedRows(
     },
     onHeader: (header) => {
       risky.onHeader(header);
-      invalidFile?.setHeader(header.names);
+      invalidFile?.setHeader(header.names, header.renamed);
       options.header?.onHeader?.(header);
     },
   })) {

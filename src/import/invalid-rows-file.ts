@@ -3,7 +3,7 @@ import { mkdir, open, rename, rm, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { type Stringifier, stringify } from "csv-stringify";
 import { UserError } from "../errors/user-error.js";
-import { FIX_LIST_COLUMNS, isFixListColumn } from "./header/header.js";
+import { FIX_LIST_COLUMNS, isFixListColumn, type RenamedColumn } from "./header/header.js";
 import type { CsvItem } from "./readers/csv-rows.js";
 import { fixListCell } from "./readers/fix-list-cell.js";
 import type { RowError } from "./validation/row-error.js";
@@ -14,7 +14,8 @@ export function errorText(errors: readonly RowError[]): string {
 }
 
 /**
- * The error file of `--skip-invalid`, a fix list: the file's own header and each invalid row's
+ * The error file of `--skip-invalid`, a fix list: the file's own header (a `--map`ped column under
+ * its field's name) and each invalid row's
  * cells as they were (ignored columns too, same order), then `error` (all the row's problems,
  * `; `-separated) and `line` (where the row was). A cell a spreadsheet would run as a formula
  * is escaped (fixListCell), which the import of a fix list undoes. Fix the cells and import it
@@ -62,9 +63,14 @@ export class InvalidRowsFile {
     this.stream.pipe(file);
   }
 
-  /** The header of the file being read: told before the first row. */
-  setHeader(names: readonly string[]): void {
-    this.names = [...names];
+  /**
+   * The header of the file being read: told before the first row. A column `--map` named takes
+   * its field's name, so the fix list imports again without the `--map` its file needed (and
+   * with it too: a `--map` whose header is absent is not used).
+   */
+  setHeader(names: readonly string[], renamed: readonly RenamedColumn[] = []): void {
+    const mapped = new Map(renamed.filter((r) => r.by === "map").map((r) => [r.source, r.field]));
+    this.names = names.map((name) => mapped.get(name.trim()) ?? name);
     this.kept = this.names.flatMap((name, i) => (isFixListColumn(name) ? [] : [i]));
   }
 

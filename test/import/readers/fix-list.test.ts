@@ -103,6 +103,35 @@ describe("the --skip-invalid error file is a fix list", () => {
   });
 });
 
+describe("the fix list of a file that needed --map", () => {
+  it("names the mapped columns by their fields, so it imports again without the --map", async () => {
+    env = await campaignEnv({}, "fixmap");
+    const { product, value } = openProduct(env.index);
+    const text =
+      "Staff mailbox,Gift,Amount\n" +
+      `a@example.com,${product.code},${value}\n` +
+      `not-an-email,${product.code},${value}\n`;
+    const file = await csvFile(env, "hr.csv", text);
+    const fixList = join(env.dataDir, "fix.csv");
+    const first = await giftjobs(env, [
+      ...["orders", "import", file, "--campaign", "hr", "--yes", "--json", "--skip-invalid"],
+      ...["--map", "Staff mailbox=email", "--map", "Gift=product_code", "--error-file", fixList],
+    ]);
+    expect(first.code, first.stderr).toBe(0);
+    const rows = parse(await readFile(fixList, "utf8")) as string[][];
+    expect(rows[0]).toEqual(["email", "product_code", "Amount", "error", "line"]);
+
+    rows[1]![0] = "b@example.com";
+    await writeFile(fixList, stringify(rows));
+    const again = await giftjobs(env, [
+      ...["orders", "import", fixList, "--campaign", "hr", "--append", "--yes", "--json"],
+    ]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ rows: 1, valid: 1, enqueued: 1 });
+    expect(await ledgerRows(env, "hr")).toHaveLength(2);
+  });
+});
+
 describe("a fix list of a fix list", () => {
   it("keeps one error and one line column; an .xlsx row's formula comes back as the value shown", async () => {
     env = await campaignEnv({}, "fixlist2");
