@@ -14,7 +14,7 @@ export {
 } from "./catalog/sync-catalog.js";
 export { type Config, loadConfig } from "./config.js";
 export { ConfigError } from "./errors/config-error.js";
-export { RunError } from "./errors/runtime-error.js";
+export { RunError } from "./errors/run-error.js";
 export { UserError } from "./errors/user-error.js";
 export { importCampaign } from "./import/import-campaign.js";
 export { ImportRefused } from "./import/import-errors.js";

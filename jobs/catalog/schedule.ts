@@ -1,5 +1,5 @@
 import { getNextMillis, Queue } from "bullmq";
-import { RunError } from "../../src/errors/runtime-error.js";
+import { RunError } from "../../src/errors/run-error.js";
 import { UserError } from "../../src/errors/user-error.js";
 import type { RedisConnection } from "../../src/redis/connection.js";
 import { redisKey } from "../../src/redis/redis-key.js";

@@ -7,7 +7,7 @@ import {
   ValidationError,
 } from "../../src/api/errors/index.js";
 import { pauseIfRunning } from "../../src/campaigns/control.js";
-import type { KeyWord, OrderPatch } from "../../src/ledger/types.js";
+import type { KeyClearance, OrderPatch } from "../../src/ledger/types.js";
 import { orderKey } from "../../src/orders/keys.js";
 import { failedItemIndex } from "../../src/orders/outcome.js";
 import {
@@ -86,7 +86,7 @@ export async function handleFailure(
 }
 
 /**
- * Ends the attempt's order failed. `word` "answered" when the service answered under the key;
+ * Ends the attempt's order failed. `clearance` "answered" when the service answered under the key;
  * otherwise a failed_final becomes failed_uncertain while an earlier attempt's mark stands (the
  * ledger decides, atomically). Returns the status reached.
  */
@@ -96,7 +96,7 @@ async function markFailed(
   status: "failed_final" | "failed_uncertain",
   type: string,
   message: string,
-  options: { word?: KeyWord; unclear?: string } = {},
+  options: { clearance?: KeyClearance; unclear?: string } = {},
 ): Promise<string> {
   const moved = await deps.ledger.orders.transition({
     campaign: attempt.campaign,
@@ -104,7 +104,7 @@ async function markFailed(
     from: ["in_flight", "queued"],
     to: status,
     patch: { error_type: type, error_message: message, unclear: options.unclear },
-    word: options.word,
+    clearance: options.clearance,
   });
   if (!moved.moved) return moved.current ?? status;
   deps.onOrderEnded?.(endName(moved.status));
@@ -286,10 +286,10 @@ async function finalFailure(attempt: Attempt, error: ApiError, deps: CreateOrder
   const { identities, log } = attempt;
   const index = error instanceof ValidationError ? failedItemIndex(error.details) : undefined;
   deps.onOutcome?.("final");
-  const word = answeredUnderKey(error) ? "answered" : undefined;
-  if (index === undefined || identities.length < 2 || index >= identities.length || !word) {
+  const clearance = answeredUnderKey(error) ? "answered" : undefined;
+  if (index === undefined || identities.length < 2 || index >= identities.length || !clearance) {
     const status = await markFailed(attempt, deps, "failed_final", error.type, error.message, {
-      word,
+      clearance,
     });
     // One per order: counted in the tracker's progress lines and `orders report`.
     log.debug(
@@ -338,7 +338,7 @@ async function nextGeneration(
     from: ["in_flight"],
     restStatus: "failed_final",
     restPatch: options.restPatch,
-    word: "answered",
+    clearance: "answered",
   });
   if (!done.done) {
     attempt.log.warn({ why: done.why }, "the rows were not moved to the next generation");

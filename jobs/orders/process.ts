@@ -180,7 +180,7 @@ async function recordCompleted(
     from: ["in_flight"],
     to: "completed",
     patch,
-    word: "answered",
+    clearance: "answered",
   });
   deps.onOutcome?.("completed");
   if (moved.moved) deps.onOrderEnded?.("completed");
@@ -208,7 +208,7 @@ async function recordSubmitted(
     to: "submitted",
     patch: { order_id: orderId },
     follow: { at: Date.now() + (deps.firstPollDelayMs ?? 1000) },
-    word: "answered",
+    clearance: "answered",
   });
   await Promise.all([indexed, submitted]);
   deps.onOutcome?.("submitted");

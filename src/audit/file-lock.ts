@@ -1,7 +1,7 @@
 import { readFile, rm, stat, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { isProcessAlive } from "../catalog/process-alive.js";
-import { RunError } from "../errors/runtime-error.js";
+import { RunError } from "../errors/run-error.js";
 
 /** What a lock file says of its holder. */
 interface Holder {

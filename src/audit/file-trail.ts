@@ -2,7 +2,7 @@ import { type FileHandle, mkdir, open, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fsyncPath, replaceFileAtomically } from "../catalog/durable-files.js";
 import { readNumberedLineBatches } from "../catalog/line-reader.js";
-import { RunError } from "../errors/runtime-error.js";
+import { RunError } from "../errors/run-error.js";
 import {
   type AuditDraft,
   type AuditEntry,

@@ -2,7 +2,7 @@ import { copyFile, mkdir, rename } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { DamagedFileError } from "../catalog/damaged-file-error.js";
 import { fsyncPath } from "../catalog/durable-files.js";
-import { RunError } from "../errors/runtime-error.js";
+import { RunError } from "../errors/run-error.js";
 import { UserError } from "../errors/user-error.js";
 import { countsOf } from "../ledger/campaigns.js";
 import type { CampaignShape, Ledger, LedgerOrder, LedgerRow } from "../ledger/ledger.js";

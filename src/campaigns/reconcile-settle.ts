@@ -50,7 +50,7 @@ interface When {
 /**
  * Settles the campaign's failed_uncertain orders from what the service showed
  * (docs/architecture/keys-and-exactly-once.md, "Reconciling with the service"): one order made
- * under an order's key ends it as the service ended that order, with the word `answered` (the
+ * under an order's key ends it as the service ended that order, with the clearance `answered` (the
  * mark goes, the uncertain money moves to spent, or back for FAILED); none in the whole window,
  * nothing the service would not show yet, and a last attempt old enough: recorded absent.
  * Anything else is left as it is, and says why.
@@ -133,7 +133,7 @@ async function end(deps: SettleDeps, number: number, order: Order): Promise<Unce
       from: ["failed_uncertain"],
       to: "completed",
       patch,
-      word: "answered",
+      clearance: "answered",
     });
   } else if (order.status === "FAILED") {
     // The service made the order and failed it: nothing was paid, and the key's record says so.
@@ -147,7 +147,7 @@ async function end(deps: SettleDeps, number: number, order: Order): Promise<Unce
         error_type: "order_failed",
         error_message: `orders reconcile: the service reports order ${order.id} FAILED`,
       },
-      word: "answered",
+      clearance: "answered",
     });
   } else return undecided(number, `the service reports its order ${order.status}`, order.id);
   if (!moved.moved) return undecided(number, "it changed during the check", order.id);

@@ -98,7 +98,7 @@ export interface ReconcileReport {
  * read with GET /v2/order/{id} (the list shows no metadata). Reports orders the ledger does not
  * know, ledger orders the service does not have, and status disagreements; settles the
  * campaign's failed_uncertain orders: an order made under one's key completes it (or fails it
- * for good, FAILED) with the word `answered`; none anywhere in the window is recorded on it
+ * for good, FAILED) with the clearance `answered`; none anywhere in the window is recorded on it
  * (reconciled_absent_at) for `orders retry --new-key`. The window's other orders are sorted
  * into look-alikes of the campaign's rows (possible duplicates) and the rest, counted.
  */

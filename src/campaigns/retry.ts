@@ -4,7 +4,7 @@ import { paidMemoryFor } from "../db/paid-memory.js";
 import { UserError } from "../errors/user-error.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { RowStatus } from "../ledger/row-status.js";
-import type { KeyWord, LedgerOrder } from "../ledger/types.js";
+import type { KeyClearance, LedgerOrder } from "../ledger/types.js";
 import type { OrderJournal } from "../orders/journal-store.js";
 import { orderKey } from "../orders/keys.js";
 import { paidFingerprint } from "../orders/paid-fingerprint.js";
@@ -139,7 +139,7 @@ async function underSameKey(
     to: "queued",
     patch: { error_type: null, error_message: null },
     follow: "pending",
-    word: force ? "force" : undefined,
+    clearance: force ? "force" : undefined,
   });
   return moved.moved;
 }
@@ -165,14 +165,18 @@ async function underNewKey(
     : options.force
       ? ["failed_final", "failed_uncertain"]
       : ["failed_final"];
-  const word: KeyWord | undefined = options.force ? "force" : options.absent ? "absent" : undefined;
+  const clearance: KeyClearance | undefined = options.force
+    ? "force"
+    : options.absent
+      ? "absent"
+      : undefined;
   const done = await ledger.orders.rekey(campaign, {
     number,
     key,
     identities: order.identities,
     generation,
     from,
-    word,
+    clearance,
   });
   if (done.done) return true;
   // Refused (the order moved meanwhile, or carries the mark of an unclear attempt): the ledger

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { RunError } from "../errors/runtime-error.js";
+import { RunError } from "../errors/run-error.js";
 
 /**
  * A file giftjobs wrote that cannot be read back as written (cut short, edited by hand, a bad

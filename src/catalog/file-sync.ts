@@ -1,6 +1,6 @@
 import { mkdir, rename, rm } from "node:fs/promises";
 import { basename, join, sep } from "node:path";
-import { RunError } from "../errors/runtime-error.js";
+import { RunError } from "../errors/run-error.js";
 import type { CatalogSnapshot } from "./catalog-snapshot.js";
 import { switchCurrentPointer } from "./current-pointer.js";
 import { DamagedFileError } from "./damaged-file-error.js";

@@ -1,4 +1,4 @@
-import { RunError } from "../errors/runtime-error.js";
+import { RunError } from "../errors/run-error.js";
 
 /** The shrink guard held: the new catalog is much smaller than the current one (exit 1). */
 export class ShrinkRefusedError extends RunError {

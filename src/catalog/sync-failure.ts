@@ -1,6 +1,6 @@
 import { ApiError } from "../api/errors/api-error.js";
 import { ServiceUnreachableError } from "../api/errors/service-unreachable-error.js";
-import { RunError } from "../errors/runtime-error.js";
+import { RunError } from "../errors/run-error.js";
 import { filterChange, type NormalizedFilters } from "./catalog-filters.js";
 import type { CatalogSnapshot } from "./catalog-snapshot.js";
 import { ShrinkRefusedError } from "./shrink-refused-error.js";

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { RunError } from "../errors/runtime-error.js";
+import { RunError } from "../errors/run-error.js";
 
 /**
  * PostgreSQL advisory locks, keyed by a name (hashed to a bigint by PostgreSQL's

@@ -3,7 +3,7 @@ import type { CatalogSnapshot } from "../catalog/catalog-snapshot.js";
 import type { CatalogDiff } from "../catalog/diff-file.js";
 import type { CatalogIndex, CatalogIndexEntry } from "../catalog/index-entry.js";
 import type { SnapshotManifest } from "../catalog/snapshot-manifest.js";
-import { RunError } from "../errors/runtime-error.js";
+import { RunError } from "../errors/run-error.js";
 import { databaseFailure } from "./database-error.js";
 import type { Database } from "./open-database.js";
 

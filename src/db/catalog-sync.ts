@@ -10,7 +10,7 @@ import type {
   SyncSession,
   SyncStart,
 } from "../catalog/sync-session.js";
-import { RunError } from "../errors/runtime-error.js";
+import { RunError } from "../errors/run-error.js";
 import { UserError } from "../errors/user-error.js";
 import { takeTransactionLock } from "./advisory-lock.js";
 import { loadDatabasePreviousRecords } from "./catalog-previous-records.js";

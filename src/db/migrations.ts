@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type pg from "pg";
-import { RunError } from "../errors/runtime-error.js";
+import { RunError } from "../errors/run-error.js";
 import { UserError } from "../errors/user-error.js";
 import { packageRoot } from "../package-root.js";
 import { withSessionLock } from "./advisory-lock.js";

@@ -10,7 +10,7 @@ import { loadCurrentIndex } from "../catalog/current-snapshot.js";
 import { SNAPSHOT_FILES } from "../catalog/snapshot-layout.js";
 import { syncCatalog } from "../catalog/sync-catalog.js";
 import type { Config } from "../config.js";
-import { RunError } from "../errors/runtime-error.js";
+import { RunError } from "../errors/run-error.js";
 import { importCampaign } from "../import/import-campaign.js";
 import { writeSampleCsv } from "../import/sample-csv.js";
 import { Ledger } from "../ledger/ledger.js";

@@ -1,7 +1,7 @@
 import type { ApiClient } from "../api/client.js";
 import { ApiError, ServiceUnreachableError, UnauthorizedError } from "../api/errors/index.js";
 import { withRetries } from "../catalog/retry-policy.js";
-import { RunError } from "../errors/runtime-error.js";
+import { RunError } from "../errors/run-error.js";
 import type { Logger } from "../log.js";
 import { keyRefused } from "./key-refused.js";
 

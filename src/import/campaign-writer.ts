@@ -1,5 +1,5 @@
 import type { ExecutionMode } from "../api/order-request.js";
-import { RunError } from "../errors/runtime-error.js";
+import { RunError } from "../errors/run-error.js";
 import type { LedgerOrder, LedgerRow } from "../ledger/ledger.js";
 import type { NewOrder } from "../ledger/types.js";
 import type { JournalLine } from "../orders/journal.js";

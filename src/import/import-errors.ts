@@ -1,4 +1,4 @@
-import { RunError } from "../errors/runtime-error.js";
+import { RunError } from "../errors/run-error.js";
 import { UserError } from "../errors/user-error.js";
 import type { ImportResult } from "./import-types.js";
 

@@ -1,6 +1,6 @@
 import type { UnauthorizedError } from "../api/errors/index.js";
 import { ENV_NAMES } from "../config.js";
-import { RunError } from "../errors/runtime-error.js";
+import { RunError } from "../errors/run-error.js";
 
 /**
  * The service refused the API key (401, or 403 `forbidden`): an import stops there, a dry run

@@ -8,7 +8,7 @@ import type { RowStatus } from "./row-status.js";
 import { followMember, type LedgerStore } from "./store.js";
 import type {
   FollowChange,
-  KeyWord,
+  KeyClearance,
   LedgerOrder,
   LedgerRow,
   NewOrder,
@@ -32,12 +32,12 @@ export interface TransitionOptions {
   /** The statuses it moves from ("*": any). */
   from: readonly (RowStatus | "*")[];
   to: RowStatus;
-  /** Fields to set; null removes one (never the mark of an unclear attempt: see `word`). */
+  /** Fields to set; null removes one (never the mark of an unclear attempt: see `clearance`). */
   patch?: OrderPatch;
   /** The change of its entry in the follow set, made in the same step. */
   follow?: FollowChange;
-  /** The word that lets an order marked unclear move on (see KeyWord). */
-  word?: KeyWord;
+  /** What clears an order marked unclear to move on (see KeyClearance). */
+  clearance?: KeyClearance;
 }
 
 /** What TRANSITION is given beyond a move: the checks of endReported and noteAbsent. */
@@ -218,7 +218,7 @@ export class LedgerOrders {
       to: end.to,
       patch: end.patch,
       follow: "unfollow",
-      word: "answered",
+      clearance: "answered",
       orderId: end.orderId,
       indexKey: end.indexKey,
     });
@@ -238,7 +238,7 @@ export class LedgerOrders {
     else if (follow === "pending") args.push("pending", "0", "", campaign);
     else if (follow) args.push("follow", String(follow.at), followMember(campaign, number), "");
     else args.push("", "0", "", "");
-    args.push(run.word ?? "", run.orderId ?? "", run.ifUpdatedAt ?? "");
+    args.push(run.clearance ?? "", run.orderId ?? "", run.ifUpdatedAt ?? "");
     const k = this.store.keys(campaign);
     const keys = [
       k.orders,
@@ -288,7 +288,7 @@ export class LedgerOrders {
    * Moves `identities` of order `from.number` to a new order of generation `generation`
    * (queued) under `key`, numbered next. The rows left behind take `restStatus` and
    * `restPatch`. Only from `from` statuses, and, when the order carries the mark of an unclear
-   * attempt, only with a `word` (see KeyWord): otherwise `why` is "unclear". Returns the new
+   * attempt, only with a `clearance` (see KeyClearance): otherwise `why` is "unclear". Returns the new
    * order's number when done.
    */
   async rekey(
@@ -301,7 +301,7 @@ export class LedgerOrders {
       from: readonly RowStatus[];
       restStatus?: RowStatus;
       restPatch?: OrderPatch;
-      word?: KeyWord;
+      clearance?: KeyClearance;
     },
   ): Promise<
     { done: true; number: number } | { done: false; why: "not-allowed" | "unknown" | "unclear" }
@@ -333,7 +333,7 @@ export class LedgerOrders {
         ),
         args.from.join(","),
         campaign,
-        args.word ?? "",
+        args.clearance ?? "",
       ],
     )) as [number, number | string];
     if (code === 1) return { done: true, number: Number(value) };

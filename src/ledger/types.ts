@@ -87,7 +87,7 @@ export interface LedgerOrder {
    * A failed_uncertain order `orders reconcile` found no order for on the service: when the
    * listing that showed none began, and the fingerprint of the API key it listed with. Gone when
    * the order leaves failed_uncertain. With it, under the API key of the unclear attempt,
-   * `orders retry --new-key` may move the order on without --force (the word `absent`: see
+   * `orders retry --new-key` may move the order on without --force (the clearance `absent`: see
    * docs/architecture/keys-and-exactly-once.md, "Reconciling with the service").
    */
   reconciled_absent_at?: string;
@@ -185,7 +185,7 @@ export type ReportedEnd =
  * anyway, `absent` when `orders reconcile` found no order under the key (REKEY only, and only
  * for an order it recorded absent under the API key of the unclear attempt).
  */
-export type KeyWord = "answered" | "force" | "absent";
+export type KeyClearance = "answered" | "force" | "absent";
 
 /** What a transition does to the order's entry in the follow set (see OrderFollower). */
 export type FollowChange = { at: number } | "unfollow" | "pending";

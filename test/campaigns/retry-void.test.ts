@@ -72,7 +72,7 @@ describe("a generation change REKEY refused is voided in the journal", () => {
       from: ["failed_uncertain"],
       to: "completed",
       patch: { order_id: orderId },
-      word: "answered",
+      clearance: "answered",
     });
     expect(moved.moved).toBe(true);
   }

@@ -260,7 +260,7 @@ describe("campaign states in the ledger", () => {
       generation: 1,
       from: ["failed_uncertain"],
       // An order may exist under a failed_uncertain key: only the operator's --force moves it.
-      word: "force",
+      clearance: "force",
     });
     expect(await running()).toBe(1);
     expect(await ledger.dispatch.handOut(10)).toEqual([{ campaign: "idle", number: 3 }]);

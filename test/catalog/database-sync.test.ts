@@ -7,7 +7,7 @@ import { databaseCatalogStore } from "../../src/db/catalog-store.js";
 import { publishSnapshotRow, writeChanges } from "../../src/db/catalog-sync.js";
 import { inTransaction } from "../../src/db/open-database.js";
 import { snapshotCheck } from "../../src/doctor/snapshot-check.js";
-import { RunError } from "../../src/errors/runtime-error.js";
+import { RunError } from "../../src/errors/run-error.js";
 import { generateCatalog } from "../../src/sandbox/index.js";
 import { cursorOfPage, useCatalogFixture } from "../helpers/catalog-fixture.js";
 import { useTestDatabase } from "../helpers/database.js";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
 import { ShrinkRefusedError } from "../../src/catalog/shrink-refused-error.js";
-import { RunError } from "../../src/errors/runtime-error.js";
+import { RunError } from "../../src/errors/run-error.js";
 import { cursorOfPage, leftoverTmpDirs, useCatalogFixture } from "../helpers/catalog-fixture.js";
 import { control } from "../helpers/sandbox.js";
 

@@ -9,7 +9,7 @@ import { QUEUES } from "../../jobs/registry.js";
 import { openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import { acquireSyncLock } from "../../src/catalog/sync-lock.js";
-import { RunError } from "../../src/errors/runtime-error.js";
+import { RunError } from "../../src/errors/run-error.js";
 import { connectRedis } from "../../src/redis/connection.js";
 import {
   type CatalogFixture,

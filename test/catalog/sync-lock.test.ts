@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
 import { acquireSyncLock, syncLockPath } from "../../src/catalog/sync-lock.js";
-import { RunError } from "../../src/errors/runtime-error.js";
+import { RunError } from "../../src/errors/run-error.js";
 import { cursorOfPage, useCatalogFixture } from "../helpers/catalog-fixture.js";
 import { control } from "../helpers/sandbox.js";
 

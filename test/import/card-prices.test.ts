@@ -6,7 +6,7 @@ import { errorFromResponse } from "../../src/api/error-from-response.js";
 import { ApiError, ServiceUnreachableError } from "../../src/api/errors/index.js";
 import type { OrderEstimateRequest } from "../../src/api/order-estimate.js";
 import type { OrderEstimate } from "../../src/api/schemas.js";
-import { RunError } from "../../src/errors/runtime-error.js";
+import { RunError } from "../../src/errors/run-error.js";
 import { CardBook } from "../../src/import/card-prices.js";
 import { pricingText } from "../../src/import/pricing.js";
 import { priceWithService } from "../../src/import/service-prices.js";

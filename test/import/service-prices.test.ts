@@ -3,7 +3,7 @@ import { ApiClient } from "../../src/api/client.js";
 import { campaignStatus } from "../../src/campaigns/status.js";
 import { moneyOf } from "../../src/campaigns/summary.js";
 import type { CatalogIndexEntry } from "../../src/catalog/index-entry.js";
-import { RunError } from "../../src/errors/runtime-error.js";
+import { RunError } from "../../src/errors/run-error.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import { ImportRefused } from "../../src/import/import-errors.js";
 import { currencyDecimals, discountedPriceUnits, fromUnits, toUnits } from "../../src/money.js";

@@ -184,7 +184,7 @@ describe("ledger", () => {
       identities: ["a"],
       generation: 1,
       from: ["in_flight"],
-      word: "answered",
+      clearance: "answered",
     });
     expect(next).toEqual({ done: true, number: 2 });
     expect(await ledger.orders.getOrder("t", 2)).toMatchObject({

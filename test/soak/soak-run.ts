@@ -8,7 +8,7 @@ import { cancelCampaign, pauseCampaign, resumeCampaign } from "../../src/campaig
 import { REPORT_COLUMNS, reportRecords } from "../../src/campaigns/report.js";
 import { retryCampaign } from "../../src/campaigns/retry.js";
 import { campaignStatus, pendingRows } from "../../src/campaigns/status.js";
-import { RunError } from "../../src/errors/runtime-error.js";
+import { RunError } from "../../src/errors/run-error.js";
 import { UserError } from "../../src/errors/user-error.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import { pickSampleProducts, sampleCsv } from "../../src/import/sample-csv.js";
