@@ -23,6 +23,7 @@ import {
 } from "./import-checks.js";
 import { ImportDeclined, ImportRefused, invalidRowsText, RecordRefused } from "./import-errors.js";
 import { recordCampaign } from "./import-recording.js";
+import { importStages } from "./import-stages.js";
 import { type ImportPlan, type RepeatCheck, type Survey, surveyFile } from "./import-survey.js";
 import type { ImportDeps, ImportOptions, ImportResult } from "./import-types.js";
 import { InvalidRowsFile } from "./invalid-rows-file.js";
@@ -94,7 +95,13 @@ async function importWithSpool(
   const overrides = () =>
     deps.database ? new PgProductOverrides(deps.database) : deps.ledger.productOverrides();
   const catalog = deps.catalog && (await overrides().applyTo(deps.catalog));
-  const survey = await surveyFile(options, { ...deps, catalog }, plan);
+  // Each stage gets its own values; those of checks and recording still come from the options.
+  const { read, header, validation } = importStages(options);
+  const survey = await surveyFile(
+    { campaign: options.campaign, read, header, validation, onProgress: options.onProgress },
+    { ...deps, catalog },
+    plan,
+  );
   const existing = await existingCampaign(deps.ledger, options.campaign);
   let hold = Boolean(options.hold);
   let holdNow = hold && (!existing || survey.newRows > 0);
