@@ -95,8 +95,8 @@ async function importWithSpool(
   const overrides = () =>
     deps.database ? new PgProductOverrides(deps.database) : deps.ledger.productOverrides();
   const catalog = deps.catalog && (await overrides().applyTo(deps.catalog));
-  // Each stage gets its own values; those of checks and recording still come from the options.
-  const { read, header, validation } = importStages(options);
+  // Each stage gets its own values; those of recording still come from the options.
+  const { read, header, validation, recording, pricing: limits } = importStages(options);
   const survey = await surveyFile(
     { campaign: options.campaign, read, header, validation, onProgress: options.onProgress },
     { ...deps, catalog },
@@ -151,20 +151,20 @@ async function importWithSpool(
     survey.errorCount > 0 || (repeated && plan.repeats?.choice === "refuse"),
   );
   if (repeated && plan.repeats?.choice === "refuse") throw refuse(repeatsRefusal(survey));
-  const verdict = await checkCampaign(options, deps.ledger, survey, existing, plan, refuse);
+  const verdict = await checkCampaign(recording, deps.ledger, survey, existing, plan, refuse);
   // The service's prices where it gives them: what is shown, checked and recorded from here.
   pricing = await priceSurvey(survey, deps);
   // Four eyes: a price over GIFTJOBS_APPROVAL_THRESHOLD holds the campaign, as --hold does.
-  fourEyes = thresholdPassed(options.approvalThreshold, survey, existing);
+  fourEyes = thresholdPassed(limits.approvalThreshold, survey, existing);
   if (fourEyes) {
     hold = true;
     holdNow = true;
     state = stateAfter();
   }
-  const budgets = checkBudgets(options, survey, existing, refuse);
+  const budgets = checkBudgets(options.campaign, limits.budgets, survey, existing, refuse);
   budgetsReplaced = budgets.replaced;
-  limitNotes = await dailyLimitNotes(options.dailyLimit, deps.ledger, survey.newTotals);
-  if (options.balanceCheck !== false && deps.client && !options.dryRun)
+  limitNotes = await dailyLimitNotes(limits.dailyLimit, deps.ledger, survey.newTotals);
+  if (limits.balanceCheck && deps.client && !options.dryRun)
     await checkBalance(deps, survey, result(0, 0));
   if (!spool) return result(0, 0);
 
