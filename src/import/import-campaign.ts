@@ -45,7 +45,7 @@ export async function importCampaign(
 }
 
 /** The import, its flags turned into each stage's own values (import-stages.ts). */
-export async function importStaged(stages: ImportStages, deps: ImportDeps): Promise<ImportResult> {
+async function importStaged(stages: ImportStages, deps: ImportDeps): Promise<ImportResult> {
   const { recording, run } = stages;
   const { campaign } = recording;
   if (!CAMPAIGN_NAME.test(campaign)) {
