@@ -1,4 +1,4 @@
-import { REPEAT_WINDOW_DAYS, RepeatFinder } from "../campaigns/earlier-payments.js";
+import { RepeatFinder } from "../campaigns/earlier-payments.js";
 import { forgetBegun, forgottenRefusal } from "../campaigns/forget-records.js";
 import { storedState } from "../campaigns/state.js";
 import { sha256OfFile } from "../catalog/file-snapshot.js";
@@ -23,6 +23,7 @@ import {
 } from "./import-checks.js";
 import { ImportDeclined, ImportRefused, invalidRowsText, RecordRefused } from "./import-errors.js";
 import { recordCampaign } from "./import-recording.js";
+import { type ImportStages, importStages, type RecordingOptions } from "./import-stages.js";
 import { type ImportPlan, type RepeatCheck, type Survey, surveyFile } from "./import-survey.js";
 import type { ImportDeps, ImportOptions, ImportResult } from "./import-types.js";
 import { InvalidRowsFile } from "./invalid-rows-file.js";
@@ -40,29 +41,36 @@ export async function importCampaign(
   options: ImportOptions,
   deps: ImportDeps,
 ): Promise<ImportResult> {
-  if (!CAMPAIGN_NAME.test(options.campaign)) {
+  return importStaged(importStages(options), deps);
+}
+
+/** The import, its flags turned into each stage's own values (import-stages.ts). */
+async function importStaged(stages: ImportStages, deps: ImportDeps): Promise<ImportResult> {
+  const { recording, run } = stages;
+  const { campaign } = recording;
+  if (!CAMPAIGN_NAME.test(campaign)) {
     throw new UserError(
-      `--campaign ${JSON.stringify(options.campaign)}: use letters, digits, '.', '_' or '-' (at most 100)`,
+      `--campaign ${JSON.stringify(campaign)}: use letters, digits, '.', '_' or '-' (at most 100)`,
     );
   }
-  checkBudgetFlags(options.budgets ?? []);
+  checkBudgetFlags(stages.pricing.budgets);
   const memory = paidMemoryFor(deps);
-  await checkName(options, deps, memory);
-  const mode = options.executionMode ?? "async";
-  const itemsPerOrder = checkItemsPerOrder(options.itemsPerOrder, mode);
+  await checkName(recording, deps, memory);
+  const mode = recording.executionMode;
+  const itemsPerOrder = checkItemsPerOrder(recording.itemsPerOrder, mode);
   const packer = itemsPerOrder > 1 ? new OrderPacker(itemsPerOrder) : undefined;
-  const journal = await journalFor(deps)?.load(options.campaign);
+  const journal = await journalFor(deps)?.load(campaign);
   const invalidFile =
-    options.skipInvalid && options.errorFile && !options.dryRun
-      ? new InvalidRowsFile(options.errorFile)
+    run.skipInvalid && run.errorFile && !run.dryRun
+      ? new InvalidRowsFile(run.errorFile)
       : undefined;
 
-  const repeats = memory && (await repeatCheck(options, deps, memory));
-  const spool = options.dryRun ? undefined : await RowSpool.create();
+  const repeats = memory && (await repeatCheck(recording, stages.read.file, deps, memory));
+  const spool = run.dryRun ? undefined : await RowSpool.create();
   try {
     // Before a row is read: an error file that cannot be written stops the import at once.
     await invalidFile?.open();
-    return await importWithSpool(options, deps, {
+    return await importWithSpool(stages, deps, {
       mode,
       itemsPerOrder,
       packer,
@@ -83,10 +91,12 @@ export async function importCampaign(
 
 /** The import once its spool is open: pass 1, the checks that may refuse it, pass 2. */
 async function importWithSpool(
-  options: ImportOptions,
+  stages: ImportStages,
   deps: ImportDeps,
   plan: ImportPlan,
 ): Promise<ImportResult> {
+  const { recording, pricing: limits, run } = stages;
+  const { campaign } = recording;
   const { invalidFile, spool } = plan;
   // The product states the service pushed since the snapshot was synced (`product.update`, in
   // Redis), read as the import starts: a product made unorderable is refused, a changed
@@ -94,9 +104,14 @@ async function importWithSpool(
   const overrides = () =>
     deps.database ? new PgProductOverrides(deps.database) : deps.ledger.productOverrides();
   const catalog = deps.catalog && (await overrides().applyTo(deps.catalog));
-  const survey = await surveyFile(options, { ...deps, catalog }, plan);
-  const existing = await existingCampaign(deps.ledger, options.campaign);
-  let hold = Boolean(options.hold);
+  const { read, header, validation } = stages;
+  const survey = await surveyFile(
+    { campaign, read, header, validation, onProgress: run.onProgress },
+    { ...deps, catalog },
+    plan,
+  );
+  const existing = await existingCampaign(deps.ledger, campaign);
+  let hold = recording.hold;
   let holdNow = hold && (!existing || survey.newRows > 0);
   const stateAfter = (): StoredState =>
     holdNow && existing?.state !== "cancelled" && existing?.state !== "archived"
@@ -108,7 +123,7 @@ async function importWithSpool(
   let pricing: Pricing | undefined;
   let limitNotes: DailyLimitNote[] = [];
   const result = (enqueued: number, orders: number): ImportResult => ({
-    campaign: options.campaign,
+    campaign,
     rows: survey.rows,
     valid: survey.valid,
     invalid: survey.rows - survey.valid,
@@ -122,8 +137,8 @@ async function importWithSpool(
     more_errors: Math.max(0, survey.errorCount - survey.errors.length),
     ...(survey.errorCount > survey.invalidRows ? { problems: survey.errorCount } : {}),
     ...(survey.leftOut.size > 0 ? { left_out: Object.fromEntries(survey.leftOut) } : {}),
-    error_file: invalidFile && survey.errorCount > 0 ? options.errorFile : undefined,
-    dry_run: options.dryRun ?? false,
+    error_file: invalidFile && survey.errorCount > 0 ? run.errorFile : undefined,
+    dry_run: run.dryRun,
     state,
     ...(budgetsReplaced?.length ? { budgets_replaced: budgetsReplaced } : {}),
     ...(survey.repeats && survey.repeats.rows > 0 ? { repeats: survey.repeats.list() } : {}),
@@ -131,7 +146,7 @@ async function importWithSpool(
     ...(fourEyes ? { four_eyes: fourEyes } : {}),
   });
 
-  if (survey.errorCount > 0 && !options.skipInvalid) {
+  if (survey.errorCount > 0 && !run.skipInvalid) {
     throw new ImportRefused(
       `${invalidRowsText(survey.invalidRows, survey.errorCount)}; nothing was enqueued`,
       result(0, 0),
@@ -144,26 +159,26 @@ async function importWithSpool(
     survey.errorCount > 0 || (repeated && plan.repeats?.choice === "refuse"),
   );
   if (repeated && plan.repeats?.choice === "refuse") throw refuse(repeatsRefusal(survey));
-  const verdict = await checkCampaign(options, deps.ledger, survey, existing, plan, refuse);
+  const verdict = await checkCampaign(recording, deps.ledger, survey, existing, plan, refuse);
   // The service's prices where it gives them: what is shown, checked and recorded from here.
   pricing = await priceSurvey(survey, deps);
   // Four eyes: a price over GIFTJOBS_APPROVAL_THRESHOLD holds the campaign, as --hold does.
-  fourEyes = thresholdPassed(options.approvalThreshold, survey, existing);
+  fourEyes = thresholdPassed(limits.approvalThreshold, survey, existing);
   if (fourEyes) {
     hold = true;
     holdNow = true;
     state = stateAfter();
   }
-  const budgets = checkBudgets(options, survey, existing, refuse);
+  const budgets = checkBudgets(campaign, limits.budgets, survey, existing, refuse);
   budgetsReplaced = budgets.replaced;
-  limitNotes = await dailyLimitNotes(options.dailyLimit, deps.ledger, survey.newTotals);
-  if (options.balanceCheck !== false && deps.client && !options.dryRun)
+  limitNotes = await dailyLimitNotes(limits.dailyLimit, deps.ledger, survey.newTotals);
+  if (limits.balanceCheck && deps.client && !run.dryRun)
     await checkBalance(deps, survey, result(0, 0));
   if (!spool) return result(0, 0);
 
-  if (survey.newRows > 0 && options.confirm) {
-    const yes = await options.confirm({
-      campaign: options.campaign,
+  if (survey.newRows > 0 && run.confirm) {
+    const yes = await run.confirm({
+      campaign,
       rows: survey.newRows,
       totals: survey.newTotals.toJSON(),
       pricing,
@@ -178,7 +193,8 @@ async function importWithSpool(
   let written: { rows: number; orders: number };
   try {
     written = await recordCampaign(
-      { ...options, hold },
+      { ...recording, hold },
+      run.onProgress,
       deps,
       survey,
       { ...plan, spool },
@@ -191,22 +207,21 @@ async function importWithSpool(
         fourEyes,
       },
     );
-    if (plan.repeats && written.rows > 0)
-      await recordFile(plan.repeats, options.campaign, written.rows);
+    if (plan.repeats && written.rows > 0) await recordFile(plan.repeats, campaign, written.rows);
   } catch (error) {
     if (!(error instanceof RecordRefused)) throw error;
     throw new ImportRefused(error.message, result(error.rows, error.orders));
   }
   deps.log.info(
     {
-      campaign: options.campaign,
+      campaign,
       new_rows: written.rows,
       orders: written.orders,
       already_known: survey.known,
     },
     `${written.rows} new, ${survey.known} already known`,
   );
-  const after = storedState(await deps.ledger.campaigns.meta(options.campaign));
+  const after = storedState(await deps.ledger.campaigns.meta(campaign));
   return { ...result(written.rows, written.orders), state: after };
 }
 
@@ -215,30 +230,30 @@ async function importWithSpool(
  * memory knows, and the campaign's state: a cancelled or archived one takes no rows.
  */
 async function checkName(
-  options: ImportOptions,
+  { campaign, append }: Pick<RecordingOptions, "campaign" | "append">,
   deps: ImportDeps,
   memory: PaidMemory | undefined,
 ): Promise<void> {
   const known = new Set(await deps.ledger.campaigns.names());
   for (const name of (await memory?.campaigns()) ?? []) known.add(name);
-  checkCampaignName(options.campaign, Boolean(options.append), [...known]);
-  if (!(await deps.ledger.campaigns.exists(options.campaign))) return;
-  const meta = await deps.ledger.campaigns.meta(options.campaign);
+  checkCampaignName(campaign, append, [...known]);
+  if (!(await deps.ledger.campaigns.exists(campaign))) return;
+  const meta = await deps.ledger.campaigns.meta(campaign);
   const state = storedState(meta);
   if (state === "cancelled" || state === "archived")
-    throw new UserError(closedText(options.campaign, state));
-  if (forgetBegun(meta)) throw new UserError(forgottenRefusal(options.campaign, "imported into"));
+    throw new UserError(closedText(campaign, state));
+  if (forgetBegun(meta)) throw new UserError(forgottenRefusal(campaign, "imported into"));
 }
 
 /** The check of this import's rows against other campaigns' (docs/architecture/repeats.md). */
 async function repeatCheck(
-  options: ImportOptions,
+  { campaign, repeats: choice, repeatWindowDays }: RecordingOptions,
+  file: string,
   deps: ImportDeps,
   memory: PaidMemory,
 ): Promise<RepeatCheck> {
-  const since = Date.now() - (options.repeatWindowDays ?? REPEAT_WINDOW_DAYS) * 86_400_000;
-  const choice = options.repeats ?? "refuse";
-  const lookup = await memory.lookup(options.campaign, since);
+  const since = Date.now() - repeatWindowDays * 86_400_000;
+  const lookup = await memory.lookup(campaign, since);
   const outcome = choice === "refuse" ? "refused" : choice === "skip" ? "skipped" : "allowed";
   return {
     finder: new RepeatFinder(lookup, deps.ledger, deps.dataDir),
@@ -247,7 +262,7 @@ async function repeatCheck(
     memory,
     since,
     // The file's bytes, read beside pass 1: the same file under another name is named so.
-    fileHash: sha256OfFile(options.file).catch(() => undefined),
+    fileHash: sha256OfFile(file).catch(() => undefined),
   };
 }
 

@@ -4,13 +4,20 @@ import { UserError } from "../errors/user-error.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { CampaignMeta, StoredState } from "../ledger/types.js";
 import { compareDecimal } from "../money.js";
-import { budgetText, type CurrencyBudget, resolveBudgets, unitsText } from "../orders/budget.js";
+import {
+  type Budget,
+  budgetText,
+  type CurrencyBudget,
+  resolveBudgets,
+  unitsText,
+} from "../orders/budget.js";
 import type { JournalVerdict } from "../orders/journal-index.js";
 import { plural } from "../plural.js";
 import { accountBalance } from "./account-balance.js";
 import { ImportRefused } from "./import-errors.js";
+import type { RecordingOptions } from "./import-stages.js";
 import type { ImportPlan, Survey } from "./import-survey.js";
-import type { ImportDeps, ImportOptions, ImportResult } from "./import-types.js";
+import type { ImportDeps, ImportResult } from "./import-types.js";
 import { journalRefusal } from "./journal-checks.js";
 
 /** The campaign as pass 1 left it: undefined when new. */
@@ -38,7 +45,7 @@ export async function existingCampaign(
  * others); returns the journal's verdict, for the warning before pass 2.
  */
 export async function checkCampaign(
-  options: ImportOptions,
+  { campaign, append }: Pick<RecordingOptions, "campaign" | "append">,
   ledger: Ledger,
   survey: Survey,
   existing: Existing | undefined,
@@ -46,20 +53,15 @@ export async function checkCampaign(
   refuse: (message: string) => ImportRefused,
 ): Promise<JournalVerdict | undefined> {
   if (existing?.state === "cancelled" || existing?.state === "archived")
-    throw refuse(closedText(options.campaign, existing.state));
+    throw refuse(closedText(campaign, existing.state));
   // The same import again after one cut short records the rest without --append.
-  if (
-    existing &&
-    survey.freshRows > 0 &&
-    !options.append &&
-    !(await importWasCutShort(ledger, options.campaign))
-  )
+  if (existing && survey.freshRows > 0 && !append && !(await importWasCutShort(ledger, campaign)))
     throw refuse(
-      `campaign ${options.campaign} exists (${existing.rows} ${plural(existing.rows, "row")}); this file has ${survey.freshRows} new ${plural(survey.freshRows, "row")}: pass --append to add them to it (the rows it has are not added again)`,
+      `campaign ${campaign} exists (${existing.rows} ${plural(existing.rows, "row")}); this file has ${survey.freshRows} new ${plural(survey.freshRows, "row")}: pass --append to add them to it (the rows it has are not added again)`,
     );
   const verdict = plan.journal?.verdict();
   if (verdict) {
-    const refusal = journalRefusal(verdict, plan.mode, options.campaign, plan.journal!.path);
+    const refusal = journalRefusal(verdict, plan.mode, campaign, plan.journal!.path);
     if (refusal) throw refuse(refusal);
   }
   return verdict;
@@ -71,7 +73,8 @@ export async function checkCampaign(
  * one, and in each the price recorded plus the new rows' must stay within it.
  */
 export function checkBudgets(
-  options: ImportOptions,
+  campaign: string,
+  budgets: readonly Budget[],
   survey: Survey,
   existing: Existing | undefined,
   refuse: (message: string) => ImportRefused,
@@ -79,7 +82,7 @@ export function checkBudgets(
   const currencies = survey.totals.currencies();
   let given: Map<string, CurrencyBudget>;
   try {
-    given = resolveBudgets(options.budgets ?? [], currencies);
+    given = resolveBudgets(budgets, currencies);
   } catch (error) {
     if (error instanceof UserError) throw refuse(error.message);
     throw error;
@@ -105,8 +108,7 @@ export function checkBudgets(
     const flag = given.get(currency);
     const limit = flag?.units ?? stored.get(currency);
     if (limit === undefined) {
-      const named =
-        given.size > 0 ? "no --budget is given" : `campaign ${options.campaign} has no budget`;
+      const named = given.size > 0 ? "no --budget is given" : `campaign ${campaign} has no budget`;
       throw refuse(
         `the file pays in ${currency} but ${named} for it: pass --budget AMOUNT:${currency}`,
       );

@@ -13,8 +13,9 @@ import { plural } from "../plural.js";
 import { CampaignWriter } from "./campaign-writer.js";
 import type { Existing } from "./import-checks.js";
 import { RecordRefused } from "./import-errors.js";
+import type { RecordingOptions } from "./import-stages.js";
 import { BATCH, type ImportPlan, type Survey } from "./import-survey.js";
-import type { ImportDeps, ImportOptions } from "./import-types.js";
+import type { ImportDeps, ImportProgress } from "./import-types.js";
 import { journalWarning, repackFromSpool } from "./journal-checks.js";
 import { OneAtATime } from "./one-at-a-time.js";
 import type { RepeatGroup } from "./repeats.js";
@@ -39,40 +40,41 @@ export interface Decided {
  * budgets stored, then the rows recorded while the campaign is marked as being recorded.
  */
 export async function recordCampaign(
-  options: ImportOptions,
+  recording: RecordingOptions,
+  onProgress: ((progress: ImportProgress) => void) | undefined,
   deps: ImportDeps,
   survey: Survey,
   plan: ImportPlan & { spool: RowSpool },
   { holdNow, existing, budgets, verdict, heldAfter, fourEyes }: Decided,
 ): Promise<{ rows: number; orders: number }> {
   const { mode, itemsPerOrder } = plan;
-  const tagOrders = await orderTagsFor(options.campaign, deps, existing, plan);
-  await deps.ledger.campaigns.register(options.campaign, {
+  const tagOrders = await orderTagsFor(recording.campaign, deps, existing, plan);
+  await deps.ledger.campaigns.register(recording.campaign, {
     ...(tagOrders ? { order_tags: "1" } : {}),
     execution_mode: mode,
     items_per_order: String(itemsPerOrder),
-    state: options.hold ? "held" : "running",
-    ...(options.hold ? {} : { approved_at: new Date().toISOString() }),
-    ...(options.jobOptions ? { job_options: retryPolicy(options.jobOptions) } : {}),
+    state: recording.hold ? "held" : "running",
+    ...(recording.hold ? {} : { approved_at: new Date().toISOString() }),
+    ...(recording.jobOptions ? { job_options: retryPolicy(recording.jobOptions) } : {}),
   });
   // Held before a new row is recorded: the dispatcher never sees them in a running campaign.
-  if (holdNow && existing) await moveCampaign(deps.ledger, options.campaign, "hold");
-  await recordImporter(options, deps, existing, heldAfter, fourEyes);
+  if (holdNow && existing) await moveCampaign(deps.ledger, recording.campaign, "hold");
+  await recordImporter(recording, deps, existing, heldAfter, fourEyes);
   // Said before the rows are: status and the report tell which campaigns it pays again.
-  if (survey.repeats && survey.repeats.rows > 0 && options.repeats === "allow")
-    await deps.ledger.campaigns.setMeta(options.campaign, {
+  if (survey.repeats && survey.repeats.rows > 0 && recording.repeats === "allow")
+    await deps.ledger.campaigns.setMeta(recording.campaign, {
       repeats: repeatsMeta(existing?.meta.repeats, survey.repeats.list()),
     });
   // Stored before the rows: RECORD checks each batch against it.
   if (budgets.size > 0)
     await deps.ledger.campaigns.setMeta(
-      options.campaign,
+      recording.campaign,
       Object.fromEntries([...budgets].map(([c, b]) => [`budget:${c}`, String(b.units)])),
     );
-  const warning = verdict && journalWarning(verdict, options.campaign, plan.journal!.path);
-  if (warning) deps.log.warn({ campaign: options.campaign }, warning);
-  return recordingMarked(deps.ledger, options.campaign, () =>
-    writeCampaign(options, deps, survey, plan, tagOrders),
+  const warning = verdict && journalWarning(verdict, recording.campaign, plan.journal!.path);
+  if (warning) deps.log.warn({ campaign: recording.campaign }, warning);
+  return recordingMarked(deps.ledger, recording.campaign, () =>
+    writeCampaign(recording.campaign, onProgress, deps, survey, plan, tagOrders),
   );
 }
 
@@ -82,18 +84,18 @@ export async function recordCampaign(
  * running starts the list again, its rows being sent already.
  */
 async function recordImporter(
-  options: ImportOptions,
+  recording: Pick<RecordingOptions, "campaign" | "actor">,
   deps: ImportDeps,
   existing: Existing | undefined,
   held: boolean,
   fourEyes: string | undefined,
 ): Promise<void> {
-  const { campaign } = options;
+  const { campaign } = recording;
   if (!held) {
     if (existing) await deps.ledger.campaigns.clearMeta(campaign, FOUR_EYES_FIELDS.importers);
     return;
   }
-  const name = options.actor ?? currentActor().name;
+  const name = recording.actor ?? currentActor().name;
   await deps.ledger.campaigns.setMeta(campaign, {
     [FOUR_EYES_FIELDS.importers]: withImporter(existing?.meta, name),
     ...(fourEyes ? { [FOUR_EYES_FIELDS.rule]: fourEyes } : {}),
@@ -131,17 +133,18 @@ function retryPolicy({ attempts, backoff }: Pick<JobsOptions, "attempts" | "back
  * Returns what was new.
  */
 async function writeCampaign(
-  options: ImportOptions,
+  campaign: string,
+  onProgress: ((progress: ImportProgress) => void) | undefined,
   deps: ImportDeps,
   survey: Survey,
   { mode, packer, journal, spool }: ImportPlan & { spool: RowSpool },
   tagOrders: boolean,
 ): Promise<{ rows: number; orders: number }> {
   if (journal && packer) await repackFromSpool(spool, journal, survey.released, packer);
-  const journalWriter = journalFor(deps)?.appender(options.campaign);
-  const paid = paidMemoryFor(deps)?.appender(options.campaign);
+  const journalWriter = journalFor(deps)?.appender(campaign);
+  const paid = paidMemoryFor(deps)?.appender(campaign);
   const writer = new CampaignWriter(
-    options.campaign,
+    campaign,
     deps,
     survey,
     mode,
@@ -151,7 +154,7 @@ async function writeCampaign(
   );
   const writes = new OneAtATime();
   const progress = () =>
-    options.onProgress?.({
+    onProgress?.({
       phase: "enqueue",
       rows: survey.rows,
       bytes: survey.bytes,
@@ -171,7 +174,7 @@ async function writeCampaign(
     }
     await writes.drain();
   } catch (error) {
-    throw recordRefused(error, options.campaign, writer) ?? error;
+    throw recordRefused(error, campaign, writer) ?? error;
   } finally {
     await journalWriter?.close();
     await paid?.close();
@@ -180,7 +183,7 @@ async function writeCampaign(
   progress();
   if (writer.leftOut > 0)
     deps.log.warn(
-      `campaign ${options.campaign}: ${writer.leftOut} ${plural(writer.leftOut, "row", "rows")} of this file ${plural(writer.leftOut, "was", "were")} left out: another import of the campaign recorded some of them at the same time (each is paid once); import the file again to record any left`,
+      `campaign ${campaign}: ${writer.leftOut} ${plural(writer.leftOut, "row", "rows")} of this file ${plural(writer.leftOut, "was", "were")} left out: another import of the campaign recorded some of them at the same time (each is paid once); import the file again to record any left`,
     );
   return { rows: writer.rows, orders: writer.orders };
 }

@@ -11,7 +11,8 @@ import { paidFingerprint } from "../orders/paid-fingerprint.js";
 import type { PaidMemory } from "../orders/paid-memory.js";
 import { CampaignTotals } from "../orders/totals.js";
 import { CardBook } from "./card-prices.js";
-import type { ImportDeps, ImportOptions } from "./import-types.js";
+import type { HeaderOptions, ReadOptions, ValidationOptions } from "./import-stages.js";
+import type { ImportDeps, ImportProgress } from "./import-types.js";
 import type { InvalidRowsFile } from "./invalid-rows-file.js";
 import { OneAtATime } from "./one-at-a-time.js";
 import type { CsvItem, CsvRow } from "./readers/csv-rows.js";
@@ -106,26 +107,36 @@ export interface RepeatCheck {
   fileHash: Promise<string | undefined>;
 }
 
+/** What pass 1 takes of the import's stages: reading, the header, validation, progress. */
+export interface SurveyInput {
+  campaign: string;
+  read: ReadOptions;
+  header: HeaderOptions;
+  validation: ValidationOptions;
+  onProgress?: (progress: ImportProgress) => void;
+}
+
 /**
  * Pass 1: read, validate, preflight, price, and classify each row against the ledger. What
  * pass 2 must write goes to the spool (none on a dry run).
  */
 export async function surveyFile(
-  options: ImportOptions,
+  input: SurveyInput,
   deps: ImportDeps,
   plan: ImportPlan,
 ): Promise<Survey> {
+  const { campaign } = input;
   const survey = new Survey();
   const lookups = new OneAtATime();
   let batch: PlannedRow[] = [];
-  for await (const planned of plannedRows(options, deps.catalog, survey, plan.invalidFile)) {
+  for await (const planned of plannedRows(input, deps.catalog, survey, plan.invalidFile)) {
     batch.push(planned);
     if (batch.length < BATCH) continue;
     const full = batch;
     batch = [];
     await lookups.run(async () => {
-      await classify(options.campaign, full, deps, survey, plan);
-      options.onProgress?.({
+      await classify(campaign, full, deps, survey, plan);
+      input.onProgress?.({
         phase: "validate",
         rows: survey.rows,
         bytes: survey.bytes,
@@ -135,43 +146,39 @@ export async function surveyFile(
     });
   }
   const last = batch;
-  if (last.length) await lookups.run(() => classify(options.campaign, last, deps, survey, plan));
+  if (last.length) await lookups.run(() => classify(campaign, last, deps, survey, plan));
   await lookups.drain();
   return survey;
 }
 
 /** Valid rows with their identity, payload hash, currency and price; errors go to the survey. */
 async function* plannedRows(
-  options: ImportOptions,
+  { read, header, validation }: SurveyInput,
   catalog: CatalogIndex | undefined,
   survey: Survey,
   invalidFile: InvalidRowsFile | undefined,
 ): AsyncGenerator<PlannedRow> {
-  const references = new ReferenceTracker();
-  const preflight = new RowPreflight(catalog, { currency: options.currency });
+  const preflight = new RowPreflight(catalog, validation.preflight);
   const occurrences = new OccurrenceCounter();
-  const decimal = decimalCommaOf(options);
-  const risky = new RiskyFileCheck(options);
+  const rowOptions = { ...validation.row, references: new ReferenceTracker() };
+  const risky = new RiskyFileCheck(validation.risky);
   survey.leftOut = risky.leftOut;
-  for await (const item of readOrderFile(options.file, {
-    delimiter: options.delimiter,
-    sheet: options.sheet,
-    maxUnzippedBytes: options.maxUnzippedBytes,
-    map: options.map,
-    emailOptional: options.distribution === "link",
-    ...options.header,
+  const { file, ...reading } = read;
+  for await (const item of readOrderFile(file, {
+    ...reading,
+    ...header,
     onPosition: (bytes) => {
       survey.bytes = bytes;
     },
-    onHeader: (header) => {
-      risky.onHeader(header);
-      invalidFile?.setHeader(header.names, header.renamed);
-      options.header?.onHeader?.(header);
+    onHeader: (found) => {
+      risky.onHeader(found);
+      invalidFile?.setHeader(found.names, found.renamed);
+      header.onHeader?.(found);
     },
   })) {
     if (!risky.admit(item)) continue;
     survey.rows += 1;
-    const outcome = checkItem(item, options, preflight, references, decimal);
+    const outcome = checkItem(item, rowOptions, preflight);
     if ("errors" in outcome) {
       survey.addRowErrors(outcome.errors);
       await invalidFile?.write(item, outcome.errors);
@@ -190,40 +197,17 @@ async function* plannedRows(
   risky.onEnd(survey.rows);
 }
 
-/** Whether face values use a decimal comma (see ImportOptions.decimalComma); told once. */
-function decimalCommaOf(
-  options: ImportOptions,
-): Pick<ValidateRowOptions, "decimalComma" | "onDecimalComma"> {
-  const assumed = options.decimalComma === undefined && options.delimiter === ";";
-  let told = false;
-  return {
-    decimalComma: options.decimalComma ?? (assumed ? "either" : false),
-    onDecimalComma: () => {
-      if (!told) options.onDecimalComma?.(assumed);
-      told = true;
-    },
-  };
-}
-
 type CheckedItem =
   | { errors: RowError[] }
   | { row: OrderRow; currency: string; faceUnits: bigint; priceUnits: bigint };
 
 function checkItem(
   item: CsvItem,
-  options: ImportOptions,
+  rowOptions: ValidateRowOptions,
   preflight: RowPreflight,
-  references: ReferenceTracker,
-  decimal: Pick<ValidateRowOptions, "decimalComma" | "onDecimalComma">,
 ): CheckedItem {
   if (item.kind === "error") return { errors: [item.error] };
-  const validation = validateRow(item, {
-    defaultTemplateId: options.defaultTemplateId,
-    defaultDistribution: options.distribution,
-    defaultCurrency: options.currency,
-    references,
-    ...decimal,
-  });
+  const validation = validateRow(item, rowOptions);
   if (item.problems || !validation.ok) return { errors: everyProblem(item, validation, preflight) };
   const checked = preflight.check(validation.row);
   if (!checked.ok) return { errors: checked.errors };

@@ -215,7 +215,10 @@ function headerFound(
   const { line, names } = found.header;
   // An error file's cells were escaped as it was written (fix-list-cell.ts).
   const fixList = isFixListHeader(found.header.row.cells);
-  const resolved = resolveHeader(names, options.map, line, options);
+  const resolved = resolveHeader(names, options.map, line, {
+    strictColumns: options.strictColumns,
+    emailOptional: options.emailOptional,
+  });
   if (!resolved.ok) throw new OrderFileError(label, resolved.errors);
   const header = resolved.fields;
   const { ignored, renamed } = resolved;
@@ -282,7 +285,7 @@ export async function* readOrderRows(
   raw.on("error", (error: Error) => parser.destroy(error));
   if (source !== raw) source.on("error", (error: Error) => parser.destroy(error));
   source.pipe(parser);
-  const search = new HeaderSearch<ParsedRecord>(options);
+  const search = new HeaderSearch<ParsedRecord>({ headerRow: options.headerRow, map: options.map });
   let item: ((record: ParsedRecord) => CsvItem | undefined) | undefined;
   try {
     for await (const record of parser as AsyncIterable<ParsedRecord>) {

@@ -98,7 +98,10 @@ function headerFound(
   const { line, names } = found.header;
   // An error file saved as a workbook: its cells were escaped as it was written (fix-list-cell.ts).
   const fixList = isFixListHeader(found.header.row.cells);
-  const resolved = resolveHeader(names, options.map, line, options);
+  const resolved = resolveHeader(names, options.map, line, {
+    strictColumns: options.strictColumns,
+    emailOptional: options.emailOptional,
+  });
   if (!resolved.ok) throw new OrderFileError(sheetLabel(context), resolved.errors);
   const header = resolved.fields;
   const { ignored, renamed } = resolved;
@@ -152,7 +155,7 @@ async function* sheetItems(
   context: SheetContext,
 ): AsyncGenerator<CsvItem> {
   const { label, options } = context;
-  const search = new HeaderSearch<SheetRow>(options);
+  const search = new HeaderSearch<SheetRow>({ headerRow: options.headerRow, map: options.map });
   let item: ((row: SheetRow) => CsvItem | undefined) | undefined;
   try {
     for await (const raw of sheet) {
