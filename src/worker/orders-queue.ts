@@ -51,6 +51,9 @@ export function startOrdersQueue(context: QueueContext): QueueRunner {
   const journal = journalFor({ database, dataDir: config.dataDir })!;
   const overrides = database ? new PgProductOverrides(database) : ledger.productOverrides();
   const audit = trailOf({ database, dataDir: config.dataDir });
+  // The automatic pauses' entries still being written: a stop waits for them, so that no
+  // write reaches the data dir (or the database) after the worker has stopped.
+  const auditing = new Set<Promise<void>>();
   const ordersQueue = new Queue<OrderJobData>(QUEUES.orders, {
     connection,
     prefix: config.prefix,
@@ -126,9 +129,12 @@ export function startOrdersQueue(context: QueueContext): QueueRunner {
           campaigns.pausedHere(campaign, reason);
           hooks.onCampaignPaused?.(campaign, reason);
           // Once per pause this process made (docs/architecture/audit.md, "What is recorded").
-          recordAutoPause(audit, campaign, reason).catch((error) =>
-            log.error({ campaign, err: error }, "the audit trail could not record this pause"),
-          );
+          const entry = recordAutoPause(audit, campaign, reason)
+            .catch((error) =>
+              log.error({ campaign, err: error }, "the audit trail could not record this pause"),
+            )
+            .finally(() => auditing.delete(entry));
+          auditing.add(entry);
         },
         onSending: (campaign) => campaigns.touch(campaign),
         onRequestEnded: (campaign, error) => service.ended(campaign, error),
@@ -182,6 +188,7 @@ export function startOrdersQueue(context: QueueContext): QueueRunner {
       await follower.close();
       service.close();
       await campaigns.close();
+      await Promise.all(auditing);
       await ordersQueue.close();
     },
     serviceContact: () => service.contact(),
