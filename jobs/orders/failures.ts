@@ -55,13 +55,7 @@ export async function handleFailure(
   if (!(error instanceof ApiError)) {
     // Not an answer from the service (a bug, Redis trouble, the worker stopping mid-request):
     // the request may have reached the service, so the key is marked; BullMQ retries it.
-    await deps.ledger.orders.transition({
-      campaign: attempt.campaign,
-      number: attempt.number,
-      from: ["in_flight"],
-      to: "queued",
-      patch: { unclear: "interrupted" },
-    });
+    await requeue(attempt, deps, { unclear: "interrupted" });
     throw error;
   }
   if (nothingSent(error)) return waitUnsent(attempt, error, deps);
@@ -128,16 +122,10 @@ async function retrySameKey(attempt: Attempt, error: ApiError, deps: CreateOrder
     );
     return { status: "failed_uncertain" };
   }
-  await deps.ledger.orders.transition({
-    campaign: attempt.campaign,
-    number: attempt.number,
-    from: ["in_flight"],
-    to: "queued",
-    patch: {
-      error_type: error.type,
-      error_message: error.message,
-      unclear: error.type,
-    },
+  await requeue(attempt, deps, {
+    error_type: error.type,
+    error_message: error.message,
+    unclear: error.type,
   });
   // Retried: not a problem yet (the tracker's progress lines count what ends failed).
   log.debug(
@@ -159,16 +147,7 @@ async function waitUnsent(
   deps: CreateOrderDeps,
 ): Promise<CreateOrderJobResult> {
   deps.onOutcome?.("retry_same_key");
-  await deps.ledger.orders.transition({
-    campaign: attempt.campaign,
-    number: attempt.number,
-    from: ["in_flight"],
-    to: "queued",
-    patch: {
-      error_type: error.type,
-      error_message: error.message,
-    },
-  });
+  await requeue(attempt, deps, { error_type: error.type, error_message: error.message });
   const waitMs = (deps.outageHold ?? new OutageHold()).next();
   attempt.log.debug(
     { type: error.type, wait_ms: waitMs },
@@ -188,16 +167,10 @@ async function waitOutOutage(
   error: ApiError,
   deps: CreateOrderDeps,
 ): Promise<CreateOrderJobResult> {
-  await deps.ledger.orders.transition({
-    campaign: attempt.campaign,
-    number: attempt.number,
-    from: ["in_flight"],
-    to: "queued",
-    patch: {
-      error_type: error.type,
-      error_message: error.message,
-      unclear: error.type,
-    },
+  await requeue(attempt, deps, {
+    error_type: error.type,
+    error_message: error.message,
+    unclear: error.type,
   });
   const waitMs = deps.outageHold!.next();
   attempt.log.debug(
@@ -220,12 +193,7 @@ async function rateLimited(
   const count = (job.data.rateLimited ?? 0) + 1;
   if (count > MAX_RATE_LIMITED) return retrySameKey(attempt, error, deps);
   await job.updateData({ ...job.data, rateLimited: count });
-  await deps.ledger.orders.transition({
-    campaign: attempt.campaign,
-    number: attempt.number,
-    from: ["in_flight"],
-    to: "queued",
-  });
+  await requeue(attempt, deps);
   const waitMs = deps.rateLimiter.next();
   // Every job in flight may get one: a debug line each (the metric counts them).
   log.debug({ wait_ms: waitMs }, "rate limited by the service (429); holding the queue");
@@ -354,4 +322,15 @@ async function nextGeneration(
     });
   }
   return newKey;
+}
+
+/** The attempt's order back to queued under its same key, with `patch` (an error, a mark). */
+function requeue(attempt: Attempt, deps: CreateOrderDeps, patch: OrderPatch = {}) {
+  return deps.ledger.orders.transition({
+    campaign: attempt.campaign,
+    number: attempt.number,
+    from: ["in_flight"],
+    to: "queued",
+    patch,
+  });
 }
