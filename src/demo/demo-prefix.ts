@@ -23,5 +23,5 @@ function shellWord(word: string): string {
 export async function demoCampaignHint(redis: RedisConnection, prefix: string): Promise<string> {
   const names = await new Ledger(commandClient(redis), demoPrefix(prefix)).campaigns.names();
   if (names.length === 0) return "";
-  return `the demo's campaign is under a Redis prefix of its own: ${demoPrefixAssignment(prefix)} giftjobs orders list\n`;
+  return `the demo's campaign is under a Redis prefix of its own: ${demoPrefixAssignment(prefix)} npx giftjobs orders list\n`;
 }

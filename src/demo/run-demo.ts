@@ -199,9 +199,9 @@ async function waitUntilDone(ledger: Ledger, options: DemoOptions): Promise<Camp
  * nothing can show its campaign: the commands are the first steps of a real run instead.
  */
 function nextCommands(prefix: string, privateRedis: boolean): string[] {
-  if (privateRedis) return ["giftjobs doctor", "giftjobs catalog sync"];
+  if (privateRedis) return ["npx giftjobs doctor", "npx giftjobs catalog sync"];
   const env = demoPrefixAssignment(prefix);
-  return [`${env} giftjobs orders list`, `${env} giftjobs dashboard`];
+  return [`${env} npx giftjobs orders list`, `${env} npx giftjobs dashboard`];
 }
 
 /** The configured Redis when it answers; else a private redis-server; else one clear line. */

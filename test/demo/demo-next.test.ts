@@ -52,15 +52,15 @@ describe("after the demo", () => {
     const prefix = `${env.GIFTJOBS_PREFIX}-demo`;
     const commands = lines.slice(at + 1).map((line) => line.trim().split(/\s{2,}/)[0]!);
     expect(commands).toEqual([
-      `GIFTJOBS_PREFIX=${prefix} giftjobs orders list`,
-      `GIFTJOBS_PREFIX=${prefix} giftjobs dashboard`,
+      `GIFTJOBS_PREFIX=${prefix} npx giftjobs orders list`,
+      `GIFTJOBS_PREFIX=${prefix} npx giftjobs dashboard`,
     ]);
 
-    // Each as printed: its environment assignment, then giftjobs and its arguments.
+    // Each as printed: its environment assignment, then npx giftjobs and its arguments.
     const asRun = (command: string) => {
-      const [assignment, program, ...args] = command.split(" ");
+      const [assignment, npx, program, ...args] = command.split(" ");
       const [name, value] = assignment!.split("=") as [string, string];
-      expect(program).toBe("giftjobs");
+      expect([npx, program]).toEqual(["npx", "giftjobs"]);
       return { env: { ...env, [name]: value }, args };
     };
     const list = asRun(commands[0]!);
@@ -115,8 +115,8 @@ describe("after the demo", () => {
     expect(lines.slice(-4).map((line) => line.trim().split(/\s{2,}/)[0])).toEqual([
       "the demo ran on a private Redis, stopped now: no command shows its campaign (with Redis 7 at GIFTJOBS_REDIS_URL, orders list would)",
       "next, try:",
-      "giftjobs doctor",
-      "giftjobs catalog sync",
+      "npx giftjobs doctor",
+      "npx giftjobs catalog sync",
     ]);
     // doctor, as printed, says what a real run lacks here: Redis first.
     const doctor = await runCli(["doctor"], env);

@@ -32,8 +32,8 @@ describe("giftjobs demo", () => {
     });
     // What to try next: the demo's prefix set, so they show its campaign.
     expect(first.next).toEqual([
-      `GIFTJOBS_PREFIX=${prefix}-demo giftjobs orders list`,
-      `GIFTJOBS_PREFIX=${prefix}-demo giftjobs dashboard`,
+      `GIFTJOBS_PREFIX=${prefix}-demo npx giftjobs orders list`,
+      `GIFTJOBS_PREFIX=${prefix}-demo npx giftjobs dashboard`,
     ]);
     const report = await readFile(first.report, "utf8");
     expect(report.trim().split("\n")).toHaveLength(61);
