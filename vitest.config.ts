@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import SlowFirstSequencer from "./test/helpers/slow-first.js";
 
 export default defineConfig({
   test: {
@@ -12,6 +13,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: integration suites start servers and workers; keep the file-level parallelism modest.
     maxWorkers: 2,
+    // The slowest files first, so that neither worker ends the run alone on one of them.
+    sequence: { sequencer: SlowFirstSequencer },
     reporters: ["default"],
   },
 });
