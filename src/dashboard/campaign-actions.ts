@@ -7,6 +7,7 @@ import {
 } from "../campaigns/control.js";
 import { retryCampaign } from "../campaigns/retry.js";
 import type { CampaignSummary } from "../campaigns/summary.js";
+import type { DailyLimit } from "../daily-limit.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { StoredState } from "../ledger/types.js";
 import { plural } from "../plural.js";
@@ -19,11 +20,21 @@ export interface ActionContext {
 }
 
 /**
+ * Who asks for an action, and what of the dashboard's settings the action's function needs as
+ * the CLI's does: the signed-in user from the client's address (request-user.ts,
+ * actorOfRequest), and the daily limit as the dashboard's environment sets it (daily-limit.ts).
+ */
+export interface ActionRequest {
+  actor: Actor;
+  dailyLimit: DailyLimit | undefined;
+}
+
+/**
  * One button of the campaign page, only with `--allow-actions`. `run` calls exactly the
  * function the CLI command calls (src/cli/commands/campaigns.ts, orders.ts) and returns the
- * line shown; an error it throws is shown as one line. `actor` is the signed-in user from the
- * client's address (request-user.ts, actorOfRequest): approve hands it to approveCampaign, so
- * the four-eyes rule judges the dashboard's approvals as it judges the CLI's.
+ * line shown; an error it throws is shown as one line. Approve hands the request's actor to
+ * approveCampaign, so the four-eyes rule judges the dashboard's approvals as it judges the
+ * CLI's; resume hands the daily limit to resumeCampaign, as `orders resume` does.
  */
 export interface CampaignAction {
   name: string;
@@ -40,8 +51,7 @@ export interface CampaignAction {
    * stops spending does (as the CLI's pause and cancel: src/cli/audit-trail.ts).
    */
   unrecorded: boolean;
-  /** `actor`: who asked (request-user.ts, actorOfRequest), for the four-eyes rule. */
-  run: (ledger: Ledger, campaign: string, actor: Actor) => Promise<string>;
+  run: (ledger: Ledger, campaign: string, request: ActionRequest) => Promise<string>;
 }
 
 const LIVE: readonly StoredState[] = ["held", "running", "paused"];
@@ -58,7 +68,7 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
     role: "approve",
     shown: ({ stored }) => stored === "held",
     unrecorded: false,
-    run: async (ledger, c, actor) => {
+    run: async (ledger, c, { actor }) => {
       await approveCampaign(ledger, c, actor);
       return `campaign ${c} approved`;
     },
@@ -82,8 +92,8 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
     role: "operate",
     shown: ({ stored }) => stored === "paused",
     unrecorded: false,
-    run: async (ledger, c) =>
-      (await resumeCampaign(ledger, c))
+    run: async (ledger, c, { dailyLimit }) =>
+      (await resumeCampaign(ledger, c, dailyLimit))
         ? `campaign ${c} resumed`
         : `campaign ${c} was already running`,
   },

@@ -6,6 +6,7 @@ import type { AuditTrail } from "../audit/trail.js";
 import { storedState } from "../campaigns/state.js";
 import { type CampaignSummary, campaignSummary } from "../campaigns/summary.js";
 import type { WorkerBeats } from "../campaigns/worker-beats.js";
+import type { DailyLimit } from "../daily-limit.js";
 import { UserError } from "../errors/user-error.js";
 import { CAMPAIGN_NAME, type Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
@@ -43,6 +44,8 @@ export interface CampaignRoutesOptions {
    * Undefined when it cannot be opened (PostgreSQL away): only pause and cancel run then.
    */
   audit?: AuditTrail;
+  /** The daily limit the dashboard's environment sets: Resume refuses as `orders resume` does. */
+  dailyLimit?: DailyLimit;
   log: Logger;
 }
 
@@ -220,7 +223,7 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
           action: action.name as AuditAction,
           campaign,
           details: { via: "dashboard" },
-          run: () => action.run(ledger, campaign, actor),
+          run: () => action.run(ledger, campaign, { actor, dailyLimit: options.dailyLimit }),
           done: (outcome) => ({ outcome }),
         });
         log.info({ ...who, result: line }, "dashboard: campaign action");

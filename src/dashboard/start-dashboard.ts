@@ -6,6 +6,7 @@ import type { AuditTrail } from "../audit/trail.js";
 import { openAuditTrail } from "../audit/trail-for-config.js";
 import { WorkerBeats } from "../campaigns/worker-beats.js";
 import type { Config } from "../config.js";
+import { type DailyLimit, dailyLimitOf } from "../daily-limit.js";
 import { ConfigError } from "../errors/config-error.js";
 import { Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
@@ -132,6 +133,7 @@ export async function startDashboard(options: StartDashboardOptions): Promise<Ru
       log,
       outage,
       audit,
+      dailyLimit: dailyLimitOf(config),
     });
     const server = createServer(app);
     const port = await listen(server, options.port ?? 3000, host);
@@ -220,6 +222,7 @@ interface AppDeps {
   log: Logger;
   outage: OutageReporter;
   audit: AuditTrail | undefined;
+  dailyLimit: DailyLimit | undefined;
 }
 
 function dashboardApp(deps: AppDeps): Express {
@@ -249,6 +252,7 @@ function dashboardApp(deps: AppDeps): Express {
       allowActions: deps.allowActions,
       loginPath: signIn ? LOGIN_PATH : undefined,
       audit: deps.audit,
+      dailyLimit: deps.dailyLimit,
       log: deps.log,
     }),
   );

@@ -3,10 +3,13 @@ import { join } from "node:path";
 import type { Redis } from "ioredis";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { pauseCampaign } from "../../src/campaigns/control.js";
 import { writeReport } from "../../src/campaigns/report.js";
 import { storedState } from "../../src/campaigns/state.js";
 import { type Config, loadConfig } from "../../src/config.js";
+import { limitDay } from "../../src/daily-limit.js";
 import { type RunningDashboard, startDashboard } from "../../src/dashboard/start-dashboard.js";
+import { limitReason } from "../../src/ledger/daily-limit.js";
 import { Ledger } from "../../src/ledger/ledger.js";
 import { ARTIFACTS, launchBrowser } from "../helpers/browser.js";
 import { oneRowOrders } from "../helpers/ledger-fixtures.js";
@@ -344,5 +347,45 @@ describe("giftjobs dashboard: campaign page", () => {
     expect((await post("obliterate", `${csrf}&confirmed=yes`)).status).toBe(404);
     expect((await post("pause", `${csrf}&confirmed=yes`)).status).toBe(200);
     expect(await state()).toBe("paused");
+  });
+
+  it("Resume refuses a campaign the daily limit paused today, as orders resume does", async () => {
+    const day = limitDay(new Date(), "UTC");
+    const reached = { currency: "USD", spent: 90_00n, limit: 100_00n, price: 20_00n, day };
+    await pauseCampaign(ledger, CAMPAIGN, limitReason(reached, "UTC"));
+    const limited = (limit: string) =>
+      loadConfig({
+        env: {
+          GIFTJOBS_API_URL: "http://127.0.0.1:9",
+          GIFTJOBS_REDIS_URL: REDIS_URL,
+          GIFTJOBS_PREFIX: prefix,
+          GIFTJOBS_DAILY_LIMIT: limit,
+          GIFTJOBS_LIMIT_TZ: "UTC",
+        },
+      });
+    const resume = async (limit: string) => {
+      dashboard = await startDashboard({ config: limited(limit), port: 0, allowActions: true });
+      const html = await (await fetch(`${dashboard.url}campaigns/${CAMPAIGN}`)).text();
+      const token = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
+      const res = await fetch(`${dashboard.url}campaigns/${CAMPAIGN}/actions/resume`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: `csrf=${encodeURIComponent(token)}&confirmed=yes`,
+      });
+      await dashboard.close();
+      dashboard = undefined;
+      return { status: res.status, text: await res.text() };
+    };
+
+    const refused = await resume("USD:100");
+    expect(refused.status).toBe(409);
+    expect(refused.text).toContain(
+      `resume failed: campaign ${CAMPAIGN} was paused by the USD daily limit of 100.00 USD today (${day}, UTC)`,
+    );
+    expect(await state()).toBe("paused");
+
+    // A raised limit lets it run again.
+    expect((await resume("USD:150")).status).toBe(200);
+    expect(await state()).toBe("running");
   });
 });
