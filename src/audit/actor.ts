@@ -8,8 +8,11 @@ import { UserError } from "../errors/user-error.js";
 export interface Actor {
   /** The person: `--as`, GIFTJOBS_ACTOR, the OS user, or the dashboard user. */
   name: string;
-  /** How the name was given: an option or the environment is a claim; the OS user is not. */
-  source: "as" | "env" | "os" | "dashboard";
+  /**
+   * How the name was given: `env` is a claim (`--as`, which the CLI passes on as GIFTJOBS_ACTOR
+   * so that child processes inherit it, or GIFTJOBS_ACTOR itself); the OS user is not.
+   */
+  source: "env" | "os" | "dashboard";
   /** The host and pid of the process, or `dashboard <client address>`. */
   where: string;
 }
