@@ -196,12 +196,10 @@ async function recordSubmitted(
   deps: CreateOrderDeps,
 ): Promise<CreateOrderJobResult> {
   const { campaign, number, log } = attempt;
-  // Indexed before `submitted`: a webhook that comes first finds the order and is asked to come
-  // again. Both go in one write, in this order, on one connection (with a Cluster, to the node
-  // of the prefix's one slot), so Redis runs them in this order without a round trip between.
-  const indexed = deps.orderIndex?.remember(orderId, campaign, number);
-  // Submitted and followed in one step: the OrderFollower reads its status from then on.
-  const submitted = deps.ledger.orders.transition({
+  // Submitted, followed and (webhooks on) indexed in one script: the index entry is written
+  // first, so a webhook that comes before this answer finds the order and is asked to come
+  // again; the OrderFollower reads its status from then on.
+  await deps.ledger.orders.transition({
     campaign,
     number,
     from: ["in_flight"],
@@ -209,8 +207,8 @@ async function recordSubmitted(
     patch: { order_id: orderId },
     follow: { at: Date.now() + (deps.firstPollDelayMs ?? 1000) },
     clearance: "answered",
+    index: deps.orderIndex?.key,
   });
-  await Promise.all([indexed, submitted]);
   deps.onOutcome?.("submitted");
   log.debug({ order_id: orderId }, "order submitted; following its status");
   return { status: "submitted", order_id: orderId };

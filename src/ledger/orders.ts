@@ -38,6 +38,11 @@ export interface TransitionOptions {
   follow?: FollowChange;
   /** What clears an order marked unclear to move on (see KeyClearance). */
   clearance?: KeyClearance;
+  /**
+   * The order-id index of webhooks (OrderIndex.key): with `follow`, the patch's `order_id` is
+   * indexed to this order in the same script, before the move (docs/architecture/webhooks.md).
+   */
+  index?: string;
 }
 
 /** What TRANSITION is given beyond a move: the checks of endReported and noteAbsent. */
@@ -238,7 +243,10 @@ export class LedgerOrders {
     else if (follow === "pending") args.push("pending", "0", "", campaign);
     else if (follow) args.push("follow", String(follow.at), followMember(campaign, number), "");
     else args.push("", "0", "", "");
-    args.push(run.clearance ?? "", run.orderId ?? "", run.ifUpdatedAt ?? "");
+    // Indexed only with a follow-set member (ARGV[8]) to map the id to.
+    const indexed = run.index && follow && follow !== "unfollow" && follow !== "pending";
+    const indexId = indexed ? (patch?.order_id ?? "") : "";
+    args.push(run.clearance ?? "", run.orderId ?? "", run.ifUpdatedAt ?? "", indexId);
     const k = this.store.keys(campaign);
     const keys = [
       k.orders,
@@ -253,7 +261,8 @@ export class LedgerOrders {
       k.minutes,
       dailySpendKey(this.store.prefix),
     ];
-    if (run.indexKey) keys.push(run.indexKey);
+    const indexKey = run.indexKey ?? (indexId ? run.index : undefined);
+    if (indexKey) keys.push(indexKey);
     return (await this.store.run("giftjobsLedgerTransition", keys, args)) as [
       number,
       string,

@@ -88,7 +88,6 @@ export async function recordSubmitted(
   await ledger.orders.record("c", [
     { order: { ...ledgerOrder("c", ["a"]), status: "in_flight" }, rows: [["a", ledgerRow(2)]] },
   ]);
-  await index.remember(orderId, "c", 1);
   await ledger.orders.transition({
     campaign: "c",
     number: 1,
@@ -96,5 +95,6 @@ export async function recordSubmitted(
     to: "submitted",
     patch: { order_id: orderId },
     follow: { at: Date.now() + 60_000 },
+    index: index.key,
   });
 }

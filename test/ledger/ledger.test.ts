@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { pauseIfRunning, resumeCampaign } from "../../src/campaigns/control.js";
 import { Ledger } from "../../src/ledger/ledger.js";
 import { requestFromLedger } from "../../src/orders/request.js";
+import { OrderIndex } from "../../src/webhooks/order-index.js";
 import { ledgerOrder, ledgerRow } from "../helpers/ledger-fixtures.js";
 import { useRedisPrefix } from "../helpers/redis-prefix.js";
 
@@ -91,6 +92,50 @@ describe("ledger", () => {
       in_flight: 0,
       completed: 2,
     });
+  });
+
+  it("indexes an accepted order's id in the step that makes it submitted, moved or not", async () => {
+    await seed();
+    const index = new OrderIndex(r.redis, r.prefix);
+    await ledger.orders.transition({
+      campaign: "c1",
+      number: 1,
+      from: ["queued"],
+      to: "in_flight",
+    });
+    const submit = (number: number, orderId: string) =>
+      ledger.orders.transition({
+        campaign: "c1",
+        number,
+        from: ["in_flight"],
+        to: "submitted",
+        patch: { order_id: orderId },
+        follow: { at: Date.now() + 60_000 },
+        index: index.key,
+      });
+    expect(await submit(1, "O-1")).toMatchObject({ moved: true, status: "submitted" });
+    expect(await index.find("O-1")).toEqual({ campaign: "c1", number: 1 });
+    // Order 2 is still queued: not moved, and its id indexed all the same (a webhook about an
+    // order the service made must find whose it is).
+    expect(await submit(2, "O-2")).toEqual({ moved: false, current: "queued" });
+    expect(await index.find("O-2")).toEqual({ campaign: "c1", number: 2 });
+    // Without the index key, nothing is indexed.
+    await ledger.orders.transition({
+      campaign: "c1",
+      number: 2,
+      from: ["queued"],
+      to: "in_flight",
+    });
+    await ledger.orders.transition({
+      campaign: "c1",
+      number: 2,
+      from: ["in_flight"],
+      to: "submitted",
+      patch: { order_id: "O-3" },
+      follow: { at: Date.now() + 60_000 },
+    });
+    expect(await index.find("O-3")).toBeUndefined();
+    expect(await index.size()).toBe(2);
   });
 
   it("rekeys part of an order to the next generation", async () => {

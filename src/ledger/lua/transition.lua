@@ -12,7 +12,9 @@
   With an order id (ARGV[11]: the end of an async order the service reported, a poll or a
   webhook), the order moves only when it holds that id, and KEYS[12], the order-id index, loses
   the id's entry once the order is known past `submitted` under it, or gone; item ids and payout
-  URLs beyond the order's rows are dropped.
+  URLs beyond the order's rows are dropped. With an order id to index (ARGV[13]: an async order
+  the service accepted, webhooks on), KEYS[12] maps it to the follow-set member (ARGV[8]) first,
+  whatever the move's outcome, as a webhook may come before any answer of ours.
   Rows leaving sending for an end count in the campaign's minutes hash (KEYS[10],
   includes/minutes.lua).
 
@@ -29,7 +31,7 @@
               is counted there, by whichever process moved it
       KEYS[10] the campaign's rows-per-minute hash (includes/minutes.lua)
       KEYS[11] the day's spend across campaigns (includes/daily-limit.lua)
-      KEYS[12] the order-id index of webhooks (optional; used with ARGV[11] only)
+      KEYS[12] the order-id index of webhooks (optional; used with ARGV[11] or ARGV[13])
 
       ARGV[1] order number
       ARGV[2] allowedFrom: the allowed current statuses ("queued,in_flight", or "*" for any)
@@ -49,6 +51,7 @@
       ARGV[12] the order's `u` (updated at) as the caller read it, or '': with it, the order moves
                only if no other change came since (`orders reconcile` recording an order absent:
                an attempt made after it read the order could have made one)
+      ARGV[13] the service's order id to index under ARGV[8] in KEYS[12], or ''
 
     Output:
       {1, previous, status reached} when moved
@@ -69,6 +72,7 @@
 --- @include "includes/daily-limit"
 
 local for_id = ARGV[11] or ''
+if (ARGV[13] or '') ~= '' and KEYS[12] then redis.call('HSET', KEYS[12], ARGV[13], ARGV[8]) end
 local function forget_id()
   if for_id ~= '' and KEYS[12] then redis.call('HDEL', KEYS[12], for_id) end
 end
