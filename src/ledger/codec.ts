@@ -1,6 +1,6 @@
 import type { ExecutionMode } from "../api/order-request.js";
 import { orderTags, TAG_CAMPAIGN, TAG_KEY } from "./order-tags.js";
-import type { LedgerOrder, LedgerRow } from "./types.js";
+import type { LedgerOrder, LedgerRow, RepeatOf } from "./types.js";
 
 /**
  * How rows and orders are written in Redis (docs/architecture/ledger.md, "Redis keys" and "What
@@ -156,9 +156,10 @@ export function decodeOrder(text: string, context: OrderContext): LedgerOrder {
 }
 
 /**
- * What a row holds beyond an e-mail row of one product, under one-letter names (`d`
- * distribution, `r` recipient reference, `m` product codes, `t` selection template), or
- * undefined: such a row is stored as it always was, without the cell.
+ * What a row holds beyond an e-mail row of one product that repeats no other campaign's, under
+ * short names (`d` distribution, `r` recipient reference, `m` product codes, `t` selection
+ * template, `p` the earlier rows it repeats as `[[campaign, line], ...]` and `pm` how many more),
+ * or undefined: such a row is stored as it always was, without the cell.
  */
 function rowExtras(row: Omit<LedgerRow, "line" | "order">): Record<string, unknown> | undefined {
   const extras: Record<string, unknown> = {};
@@ -166,6 +167,10 @@ function rowExtras(row: Omit<LedgerRow, "line" | "order">): Record<string, unkno
   if (row.recipient_reference !== undefined) extras.r = row.recipient_reference;
   if (row.product_codes !== undefined) extras.m = row.product_codes;
   if (row.selection_template_id !== undefined) extras.t = row.selection_template_id;
+  if (row.repeat_of !== undefined) {
+    extras.p = row.repeat_of.rows.map((r) => [r.campaign, r.line]);
+    if (row.repeat_of.more) extras.pm = row.repeat_of.more;
+  }
   return Object.keys(extras).length > 0 ? extras : undefined;
 }
 
@@ -193,11 +198,20 @@ export function rowTail(row: Omit<LedgerRow, "line" | "order">): string {
 /** Sets on `row` the fields of its extras cell (see rowExtras). */
 function readExtras(row: LedgerRow, extras: unknown): void {
   if (extras === null || typeof extras !== "object") return;
-  const { d, r, m, t } = extras as Record<string, unknown>;
+  const { d, r, m, t, p, pm } = extras as Record<string, unknown>;
   if (d === "link" || d === "recipient") row.distribution = d;
   if (typeof r === "string") row.recipient_reference = r;
   if (Array.isArray(m)) row.product_codes = m.map(String);
   if (typeof t === "string") row.selection_template_id = t;
+  if (Array.isArray(p)) row.repeat_of = readRepeatOf(p, pm);
+}
+
+/** The `p` and `pm` of a row's extras cell (see rowExtras). */
+function readRepeatOf(p: unknown[], pm: unknown): RepeatOf {
+  const rows = p.flatMap((entry) =>
+    Array.isArray(entry) ? [{ campaign: String(entry[0]), line: Number(entry[1]) }] : [],
+  );
+  return typeof pm === "number" && pm > 0 ? { rows, more: pm } : { rows };
 }
 
 export function encodeRow(row: LedgerRow): string {

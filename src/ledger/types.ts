@@ -27,6 +27,19 @@ export interface LedgerRow {
   product_codes?: string[];
   /** TEMPLATE: the payout selection template (product_code is then ""). */
   selection_template_id?: string;
+  /**
+   * Recorded with --allow-repeats: the rows of other campaigns this row pays again
+   * (docs/architecture/repeats.md, "The check"); absent on a row that repeats none.
+   */
+  repeat_of?: RepeatOf;
+}
+
+/** The earlier rows a row repeats: the latest few, and how many more there were. */
+export interface RepeatOf {
+  /** Oldest first: each row's campaign, and its line there (its `line` in that report). */
+  rows: { campaign: string; line: number }[];
+  /** Earlier rows it repeats beyond `rows`; absent when none. */
+  more?: number;
 }
 
 /**

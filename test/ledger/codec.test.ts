@@ -3,6 +3,7 @@ import {
   decodeOrder,
   decodeRow,
   encodeOrder,
+  encodeRow,
   PAYLOAD_HASH_CHARS,
   samePayload,
 } from "../../src/ledger/codec.js";
@@ -95,5 +96,44 @@ describe("the payload hash of a row", () => {
     expect(samePayload(`${full.slice(0, 15)}x`, full)).toBe(false);
     expect(samePayload("", full)).toBe(false);
     expect(samePayload(full.slice(0, 8), full)).toBe(false);
+  });
+});
+
+describe("the earlier rows a repeat row pays again", () => {
+  /** A row as it is stored now: a 12-character payload hash. */
+  const ROW = BEFORE.row.replace("IipmLSUNjtm5z8sJ", "IipmLSUNjtm5");
+
+  it("are kept in the row's extras cell; a row that repeats none is stored as before", () => {
+    const plain = decodeRow(ROW);
+    expect(encodeRow(plain)).toBe(ROW);
+    const repeat = { ...plain, repeat_of: { rows: [{ campaign: "gifts", line: 12 }] } };
+    const text = encodeRow(repeat);
+    expect(text).toBe(`${ROW.slice(0, -1)},null,{"p":[["gifts",12]]}]`);
+    expect(decodeRow(text)).toEqual(repeat);
+  });
+
+  it("beside a row's other extras, with how many more there were", () => {
+    const row = {
+      ...decodeRow(ROW),
+      template_id: "tpl-1",
+      distribution: "link" as const,
+      repeat_of: {
+        rows: [
+          { campaign: "q3", line: 4 },
+          { campaign: "gifts", line: 12 },
+        ],
+        more: 3,
+      },
+    };
+    const text = encodeRow(row);
+    expect(JSON.parse(text).at(-1)).toEqual({
+      d: "link",
+      p: [
+        ["q3", 4],
+        ["gifts", 12],
+      ],
+      pm: 3,
+    });
+    expect(decodeRow(text)).toEqual(row);
   });
 });

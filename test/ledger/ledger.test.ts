@@ -188,6 +188,29 @@ describe("ledger", () => {
     ).toEqual({ done: false, why: "not-allowed" });
   });
 
+  it("a repeat row keeps the earlier rows it pays again when REKEY moves it (cjson)", async () => {
+    const repeat_of = { rows: [{ campaign: "gifts", line: 12 }], more: 2 };
+    await ledger.orders.record("c1", [
+      { order: ledgerOrder("c1", ["a"]), rows: [["a", ledgerRow(2, { repeat_of })]] },
+    ]);
+    await ledger.orders.transition({
+      campaign: "c1",
+      number: 1,
+      from: ["queued"],
+      to: "in_flight",
+    });
+    const rekeyed = await ledger.orders.rekey("c1", {
+      number: 1,
+      key: "k1g1",
+      identities: ["a"],
+      generation: 1,
+      from: ["in_flight"],
+    });
+    expect(rekeyed).toEqual({ done: true, number: 2 });
+    const [a] = await ledger.orders.getRows("c1", ["a"]);
+    expect(a).toEqual({ ...ledgerRow(2, { repeat_of }), order: 2, generation: 1 });
+  });
+
   it("releases only rows whose order failed for good", async () => {
     await seed();
     expect(await ledger.orders.releaseRow("c1", "c")).toEqual({
