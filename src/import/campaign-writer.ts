@@ -252,5 +252,6 @@ export function ledgerRow(p: SpooledRow, generation: number): Omit<LedgerRow, "o
     ...(row.selection_template_id !== undefined
       ? { selection_template_id: row.selection_template_id }
       : {}),
+    ...(p.repeat_of !== undefined ? { repeat_of: p.repeat_of } : {}),
   };
 }

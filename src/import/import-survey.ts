@@ -17,7 +17,7 @@ import type { InvalidRowsFile } from "./invalid-rows-file.js";
 import { OneAtATime } from "./one-at-a-time.js";
 import type { CsvItem, CsvRow } from "./readers/csv-rows.js";
 import { readOrderFile } from "./readers/order-file.js";
-import type { RepeatGroups, RepeatsChoice } from "./repeats.js";
+import { type RepeatGroups, type RepeatsChoice, repeatOf } from "./repeats.js";
 import type { RowSpool, SpoolEntry } from "./row-spool.js";
 import { ReferenceTracker } from "./validation/reference-tracker.js";
 import { RiskyFileCheck } from "./validation/risky-files.js";
@@ -287,7 +287,8 @@ async function classify(
     // A row the journal names but the ledger does not know keeps the order it was recorded in.
     const journalLine = journal?.note(planned.identity, !known);
     const fresh = !known || survey.released.has(planned.identity);
-    const skipped = fresh && (await noteRepeat(planned, earlier[i]!, plan));
+    const repeated = fresh ? earlier[i]! : [];
+    const skipped = await noteRepeat(planned, repeated, plan);
     const { row, currency, faceUnits, priceUnits } = planned;
     survey.cards.count(row, currency, faceUnits, priceUnits, fresh && !skipped);
     if (!fresh) {
@@ -304,7 +305,9 @@ async function classify(
     const { identity, payload } = planned;
     const face = String(planned.faceUnits);
     const price = String(planned.priceUnits);
-    toWrite.push({ kind: "new", identity, payload, currency, face, price, row });
+    // Recorded with --allow-repeats: its report names the rows it pays again.
+    const repeat = repeated.length > 0 ? { repeat_of: repeatOf(repeated) } : {};
+    toWrite.push({ kind: "new", identity, payload, currency, face, price, row, ...repeat });
   }
   await spool?.write(toWrite);
 }

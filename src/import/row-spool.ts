@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readLineBatches } from "../catalog/line-reader.js";
 import { UserError } from "../errors/user-error.js";
+import type { RepeatOf } from "../ledger/types.js";
 import type { OrderRow } from "../orders/order-row.js";
 
 /** A new row as pass 1 checked it: what pass 2 records and sends. */
@@ -15,6 +16,8 @@ export interface SpooledRow {
   face: string;
   price: string;
   row: OrderRow;
+  /** --allow-repeats: the rows of other campaigns it pays again (see repeatOf); else absent. */
+  repeat_of?: RepeatOf;
 }
 
 export type SpoolEntry = SpooledRow;
