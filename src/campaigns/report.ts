@@ -6,7 +6,9 @@ import { stringify } from "csv-stringify";
 import { fsyncPath } from "../catalog/durable-files.js";
 import { itemIdOf } from "../ledger/codec.js";
 import type { Ledger, LedgerOrder, LedgerRow } from "../ledger/ledger.js";
+import type { RepeatOf } from "../ledger/types.js";
 import { productLabel } from "../orders/order-row.js";
+import { plural } from "../plural.js";
 import { rowPayout } from "./payout-cells.js";
 
 export const REPORT_COLUMNS = [
@@ -26,6 +28,8 @@ export const REPORT_COLUMNS = [
   // Appended: the columns before keep their places. See `orders payouts`.
   "payout_status",
   "expires_at",
+  // Appended too: see repeatOfText.
+  "repeat_of",
 ] as const;
 
 /**
@@ -73,8 +77,30 @@ function recordOf(identity: string, row: LedgerRow, order: LedgerOrder | undefin
     order?.replayed ? "yes" : "",
   ];
   const payout = rowPayout(order, identity);
-  cells.push(payout.status, payout.expires_at);
+  cells.push(payout.status, payout.expires_at, repeatOfText(row.repeat_of));
   return cells.map(neutralise);
+}
+
+/**
+ * The `repeat_of` cell (docs/commands.md, "Importing"): the rows of other campaigns a row
+ * recorded with --allow-repeats pays again, oldest first, a campaign's consecutive rows together:
+ * `gifts line 12`, `gifts lines 12, 13; q3 line 4`, `...; and 3 older rows` past the ones kept.
+ * Campaign names hold no space or `;` (CAMPAIGN_NAME), so the cell reads back one way. Empty for
+ * a row that repeats none.
+ */
+export function repeatOfText(repeat: RepeatOf | undefined): string {
+  if (!repeat) return "";
+  const groups: { campaign: string; lines: number[] }[] = [];
+  for (const { campaign, line } of repeat.rows) {
+    const last = groups.at(-1);
+    if (last?.campaign === campaign) last.lines.push(line);
+    else groups.push({ campaign, lines: [line] });
+  }
+  const parts = groups.map(
+    (g) => `${g.campaign} ${g.lines.length === 1 ? "line" : "lines"} ${g.lines.join(", ")}`,
+  );
+  if (repeat.more) parts.push(`and ${repeat.more} older ${plural(repeat.more, "row")}`);
+  return parts.join("; ");
 }
 
 /**

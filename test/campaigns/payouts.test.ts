@@ -48,7 +48,7 @@ describe("orders payouts", () => {
     const before = await report(env);
     // The columns are appended: the report's earlier columns keep their places.
     expect(Object.keys(before[0]!).slice(0, 13).at(-1)).toBe("replayed");
-    expect(Object.keys(before[0]!).slice(-2)).toEqual(["payout_status", "expires_at"]);
+    expect(Object.keys(before[0]!).slice(13)).toEqual(["payout_status", "expires_at", "repeat_of"]);
 
     const run = await giftjobs(env, ["orders", "payouts", "--campaign", CAMPAIGN, "--json"]);
     expect(run.code, run.stderr).toBe(0);
