@@ -81,9 +81,17 @@ export function statusOf(
       ? { reason: meta.paused_reason, since: meta.paused_at ?? null }
       : null,
     stalled: stallOf(state, pending, meta, orderWorkers),
-    ...(meta.repeats ? { repeats: JSON.parse(meta.repeats) as Record<string, number> } : {}),
+    ...repeatsField(meta),
     ...forgottenField(meta),
   };
+}
+
+/**
+ * `repeats` of a campaign that records rows paid again knowingly (meta `repeats`), else
+ * nothing: `orders status --json` and `orders report --json` carry it alike.
+ */
+export function repeatsField(meta: CampaignMeta): { repeats?: Record<string, number> } {
+  return meta.repeats ? { repeats: JSON.parse(meta.repeats) as Record<string, number> } : {};
 }
 
 /** `forgotten_at` of a forgotten campaign's status (see forgottenAt), else nothing. */

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { writeCampaignReport } from "../../campaigns/archive.js";
 import { requireCampaign } from "../../campaigns/find-campaign.js";
+import { repeatsField, repeatsText } from "../../campaigns/status.js";
 import { UserError } from "../../errors/user-error.js";
 import type { Ledger } from "../../ledger/ledger.js";
 import { plural } from "../../plural.js";
@@ -36,8 +37,16 @@ export async function runReport(opts: {
     );
     // An archived campaign's report is the one written when it was archived.
     const rows = await writeCampaignReport(ledger, opts.campaign, out);
-    if (opts.json) printJson({ campaign: opts.campaign, rows, report: out });
-    else process.stdout.write(`${number(rows)} ${plural(rows, "row")} written to ${out}\n`);
+    // Its tombstone keeps the meta: an archived campaign says its repeats too.
+    const repeats = repeatsField(await ledger.campaigns.meta(opts.campaign));
+    if (opts.json) printJson({ campaign: opts.campaign, rows, report: out, ...repeats });
+    else
+      process.stdout.write(
+        `${number(rows)} ${plural(rows, "row")} written to ${out}\n` +
+          (repeats.repeats
+            ? `  ${repeatsText(repeats.repeats)} (paid again knowingly: --allow-repeats; the rows name them in column repeat_of)\n`
+            : ""),
+      );
     return 0;
   });
 }
