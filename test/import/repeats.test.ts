@@ -1,8 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { parse } from "csv-parse/sync";
 import { afterEach, describe, expect, it } from "vitest";
-import { archiveCampaign } from "../../src/campaigns/archive.js";
+import { archiveCampaign, restoreCampaign } from "../../src/campaigns/archive.js";
 import { cancelCampaign } from "../../src/campaigns/control.js";
+import { forgetCampaign } from "../../src/campaigns/forget.js";
+import { type REPORT_COLUMNS, repeatOfText } from "../../src/campaigns/report.js";
 import { retryCampaign } from "../../src/campaigns/retry.js";
 import { campaignStatus } from "../../src/campaigns/status.js";
 import { campaignSummary } from "../../src/campaigns/summary.js";
@@ -11,6 +14,7 @@ import { UserError } from "../../src/errors/user-error.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import { ImportRefused } from "../../src/import/import-errors.js";
 import type { ImportDeps, ImportOptions } from "../../src/import/import-types.js";
+import { REPEAT_OF_KEPT, repeatOf } from "../../src/import/repeats.js";
 import { Ledger } from "../../src/ledger/ledger.js";
 import { type CampaignEnv, campaignEnv, depsOf, giftjobs } from "../helpers/campaign-env.js";
 import { csvFile, validCsv } from "../helpers/csv.js";
@@ -211,6 +215,136 @@ describe("what says a campaign pays rows again", () => {
       nonce: "n",
     });
     expect(page).toContain('<dt>repeats</dt><dd class="repeats">2 of gifts</dd>');
+  });
+});
+
+describe("the report names the rows paid again", () => {
+  type Line = Record<(typeof REPORT_COLUMNS)[number], string>;
+
+  /** `orders report` of a campaign, to its default file: what it printed, and the file's lines. */
+  async function report(e: CampaignEnv, campaign: string, json = false) {
+    const run = await giftjobs(e, [
+      ...["orders", "report", "--campaign", campaign],
+      ...(json ? ["--json"] : []),
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const path = join(e.dataDir, "campaigns", campaign, "report.csv");
+    const text = await readFile(path, "utf8");
+    return { stdout: run.stdout, path, lines: parse(text, { columns: true }) as Line[] };
+  }
+
+  /** Each line's `line` and `repeat_of`, and the e-mail it pays. */
+  const marks = (lines: Line[]) => lines.map((l) => [l.line, l.email, l.repeat_of]);
+
+  it("repeat_of marks exactly the repeated rows with the campaign and lines they repeat, through archive, restore and forget", async () => {
+    const { e, file, cells } = await sheet("report-of", 3);
+    await imported(e, { file, campaign: "gifts" });
+    // The same three people after a new one: each is a line further down than in gifts.
+    const [header, ...rows] = validCsv(e.index, 4, "ref").text.trimEnd().split("\n");
+    const text = `${[header, rows[3], ...rows.slice(0, 3)].join("\n")}\n`;
+    const bonusFile = await csvFile(e, "bonus.csv", text);
+    const allowed = await imported(e, {
+      file: bonusFile,
+      campaign: "bonus",
+      repeats: "allow",
+      hold: true,
+    });
+    expect(allowed).toMatchObject({ enqueued: 4, repeats: [{ campaign: "gifts", rows: 3 }] });
+
+    const emails = cells.slice(1).map((c) => c[0]);
+    const bonus = await report(e, "bonus");
+    // Appended: the columns before keep their places.
+    expect(Object.keys(bonus.lines[0]!).slice(13)).toEqual([
+      "payout_status",
+      "expires_at",
+      "repeat_of",
+    ]);
+    const expected = [
+      ["2", rows[3]!.split(",")[0], ""],
+      ["3", emails[0], "gifts line 2"],
+      ["4", emails[1], "gifts line 3"],
+      ["5", emails[2], "gifts line 4"],
+    ];
+    expect(marks(bonus.lines)).toEqual(expected);
+    const gifts = await report(e, "gifts");
+    expect(gifts.lines.map((l) => l.repeat_of)).toEqual(["", "", ""]);
+
+    // The command says the campaign's repeats, as orders status does; --json carries them.
+    expect(bonus.stdout).toBe(
+      `4 rows written to ${bonus.path}\n  repeats: 3 of gifts (paid again knowingly: --allow-repeats; the rows name them in column repeat_of)\n`,
+    );
+    expect(gifts.stdout).toBe(`3 rows written to ${gifts.path}\n`);
+    const json = await report(e, "bonus", true);
+    expect(JSON.parse(json.stdout)).toEqual({
+      campaign: "bonus",
+      rows: 4,
+      report: json.path,
+      repeats: { gifts: 3 },
+    });
+    expect(JSON.parse((await report(e, "gifts", true)).stdout)).not.toHaveProperty("repeats");
+
+    // Archived: the archive's report has them, and the tombstone the repeats.
+    await cancelCampaign(e.ledger, "bonus");
+    await archiveCampaign(e.ledger, "bonus", { dataDir: e.dataDir });
+    const archived = await report(e, "bonus", true);
+    expect(marks(archived.lines)).toEqual(expected);
+    expect(JSON.parse(archived.stdout).repeats).toEqual({ gifts: 3 });
+    // Restored: the ledger's rows have them again.
+    await restoreCampaign(e.ledger, "bonus");
+    expect(marks((await report(e, "bonus")).lines)).toEqual(expected);
+
+    // Forgotten: the people go, the campaigns and lines they repeat stay (no one's data).
+    await forgetCampaign({ redis: e.redis, ledger: e.ledger, dataDir: e.dataDir }, "bonus", {
+      dryRun: false,
+    });
+    const forgotten = (e: string | undefined) => (e ? "forgotten" : e);
+    const afterForget = expected.map(([line, email, of]) => [line, forgotten(email), of]);
+    const rewritten = parse(await readFile(bonus.path, "utf8"), { columns: true }) as Line[];
+    expect(marks(rewritten)).toEqual(afterForget);
+    expect(marks((await report(e, "bonus")).lines)).toEqual(afterForget);
+  });
+});
+
+describe("the repeat_of cell", () => {
+  /** An earlier row of `campaign` at `line`, recorded at `at`. */
+  const earlier = (campaign: string, line: number, at: number) => ({
+    campaign,
+    line,
+    at,
+    fingerprint: "f",
+    identity: `${campaign}-${line}`,
+    currency: "USD",
+    face: "2500",
+    status: "completed",
+  });
+
+  it("lists a row's earlier rows oldest first, a campaign's lines together", () => {
+    const of = repeatOf([
+      earlier("q3", 4, 200),
+      earlier("gifts", 13, 100),
+      earlier("gifts", 12, 100),
+    ]);
+    expect(of).toEqual({
+      rows: [
+        { campaign: "gifts", line: 12 },
+        { campaign: "gifts", line: 13 },
+        { campaign: "q3", line: 4 },
+      ],
+    });
+    expect(repeatOfText(of)).toBe("gifts lines 12, 13; q3 line 4");
+    expect(repeatOfText({ rows: [{ campaign: "gifts", line: 12 }] })).toBe("gifts line 12");
+    expect(repeatOfText(undefined)).toBe("");
+  });
+
+  it(`keeps the latest ${REPEAT_OF_KEPT} and counts the older ones`, () => {
+    const daily = Array.from({ length: 9 }, (_, day) => earlier(`day-${day + 1}`, 2, day));
+    const of = repeatOf(daily);
+    expect(of.rows.map((r) => r.campaign)).toEqual(["day-5", "day-6", "day-7", "day-8", "day-9"]);
+    expect(of.more).toBe(4);
+    expect(repeatOfText(of)).toBe(
+      "day-5 line 2; day-6 line 2; day-7 line 2; day-8 line 2; day-9 line 2; and 4 older rows",
+    );
+    expect(repeatOfText({ ...of, more: 1 })).toMatch(/; and 1 older row$/);
   });
 });
 
