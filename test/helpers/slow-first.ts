@@ -1,7 +1,7 @@
 // vitest sequencer: the files known to take longest start first. Without vitest's cache (a fresh
 // clone, as in CI) vitest orders files by size, and the soak, a small file that runs for about
 // two minutes, started among the last: the other worker then sat idle for most of it. Measured
-// times: docs/development.md, "The ten slowest files".
+// times: the table of the ten slowest files in docs/development.md.
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /** Longest first, as docs/development.md lists them. */
