@@ -1,6 +1,7 @@
 import { type FileHandle, mkdir, open, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fsyncPath, replaceFileAtomically } from "../catalog/durable-files.js";
+import { withFileLock } from "../catalog/file-lock.js";
 import { readNumberedLineBatches } from "../catalog/line-reader.js";
 import { RunError } from "../errors/run-error.js";
 import {
@@ -12,7 +13,6 @@ import {
   matches,
   sealEntry,
 } from "./entry.js";
-import { withFileLock } from "./file-lock.js";
 import type { AuditTrail } from "./trail.js";
 import { readEntry, type StoredText, type TrailHead, verifyChain } from "./verify.js";
 
@@ -41,7 +41,7 @@ export class FileAuditTrail implements AuditTrail {
 
   async append(draft: AuditDraft): Promise<AuditEntry> {
     await mkdir(this.dataDir, { recursive: true });
-    return withFileLock(`${this.place}.lock`, async () => {
+    return withFileLock(`${this.place}.lock`, "the audit trail's lock", async () => {
       const handle = await open(this.place, "a+", 0o600);
       try {
         const last = await this.newest(handle);

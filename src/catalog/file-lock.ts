@@ -11,16 +11,23 @@ interface Holder {
 
 /** A holder on another host cannot be asked: its lock is debris after this long. */
 const STALE_MS = 60_000;
-/** An append holds the lock for milliseconds; this long without it is someone stuck. */
+/** An append holds the lock for milliseconds, a prune for seconds; this long is someone stuck. */
 const GIVE_UP_MS = 30_000;
 const POLL_MS = 15;
 
 /**
- * Runs `fn` while holding the lock file `path` (created with O_EXCL, removed after): two
- * processes appending to one audit file never interleave or fork its chain. A lock left by a
- * process gone from this host, or older than a minute, is taken over.
+ * Runs `fn` while holding the lock file `path` (created with O_EXCL, removed after), for work of
+ * milliseconds to seconds: two processes appending to one audit file never interleave or fork
+ * its chain (docs/architecture/audit.md, "Where it is kept"), and a prune of the paid memory never
+ * replaces a file an import is appending to (docs/architecture/repeats.md). A lock left by a
+ * process gone from this host, or older than a minute, is taken over. `what` names the lock in
+ * the error of a lock held too long: "the audit trail's lock".
  */
-export async function withFileLock<T>(path: string, fn: () => Promise<T>): Promise<T> {
+export async function withFileLock<T>(
+  path: string,
+  what: string,
+  fn: () => Promise<T>,
+): Promise<T> {
   const me: Holder = { pid: process.pid, host: hostname() };
   const deadline = Date.now() + GIVE_UP_MS;
   for (;;) {
@@ -38,7 +45,7 @@ export async function withFileLock<T>(path: string, fn: () => Promise<T>): Promi
     }
     if (Date.now() > deadline)
       throw new RunError(
-        `the audit trail's lock ${path} has been held for ${GIVE_UP_MS / 1000} s; if no giftjobs command is running, remove it`,
+        `${what} ${path} has been held for ${GIVE_UP_MS / 1000} s; if no giftjobs command is running, remove it`,
       );
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
