@@ -5,8 +5,9 @@ import {
   type PaidEntry,
   type PaidLookup,
   type PaidMemory,
+  type PaidPruned,
 } from "../orders/paid-memory.js";
-import { type Database, queryRows } from "./open-database.js";
+import { type Database, inTransaction, queryRows } from "./open-database.js";
 
 /** A row of `paid_rows` as a lookup reads it: a PaidEntry, `at` as bigint text. */
 type PaidRow = Omit<PaidEntry, "at"> & { at: string };
@@ -83,6 +84,30 @@ export class PgPaidMemory implements PaidMemory {
       [],
     );
     return rows.map((r) => r.campaign);
+  }
+
+  async prune(before: number): Promise<PaidPruned> {
+    // One transaction: both tables pruned, or neither.
+    return inTransaction(this.database, async (client) => {
+      const rows = await client.query(
+        "DELETE FROM paid_rows WHERE recorded_at < to_timestamp($1 / 1000.0)",
+        [before],
+      );
+      const files = await client.query(
+        "DELETE FROM imported_files WHERE imported_at < to_timestamp($1 / 1000.0)",
+        [before],
+      );
+      return { entries: rows.rowCount ?? 0, imports: files.rowCount ?? 0 };
+    });
+  }
+
+  async countBefore(before: number): Promise<PaidPruned> {
+    const [row] = await this.query<PaidPruned>(
+      `SELECT (SELECT count(*) FROM paid_rows WHERE recorded_at < to_timestamp($1 / 1000.0))::int AS entries,
+              (SELECT count(*) FROM imported_files WHERE imported_at < to_timestamp($1 / 1000.0))::int AS imports`,
+      [before],
+    );
+    return row!;
   }
 
   private query<R>(text: string, values: unknown[]): Promise<R[]> {

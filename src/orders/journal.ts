@@ -1,4 +1,4 @@
-import { type FileHandle, mkdir, open } from "node:fs/promises";
+import { type FileHandle, mkdir, open, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fsyncPath } from "../catalog/durable-files.js";
 
@@ -102,6 +102,22 @@ export class OrderJournalWriter {
   async close(): Promise<void> {
     await this.handle?.close();
     this.handle = undefined;
+  }
+
+  /**
+   * Closes the file when `path` names another file now, or none: a prune of the paid memory
+   * replaced or removed it (src/orders/paid-files.ts), and an append to the old one would be
+   * lost. The next append opens the file there. The caller holds the lock such a prune takes.
+   */
+  async closeIfReplaced(): Promise<void> {
+    if (!this.handle) return;
+    const held = await this.handle.stat();
+    const named = await stat(this.path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") return undefined;
+      throw error;
+    });
+    if (named && named.ino === held.ino && named.dev === held.dev) return;
+    await this.close();
   }
 
   private async open(): Promise<FileHandle> {

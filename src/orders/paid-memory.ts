@@ -1,8 +1,9 @@
-import { readdir } from "node:fs/promises";
+import { mkdir, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { parseFileJson } from "../catalog/damaged-file-error.js";
-import { endsWithNewline, readNumberedLineBatches } from "../catalog/line-reader.js";
+import { withFileLock } from "../catalog/file-lock.js";
 import { OrderJournalWriter } from "./journal.js";
+import { type Dated, keepFrom, memoryLines, tallyBefore } from "./paid-files.js";
 
 /**
  * A row some campaign recorded, as the paid memory keeps it (docs/architecture/repeats.md): who
@@ -30,6 +31,12 @@ export interface ImportedFile {
   sha256: string;
   at: number;
   rows: number;
+}
+
+/** Entries and imported-file records a prune removed, or (countBefore) would remove. */
+export interface PaidPruned {
+  entries: number;
+  imports: number;
 }
 
 /** Where an import puts the rows it records, a batch at a time, until it is closed. */
@@ -61,32 +68,55 @@ export interface PaidMemory {
   filesLike(sha256: string, campaign: string, since: number): Promise<ImportedFile[]>;
   /** Every campaign the memory knows of (a campaign whose ledger was lost among them). */
   campaigns(): Promise<string[]>;
+  /**
+   * Removes the entries and imported-file records recorded before `before` (ms): the nightly
+   * job's, with GIFTJOBS_REPEAT_WINDOW_DAYS ago, since no lookup reads them any more
+   * (docs/architecture/repeats.md, "How long it is kept").
+   */
+  prune(before: number): Promise<PaidPruned>;
+  /** What prune(before) would remove, changing nothing (doctor's `paid-memory` check). */
+  countBefore(before: number): Promise<PaidPruned>;
 }
 
 /** `paid.ndjson` line: when, and the rows [fingerprint, identity, line, currency, face]. */
-interface PaidLine {
-  t: number;
+interface PaidLine extends Dated {
   r: [string, string, number, string, string][];
 }
 
 /** `imports.ndjson` line. */
-interface ImportLine {
-  t: number;
+interface ImportLine extends Dated {
   sha256: string;
   rows: number;
 }
+
+type MemoryFile = "paid.ndjson" | "imports.ndjson";
+
+/** What a line of each file counts for in PaidPruned: its rows, or one imported file. */
+const WEIGHTS = {
+  "paid.ndjson": { field: "entries", weigh: (line: PaidLine) => line.r.length },
+  "imports.ndjson": { field: "imports", weigh: () => 1 },
+} as const;
 
 /**
  * The memory as files: `campaigns/NAME/paid.ndjson` and `campaigns/NAME/imports.ndjson` under the
  * data dir, beside the campaign's order journal; a line per batch, flushed before the batch is
  * recorded. A lookup reads the other campaigns' files once and answers from memory (about 150
- * bytes of heap per remembered row).
+ * bytes of heap per remembered row). Each append, and a prune's rewrite, holds the campaign's
+ * lock file `paid-memory.lock`: imports take no lock of a campaign (two may record into one at
+ * once), so a prune renaming a file over the one an import holds open would lose its next batch.
  */
 export class FilePaidMemory implements PaidMemory {
   constructor(readonly dataDir: string) {}
 
-  private path(campaign: string, file: "paid.ndjson" | "imports.ndjson"): string {
+  private path(campaign: string, file: MemoryFile): string {
     return join(this.dataDir, "campaigns", campaign, file);
+  }
+
+  /** Runs `fn` holding the campaign's lock (made with its folder when new). */
+  private async locked<T>(campaign: string, fn: () => Promise<T>): Promise<T> {
+    const dir = join(this.dataDir, "campaigns", campaign);
+    await mkdir(dir, { recursive: true });
+    return withFileLock(join(dir, "paid-memory.lock"), "the paid memory's lock", fn);
   }
 
   appender(campaign: string): PaidAppender {
@@ -95,7 +125,12 @@ export class FilePaidMemory implements PaidMemory {
       append: async (entries) => {
         if (entries.length === 0) return;
         const r = entries.map((e) => [e.fingerprint, e.identity, e.line, e.currency, e.face]);
-        await writer.appendText(`${JSON.stringify({ t: Date.now(), r })}\n`);
+        const text = `${JSON.stringify({ t: Date.now(), r })}\n`;
+        await this.locked(campaign, async () => {
+          // The file held open since the last batch may have been pruned away meanwhile.
+          await writer.closeIfReplaced();
+          await writer.appendText(text);
+        });
       },
       close: () => writer.close(),
     };
@@ -103,8 +138,9 @@ export class FilePaidMemory implements PaidMemory {
 
   async recordFile(campaign: string, sha256: string, rows: number): Promise<void> {
     const writer = new OrderJournalWriter(this.path(campaign, "imports.ndjson"));
+    const text = `${JSON.stringify({ t: Date.now(), sha256, rows })}\n`;
     try {
-      await writer.appendText(`${JSON.stringify({ t: Date.now(), sha256, rows })}\n`);
+      await this.locked(campaign, () => writer.appendText(text));
     } finally {
       await writer.close();
     }
@@ -151,21 +187,36 @@ export class FilePaidMemory implements PaidMemory {
     }
   }
 
-  /**
-   * The whole lines of a memory file, none when it does not exist. A last line without its
-   * newline was torn by a crash before its flush returned (its batch was never recorded): skipped.
-   */
-  private async *lines<T>(path: string): AsyncGenerator<T> {
-    const terminated = await endsWithNewline(path);
-    if (terminated === undefined) return;
-    // One line behind: the last one is dropped when the file does not end with a newline.
-    let held: { text: string; number: number } | undefined;
-    for await (const { lines, first } of readNumberedLineBatches(path)) {
-      for (const [offset, text] of lines.entries()) {
-        if (held) yield parseFileJson<T>(held.text, path, held.number);
-        held = { text, number: first + offset };
+  async prune(before: number): Promise<PaidPruned> {
+    const pruned: PaidPruned = { entries: 0, imports: 0 };
+    for (const campaign of await this.campaigns())
+      for (const file of ["paid.ndjson", "imports.ndjson"] as const) {
+        const { field, weigh } = WEIGHTS[file];
+        const path = this.path(campaign, file);
+        // Appends only add lines of now: a file with no old line is left alone, unlocked.
+        if ((await tallyBefore(path, before, weigh)).old === 0) continue;
+        pruned[field] += await this.locked(campaign, async () => {
+          const tally = await tallyBefore(path, before, weigh);
+          await keepFrom(path, before, tally);
+          return tally.entries;
+        });
       }
-    }
-    if (held && terminated) yield parseFileJson<T>(held.text, path, held.number);
+    return pruned;
+  }
+
+  async countBefore(before: number): Promise<PaidPruned> {
+    const count: PaidPruned = { entries: 0, imports: 0 };
+    for (const campaign of await this.campaigns())
+      for (const file of ["paid.ndjson", "imports.ndjson"] as const) {
+        const { field, weigh } = WEIGHTS[file];
+        count[field] += (await tallyBefore(this.path(campaign, file), before, weigh)).entries;
+      }
+    return count;
+  }
+
+  /** The whole lines of a memory file, parsed (memoryLines: a torn last line is skipped). */
+  private async *lines<T>(path: string): AsyncGenerator<T> {
+    for await (const { text, number } of memoryLines(path))
+      yield parseFileJson<T>(text, path, number);
   }
 }

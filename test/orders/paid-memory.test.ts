@@ -1,12 +1,28 @@
-import { appendFile, readFile } from "node:fs/promises";
+import { appendFile, readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { DamagedFileError } from "../../src/catalog/damaged-file-error.js";
+import { withFileLock } from "../../src/catalog/file-lock.js";
 import { loadConfig } from "../../src/config.js";
+import { PgPaidMemory } from "../../src/db/paid-memory.js";
 import { paidFingerprint } from "../../src/orders/paid-fingerprint.js";
-import { FilePaidMemory, type NewPaidEntry } from "../../src/orders/paid-memory.js";
+import {
+  FilePaidMemory,
+  type NewPaidEntry,
+  type PaidMemory,
+} from "../../src/orders/paid-memory.js";
 import { row } from "../helpers/csv.js";
+import { createTestDatabase, dropTestDatabase, type TestDatabase } from "../helpers/database.js";
 import { tmpDir } from "../helpers/tmp-dir.js";
+
+const DAY_MS = 86_400_000;
+
+let db: TestDatabase | undefined;
+afterEach(async () => {
+  vi.useRealTimers();
+  if (db) await dropTestDatabase(db);
+  db = undefined;
+});
 
 function entry(n: number, fingerprint = `fp-${n}`): NewPaidEntry {
   return { fingerprint, identity: `ref:${n}`, line: n + 1, currency: "USD", face: "1000" };
@@ -95,6 +111,175 @@ describe("the paid memory in files", () => {
     await memory.recordFile("c", "other", 1);
     const like = await memory.filesLike("abc", "b", 0);
     expect(like.map((f) => [f.campaign, f.rows])).toEqual([["a", 5]]);
+  });
+});
+
+/** Runs `fn` with the clock `daysAgo` days back: what it records is that old. */
+async function daysAgo<T>(days: number, fn: () => Promise<T>): Promise<T> {
+  vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime(Date.now() - days * DAY_MS);
+  try {
+    return await fn();
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
+async function append(memory: PaidMemory, campaign: string, entries: NewPaidEntry[]) {
+  const appender = memory.appender(campaign);
+  try {
+    await appender.append(entries);
+  } finally {
+    await appender.close();
+  }
+}
+
+/** The campaigns each fingerprint is found in, looked up from campaign `x`, all time. */
+async function foundIn(memory: PaidMemory, fingerprints: string[]): Promise<string[][]> {
+  const found = await (await memory.lookup("x", 0)).find(fingerprints);
+  return found.map((list) => list.map((e) => e.campaign).sort());
+}
+
+describe("pruning the paid memory in files", () => {
+  it("removes what was recorded before the time, keeps the newer; a file left empty goes; a torn last line goes with the rewrite", async () => {
+    const dir = await tmpDir("paid-prune");
+    const memory = new FilePaidMemory(dir);
+    await daysAgo(100, async () => {
+      await append(memory, "old", [entry(1), entry(2)]);
+      await memory.recordFile("old", "sha-old", 2);
+      await append(memory, "mixed", [entry(3)]);
+      await memory.recordFile("mixed", "sha-mixed-1", 1);
+    });
+    await append(memory, "mixed", [entry(4), entry(5, "fp-1")]);
+    await memory.recordFile("mixed", "sha-mixed-2", 2);
+    await append(memory, "new", [entry(6)]);
+    const mixed = join(dir, "campaigns", "mixed");
+    await appendFile(join(mixed, "paid.ndjson"), '{"t":1,"r":[["fp-9"');
+    const before = Date.now() - 90 * DAY_MS;
+    const newFiles = await readFile(join(dir, "campaigns", "new", "paid.ndjson"), "utf8");
+
+    expect(await memory.countBefore(before)).toEqual({ entries: 3, imports: 2 });
+    expect(await memory.prune(before)).toEqual({ entries: 3, imports: 2 });
+    // Nothing left of "old" but its folder; "mixed" keeps its newer lines, whole, as they were.
+    expect(await readdir(join(dir, "campaigns", "old"))).toEqual([]);
+    expect(await readdir(mixed)).toEqual(["imports.ndjson", "paid.ndjson"]);
+    const paid = await readFile(join(mixed, "paid.ndjson"), "utf8");
+    expect(paid.endsWith("\n")).toBe(true);
+    expect(
+      paid
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l).r.length),
+    ).toEqual([2]);
+    expect((await stat(join(mixed, "paid.ndjson"))).mode & 0o777).toBe(0o600);
+    const imports = await readFile(join(mixed, "imports.ndjson"), "utf8");
+    expect(
+      imports
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l).sha256),
+    ).toEqual(["sha-mixed-2"]);
+    // A file with nothing old is not rewritten.
+    expect(await readFile(join(dir, "campaigns", "new", "paid.ndjson"), "utf8")).toBe(newFiles);
+
+    expect(await foundIn(memory, ["fp-1", "fp-2", "fp-3", "fp-4", "fp-6", "fp-9"])).toEqual([
+      ["mixed"],
+      [],
+      [],
+      ["mixed"],
+      ["new"],
+      [],
+    ]);
+    expect(await memory.filesLike("sha-old", "x", 0)).toEqual([]);
+    expect((await memory.filesLike("sha-mixed-2", "x", 0)).map((f) => f.rows)).toEqual([2]);
+    expect(await memory.prune(before)).toEqual({ entries: 0, imports: 0 });
+    expect((await memory.campaigns()).sort()).toEqual(["mixed", "new", "old"]);
+  });
+
+  it("an import's appender open across a prune appends to the file the prune left, or a new one", async () => {
+    const dir = await tmpDir("paid-prune-open");
+    const memory = new FilePaidMemory(dir);
+    const whole = memory.appender("whole");
+    const part = memory.appender("part");
+    try {
+      await daysAgo(100, async () => {
+        await whole.append([entry(1)]);
+        await part.append([entry(2)]);
+      });
+      await part.append([entry(3)]);
+      expect(await memory.prune(Date.now() - 90 * DAY_MS)).toEqual({ entries: 2, imports: 0 });
+      // "whole"'s file was removed, "part"'s replaced: the next batches land in the files there.
+      await whole.append([entry(4)]);
+      await part.append([entry(5)]);
+    } finally {
+      await whole.close();
+      await part.close();
+    }
+    expect(await foundIn(memory, ["fp-1", "fp-2", "fp-3", "fp-4", "fp-5"])).toEqual([
+      [],
+      [],
+      ["part"],
+      ["whole"],
+      ["part"],
+    ]);
+  });
+
+  it("waits for the campaign's lock, which each append holds", async () => {
+    const dir = await tmpDir("paid-prune-lock");
+    const memory = new FilePaidMemory(dir);
+    await daysAgo(100, () => append(memory, "a", [entry(1)]));
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const lock = join(dir, "campaigns", "a", "paid-memory.lock");
+    const holding = withFileLock(lock, "the test's lock", () => held);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    let pruned = false;
+    const pruning = memory.prune(Date.now() - DAY_MS).then(() => {
+      pruned = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(pruned).toBe(false);
+    expect(await foundIn(memory, ["fp-1"])).toEqual([["a"]]);
+    release();
+    await holding;
+    await pruning;
+    expect(await foundIn(memory, ["fp-1"])).toEqual([[]]);
+  });
+});
+
+describe("pruning the paid memory in PostgreSQL", () => {
+  it("removes what was recorded before the time in one transaction, keeps the newer", async () => {
+    db = await createTestDatabase("paid-prune");
+    const memory = new PgPaidMemory(db.database);
+    await append(memory, "old", [entry(1), entry(2)]);
+    await memory.recordFile("old", "sha-old", 2);
+    await append(memory, "mixed", [entry(3)]);
+    await memory.recordFile("mixed", "sha-mixed-1", 1);
+    // PostgreSQL stamps rows itself (now()): the old ones are made old by hand.
+    await db.pool.query(
+      "UPDATE paid_rows SET recorded_at = now() - interval '100 days' WHERE campaign IN ('old', 'mixed')",
+    );
+    await db.pool.query(
+      "UPDATE imported_files SET imported_at = now() - interval '100 days' WHERE campaign IN ('old', 'mixed')",
+    );
+    await append(memory, "mixed", [entry(4), entry(5, "fp-1")]);
+    await memory.recordFile("mixed", "sha-mixed-2", 2);
+    const before = Date.now() - 90 * DAY_MS;
+
+    expect(await memory.countBefore(before)).toEqual({ entries: 3, imports: 2 });
+    expect(await memory.prune(before)).toEqual({ entries: 3, imports: 2 });
+    expect(await foundIn(memory, ["fp-1", "fp-2", "fp-3", "fp-4"])).toEqual([
+      ["mixed"],
+      [],
+      [],
+      ["mixed"],
+    ]);
+    expect(await memory.filesLike("sha-old", "x", 0)).toEqual([]);
+    expect((await memory.filesLike("sha-mixed-2", "x", 0)).map((f) => f.rows)).toEqual([2]);
+    expect(await memory.countBefore(before)).toEqual({ entries: 0, imports: 0 });
+    expect(await memory.prune(before)).toEqual({ entries: 0, imports: 0 });
   });
 });
 
