@@ -2,11 +2,12 @@ import type { DefaultJobOptions } from "bullmq";
 
 /**
  * The `maintenance` queue: the nightly forget of ended campaigns (docs/architecture/forgetting.md,
- * "The nightly job"), added by its job scheduler (schedule.ts), run by the processor (process.ts).
+ * "The nightly job") and prune of the paid memory (docs/architecture/repeats.md, "How long it is
+ * kept"), added by its job scheduler (schedule.ts), run by the processor (process.ts).
  */
 export const MAINTENANCE_QUEUE = "maintenance";
 
-/** Name of the nightly forget's jobs. */
+/** Name of the nightly jobs (the name they had when they only forgot: schedulers keep it). */
 export const FORGET_JOB_NAME = "forget-ended";
 
 /** Id of its job scheduler: one per prefix, however many workers register it. */
@@ -24,6 +25,8 @@ export interface ForgetJobResult {
   campaigns: string[];
   rows: number;
   skipped: string[];
+  /** The paid memory's entries and imported-file records pruned, recorded before this time. */
+  paid_memory: { recorded_before: string; entries: number; imports: number };
 }
 
 export const FORGET_JOB_OPTIONS: DefaultJobOptions = {

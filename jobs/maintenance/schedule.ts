@@ -16,24 +16,19 @@ export interface ForgetScheduleOptions {
 }
 
 /**
- * With GIFTJOBS_FORGET_AFTER_DAYS set, the nightly forget's job scheduler is registered (or kept:
- * an upsert of the same id); without, removed. Every worker serving the `maintenance` queue does
- * this at start, so the schedule follows the setting the workers run with. Returns when the next
- * run is due, when scheduled.
+ * Registers the nightly job's scheduler (or keeps it: an upsert of the same id). Every worker
+ * serving the `maintenance` queue does this at start, whatever GIFTJOBS_FORGET_AFTER_DAYS says:
+ * the paid memory is pruned every night (docs/architecture/repeats.md, "How long it is kept"),
+ * and the job forgets campaigns only with the setting. Returns when the next run is due.
  */
-export async function syncForgetSchedule(
+export async function syncNightlySchedule(
   options: ForgetScheduleOptions,
-  scheduled: boolean,
 ): Promise<Date | undefined> {
   const queue = new Queue(MAINTENANCE_QUEUE, {
     connection: options.connection,
     prefix: options.prefix,
   });
   try {
-    if (!scheduled) {
-      await queue.removeJobScheduler(FORGET_SCHEDULER_ID);
-      return undefined;
-    }
     await queue.upsertJobScheduler(
       FORGET_SCHEDULER_ID,
       { pattern: FORGET_CRON, tz: "UTC" },

@@ -15,6 +15,7 @@ export type AuditAction =
   | "archive"
   | "restore"
   | "forget"
+  | "prune"
   | "budget"
   | "limit"
   | "auto_pause";

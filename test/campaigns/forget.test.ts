@@ -5,7 +5,7 @@ import { parse } from "csv-parse/sync";
 import { afterEach, describe, expect, it } from "vitest";
 import { FORGET_SCHEDULER_ID, MAINTENANCE_QUEUE } from "../../jobs/maintenance/job.js";
 import { createForgetProcessor } from "../../jobs/maintenance/process.js";
-import { syncForgetSchedule } from "../../jobs/maintenance/schedule.js";
+import { syncNightlySchedule } from "../../jobs/maintenance/schedule.js";
 import { archiveCampaign, restoreCampaign } from "../../src/campaigns/archive.js";
 import { campaignStatus } from "../../src/campaigns/status.js";
 import { loadConfig } from "../../src/config.js";
@@ -301,7 +301,12 @@ describe("orders forget", () => {
     expect(await retentionCheck({ ...settings, forgetAfterDays: undefined })).toBeUndefined();
 
     const job = { id: "1", queueName: MAINTENANCE_QUEUE } as never;
-    const deps = { redis: env.redis, ledger: env.ledger, dataDir: env.dataDir };
+    const deps = {
+      redis: env.redis,
+      ledger: env.ledger,
+      dataDir: env.dataDir,
+      repeatWindowDays: 90,
+    };
     const off = await createForgetProcessor({ ...deps, afterDays: undefined })(job);
     expect(off.campaigns).toEqual([]);
     const notYet = await createForgetProcessor({ ...deps, afterDays: 50 })(job);
@@ -320,12 +325,11 @@ describe("orders forget", () => {
     const schedule = { connection: env.redis, prefix: env.config.prefix };
     const queue = new Queue(MAINTENANCE_QUEUE, schedule);
     try {
-      expect(await syncForgetSchedule(schedule, true)).toBeInstanceOf(Date);
+      // Registered whatever the setting: the same job prunes the paid memory every night.
+      expect(await syncNightlySchedule(schedule)).toBeInstanceOf(Date);
       expect(await queue.getJobScheduler(FORGET_SCHEDULER_ID)).toMatchObject({
         pattern: "30 3 * * *",
       });
-      await syncForgetSchedule(schedule, false);
-      expect(await queue.getJobScheduler(FORGET_SCHEDULER_ID)).toBeUndefined();
     } finally {
       await queue.close();
     }

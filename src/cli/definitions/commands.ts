@@ -139,7 +139,7 @@ export function registerWorker(program: Command): void {
     )
     .option(
       "--queues <list>",
-      "queues to serve: orders, catalog, maintenance (the nightly forget)",
+      "queues to serve: orders, catalog, maintenance (the nightly forget and prune)",
       parseQueues,
       ["orders", "catalog", "maintenance"] as WorkerQueue[],
     )
