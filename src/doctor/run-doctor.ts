@@ -3,6 +3,7 @@ import type { Config } from "../config.js";
 import { registerSecret } from "../log.js";
 import { databaseCheck } from "./database-check.js";
 import type { DoctorCheck } from "./doctor-check.js";
+import { paidMemoryCheck } from "./paid-memory-check.js";
 import { redisChecks } from "./redis-checks.js";
 import { inspectRedis } from "./redis-nodes.js";
 import { retentionCheck } from "./retention-check.js";
@@ -26,8 +27,8 @@ export interface DoctorReport {
  * Checks what production needs (docs/operations.md, "Running in production"): Redis reachable
  * (every node of a cluster), maxmemory-policy noeviction, appendonly on, memory headroom, the
  * service's URL and key, PostgreSQL when configured (it answers, its schema is migrated), the
- * current snapshot's age, and with GIFTJOBS_FORGET_AFTER_DAYS the campaigns past it. Every check
- * runs; none throws.
+ * current snapshot's age, with GIFTJOBS_FORGET_AFTER_DAYS the campaigns past it, and what the
+ * paid memory keeps past GIFTJOBS_REPEAT_WINDOW_DAYS. Every check runs; none throws.
  */
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const { config } = options;
@@ -38,12 +39,13 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     apiVersion: config.apiVersion,
     timeoutMs: options.serviceTimeoutMs ?? 5000,
   });
-  const [redis, service, database, catalog, retention] = await Promise.all([
+  const [redis, service, database, catalog, retention, paidMemory] = await Promise.all([
     inspectRedis(config, config.prefix).then(redisChecks),
     serviceCheck(client, config.apiUrl),
     databaseCheck(config),
     snapshotCheck(config, options.maxSnapshotAgeHours ?? 26),
     retentionCheck(config),
+    paidMemoryCheck(config),
   ]);
   const checks = [
     ...redis,
@@ -51,6 +53,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     ...(database ? [database] : []),
     catalog,
     ...(retention ? [retention] : []),
+    paidMemory,
   ];
   return { ok: checks.every((c) => c.ok), checks };
 }

@@ -38,8 +38,13 @@ describe("giftjobs doctor: PostgreSQL, when GIFTJOBS_DATABASE_URL is set", () =>
               serviceTimeoutMs: 500,
             })
           ).checks.map((c) => c.name);
-        expect((await names({})).slice(-2)).toEqual(["service", "catalog"]);
-        expect((await names(db.env)).slice(-3)).toEqual(["service", "database", "catalog"]);
+        expect((await names({})).slice(-3)).toEqual(["service", "catalog", "paid-memory"]);
+        expect((await names(db.env)).slice(-4)).toEqual([
+          "service",
+          "database",
+          "catalog",
+          "paid-memory",
+        ]);
       } finally {
         await removeDir(dataDir);
       }

@@ -11,7 +11,7 @@ interface DoctorJson {
   checks: { name: string; ok: boolean; detail: string }[];
 }
 
-const CHECKS = ["redis", "eviction", "persistence", "memory", "service", "catalog"];
+const CHECKS = ["redis", "eviction", "persistence", "memory", "service", "catalog", "paid-memory"];
 
 describe("giftjobs doctor", () => {
   let env: CampaignEnv | undefined;
