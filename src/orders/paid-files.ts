@@ -1,8 +1,10 @@
-import { type FileHandle, open, rename, rm } from "node:fs/promises";
+import type { Stats } from "node:fs";
+import { type FileHandle, open, rename, rm, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { parseFileJson } from "../catalog/damaged-file-error.js";
 import { fsyncPath } from "../catalog/durable-files.js";
 import { readNumberedLineBatches } from "../catalog/line-reader.js";
+import { RunError } from "../errors/run-error.js";
 
 /** A whole line of a paid memory file: its text (without the newline) and number (from 1). */
 export interface MemoryLine {
@@ -77,40 +79,69 @@ export async function tallyBefore<T extends Dated>(
 const CHUNK = 1 << 20;
 
 /**
- * Keeps only the lines of `path` recorded at `before` or later, `tally` being the file's as it
- * is now (the caller holds the campaign's lock: nothing appends meanwhile). Nothing old: left
- * alone. Nothing kept: removed. Otherwise written whole to `path.tmp`, flushed, renamed over
+ * Keeps only the lines of `path` recorded at `before` or later; returns what the lines removed
+ * held (`weigh`). The caller holds the campaign's lock, so nothing appends meanwhile. Nothing old:
+ * left alone. Nothing kept: removed. Otherwise written whole to `path.tmp`, flushed, renamed over
  * `path` and the folder flushed, so a crash leaves the old file or the new, never half of one; a
  * torn last line is not carried over, as no reader counts it.
  */
-export async function keepFrom(path: string, before: number, tally: Tally): Promise<void> {
-  if (tally.old === 0) return;
-  if (tally.kept === 0) await rm(path, { force: true });
-  else {
-    const tmp = `${path}.tmp`;
-    const handle = await open(tmp, "w", 0o600);
-    try {
-      let text = "";
-      let at = 0;
-      for await (const { text: line, number } of memoryLines(path)) {
-        if (parseFileJson<Dated>(line, path, number).t < before) continue;
-        text += `${line}\n`;
-        if (text.length >= CHUNK) {
-          at = await writeAt(handle, text, at);
-          text = "";
-        }
-      }
-      await writeAt(handle, text, at);
-      await handle.sync();
-    } catch (error) {
-      await handle.close();
-      await rm(tmp, { force: true });
-      throw error;
-    }
-    await handle.close();
-    await rename(tmp, path);
-  }
+export async function pruneFile<T extends Dated>(
+  path: string,
+  before: number,
+  weigh: (line: T) => number,
+): Promise<number> {
+  const start = await stat(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return undefined;
+    throw error;
+  });
+  const tally = await tallyBefore(path, before, weigh);
+  if (start === undefined || tally.old === 0) return 0;
+  if (tally.kept === 0) {
+    await unchangedSince(path, start);
+    await rm(path, { force: true });
+  } else await rewrite(path, before, start);
   await fsyncPath(dirname(path));
+  return tally.entries;
+}
+
+/**
+ * The lock file is taken over from another host's holder after a minute (src/catalog/file-lock.ts):
+ * a prune that took that long checks that no append came meanwhile before replacing the file,
+ * and fails (the job is retried) rather than lose it.
+ */
+async function unchangedSince(path: string, start: Stats): Promise<void> {
+  const now = await stat(path);
+  if (now.ino !== start.ino || now.size !== start.size || now.mtimeMs !== start.mtimeMs)
+    throw new RunError(
+      `${path} changed while it was pruned (its lock taken over?): left as it was; the next run prunes it`,
+    );
+}
+
+/** Writes the lines recorded at `before` or later to `path.tmp`, and renames it over `path`. */
+async function rewrite(path: string, before: number, start: Stats): Promise<void> {
+  const tmp = `${path}.tmp`;
+  const handle = await open(tmp, "w", 0o600);
+  try {
+    let text = "";
+    let at = 0;
+    for await (const { text: line, number } of memoryLines(path)) {
+      if (parseFileJson<Dated>(line, path, number).t < before) continue;
+      text += `${line}\n`;
+      if (text.length >= CHUNK) {
+        at = await writeAt(handle, text, at);
+        text = "";
+      }
+    }
+    await writeAt(handle, text, at);
+    await handle.sync();
+    await unchangedSince(path, start);
+  } catch (error) {
+    await handle.close();
+    await rm(tmp, { force: true });
+    throw error;
+  }
+  await handle.close();
+  await rename(tmp, path);
 }
 
 /** Writes `text` at byte `position`, a short write going on where it stopped; returns the end. */

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { parseFileJson } from "../catalog/damaged-file-error.js";
 import { withFileLock } from "../catalog/file-lock.js";
 import { OrderJournalWriter } from "./journal.js";
-import { type Dated, keepFrom, memoryLines, tallyBefore } from "./paid-files.js";
+import { type Dated, memoryLines, pruneFile, tallyBefore } from "./paid-files.js";
 
 /**
  * A row some campaign recorded, as the paid memory keeps it (docs/architecture/repeats.md): who
@@ -195,11 +195,7 @@ export class FilePaidMemory implements PaidMemory {
         const path = this.path(campaign, file);
         // Appends only add lines of now: a file with no old line is left alone, unlocked.
         if ((await tallyBefore(path, before, weigh)).old === 0) continue;
-        pruned[field] += await this.locked(campaign, async () => {
-          const tally = await tallyBefore(path, before, weigh);
-          await keepFrom(path, before, tally);
-          return tally.entries;
-        });
+        pruned[field] += await this.locked(campaign, () => pruneFile(path, before, weigh));
       }
     return pruned;
   }

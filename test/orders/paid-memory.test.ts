@@ -1,10 +1,12 @@
-import { appendFile, readdir, readFile, stat } from "node:fs/promises";
+import { appendFileSync } from "node:fs";
+import { appendFile, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { DamagedFileError } from "../../src/catalog/damaged-file-error.js";
 import { withFileLock } from "../../src/catalog/file-lock.js";
 import { loadConfig } from "../../src/config.js";
 import { PgPaidMemory } from "../../src/db/paid-memory.js";
+import { pruneFile } from "../../src/orders/paid-files.js";
 import { paidFingerprint } from "../../src/orders/paid-fingerprint.js";
 import {
   FilePaidMemory,
@@ -246,6 +248,28 @@ describe("pruning the paid memory in files", () => {
     await holding;
     await pruning;
     expect(await foundIn(memory, ["fp-1"])).toEqual([[]]);
+  });
+
+  it("leaves a file that changed while it was pruned (its lock taken over) as it was, and fails", async () => {
+    const path = join(await tmpDir("paid-prune-changed"), "paid.ndjson");
+    const line = (t: number, n: number) =>
+      `${JSON.stringify({ t, r: [[`fp-${n}`, "i", n, "USD", "1"]] })}\n`;
+    const text = line(1, 1) + line(Date.now(), 2);
+    await writeFile(path, text);
+    let appended = "";
+    // Called while the prune reads the file: another host's import appending meanwhile.
+    const weigh = () => {
+      if (appended === "") {
+        appended = line(Date.now(), 3);
+        appendFileSync(path, appended);
+      }
+      return 1;
+    };
+    await expect(pruneFile(path, Date.now() - DAY_MS, weigh)).rejects.toThrow(
+      /paid\.ndjson changed while it was pruned \(its lock taken over\?\): left as it was/,
+    );
+    expect(await readFile(path, "utf8")).toBe(text + appended);
+    expect(await readdir(join(path, ".."))).toEqual(["paid.ndjson"]);
   });
 });
 
