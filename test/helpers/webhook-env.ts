@@ -1,13 +1,16 @@
 // A campaign env whose sandbox sends webhooks to a real receiver (src/webhooks) over HTTP.
 import { Registry } from "prom-client";
 import { Webhook } from "standardwebhooks";
+import { expect } from "vitest";
+import type { ProductOverride, ProductOverrideStore } from "../../src/catalog/product-overrides.js";
 import { WebhookMetrics } from "../../src/metrics/webhook-metrics.js";
-import type { SandboxOptions } from "../../src/sandbox/index.js";
+import type { Sandbox, SandboxOptions } from "../../src/sandbox/index.js";
 import { type RunningReceiver, startWebhookReceiver } from "../../src/webhooks/webhook-receiver.js";
 import { startWorkers } from "../../src/worker/start-workers.js";
 import type { RunningWorkers } from "../../src/worker/worker-options.js";
 import { type CampaignEnv, campaignEnv, FAST_TIMINGS, quietLog } from "./campaign-env.js";
 import { testRedis } from "./redis.js";
+import { eventually } from "./wait-for.js";
 import { newWebhookSecret } from "./webhook-inbox.js";
 
 export interface WebhookEnv {
@@ -120,4 +123,28 @@ export async function messagesCounted(
   const metric = await registry.getSingleMetric("giftjobs_webhook_messages_total")?.get();
   const value = metric?.values.find((v) => v.labels.type === type && v.labels.result === result);
   return value?.value ?? 0;
+}
+
+/**
+ * The sandbox changes `code`'s is_orderable (POST /_sandbox/products/{code}) and sends its
+ * product.update; resolves once `store` holds that state, with what it holds.
+ */
+export async function pushOrderable(
+  sandbox: Sandbox,
+  store: ProductOverrideStore,
+  code: string,
+  orderable: boolean,
+): Promise<ProductOverride> {
+  const res = await fetch(`${sandbox.url}/_sandbox/products/${code}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ is_orderable: orderable }),
+  });
+  expect(res.status).toBe(200);
+  let held: ProductOverride | undefined;
+  await eventually(async () => {
+    held = (await store.read())[code];
+    return held?.state.is_orderable === orderable;
+  }, `the product.update of ${code} recorded`);
+  return held!;
 }

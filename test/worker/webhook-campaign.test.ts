@@ -10,7 +10,12 @@ import { OrderIndex } from "../../src/webhooks/order-index.js";
 import { depsOf } from "../helpers/campaign-env.js";
 import { writeLargeCsv } from "../helpers/csv.js";
 import { eventually } from "../helpers/wait-for.js";
-import { messagesCounted, type WebhookEnv, webhookEnv } from "../helpers/webhook-env.js";
+import {
+  messagesCounted,
+  pushOrderable,
+  type WebhookEnv,
+  webhookEnv,
+} from "../helpers/webhook-env.js";
 
 interface LookupStats {
   order_lookups: number;
@@ -132,19 +137,10 @@ describe("product.update and a running campaign", () => {
     w = undefined;
   });
 
-  /** The sandbox changes the product (POST /_sandbox/products/{code}) and sends product.update. */
+  /** The product made orderable or not, and the pushed state in the env's Redis. */
   async function setOrderable(code: string, orderable: boolean): Promise<void> {
-    const res = await fetch(`${w!.env.sandbox.url}/_sandbox/products/${code}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ is_orderable: orderable }),
-    });
-    expect(res.status).toBe(200);
     const overrides = new ProductOverrides(w!.env.redis, w!.env.config.prefix);
-    await eventually(
-      async () => (await overrides.read())[code]?.state.is_orderable === orderable,
-      "the pushed state recorded",
-    );
+    await pushOrderable(w!.env.sandbox, overrides, code, orderable);
   }
 
   it("pauses the campaign with the reason instead of failing its rows, and resumes when the product is back", async () => {
