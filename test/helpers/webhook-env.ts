@@ -1,14 +1,18 @@
 // A campaign env whose sandbox sends webhooks to a real receiver (src/webhooks) over HTTP.
+import { join } from "node:path";
 import { Registry } from "prom-client";
 import { Webhook } from "standardwebhooks";
-import { expect } from "vitest";
+import { afterEach, expect } from "vitest";
+import { campaignStatus } from "../../src/campaigns/status.js";
 import type { ProductOverride, ProductOverrideStore } from "../../src/catalog/product-overrides.js";
+import { importCampaign } from "../../src/import/import-campaign.js";
 import { WebhookMetrics } from "../../src/metrics/webhook-metrics.js";
 import type { Sandbox, SandboxOptions } from "../../src/sandbox/index.js";
 import { type RunningReceiver, startWebhookReceiver } from "../../src/webhooks/webhook-receiver.js";
 import { startWorkers } from "../../src/worker/start-workers.js";
 import type { RunningWorkers } from "../../src/worker/worker-options.js";
-import { type CampaignEnv, campaignEnv, FAST_TIMINGS, quietLog } from "./campaign-env.js";
+import { type CampaignEnv, campaignEnv, depsOf, FAST_TIMINGS, quietLog } from "./campaign-env.js";
+import { writeLargeCsv } from "./csv.js";
 import { testRedis } from "./redis.js";
 import { eventually } from "./wait-for.js";
 import { newWebhookSecret } from "./webhook-inbox.js";
@@ -75,6 +79,44 @@ export async function webhookEnv(
       await env.dispose();
     },
   };
+}
+
+/** A webhookEnv for each test that asks for one (`setup`, webhookEnv's arguments), disposed after it. */
+export function useWebhookEnv(): { setup: typeof webhookEnv } {
+  let current: WebhookEnv | undefined;
+  afterEach(async () => {
+    await current?.dispose();
+    current = undefined;
+  });
+  return {
+    setup: async (...args) => {
+      current = await webhookEnv(...args);
+      return current;
+    },
+  };
+}
+
+/** Imports `rows` async rows, one per order, into `campaign`, running. */
+export async function importRows(w: WebhookEnv, campaign: string, rows: number): Promise<void> {
+  const file = join(w.env.dataDir, `${campaign}.csv`);
+  await writeLargeCsv(w.env.index, file, rows);
+  const result = await importCampaign(
+    { file, campaign, executionMode: "async", confirm: async () => true },
+    depsOf(w.env),
+  );
+  expect(result.orders).toBe(rows);
+}
+
+/** Waits (90 s at most) until every row of `campaign` is completed, failed_final or failed_uncertain. */
+export async function rowsEnded(w: WebhookEnv, campaign: string, rows: number): Promise<void> {
+  await eventually(
+    async () => {
+      const s = await campaignStatus(w.env.ledger, campaign);
+      return s.completed + s.failed_final + s.failed_uncertain === rows;
+    },
+    `${rows} rows ended`,
+    90_000,
+  );
 }
 
 /** How postSigned signs: `id`, `at`, the signature header's value, and under which names. */
