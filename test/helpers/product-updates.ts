@@ -1,7 +1,7 @@
 // product.update messages, and the rule both stores of pushed product states keep, Redis's
 // (ProductOverrides) and PostgreSQL's (PgProductOverrides): the newest state of each product
-// wins, whatever the order the messages come in (docs/architecture/webhooks.md, "Product
-// updates"). One sequence for both stores, so that they are held to the same answers.
+// wins, whatever the order the messages come in (docs/architecture/webhooks.md, its "Product
+// updates" item). One sequence for both stores, so that they are held to the same answers.
 import { expect } from "vitest";
 import type { ProductUpdate } from "../../src/api/schemas.js";
 import type { ProductOverrideStore } from "../../src/catalog/product-overrides.js";
