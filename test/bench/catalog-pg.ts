@@ -9,7 +9,6 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { ApiClient } from "../../src/api/client.js";
-import { httpTransport } from "../../src/api/transport.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import { databaseCatalogStore } from "../../src/db/catalog-store.js";
 import { migrate } from "../../src/db/migrations.js";
@@ -20,6 +19,15 @@ import {
   measureInChild,
   runChild,
 } from "../helpers/bench-child.js";
+import {
+  CATALOG_PRODUCTS,
+  mb,
+  PG_ROUNDS,
+  parsePage,
+  seconds,
+  startSandboxChild,
+  walkPages,
+} from "../helpers/catalog-bench.js";
 import { TEST_DATABASE_URL, uniqueSchema } from "../helpers/database.js";
 import { median } from "../helpers/median.js";
 
@@ -43,33 +51,18 @@ async function floor(url: string, schema: string): Promise<{ pages: number; prod
       copy.on("finish", resolve);
       copy.on("error", reject);
     });
-    const transport = httpTransport();
-    let after: string | undefined;
-    let pages = 0;
     let products = 0;
-    for (;;) {
-      const query = new URLSearchParams({ limit: "500" });
-      if (after) query.set("after", after);
-      const response = await transport({
-        method: "GET",
-        url: new URL(`${url}/v2/product?${query}`),
-        headers: { "x-api-key": "bench", accept: "application/json" },
-        timeoutMs: 30_000,
-      });
-      const page = JSON.parse(response.bytes.toString("utf8")) as {
-        catalog: unknown[];
-        pagination: { cursors: { after?: string } };
-      };
-      if (page.catalog.length === 0) break;
+    const pages = await walkPages(url, async (bytes) => {
+      const page = parsePage(bytes);
+      if (page.catalog.length === 0) return { empty: true };
       let lines = "";
       for (const product of page.catalog) {
         lines += `${JSON.stringify(product).replace(/\\/g, "\\\\")}\n`;
       }
       products += page.catalog.length;
       if (!copy.write(lines)) await new Promise((resolve) => copy.once("drain", resolve));
-      pages += 1;
-      after = page.pagination.cursors.after;
-    }
+      return { empty: false, after: page.pagination.cursors.after };
+    });
     copy.end();
     await done;
     await client.query("COMMIT");
@@ -158,11 +151,21 @@ async function queryTimes(
   }
 }
 
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
-const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+/**
+ * `npm run bench -- catalog-pg`: the PostgreSQL run alone, on a sandbox of its own, as
+ * `BENCH_ONLY=postgres npm run bench -- catalog` runs it.
+ */
+export async function run(): Promise<void> {
+  const sandbox = await startSandboxChild();
+  try {
+    await runPostgres(sandbox.url);
+  } finally {
+    sandbox.stop();
+  }
+}
 
 /** The PostgreSQL run against the sandbox at `url` (its catalog already generated). */
-export async function runPostgres(url: string, rounds: number): Promise<void> {
+export async function runPostgres(url: string, rounds = PG_ROUNDS): Promise<void> {
   const schema = uniqueSchema("bench");
   const database = await openDatabase({ databaseUrl: TEST_DATABASE_URL, databaseSchema: schema });
   try {
@@ -181,8 +184,8 @@ export async function runPostgres(url: string, rounds: number): Promise<void> {
       rss.push(y.maxRss);
       process.stdout.write(
         `postgres round ${round}${round === 1 ? " (first snapshot)" : " (with diff)   "}: ` +
-          `floor ${s(f.ms)} (${f.pages} pages, cpu ${s(f.cpuMs)}, peak RSS ${mb(f.maxRss)}), ` +
-          `sync ${s(y.ms)} (${y.products} products, cpu ${s(y.cpuMs)}, RSS ${mb(y.startRss)} -> ` +
+          `floor ${seconds(f.ms)} (${f.pages} pages, cpu ${seconds(f.cpuMs)}, peak RSS ${mb(f.maxRss)}), ` +
+          `sync ${seconds(y.ms)} (${y.products} products, cpu ${seconds(y.cpuMs)}, RSS ${mb(y.startRss)} -> ` +
           `peak ${mb(y.maxRss)}), ratio ${(y.ms / f.ms).toFixed(2)}x\n`,
       );
     }
@@ -190,7 +193,7 @@ export async function runPostgres(url: string, rounds: number): Promise<void> {
     process.stdout.write(
       `postgres ratio median ${median(ratios).toFixed(2)}x, worst ${Math.max(...ratios).toFixed(2)}x (goal <= 1.30x); ` +
         `sync peak RSS median ${mb(median(rss))}, worst ${mb(Math.max(...rss))} (goal < 250 MB)\n` +
-        `queries on ${rounds > 0 ? "100,000" : "0"} products (median of ${QUERY_RUNS}): ` +
+        `queries on ${rounds > 0 ? CATALOG_PRODUCTS.toLocaleString("en-US") : "0"} products (median of ${QUERY_RUNS}): ` +
         `current products of a country ${q.country.toFixed(1)} ms (${q.rows[0]} rows), ` +
         `changes since a date ${q.since.toFixed(1)} ms (${q.rows[1]} rows) (goal < 50 ms each)\n`,
     );

@@ -4,13 +4,11 @@
 //
 // Each measurement runs in a fresh child process of its own (test/helpers/bench-child.ts): the
 // sync in one, the floor in another.
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ApiClient } from "../../src/api/client.js";
-import { httpTransport } from "../../src/api/transport.js";
 import { receivePage } from "../../src/catalog/catalog-page.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import {
@@ -20,19 +18,19 @@ import {
   measureInChild,
   runChild,
 } from "../helpers/bench-child.js";
+import {
+  CATALOG_ROUNDS,
+  mb,
+  type PageRead,
+  parsePage,
+  seconds,
+  startSandboxChild,
+  walkPages,
+} from "../helpers/catalog-bench.js";
 import { median } from "../helpers/median.js";
 import { runPostgres } from "./catalog-pg.js";
 
-const PRODUCTS = Number(process.env.BENCH_CATALOG_PRODUCTS ?? 100_000);
-// Five rounds: on two cores one round's ratio moves by 0.3x with whatever else runs; the median
-// of five is what the goal is judged by.
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
-const SANDBOX = `import("./src/sandbox/index.ts").then(async (m) => {
-  const sandbox = await m.startSandbox({ products: ${PRODUCTS}, seed: 42, port: 0 });
-  process.stdout.write(sandbox.url + "\\n");
-})`;
 
 /** What a measuring child reports on its last stdout line. */
 interface ChildReport extends ChildMeasure {
@@ -41,23 +39,6 @@ interface ChildReport extends ChildMeasure {
   products?: number;
   /** products.json bytes (sync only). */
   bytes?: number;
-}
-
-async function startChildSandbox(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "-e", SANDBOX], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    child.stdout?.on("data", (chunk) => {
-      out += chunk;
-      const line = out.split("\n")[0];
-      if (out.includes("\n") && line) resolve(line.trim());
-    });
-    child.once("exit", (code) => reject(new Error(`sandbox exited with ${code}`)));
-  });
-  return { url, child };
 }
 
 /**
@@ -70,36 +51,16 @@ async function startChildSandbox(): Promise<{ url: string; child: ChildProcess }
  * reader sees both.
  */
 async function rawFetch(url: string, cursorOnly: boolean): Promise<{ pages: number }> {
-  const transport = httpTransport();
-  let after: string | undefined;
-  let pages = 0;
-  for (;;) {
-    const query = new URLSearchParams({ limit: "500" });
-    if (after) query.set("after", after);
-    const response = await transport({
-      method: "GET",
-      url: new URL(`${url}/v2/product?${query}`),
-      headers: { "x-api-key": "bench", accept: "application/json" },
-      timeoutMs: 30_000,
-    });
-    const page = cursorOnly ? cursorOf(response.bytes) : parseWhole(response.bytes);
-    if (page.empty) break;
-    pages += 1;
-    after = page.after;
-  }
-  return { pages };
+  return { pages: await walkPages(url, cursorOnly ? cursorOf : parseWhole) };
 }
 
-function parseWhole(bytes: Buffer): { empty: boolean; after?: string } {
-  const page = JSON.parse(bytes.toString("utf8")) as {
-    catalog: unknown[];
-    pagination: { cursors: { after?: string } };
-  };
+function parseWhole(bytes: Buffer): PageRead {
+  const page = parsePage(bytes);
   return { empty: page.catalog.length === 0, after: page.pagination.cursors.after };
 }
 
 /** The cursor as the sync reads it first (receivePage): the products are not parsed. */
-function cursorOf(bytes: Buffer): { empty: boolean; after?: string } {
+function cursorOf(bytes: Buffer): PageRead {
   const page = receivePage(bytes, { number: 0, requestedAfter: undefined, apiVersion: null });
   return { empty: page.empty, after: page.after };
 }
@@ -131,21 +92,18 @@ function measureOnce(
   });
 }
 
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
-const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 export async function run(): Promise<void> {
   const script = await childScript(SELF);
-  const { url, child } = await startChildSandbox();
+  const sandbox = await startSandboxChild();
+  const { url } = sandbox;
   const dataDir = await mkdtemp(join(tmpdir(), "gj-bench-catalog-"));
   try {
     // BENCH_ONLY=postgres: the PostgreSQL run alone.
     if (process.env.BENCH_ONLY !== "postgres") await runFiles(script, url, dataDir);
     // The PostgreSQL run (catalog-pg.ts) on the same sandbox; BENCH_ONLY=files leaves it out.
-    if (process.env.BENCH_ONLY !== "files") {
-      await runPostgres(url, Number(process.env.BENCH_PG_ROUNDS ?? ROUNDS));
-    }
+    if (process.env.BENCH_ONLY !== "files") await runPostgres(url);
   } finally {
-    child.kill();
+    sandbox.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
 }
@@ -158,7 +116,7 @@ async function runFiles(script: string, url: string, dataDir: string): Promise<v
   const cursorRatios: number[] = [];
   const syncRss: number[] = [];
   const floorRss: number[] = [];
-  for (let round = 1; round <= ROUNDS; round++) {
+  for (let round = 1; round <= CATALOG_ROUNDS; round++) {
     const floor = await measureOnce(script, "floor", url, dataDir);
     const cursorFloor = await measureOnce(script, "cursor-floor", url, dataDir);
     // Round 1 has no previous snapshot; later rounds diff against 100k previous records.
@@ -170,12 +128,12 @@ async function runFiles(script: string, url: string, dataDir: string): Promise<v
     floorRss.push(floor.maxRss);
     process.stdout.write(
       `round ${round}${round === 1 ? " (first snapshot)" : " (with diff)   "}: ` +
-        `floor ${s(floor.ms)} (${floor.pages} pages, cpu ${s(floor.cpuMs)}, ` +
+        `floor ${seconds(floor.ms)} (${floor.pages} pages, cpu ${seconds(floor.cpuMs)}, ` +
         `RSS ${mb(floor.startRss)} -> peak ${mb(floor.maxRss)}), ` +
-        `sync ${s(sync.ms)} (${sync.products} products, ${mb(sync.bytes ?? 0)} on disk, ` +
-        `cpu ${s(sync.cpuMs)}, RSS ${mb(sync.startRss)} -> peak ${mb(sync.maxRss)}), ` +
-        `ratio ${ratio.toFixed(2)}x; cursor-only floor ${s(cursorFloor.ms)} ` +
-        `(cpu ${s(cursorFloor.cpuMs)}), ratio to it ${(sync.ms / cursorFloor.ms).toFixed(2)}x\n`,
+        `sync ${seconds(sync.ms)} (${sync.products} products, ${mb(sync.bytes ?? 0)} on disk, ` +
+        `cpu ${seconds(sync.cpuMs)}, RSS ${mb(sync.startRss)} -> peak ${mb(sync.maxRss)}), ` +
+        `ratio ${ratio.toFixed(2)}x; cursor-only floor ${seconds(cursorFloor.ms)} ` +
+        `(cpu ${seconds(cursorFloor.cpuMs)}), ratio to it ${(sync.ms / cursorFloor.ms).toFixed(2)}x\n`,
     );
   }
   process.stdout.write(

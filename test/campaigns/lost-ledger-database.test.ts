@@ -5,22 +5,15 @@ import { retryCampaign } from "../../src/campaigns/retry.js";
 import { campaignStatus } from "../../src/campaigns/status.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import { ImportRefused } from "../../src/import/import-errors.js";
-import type { ImportDeps } from "../../src/import/import-types.js";
 import { pickSampleProducts } from "../../src/import/sample-csv.js";
 import { journalPath } from "../../src/orders/journal.js";
 import { orderKey } from "../../src/orders/keys.js";
-import { type CampaignEnv, depsOf, giftjobs } from "../helpers/campaign-env.js";
+import { depsOf, giftjobs } from "../helpers/campaign-env.js";
 import { csvFile, validCsv } from "../helpers/csv.js";
 import { useTestDatabase } from "../helpers/database.js";
-import { cleanPrefix } from "../helpers/redis.js";
-import { sandboxOrders } from "../helpers/sandbox.js";
+import { CAMPAIGN, PER_ORDER, ROWS, useLostLedger } from "../helpers/lost-ledger.js";
 import { removeDir, tmpDir } from "../helpers/tmp-dir.js";
-import { useCampaignEnv } from "../helpers/use-campaign-env.js";
 import { eventually } from "../helpers/wait-for.js";
-
-const ROWS = 1000;
-const PER_ORDER = 50;
-const CAMPAIGN = "lost";
 
 /**
  * docs/architecture/keys-and-exactly-once.md, "Lost ledger", with GIFTJOBS_DATABASE_URL set: the
@@ -28,43 +21,8 @@ const CAMPAIGN = "lost";
  * again from another data dir and every row is still paid once.
  */
 describe("a lost ledger with the journal in PostgreSQL", () => {
-  const { setup, work: startWork, stopWorkers } = useCampaignEnv();
   const db = useTestDatabase("lost_ledger");
-
-  /** The env's import deps with the database: the journal goes there. */
-  function deps(e: CampaignEnv, dataDir = e.dataDir): ImportDeps {
-    return { ...depsOf(e), dataDir, database: db.database };
-  }
-
-  /** The issue's campaign: the file's first half, then the whole file with --append. */
-  async function twoImports(e: CampaignEnv): Promise<string> {
-    const { text } = validCsv(e.index, ROWS, "emp");
-    const lines = text.trimEnd().split("\n");
-    const half = await csvFile(e, "half.csv", `${lines.slice(0, 1 + ROWS / 2).join("\n")}\n`);
-    const whole = await csvFile(e, "whole.csv", text);
-    await importCampaign({ file: half, campaign: CAMPAIGN, itemsPerOrder: PER_ORDER }, deps(e));
-    await importCampaign(
-      { file: whole, campaign: CAMPAIGN, itemsPerOrder: PER_ORDER, append: true },
-      deps(e),
-    );
-    return whole;
-  }
-
-  /** In-process workers with the database configured; `perMinute` slows their sending. */
-  async function work(e: CampaignEnv, perMinute?: number): Promise<void> {
-    await startWork(e, {
-      config: {
-        ...e.config,
-        ...db.config,
-        ...(perMinute ? { orderRateLimitPerMinute: perMinute } : {}),
-      },
-      concurrency: 2,
-    });
-  }
-
-  async function completed(e: CampaignEnv): Promise<number> {
-    return (await campaignStatus(e.ledger, CAMPAIGN)).completed;
-  }
+  const lost = useLostLedger(db);
 
   async function journalRows(): Promise<number> {
     const { rows } = await db.pool.query(
@@ -81,54 +39,28 @@ describe("a lost ledger with the journal in PostgreSQL", () => {
     );
   }
 
-  /** Each recipient has exactly one item in the sandbox: nothing paid twice, nothing missed. */
-  async function expectPaidOnce(e: CampaignEnv): Promise<void> {
-    const orders = await sandboxOrders(e.sandbox);
-    const items = new Map<string, number>();
-    for (const order of orders)
-      for (const item of order.items) {
-        const email = item.distribution_method.email_address;
-        items.set(email, (items.get(email) ?? 0) + 1);
-      }
-    const twice = [...items.values()].filter((n) => n > 1).length;
-    expect({ recipients: items.size, twice }).toEqual({ recipients: ROWS, twice: 0 });
-    expect(orders).toHaveLength(ROWS / PER_ORDER);
-  }
-
   it("Redis and the data dir lost at about 60%, the file imported again elsewhere: each row paid once", async () => {
-    const e = await setup("lostdb60", { asyncCompleteMs: 20 });
-    const whole = await twoImports(e);
+    const e = await lost.setup("lostdb60", { asyncCompleteMs: 20 });
+    const whole = await lost.twoImports(e);
     // In the database, not beside the campaign: the data dir holds no journal.
     expect(await journalRows()).toBe(ROWS / PER_ORDER);
     expect(await exists(journalPath(e.dataDir, CAMPAIGN))).toBe(false);
     const file = await readFile(whole, "utf8");
-
-    await work(e, 300);
-    await eventually(async () => (await completed(e)) >= ROWS * 0.6, "60% completed", 60_000);
-    await stopWorkers();
-    expect(await completed(e)).toBeLessThan(ROWS);
-    expect((await sandboxOrders(e.sandbox)).length).toBeLessThan(ROWS / PER_ORDER);
+    await lost.payAboutSixtyPercent(e);
 
     // The machine is gone: its Redis keys and its whole data dir.
-    await cleanPrefix(e.redis, e.config.prefix);
+    await lost.loseRedis(e);
     await removeDir(e.dataDir);
-    expect(await e.ledger.campaigns.exists(CAMPAIGN)).toBe(false);
 
     // Another machine, an empty data dir of its own, the same file.
     const other = await tmpDir("lostdb-other");
     const copy = await csvFile({ ...e, dataDir: other }, "whole.csv", file);
-    const again = await importCampaign(
-      { file: copy, campaign: CAMPAIGN, itemsPerOrder: PER_ORDER, append: true },
-      deps(e, other),
-    );
-    expect(again).toMatchObject({ enqueued: ROWS, orders: ROWS / PER_ORDER, already_known: 0 });
+    await lost.reimport(e, copy, other);
     // Rebuilt from the journal: nothing appended to it.
     expect(await journalRows()).toBe(ROWS / PER_ORDER);
 
-    await work(e);
-    await eventually(async () => (await completed(e)) === ROWS, "every row completed", 60_000);
-    await stopWorkers();
-    await expectPaidOnce(e);
+    await lost.runToEnd(e);
+    await lost.expectPaidOnce(e);
     expect(await campaignStatus(e.ledger, CAMPAIGN)).toMatchObject({
       state: "done",
       total: ROWS,
@@ -139,9 +71,9 @@ describe("a lost ledger with the journal in PostgreSQL", () => {
   });
 
   it("refuses rows whose journal order this file does not have whole, naming the table", async () => {
-    const e = await setup("lostdb-part");
-    const text = await readFile(await twoImports(e), "utf8");
-    await cleanPrefix(e.redis, e.config.prefix);
+    const e = await lost.setup("lostdb-part");
+    const text = await readFile(await lost.twoImports(e), "utf8");
+    await lost.loseRedis(e);
     await removeDir(e.dataDir);
     const other = await tmpDir("lostdb-part-other");
     const cut = await csvFile(
@@ -151,7 +83,7 @@ describe("a lost ledger with the journal in PostgreSQL", () => {
     );
     const error = await importCampaign(
       { file: cut, campaign: CAMPAIGN, itemsPerOrder: PER_ORDER },
-      deps(e, other),
+      lost.deps(e, other),
     ).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(ImportRefused);
     expect((error as Error).message).toMatch(
@@ -163,7 +95,7 @@ describe("a lost ledger with the journal in PostgreSQL", () => {
   });
 
   it("a worker's move to the next generation and retry --new-key are journaled there first", async () => {
-    const e = await setup("lostdb-gen");
+    const e = await lost.setup("lostdb-gen");
     const product = pickSampleProducts(e.index, 1)[0]!;
     const face =
       product.denominations?.type === "fixed"
@@ -199,9 +131,9 @@ describe("a lost ledger with the journal in PostgreSQL", () => {
       },
     ]);
     await enqueueOrders(e.queue, [{ campaign: CAMPAIGN, order: 1, executionMode: "async" }]);
-    await work(e);
-    await eventually(async () => (await completed(e)) === 2, "the two good rows completed");
-    await stopWorkers();
+    await lost.work(e);
+    await eventually(async () => (await lost.completed(e)) === 2, "the two good rows completed");
+    await lost.stopWorkers();
     const journal = async () =>
       (
         await db.pool.query(
@@ -235,7 +167,7 @@ describe("a lost ledger with the journal in PostgreSQL", () => {
   it("giftjobs orders import and orders retry --new-key journal in the database when it is set", {
     timeout: 180_000,
   }, async () => {
-    const e = await setup("lostdb-cli");
+    const e = await lost.setup("lostdb-cli");
     const { text } = validCsv(e.index, 10, "emp");
     const file = await csvFile(e, "ten.csv", text);
     // With the setting, the import reads the catalog there too.
@@ -262,7 +194,7 @@ describe("a lost ledger with the journal in PostgreSQL", () => {
   });
 
   it("without the database the journal stays the data dir's file", async () => {
-    const e = await setup("lostdb-files");
+    const e = await lost.setup("lostdb-files");
     const { text } = validCsv(e.index, 10, "emp");
     const file = await csvFile(e, "ten.csv", text);
     await importCampaign({ file, campaign: CAMPAIGN, itemsPerOrder: 5 }, depsOf(e));

@@ -8,15 +8,8 @@ import { importCampaign } from "../../src/import/import-campaign.js";
 import { ImportRefused } from "../../src/import/import-errors.js";
 import { journalPath } from "../../src/orders/journal.js";
 import { type CampaignEnv, depsOf } from "../helpers/campaign-env.js";
-import { csvFile, shuffleLines, validCsv } from "../helpers/csv.js";
-import { cleanPrefix } from "../helpers/redis.js";
-import { sandboxOrders } from "../helpers/sandbox.js";
-import { useCampaignEnv } from "../helpers/use-campaign-env.js";
-import { eventually } from "../helpers/wait-for.js";
-
-const ROWS = 1000;
-const PER_ORDER = 50;
-const CAMPAIGN = "lost";
+import { csvFile, shuffleLines } from "../helpers/csv.js";
+import { CAMPAIGN, PER_ORDER, ROWS, useLostLedger } from "../helpers/lost-ledger.js";
 
 /**
  * docs/architecture/keys-and-exactly-once.md, "Lost ledger": a campaign built over two imports with
@@ -24,73 +17,8 @@ const CAMPAIGN = "lost";
  * once.
  */
 describe("a lost ledger never pays twice", () => {
-  const { setup, work: startWork, stopWorkers } = useCampaignEnv();
-
-  /** The issue's campaign: the file's first half, then the whole file with --append. */
-  async function twoImports(e: CampaignEnv): Promise<string> {
-    const { text } = validCsv(e.index, ROWS, "emp");
-    const lines = text.trimEnd().split("\n");
-    const half = await csvFile(e, "half.csv", `${lines.slice(0, 1 + ROWS / 2).join("\n")}\n`);
-    const whole = await csvFile(e, "whole.csv", text);
-    const first = await importCampaign(
-      { file: half, campaign: CAMPAIGN, itemsPerOrder: PER_ORDER },
-      depsOf(e),
-    );
-    expect(first).toMatchObject({ enqueued: ROWS / 2, orders: ROWS / 2 / PER_ORDER });
-    const second = await importCampaign(
-      { file: whole, campaign: CAMPAIGN, itemsPerOrder: PER_ORDER, append: true },
-      depsOf(e),
-    );
-    expect(second).toMatchObject({ enqueued: ROWS / 2, already_known: ROWS / 2 });
-    return whole;
-  }
-
-  /** In-process workers; `perMinute` slows their sending (the queue's own rate limit). */
-  async function work(e: CampaignEnv, perMinute?: number): Promise<void> {
-    await startWork(e, {
-      config: perMinute ? { ...e.config, orderRateLimitPerMinute: perMinute } : e.config,
-      concurrency: 2,
-    });
-  }
-
-  async function completed(e: CampaignEnv): Promise<number> {
-    return (await campaignStatus(e.ledger, CAMPAIGN)).completed;
-  }
-
-  /** Every key under the test's prefix goes, the ledger and BullMQ's queue both. */
-  async function loseRedis(e: CampaignEnv): Promise<void> {
-    await cleanPrefix(e.redis, e.config.prefix);
-    expect(await e.ledger.campaigns.exists(CAMPAIGN)).toBe(false);
-  }
-
-  /** The whole file again, into the new ledger: every row is new to it. */
-  async function reimport(e: CampaignEnv, file: string): Promise<void> {
-    const again = await importCampaign(
-      { file, campaign: CAMPAIGN, itemsPerOrder: PER_ORDER, append: true },
-      depsOf(e),
-    );
-    expect(again).toMatchObject({ enqueued: ROWS, orders: ROWS / PER_ORDER, already_known: 0 });
-  }
-
-  async function runToEnd(e: CampaignEnv): Promise<void> {
-    await work(e);
-    await eventually(async () => (await completed(e)) === ROWS, "every row completed", 60_000);
-    await stopWorkers();
-  }
-
-  /** Each recipient has exactly one item in the sandbox: nothing paid twice, nothing missed. */
-  async function expectPaidOnce(e: CampaignEnv): Promise<void> {
-    const orders = await sandboxOrders(e.sandbox);
-    const items = new Map<string, number>();
-    for (const order of orders)
-      for (const item of order.items) {
-        const email = item.distribution_method.email_address;
-        items.set(email, (items.get(email) ?? 0) + 1);
-      }
-    const twice = [...items.values()].filter((n) => n > 1).length;
-    expect({ recipients: items.size, twice }).toEqual({ recipients: ROWS, twice: 0 });
-    expect(orders).toHaveLength(ROWS / PER_ORDER);
-  }
+  const { setup, twoImports, payAboutSixtyPercent, loseRedis, reimport, runToEnd, expectPaidOnce } =
+    useLostLedger();
 
   /** The report: every row once, completed; `replayed` exactly for rows paid before the loss. */
   async function expectReport(e: CampaignEnv, paidBefore: number): Promise<void> {
@@ -113,14 +41,7 @@ describe("a lost ledger never pays twice", () => {
   it("Redis lost at about 60%, the whole file imported again: each row paid once", async () => {
     const e = await setup("lost60", { asyncCompleteMs: 20 });
     const whole = await twoImports(e);
-    // About 5 orders a second: the loss finds orders paid, orders sent, and orders never sent.
-    await work(e, 300);
-    await eventually(async () => (await completed(e)) >= ROWS * 0.6, "60% completed", 60_000);
-    await stopWorkers();
-    const before = await completed(e);
-    expect(before).toBeLessThan(ROWS);
-    expect((await sandboxOrders(e.sandbox)).length).toBeLessThan(ROWS / PER_ORDER);
-
+    const before = await payAboutSixtyPercent(e);
     await loseRedis(e);
     await reimport(e, whole);
     await runToEnd(e);

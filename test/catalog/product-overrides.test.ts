@@ -1,47 +1,27 @@
 // The product states pushed by product.update, in Redis: the timestamp rule of the recording
 // script, and how they are laid over a snapshot's index.
 import { describe, expect, it } from "vitest";
-import type { ProductUpdate } from "../../src/api/schemas.js";
 import {
   applyProductOverrides,
   type ProductOverride,
   ProductOverrides,
 } from "../../src/catalog/product-overrides.js";
 import { catalogIndexOf, indexEntry } from "../helpers/catalog-index.js";
+import {
+  expectNewestKept,
+  expectNewestOfRace,
+  productUpdate,
+  PUSHED_AT as T,
+} from "../helpers/product-updates.js";
 import { useRedisPrefix } from "../helpers/redis-prefix.js";
 
 const redis = useRedisPrefix("overrides");
-
-/** A product.update of `code` at `at` (ms), orderable or not. */
-function update(code: string, at: number, orderable: boolean, multiplier = "0.05"): ProductUpdate {
-  const state = { price_multiplier: multiplier, is_orderable: orderable };
-  return {
-    product_code: code,
-    old_state: { ...state, is_orderable: !orderable },
-    new_state: state,
-    timestamp: new Date(at).toISOString(),
-  };
-}
-
-const T = Date.parse("2026-03-01T12:00:00Z");
 
 describe("ProductOverrides (Redis)", () => {
   it("keeps the newest state of each product: an older or as old one is stale", async () => {
     const store = new ProductOverrides(redis.redis, redis.prefix);
     expect(store.key).toBe(`${redis.prefix}:product-overrides`);
-    expect(await store.record(update("A", T, false))).toBe("applied");
-    expect(await store.record(update("A", T - 1, true))).toBe("stale");
-    expect(await store.record(update("A", T, true))).toBe("stale");
-    expect((await store.read()).A).toMatchObject({
-      at: T,
-      timestamp: new Date(T).toISOString(),
-      state: { is_orderable: false, price_multiplier: "0.05" },
-    });
-    expect(await store.record(update("A", T + 1, true, "0.0700"))).toBe("applied");
-    expect(await store.record(update("B", T - 5000, false))).toBe("applied");
-    const all = await store.read();
-    expect(all.A?.state).toEqual({ is_orderable: true, price_multiplier: "0.0700" });
-    expect(all.B?.state.is_orderable).toBe(false);
+    await expectNewestKept(store);
     // A hash by product code, each value the newest state and its timestamp as JSON.
     const raw = await redis.redis.hget(store.key, "A");
     expect(JSON.parse(raw!)).toMatchObject({ at: T + 1, state: { is_orderable: true } });
@@ -49,7 +29,7 @@ describe("ProductOverrides (Redis)", () => {
 
   it("keeps the denominations a message carries, and only the state's known fields", async () => {
     const store = new ProductOverrides(redis.redis, redis.prefix);
-    const message = update("A", T, true);
+    const message = productUpdate("A", T, true);
     const denominations = { type: "fixed", available_list: ["10.00", "25.00"] };
     message.new_state = { ...message.new_state, denominations, colour: "red" } as never;
     await store.record(message);
@@ -61,18 +41,12 @@ describe("ProductOverrides (Redis)", () => {
   });
 
   it("messages recorded at once, in any order, leave the newest", async () => {
-    const a = new ProductOverrides(redis.redis, redis.prefix);
     const other = redis.redis.duplicate();
     try {
-      const b = new ProductOverrides(other, redis.prefix);
-      const times = Array.from({ length: 40 }, (_, i) => T + i * 1000).sort(
-        () => Math.random() - 0.5,
+      await expectNewestOfRace(
+        new ProductOverrides(redis.redis, redis.prefix),
+        new ProductOverrides(other, redis.prefix),
       );
-      const results = await Promise.all(
-        times.map((at, i) => (i % 2 ? a : b).record(update("A", at, at % 2000 === 0))),
-      );
-      expect(results).toContain("applied");
-      expect((await a.read()).A?.at).toBe(T + 39_000);
     } finally {
       await other.quit();
     }
@@ -82,7 +56,7 @@ describe("ProductOverrides (Redis)", () => {
     const store = new ProductOverrides(redis.redis, redis.prefix);
     await redis.redis.hset(store.key, "A", "not json", "B", JSON.stringify({ at: "soon" }));
     expect(await store.read()).toEqual({});
-    expect(await store.record(update("A", T, false))).toBe("applied");
+    expect(await store.record(productUpdate("A", T, false))).toBe("applied");
     expect(Object.keys(await store.read())).toEqual(["A"]);
   });
 });

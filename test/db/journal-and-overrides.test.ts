@@ -2,7 +2,6 @@
 // schema of its own: the same answers as the file journal and the Redis overrides.
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import type { ProductUpdate } from "../../src/api/schemas.js";
 import { DamagedFileError } from "../../src/catalog/damaged-file-error.js";
 import { importFileJournals } from "../../src/db/journal-import.js";
 import { openDatabase } from "../../src/db/open-database.js";
@@ -12,6 +11,7 @@ import type { JournalLine } from "../../src/orders/journal.js";
 import { FileJournal } from "../../src/orders/journal-store.js";
 import { orderKey } from "../../src/orders/keys.js";
 import { useTestDatabase } from "../helpers/database.js";
+import { expectNewestKept, expectNewestOfRace } from "../helpers/product-updates.js";
 import { removeDir, tmpDir } from "../helpers/tmp-dir.js";
 
 const CAMPAIGN = "spring";
@@ -179,40 +179,11 @@ describe("the order journal in PostgreSQL", () => {
   });
 });
 
-/** A product.update of `code` at `at` (ms), orderable or not. */
-function update(code: string, at: number, orderable: boolean, multiplier = "0.05"): ProductUpdate {
-  const state = { price_multiplier: multiplier, is_orderable: orderable };
-  return {
-    product_code: code,
-    old_state: { ...state, is_orderable: !orderable },
-    new_state: state,
-    timestamp: new Date(at).toISOString(),
-  };
-}
-
-const T = Date.parse("2026-03-01T12:00:00Z");
-
 describe("product overrides in PostgreSQL", () => {
   const db = useTestDatabase("overrides");
 
   it("keeps the newest state of each product: an older or as old one is stale", async () => {
-    const store = new PgProductOverrides(db.database);
-    expect(await store.record(update("A", T, false))).toBe("applied");
-    expect(await store.record(update("A", T - 1, true))).toBe("stale");
-    expect(await store.record(update("A", T, true))).toBe("stale");
-    expect((await store.read()).A).toMatchObject({
-      at: T,
-      timestamp: new Date(T).toISOString(),
-      state: { is_orderable: false, price_multiplier: "0.05" },
-    });
-    expect(await store.record(update("A", T + 1, true, "0.0700"))).toBe("applied");
-    const denominations = { type: "fixed", available_list: ["10.00", "25.00"] };
-    const withDenominations = update("B", T - 5000, false);
-    withDenominations.new_state = { ...withDenominations.new_state, denominations } as never;
-    expect(await store.record(withDenominations)).toBe("applied");
-    const all = await store.read();
-    expect(all.A?.state).toEqual({ is_orderable: true, price_multiplier: "0.0700" });
-    expect(all.B?.state).toEqual({ is_orderable: false, price_multiplier: "0.05", denominations });
+    await expectNewestKept(new PgProductOverrides(db.database));
     // Applications ask the table which products are not orderable now.
     const { rows } = await db.pool.query(
       "SELECT product_code FROM product_overrides WHERE NOT is_orderable",
@@ -223,17 +194,7 @@ describe("product overrides in PostgreSQL", () => {
   it("messages recorded at once on two pools, in any order, leave the newest", async () => {
     const other = await openDatabase(db.config);
     try {
-      const a = new PgProductOverrides(db.database);
-      const b = new PgProductOverrides(other);
-      const times = Array.from({ length: 40 }, (_, i) => T + i * 1000).sort(
-        () => Math.random() - 0.5,
-      );
-      const results = await Promise.all(
-        times.map((at, i) => (i % 2 ? a : b).record(update("A", at, at % 2000 === 0))),
-      );
-      expect(results).toContain("applied");
-      expect((await b.read()).A?.at).toBe(T + 39_000);
-      expect((await a.read()).A?.at).toBe(T + 39_000);
+      await expectNewestOfRace(new PgProductOverrides(db.database), new PgProductOverrides(other));
     } finally {
       await other.close();
     }

@@ -5,6 +5,7 @@ import {
   type Sandbox,
   type SandboxOptions,
   startSandbox,
+  type WebhookStats,
 } from "../../src/sandbox/index.js";
 
 /** The X-Api-Key `call` sends unless told otherwise. */
@@ -75,6 +76,10 @@ export interface SandboxStats {
   most_in_flight: Record<string, number>;
   orders: number;
   items: number;
+  /** GET /v2/order/{id} answered, whatever the status: what webhooks are meant to save. */
+  order_lookups: number;
+  /** What the sandbox's webhook sender did; null when it sends none. */
+  webhooks: WebhookStats | null;
 }
 
 /** GET /_sandbox/stats: what reached the server. */

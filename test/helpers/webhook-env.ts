@@ -1,13 +1,20 @@
 // A campaign env whose sandbox sends webhooks to a real receiver (src/webhooks) over HTTP.
+import { join } from "node:path";
 import { Registry } from "prom-client";
 import { Webhook } from "standardwebhooks";
+import { afterEach, expect } from "vitest";
+import { campaignStatus } from "../../src/campaigns/status.js";
+import type { ProductOverride, ProductOverrideStore } from "../../src/catalog/product-overrides.js";
+import { importCampaign } from "../../src/import/import-campaign.js";
 import { WebhookMetrics } from "../../src/metrics/webhook-metrics.js";
-import type { SandboxOptions } from "../../src/sandbox/index.js";
+import type { Sandbox, SandboxOptions } from "../../src/sandbox/index.js";
 import { type RunningReceiver, startWebhookReceiver } from "../../src/webhooks/webhook-receiver.js";
 import { startWorkers } from "../../src/worker/start-workers.js";
 import type { RunningWorkers } from "../../src/worker/worker-options.js";
-import { type CampaignEnv, campaignEnv, FAST_TIMINGS, quietLog } from "./campaign-env.js";
+import { type CampaignEnv, campaignEnv, depsOf, FAST_TIMINGS, quietLog } from "./campaign-env.js";
+import { writeLargeCsv } from "./csv.js";
 import { testRedis } from "./redis.js";
+import { eventually } from "./wait-for.js";
 import { newWebhookSecret } from "./webhook-inbox.js";
 
 export interface WebhookEnv {
@@ -74,6 +81,44 @@ export async function webhookEnv(
   };
 }
 
+/** A webhookEnv for each test that asks for one (`setup`, webhookEnv's arguments), disposed after it. */
+export function useWebhookEnv(): { setup: typeof webhookEnv } {
+  let current: WebhookEnv | undefined;
+  afterEach(async () => {
+    await current?.dispose();
+    current = undefined;
+  });
+  return {
+    setup: async (...args) => {
+      current = await webhookEnv(...args);
+      return current;
+    },
+  };
+}
+
+/** Imports `rows` async rows, one per order, into `campaign`, running. */
+export async function importRows(w: WebhookEnv, campaign: string, rows: number): Promise<void> {
+  const file = join(w.env.dataDir, `${campaign}.csv`);
+  await writeLargeCsv(w.env.index, file, rows);
+  const result = await importCampaign(
+    { file, campaign, executionMode: "async", confirm: async () => true },
+    depsOf(w.env),
+  );
+  expect(result.orders).toBe(rows);
+}
+
+/** Waits (90 s at most) until every row of `campaign` is completed, failed_final or failed_uncertain. */
+export async function rowsEnded(w: WebhookEnv, campaign: string, rows: number): Promise<void> {
+  await eventually(
+    async () => {
+      const s = await campaignStatus(w.env.ledger, campaign);
+      return s.completed + s.failed_final + s.failed_uncertain === rows;
+    },
+    `${rows} rows ended`,
+    90_000,
+  );
+}
+
 /** How postSigned signs: `id`, `at`, the signature header's value, and under which names. */
 export interface SignOptions {
   id?: string;
@@ -120,4 +165,28 @@ export async function messagesCounted(
   const metric = await registry.getSingleMetric("giftjobs_webhook_messages_total")?.get();
   const value = metric?.values.find((v) => v.labels.type === type && v.labels.result === result);
   return value?.value ?? 0;
+}
+
+/**
+ * The sandbox changes `code`'s is_orderable (POST /_sandbox/products/{code}) and sends its
+ * product.update; resolves once `store` holds that state, with what it holds.
+ */
+export async function pushOrderable(
+  sandbox: Sandbox,
+  store: ProductOverrideStore,
+  code: string,
+  orderable: boolean,
+): Promise<ProductOverride> {
+  const res = await fetch(`${sandbox.url}/_sandbox/products/${code}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ is_orderable: orderable }),
+  });
+  expect(res.status).toBe(200);
+  let held: ProductOverride | undefined;
+  await eventually(async () => {
+    held = (await store.read())[code];
+    return held?.state.is_orderable === orderable;
+  }, `the product.update of ${code} recorded`);
+  return held!;
 }

@@ -1,16 +1,12 @@
 // giftjobs_orders_total counts every order that reached an end exactly once, whoever moved it:
 // the webhook receiver (a process of its own here, with no orders counter of its own), a
 // worker's status follower, or both racing. Real workers, receiver, sandbox over HTTP, Redis.
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { cancelCampaign } from "../../src/campaigns/control.js";
 import { campaignStatus } from "../../src/campaigns/status.js";
-import { importCampaign } from "../../src/import/import-campaign.js";
 import { type RunningMetrics, startMetrics } from "../../src/metrics/start-metrics.js";
-import { depsOf } from "../helpers/campaign-env.js";
-import { writeLargeCsv } from "../helpers/csv.js";
-import { eventually } from "../helpers/wait-for.js";
-import { type WebhookEnv, webhookEnv } from "../helpers/webhook-env.js";
+import { stats } from "../helpers/sandbox.js";
+import { importRows, rowsEnded, useWebhookEnv, type WebhookEnv } from "../helpers/webhook-env.js";
 
 const ENDS = ["completed", "failed_final", "failed_uncertain", "cancelled"] as const;
 
@@ -23,51 +19,28 @@ async function ordersTotal(metrics: RunningMetrics): Promise<Record<string, numb
   return out;
 }
 
-async function importRows(w: WebhookEnv, campaign: string, rows: number): Promise<void> {
-  const file = join(w.env.dataDir, `${campaign}.csv`);
-  await writeLargeCsv(w.env.index, file, rows);
-  const result = await importCampaign(
-    { file, campaign, executionMode: "async", confirm: async () => true },
-    depsOf(w.env),
-  );
-  expect(result.orders).toBe(rows);
-}
-
-async function ended(w: WebhookEnv, campaign: string, rows: number): Promise<void> {
-  await eventually(
-    async () => {
-      const s = await campaignStatus(w.env.ledger, campaign);
-      return s.completed + s.failed_final + s.failed_uncertain === rows;
-    },
-    `${rows} rows ended`,
-    90_000,
-  );
-}
-
 async function lookups(w: WebhookEnv): Promise<number> {
-  const stats = await (await fetch(`${w.env.sandbox.url}/_sandbox/stats`)).json();
-  return (stats as { order_lookups: number }).order_lookups;
+  return (await stats(w.env.sandbox)).order_lookups;
 }
 
 describe("giftjobs_orders_total: every end once, whoever moved it", () => {
-  let w: WebhookEnv | undefined;
+  const { setup } = useWebhookEnv();
   let metrics: RunningMetrics | undefined;
+  // Registered after the env's: runs before it.
   afterEach(async () => {
     await metrics?.close();
     metrics = undefined;
-    await w?.dispose();
-    w = undefined;
   });
 
   /** The totals of a scrape equal the ledger's counts (one row per order), and a second adds nothing. */
-  async function expectTotalsOf(campaign: string, rows: number): Promise<void> {
-    const status = await campaignStatus(w!.env.ledger, campaign);
+  async function expectTotalsOf(w: WebhookEnv, campaign: string, rows: number): Promise<void> {
+    const status = await campaignStatus(w.env.ledger, campaign);
     const totals = await ordersTotal(metrics!);
     for (const end of ENDS) expect(totals[end], end).toBe(status[end]);
     expect(ENDS.reduce((sum, end) => sum + totals[end]!, 0)).toBe(rows);
     expect(await ordersTotal(metrics!)).toEqual(totals);
     // Another endpoint (a second worker's) finds nothing left to claim.
-    const other = await startMetrics({ config: w!.env.config, port: 0 });
+    const other = await startMetrics({ config: w.env.config, port: 0 });
     try {
       expect(await ordersTotal(other)).toEqual({
         completed: 0,
@@ -81,7 +54,7 @@ describe("giftjobs_orders_total: every end once, whoever moved it", () => {
   }
 
   it("a campaign completed by webhooks alone (the receiver's own process moved them)", async () => {
-    w = await webhookEnv(
+    const w = await setup(
       "ended-hooks",
       { orderRateLimit: 100_000, asyncFailRate: 0.1 },
       { webhookFaults: { duplicates: 0.3, outOfOrder: 0.2, drop: 0, delayMs: 0 } },
@@ -89,16 +62,16 @@ describe("giftjobs_orders_total: every end once, whoever moved it", () => {
     metrics = await startMetrics({ config: w.env.config, port: 0 });
     await importRows(w, "hooked", 60);
     await w.work(60_000);
-    await ended(w, "hooked", 60);
+    await rowsEnded(w, "hooked", 60);
     expect(await lookups(w)).toBe(0);
     const status = await campaignStatus(w.env.ledger, "hooked");
     expect(status.completed).toBeGreaterThan(0);
     expect(status.failed_final).toBeGreaterThan(0);
-    await expectTotalsOf("hooked", 60);
+    await expectTotalsOf(w, "hooked", 60);
   });
 
   it("a campaign completed by polling alone (every webhook dropped)", async () => {
-    w = await webhookEnv(
+    const w = await setup(
       "ended-polls",
       { orderRateLimit: 100_000, asyncCompleteMs: 100 },
       { webhookFaults: { drop: 1_000_000 } },
@@ -106,18 +79,18 @@ describe("giftjobs_orders_total: every end once, whoever moved it", () => {
     metrics = await startMetrics({ config: w.env.config, port: 0 });
     await importRows(w, "polled", 40);
     await w.work(100);
-    await ended(w, "polled", 40);
+    await rowsEnded(w, "polled", 40);
     expect(await lookups(w)).toBeGreaterThanOrEqual(40);
-    await expectTotalsOf("polled", 40);
+    await expectTotalsOf(w, "polled", 40);
   });
 
   it("webhooks and polls racing for the same orders count each once", async () => {
-    w = await webhookEnv("ended-race", { orderRateLimit: 100_000, asyncCompleteMs: 100 });
+    const w = await setup("ended-race", { orderRateLimit: 100_000, asyncCompleteMs: 100 });
     metrics = await startMetrics({ config: w.env.config, port: 0 });
     await importRows(w, "race", 80);
     await w.work(100);
-    await ended(w, "race", 80);
-    await expectTotalsOf("race", 80);
+    await rowsEnded(w, "race", 80);
+    await expectTotalsOf(w, "race", 80);
     // A cancel after the end moves nothing and counts nothing; one before counts its orders.
     await cancelCampaign(w.env.ledger, "race");
     expect((await ordersTotal(metrics)).cancelled).toBe(0);

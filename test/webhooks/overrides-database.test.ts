@@ -10,44 +10,40 @@ import { PgProductOverrides } from "../../src/db/product-overrides.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import type { ImportDeps } from "../../src/import/import-types.js";
 import { Ledger } from "../../src/ledger/ledger.js";
-import { type CampaignEnv, campaignEnv, cliEnvOf, depsOf } from "../helpers/campaign-env.js";
+import { cliEnvOf, depsOf } from "../helpers/campaign-env.js";
 import { type CliChild, exited, runCli, spawnCli } from "../helpers/cli.js";
 import { useTestDatabase } from "../helpers/database.js";
-import { cleanPrefix, uniquePrefix } from "../helpers/redis.js";
+import { uniquePrefix } from "../helpers/redis.js";
 import { openCard, sandboxOrders } from "../helpers/sandbox.js";
 import { tmpDir } from "../helpers/tmp-dir.js";
+import { useCampaignEnv } from "../helpers/use-campaign-env.js";
 import { eventually, waitFor } from "../helpers/wait-for.js";
+import { pushOrderable } from "../helpers/webhook-env.js";
 import { newWebhookSecret } from "../helpers/webhook-inbox.js";
 
-let env: CampaignEnv | undefined;
-const children: CliChild[] = [];
-const prefixes: string[] = [];
-afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode !== null) continue;
-    child.kill("SIGTERM");
-    await exited(child);
-  }
-  for (const prefix of prefixes.splice(0)) if (env) await cleanPrefix(env.redis, prefix);
-  await env?.sandbox.webhooks?.close();
-  await env?.dispose();
-  env = undefined;
-});
-
 describe("product overrides in PostgreSQL", () => {
+  const { setup } = useCampaignEnv({ asyncCompleteMs: 50 });
   const db = useTestDatabase("overrides_shared");
+  // Registered after the env's: runs before it, so the children end while it is still there.
+  const children: CliChild[] = [];
+  afterEach(async () => {
+    for (const child of children.splice(0)) {
+      if (child.exitCode !== null) continue;
+      child.kill("SIGTERM");
+      await exited(child);
+    }
+  });
 
   it("a receiver records them there; another process with its own data dir and prefix sees them", {
     timeout: 180_000,
   }, async () => {
-    env = await campaignEnv({ asyncCompleteMs: 50 }, "ovr-db");
-    const e = env;
+    const e = await setup("ovr-db");
     const product = openCard(e.sandbox);
     const face = product.gift_card!.denominations.minimum_value;
 
-    // The other machine: a Redis prefix and an empty data dir of its own, the same database.
+    // The other machine: a Redis prefix and an empty data dir of its own, the same database
+    // (both removed after the test by test/helpers/setup.ts).
     const otherPrefix = uniquePrefix("ovr-db-other");
-    prefixes.push(otherPrefix);
     const otherDir = await tmpDir("ovr-db-other");
     const otherLedger = new Ledger(e.redis, otherPrefix);
     const otherDeps: ImportDeps = {
@@ -89,18 +85,8 @@ describe("product overrides in PostgreSQL", () => {
       "the receiver's URL",
     );
     await e.sandbox.setWebhooks({ webhookUrl: url, webhookSecret: secret, webhookRetryBaseMs: 50 });
-    const res = await fetch(`${e.sandbox.url}/_sandbox/products/${product.code}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ is_orderable: false }),
-    });
-    expect(res.status).toBe(200);
     const overrides = new PgProductOverrides(db.database);
-    await eventually(
-      async () => (await overrides.read())[product.code]?.state.is_orderable === false,
-      "the product.update recorded in the database",
-    );
-    const pushedAt = (await overrides.read())[product.code]!.timestamp;
+    const pushedAt = (await pushOrderable(e.sandbox, overrides, product.code, false)).timestamp;
     // In the database only: the receiver's Redis prefix holds no override.
     expect(await new ProductOverrides(e.redis, e.config.prefix).read()).toEqual({});
 
