@@ -258,7 +258,9 @@ describe("Redis going away is an outage, never a loss", () => {
       "the worker to say Redis is not answering",
       20_000,
     );
-    await new Promise((r) => setTimeout(r, 4000));
+    // Still waiting 2 s on: a connection with a retry limit (the commands' 3 retries,
+    // src/redis/connection.ts) gives its PING up in well under that, and the worker ends.
+    await new Promise((r) => setTimeout(r, 2000));
     expect(worker.exitCode).toBeNull();
     step = "starting Redis";
     const server = await startRedisServer({ port, dir, args: ["--appendonly", "yes"] });
