@@ -50,6 +50,9 @@ describe("a service outage", () => {
         serviceQuietMs: 1000,
         outageHoldMs: 100,
         outageHoldMaxMs: 500,
+        // The orders accepted before the outage, whose polls reached nothing during it, are
+        // looked at again after this (30 s by default), as the queue's hold above is.
+        maxPollDelayMs: 500,
       },
     });
     const status = () => campaignStatus(e.ledger, "o");
