@@ -176,6 +176,7 @@ export function startOrdersQueue(context: QueueContext): QueueRunner {
     concurrency,
     storePayoutUrls: options.storePayoutUrls,
     pollDelayMs: timings.pollDelayMs,
+    maxPollDelayMs: timings.maxPollDelayMs,
     onOrderEnded: hooks.onOrderEnded,
     orderIndex,
     outage,

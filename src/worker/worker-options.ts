@@ -60,6 +60,11 @@ export interface StartWorkersOptions {
     dispatchRepairMs?: number;
     firstPollDelayMs?: number;
     pollDelayMs?: number;
+    /**
+     * The longest wait between status polls of an accepted order, and the wait after a poll that
+     * reached nothing (the service away). @defaultValue 30000
+     */
+    maxPollDelayMs?: number;
     rateLimitBaseMs?: number;
     /** How often the campaign tracker reads the counts of the campaigns it logs. */
     trackerTickMs?: number;

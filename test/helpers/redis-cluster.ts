@@ -23,7 +23,10 @@ export interface RedisCluster {
 /** How long a node may be silent before its replica takes over (short: tests wait for it). */
 export const NODE_TIMEOUT_MS = 2000;
 
-/** Starts the six servers, makes the cluster and waits until it serves every slot. */
+/**
+ * Starts the six servers, makes the cluster and waits until it serves every slot and each
+ * master's replica is ready to take over.
+ */
 export async function startRedisCluster(): Promise<RedisCluster> {
   // Removed after the servers are killed (clean-ups run in the order they were asked for).
   const root = await mkdtemp(join(tmpdir(), "gj-cluster-"));
@@ -44,6 +47,14 @@ export async function startRedisCluster(): Promise<RedisCluster> {
           // masters here are killed at any moment, idle replicas included.
           "--cluster-replica-validity-factor",
           "0",
+          // A replica is listed in CLUSTER SLOTS (and so found by slotOwner) only once it has
+          // synced and its replication offset is not 0: its master sends the copy at once (not
+          // 5 s later, in case more replicas come) and pings it every second (not every 10),
+          // which moves the offset of a master nothing was written to.
+          "--repl-diskless-sync-delay",
+          "0",
+          "--repl-ping-replica-period",
+          "1",
           "--appendonly",
           "yes",
           "--logfile",
@@ -64,7 +75,21 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     settled: (key) => settled(nodes, key),
   };
   await cluster.settled();
+  await replicasListed(nodes);
   return cluster;
+}
+
+/** Until CLUSTER SLOTS lists a replica beside each master (a test asks one to fail over). */
+async function replicasListed(nodes: RedisServer[]): Promise<void> {
+  await eventually(
+    async () => {
+      const ranges = (await redisAt(nodes[0]!.port, "CLUSTER", "SLOTS")) as unknown[][];
+      // Each range: from, to, the master, then its replicas.
+      return ranges.every((range) => range.length > 3);
+    },
+    "each master's replica to be listed in CLUSTER SLOTS",
+    60_000,
+  );
 }
 
 function createCluster(addresses: string[]): Promise<void> {
