@@ -347,10 +347,12 @@ export function databaseLostEnd(
 
 /**
  * Redis went away mid-import: what is recorded stays (each batch is recorded whole), and a
- * second run of the same import records only what is missing.
+ * second run of the same import records only what is missing. `recorded` counts the batches
+ * Redis answered for: the one it was sent when it went away may be recorded too (its answer
+ * lost), hence "at least"; the second run names it among the rows already known.
  */
 function redisLostLine(settings: RedisSettings, recorded: number): string {
-  return `giftjobs: Redis went away during the import (${redisAddress(settings)} stopped answering): ${recorded} ${plural(recorded, "row was", "rows were")} recorded; run the same import again to record the rest`;
+  return `giftjobs: Redis went away during the import (${redisAddress(settings)} stopped answering): at least ${recorded} ${plural(recorded, "row was", "rows were")} recorded; run the same import again to record the rest`;
 }
 
 /**

@@ -287,7 +287,7 @@ describe("orders import: how it ends", () => {
   it("Redis lost mid-way: exit 1, what was recorded, and the address", () => {
     const end = redisLostEnd(prepared(), 1500);
     const line =
-      "giftjobs: Redis went away during the import (redis.example:6390 stopped answering): 1500 rows were recorded; run the same import again to record the rest";
+      "giftjobs: Redis went away during the import (redis.example:6390 stopped answering): at least 1500 rows were recorded; run the same import again to record the rest";
     expect(end).toMatchObject({ kind: "redis_lost", code: 1, line });
     expect(end.json).toMatchObject({
       campaign: "spring",
