@@ -70,4 +70,10 @@ export const SHIPPED = {
   outdir: join(ROOT, "dist", "cli"),
 };
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await bundleCli(SHIPPED);
+// Run as `node scripts/cli-bundle.mjs` (npm run build). The file's name is checked too: a bench
+// child that esbuild bundles with this module inside (through test/helpers/cli-build.ts) has
+// the same import.meta.url as its own entry, and would otherwise build the CLI when it starts.
+const runAsScript =
+  import.meta.url === pathToFileURL(process.argv[1] ?? "").href &&
+  import.meta.url.endsWith("/scripts/cli-bundle.mjs");
+if (runAsScript) await bundleCli(SHIPPED);
