@@ -85,27 +85,29 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
 async function waitUntilAnswering(port: number, child: ChildProcess): Promise<void> {
   for (let i = 0; i < 100; i++) {
     if (child.exitCode !== null) throw new Error(`redis-server exited with code ${child.exitCode}`);
-    const redis = new Redis(port, "127.0.0.1", {
-      lazyConnect: true,
-      maxRetriesPerRequest: 0,
-      retryStrategy: () => null,
-    });
-    redis.on("error", () => {});
     try {
-      await redis.connect();
       // LOADING (an append-only file being read) is not answering yet.
-      if ((await redis.ping()) === "PONG") return;
+      if ((await onConnectionTo(port, (redis) => redis.ping())) === "PONG") return;
     } catch {
       await new Promise((r) => setTimeout(r, 100));
-    } finally {
-      redis.disconnect();
     }
   }
   throw new Error(`redis-server on port ${port} did not answer within 10 s`);
 }
 
 /** One command to a server by its port, on a connection of its own. */
-export async function redisAt(port: number, ...command: (string | number)[]): Promise<unknown> {
+export function redisAt(port: number, ...command: (string | number)[]): Promise<unknown> {
+  return onConnectionTo(port, (redis) => redis.call(String(command[0]), ...command.slice(1)));
+}
+
+/**
+ * `use` on a connection of its own to the server at `port`, closed after: no retry, no
+ * reconnection, so a server that is down fails at once (to be asked again by the caller).
+ */
+export async function onConnectionTo<T>(
+  port: number,
+  use: (redis: Redis) => Promise<T>,
+): Promise<T> {
   const redis = new Redis(port, "127.0.0.1", {
     maxRetriesPerRequest: 0,
     lazyConnect: true,
@@ -116,7 +118,7 @@ export async function redisAt(port: number, ...command: (string | number)[]): Pr
   redis.on("error", () => {});
   try {
     await redis.connect();
-    return await redis.call(String(command[0]), ...command.slice(1));
+    return await use(redis);
   } finally {
     redis.disconnect();
   }

@@ -16,7 +16,12 @@ import {
 } from "../helpers/cli.js";
 import { writeLargeCsv } from "../helpers/csv.js";
 import { freePort } from "../helpers/free-port.js";
-import { type RedisServer, redisAt, startRedisServer } from "../helpers/redis-server.js";
+import {
+  onConnectionTo,
+  type RedisServer,
+  redisAt,
+  startRedisServer,
+} from "../helpers/redis-server.js";
 import { sandboxOrders } from "../helpers/sandbox.js";
 import { tmpDir } from "../helpers/tmp-dir.js";
 import { eventually } from "../helpers/wait-for.js";
@@ -135,19 +140,10 @@ describe("Redis going away is an outage, never a loss", () => {
    * one takes a second or more on a loaded machine, and the campaign ran on meanwhile.
    */
   async function rowsDone(setup: Setup): Promise<number> {
-    const redis = new Redis(setup.server.url, {
-      lazyConnect: true,
-      maxRetriesPerRequest: 0,
-      retryStrategy: () => null,
-    });
-    redis.on("error", () => {});
-    try {
-      await redis.connect();
+    return onConnectionTo(setup.server.port, async (redis) => {
       const c = await new Ledger(redis, setup.env.GIFTJOBS_PREFIX!).campaigns.counts(CAMPAIGN);
       return c.completed + c.failed_final + c.failed_uncertain;
-    } finally {
-      redis.disconnect();
-    }
+    });
   }
 
   /** Waits for the campaign through `orders status --wait`, then counts items at the sandbox. */
