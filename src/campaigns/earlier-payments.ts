@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { Ledger } from "../ledger/ledger.js";
+import type { RepeatOf } from "../ledger/types.js";
 import type { PaidEntry, PaidLookup } from "../orders/paid-memory.js";
 import { ARCHIVE_FILES, archiveDir, readLedgerFile, readManifest } from "./archive-files.js";
 
@@ -91,4 +92,27 @@ export class RepeatFinder {
     this.archived.set(campaign, statuses);
     return statuses;
   }
+}
+
+/**
+ * The earlier rows a recorded repeat keeps on its ledger row: a row of a daily bonus may repeat
+ * ninety, and each costs Redis bytes until the campaign is archived.
+ */
+export const REPEAT_OF_KEPT = 5;
+
+/**
+ * What a row recorded with --allow-repeats keeps of the earlier rows it pays again
+ * (docs/architecture/repeats.md, "The check"): the latest REPEAT_OF_KEPT, oldest first, and how
+ * many more there were.
+ */
+export function repeatOf(earlier: readonly EarlierRow[]): RepeatOf {
+  const sorted = [...earlier].sort(
+    (a, b) =>
+      a.at - b.at ||
+      (a.campaign < b.campaign ? -1 : a.campaign > b.campaign ? 1 : 0) ||
+      a.line - b.line,
+  );
+  const rows = sorted.slice(-REPEAT_OF_KEPT).map(({ campaign, line }) => ({ campaign, line }));
+  const more = sorted.length - rows.length;
+  return more > 0 ? { rows, more } : { rows };
 }

@@ -4,13 +4,14 @@ import { paidMemoryFor } from "../db/paid-memory.js";
 import { UserError } from "../errors/user-error.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { RowStatus } from "../ledger/row-status.js";
-import type { KeyClearance, LedgerOrder } from "../ledger/types.js";
+import type { KeyClearance, LedgerOrder, LedgerRow, RepeatOf } from "../ledger/types.js";
 import type { OrderJournal } from "../orders/journal-store.js";
 import { orderKey } from "../orders/keys.js";
 import { paidFingerprint } from "../orders/paid-fingerprint.js";
-import { REPEAT_WINDOW_DAYS, RepeatFinder } from "./earlier-payments.js";
+import { type EarlierRow, REPEAT_WINDOW_DAYS, RepeatFinder, repeatOf } from "./earlier-payments.js";
 import { forgetBegun, forgottenRefusal } from "./forget-records.js";
 import { storedState } from "./state.js";
+import { addedRepeats } from "./status.js";
 
 export interface RetryOptions {
   /** Move failed_final rows to the next generation (a new key). */
@@ -48,6 +49,11 @@ export interface RetryResult {
    * since (docs/architecture/repeats.md, "Retries"); absent when none.
    */
   repeats?: number;
+  /**
+   * With --allow-repeats: the rows moved on that pay again what other campaigns paid, per
+   * earlier campaign (counted into the campaign's `repeats`, as an import's); absent when none.
+   */
+  repeated?: Record<string, number>;
 }
 
 /**
@@ -103,27 +109,56 @@ export async function retryCampaign(
     unclear: 0,
     absent: 0,
   };
-  const repeats =
-    options.newKey && !options.allowRepeats
-      ? await repeatCheck(ledger, campaign, options)
-      : undefined;
+  const earlierOf = options.newKey ? await repeatCheck(ledger, campaign, options) : undefined;
+  const repeated: Record<string, number> = {};
   for await (const [number, order] of ledger.orders.all(campaign)) {
     const absent = Boolean(options.newKey && !options.force && reconciledAbsent(order));
     if (!statuses.includes(order.status) && !absent) continue;
-    if (repeats && (await repeats(order.identities))) {
+    const marks = earlierOf ? await earlierOf(order.identities) : [];
+    if (marks.length > 0 && !options.allowRepeats) {
       result.repeats = (result.repeats ?? 0) + 1;
       continue;
     }
+    // Paid again knowingly: each such row names the rows it repeats before it moves on, and
+    // loses them again when it does not.
+    if (marks.length > 0) await ledger.orders.setRepeatOf(campaign, marked(marks));
     const moved = options.newKey
       ? await underNewKey(ledger, campaign, number, order, { ...options, absent, journal })
       : await underSameKey(ledger, campaign, number, options.force);
     if (moved === "unclear") result.unclear += 1;
-    if (moved !== true) continue;
+    if (moved !== true) {
+      if (marks.length > 0) await ledger.orders.setRepeatOf(campaign, unmarked(marks));
+      continue;
+    }
     result.orders += 1;
     result.rows += order.identities.length;
     if (absent) result.absent += 1;
+    for (const mark of marks)
+      for (const earlier of new Set(mark.earlier.map((row) => row.campaign)))
+        repeated[earlier] = (repeated[earlier] ?? 0) + 1;
+  }
+  if (Object.keys(repeated).length > 0) {
+    result.repeated = repeated;
+    const stored = (await ledger.campaigns.meta(campaign)).repeats;
+    await ledger.campaigns.setMeta(campaign, { repeats: addedRepeats(stored, repeated) });
   }
   return result;
+}
+
+/** A row of an order to move on that repeats earlier rows of other campaigns, and its row. */
+interface RepeatMark {
+  identity: string;
+  row: LedgerRow;
+  earlier: EarlierRow[];
+}
+
+function marked(marks: readonly RepeatMark[]): [string, RepeatOf][] {
+  return marks.map((m) => [m.identity, repeatOf(m.earlier)]);
+}
+
+/** What the rows carried before (an import with --allow-repeats may have marked them). */
+function unmarked(marks: readonly RepeatMark[]): [string, RepeatOf | undefined][] {
+  return marks.map((m) => [m.identity, m.row.repeat_of]);
 }
 
 async function underSameKey(
@@ -188,16 +223,16 @@ async function underNewKey(
 }
 
 /**
- * Whether an order's rows repeat rows another campaign recorded and did not end with nothing
- * made: a failed_final row's person may have been paid since by another campaign (imported while
- * nothing was made here), and a new key would pay them again (docs/architecture/repeats.md,
- * "Retries"). Undefined without a paid memory.
+ * The rows of an order that repeat rows another campaign recorded and did not end with nothing
+ * made, with those rows: a failed_final row's person may have been paid since by another
+ * campaign (imported while nothing was made here), and a new key would pay them again
+ * (docs/architecture/repeats.md, "Retries"). Undefined without a paid memory.
  */
 async function repeatCheck(
   ledger: Ledger,
   campaign: string,
   options: RetryOptions,
-): Promise<((identities: string[]) => Promise<boolean>) | undefined> {
+): Promise<((identities: string[]) => Promise<RepeatMark[]>) | undefined> {
   const memory = paidMemoryFor(options);
   if (!memory) return undefined;
   const since = Date.now() - (options.repeatWindowDays ?? REPEAT_WINDOW_DAYS) * 86_400_000;
@@ -205,6 +240,11 @@ async function repeatCheck(
   return async (identities) => {
     const rows = await ledger.orders.getRows(campaign, identities);
     const fingerprints = rows.map((row) => row && paidFingerprint(row, row.currency));
-    return (await finder.find(fingerprints)).some((earlier) => earlier.length > 0);
+    const found = await finder.find(fingerprints);
+    return identities.flatMap((identity, i) => {
+      const row = rows[i];
+      const earlier = found[i] ?? [];
+      return row && earlier.length > 0 ? [{ identity, row, earlier }] : [];
+    });
   };
 }

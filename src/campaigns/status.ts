@@ -94,6 +94,20 @@ export function repeatsField(meta: CampaignMeta): { repeats?: Record<string, num
   return meta.repeats ? { repeats: JSON.parse(meta.repeats) as Record<string, number> } : {};
 }
 
+/**
+ * The meta `repeats` with `added` rows paid again knowingly counted in, per earlier campaign:
+ * what an import with --allow-repeats and `orders retry --new-key --allow-repeats` record.
+ */
+export function addedRepeats(
+  stored: string | undefined,
+  added: Readonly<Record<string, number>>,
+): string {
+  const counts: Record<string, number> = stored ? JSON.parse(stored) : {};
+  for (const [campaign, rows] of Object.entries(added))
+    counts[campaign] = (counts[campaign] ?? 0) + rows;
+  return JSON.stringify(counts);
+}
+
 /** `forgotten_at` of a forgotten campaign's status (see forgottenAt), else nothing. */
 function forgottenField(meta: CampaignMeta): { forgotten_at?: string } {
   const at = forgottenAt(meta);

@@ -2,6 +2,7 @@ import type { JobsOptions } from "bullmq";
 import { currentActor } from "../audit/actor.js";
 import { FOUR_EYES_FIELDS, withImporter } from "../campaigns/four-eyes.js";
 import { moveCampaign } from "../campaigns/state.js";
+import { addedRepeats } from "../campaigns/status.js";
 import { recordingMarked } from "../campaigns/unfinished-import.js";
 import { journalFor } from "../db/order-journal.js";
 import { paidMemoryFor } from "../db/paid-memory.js";
@@ -219,7 +220,5 @@ function recordRefused(
  * campaign, as JSON `{"gifts": 12}`, added to what earlier imports of the campaign allowed.
  */
 function repeatsMeta(stored: string | undefined, groups: readonly RepeatGroup[]): string {
-  const counts: Record<string, number> = stored ? JSON.parse(stored) : {};
-  for (const g of groups) counts[g.campaign] = (counts[g.campaign] ?? 0) + g.rows;
-  return JSON.stringify(counts);
+  return addedRepeats(stored, Object.fromEntries(groups.map((g) => [g.campaign, g.rows])));
 }

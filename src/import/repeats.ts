@@ -1,5 +1,7 @@
 import type { EarlierRow } from "../campaigns/earlier-payments.js";
-import type { RepeatOf } from "../ledger/types.js";
+
+export { REPEAT_OF_KEPT, repeatOf } from "../campaigns/earlier-payments.js";
+
 import { currencyDecimals, fromUnits } from "../money.js";
 
 /** What an import does with rows another campaign paid (docs/architecture/repeats.md). */
@@ -27,29 +29,6 @@ export interface RepeatGroup {
 }
 
 const LINES_KEPT = 1000;
-
-/**
- * The earlier rows a recorded repeat keeps on its ledger row: a row of a daily bonus may repeat
- * ninety, and each costs Redis bytes until the campaign is archived.
- */
-export const REPEAT_OF_KEPT = 5;
-
-/**
- * What a row recorded with --allow-repeats keeps of the earlier rows it pays again
- * (docs/architecture/repeats.md, "The check"): the latest REPEAT_OF_KEPT, oldest first, and how
- * many more there were.
- */
-export function repeatOf(earlier: readonly EarlierRow[]): RepeatOf {
-  const sorted = [...earlier].sort(
-    (a, b) =>
-      a.at - b.at ||
-      (a.campaign < b.campaign ? -1 : a.campaign > b.campaign ? 1 : 0) ||
-      a.line - b.line,
-  );
-  const rows = sorted.slice(-REPEAT_OF_KEPT).map(({ campaign, line }) => ({ campaign, line }));
-  const more = sorted.length - rows.length;
-  return more > 0 ? { rows, more } : { rows };
-}
 
 /** Gathers an import's repeated rows into one group per earlier campaign. */
 export class RepeatGroups {

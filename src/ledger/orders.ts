@@ -1,7 +1,14 @@
 import type { ExecutionMode } from "../api/order-request.js";
 import type { DailyLimit } from "../daily-limit.js";
 import { unusualCurrencyDecimals } from "../money.js";
-import { decodeOrder, decodeRow, encodeOrder, encodeOrderFields, rowTail } from "./codec.js";
+import {
+  decodeOrder,
+  decodeRow,
+  encodeOrder,
+  encodeOrderFields,
+  encodeRow,
+  rowTail,
+} from "./codec.js";
 import { dailySpendKey, limitReachedOf, limitReason, startLimitArgs } from "./daily-limit.js";
 import { BudgetExceededError, CampaignClosedError } from "./record-errors.js";
 import type { RowStatus } from "./row-status.js";
@@ -13,6 +20,7 @@ import type {
   LedgerRow,
   NewOrder,
   OrderPatch,
+  RepeatOf,
   ReportedEnd,
   StartResult,
   StoredState,
@@ -65,6 +73,30 @@ export class LedgerOrders {
     if (identities.length === 0) return [];
     const raw = await this.store.redis.hmget(this.store.keys(campaign).rows, ...identities);
     return raw.map((r) => (r ? decodeRow(r) : undefined));
+  }
+
+  /**
+   * Sets (or, with undefined, removes) the earlier rows each row pays again (`repeat_of`), for
+   * `orders retry --new-key --allow-repeats` (docs/architecture/repeats.md, "Retries"). Only for
+   * rows of an order that has ended with nothing made (failed_final, or failed_uncertain found
+   * absent), which no worker writes: read and written back, not in a script.
+   */
+  async setRepeatOf(
+    campaign: string,
+    marks: readonly (readonly [string, RepeatOf | undefined])[],
+  ): Promise<void> {
+    const rows = await this.getRows(
+      campaign,
+      marks.map(([identity]) => identity),
+    );
+    const fields: string[] = [];
+    for (const [i, [identity, repeatOf]] of marks.entries()) {
+      const row = rows[i];
+      if (!row) continue;
+      const { repeat_of: _old, ...rest } = row;
+      fields.push(identity, encodeRow(repeatOf ? { ...rest, repeat_of: repeatOf } : rest));
+    }
+    if (fields.length > 0) await this.store.redis.hset(this.store.keys(campaign).rows, ...fields);
   }
 
   async getOrder(campaign: string, number: number): Promise<LedgerOrder | undefined> {

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { archiveCampaign, restoreCampaign } from "../../src/campaigns/archive.js";
 import { cancelCampaign } from "../../src/campaigns/control.js";
 import { forgetCampaign } from "../../src/campaigns/forget.js";
-import { type REPORT_COLUMNS, repeatOfText } from "../../src/campaigns/report.js";
+import { type REPORT_COLUMNS, repeatOfText, reportRecords } from "../../src/campaigns/report.js";
 import { retryCampaign } from "../../src/campaigns/retry.js";
 import { campaignStatus } from "../../src/campaigns/status.js";
 import { campaignSummary } from "../../src/campaigns/summary.js";
@@ -368,8 +368,19 @@ describe("retry --new-key and the paid memory", () => {
     const kept = await retryCampaign(e.ledger, "first", options);
     expect(kept).toMatchObject({ orders: 0, rows: 0, repeats: 1 });
     const sent = await retryCampaign(e.ledger, "first", { ...options, allowRepeats: true });
-    expect(sent).toMatchObject({ orders: 1, rows: 1 });
+    expect(sent).toMatchObject({ orders: 1, rows: 1, repeated: { second: 1 } });
     expect(sent.repeats).toBeUndefined();
+    // Paid again knowingly: the campaign counts it and the row names the row it repeats, as an
+    // import with --allow-repeats does; the report shows both.
+    expect((await e.ledger.campaigns.meta("first")).repeats).toBe('{"second":1}');
+    const [row] = await e.ledger.orders.getRows(
+      "first",
+      (await e.ledger.orders.getOrder("first", 2))!.identities,
+    );
+    expect(row?.repeat_of).toEqual({ rows: [{ campaign: "second", line: 2 }] });
+    const report: string[][] = [];
+    for await (const record of reportRecords(e.ledger, "first")) report.push(record);
+    expect(report.map((r) => r.at(-1))).toEqual(["second line 2"]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { apiKeyFingerprint } from "../../api/client.js";
 import { requireCampaign } from "../../campaigns/find-campaign.js";
 import { retryCampaign } from "../../campaigns/retry.js";
-import { campaignStatus } from "../../campaigns/status.js";
+import { campaignStatus, repeatsText } from "../../campaigns/status.js";
 import { plural } from "../../plural.js";
 import { auditedCommand } from "../audit-trail.js";
 import { createContext, printJson } from "../run-action.js";
@@ -60,6 +60,7 @@ export async function runRetry(opts: {
           orders: r.orders,
           unclear: r.unclear,
           ...(r.repeats ? { repeats: r.repeats } : {}),
+          ...(r.repeated ? { repeated: r.repeated } : {}),
         }),
       },
       { database },
@@ -67,6 +68,10 @@ export async function runRetry(opts: {
     if (result.repeats)
       process.stderr.write(
         `note: ${number(result.repeats)} ${plural(result.repeats, "order keeps its", "orders keep their")} rows: another campaign has paid the same people the same cards since (--allow-repeats to send them all the same)\n`,
+      );
+    if (result.repeated)
+      process.stderr.write(
+        `note: rows paid again knowingly (--allow-repeats), ${repeatsText(result.repeated)}; the report names the rows each repeats (repeat_of)\n`,
       );
     if (result.unclear > 0)
       process.stderr.write(
