@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { archiveCampaign, restoreCampaign } from "../../src/campaigns/archive.js";
 import { cancelCampaign } from "../../src/campaigns/control.js";
 import { forgetCampaign } from "../../src/campaigns/forget.js";
@@ -381,6 +381,37 @@ describe("retry --new-key and the paid memory", () => {
     const report: string[][] = [];
     for await (const record of reportRecords(e.ledger, "first")) report.push(record);
     expect(report.map((r) => r.at(-1))).toEqual(["second line 2"]);
+  });
+
+  it("a row --allow-repeats marked gets back what it carried when the ledger refuses its move", async () => {
+    const { e, file } = await sheet("retry-refused", 1);
+    await imported(e, { file, campaign: "first", hold: true });
+    await e.ledger.orders.transition({
+      campaign: "first",
+      number: 1,
+      from: ["queued"],
+      to: "failed_final",
+      patch: { error_type: "invalid_request" },
+    });
+    await imported(e, { file, campaign: "second" });
+    // The order changed meanwhile (another retry, a reconcile): REKEY refuses it.
+    const rekey = vi
+      .spyOn(e.ledger.orders, "rekey")
+      .mockResolvedValue({ done: false, why: "not-allowed" });
+    const result = await retryCampaign(e.ledger, "first", {
+      newKey: true,
+      dataDir: e.dataDir,
+      allowRepeats: true,
+    });
+    expect(rekey).toHaveBeenCalledOnce();
+    expect(result).toMatchObject({ orders: 0, rows: 0 });
+    expect(result.repeated).toBeUndefined();
+    const [row] = await e.ledger.orders.getRows(
+      "first",
+      (await e.ledger.orders.getOrder("first", 1))!.identities,
+    );
+    expect(row?.repeat_of).toBeUndefined();
+    expect((await e.ledger.campaigns.meta("first")).repeats).toBeUndefined();
   });
 });
 
