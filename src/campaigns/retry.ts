@@ -4,7 +4,7 @@ import { paidMemoryFor } from "../db/paid-memory.js";
 import { UserError } from "../errors/user-error.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { RowStatus } from "../ledger/row-status.js";
-import type { KeyClearance, LedgerOrder, LedgerRow, RepeatOf } from "../ledger/types.js";
+import type { KeyClearance, LedgerOrder, LedgerRow } from "../ledger/types.js";
 import type { OrderJournal } from "../orders/journal-store.js";
 import { orderKey } from "../orders/keys.js";
 import { paidFingerprint } from "../orders/paid-fingerprint.js";
@@ -121,13 +121,13 @@ export async function retryCampaign(
     }
     // Paid again knowingly: each such row names the rows it repeats before it moves on, and
     // loses them again when it does not.
-    if (marks.length > 0) await ledger.orders.setRepeatOf(campaign, marked(marks));
+    if (marks.length > 0) await ledger.orders.putRows(campaign, marked(marks));
     const moved = options.newKey
       ? await underNewKey(ledger, campaign, number, order, { ...options, absent, journal })
       : await underSameKey(ledger, campaign, number, options.force);
     if (moved === "unclear") result.unclear += 1;
     if (moved !== true) {
-      if (marks.length > 0) await ledger.orders.setRepeatOf(campaign, unmarked(marks));
+      if (marks.length > 0) await ledger.orders.putRows(campaign, unmarked(marks));
       continue;
     }
     result.orders += 1;
@@ -152,13 +152,14 @@ interface RepeatMark {
   earlier: EarlierRow[];
 }
 
-function marked(marks: readonly RepeatMark[]): [string, RepeatOf][] {
-  return marks.map((m) => [m.identity, repeatOf(m.earlier)]);
+/** The rows, each naming the earlier rows it pays again. */
+function marked(marks: readonly RepeatMark[]): [string, LedgerRow][] {
+  return marks.map((m) => [m.identity, { ...m.row, repeat_of: repeatOf(m.earlier) }]);
 }
 
-/** What the rows carried before (an import with --allow-repeats may have marked them). */
-function unmarked(marks: readonly RepeatMark[]): [string, RepeatOf | undefined][] {
-  return marks.map((m) => [m.identity, m.row.repeat_of]);
+/** The rows as read (an import with --allow-repeats may have marked them already). */
+function unmarked(marks: readonly RepeatMark[]): [string, LedgerRow][] {
+  return marks.map((m) => [m.identity, m.row]);
 }
 
 async function underSameKey(

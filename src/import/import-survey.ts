@@ -1,5 +1,5 @@
 import type { ExecutionMode } from "../api/order-request.js";
-import type { EarlierRow, RepeatFinder } from "../campaigns/earlier-payments.js";
+import { type EarlierRow, type RepeatFinder, repeatOf } from "../campaigns/earlier-payments.js";
 import type { CatalogIndex } from "../catalog/index-entry.js";
 import { samePayload } from "../ledger/codec.js";
 import type { LedgerRow } from "../ledger/ledger.js";
@@ -17,7 +17,7 @@ import type { InvalidRowsFile } from "./invalid-rows-file.js";
 import { OneAtATime } from "./one-at-a-time.js";
 import type { CsvItem, CsvRow } from "./readers/csv-rows.js";
 import { readOrderFile } from "./readers/order-file.js";
-import { type RepeatGroups, type RepeatsChoice, repeatOf } from "./repeats.js";
+import type { RepeatGroups, RepeatsChoice } from "./repeats.js";
 import type { RowSpool, SpoolEntry } from "./row-spool.js";
 import { ReferenceTracker } from "./validation/reference-tracker.js";
 import { RiskyFileCheck } from "./validation/risky-files.js";

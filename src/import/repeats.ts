@@ -1,7 +1,5 @@
 import type { EarlierRow } from "../campaigns/earlier-payments.js";
 
-export { REPEAT_OF_KEPT, repeatOf } from "../campaigns/earlier-payments.js";
-
 import { currencyDecimals, fromUnits } from "../money.js";
 
 /** What an import does with rows another campaign paid (docs/architecture/repeats.md). */

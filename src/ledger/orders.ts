@@ -20,7 +20,6 @@ import type {
   LedgerRow,
   NewOrder,
   OrderPatch,
-  RepeatOf,
   ReportedEnd,
   StartResult,
   StoredState,
@@ -76,27 +75,15 @@ export class LedgerOrders {
   }
 
   /**
-   * Sets (or, with undefined, removes) the earlier rows each row pays again (`repeat_of`), for
-   * `orders retry --new-key --allow-repeats` (docs/architecture/repeats.md, "Retries"). Only for
-   * rows of an order that has ended with nothing made (failed_final, or failed_uncertain found
-   * absent), which no worker writes: read and written back, not in a script.
+   * Writes rows back as given, for `orders retry --new-key --allow-repeats`, which sets their
+   * `repeat_of` (docs/architecture/repeats.md, "Retries"). Only for rows of an order that ended
+   * with nothing made (failed_final, or failed_uncertain found absent), which no worker writes:
+   * written back, not in a script.
    */
-  async setRepeatOf(
-    campaign: string,
-    marks: readonly (readonly [string, RepeatOf | undefined])[],
-  ): Promise<void> {
-    const rows = await this.getRows(
-      campaign,
-      marks.map(([identity]) => identity),
-    );
-    const fields: string[] = [];
-    for (const [i, [identity, repeatOf]] of marks.entries()) {
-      const row = rows[i];
-      if (!row) continue;
-      const { repeat_of: _old, ...rest } = row;
-      fields.push(identity, encodeRow(repeatOf ? { ...rest, repeat_of: repeatOf } : rest));
-    }
-    if (fields.length > 0) await this.store.redis.hset(this.store.keys(campaign).rows, ...fields);
+  async putRows(campaign: string, rows: readonly (readonly [string, LedgerRow])[]): Promise<void> {
+    if (rows.length === 0) return;
+    const fields = rows.flatMap(([identity, row]) => [identity, encodeRow(row)]);
+    await this.store.redis.hset(this.store.keys(campaign).rows, ...fields);
   }
 
   async getOrder(campaign: string, number: number): Promise<LedgerOrder | undefined> {
