@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { auditFilePath } from "../../src/audit/file-trail.js";
+import { auditTable } from "../../src/dashboard/audit-table.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import { type CampaignEnv, cliEnvOf, depsOf, giftjobs } from "../helpers/campaign-env.js";
 import { cliCommandLine } from "../helpers/cli.js";
@@ -263,6 +264,14 @@ describe("reading is verifying", () => {
     const forensic = await giftjobs(e, ["audit", "--no-verify"]);
     expect(forensic.code).toBe(0);
     expect(forensic.stdout).toMatch(/^1 {2}\S+ {2}mallory \(env, /);
+  });
+
+  it("the dashboard's audit table says the trail is broken, and shows no entry", () => {
+    const problem = "entry 1 (line 1) changed: its content does not match its hash";
+    const html = auditTable("t", { entries: [], problem });
+    expect(html).toContain("The audit trail is broken");
+    expect(html).toContain("entry 1 (line 1) changed");
+    expect(html).not.toContain("<table");
   });
 });
 
