@@ -69,7 +69,7 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
     shown: ({ stored }) => stored === "held",
     unrecorded: false,
     run: async (ledger, c, { actor }) => {
-      await approveCampaign(ledger, c, actor);
+      await approveCampaign(ledger, c, { approver: actor });
       return `campaign ${c} approved`;
     },
   },
@@ -93,7 +93,7 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
     shown: ({ stored }) => stored === "paused",
     unrecorded: false,
     run: async (ledger, c, { dailyLimit }) =>
-      (await resumeCampaign(ledger, c, dailyLimit))
+      (await resumeCampaign(ledger, c, { limit: dailyLimit }))
         ? `campaign ${c} resumed`
         : `campaign ${c} was already running`,
   },

@@ -5,7 +5,7 @@
 // an entry; a tampered line read by `giftjobs audit` is named, exit 1; a campaign recorded with
 // no import entry fails `audit verify`. The same on PostgreSQL as the trail's place.
 import { spawn } from "node:child_process";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rmdir, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { auditFilePath } from "../../src/audit/file-trail.js";
 import { auditTable } from "../../src/dashboard/audit-table.js";
@@ -170,6 +170,40 @@ describe("an entry before its effect", () => {
     expect(run.stderr).toMatch(/^giftjobs: failed: .*audit\.ndjson/m);
     expect(await e.ledger.campaigns.exists("x")).toBe(false);
     expect(await e.redis.keys(`${e.config.prefix}:*x*`)).toEqual([]);
+  });
+
+  it("an approval or a resume whose entry cannot be written does not let the campaign run", async () => {
+    const e = await setup("no-entry-approve");
+    const file = await csvFile(e, "h.csv", validCsv(e.index, 2, "h").text);
+    await giftjobs(e, ["orders", "import", file, "--campaign", "h", "--hold", "--yes"]);
+    const path = auditFilePath(e.dataDir);
+    await rename(path, `${path}.aside`);
+    await mkdir(path);
+    const approve = await giftjobs(e, ["orders", "approve", "--campaign", "h"]);
+    expect(approve.code).toBe(1);
+    expect((await e.ledger.campaigns.meta("h")).state).toBe("held");
+
+    await rmdir(path);
+    await rename(`${path}.aside`, path);
+    expect((await giftjobs(e, ["orders", "approve", "--campaign", "h"])).code).toBe(0);
+    expect((await giftjobs(e, ["orders", "pause", "--campaign", "h"])).code).toBe(0);
+    await rename(path, `${path}.aside`);
+    await mkdir(path);
+    const resume = await giftjobs(e, ["orders", "resume", "--campaign", "h"]);
+    expect(resume.code).toBe(1);
+    expect((await e.ledger.campaigns.meta("h")).state).toBe("paused");
+
+    await rmdir(path);
+    await rename(`${path}.aside`, path);
+    const entries = await entriesOf(e, "h");
+    expect(steps(entries)).toEqual(["import ok", "approve ok", "pause ok"]);
+    // Written before the move: the state it moves to, the campaign's rows and money.
+    expect(entries[1]!.details).toMatchObject({
+      outcome: "campaign h approved",
+      state: "running",
+      rows: 2,
+    });
+    expect((await giftjobs(e, ["audit", "verify"])).code).toBe(0);
   });
 });
 
