@@ -229,7 +229,12 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
           action: action.name as AuditAction,
           campaign,
           details: { via: "dashboard" },
-          run: () => action.run(ledger, campaign, { actor, dailyLimit: options.dailyLimit }),
+          run: (first) =>
+            action.run(ledger, campaign, {
+              actor,
+              dailyLimit: options.dailyLimit,
+              entryFirst: (outcome) => first({ outcome }),
+            }),
           done: (outcome) => ({ outcome }),
         });
         log.info({ ...who, result: line }, "dashboard: campaign action");

@@ -9,6 +9,7 @@ import { mkdir, readFile, rename, rmdir, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { auditFilePath } from "../../src/audit/file-trail.js";
 import { auditTable } from "../../src/dashboard/audit-table.js";
+import { startDashboard } from "../../src/dashboard/start-dashboard.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import { type CampaignEnv, cliEnvOf, depsOf, giftjobs } from "../helpers/campaign-env.js";
 import { cliCommandLine } from "../helpers/cli.js";
@@ -204,6 +205,38 @@ describe("an entry before its effect", () => {
       rows: 2,
     });
     expect((await giftjobs(e, ["audit", "verify"])).code).toBe(0);
+  });
+
+  it("the dashboard's Approve whose entry cannot be written leaves the campaign held", async () => {
+    const e = await setup("no-entry-dashboard");
+    const file = await csvFile(e, "d.csv", validCsv(e.index, 2, "d").text);
+    await giftjobs(e, ["orders", "import", file, "--campaign", "d", "--hold", "--yes"]);
+    const dashboard = await startDashboard({ config: e.config, port: 0, allowActions: true });
+    try {
+      const approve = async () => {
+        const page = await (await fetch(new URL("campaigns/d", dashboard.url))).text();
+        const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
+        return fetch(new URL("campaigns/d/actions/approve", dashboard.url), {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: `csrf=${encodeURIComponent(csrf)}&confirmed=yes`,
+        });
+      };
+      const path = auditFilePath(e.dataDir);
+      await rename(path, `${path}.aside`);
+      await mkdir(path);
+      await (await approve()).text();
+      expect((await e.ledger.campaigns.meta("d")).state).toBe("held");
+      await rmdir(path);
+      await rename(`${path}.aside`, path);
+      expect(await (await approve()).text()).toContain("campaign d approved");
+      expect((await e.ledger.campaigns.meta("d")).state).toBe("running");
+    } finally {
+      await dashboard.close();
+    }
+    const entries = await entriesOf(e, "d");
+    expect(steps(entries)).toEqual(["import ok", "approve ok"]);
+    expect(entries[1]!.details).toMatchObject({ via: "dashboard", outcome: "campaign d approved" });
   });
 });
 
