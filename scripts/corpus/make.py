@@ -307,7 +307,7 @@ def libreoffice_files():
         sheet.append(["E-Mail", "Product Code", "Amount", "Reference"])
         for row in MIXED:
             sheet.append(list(row))
-        sheet.append(["Summe", None, "=SUM(C3:C5)", None])
+        sheet.append(["Total", None, "=SUM(C3:C5)", None])
         book.save(source)
         version = soffice_version()
         for kind in ("xlsx", "ods"):
@@ -318,7 +318,7 @@ def libreoffice_files():
                 sheet="Bestellungen",
                 header_line=2,
                 skipped_lines=[1],
-                totals_rows_left_out=[{"line": 6, "label": "Summe"}],
+                totals_rows_left_out=[{"line": 6, "label": "Total"}],
             )
             what = f"saved as .{kind} by soffice --convert-to: title row, totals row (SUM)"
             record(f"libreoffice.{kind}", version, what, expect)
@@ -329,7 +329,7 @@ def libreoffice_files():
             MIXED,
             header_line=2,
             skipped_lines=[1],
-            totals_rows_left_out=[{"line": 6, "label": "Summe"}],
+            totals_rows_left_out=[{"line": 6, "label": "Total"}],
         )
         what = "CSV with `;` and decimal commas (German locale), title and totals rows"
         record("libreoffice-semicolon.csv", version, what, expect, args=["--delimiter", ";"])

@@ -62,7 +62,7 @@ async function importStaged(stages: ImportStages, deps: ImportDeps): Promise<Imp
   const journal = await journalFor(deps)?.load(campaign);
   const invalidFile =
     run.skipInvalid && run.errorFile && !run.dryRun
-      ? new InvalidRowsFile(run.errorFile)
+      ? new InvalidRowsFile(run.errorFile, deps.catalog)
       : undefined;
 
   const repeats = memory && (await repeatCheck(recording, stages.read.file, deps, memory));
