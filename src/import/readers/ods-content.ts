@@ -81,22 +81,22 @@ export class OdsContent {
   }
 
   private open(node: SaxesTagNS): void {
-    if (is(node, NS.style, "style")) return this.openStyle(node);
-    if (is(node, NS.style, "table-properties")) return this.openTableProperties(node);
-    if (is(node, NS.table, "table")) return this.openTable(node);
-    if (!this.reading || this.depth !== 1) return;
-    if (is(node, NS.table, "table-row")) return this.openRow(node);
-    if (this.row === undefined) return;
-    if (is(node, NS.table, "table-cell") || is(node, NS.table, "covered-table-cell")) {
+    if (is(node, NS.style, "style")) this.openStyle(node);
+    else if (is(node, NS.style, "table-properties")) this.openTableProperties(node);
+    else if (is(node, NS.table, "table")) this.openTable(node);
+    else if (this.reading && this.depth === 1) this.openInTable(node);
+  }
+
+  private openInTable(node: SaxesTagNS): void {
+    if (is(node, NS.table, "table-row")) this.openRow(node);
+    else if (this.row === undefined) return;
+    else if (is(node, NS.table, "table-cell") || is(node, NS.table, "covered-table-cell")) {
       this.cell = cellStart(node);
       this.paragraphs = [];
       this.cellChars = 0;
-      return;
-    }
-    if (this.cell === undefined) return;
-    if (is(node, NS.office, "annotation")) this.annotations += 1;
-    if (this.annotations > 0) return;
-    this.openText(node);
+    } else if (this.cell === undefined) return;
+    else if (is(node, NS.office, "annotation")) this.annotations += 1;
+    else if (this.annotations === 0) this.openText(node);
   }
 
   /** Paragraphs, and the elements that stand for white space in them (text:s, tab, line-break). */
