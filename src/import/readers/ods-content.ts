@@ -8,6 +8,9 @@ import type { SheetRow } from "./xlsx-cells.js";
 export const MAX_COLUMNS = 16_384;
 export const MAX_ROWS = 1_048_576;
 
+/** Thrown out of the parser at the end of the table read, to stop it there (see write). */
+const TABLE_ENDED = Symbol("the table read has ended");
+
 /** A table (sheet) of an .ods file, hidden when its table style says `table:display="false"`. */
 export interface OdsTable {
   name: string;
@@ -62,15 +65,19 @@ export class OdsContent {
     this.parser.on("text", (text) => this.text(text));
   }
 
-  /** Parses the next piece of the XML; the rows it completed. */
+  /** Parses the next piece of the XML, up to the end of the table read; the rows it completed. */
   write(text: string): OdsRowRun[] {
-    this.parser.write(text);
+    try {
+      this.parser.write(text);
+    } catch (error) {
+      if (error !== TABLE_ENDED) throw error;
+    }
     return this.take();
   }
 
   /** The end of the XML: it must be whole. */
   end(): OdsRowRun[] {
-    this.parser.close();
+    if (!this.done) this.parser.close();
     return this.take();
   }
 
@@ -165,11 +172,12 @@ export class OdsContent {
   }
 
   private closeTable(): void {
-    if (this.depth === 1 && this.reading) {
-      this.reading = false;
-      this.done = true;
-    }
     this.depth -= 1;
+    if (this.depth !== 0 || !this.reading) return;
+    this.reading = false;
+    this.done = true;
+    // Nothing after the table read is parsed, not even the rest of this chunk.
+    throw TABLE_ENDED;
   }
 
   private closeParagraph(): void {
