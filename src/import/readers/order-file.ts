@@ -1,4 +1,5 @@
 import { extname } from "node:path";
+import { inflateRawSync } from "node:zlib";
 import { UserError } from "../../errors/user-error.js";
 import { type CsvItem, type ReadOrderRowsOptions, readOrderRows } from "./csv-rows.js";
 import { openOrderInput } from "./order-input.js";
@@ -16,23 +17,43 @@ export interface ReadOrderFileOptions extends ReadOrderRowsOptions {
   maxUnzippedBytes?: number;
 }
 
-/** An OpenDocument file starts with its `mimetype` entry, stored: its name, then its text. */
+/** An OpenDocument file's first entry is its `mimetype`, whose text says which kind it is. */
 const ODF_MIMETYPE = "application/vnd.oasis.opendocument.";
-const ODS_MIMETYPE = `${ODF_MIMETYPE}spreadsheet`;
 
 /**
- * Which workbook a zip is: .ods when its first entry is the `mimetype` of an OpenDocument
- * spreadsheet (or it is named .ods and says nothing), else .xlsx. Another OpenDocument file (a
- * text document) is refused.
+ * The text of a zip's first entry when it is named `mimetype` (stored, as the format asks, or
+ * deflated, as some writers do), from its local header; undefined for any other zip.
+ */
+function odfMimetype(sample: Buffer): string | undefined {
+  if (sample.length < 30) return undefined;
+  const method = sample.readUInt16LE(8);
+  const packed = sample.readUInt32LE(18);
+  const nameLength = sample.readUInt16LE(26);
+  const start = 30 + nameLength + sample.readUInt16LE(28);
+  if (sample.toString("latin1", 30, 30 + nameLength) !== "mimetype") return undefined;
+  const data = sample.subarray(start, start + Math.min(packed, 200));
+  if (method === 0) return data.toString("latin1");
+  try {
+    return method === 8 ? inflateRawSync(data).toString("latin1") : "";
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Which workbook a zip is: .ods when its `mimetype` entry says OpenDocument spreadsheet (or it
+ * is named .ods and has none), else .xlsx. Another OpenDocument file (a text) is refused.
  */
 function zipKind(ext: string, sample: Buffer, label: string): OrderFileKind {
-  const head = sample.toString("latin1", 30, 30 + 8 + ODS_MIMETYPE.length + 16);
-  if (head.startsWith(`mimetype${ODS_MIMETYPE}`)) return { type: "ods" };
-  if (head.startsWith(`mimetype${ODF_MIMETYPE}`))
-    throw new UserError(
-      `${label} is an OpenDocument file but not a spreadsheet (${head.slice(8 + ODF_MIMETYPE.length).split(/[^a-z-]/)[0]}): save it as .ods, .xlsx or CSV`,
-    );
-  return ext === ".ods" ? { type: "ods" } : { type: "xlsx" };
+  const mimetype = odfMimetype(sample);
+  if (mimetype === undefined) return ext === ".ods" ? { type: "ods" } : { type: "xlsx" };
+  if (mimetype.startsWith(`${ODF_MIMETYPE}spreadsheet`)) return { type: "ods" };
+  const kind = mimetype.startsWith(ODF_MIMETYPE)
+    ? mimetype.slice(ODF_MIMETYPE.length).split(/[^a-z-]/)[0]
+    : JSON.stringify(mimetype.slice(0, 40));
+  throw new UserError(
+    `${label} is an OpenDocument file but not a spreadsheet (${kind}): save it as .ods, .xlsx or CSV`,
+  );
 }
 
 const WORKBOOK_EXTENSIONS = new Set([".xlsx", ".xlsm", ".ods"]);
