@@ -50,7 +50,9 @@ describe("money shown as money", () => {
         const imported = await run(["orders", "import", file, ...args]);
         expect(imported.code, imported.stderr).toBe(0);
         const out = `${campaign}-report.csv`;
-        expect((await run(["orders", "report", "--campaign", campaign, "--out", out])).code).toBe(0);
+        expect((await run(["orders", "report", "--campaign", campaign, "--out", out])).code).toBe(
+          0,
+        );
         const rows = await records(join(env.dataDir, out));
         expect(rows.map((r) => [r.face_value, r.currency])).toEqual([
           ["25.00", "USD"],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { splitHeaderCurrency } from "../../../src/import/header/header-currency.js";
 import { knownColumns, resolveHeader } from "../../../src/import/header/header.js";
+import { splitHeaderCurrency } from "../../../src/import/header/header-currency.js";
 
 // The currency in a header (docs/order-files.md, "The currency in a header").
 
@@ -9,7 +9,10 @@ describe("a currency in a header", () => {
     expect(splitHeaderCurrency("Amount (USD)")).toEqual({ base: "Amount", currency: "USD" });
     expect(splitHeaderCurrency("Value EUR")).toEqual({ base: "Value", currency: "EUR" });
     expect(splitHeaderCurrency("Betrag (€)")).toEqual({ base: "Betrag", currency: "EUR" });
-    expect(splitHeaderCurrency("Face Value [jpy]")).toEqual({ base: "Face Value", currency: "JPY" });
+    expect(splitHeaderCurrency("Face Value [jpy]")).toEqual({
+      base: "Face Value",
+      currency: "JPY",
+    });
     expect(splitHeaderCurrency("Amount £")).toEqual({ base: "Amount", currency: "GBP" });
   });
 

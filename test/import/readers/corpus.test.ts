@@ -27,7 +27,9 @@ interface Entry {
   expect: Expected;
 }
 
-const MANIFEST: { files: Entry[] } = JSON.parse(readFileSync(join(CORPUS, "manifest.json"), "utf8"));
+const MANIFEST: { files: Entry[] } = JSON.parse(
+  readFileSync(join(CORPUS, "manifest.json"), "utf8"),
+);
 
 let env: CampaignEnv | undefined;
 
@@ -69,7 +71,11 @@ describe("order files from other producers", () => {
         return;
       }
       const { rows, valid, invalid, totals } = json;
-      expect({ rows, valid, invalid }).toEqual({ rows: want.rows, valid: want.valid, invalid: want.invalid });
+      expect({ rows, valid, invalid }).toEqual({
+        rows: want.rows,
+        valid: want.valid,
+        invalid: want.invalid,
+      });
       expect(totals).toMatchObject(want.totals ?? {});
       expect(Object.keys(totals).sort()).toEqual(Object.keys(want.totals ?? {}).sort());
       expect(json.file ?? {}).toEqual(want.file);
