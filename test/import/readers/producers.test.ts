@@ -73,6 +73,12 @@ describe("workbooks from other producers", () => {
     },
   );
 
+  it("pandas to_excel (through openpyxl): its sheet by name, a float 25.0 read as 25", async () => {
+    const { items, header } = await read("pandas-orders.xlsx", { sheet: "Orders" });
+    expect(header).toMatchObject({ line: 1, sheet: { name: "Orders", hidden: [] } });
+    expect(items.map((i) => i.cells)).toEqual([["ann@example.com", "OPEN-USD", "25"]]);
+  });
+
   it("an .ods formula in a column that is read is refused naming its cell and formula", async () => {
     const { items } = await read("libreoffice-formula.ods");
     expect(items.map((i) => (i.kind === "row" ? i.problems : undefined))).toEqual([
