@@ -172,6 +172,7 @@ async function* plannedRows(
     },
     onHeader: (found) => {
       risky.onHeader(found);
+      preflight.onHeader(found.renamed);
       invalidFile?.setHeader(found.names, found.renamed);
       header.onHeader?.(found);
     },

@@ -3,8 +3,10 @@
 // no validation and added with bare addBulk to a scratch queue, in chunks of the same size.
 // Then an .xlsx of the same rows (BENCH_XLSX_ROWS, 200,000 by default; written by exceljs's
 // streaming writer as Excel saves one: shared strings, face values as numbers), imported and
-// compared with the import of a CSV of those same rows. Then zip bombs refused (see bombPart).
-// BENCH_ONLY=csv|xlsx|bomb runs one part.
+// compared with the import of a CSV of those same rows; then an .ods of those rows (as
+// LibreOffice saves one: typed cells, each row's unused columns one repeated empty cell) beside
+// them. Then zip bombs refused (see bombPart).
+// BENCH_ONLY=csv|xlsx|ods|bomb runs one part.
 // Each side runs in a fresh child process (test/helpers/bench-child.ts), so its peak RSS is its
 // own, as `giftjobs orders import` would have it; the Redis CPU each cost is printed beside.
 
@@ -37,6 +39,7 @@ import {
 } from "../helpers/bench-child.js";
 import { exited, spawnCli } from "../helpers/cli.js";
 import { writeLargeCsv } from "../helpers/csv.js";
+import { writeLargeOds } from "../helpers/ods.js";
 import { cleanPrefix, redisCpuSeconds, testRedis, uniquePrefix } from "../helpers/redis.js";
 import { writeLargeXlsx } from "../helpers/xlsx.js";
 import { writeXlsxBomb } from "../helpers/zip-bomb.js";
@@ -233,6 +236,29 @@ async function xlsxPart(
   return measured;
 }
 
+/** The .ods importer over XLSX_ROWS rows, beside the .xlsx and CSV importers of the same rows. */
+async function odsPart(
+  script: string,
+  dataDir: string,
+  index: CatalogIndex,
+  redis: Redis,
+  others: [string, Measured][],
+): Promise<void> {
+  const ods = join(dataDir, "orders.ods");
+  await writeLargeOds(index, ods, XLSX_ROWS, ROW_SHAPE);
+  const measured = await measureOnce(script, "importer", dataDir, ods, XLSX_ROWS, redis);
+  process.stdout.write(
+    `\n.ods of the same ${XLSX_ROWS.toLocaleString("en-US")} rows (${mb((await stat(ods)).size)}):\n`,
+  );
+  printTable([["ods importer", measured], ...others]);
+  const csv = others.find(([name]) => name === "csv importer")?.[1];
+  if (csv === undefined) return;
+  const share = perSecond(measured.rows, measured.ms) / perSecond(csv.rows, csv.ms);
+  process.stdout.write(
+    `ods rows/s ${share.toFixed(2)} of the CSV's; ods peak RSS ${mb(measured.maxRss)}\n`,
+  );
+}
+
 /**
  * Two zip bombs of a 300 MB sheet (test/helpers/zip-bomb.ts), each refused by a dry run in a
  * child of its own: one whose zip states that size (refused from its directory, nothing
@@ -283,6 +309,10 @@ export async function run(): Promise<void> {
     }
     let xlsxImporter: Measured | undefined;
     if (runs("xlsx")) xlsxImporter = await xlsxPart(script, dataDir, index, redis, csvImporter);
+    const others: [string, Measured][] = [];
+    if (xlsxImporter) others.push(["xlsx importer", xlsxImporter]);
+    if (csvImporter && ROWS === XLSX_ROWS) others.push(["csv importer", csvImporter]);
+    if (runs("ods")) await odsPart(script, dataDir, index, redis, others);
     if (runs("bomb")) await bombPart(script, dataDir, redis, xlsxImporter);
   } finally {
     await redis.quit();
