@@ -44,6 +44,14 @@ export interface CampaignPageOptions {
   nonce: string;
   /** Who is signed in, for the header (login-routes.ts, whoHtml). */
   user?: string;
+  /** Whether the user may download the report (the operate role). */
+  mayDownload?: boolean;
+}
+
+function reportLink(path: string, campaign: string, mayDownload = false): string {
+  if (!mayDownload)
+    return "<p><small>The report (every row, e-mail addresses unmasked) needs the operate role.</small></p>";
+  return `<p><a href="${path}/report.csv" download>Download report (CSV)</a> <small>the file <code>giftjobs orders report --campaign ${escapeHtml(campaign)}</code> writes: every row, e-mail addresses unmasked</small></p>`;
 }
 
 export const campaignPath = (campaign: string) => `/campaigns/${encodeURIComponent(campaign)}`;
@@ -59,7 +67,7 @@ export function renderCampaignPage(options: CampaignPageOptions): string {
 ${summary(s)}
 <h2>Rows per minute</h2>
 ${minuteChart(options.history, s.state === "running" ? Date.now() : undefined)}
-<p><a href="${path}/report.csv" download>Download report (CSV)</a> <small>the file <code>giftjobs orders report --campaign ${escapeHtml(s.campaign)}</code> writes: every row, e-mail addresses unmasked</small></p>
+${reportLink(path, s.campaign, options.mayDownload)}
 ${options.actions ? actions(s.campaign, options.actions) : login(options.loginPath)}
 ${failures(s, options.failures, options.listed)}
 ${auditTable(s.campaign, options.audit)}`;

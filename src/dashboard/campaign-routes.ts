@@ -86,6 +86,7 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
     return undefined;
   };
 
+  const REPORT_WHAT = "download the report (it holds every e-mail address)";
   const campaignPage = async (
     res: Response,
     status: number,
@@ -128,6 +129,7 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
         listed,
         actions,
         loginPath,
+        mayDownload: mayDo(user, "operate"),
         result,
         audit,
         boardPath,
@@ -164,6 +166,12 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
     if (campaign) await campaignPage(res, 200, campaign, req.query);
   });
   router.get("/campaigns/:name/report.csv", async (req, res) => {
+    // The report holds every recipient's e-mail address: it needs the operate role
+    // (docs/architecture/operators.md, "Dashboard users").
+    const user = userOf(res);
+    if (!user) return message(res, 401, "log in first", "The report needs a signed-in user.");
+    if (!mayDo(user, "operate"))
+      return message(res, 403, "refused", roleRefusal(user, "operate", REPORT_WHAT));
     const campaign = await known(req, res);
     if (campaign) await sendReport(ledger, campaign, res);
   });
