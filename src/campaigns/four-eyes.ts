@@ -31,6 +31,14 @@ export function importersOf(meta: CampaignMeta): string[] {
   }
 }
 
+/** The four-eyes rule a campaign holds and who imported it, or undefined without a rule. */
+export function fourEyesHold(
+  meta: CampaignMeta,
+): { rule: string; importers: string[] } | undefined {
+  const rule = (meta as FourEyesMeta)[FOUR_EYES_FIELDS.rule];
+  return rule ? { rule, importers: importersOf(meta) } : undefined;
+}
+
 /** The importers with `name` added (once), as the meta field's text. */
 export function withImporter(meta: CampaignMeta | undefined, name: string): string {
   const names = meta ? importersOf(meta) : [];

@@ -46,6 +46,17 @@ export interface CampaignPageOptions {
   user?: string;
   /** Whether the user may download the report (the operate role). */
   mayDownload?: boolean;
+  /** A campaign held by the four-eyes rule: the rule and who imported it. */
+  fourEyes?: { rule: string; importers: string[] };
+}
+
+/** Who may approve a campaign the four-eyes rule holds (docs/architecture/audit.md, "Four eyes"). */
+function fourEyesLine(fourEyes: CampaignPageOptions["fourEyes"]): string {
+  if (!fourEyes) return "";
+  const not = fourEyes.importers.length
+    ? `, not ${fourEyes.importers.join(" or ")} (who imported it)`
+    : "";
+  return `<p class="held" data-four-eyes>Held by the four-eyes rule (${escapeHtml(fourEyes.rule)}): a user of the users file with the approve role may approve it${escapeHtml(not)}.</p>\n`;
 }
 
 function reportLink(path: string, campaign: string, mayDownload = false): string {
@@ -67,7 +78,7 @@ export function renderCampaignPage(options: CampaignPageOptions): string {
 ${summary(s)}
 <h2>Rows per minute</h2>
 ${minuteChart(options.history, s.state === "running" ? Date.now() : undefined)}
-${reportLink(path, s.campaign, options.mayDownload)}
+${fourEyesLine(options.fourEyes)}${reportLink(path, s.campaign, options.mayDownload)}
 ${options.actions ? actions(s.campaign, options.actions) : login(options.loginPath)}
 ${failures(s, options.failures, options.listed)}
 ${auditTable(s.campaign, options.audit)}`;

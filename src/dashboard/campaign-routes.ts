@@ -3,6 +3,7 @@ import express, { type Request, type Response, Router } from "express";
 import { audited } from "../audit/audited.js";
 import type { AuditAction, AuditEntry } from "../audit/entry.js";
 import type { AuditTrail } from "../audit/trail.js";
+import { fourEyesHold } from "../campaigns/four-eyes.js";
 import { storedState } from "../campaigns/state.js";
 import { type CampaignSummary, campaignSummary } from "../campaigns/summary.js";
 import type { WorkerBeats } from "../campaigns/worker-beats.js";
@@ -130,6 +131,7 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
         actions,
         loginPath,
         mayDownload: mayDo(user, "operate"),
+        fourEyes: storedState(meta) === "held" ? fourEyesHold(meta) : undefined,
         result,
         audit,
         boardPath,

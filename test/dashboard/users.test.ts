@@ -197,6 +197,15 @@ describe("giftjobs dashboard --users: named users and their roles", () => {
     expect(paused.body).toContain("campaign running-one paused");
     expect(await state("running-one")).toBe("paused");
 
+    // A held campaign of the four-eyes rule says who may approve it.
+    await ledger.campaigns.setMeta("held-one", {
+      four_eyes: "USD 561.60 over 500.00",
+      imported_by: JSON.stringify(["alice"]),
+    });
+    const heldPage = await send(`${base()}campaigns/held-one`, { headers: operator });
+    expect(heldPage.body).toContain(
+      "a user of the users file with the approve role may approve it, not alice (who imported it)",
+    );
     const notApproved = await act("held-one", "approve", operator);
     expect(notApproved.status).toBe(403);
     expect(notApproved.body).toContain("otto may not approve: that needs the approve role");
