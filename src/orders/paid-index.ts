@@ -4,6 +4,8 @@ import type { PaidEntry } from "./paid-memory.js";
 
 /** Room for this many entries to start with; the columns grow by half when full. */
 const INITIAL = 1 << 12;
+/** Bytes of `identity face` an entry takes, about: `ref:` and 43 characters, a space, 4 digits. */
+const TEXT_BYTES = 52;
 /** No next entry of the same fingerprint. */
 const NONE = 0xffffffff;
 
@@ -24,18 +26,31 @@ export class PaidIndex {
   private readonly heads = new DigestTable();
   private readonly names: string[] = [];
   private readonly nameIndex = new Map<string, number>();
-  private capacity = INITIAL;
+  private capacity: number;
   private count = 0;
   /** Per entry: the next (older) entry of its fingerprint, its campaign and currency (names), line. */
-  private next = new Uint32Array(INITIAL);
-  private campaign = new Uint32Array(INITIAL);
-  private currency = new Uint32Array(INITIAL);
-  private line = new Uint32Array(INITIAL);
-  private at = new Float64Array(INITIAL);
+  private next: Uint32Array;
+  private campaign: Uint32Array;
+  private currency: Uint32Array;
+  private line: Uint32Array;
+  private at: Float64Array;
   /** Per entry `identity face`, UTF-8, one after another; `ends` marks where each stops. */
-  private text = Buffer.alloc(INITIAL * 64);
+  private text: Buffer;
   private textLength = 0;
-  private ends = new Uint32Array(INITIAL);
+  private ends: Uint32Array;
+
+  /** `expected`: about how many entries will be added (room made at once, none wasted growing). */
+  constructor(expected = INITIAL) {
+    const capacity = Math.max(INITIAL, Math.ceil(expected));
+    this.capacity = capacity;
+    this.next = new Uint32Array(capacity);
+    this.campaign = new Uint32Array(capacity);
+    this.currency = new Uint32Array(capacity);
+    this.line = new Uint32Array(capacity);
+    this.at = new Float64Array(capacity);
+    this.ends = new Uint32Array(capacity);
+    this.text = Buffer.alloc(capacity * TEXT_BYTES);
+  }
 
   get size(): number {
     return this.count;

@@ -1,10 +1,10 @@
-import { mkdir, readdir } from "node:fs/promises";
+import { mkdir, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { parseFileJson } from "../catalog/damaged-file-error.js";
 import { withFileLock } from "../catalog/file-lock.js";
 import { OrderJournalWriter } from "./journal.js";
-import { PaidIndex, type PaidRecord } from "./paid-index.js";
 import { type Dated, memoryLines, pruneFile, tallyBefore } from "./paid-files.js";
+import { PaidIndex, type PaidRecord } from "./paid-index.js";
 
 /**
  * A row some campaign recorded, as the paid memory keeps it (docs/architecture/repeats.md): who
@@ -92,6 +92,9 @@ interface ImportLine extends Dated {
 
 type MemoryFile = "paid.ndjson" | "imports.ndjson";
 
+/** Bytes an entry takes in paid.ndjson, about: how many entries a file of some size holds. */
+const PAID_LINE_BYTES = 110;
+
 /** What a line of each file counts for in PaidPruned: its rows, or one imported file. */
 const WEIGHTS = {
   "paid.ndjson": { field: "entries", weigh: (line: PaidLine) => line.r.length },
@@ -148,9 +151,9 @@ export class FilePaidMemory implements PaidMemory {
   }
 
   async lookup(campaign: string, since: number): Promise<PaidLookup> {
-    const index = new PaidIndex();
-    for (const other of await this.campaigns()) {
-      if (other === campaign) continue;
+    const others = (await this.campaigns()).filter((other) => other !== campaign);
+    const index = new PaidIndex((await this.bytes(others)) / PAID_LINE_BYTES);
+    for (const other of others) {
       for await (const line of this.lines<PaidLine>(this.path(other, "paid.ndjson"))) {
         if (line.t < since) continue;
         for (const record of line.r) index.add(other, line.t, record);
@@ -159,6 +162,14 @@ export class FilePaidMemory implements PaidMemory {
     return {
       find: async (fingerprints) => fingerprints.map((f) => (f === undefined ? [] : index.find(f))),
     };
+  }
+
+  /** The size of the campaigns' paid.ndjson files together, in bytes. */
+  private async bytes(campaigns: readonly string[]): Promise<number> {
+    let total = 0;
+    for (const campaign of campaigns)
+      total += (await stat(this.path(campaign, "paid.ndjson")).catch(() => undefined))?.size ?? 0;
+    return total;
   }
 
   async filesLike(sha256: string, campaign: string, since: number): Promise<ImportedFile[]> {
