@@ -1,6 +1,22 @@
 import { hash } from "node:crypto";
 import { DigestTable } from "./digest-table.js";
-import type { PaidEntry } from "./paid-memory.js";
+
+/**
+ * A row some campaign recorded, as the paid memory keeps it (docs/architecture/repeats.md): who
+ * it pays what (its fingerprint), and where to find it again: its campaign, its identity in that
+ * campaign's ledger, its file line, its currency and face value in minor units.
+ */
+export interface PaidEntry {
+  campaign: string;
+  fingerprint: string;
+  identity: string;
+  line: number;
+  currency: string;
+  /** Face value in the currency's minor units (a whole number, as text). */
+  face: string;
+  /** When it was recorded, ms since 1970. */
+  at: number;
+}
 
 /** Room for this many entries to start with; the columns grow by half when full. */
 const INITIAL = 1 << 12;

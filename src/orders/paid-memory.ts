@@ -4,24 +4,9 @@ import { parseFileJson } from "../catalog/damaged-file-error.js";
 import { withFileLock } from "../catalog/file-lock.js";
 import { OrderJournalWriter } from "./journal.js";
 import { type Dated, memoryLines, pruneFile, tallyBefore } from "./paid-files.js";
-import { PaidIndex, type PaidRecord } from "./paid-index.js";
+import { type PaidEntry, PaidIndex, type PaidRecord } from "./paid-index.js";
 
-/**
- * A row some campaign recorded, as the paid memory keeps it (docs/architecture/repeats.md): who
- * it pays what (its fingerprint), and where to find it again: its campaign, its identity in that
- * campaign's ledger, its file line, its currency and face value in minor units.
- */
-export interface PaidEntry {
-  campaign: string;
-  fingerprint: string;
-  identity: string;
-  line: number;
-  currency: string;
-  /** Face value in the currency's minor units (a whole number, as text). */
-  face: string;
-  /** When it was recorded, ms since 1970. */
-  at: number;
-}
+export type { PaidEntry };
 
 /** A row about to be recorded: a PaidEntry but for its campaign and time, which the store adds. */
 export type NewPaidEntry = Omit<PaidEntry, "campaign" | "at">;

@@ -34,7 +34,6 @@ import {
 import { loadAverage, spread } from "../helpers/bench-stats.js";
 import { freePort } from "../helpers/free-port.js";
 import { recordedBodies } from "../helpers/ledger-fixtures.js";
-import { median } from "../helpers/median.js";
 import {
   cleanPrefix,
   REDIS_URL,
