@@ -1,7 +1,7 @@
 // CI's check that every dependency's install script was reviewed (.ci/run): reads
 // `npm install-scripts ls --json` on stdin and fails, naming each package, when one is not
 // covered by package.json's `allowScripts` (npm 11 only warns; npm 12 skips such scripts).
-// The review and its decisions: docs/development.md, "Install scripts".
+// The review and its decisions: docs/development.md, "Development".
 import { text } from "node:stream/consumers";
 
 const listed = JSON.parse((await text(process.stdin)) || "{}");

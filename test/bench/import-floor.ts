@@ -1,4 +1,4 @@
-// The floor of the import bench (docs/benchmarks.md, "Import"): the work an import of a CSV cannot
+// The floor of the import bench (docs/benchmarks.md, "Benchmarks"): the work an import of a CSV cannot
 // avoid, and nothing else. csv-parse of the file; two sha256 a row (its identity and its order's
 // key); one journal line and one paid-memory line a row, appended to two files and flushed a
 // chunk at a time; each row written to Redis with HSET, pipelined a chunk of 1,000 at a time,
