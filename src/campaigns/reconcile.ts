@@ -14,14 +14,27 @@ import {
   type Outsider,
   outsiderOf,
   sortOutsiders,
+  summaryOf,
   unreadOutsider,
 } from "./reconcile-outsiders.js";
+import { CampaignPayments, serviceItem } from "./reconcile-payments.js";
 import { type Evidence, settleUncertain, type UncertainEntry } from "./reconcile-settle.js";
+import {
+  type HeldOrder,
+  heldElsewhere,
+  heldOrder,
+  type OrderSummary,
+  type PaidAgainEntry,
+  type SiblingOrder,
+  SiblingSorter,
+  type SiblingsSorted,
+} from "./reconcile-siblings.js";
 import { listWindow, lookUpOrder } from "./service-orders.js";
 import { storedState } from "./state.js";
 
-export type { LookalikeEntry, LookalikeItem, OtherOrders } from "./reconcile-outsiders.js";
+export type { LookalikeEntry, OtherOrders } from "./reconcile-outsiders.js";
 export type { UncertainEntry } from "./reconcile-settle.js";
+export type { PaidAgainEntry, PaidAgainItem } from "./reconcile-siblings.js";
 
 const MINUTE = 60_000;
 
@@ -38,6 +51,29 @@ export interface ReconcileOptions {
   /** The window opens this long before the campaign's creation (clocks differ). @defaultValue 1h */
   marginMs?: number;
   onProgress?: (progress: { phase: "listing" | "lookups"; done: number; total: number }) => void;
+  /** GIFTJOBS_DATA_DIR: an archived campaign's repeat marks are read from its archive. */
+  dataDir?: string;
+}
+
+/** Each order of the window in one class, counted (docs/commands.md, "Reconcile"). */
+export interface OrderClasses {
+  /**
+   * The campaign's: its ledger holds the id, its tags or metadata name it, or its body is alike
+   * an uncertain order's.
+   */
+  campaign: number;
+  /** Other giftjobs campaigns' orders that are neither suspects nor repeats, per campaign. */
+  other_campaigns: Record<string, number>;
+  /** Other campaigns' orders paying rows of this one again, recorded with --allow-repeats. */
+  repeats: number;
+  /** Other campaigns' orders paying rows of this one again, not recorded as repeats. */
+  suspects: number;
+  /** Untagged orders paying a recipient of the campaign the same card (possible duplicates). */
+  lookalikes: number;
+  /** Every other order of the account. */
+  others: number;
+  /** Still PROCESSING, no details shown: not classed yet. */
+  unidentified: number;
 }
 
 /** An order of the service the ledger does not hold. */
@@ -82,10 +118,15 @@ export interface ReconcileReport {
   /** Orders of the window whose details the service would not show yet (PROCESSING). */
   unidentified: string[];
   /**
-   * Orders of the window not the campaign's whose items look like its rows (same currency,
-   * distribution type, products and face value): possible duplicates, and a disagreement.
+   * Untagged orders of the window whose items pay a recipient of the campaign the same product
+   * and face value as a row: possible duplicates, and a disagreement.
    */
   lookalikes: LookalikeEntry[];
+  /** Other campaigns' orders paying rows of this one (with their own order) again, unrecorded. */
+  suspects: PaidAgainEntry[];
+  /** Other campaigns' orders paying rows of this one again knowingly (--allow-repeats). */
+  repeats: PaidAgainEntry[];
+  classes: OrderClasses;
   /** The window's other orders: counted, no disagreement. */
   other_orders: OtherOrders;
   agree: boolean;
@@ -121,15 +162,17 @@ export async function reconcileCampaign(
   const listing = await listWindow(client, lookups, from, (pages) =>
     options.onProgress?.({ phase: "listing", done: pages, total: 0 }),
   );
+  const unknownIds = new Set([...listing.orders.keys()].filter((id) => !side.byId.has(id)));
+  const held = await heldElsewhere(ledger, campaign, { ids: unknownIds, listedAt });
   const run = new Reconciliation(client, side, lookups, options);
-  await run.compare(listing.orders);
+  await run.compare(listing.orders, held);
   const uncertain = await settleUncertain(
     { ledger, client, lookups, side, createdAt: meta.created_at, apiKey: options.apiKey },
     run.evidence,
     { listedAt, minAgeMs: options.minAgeMs ?? 15 * MINUTE },
   );
   await run.addLines();
-  const outsiders = await sortOutsiders(ledger, campaign, run.outsiders);
+  const sorted = await sortOthers(ledger, campaign, run, options.dataDir);
   const report: ReconcileReport = {
     campaign,
     window: { from: new Date(from).toISOString(), listed_at: listedAt },
@@ -139,7 +182,7 @@ export async function reconcileCampaign(
     ...run.found,
     uncertain,
     unidentified: run.evidence.unidentified,
-    ...outsiders,
+    ...sorted,
     agree: false,
   };
   report.agree =
@@ -147,8 +190,44 @@ export async function reconcileCampaign(
     report.missing_on_service.length === 0 &&
     report.status_disagreements.length === 0 &&
     report.lookalikes.length === 0 &&
+    report.suspects.length === 0 &&
     uncertain.every((entry) => entry.outcome !== "undecided");
   return report;
+}
+
+/**
+ * The orders of the window not the campaign's, sorted into their classes: other campaigns'
+ * (suspects, repeats, the rest per campaign), look-alikes and the rest. The campaign's rows are
+ * read once, only when an order is left to compare with them.
+ */
+async function sortOthers(
+  ledger: Ledger,
+  campaign: string,
+  run: Reconciliation,
+  dataDir: string | undefined,
+) {
+  const compared =
+    run.held.length + run.siblings.length > 0 || run.outsiders.some((o) => o.items.length > 0);
+  const payments = compared ? await CampaignPayments.read(ledger, campaign) : undefined;
+  let sorted: SiblingsSorted = { siblings: {}, repeats: [], suspects: [] };
+  if (payments) {
+    const sorter = new SiblingSorter(ledger, payments, dataDir);
+    for (const { held, summary } of run.held)
+      await sorter.sort(await heldOrder(ledger, held, summary));
+    for (const sibling of run.siblings) await sorter.sort(sibling);
+    sorted = sorter.sorted;
+  }
+  const outsiders = sortOutsiders(run.outsiders, payments);
+  const classes: OrderClasses = {
+    campaign: run.own,
+    other_campaigns: sorted.siblings,
+    repeats: sorted.repeats.length,
+    suspects: sorted.suspects.length,
+    lookalikes: outsiders.lookalikes.length,
+    others: outsiders.other_orders.count,
+    unidentified: run.evidence.unidentified.length,
+  };
+  return { ...outsiders, suspects: sorted.suspects, repeats: sorted.repeats, classes };
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
@@ -158,14 +237,15 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 }
 
 function serviceEntry(order: ListedOrder | Order, why: string): ServiceOrderEntry {
-  return {
-    order_id: order.id,
-    status: order.status,
-    created_at: order.created_at ?? null,
-    currency: order.currency ?? null,
-    total_price: order.total_price ?? null,
-    why,
-  };
+  const { order_id, status, created_at, currency, total_price } = summaryOf(order);
+  return { order_id, status, created_at, currency, total_price, why };
+}
+
+/** An order read whose tags name another campaign, with its items as the service shows them. */
+function siblingOf(order: Order, campaign: string): SiblingOrder {
+  const summary = summaryOf(order);
+  const currency = summary.currency ?? undefined;
+  return { summary, campaign, items: order.items.map((item) => serviceItem(item, currency)) };
 }
 
 /** One run's comparison of the service's orders with the ledger's. */
@@ -182,8 +262,14 @@ class Reconciliation {
     byId: new Map(),
     unidentified: [],
   };
-  /** The window's orders the campaign does not own (see sortOutsiders). */
+  /** The window's untagged orders the campaign does not own (see sortOutsiders). */
   readonly outsiders: Outsider[] = [];
+  /** The window's orders another campaign's ledger holds: known without a read. */
+  readonly held: { held: HeldOrder; summary: OrderSummary }[] = [];
+  /** The window's orders read whose tags name another campaign. */
+  readonly siblings: SiblingOrder[] = [];
+  /** The window's orders found to be the campaign's. */
+  own = 0;
   private done = 0;
   private total = 0;
 
@@ -194,24 +280,32 @@ class Reconciliation {
     private readonly options: ReconcileOptions,
   ) {}
 
-  /** Every order of the window, then the ledger's order ids the window did not show. */
-  async compare(listed: Map<string, ListedOrder>): Promise<void> {
-    const toRead: string[] = [];
+  /**
+   * Every order of the window, then the ledger's order ids the window did not show. An order is
+   * read from the service only when its class depends on what it holds: not one of the
+   * campaign's ids, nor one another campaign's ledger holds (`held`), nor of another currency.
+   */
+  async compare(listed: Map<string, ListedOrder>, held: Map<string, HeldOrder>): Promise<void> {
+    const toRead: ListedOrder[] = [];
     for (const order of listed.values()) {
       const known = this.side.byId.get(order.id);
-      if (known) this.compareKnown(known, order.id, order.status, undefined);
+      const elsewhere = held.get(order.id);
+      if (known) this.compareOwn(known, order);
+      else if (elsewhere) this.held.push({ held: elsewhere, summary: summaryOf(order) });
       else if (order.status === "PROCESSING") this.evidence.unidentified.push(order.id);
-      else if (!order.currency || this.side.currencies.has(order.currency)) toRead.push(order.id);
+      else if (!order.currency || this.side.currencies.has(order.currency)) toRead.push(order);
       // Another currency than any of the campaign's: neither one of its bodies nor alike.
       else this.outsiders.push(unreadOutsider(order));
     }
     const unlisted = [...this.side.byId].filter(([id]) => !listed.has(id));
     this.total = toRead.length + unlisted.length;
-    await this.lookups.forEach(toRead, async (id) => {
-      const lookup = await lookUpOrder(this.client, this.lookups, id);
+    await this.lookups.forEach(toRead, async (listedOrder) => {
+      const lookup = await lookUpOrder(this.client, this.lookups, listedOrder.id);
       this.tick();
-      if (lookup?.kind === "processing") this.evidence.unidentified.push(id);
+      if (lookup?.kind === "processing") this.evidence.unidentified.push(listedOrder.id);
       else if (lookup) await this.examine(lookup.order);
+      // Listed, then unknown: gone from the service; counted among the others.
+      else this.outsiders.push(unreadOutsider(listedOrder));
     });
     await this.lookups.forEach(unlisted, async ([id, known]) => {
       const lookup = await lookUpOrder(this.client, this.lookups, id);
@@ -222,6 +316,14 @@ class Reconciliation {
         this.compareKnown(known, id, lookup.order.status, order);
       }
     });
+  }
+
+  private compareOwn(
+    known: { number: number; status: RowStatus | "superseded" },
+    order: ListedOrder,
+  ) {
+    this.own += 1;
+    this.compareKnown(known, order.id, order.status, undefined);
   }
 
   private tick(): void {
@@ -265,22 +367,36 @@ class Reconciliation {
   private async examine(order: Order): Promise<void> {
     const tags = tagsOf(order.metadata);
     if (tags?.campaign === this.side.campaign) {
+      this.own += 1;
       await this.examineTagged(order, tags.key);
       return;
     }
+    if (tags) {
+      this.siblings.push(siblingOf(order, tags.campaign));
+      return;
+    }
+    if (this.alikeUncertain(order)) {
+      this.own += 1;
+      return;
+    }
+    // Orders of several rows carried the campaign's name before tags existed.
+    if (order.metadata?.campaign === this.side.campaign) {
+      this.own += 1;
+      this.found.unknown_to_ledger.push(
+        serviceEntry(order, "its metadata names the campaign (no key: made before order tags)"),
+      );
+    } else this.outsiders.push(outsiderOf(order));
+  }
+
+  /** Whether an untagged order could be an uncertain order's (noted as evidence if so). */
+  private alikeUncertain(order: Order): boolean {
     let alike = false;
     for (const uncertain of this.side.uncertain.values()) {
       if (!couldBe(uncertain.body, order)) continue;
       push(this.evidence.alike, uncertain.number, order);
       alike = true;
     }
-    if (alike) return;
-    // Orders of several rows carried the campaign's name before tags existed.
-    if (order.metadata?.campaign === this.side.campaign)
-      this.found.unknown_to_ledger.push(
-        serviceEntry(order, "its metadata names the campaign (no key: made before order tags)"),
-      );
-    else this.outsiders.push(outsiderOf(order));
+    return alike;
   }
 
   private async examineTagged(order: Order, key: string): Promise<void> {

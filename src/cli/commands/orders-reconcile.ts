@@ -12,8 +12,10 @@ import {
 import {
   type LedgerOrderEntry,
   type LookalikeEntry,
-  type LookalikeItem,
+  type OrderClasses,
   type OtherOrders,
+  type PaidAgainEntry,
+  type PaidAgainItem,
   type ReconcileReport,
   reconcileCampaign,
   type ServiceOrderEntry,
@@ -50,6 +52,7 @@ export async function runReconcile(opts: {
           run: () =>
             reconcileCampaign(ledger, client, opts.campaign, {
               apiKey: apiKeyFingerprint(ctx.config.apiKey),
+              dataDir: ctx.config.dataDir,
               pace: pace(opts.rate),
               ...(opts.minAge !== undefined ? { minAgeMs: opts.minAge * 60_000 } : {}),
               onProgress: ({ phase, done, total }) => {
@@ -81,6 +84,8 @@ function reconcileDetails(r: ReconcileReport): AuditDetails {
     missing_on_service: r.missing_on_service.length,
     status_disagreements: r.status_disagreements.length,
     lookalikes: r.lookalikes.length,
+    suspects: r.suspects.length,
+    repeats: r.repeats.length,
     uncertain_settled: settled,
   };
 }
@@ -102,30 +107,60 @@ function ledgerLine(e: LedgerOrderEntry): string {
   return `    order ${e.ledger_order} ${e.order_id}: ${statuses}${lines(e)}\n`;
 }
 
-/** The rows an item looks like: those of its e-mail address first, then the others by status. */
-function alikeRowsText(item: LookalikeItem): string {
-  const parts: string[] = [];
+/** The rows an item pays again, by status. */
+function paidRowsText(item: PaidAgainItem): string {
   const byStatus = new Map<string, number[]>();
-  for (const row of item.rows) {
-    if (row.same_email) parts.push(`line ${row.line} ${row.status} (same e-mail)`);
-    else byStatus.set(row.status, [...(byStatus.get(row.status) ?? []), row.line]);
-  }
-  for (const [status, numbers] of byStatus)
-    parts.push(`${status}: line${numbers.length > 1 ? "s" : ""} ${numbers.join(" ")}`);
+  for (const row of item.rows)
+    byStatus.set(row.status, [...(byStatus.get(row.status) ?? []), row.line]);
+  const parts = [...byStatus].map(
+    ([status, numbers]) => `${status}: line${numbers.length > 1 ? "s" : ""} ${numbers.join(" ")}`,
+  );
   const hidden = item.rows_count - item.rows.length;
   if (hidden > 0) parts.push(`${hidden} more`);
   return parts.join("; ");
 }
 
-/** One look-alike order: what it is, then each item and the rows it looks like. */
-function lookalikeLines(e: LookalikeEntry): string {
+/** One order paying rows again: what it is, who made it, then each item and its rows. */
+function paidAgainLines(e: LookalikeEntry | PaidAgainEntry): string {
   const what = [e.order_id, e.status, e.created_at, e.total_price, e.currency].filter(Boolean);
-  const by = e.tagged_campaign ? ` (made by campaign ${e.tagged_campaign})` : "";
+  const by = "campaign" in e ? ` (made by campaign ${e.campaign})` : "";
   const items = e.items.map((item) => {
     const to = [item.product, item.face_value, item.distribution, item.email].filter(Boolean);
-    return `      ${to.join(" ")} looks like ${item.rows_count} ${plural(item.rows_count, "row")}: ${alikeRowsText(item)}\n`;
+    const rows = `${item.rows_count} ${plural(item.rows_count, "row")}`;
+    return `      ${to.join(" ")} pays again ${rows}: ${paidRowsText(item)}\n`;
   });
   return `    ${what.join(" ")}${by}\n${items.join("")}`;
+}
+
+function perCampaign(counts: Record<string, number>): string {
+  return Object.entries(counts)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([name, n]) => `${name} ${n}`)
+    .join(", ");
+}
+
+/** One line counting each class of the window's orders. */
+function classesLine(c: OrderClasses): string {
+  const others = Object.values(c.other_campaigns).reduce((sum, n) => sum + n, 0);
+  const parts = [`this campaign's ${c.campaign}`];
+  if (others > 0) parts.push(`other campaigns' ${others} (${perCampaign(c.other_campaigns)})`);
+  if (c.repeats > 0) parts.push(`deliberate repeats ${c.repeats}`);
+  if (c.suspects > 0) parts.push(`suspects ${c.suspects}`);
+  if (c.lookalikes > 0) parts.push(`look-alikes ${c.lookalikes}`);
+  if (c.others > 0) parts.push(`other orders ${c.others}`);
+  if (c.unidentified > 0) parts.push(`still PROCESSING ${c.unidentified}`);
+  return `  orders of the window: ${parts.join(", ")}\n`;
+}
+
+/** Deliberate repeats: counted per campaign that made them, no disagreement. */
+function repeatsLine(repeats: PaidAgainEntry[]): string {
+  if (repeats.length === 0) return "";
+  const counts: Record<string, number> = {};
+  for (const e of repeats) counts[e.campaign] = (counts[e.campaign] ?? 0) + 1;
+  return (
+    `  deliberate repeats (recorded with --allow-repeats; no disagreement): ${repeats.length} ` +
+    `(${perCampaign(counts)})\n`
+  );
 }
 
 function otherOrdersLine(o: OtherOrders): string {
@@ -145,12 +180,19 @@ function reconcileText(r: ReconcileReport): string {
   return (
     `campaign ${r.campaign}: ${r.service_orders} orders of the service since ` +
     `${r.window.from} (${r.pages} pages, ${r.requests} requests)\n` +
+    classesLine(r.classes) +
     section("orders the ledger does not know", r.unknown_to_ledger, serviceLine) +
     section(
-      "POSSIBLE DUPLICATES (orders not in the ledger that look like its rows; check them before any retry)",
-      r.lookalikes,
-      lookalikeLines,
+      "SUSPECTS (orders of other campaigns paying rows of this one again, not recorded as repeats; check them before any retry)",
+      r.suspects,
+      paidAgainLines,
     ) +
+    section(
+      "POSSIBLE DUPLICATES (untagged orders paying a recipient of the campaign the same card; check them before any retry)",
+      r.lookalikes,
+      paidAgainLines,
+    ) +
+    repeatsLine(r.repeats) +
     section("ledger orders the service does not have", r.missing_on_service, ledgerLine) +
     section("status disagreements", r.status_disagreements, ledgerLine) +
     section("behind (a follower will record them)", r.behind, ledgerLine) +
