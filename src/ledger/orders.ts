@@ -58,6 +58,8 @@ interface TransitionRun extends TransitionOptions {
   indexKey?: string;
   /** Moves only if the order's `updated_at` is still this. */
   ifUpdatedAt?: string;
+  /** When the service made the order (ISO): made before the campaign, it is a replay. */
+  madeAt?: string;
 }
 
 /**
@@ -229,13 +231,15 @@ export class LedgerOrders {
    * holds `orderId`, unfollowed in the same step, and with `indexKey` (the order-id index of
    * webhooks) the id's entry removed once the order is past `submitted` under it or gone: one
    * script, so a webhook costs a claim and this (docs/architecture/webhooks.md, "Webhooks").
+   * With `madeAt` (when the service made the order), the script marks it replayed when it was
+   * made before the campaign's `created_at` as Redis holds it then (see TRANSITION).
    */
   async endReported(
     campaign: string,
     number: number,
-    end: { to: RowStatus; patch: OrderPatch; orderId: string; indexKey?: string },
+    end: { to: RowStatus; patch: OrderPatch; orderId: string; indexKey?: string; madeAt?: string },
   ): Promise<ReportedEnd> {
-    const [code, status, other] = await this.runTransition({
+    const [code, status, other, replayed] = await this.runTransition({
       campaign,
       number,
       from: ["submitted"],
@@ -245,15 +249,21 @@ export class LedgerOrders {
       clearance: "answered",
       orderId: end.orderId,
       indexKey: end.indexKey,
+      madeAt: end.madeAt,
     });
-    if (code === 1) return { kind: "moved", status: (other as RowStatus | undefined) ?? end.to };
+    if (code === 1)
+      return {
+        kind: "moved",
+        status: (other as RowStatus | undefined) ?? end.to,
+        replayed: replayed === 1,
+      };
     if (code === 0) return { kind: "past", status };
     if (code === 2) return { kind: "mismatch", status, heldId: other || undefined };
     if (code === 3) return { kind: "not-yet", status };
     return { kind: "gone" };
   }
 
-  private async runTransition(run: TransitionRun): Promise<[number, string, string?]> {
+  private async runTransition(run: TransitionRun): Promise<[number, string, string?, number?]> {
     const { campaign, number, from, to, patch, follow } = run;
     const now = new Date().toISOString();
     const full = encodeOrderFields({ ...patch, updated_at: now } as Partial<LedgerOrder>);
@@ -266,6 +276,7 @@ export class LedgerOrders {
     const indexed = run.index && follow && follow !== "unfollow" && follow !== "pending";
     const indexId = indexed ? (patch?.order_id ?? "") : "";
     args.push(run.clearance ?? "", run.orderId ?? "", run.ifUpdatedAt ?? "", indexId);
+    args.push(run.madeAt ?? "");
     const k = this.store.keys(campaign);
     const keys = [
       k.orders,
@@ -286,6 +297,7 @@ export class LedgerOrders {
       number,
       string,
       string?,
+      number?,
     ];
   }
 

@@ -16,8 +16,8 @@
   - The order's currency has a daily limit (ARGV[6]) and its price would take the day's spend
     across campaigns (KEYS[8], includes/daily-limit.lua) past it: nothing is sent, the order is
     given back as above, and the caller pauses the campaigns of that currency. Returns
-    {5, currency, spent, limit, price, day}. An order that may be sent has its price reserved
-    in the day's spend (once: the order keeps the day in `dl`).
+    {5, currency, spent, limit, price, day}. An order that may be sent has its price counted in
+    the day's spend, limit or none (once: the order keeps the day in `dl`).
   - Otherwise moves the order to in_flight from queued or in_flight and returns
     {1, orderJson, {rowJson, ...} (its rows, in its order), campaignCreatedAt, executionMode}
     (the campaign's, meta `execution_mode`: an order of that mode does not repeat it, see
@@ -40,7 +40,7 @@
       ARGV[4] JSON {CUR: decimals} of currencies without 2 decimals
       ARGV[5] the fingerprint of the worker's API key ('' when it has none)
       ARGV[6] JSON {CUR: minor units} of the daily limits ('' when none)
-      ARGV[7] the limit's day (YYYY-MM-DD)
+      ARGV[7] the day the spend counts in (YYYY-MM-DD; '': not counted)
       ARGV[8] the first day the day's spend keeps (older days' fields go)
 
     Output:

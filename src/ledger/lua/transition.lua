@@ -17,6 +17,9 @@
   whatever the move's outcome, as a webhook may come before any answer of ours.
   Rows leaving sending for an end count in the campaign's minutes hash (KEYS[10],
   includes/minutes.lua).
+  With the time the service made the order (ARGV[14]), an order reaching completed is marked
+  replayed when it was made before the campaign's `created_at` (KEYS[5]), read here: a worker
+  that kept it from before a lost ledger's re-import would not know the new one.
 
     Input:
       KEYS[1] orders hash
@@ -52,9 +55,11 @@
                only if no other change came since (`orders reconcile` recording an order absent:
                an attempt made after it read the order could have made one)
       ARGV[13] the service's order id to index under ARGV[8] in KEYS[12], or ''
+      ARGV[14] when the service made the order (ISO time as toISOString writes it, comparable
+               as a string with meta `created_at`), or ''
 
     Output:
-      {1, previous, status reached} when moved
+      {1, previous, status reached, 1 if it is marked replayed else 0} when moved
       {0, current} when not allowed (or, with 'pending', when the campaign is cancelled or
         archived)
       {-1, ""} when unknown (or superseded, for an order id)
@@ -115,6 +120,13 @@ end
 if ARGV[10] == 'answered' then answered(order) end
 if ARGV[10] == 'force' then order.uk = nil end
 local to = checked_status(order, ARGV[3])
+if (ARGV[14] or '') ~= '' and to == 'completed' and current ~= 'completed' then
+  local created = redis.call('HGET', KEYS[5], 'created_at')
+  if created and ARGV[14] < created then
+    patch.rd = true
+    order.rd = true
+  end
+end
 if to ~= 'in_flight' then order.ak = nil end
 -- What `orders reconcile` found of a failed_uncertain order holds only while it stays one: an
 -- attempt made after (a retry under the same key) may make the order.
@@ -149,4 +161,4 @@ if current ~= to and to ~= 'queued' and to ~= 'in_flight' and to ~= 'submitted' 
   note_finished(KEYS[3], KEYS[5], ARGV[5])
 end
 forget_id()
-return {1, current, to}
+return {1, current, to, order.rd == true and 1 or 0}
