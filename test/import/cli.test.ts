@@ -126,7 +126,7 @@ describe("giftjobs orders import", () => {
     expect(doc.error_file).toMatch(/campaigns\/skip\/invalid-rows-.*\.csv$/);
     const errors = (await readFile(doc.error_file, "utf8")).trim().split("\n");
     expect(errors[0]).toBe("email,product_code,face_value,error,line");
-    expect(errors[1]).toMatch(/^not-an-email,[^,]+,10,"email: .*",5$/);
+    expect(errors[1]).toMatch(/^not-an-email,[^,]+,10\.00,"email: .*",5$/);
     // -5 would be a formula in a spreadsheet: escaped, and read back as -5 (fix-list-cell.ts).
     expect(errors[2]).toMatch(/^ ok@example\.com,[^,]+,'-5,"?face_value: .*"?,6$/);
     expect(errors).toHaveLength(3);

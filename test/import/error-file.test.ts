@@ -85,8 +85,11 @@ describe("an --error-file that cannot be written", () => {
     expect(onFolder.stderr.trim().split("\n")).toEqual([`giftjobs: error: ${line}`]);
     expect(JSON.parse(onFolder.stdout).errors).toEqual([{ line: null, message: line }]);
 
-    // Nothing half-written: no temporary file beside either, no campaign.
+    // Nothing half-written: no temporary file beside either, no campaign; the audit trail holds
+    // the two refusals (docs/architecture/audit.md, "What is recorded").
     expect((await readdir(e.dataDir)).sort()).toEqual([
+      "audit.head",
+      "audit.ndjson",
       "catalog",
       "fixes",
       "notes.txt",
