@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { type DailyLimit, dayAfter, limitDay, limitText } from "../daily-limit.js";
-import { readLuaScript } from "../redis/lua-scripts.js";
 import { redisKey } from "../redis/redis-key.js";
+import { runScript } from "../redis/scripts.js";
 
 /**
  * The daily limit across campaigns in the ledger (docs/architecture/ledger.md, "The daily
@@ -12,9 +12,6 @@ import { redisKey } from "../redis/redis-key.js";
 
 /** Days of spend kept: today's and the week before (a retry's release may come late). */
 const DAYS_KEPT = 7;
-
-const PAUSE_FOR_LIMIT = readLuaScript("src/ledger/lua/pause-for-limit.lua");
-const PAUSE_COMMAND = "giftjobsLedgerPauseForLimit";
 
 /** The hash of the day's spend, field `CUR:YYYY-MM-DD`, minor units. */
 export function dailySpendKey(prefix: string): string {
@@ -91,9 +88,7 @@ export class DailySpend {
     private readonly prefix: string,
     private readonly keysOf: (campaign: string) => { meta: string; counts: string },
     private readonly runningKey: string,
-  ) {
-    if (!(PAUSE_COMMAND in redis)) redis.defineCommand(PAUSE_COMMAND, { lua: PAUSE_FOR_LIMIT });
-  }
+  ) {}
 
   /** What the day's orders in `currency` cost so far (reserved: sent or being sent), minor units. */
   async spent(currency: string, day: string): Promise<bigint> {
@@ -110,22 +105,12 @@ export class DailySpend {
     const running = new Set(await this.redis.smembers(this.runningKey));
     running.add(campaign);
     const campaigns = [...running];
-    const command = (this.redis as unknown as Record<string, (...a: string[]) => Promise<unknown>>)[
-      PAUSE_COMMAND
-    ]!;
     const keys = [this.runningKey];
     for (const name of campaigns) {
       const k = this.keysOf(name);
       keys.push(k.meta, k.counts);
     }
-    return (await command.call(
-      this.redis,
-      String(keys.length),
-      ...keys,
-      currency,
-      reason,
-      new Date().toISOString(),
-      ...campaigns,
-    )) as string[];
+    const args = [currency, reason, new Date().toISOString(), ...campaigns];
+    return (await runScript(this.redis, "giftjobsLedgerPauseForLimit", keys, args)) as string[];
   }
 }
