@@ -20,9 +20,12 @@ export function dailySpendKey(prefix: string): string {
 
 const limitsJson = new WeakMap<DailyLimit, string>();
 
-/** START's ARGV[6..8]: the limits as JSON {CUR: units}, the day, the first day kept. */
-export function startLimitArgs(limit: DailyLimit | undefined, now = new Date()): string[] {
-  if (!limit) return ["", "", ""];
+/** START's named fields of the limit: its JSON {CUR: units}, the day, the first day kept. */
+export function startLimitArgs(
+  limit: DailyLimit | undefined,
+  now = new Date(),
+): { limits?: string; day?: string; oldest?: string } {
+  if (!limit) return {};
   let json = limitsJson.get(limit);
   if (json === undefined) {
     const units: Record<string, string> = {};
@@ -31,7 +34,7 @@ export function startLimitArgs(limit: DailyLimit | undefined, now = new Date()):
     limitsJson.set(limit, json);
   }
   const day = limitDay(now, limit.tz);
-  return [json, day, dayAfter(day, -DAYS_KEPT)];
+  return { limits: json, day, oldest: dayAfter(day, -DAYS_KEPT) };
 }
 
 /** What START answers when the daily limit stops an order (minor units). */
@@ -45,7 +48,7 @@ export interface LimitReached {
   day: string;
 }
 
-/** START's answer `{5, currency, spent, limit, price, day}` read. */
+/** START's answer `{'daily_limit', currency, spent, limit, price, day}` read (its values). */
 export function limitReachedOf(answer: readonly unknown[]): LimitReached {
   const [currency, spent, limit, price, day] = answer.map(String) as [
     string,

@@ -5,6 +5,7 @@ import { dirname, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/package-root.js";
 import { readLuaScript } from "../../src/redis/lua-scripts.js";
+import { REPLIES } from "../../src/redis/replies.js";
 import { runScript, SCRIPTS } from "../../src/redis/scripts.js";
 import { testRedis } from "../helpers/redis.js";
 import { tmpDir } from "../helpers/tmp-dir.js";
@@ -67,6 +68,18 @@ describe("the ledger's Lua files", () => {
     const least = typeof entry.keys === "number" ? entry.keys : entry.keys[0];
     if (most !== Infinity) expect(Math.max(...listed)).toBe(most);
     expect(listed.length).toBeGreaterThanOrEqual(least);
+  });
+
+  it("answers only words of REPLIES, each with one meaning", () => {
+    for (const file of scripts) {
+      const text = code(readLuaScript(file));
+      for (const [, word] of text.matchAll(/return \{'(\w+)'/g))
+        expect(Object.keys(REPLIES), `${file} answers '${word}'`).toContain(word);
+    }
+    const used = scripts.flatMap((file) =>
+      [...code(readLuaScript(file)).matchAll(/return \{'(\w+)'/g)].map((m) => m[1]),
+    );
+    for (const word of Object.keys(REPLIES)) expect(used, word).toContain(word);
   });
 
   it("defines scripts in one file: no other module calls defineCommand", () => {
