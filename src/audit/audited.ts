@@ -10,10 +10,18 @@ export interface AuditedStep<T> {
   campaign: string | null;
   /** Details known before it runs (a retry's mode); merged under those of its end. */
   details?: AuditDetails;
-  run: () => Promise<T>;
+  /**
+   * The step; one that lets spending start calls `first` once its checks have passed and before
+   * its effect: its `ok` entry is then written there, durable before a worker can see the
+   * effect (docs/architecture/audit.md, "An entry before its effect"), and none after.
+   */
+  run: (first: RecordFirst) => Promise<T>;
   /** The details of what it did, from its result. */
   done?: (value: T) => AuditDetails;
 }
+
+/** Writes the step's `ok` entry now, with these details (over the step's own). */
+export type RecordFirst = (details: AuditDetails) => Promise<void>;
 
 /**
  * Runs the step and appends one entry for it (docs/architecture/audit.md, "What is recorded"):
@@ -35,15 +43,24 @@ export async function audited<T>(
     result,
     ...(reason === undefined ? {} : { reason }),
   });
+  // "first": the entry written before the effect; "failed": that write failed, nothing done.
+  let written: "first" | "failed" | undefined;
+  const first: RecordFirst = async (details) => {
+    written = "failed";
+    await trail?.append(draft("ok", details));
+    written = "first";
+  };
   let value: T;
   try {
-    value = await step.run();
+    value = await step.run(first);
   } catch (error) {
+    if (written === "failed") throw error;
+    // A step that stopped after its entry: a second one says the effect was not made.
     const reason = firstLine(error);
     await trail?.append(draft(error instanceof UserError ? "refused" : "failed", {}, reason));
     throw error;
   }
-  if (!trail) return value;
+  if (!trail || written === "first") return value;
   try {
     await trail.append(draft("ok", step.done?.(value) ?? {}));
   } catch (error) {

@@ -78,6 +78,14 @@ export class FileAuditTrail implements AuditTrail {
     return verifyChain(this.lines(), await this.head());
   }
 
+  async read(filter: AuditFilter = {}) {
+    const entries: AuditEntry[] = [];
+    const check = await verifyChain(this.lines(), await this.head(), (entry) => {
+      if (matches(entry, filter)) entries.push(entry);
+    });
+    return { entries, check };
+  }
+
   async close(): Promise<void> {}
 
   private async *lines(): AsyncGenerator<StoredText> {

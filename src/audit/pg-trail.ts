@@ -78,11 +78,23 @@ export class PgAuditTrail implements AuditTrail {
   }
 
   async verify() {
+    return verifyChain(await this.stored());
+  }
+
+  async read(filter: AuditFilter = {}) {
+    const entries: AuditEntry[] = [];
+    const check = await verifyChain(await this.stored(), undefined, (entry) => {
+      if (matches(entry, filter)) entries.push(entry);
+    });
+    return { entries, check };
+  }
+
+  private async stored() {
     const rows = await queryRows<{ entry: string }>(
       this.database,
       "SELECT entry FROM audit_entries ORDER BY seq",
     );
-    return verifyChain(rows.map(({ entry }, i) => ({ place: `row ${i + 1}`, text: entry })));
+    return rows.map(({ entry }, i) => ({ place: `row ${i + 1}`, text: entry }));
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 import type { AuditDraft, AuditEntry, AuditFilter } from "./entry.js";
-import type { VerifyResult } from "./verify.js";
+import type { VerifiedListing, VerifyResult } from "./verify.js";
 
 /**
  * The audit trail: append-only, one chain (docs/architecture/audit.md). In PostgreSQL when
@@ -12,6 +12,11 @@ export interface AuditTrail {
   append(draft: AuditDraft): Promise<AuditEntry>;
   /** The entries the filter picks, oldest first. */
   list(filter?: AuditFilter): Promise<AuditEntry[]>;
+  /**
+   * The entries the filter picks, the whole chain checked in the same read (docs/architecture/
+   * audit.md, "Reading is verifying"): a listing never shows a trail broken without saying so.
+   */
+  read(filter?: AuditFilter): Promise<VerifiedListing>;
   /** Checks the whole chain. */
   verify(): Promise<VerifyResult>;
   close(): Promise<void>;

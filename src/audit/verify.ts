@@ -11,6 +11,13 @@ export type VerifyResult =
   | { ok: true; entries: number; last: { seq: number; at: string; hash: string } | null }
   | { ok: false; entries: number; problem: string };
 
+/** A listing read with its chain checked (`giftjobs audit`): the entries, and the check. */
+export interface VerifiedListing {
+  /** The entries the filter picks, oldest first, up to the first break when there is one. */
+  entries: AuditEntry[];
+  check: VerifyResult;
+}
+
 /** The newest entry as the store remembers it apart from the entries (a file's head). */
 export interface TrailHead {
   seq: number;
@@ -27,6 +34,8 @@ export interface TrailHead {
 export async function verifyChain(
   stored: AsyncIterable<StoredText> | Iterable<StoredText>,
   head?: TrailHead,
+  /** Told of each entry found whole so far, in order: a listing that verifies as it reads. */
+  onEntry?: (entry: AuditEntry) => void,
 ): Promise<VerifyResult> {
   let previous: AuditEntry | undefined;
   let previousPlace = "";
@@ -48,6 +57,7 @@ export async function verifyChain(
           : `entry 1 (${place}) changed: the first entry chains to nothing`,
       );
     seen.set(entry.seq, place);
+    onEntry?.(entry);
     previous = entry;
     previousPlace = place;
     count += 1;

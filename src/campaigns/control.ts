@@ -24,6 +24,12 @@ export async function pauseCampaign(
 }
 
 /**
+ * Called once every check has passed and before the move that lets the campaign spend: its
+ * audit entry is written here (docs/architecture/audit.md, "An entry before its effect").
+ */
+export type BeforeMove = () => Promise<void>;
+
+/**
  * Resumes a paused campaign: the dispatcher sends its pending orders again. With `limit` (the
  * daily limit as this process reads it), a campaign the daily limit paused today under a limit
  * no higher is refused (checkLimitResume).
@@ -31,10 +37,14 @@ export async function pauseCampaign(
 export async function resumeCampaign(
   ledger: Ledger,
   campaign: string,
-  limit?: DailyLimit,
+  { limit, beforeMove }: { limit?: DailyLimit; beforeMove?: BeforeMove } = {},
 ): Promise<boolean> {
-  if (limit)
-    checkLimitResume(campaign, (await ledger.campaigns.meta(campaign)).paused_reason, limit);
+  const meta = await ledger.campaigns.meta(campaign);
+  if (limit) checkLimitResume(campaign, meta.paused_reason, limit);
+  const before = storedState(meta);
+  if (before === "running") return false;
+  if (before !== "paused") throw notIn(campaign, before, "resumed", "resume");
+  await beforeMove?.();
   if ((await moveCampaign(ledger, campaign, "resume")).changed) return true;
   const state = storedState(await ledger.campaigns.meta(campaign));
   if (state === "running") return false;
@@ -49,10 +59,13 @@ export async function resumeCampaign(
 export async function approveCampaign(
   ledger: Ledger,
   campaign: string,
-  approver: Actor = currentActor(),
+  { approver = currentActor(), beforeMove }: { approver?: Actor; beforeMove?: BeforeMove } = {},
 ): Promise<void> {
   const meta = await ledger.campaigns.meta(campaign);
-  if (storedState(meta) === "held") checkFourEyes(campaign, meta, approver);
+  const state = storedState(meta);
+  if (state !== "held") throw notIn(campaign, state, "approved", "approve");
+  checkFourEyes(campaign, meta, approver);
+  await beforeMove?.();
   const result = await moveCampaign(ledger, campaign, "approve", {
     [FOUR_EYES_FIELDS.approver]: approver.name,
   });

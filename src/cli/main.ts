@@ -11,6 +11,7 @@ import {
   registerWorker,
 } from "./definitions/commands.js";
 import { register as registerOrders } from "./definitions/orders.js";
+import { quietOnClosedOutput } from "./output.js";
 
 /**
  * The commands as commander knows them: names, arguments, options, help. Only these are loaded
@@ -98,6 +99,8 @@ function oneLineErrors(command: Command): void {
 
 /** Entry point of the `giftjobs` binary. Exit codes: 0 done, 1 failed, 2 bad usage or input. */
 export async function main(argv: string[]): Promise<void> {
+  // Before anything is printed: a reader gone away stops no command (src/cli/output.ts).
+  quietOnClosedOutput();
   const program = buildProgram();
   overrideExits(program);
   requireOptionsLast(program);

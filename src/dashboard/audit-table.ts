@@ -5,14 +5,24 @@ import { timeHtml } from "./page-layout.js";
 /** Entries shown on a campaign's page, the newest; `giftjobs audit --campaign N` lists them all. */
 const SHOWN = 50;
 
+/** A campaign's entries as read, and the break of the chain the read found, if it found one. */
+export interface AuditListing {
+  entries: AuditEntry[];
+  problem?: string;
+}
+
 /**
  * The campaign's audit entries as a small table, newest first (docs/architecture/audit.md):
- * who, from where, when, what and how it ended. `entries` undefined: the trail cannot be read.
+ * who, from where, when, what and how it ended. `listing` undefined: the trail cannot be read.
+ * A broken chain is said first, and nothing of it is shown as true ("Reading is verifying").
  */
-export function auditTable(campaign: string, entries: AuditEntry[] | undefined): string {
+export function auditTable(campaign: string, listing: AuditListing | undefined): string {
   const heading = "<h2>Audit trail</h2>";
-  if (!entries)
+  if (!listing)
     return `${heading}<p>The audit trail cannot be read now (see the dashboard's log).</p>`;
+  if (listing.problem !== undefined)
+    return `${heading}<p class="broken"><strong>The audit trail is broken</strong>: ${escapeHtml(listing.problem)}. <code>giftjobs audit verify</code> names it; <code>giftjobs audit --no-verify</code> lists the entries as stored.</p>`;
+  const { entries } = listing;
   if (entries.length === 0) return `${heading}<p>No audit entries for this campaign.</p>`;
   const shown = entries.slice(-SHOWN).reverse();
   const rows = shown

@@ -27,6 +27,12 @@ export interface ActionContext {
 export interface ActionRequest {
   actor: Actor;
   dailyLimit: DailyLimit | undefined;
+  /**
+   * Writes the action's entry, with the line it will show, once its checks have passed and
+   * before the move that lets the campaign spend (docs/architecture/audit.md, "An entry before
+   * its effect"): approve and resume call it.
+   */
+  entryFirst?: (outcome: string) => Promise<void>;
 }
 
 /**
@@ -68,8 +74,11 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
     role: "approve",
     shown: ({ stored }) => stored === "held",
     unrecorded: false,
-    run: async (ledger, c, { actor }) => {
-      await approveCampaign(ledger, c, actor);
+    run: async (ledger, c, { actor, entryFirst }) => {
+      await approveCampaign(ledger, c, {
+        approver: actor,
+        beforeMove: () => entryFirst?.(`campaign ${c} approved`) ?? Promise.resolve(),
+      });
       return `campaign ${c} approved`;
     },
   },
@@ -92,8 +101,11 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
     role: "operate",
     shown: ({ stored }) => stored === "paused",
     unrecorded: false,
-    run: async (ledger, c, { dailyLimit }) =>
-      (await resumeCampaign(ledger, c, dailyLimit))
+    run: async (ledger, c, { dailyLimit, entryFirst }) =>
+      (await resumeCampaign(ledger, c, {
+        limit: dailyLimit,
+        beforeMove: () => entryFirst?.(`campaign ${c} resumed`) ?? Promise.resolve(),
+      }))
         ? `campaign ${c} resumed`
         : `campaign ${c} was already running`,
   },

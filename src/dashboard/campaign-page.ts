@@ -1,10 +1,9 @@
-import type { AuditEntry } from "../audit/entry.js";
 import { doneText, rowProgress } from "../campaigns/progress.js";
 import { repeatsText } from "../campaigns/status.js";
 import type { CampaignSummary } from "../campaigns/summary.js";
 import { maskEmails } from "../log.js";
 import { plural } from "../plural.js";
-import { auditTable } from "./audit-table.js";
+import { type AuditListing, auditTable } from "./audit-table.js";
 import type { CampaignAction } from "./campaign-actions.js";
 import {
   FAILURE_STATUSES,
@@ -38,8 +37,8 @@ export interface CampaignPageOptions {
   loginPath?: string;
   /** The outcome of the action just run. */
   result?: { ok: boolean; line: string };
-  /** The campaign's audit entries; undefined when the trail cannot be read. */
-  audit?: AuditEntry[];
+  /** The campaign's audit entries, checked as read; undefined when the trail cannot be read. */
+  audit?: AuditListing;
   boardPath: string;
   nonce: string;
   /** Who is signed in, for the header (login-routes.ts, whoHtml). */

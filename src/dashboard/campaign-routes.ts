@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import express, { type Request, type Response, Router } from "express";
 import { audited } from "../audit/audited.js";
-import type { AuditAction, AuditEntry } from "../audit/entry.js";
+import type { AuditAction } from "../audit/entry.js";
 import type { AuditTrail } from "../audit/trail.js";
 import { storedState } from "../campaigns/state.js";
 import { type CampaignSummary, campaignSummary } from "../campaigns/summary.js";
@@ -10,6 +10,7 @@ import type { DailyLimit } from "../daily-limit.js";
 import { UserError } from "../errors/user-error.js";
 import { CAMPAIGN_NAME, type Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
+import type { AuditListing } from "./audit-table.js";
 import { CAMPAIGN_ACTIONS, findAction } from "./campaign-actions.js";
 import { FAILURE_STATUSES, type FailureStatus, failurePage } from "./campaign-failures.js";
 import { campaignOverviews } from "./campaign-overviews.js";
@@ -137,10 +138,15 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
     );
   };
 
-  /** The campaign's audit entries, or undefined (logged) when the trail cannot be read. */
-  const auditEntries = async (campaign: string): Promise<AuditEntry[] | undefined> => {
+  /**
+   * The campaign's audit entries, the chain checked as they are read (docs/architecture/audit.md,
+   * "Reading is verifying"), or undefined (logged) when the trail cannot be read.
+   */
+  const auditEntries = async (campaign: string): Promise<AuditListing | undefined> => {
     try {
-      return await options.audit?.list({ campaign });
+      const read = await options.audit?.read({ campaign });
+      if (!read) return undefined;
+      return read.check.ok ? read : { ...read, problem: read.check.problem };
     } catch (error) {
       log.warn({ campaign, err: error }, "dashboard: the audit trail cannot be read");
       return undefined;
@@ -223,7 +229,12 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
           action: action.name as AuditAction,
           campaign,
           details: { via: "dashboard" },
-          run: () => action.run(ledger, campaign, { actor, dailyLimit: options.dailyLimit }),
+          run: (first) =>
+            action.run(ledger, campaign, {
+              actor,
+              dailyLimit: options.dailyLimit,
+              entryFirst: (outcome) => first({ outcome }),
+            }),
           done: (outcome) => ({ outcome }),
         });
         log.info({ ...who, result: line }, "dashboard: campaign action");

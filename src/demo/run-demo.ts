@@ -3,15 +3,20 @@ import { Queue } from "bullmq";
 import type { OrderJobData } from "../../jobs/orders/job.js";
 import { QUEUES } from "../../jobs/registry.js";
 import { apiClientFor } from "../api/client-for-config.js";
+import { currentActor } from "../audit/actor.js";
+import { FileAuditTrail } from "../audit/file-trail.js";
 import { writeReport } from "../campaigns/report.js";
 import { type CampaignStatus, pendingRows } from "../campaigns/status.js";
 import { waitForCampaign } from "../campaigns/wait-for-campaign.js";
 import { loadCurrentIndex } from "../catalog/current-snapshot.js";
+import { sha256OfFile } from "../catalog/file-snapshot.js";
 import { SNAPSHOT_FILES } from "../catalog/snapshot-layout.js";
 import { syncCatalog } from "../catalog/sync-catalog.js";
 import type { Config } from "../config.js";
 import { RunError } from "../errors/run-error.js";
+import { importPlannedDraft } from "../import/import-audit.js";
 import { importCampaign } from "../import/import-campaign.js";
+import type { ImportResult } from "../import/import-types.js";
 import { writeSampleCsv } from "../import/sample-csv.js";
 import { Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
@@ -148,7 +153,14 @@ async function demoCampaign(
     // (--append only to a campaign that exists: docs/architecture/repeats.md, "Names").
     const append = await ledger.campaigns.exists(DEMO_CAMPAIGN);
     const imported = await importCampaign(
-      { file: csv, campaign: DEMO_CAMPAIGN, itemsPerOrder: 1, append },
+      {
+        file: csv,
+        campaign: DEMO_CAMPAIGN,
+        itemsPerOrder: 1,
+        append,
+        // Its entry before its rows, as `orders import` writes it (docs/architecture/audit.md).
+        beforeRecording: (planned) => demoImportEntry(config, { file: csv, append }, planned),
+      },
       { ledger, catalog: index, client, log: options.log },
     );
     const status = await waitUntilDone(ledger, options);
@@ -178,6 +190,19 @@ async function demoCampaign(
     await queue.close();
     await connection.quit();
   }
+}
+
+/** The demo import's audit entry, in the demo's own data dir's trail. */
+async function demoImportEntry(
+  config: Config,
+  { file, append }: { file: string; append: boolean },
+  planned: ImportResult,
+): Promise<void> {
+  const command = { file, campaign: DEMO_CAMPAIGN, append, budgets: [] };
+  const sha256 = await sha256OfFile(file).catch(() => undefined);
+  await new FileAuditTrail(config.dataDir).append(
+    importPlannedDraft({ command }, planned, currentActor(), sha256),
+  );
 }
 
 async function waitUntilDone(ledger: Ledger, options: DemoOptions): Promise<CampaignStatus> {

@@ -1,9 +1,76 @@
 import { basename } from "node:path";
 import type { Actor } from "../audit/actor.js";
 import type { AuditDetails, AuditDraft } from "../audit/entry.js";
+import { UserError } from "../errors/user-error.js";
+import { maskEmails, redactSecrets } from "../log.js";
 import { budgetText } from "../orders/budget.js";
-import type { ImportEnd, PreparedImport } from "./import-command.js";
+import type { ImportCommand, ImportEnd, PreparedImport } from "./import-command.js";
 import type { ImportResult } from "./import-types.js";
+
+/**
+ * The entry written before anything is recorded (docs/architecture/audit.md, "An entry before
+ * its effect"): what the import is about to record and may spend, `ok`. Its `new_rows` and
+ * `money` are the plan; the orders they make are counted as they are written, so they are not
+ * in it. An import that then records otherwise gets a second entry (importEndDraft).
+ */
+export function importPlannedDraft(
+  prepared: { command: Pick<ImportCommand, "file" | "campaign" | "append" | "budgets"> },
+  planned: ImportResult,
+  actor: Actor,
+  fileSha256: string | undefined,
+): AuditDraft {
+  const { orders: _counted, ...details } = resultDetails(planned);
+  return {
+    actor,
+    action: "import",
+    campaign: prepared.command.campaign,
+    details: { ...fileDetails(prepared.command, fileSha256), ...details },
+    result: "ok",
+  };
+}
+
+/**
+ * True when the planned entry says how the import ended (it recorded the rows it planned): no
+ * second entry. A refusal, a decline, Redis lost or a budget met half way get their own.
+ */
+export function saidByPlanned(end: ImportEnd, planned: ImportResult | undefined): boolean {
+  return Boolean(planned && end.kind === "imported" && end.result.enqueued === planned.enqueued);
+}
+
+/**
+ * The entry of an import stopped by an error of its own before it ended as importAuditDraft
+ * knows: the file missing, empty or unreadable, no snapshot, the API key refused, a bad flag.
+ * `refused` for a user's mistake (exit 2), `failed` otherwise; the reason is the command's one
+ * line, the API key and any e-mail address out of it.
+ */
+export function importStoppedDraft(
+  command: Pick<ImportCommand, "file" | "campaign" | "append" | "budgets">,
+  error: unknown,
+  actor: Actor,
+  fileSha256: string | undefined,
+): AuditDraft {
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    actor,
+    action: "import",
+    campaign: command.campaign,
+    details: fileDetails(command, fileSha256),
+    result: error instanceof UserError ? "refused" : "failed",
+    reason: maskEmails(redactSecrets(message.split("\n")[0]!)),
+  };
+}
+
+function fileDetails(
+  command: Pick<ImportCommand, "file" | "append" | "budgets">,
+  fileSha256: string | undefined,
+): AuditDetails {
+  return {
+    file: basename(command.file),
+    file_sha256: fileSha256 ?? null,
+    ...(command.append ? { append: true } : {}),
+    ...(command.budgets.length ? { budgets: command.budgets.map(budgetText) } : {}),
+  };
+}
 
 /**
  * The audit entry of an import that ran (docs/architecture/audit.md, "What is recorded"): the
@@ -21,10 +88,7 @@ export function importAuditDraft(
     "result" in end ? end.result : end.kind === "refused" ? end.error.result : undefined;
   if (result?.dry_run) return undefined;
   const details: AuditDetails = {
-    file: basename(command.file),
-    file_sha256: fileSha256 ?? null,
-    ...(command.append ? { append: true } : {}),
-    ...(command.budgets.length ? { budgets: command.budgets.map(budgetText) } : {}),
+    ...fileDetails(command, fileSha256),
     ...(result ? resultDetails(result) : {}),
   };
   const base = { actor, action: "import" as const, campaign: command.campaign, details };

@@ -190,6 +190,8 @@ async function importWithSpool(
     if (!yes) throw new ImportDeclined(result(0, 0));
   }
 
+  // The audit entry, durable before the campaign or a row of it is recorded.
+  await run.beforeRecording?.(result(survey.newRows, 0));
   let written: { rows: number; orders: number };
   try {
     written = await recordCampaign(

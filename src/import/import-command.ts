@@ -111,10 +111,16 @@ export interface ImportIo extends ImportTerminal {
   /** Prints how the import ended, while the services are still open. */
   print(end: ImportEnd): void;
   /**
-   * Records how it ended in the audit trail (src/import/import-audit.ts), on the import's
-   * database when it has one open; told of every end, a dry run's included.
+   * Records what the import is about to record in the audit trail, durably, before the campaign
+   * or any row is recorded (ImportOptions.beforeRecording); an error stops the import there.
    */
-  audit?(end: ImportEnd, database: Database | undefined): Promise<void>;
+  auditPlanned?(planned: ImportResult, database: Database | undefined): Promise<void>;
+  /**
+   * Records how it ended in the audit trail (src/import/import-audit.ts), on the import's
+   * database when it has one open, before anything is printed; told of every end, a dry run's
+   * included, and of the plan auditPlanned recorded, if it was.
+   */
+  audit?(end: ImportEnd, database: Database | undefined, planned?: ImportResult): Promise<void>;
 }
 
 /** `orders import --json`: one document on every exit. */
@@ -247,17 +253,27 @@ export async function runImportCommand(prepared: PreparedImport, io: ImportIo): 
   // Rows recorded so far, and whether Redis answered at the start (for a Redis lost mid-way).
   let recorded = 0;
   let connected = false;
-  const options = importOptionsOf(prepared, {
-    ...io,
-    onProgress: (p) => {
-      if (p.phase === "enqueue") recorded = p.enqueued;
-      io.onProgress(p);
+  // The import's database once open, and the plan its first audit entry recorded.
+  let database: Database | undefined;
+  let planned: ImportResult | undefined;
+  const options: ImportOptions = {
+    ...importOptionsOf(prepared, {
+      ...io,
+      onProgress: (p) => {
+        if (p.phase === "enqueue") recorded = p.enqueued;
+        io.onProgress(p);
+      },
+    }),
+    beforeRecording: async (plan) => {
+      await io.auditPlanned?.(plan, database);
+      planned = plan;
     },
-  });
+  };
   const { catalog, settings } = prepared;
   try {
-    return await io.withServices(async ({ ledger, client, database }) => {
+    return await io.withServices(async ({ ledger, client, database: open }) => {
       connected = true;
+      database = open;
       const deps = { ledger, catalog, client, log: io.log, dataDir: settings.dataDir, database };
       const end = await importCampaign(options, deps).then(
         (result) => {
@@ -269,8 +285,7 @@ export async function runImportCommand(prepared: PreparedImport, io: ImportIo): 
           return stoppedEnd(error);
         },
       );
-      io.print(end);
-      await io.audit?.(end, database);
+      await auditThenPrint(io, end, { database, planned });
       return end.code;
     });
   } catch (error) {
@@ -280,9 +295,25 @@ export async function runImportCommand(prepared: PreparedImport, io: ImportIo): 
     const end = lostDatabase
       ? databaseLostEnd(prepared, recorded, error)
       : redisLostEnd(prepared, recorded);
-    io.print(end);
-    await io.audit?.(end, undefined);
+    await auditThenPrint(io, end, { database: undefined, planned });
     return end.code;
+  }
+}
+
+/**
+ * The end's entry first, then what is printed (docs/architecture/audit.md, "An entry before
+ * its effect"): output that cannot be written stops nothing before the entry. An entry that
+ * cannot be written is the command's error, after the end is printed all the same.
+ */
+async function auditThenPrint(
+  io: ImportIo,
+  end: ImportEnd,
+  { database, planned }: { database: Database | undefined; planned: ImportResult | undefined },
+): Promise<void> {
+  try {
+    await io.audit?.(end, database, planned);
+  } finally {
+    io.print(end);
   }
 }
 

@@ -3,7 +3,7 @@ import type { ExecutionMode } from "../api/order-request.js";
 import { REPEAT_WINDOW_DAYS } from "../campaigns/earlier-payments.js";
 import type { DailyLimit } from "../daily-limit.js";
 import type { Budget } from "../orders/budget.js";
-import type { ImportOptions, ImportProgress, SpendPlan } from "./import-types.js";
+import type { ImportOptions, ImportProgress, ImportResult, SpendPlan } from "./import-types.js";
 import type { ReadOrderFileOptions } from "./readers/order-file.js";
 import type { RepeatsChoice } from "./repeats.js";
 import type { PreflightOptions } from "./validation/preflight.js";
@@ -58,6 +58,7 @@ export interface RunOptions {
   skipInvalid: boolean;
   errorFile?: string;
   confirm?: (plan: SpendPlan) => Promise<boolean>;
+  beforeRecording?: (planned: ImportResult) => Promise<void>;
   onProgress?: (progress: ImportProgress) => void;
 }
 
@@ -124,6 +125,7 @@ export function importStages(options: ImportOptions): ImportStages {
       skipInvalid: Boolean(options.skipInvalid),
       errorFile: options.errorFile,
       confirm: options.confirm,
+      beforeRecording: options.beforeRecording,
       onProgress: options.onProgress,
     },
   };

@@ -109,6 +109,13 @@ export interface ImportOptions {
    */
   confirm?: (plan: SpendPlan) => Promise<boolean>;
   /**
+   * Told what is about to be recorded, after `confirm` and before the campaign or any row is:
+   * the audit entry is written here, so no row a worker can send is without its entry
+   * (docs/architecture/audit.md, "An entry before its effect"). An error stops the import with
+   * nothing recorded. Not called on a dry run, nor when an earlier check refused.
+   */
+  beforeRecording?: (planned: ImportResult) => Promise<void>;
+  /**
    * Rows whose fingerprint matches a row another campaign recorded and did not end with nothing
    * made (docs/architecture/repeats.md): refused (the import records nothing), skipped (the
    * other rows are recorded), or allowed (recorded, and the campaign says it repeats them).

@@ -1,3 +1,4 @@
+import type { RecordFirst } from "../../audit/audited.js";
 import type { AuditAction, AuditDetails } from "../../audit/entry.js";
 import {
   approveCampaign,
@@ -39,14 +40,43 @@ export async function runList(opts: { json?: boolean }): Promise<number> {
   });
 }
 
-/** `orders approve`: refused by the four-eyes rule for the campaign's own importer. */
-export const runApprove = lifecycle("approve", "refuse", async (ledger, name, workers) => {
-  await approveCampaign(ledger, name);
-  return {
-    summary: await campaignSummary(ledger, name, workers),
-    line: `campaign ${name} approved`,
+/**
+ * The entry of a move that lets the campaign spend, written before it (RecordFirst): the
+ * campaign as it stands, in the state it is moved to.
+ */
+function entryBefore(
+  ledger: Ledger,
+  name: string,
+  { workers, first, state, outcome }: MoveEntry,
+): () => Promise<void> {
+  return async () => {
+    const summary = await campaignSummary(ledger, name, workers);
+    await first({ outcome, ...summaryDetails(summary), state });
   };
-});
+}
+
+interface MoveEntry {
+  workers: WorkerBeats;
+  first: RecordFirst;
+  state: string;
+  outcome: string;
+}
+
+/** `orders approve`: refused by the four-eyes rule for the campaign's own importer. */
+export const runApprove = lifecycle(
+  "approve",
+  "refuse",
+  async (ledger, name, workers, { first }) => {
+    const outcome = `campaign ${name} approved`;
+    await approveCampaign(ledger, name, {
+      beforeMove: entryBefore(ledger, name, { workers, first, state: "running", outcome }),
+    });
+    return {
+      summary: await campaignSummary(ledger, name, workers),
+      line: `campaign ${name} approved`,
+    };
+  },
+);
 
 /** `orders pause`. */
 export const runPause = lifecycle("pause", "warn", async (ledger, name, workers) => {
@@ -58,8 +88,12 @@ export const runPause = lifecycle("pause", "warn", async (ledger, name, workers)
 });
 
 /** `orders resume`. */
-export const runResume = lifecycle("resume", "refuse", async (ledger, name, workers, config) => {
-  const resumed = await resumeCampaign(ledger, name, dailyLimitOf(config));
+export const runResume = lifecycle("resume", "refuse", async (ledger, name, workers, ctx) => {
+  const outcome = `campaign ${name} resumed`;
+  const resumed = await resumeCampaign(ledger, name, {
+    limit: dailyLimitOf(ctx.config),
+    beforeMove: entryBefore(ledger, name, { workers, first: ctx.first, state: "running", outcome }),
+  });
   return {
     summary: await campaignSummary(ledger, name, workers),
     line: resumed ? `campaign ${name} resumed` : `campaign ${name} was already running`,
@@ -88,6 +122,8 @@ export type CampaignStep = (
   campaign: string,
   config: Config,
   workers: WorkerBeats,
+  /** Writes the entry before the step's effect (src/audit/audited.ts). */
+  first: RecordFirst,
 ) => Promise<{ json: unknown; text: string; audit?: AuditDetails }>;
 
 /** How a campaign command is recorded in the audit trail (src/cli/audit-trail.ts). */
@@ -108,10 +144,10 @@ export function campaignCommand(
       {
         action: audit.action,
         campaign: opts.campaign,
-        run: () =>
+        run: (first) =>
           withRedisServices(ctx.config, async ({ ledger, workers }) => {
             await requireCampaign(ledger, opts.campaign);
-            return step(ledger, opts.campaign, ctx.config, workers);
+            return step(ledger, opts.campaign, ctx.config, workers, first);
           }),
         done: (result) => result.audit ?? {},
       },
@@ -145,12 +181,12 @@ function lifecycle(
     ledger: Ledger,
     campaign: string,
     workers: WorkerBeats,
-    config: Config,
+    ctx: { config: Config; first: RecordFirst },
   ) => Promise<{ summary: CampaignSummary; line: string }>,
 ): (opts: { campaign: string; json?: boolean }) => Promise<number> {
   return campaignCommand(
-    async (ledger, campaign, config, workers) => {
-      const { summary, line } = await step(ledger, campaign, workers, config);
+    async (ledger, campaign, config, workers, first) => {
+      const { summary, line } = await step(ledger, campaign, workers, { config, first });
       return {
         json: summary,
         text: `${line}\n${summaryText(summary)}`,

@@ -22,6 +22,7 @@ import { Ledger } from "../../ledger/ledger.js";
 import { commandClient } from "../../redis/connection.js";
 import { RedisDownError } from "../../redis/redis-down.js";
 import { countryCode } from "../option-parsers.js";
+import { stdoutGone } from "../output.js";
 import { type CommandContext, createContext, printJson } from "../run-action.js";
 import { withRedis } from "../services.js";
 
@@ -32,17 +33,10 @@ interface ShowFlags {
   json?: boolean;
 }
 
-/** Set when the reader of stdout went away (`catalog show | head`): stop quietly. */
-let stdoutClosed = false;
-
 /** Writes to stdout respecting back-pressure: a show of 100k products must not pile up in memory. */
 async function write(text: string): Promise<void> {
-  if (stdoutClosed) return;
-  if (process.stdout.listenerCount("error") === 0) {
-    process.stdout.on("error", () => {
-      stdoutClosed = true;
-    });
-  }
+  // The reader went away (`catalog show | head`): stop quietly (src/cli/output.ts).
+  if (stdoutGone()) return;
   if (!process.stdout.write(text)) {
     await new Promise<void>((resolve) => {
       process.stdout.once("drain", resolve);
@@ -97,7 +91,7 @@ export async function runShow(flags: ShowFlags): Promise<number> {
   const changed: ShownProduct[] = [];
   async function* shown(): AsyncGenerator<ShownProduct> {
     for await (const raw of snapshot.products()) {
-      if (stdoutClosed) return;
+      if (stdoutGone()) return;
       if (!selected(raw)) continue;
       const view = overlay(raw);
       if (view.update) changed.push(view);

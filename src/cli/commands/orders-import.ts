@@ -1,14 +1,22 @@
 import { stat } from "node:fs/promises";
 import { currentActor } from "../../audit/actor.js";
 import { sha256OfFile } from "../../catalog/file-snapshot.js";
+import type { Config } from "../../config.js";
+import type { Database } from "../../db/open-database.js";
 import { UserError } from "../../errors/user-error.js";
 import { dailyLimitLine } from "../../import/daily-limit-note.js";
 import { parseColumnMap } from "../../import/header/column-map.js";
 import { FileNotes } from "../../import/header/header-report.js";
-import { importAuditDraft } from "../../import/import-audit.js";
+import {
+  importAuditDraft,
+  importPlannedDraft,
+  importStoppedDraft,
+  saidByPlanned,
+} from "../../import/import-audit.js";
 import {
   type ImportCommand,
   type ImportEnd,
+  type PreparedImport,
   prepareImport,
   refusalJson,
   runImportCommand,
@@ -25,7 +33,7 @@ import { appendEntry } from "../audit-trail.js";
 import { terminalPrompt } from "../confirm-import.js";
 import { currencyCode } from "../option-parsers.js";
 import { progressBar } from "../progress.js";
-import { createContext, printJson } from "../run-action.js";
+import { type CommandContext, createContext, printJson } from "../run-action.js";
 import { withServices } from "../services.js";
 
 /** The flags of `orders import`: --budget, --map and --currency as given, the rest as parsed. */
@@ -37,17 +45,82 @@ type ImportFlags = Omit<ImportCommand, "file" | "budgets" | "map" | "currency"> 
 
 /** `orders import FILE`: see docs/commands.md, "Importing". */
 export async function runImport(file: string, opts: ImportFlags): Promise<number> {
+  const ctx = createContext(opts.json);
+  const trail = new ImportEntries(ctx.config, file);
   try {
-    return await importFile(file, opts);
+    return await importFile(file, opts, { ctx, trail });
   } catch (error) {
+    // Refused or failed before the import could say how it ended: an entry too.
+    if (!opts.dryRun) await trail.stopped(opts, error);
     // --json promises one document on every exit: a refusal of the whole file included.
     if (opts.json && error instanceof UserError) printJson(refusalJson(opts.campaign, error));
     throw error;
   }
 }
 
-async function importFile(file: string, opts: ImportFlags): Promise<number> {
-  const ctx = createContext(opts.json);
+/**
+ * The audit entries of one import (docs/architecture/audit.md, "An entry before its effect"):
+ * the plan before anything is recorded, how it ended when the plan does not say it, and an
+ * import stopped by an error before either.
+ */
+class ImportEntries {
+  /** The end's entry was written, or tried: an error after it needs no other. */
+  private endTried = false;
+
+  constructor(
+    private readonly config: Config,
+    private readonly file: string,
+  ) {}
+
+  async planned(prepared: PreparedImport, plan: ImportResult, database?: Database) {
+    const draft = importPlannedDraft(prepared, plan, currentActor(), await this.sha256());
+    await appendEntry(this.config, draft, database);
+  }
+
+  async ended(
+    prepared: PreparedImport,
+    end: ImportEnd,
+    { database, plan }: { database?: Database; plan?: ImportResult },
+  ) {
+    this.endTried = true;
+    if (saidByPlanned(end, plan)) return;
+    const draft = importAuditDraft(prepared, end, currentActor(), await this.sha256());
+    if (draft) await appendEntry(this.config, draft, database);
+  }
+
+  /**
+   * The import stopped by an error before its end's entry (before the file was read, or while
+   * recording after its plan's): one saying so, if the trail takes it.
+   */
+  async stopped(command: ImportFlags, error: unknown) {
+    if (this.endTried) return;
+    const budgets = (command.budget ?? []).flatMap((b) => {
+      try {
+        return [parseBudget(b)];
+      } catch {
+        return [];
+      }
+    });
+    const draft = importStoppedDraft(
+      { ...command, file: this.file, budgets },
+      error,
+      currentActor(),
+      await this.sha256(),
+    );
+    // The trail away (PostgreSQL down) is said by the error the command reports already.
+    await appendEntry(this.config, draft).catch(() => undefined);
+  }
+
+  private sha256(): Promise<string | undefined> {
+    return sha256OfFile(this.file).catch(() => undefined);
+  }
+}
+
+async function importFile(
+  file: string,
+  opts: ImportFlags,
+  { ctx, trail }: { ctx: CommandContext; trail: ImportEntries },
+): Promise<number> {
   // What was read and left out of the file: said as it is read, and in --json's `file`.
   const notes = new FileNotes();
   const budgets = (opts.budget ?? []).map(parseBudget);
@@ -92,11 +165,8 @@ async function importFile(file: string, opts: ImportFlags): Promise<number> {
       },
       ended: () => bar.stop(),
       print: (end) => printEnd(withFileNotes(end, notes), opts.json),
-      audit: async (end, database) => {
-        const sha256 = await sha256OfFile(file).catch(() => undefined);
-        const draft = importAuditDraft(prepared, end, currentActor(), sha256);
-        if (draft) await appendEntry(ctx.config, draft, database);
-      },
+      auditPlanned: (plan, database) => trail.planned(prepared, plan, database),
+      audit: (end, database, plan) => trail.ended(prepared, end, { database, plan }),
     });
   } finally {
     bar.stop();

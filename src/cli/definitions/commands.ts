@@ -316,11 +316,15 @@ export function registerAudit(program: Command): void {
     .option("--actor <name>", "only this actor's entries")
     .addOption(new Option("--json", "print a JSON array of the entries").conflicts("csv"))
     .option("--csv", "print the entries as CSV (cells a spreadsheet would run are neutralised)")
+    .option(
+      "--no-verify",
+      "list the entries as stored, without checking the chain (forensics on a broken trail)",
+    )
     .action(runAudit("runAudit"));
   audit
     .command("verify")
     .description(
-      "Check the audit trail's hash chain: exit 1 naming the first entry changed, removed or reordered.",
+      "Check the audit trail's hash chain, and that every campaign has its import entry: exit 1 naming the first break.",
     )
     .option("--json", "print one JSON document")
     .action(runAudit("runVerify"));
