@@ -339,12 +339,14 @@ export class LedgerOrders {
     identity: string,
   ): Promise<{ released: true; generation: number } | { released: false; status: string }> {
     const k = this.store.keys(campaign);
-    const [code, value] = (await this.store.run(
+    const reply = await this.store.run(
       "giftjobsLedgerReleaseRow",
       [k.orders, k.rows, k.counts],
       [identity],
-    )) as [number, string];
-    if (code === 1) return { released: true, generation: Number(value) };
+    );
+    const kind = replyWord(reply, "RELEASE_ROW");
+    const value = (reply as [string, string?])[1] ?? "";
+    if (kind === "released") return { released: true, generation: Number(value) };
     return { released: false, status: value };
   }
 

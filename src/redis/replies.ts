@@ -7,8 +7,11 @@ export const REPLIES = {
   moved: "the order moved: {previous, status reached}",
   started: "the order is in flight: {order, rows, campaign created at, execution mode}",
   rekeyed: "the rows moved to a new order of the next generation: {its number}",
+  released: "the failed_final row was taken out of its order: {its generation}",
+  state_set: "the campaign's state was set: {the previous state}",
   unknown: "no such order (or, for an order id, the order was superseded)",
-  not_allowed: "the order's status does not allow the change: {current status}",
+  not_allowed:
+    "the current status (of the order, the row's order or the campaign) does not allow the change: {it}",
   changed: "the order changed since the caller read it: {current status}",
   other_order_id: "the order holds another order id: {current status, its order id}",
   no_order_id: "the order holds no order id yet: {current status}",
