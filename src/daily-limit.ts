@@ -71,6 +71,18 @@ export function dailyLimitOf(config: {
   };
 }
 
+/**
+ * What a worker counts the day's spend with: the limits (none when no currency has one) and the
+ * day's time zone. The spend is counted limit or none (docs/architecture/ledger.md, "The daily
+ * limit").
+ */
+export function daySpendOf(config: {
+  dailyLimit: Readonly<Record<string, string>> | undefined;
+  limitTz: string;
+}): DailyLimit {
+  return dailyLimitOf(config) ?? { limits: new Map(), tz: config.limitTz };
+}
+
 /** Minor units as a decimal at the currency's scale ("500000", USD -> "5000.00"). */
 export function limitText(units: bigint | string, currency: string): string {
   return fromUnits(BigInt(units), currencyDecimals(currency));

@@ -108,3 +108,17 @@ export function canonicalDecimal(text: string): string {
   if (!text.includes(".")) return text;
   return text.replace(/0+$/, "").replace(/\.$/, "");
 }
+
+/**
+ * An amount as money is shown, in its currency's minor units ("25" USD -> "25.00", "12.5" ->
+ * "12.50", "1000" JPY -> "1000"), whatever spelled it (docs/order-files.md, "Money as money").
+ * Text that is no such amount (too many decimals, not a decimal, no currency) is left as it is.
+ */
+export function shownMoney(amount: string, currency: string | undefined): string {
+  if (!currency || !isPlainDecimal(amount)) return amount;
+  const scale = currencyDecimals(currency);
+  const [, fraction = ""] = amount.split(".");
+  // More decimals than the currency has, other than zeros: not an amount of it.
+  if (/[^0]/.test(fraction.slice(scale))) return amount;
+  return fromUnits(toUnits(amount, scale), scale);
+}

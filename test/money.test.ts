@@ -5,10 +5,22 @@ import {
   discountedPriceUnits,
   fromUnits,
   isPlainDecimal,
+  shownMoney,
   toUnits,
 } from "../src/money.js";
 
 describe("money", () => {
+  it("shows an amount in its currency's minor units, and other text as it is", () => {
+    expect(shownMoney("25", "USD")).toBe("25.00");
+    expect(shownMoney("12.5", "eur")).toBe("12.50");
+    expect(shownMoney("25.00", "USD")).toBe("25.00");
+    expect(shownMoney("1000", "JPY")).toBe("1000");
+    expect(shownMoney("1000.00", "JPY")).toBe("1000");
+    expect(shownMoney("12.505", "USD")).toBe("12.505");
+    expect(shownMoney("12,5", "USD")).toBe("12,5");
+    expect(shownMoney("25", undefined)).toBe("25");
+  });
+
   it("accepts only plain decimals", () => {
     for (const ok of ["0", "10", "10.5", "10.50", "0.01"]) expect(isPlainDecimal(ok)).toBe(true);
     for (const bad of [

@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { type CliRun, cliCommandLine, exited } from "./helpers/cli.js";
 import { freePort } from "./helpers/free-port.js";
@@ -19,13 +20,21 @@ function words(line: string): string[] {
   return [...line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!);
 }
 
+/** `NAME=value` or `NAME="value"`: the name and the value, unquoted. */
+function assignment(token: string): [string, string] {
+  const at = token.indexOf("=");
+  return [token.slice(0, at), token.slice(at + 1).replace(/^"(.*)"$/, "$1")];
+}
+
 /**
- * The walk-through's steps. A `$` line is an `export` or an `npx giftjobs` command: after the
- * README's set-up (`npm ci`) nothing else puts giftjobs on the PATH, so a bare `giftjobs` line,
- * or any other command, is a mistake of the README.
+ * The walk-through's steps. A `$` line is an `export` or a giftjobs command: `npx giftjobs`, or
+ * plain `giftjobs` once an export has put the checkout's `node_modules/.bin` on the PATH (npm ci
+ * links giftjobs there: scripts/prepare.mjs). A bare `giftjobs` line before that, or any other
+ * command, is a mistake of the README.
  */
 function parseReadme(text: string): Step[] {
   const steps: Step[] = [];
+  let onPath = false;
   const blocks = text.matchAll(/(<!-- readme-test: file (\S+) -->\n)?```(\w+)\n([\s\S]*?)```/g);
   for (const [, , file, lang, body] of blocks) {
     if (file) steps.push({ kind: "file", name: file, content: body! });
@@ -37,15 +46,19 @@ function parseReadme(text: string): Step[] {
       const exit = Number(/exit (\d+)/.exec(comment)?.[1] ?? 0);
       const tokens = words(command);
       if (tokens[0] === "export") {
-        steps.push({
-          kind: "export",
-          vars: Object.fromEntries(tokens.slice(1).map((t) => t.split("=", 2) as [string, string])),
-        });
-      } else if (tokens[0] === "npx" && tokens[1] === "giftjobs") {
+        const vars = Object.fromEntries(tokens.slice(1).map(assignment));
+        onPath ||= vars.PATH?.startsWith("$PWD/node_modules/.bin:") ?? false;
+        steps.push({ kind: "export", vars });
+      } else if (
+        (tokens[0] === "npx" && tokens[1] === "giftjobs") ||
+        (onPath && tokens[0] === "giftjobs")
+      ) {
         const background = /&\s*$/.test(command);
         steps.push({ kind: "run", command, background, exit, line: raw });
       } else {
-        throw new Error(`README: "${raw}" is not an npx giftjobs line or an export`);
+        throw new Error(
+          `README: "${raw}" is not an npx giftjobs line, a giftjobs line once node_modules/.bin is on the PATH, or an export`,
+        );
       }
     }
   }
@@ -53,25 +66,37 @@ function parseReadme(text: string): Step[] {
 }
 
 /**
- * A folder holding `npx` for the lines' shell: `npx giftjobs ARGS` in the checkout runs the
- * checkout's own giftjobs, here the one the test run compiled from these sources (as spawnCli).
+ * The commands the lines' shell finds: `npx giftjobs ARGS` in the checkout runs the checkout's
+ * own giftjobs, and so does `node_modules/.bin/giftjobs` once on the PATH; here both run the one
+ * the test run compiled from these sources (as spawnCli). The lines run in `dir`, the checkout's
+ * stand-in, so `$PWD/node_modules/.bin` is `dir`'s. Returns the folder holding npx.
  */
-async function npxStandIn(dir: string): Promise<string> {
-  const bin = join(dir, ".bin");
-  await mkdir(bin);
+async function commandStandIns(dir: string): Promise<string> {
   const program = cliCommandLine()
     .map((word) => `'${word}'`)
     .join(" ");
-  const script = [
+  const npx = [
     "#!/bin/sh",
     'if [ "$1" != giftjobs ]; then echo "npx: only giftjobs here, not $1" >&2; exit 127; fi',
     "shift",
     `exec ${program} "$@"`,
     "",
-  ].join("\n");
-  await writeFile(join(bin, "npx"), script);
-  await chmod(join(bin, "npx"), 0o755);
-  return bin;
+  ];
+  const giftjobs = ["#!/bin/sh", `exec ${program} "$@"`, ""];
+  await writeScript(join(dir, ".bin", "npx"), npx);
+  await writeScript(join(dir, "node_modules", ".bin", "giftjobs"), giftjobs);
+  return join(dir, ".bin");
+}
+
+async function writeScript(path: string, lines: string[]): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, lines.join("\n"));
+  await chmod(path, 0o755);
+}
+
+/** An export's value as the shell gives it: `$PWD` and `$NAME` replaced. */
+function expanded(value: string, env: NodeJS.ProcessEnv, cwd: string): string {
+  return value.replace(/\$(\w+)/g, (_, name: string) => (name === "PWD" ? cwd : (env[name] ?? "")));
 }
 
 type LineChild = ChildProcess & { output: () => string };
@@ -147,9 +172,19 @@ describe("README walk-through", () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it("refuses a line the README's set-up cannot run: giftjobs is not on the PATH", () => {
+  it("refuses a bare giftjobs line until node_modules/.bin is on the PATH", () => {
     const line = "```console\n$ giftjobs orders list\n```\n";
     expect(() => parseReadme(line)).toThrow('"$ giftjobs orders list" is not an npx giftjobs line');
+    const onPath =
+      '```console\n$ export PATH="$PWD/node_modules/.bin:$PATH"\n$ giftjobs orders list\n```\n';
+    expect(parseReadme(onPath).map((s) => s.kind)).toEqual(["export", "run"]);
+  });
+
+  it("has npm ci link node_modules/.bin/giftjobs to the checkout's bin/giftjobs.js", () => {
+    const link = fileURLToPath(new URL("../node_modules/.bin/giftjobs", import.meta.url));
+    expect(realpathSync(link)).toBe(
+      realpathSync(fileURLToPath(new URL("../bin/giftjobs.js", import.meta.url))),
+    );
   });
 
   it("runs every command shown, as written in a shell, with the exit code shown", async () => {
@@ -160,7 +195,7 @@ describe("README walk-through", () => {
     const port = String(await freePort());
     const env: NodeJS.ProcessEnv = {
       ...process.env,
-      PATH: `${await npxStandIn(dir)}:${process.env.PATH}`,
+      PATH: `${await commandStandIns(dir)}:${process.env.PATH}`,
       CI: "true",
       GIFTJOBS_REDIS_URL: REDIS_URL,
       GIFTJOBS_PREFIX: prefix,
@@ -169,7 +204,8 @@ describe("README walk-through", () => {
     for (const step of steps) {
       if (step.kind === "file") await writeFile(join(dir, step.name), step.content);
       if (step.kind === "export") {
-        for (const [k, v] of Object.entries(step.vars)) env[k] = v.replace("4010", port);
+        for (const [k, v] of Object.entries(step.vars))
+          env[k] = expanded(v, env, dir).replace("4010", port);
       }
       if (step.kind !== "run") continue;
       const command = step.command.replace("4010", port);

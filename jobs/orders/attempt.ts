@@ -42,8 +42,9 @@ export interface CreateOrderDeps {
   /** Keep redemption links in the ledger. @defaultValue false */
   storePayoutUrls?: boolean;
   /**
-   * GIFTJOBS_DAILY_LIMIT and GIFTJOBS_LIMIT_TZ: each order's price is held against the day's
-   * spend of its currency (docs/architecture/ledger.md, "The daily limit"). None: no limit.
+   * GIFTJOBS_DAILY_LIMIT and GIFTJOBS_LIMIT_TZ: each order's price counts in the day's spend of
+   * its currency, and is held against its limit if it has one (docs/architecture/ledger.md, "The
+   * daily limit"). None: counted in UTC days, no limit.
    */
   dailyLimit?: DailyLimit;
   /** Short in-attempt retries for blips (same key). @defaultValue 1 */

@@ -1,7 +1,7 @@
 // One entry of the audit trail and its place in the hash chain (docs/architecture/audit.md,
 // "The chain"). Redis holds none of it; the API key and e-mail addresses never enter it.
 import { createHash } from "node:crypto";
-import type { Actor } from "./actor.js";
+import { type Actor, sameActor } from "./actor.js";
 
 /** What an entry records. The worker's own pauses are `auto_pause`, the reason in details. */
 export type AuditAction =
@@ -124,7 +124,7 @@ export interface AuditFilter {
 
 export function matches(entry: AuditEntry, filter: AuditFilter): boolean {
   if (filter.campaign !== undefined && entry.campaign !== filter.campaign) return false;
-  if (filter.actor !== undefined && entry.actor !== filter.actor) return false;
+  if (filter.actor !== undefined && !sameActor(entry.actor, filter.actor)) return false;
   if (filter.since && Date.parse(entry.at) < filter.since.getTime()) return false;
   return true;
 }

@@ -57,10 +57,6 @@ export class PgAuditTrail implements AuditTrail {
       values.push(filter.campaign);
       where.push(`campaign = $${values.length}`);
     }
-    if (filter.actor !== undefined) {
-      values.push(filter.actor);
-      where.push(`actor = $${values.length}`);
-    }
     if (filter.since) {
       values.push(filter.since.toISOString());
       where.push(`at >= $${values.length}`);
@@ -70,7 +66,8 @@ export class PgAuditTrail implements AuditTrail {
       `SELECT entry FROM audit_entries ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq`,
       values,
     );
-    // The columns only narrow the search: what is shown is the entry's own text.
+    // The columns only narrow the search: what is shown is the entry's own text. The actor is
+    // matched here, as an identity (actorKey), which SQL's lower() is not.
     return rows.flatMap(({ entry }) => {
       const parsed = readEntry(entry);
       return parsed && matches(parsed, filter) ? [parsed] : [];

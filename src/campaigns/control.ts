@@ -5,18 +5,26 @@ import type { Ledger } from "../ledger/ledger.js";
 import type { StoredState } from "../ledger/types.js";
 import { checkFourEyes, FOUR_EYES_FIELDS } from "./four-eyes.js";
 import { checkLimitResume } from "./limit-resume.js";
-import { type CampaignMoveName, movableFrom, moveCampaign, storedState } from "./state.js";
+import {
+  type CampaignMoveName,
+  campaignState,
+  movableFrom,
+  moveCampaign,
+  storedState,
+} from "./state.js";
 
 /**
  * Pauses a running campaign: the dispatcher hands it no more jobs, and the few already in the
  * queue (its window) go back to its pending list when a worker takes them, unsent.
- * Returns false when it was already paused.
+ * Returns false when it was already paused; a campaign that has ended (done: nothing queued,
+ * in flight or submitted) is refused, as there is nothing to pause.
  */
 export async function pauseCampaign(
   ledger: Ledger,
   campaign: string,
   reason = "paused by operator",
 ): Promise<boolean> {
+  await refuseEnded(ledger, campaign);
   if (await pauseIfRunning(ledger, campaign, reason)) return true;
   const state = storedState(await ledger.campaigns.meta(campaign));
   if (state === "paused") return false;
@@ -96,6 +104,17 @@ export async function pauseIfRunning(
   reason: string,
 ): Promise<boolean> {
   return (await moveCampaign(ledger, campaign, "pause", { paused_reason: reason })).changed;
+}
+
+async function refuseEnded(ledger: Ledger, campaign: string): Promise<void> {
+  const [meta, counts] = await Promise.all([
+    ledger.campaigns.meta(campaign),
+    ledger.campaigns.counts(campaign),
+  ]);
+  if (campaignState(meta, counts) === "done")
+    throw new UserError(
+      `campaign ${campaign} has ended: all ${counts.total} rows are done, nothing is left to pause`,
+    );
 }
 
 function notIn(campaign: string, state: StoredState, done: string, move: CampaignMoveName) {

@@ -1,4 +1,4 @@
-import type { Actor } from "../audit/actor.js";
+import { type Actor, actorKey, sameActor } from "../audit/actor.js";
 import { UserError } from "../errors/user-error.js";
 import type { CampaignMeta } from "../ledger/types.js";
 
@@ -31,26 +31,49 @@ export function importersOf(meta: CampaignMeta): string[] {
   }
 }
 
+/** The four-eyes rule a campaign holds and who imported it, or undefined without a rule. */
+export function fourEyesHold(
+  meta: CampaignMeta,
+): { rule: string; importers: string[] } | undefined {
+  const rule = (meta as FourEyesMeta)[FOUR_EYES_FIELDS.rule];
+  return rule ? { rule, importers: importersOf(meta) } : undefined;
+}
+
 /** The importers with `name` added (once), as the meta field's text. */
 export function withImporter(meta: CampaignMeta | undefined, name: string): string {
   const names = meta ? importersOf(meta) : [];
-  return JSON.stringify(names.includes(name) ? names : [...names, name]);
+  return JSON.stringify(names.some((n) => sameActor(n, name)) ? names : [...names, name]);
 }
 
 /**
- * Refuses (UserError, exit 2) the approval of a campaign held by the four-eyes rule by one of
- * the actors who imported its rows, or by the dashboard's shared token, which names nobody.
+ * Refuses (UserError, exit 2) the approval of a campaign held by the four-eyes rule by anyone
+ * who imported its rows (names compared as identities: actorKey), by anyone
+ * who has not proved who they are (a typed `--as` or GIFTJOBS_ACTOR, the OS user, the
+ * dashboard's shared token), or by a user without the approve role.
  */
 export function checkFourEyes(campaign: string, meta: CampaignMeta, approver: Actor): void {
   const rule = (meta as FourEyesMeta)[FOUR_EYES_FIELDS.rule];
   if (!rule) return;
   const rest = `campaign ${campaign} is held by the four-eyes rule (GIFTJOBS_APPROVAL_THRESHOLD: its price ${rule})`;
-  if (approver.source === "dashboard" && approver.name === SHARED_DASHBOARD_NAME)
-    throw new UserError(
-      `${rest}: the dashboard's shared token names no person; approve it as a named user, or with giftjobs orders approve`,
-    );
-  if (importersOf(meta).includes(approver.name))
+  if (importersOf(meta).some((n) => sameActor(n, approver.name)))
     throw new UserError(
       `${rest}: ${approver.name} imported it, so someone else must approve it (four eyes)`,
     );
+  const unproven = unprovenReason(approver);
+  if (unproven) throw new UserError(`${rest}: ${unproven}`);
+  if (!approver.roles?.has("approve"))
+    throw new UserError(
+      `${rest}: ${approver.name} may not approve: that needs the approve role (the users file gives roles)`,
+    );
+}
+
+/** Why `actor` has not proved who they are, or undefined when they have. */
+function unprovenReason(actor: Actor): string | undefined {
+  if (actor.source === "token") return undefined;
+  if (actor.source === "dashboard")
+    return actorKey(actor.name) === actorKey(SHARED_DASHBOARD_NAME)
+      ? "the dashboard's shared token names no person; approve it as a named user of the dashboard's users file, or with giftjobs orders approve and your token (GIFTJOBS_USER_TOKEN or --token-file)"
+      : undefined;
+  const typed = actor.source === "env" ? "a typed name (--as, GIFTJOBS_ACTOR)" : "the OS user";
+  return `${typed} proves nobody: approve with your token of the users file (GIFTJOBS_USER_TOKEN or --token-file, and GIFTJOBS_USERS_FILE), or on the dashboard as a named user`;
 }

@@ -7,6 +7,7 @@ import { fsyncPath } from "../catalog/durable-files.js";
 import { itemIdOf } from "../ledger/codec.js";
 import type { Ledger, LedgerOrder, LedgerRow } from "../ledger/ledger.js";
 import type { RepeatOf } from "../ledger/types.js";
+import { shownMoney } from "../money.js";
 import { productLabel } from "../orders/order-row.js";
 import { plural } from "../plural.js";
 import { rowPayout } from "./payout-cells.js";
@@ -65,7 +66,8 @@ function recordOf(identity: string, row: LedgerRow, order: LedgerOrder | undefin
     row.email,
     // A choice shows its codes (A|B) or its template; the code of a row of one product.
     productLabel(row),
-    row.face_value,
+    // Money as money: the same amount reads the same from every file (docs/order-files.md).
+    shownMoney(row.face_value, row.currency),
     row.currency,
     order?.status ?? "unknown",
     order?.order_id ?? "",

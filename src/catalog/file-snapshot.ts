@@ -56,9 +56,10 @@ export async function openFileSnapshot(dataDir: string): Promise<CatalogSnapshot
   };
 }
 
-/** sha256 (hex) of a file's bytes, read in 1 MiB chunks. */
-export async function sha256OfFile(path: string): Promise<string> {
+/** sha256 (hex) of a file's bytes, read in 1 MiB chunks; `signal` stops the reading. */
+export async function sha256OfFile(path: string, signal?: AbortSignal): Promise<string> {
   const hash = createHash("sha256");
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk);
+  const stream = createReadStream(path, { highWaterMark: 1 << 20, signal });
+  for await (const chunk of stream) hash.update(chunk);
   return hash.digest("hex");
 }

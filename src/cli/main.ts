@@ -24,17 +24,26 @@ export function buildProgram(): Command {
     .version("0.1.0")
     .option(
       "--as <name>",
-      "who runs this, for the audit trail (default: GIFTJOBS_ACTOR or the OS user)",
+      "who runs this, for the audit trail (default: GIFTJOBS_ACTOR or the OS user); a claim, proves nothing",
+    )
+    .option(
+      "--token-file <path>",
+      "prove who runs this: a file holding your token of the users file (GIFTJOBS_USERS_FILE); default GIFTJOBS_USER_TOKEN",
     )
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
   // The actor goes to the environment: every command and its child processes read it there
   // (src/audit/actor.ts).
   program.hook("preAction", async (root) => {
-    const as = root.opts<{ as?: string }>().as;
-    if (as === undefined) return;
-    const { checkActorName } = await import("../audit/actor.js");
-    process.env.GIFTJOBS_ACTOR = checkActorName(as, "--as");
+    const { as, tokenFile } = root.opts<{ as?: string; tokenFile?: string }>();
+    if (as !== undefined) {
+      const { checkActorName } = await import("../audit/actor.js");
+      process.env.GIFTJOBS_ACTOR = checkActorName(as, "--as");
+    }
+    // A token proves a user of the users file (docs/architecture/audit.md, "Who acted").
+    if (tokenFile === undefined && !process.env.GIFTJOBS_USER_TOKEN?.trim()) return;
+    const { proveUser } = await import("./user-token.js");
+    await proveUser(tokenFile);
   });
   registerSandbox(program);
   registerCatalog(program);

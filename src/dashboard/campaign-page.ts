@@ -43,6 +43,25 @@ export interface CampaignPageOptions {
   nonce: string;
   /** Who is signed in, for the header (login-routes.ts, whoHtml). */
   user?: string;
+  /** Whether the user may download the report (the operate role). */
+  mayDownload?: boolean;
+  /** A campaign held by the four-eyes rule: the rule and who imported it. */
+  fourEyes?: { rule: string; importers: string[] };
+}
+
+/** Who may approve a campaign the four-eyes rule holds (docs/architecture/audit.md, "Four eyes"). */
+function fourEyesLine(fourEyes: CampaignPageOptions["fourEyes"]): string {
+  if (!fourEyes) return "";
+  const not = fourEyes.importers.length
+    ? `, not ${fourEyes.importers.join(" or ")} (who imported it)`
+    : "";
+  return `<p class="held" data-four-eyes>Held by the four-eyes rule (${escapeHtml(fourEyes.rule)}): a user of the users file with the approve role may approve it${escapeHtml(not)}.</p>\n`;
+}
+
+function reportLink(path: string, campaign: string, mayDownload = false): string {
+  if (!mayDownload)
+    return "<p><small>The report (every row, e-mail addresses unmasked) needs the operate role.</small></p>";
+  return `<p><a href="${path}/report.csv" download>Download report (CSV)</a> <small>the file <code>giftjobs orders report --campaign ${escapeHtml(campaign)}</code> writes: every row, e-mail addresses unmasked</small></p>`;
 }
 
 export const campaignPath = (campaign: string) => `/campaigns/${encodeURIComponent(campaign)}`;
@@ -58,7 +77,7 @@ export function renderCampaignPage(options: CampaignPageOptions): string {
 ${summary(s)}
 <h2>Rows per minute</h2>
 ${minuteChart(options.history, s.state === "running" ? Date.now() : undefined)}
-<p><a href="${path}/report.csv" download>Download report (CSV)</a> <small>the file <code>giftjobs orders report --campaign ${escapeHtml(s.campaign)}</code> writes: every row, e-mail addresses unmasked</small></p>
+${fourEyesLine(options.fourEyes)}${reportLink(path, s.campaign, options.mayDownload)}
 ${options.actions ? actions(s.campaign, options.actions) : login(options.loginPath)}
 ${failures(s, options.failures, options.listed)}
 ${auditTable(s.campaign, options.audit)}`;

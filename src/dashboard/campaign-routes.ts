@@ -3,6 +3,7 @@ import express, { type Request, type Response, Router } from "express";
 import { audited } from "../audit/audited.js";
 import type { AuditAction } from "../audit/entry.js";
 import type { AuditTrail } from "../audit/trail.js";
+import { fourEyesHold } from "../campaigns/four-eyes.js";
 import { storedState } from "../campaigns/state.js";
 import { type CampaignSummary, campaignSummary } from "../campaigns/summary.js";
 import type { WorkerBeats } from "../campaigns/worker-beats.js";
@@ -87,6 +88,7 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
     return undefined;
   };
 
+  const REPORT_WHAT = "download the report (it holds every e-mail address)";
   const campaignPage = async (
     res: Response,
     status: number,
@@ -129,6 +131,8 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
         listed,
         actions,
         loginPath,
+        mayDownload: mayDo(user, "operate"),
+        fourEyes: storedState(meta) === "held" ? fourEyesHold(meta) : undefined,
         result,
         audit,
         boardPath,
@@ -170,6 +174,12 @@ export function campaignRoutes(options: CampaignRoutesOptions): Router {
     if (campaign) await campaignPage(res, 200, campaign, req.query);
   });
   router.get("/campaigns/:name/report.csv", async (req, res) => {
+    // The report holds every recipient's e-mail address: it needs the operate role
+    // (docs/architecture/operators.md, "Dashboard users").
+    const user = userOf(res);
+    if (!user) return message(res, 401, "log in first", "The report needs a signed-in user.");
+    if (!mayDo(user, "operate"))
+      return message(res, 403, "refused", roleRefusal(user, "operate", REPORT_WHAT));
     const campaign = await known(req, res);
     if (campaign) await sendReport(ledger, campaign, res);
   });

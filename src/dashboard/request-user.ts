@@ -22,7 +22,7 @@ export function userOf(res: Response): DashboardUser | undefined {
  * not trust X-Forwarded-For, which any client can send.
  */
 export function actorOfRequest(req: Request, res: Response): Actor {
-  return actorOfDashboard(userOf(res)?.name ?? OPEN_USER.name, req.socket.remoteAddress);
+  return actorOfDashboard(userOf(res) ?? OPEN_USER, req.socket.remoteAddress);
 }
 
 /** Every request is the open user's: a loopback dashboard with neither token nor users file. */

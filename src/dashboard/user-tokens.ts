@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from "node:crypto";
+import { actorKey } from "../audit/actor.js";
 import type { DashboardUser, TokenCheck } from "./dashboard-user.js";
 import { tokenId, tokenMatches } from "./token-hash.js";
 import type { UserEntry } from "./users-file.js";
@@ -25,7 +26,7 @@ export class UserTokens implements TokenCheck {
   constructor(entries: readonly UserEntry[]) {
     this.byId = new Map(entries.map((e) => [e.id, e]));
     this.byName = new Map(
-      entries.map((e) => [e.name, { name: e.name, roles: e.roles, signedIn: true }]),
+      entries.map((e) => [actorKey(e.name), { name: e.name, roles: e.roles, signedIn: true }]),
     );
   }
 
@@ -37,13 +38,13 @@ export class UserTokens implements TokenCheck {
     const remembered = this.known.get(mark);
     if (remembered) return remembered;
     if (!(await tokenMatches(token, entry.hash))) return undefined;
-    const user = this.byName.get(entry.name)!;
+    const user = this.byName.get(actorKey(entry.name))!;
     if (this.known.size >= REMEMBERED) this.known.clear();
     this.known.set(mark, user);
     return user;
   }
 
   userNamed(name: string): DashboardUser | undefined {
-    return this.byName.get(name);
+    return this.byName.get(actorKey(name));
   }
 }

@@ -1,6 +1,6 @@
 import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { checkActorName } from "../audit/actor.js";
+import { checkActorName, sameActor } from "../audit/actor.js";
 import { UserError } from "../errors/user-error.js";
 import { ROLES, type Role, SHARED_USER_NAME } from "./dashboard-user.js";
 import { hashToken, newToken, parseHash, type TokenHash } from "./token-hash.js";
@@ -25,9 +25,12 @@ const HEADER = `# giftjobs dashboard users: NAME:ROLES:ID:HASH, one a line (docs
 # \`giftjobs dashboard add-user NAME --roles ROLES --users FILE\`; delete a line to remove one.
 `;
 
-/** Reads and checks the users file; a mistake is one line naming the file's line. */
-export async function readUsersFile(path: string): Promise<UserEntry[]> {
-  const users = parseUsers(await readText(path), path);
+/**
+ * Reads and checks the users file; a mistake is one line naming the file's line. `setting`
+ * names where the path came from (the dashboard's `--users`, or the CLI's GIFTJOBS_USERS_FILE).
+ */
+export async function readUsersFile(path: string, setting = "--users"): Promise<UserEntry[]> {
+  const users = parseUsers(await readText(path, false, setting), path);
   if (users.length === 0)
     throw new UserError(
       `${path}: no user in it: add one with \`giftjobs dashboard add-user NAME --roles view,operate,approve --users ${path}\``,
@@ -42,7 +45,7 @@ export function parseUsers(text: string, path: string): UserEntry[] {
     const line = raw.trim();
     if (line === "" || line.startsWith("#")) return;
     const user = parseLine(line, `${path} line ${index + 1}`, index + 1);
-    const sameName = users.find((u) => u.name.toLowerCase() === user.name.toLowerCase());
+    const sameName = users.find((u) => sameActor(u.name, user.name));
     const sameId = users.find((u) => u.id === user.id);
     const what = sameName ? `user ${JSON.stringify(user.name)}` : `token id ${user.id}`;
     const twin = sameName ?? sameId;
@@ -61,7 +64,7 @@ function parseLine(line: string, where: string, number: number): UserEntry {
     );
   const [rawName, rawRoles, id, rawHash] = fields as [string, string, string, string];
   const name = checkActorName(rawName, where);
-  if (name === SHARED_USER_NAME)
+  if (sameActor(name, SHARED_USER_NAME))
     throw new UserError(
       `${where}: the name ${SHARED_USER_NAME} is the shared token's: choose another`,
     );
@@ -100,10 +103,10 @@ export async function addUser(
   roles: ReadonlySet<Role>,
 ): Promise<{ token: string; name: string; roles: Role[] }> {
   const checked = checkActorName(name, "NAME");
-  if (checked === SHARED_USER_NAME)
+  if (sameActor(checked, SHARED_USER_NAME))
     throw new UserError(`NAME: ${SHARED_USER_NAME} is the shared token's name: choose another`);
   const before = await readText(path, true);
-  const twin = parseUsers(before, path).find((u) => u.name.toLowerCase() === checked.toLowerCase());
+  const twin = parseUsers(before, path).find((u) => sameActor(u.name, checked));
   if (twin)
     throw new UserError(
       `${path} line ${twin.line}: user ${JSON.stringify(twin.name)} is already there: delete that line first to give them a new token`,
@@ -123,14 +126,18 @@ export async function addUser(
   return { token, name: checked, roles: listed };
 }
 
-async function readText(path: string, missingIsEmpty = false): Promise<string> {
+async function readText(
+  path: string,
+  missingIsEmpty = false,
+  setting = "--users",
+): Promise<string> {
   try {
     return await readFile(path, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" && missingIsEmpty) return "";
     throw new UserError(
-      `--users ${path}: ${code === "ENOENT" ? "no such file" : `cannot read it (${code ?? String(error)})`}`,
+      `${setting} ${path}: ${code === "ENOENT" ? "no such file" : `cannot read it (${code ?? String(error)})`}`,
     );
   }
 }

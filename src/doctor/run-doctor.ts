@@ -1,6 +1,7 @@
 import { ApiClient } from "../api/client.js";
 import type { Config } from "../config.js";
 import { registerSecret } from "../log.js";
+import { dailySpendCheck } from "./daily-spend-check.js";
 import { databaseCheck } from "./database-check.js";
 import type { DoctorCheck } from "./doctor-check.js";
 import { paidMemoryCheck } from "./paid-memory-check.js";
@@ -28,7 +29,8 @@ export interface DoctorReport {
  * (every node of a cluster), maxmemory-policy noeviction, appendonly on, memory headroom, the
  * service's URL and key, PostgreSQL when configured (it answers, its schema is migrated), the
  * current snapshot's age, with GIFTJOBS_FORGET_AFTER_DAYS the campaigns past it, and what the
- * paid memory keeps past GIFTJOBS_REPEAT_WINDOW_DAYS. Every check runs; none throws.
+ * paid memory keeps past GIFTJOBS_REPEAT_WINDOW_DAYS, and today's spend per currency. Every check
+ * runs; none throws.
  */
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const { config } = options;
@@ -39,13 +41,14 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     apiVersion: config.apiVersion,
     timeoutMs: options.serviceTimeoutMs ?? 5000,
   });
-  const [redis, service, database, catalog, retention, paidMemory] = await Promise.all([
+  const [redis, service, database, catalog, retention, paidMemory, spend] = await Promise.all([
     inspectRedis(config, config.prefix).then(redisChecks),
     serviceCheck(client, config.apiUrl),
     databaseCheck(config),
     snapshotCheck(config, options.maxSnapshotAgeHours ?? 26),
     retentionCheck(config),
     paidMemoryCheck(config),
+    dailySpendCheck(config),
   ]);
   const checks = [
     ...redis,
@@ -54,6 +57,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     catalog,
     ...(retention ? [retention] : []),
     paidMemory,
+    spend,
   ];
   return { ok: checks.every((c) => c.ok), checks };
 }

@@ -193,7 +193,7 @@ function paidEntries(orders: readonly ReadyOrder[]): NewPaidEntry[] {
   const entries: NewPaidEntry[] = [];
   for (const { rows } of orders)
     for (const p of rows) {
-      const fingerprint = paidFingerprint(p.row, p.currency);
+      const fingerprint = p.fingerprint ?? paidFingerprint(p.row, p.currency);
       if (fingerprint === undefined) continue;
       const { identity, currency, face } = p;
       entries.push({ fingerprint, identity, line: p.row.line, currency, face });

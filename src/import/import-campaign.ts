@@ -1,3 +1,4 @@
+import { stat } from "node:fs/promises";
 import { RepeatFinder } from "../campaigns/earlier-payments.js";
 import { forgetBegun, forgottenRefusal } from "../campaigns/forget-records.js";
 import { storedState } from "../campaigns/state.js";
@@ -62,10 +63,14 @@ async function importStaged(stages: ImportStages, deps: ImportDeps): Promise<Imp
   const journal = await journalFor(deps)?.load(campaign);
   const invalidFile =
     run.skipInvalid && run.errorFile && !run.dryRun
-      ? new InvalidRowsFile(run.errorFile)
+      ? new InvalidRowsFile(run.errorFile, deps.catalog)
       : undefined;
 
-  const repeats = memory && (await repeatCheck(recording, stages.read.file, deps, memory));
+  // Stops the file's hash when the import ends: a refused file is read no further.
+  const hashing = new AbortController();
+  const file = stages.read.file;
+  const repeats =
+    memory && (await repeatCheck(recording, { file, signal: hashing.signal }, deps, memory));
   const spool = run.dryRun ? undefined : await RowSpool.create();
   try {
     // Before a row is read: an error file that cannot be written stops the import at once.
@@ -85,6 +90,7 @@ async function importStaged(stages: ImportStages, deps: ImportDeps): Promise<Imp
     await invalidFile?.discard();
     throw error;
   } finally {
+    hashing.abort();
     await spool?.close();
   }
 }
@@ -250,7 +256,7 @@ async function checkName(
 /** The check of this import's rows against other campaigns' (docs/architecture/repeats.md). */
 async function repeatCheck(
   { campaign, repeats: choice, repeatWindowDays }: RecordingOptions,
-  file: string,
+  { file, signal }: { file: string; signal: AbortSignal },
   deps: ImportDeps,
   memory: PaidMemory,
 ): Promise<RepeatCheck> {
@@ -264,8 +270,18 @@ async function repeatCheck(
     memory,
     since,
     // The file's bytes, read beside pass 1: the same file under another name is named so.
-    fileHash: sha256OfFile(file).catch(() => undefined),
+    fileHash: regularFileHash(file, signal),
   };
+}
+
+/**
+ * sha256 of a regular file, read beside pass 1; none for a pipe or a device (`<(...)`,
+ * /dev/stdin), whose bytes a second reader would take from the import's own.
+ */
+async function regularFileHash(file: string, signal: AbortSignal): Promise<string | undefined> {
+  const info = await stat(file).catch(() => undefined);
+  if (!info?.isFile()) return undefined;
+  return sha256OfFile(file, signal).catch(() => undefined);
 }
 
 /** Whether pass 1 found repeated rows; when it did, notes the campaigns this very file went to. */

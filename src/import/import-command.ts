@@ -325,7 +325,7 @@ export function importedEnd(result: ImportResult, prepared: PreparedImport): Imp
   );
   if (result.four_eyes && result.state === "held" && !result.dry_run)
     notes.push(
-      `campaign ${result.campaign} is held: its price ${result.four_eyes} passes GIFTJOBS_APPROVAL_THRESHOLD, so someone other than who imported it must send it with \`giftjobs orders approve --campaign ${result.campaign}\` (four eyes)`,
+      `campaign ${result.campaign} is held: its price ${result.four_eyes} passes GIFTJOBS_APPROVAL_THRESHOLD, so a user of the users file with the approve role, not who imported it, must send it: \`giftjobs orders approve --campaign ${result.campaign}\` with their token (GIFTJOBS_USER_TOKEN or --token-file), or on the dashboard (four eyes)`,
     );
   else if (settings.requireApproval && !command.hold && result.state === "held" && !result.dry_run)
     notes.push(

@@ -172,6 +172,7 @@ async function* plannedRows(
     },
     onHeader: (found) => {
       risky.onHeader(found);
+      preflight.onHeader(found.renamed);
       invalidFile?.setHeader(found.names, found.renamed);
       header.onHeader?.(found);
     },
@@ -262,7 +263,7 @@ async function classify(
   const orders = new Map(
     (await deps.ledger.orders.getOrders(campaign, numbers)).map((o, i) => [numbers[i], o]),
   );
-  const earlier = await earlierRows(batch, recorded, plan);
+  const { fingerprints, earlier } = await earlierRows(batch, recorded, plan);
   const toWrite: SpoolEntry[] = [];
   for (const [i, planned] of batch.entries()) {
     const known = recorded[i];
@@ -307,21 +308,34 @@ async function classify(
     const price = String(planned.priceUnits);
     // Recorded with --allow-repeats: its report names the rows it pays again.
     const repeat = repeated.length > 0 ? { repeat_of: repeatOf(repeated) } : {};
-    toWrite.push({ kind: "new", identity, payload, currency, face, price, row, ...repeat });
+    // Hashed once: pass 2 writes it to the paid memory (paidEntries).
+    const fingerprint = fingerprints[i] !== undefined ? { fingerprint: fingerprints[i] } : {};
+    toWrite.push({
+      kind: "new",
+      identity,
+      payload,
+      currency,
+      face,
+      price,
+      row,
+      ...repeat,
+      ...fingerprint,
+    });
   }
   await spool?.write(toWrite);
 }
 
 /**
- * For each row of a batch that is new to this campaign, the earlier rows of other campaigns it
- * repeats (docs/architecture/repeats.md): one lookup for the batch, never one a row.
+ * For each row of a batch that is new to this campaign, its paid fingerprint and the earlier rows
+ * of other campaigns it repeats (docs/architecture/repeats.md): one lookup for the batch, never
+ * one a row.
  */
 async function earlierRows(
   batch: readonly PlannedRow[],
   recorded: readonly (LedgerRow | undefined)[],
   { repeats, journal }: ImportPlan,
-): Promise<EarlierRow[][]> {
-  if (!repeats) return batch.map(() => []);
+): Promise<{ fingerprints: (string | undefined)[]; earlier: EarlierRow[][] }> {
+  if (!repeats) return { fingerprints: [], earlier: batch.map(() => []) };
   // A row the ledger knows with the same content is no new payment; a changed one may be. Nor is
   // one the campaign's journal names: a lost ledger's row, recorded here before, whose order
   // keeps its key (docs/architecture/repeats.md, "The check").
@@ -331,7 +345,7 @@ async function earlierRows(
       ? undefined
       : paidFingerprint(p.row, p.currency),
   );
-  return repeats.finder.find(fingerprints);
+  return { fingerprints, earlier: await repeats.finder.find(fingerprints) };
 }
 
 /**

@@ -2,7 +2,9 @@ import type { WriteStream } from "node:fs";
 import { mkdir, open, rename, rm, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { type Stringifier, stringify } from "csv-stringify";
+import type { CatalogIndex } from "../catalog/index-entry.js";
 import { UserError } from "../errors/user-error.js";
+import { shownMoney } from "../money.js";
 import { FIX_LIST_COLUMNS, isFixListColumn, type RenamedColumn } from "./header/header.js";
 import type { CsvItem } from "./readers/csv-rows.js";
 import { fixListCell } from "./readers/fix-list-cell.js";
@@ -35,9 +37,15 @@ export class InvalidRowsFile {
   /** The header's cells as read; the indexes of the columns kept from them. */
   private names: string[] = [];
   private kept: number[] = [];
+  /** The columns of face_value, product_code and currency, where the header has them. */
+  private money: { face?: number; product?: number; currency?: number } = {};
   private rows = 0;
 
-  constructor(readonly path: string) {
+  /** `catalog` tells a row's currency, so its face value is shown as money (shownFace). */
+  constructor(
+    readonly path: string,
+    private readonly catalog?: CatalogIndex,
+  ) {
     this.temporary = `${path}.tmp-${process.pid}`;
   }
 
@@ -72,13 +80,36 @@ export class InvalidRowsFile {
     const mapped = new Map(renamed.filter((r) => r.by === "map").map((r) => [r.source, r.field]));
     this.names = names.map((name) => mapped.get(name.trim()) ?? name);
     this.kept = this.names.flatMap((name, i) => (isFixListColumn(name) ? [] : [i]));
+    const synonyms = new Map(renamed.map((r) => [r.source, r.field]));
+    const fields = names.map((name) => synonyms.get(name.trim()) ?? name.trim().toLowerCase());
+    const at = (field: string) => (fields.includes(field) ? fields.indexOf(field) : undefined);
+    this.money = { face: at("face_value"), product: at("product_code"), currency: at("currency") };
+  }
+
+  /**
+   * The face value cell in its currency's minor units (`25` -> `25.00`), as the report shows it
+   * (docs/order-files.md, "Money as money"); as typed when the currency is not known or the
+   * cell is no such amount. The identity of a row reads `25` and `25.00` alike.
+   */
+  private shownFace(cells: string[]): string[] {
+    const { face, product, currency } = this.money;
+    if (face === undefined || cells[face] === undefined) return cells;
+    const own = currency === undefined ? "" : (cells[currency] ?? "").trim();
+    const code = product === undefined ? "" : (cells[product] ?? "").trim();
+    const known = own || this.catalog?.entries[code]?.currency;
+    const shown = shownMoney(cells[face].trim(), known);
+    if (shown === cells[face].trim()) return cells;
+    const copy = cells.slice();
+    copy[face] = shown;
+    return copy;
   }
 
   async write(item: CsvItem, errors: RowError[]): Promise<void> {
     if (!this.stream) await this.open();
     if (this.rows++ === 0)
       await this.writeRecord([...this.kept.map((i) => this.names[i]!), ...FIX_LIST_COLUMNS]);
-    const cells = this.kept.map((i) => item.cells[i] ?? "");
+    const row = this.shownFace(item.cells);
+    const cells = this.kept.map((i) => row[i] ?? "");
     // Cells beyond the header (a row with too many fields) are kept, after `line`.
     const extra = item.cells.slice(this.names.length);
     await this.writeRecord([...cells, errorText(errors), String(item.line), ...extra]);

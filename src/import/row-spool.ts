@@ -18,6 +18,8 @@ export interface SpooledRow {
   row: OrderRow;
   /** --allow-repeats: the rows of other campaigns it pays again (see repeatOf); else absent. */
   repeat_of?: RepeatOf;
+  /** Its paid fingerprint, when pass 1 hashed it for the repeats check; else absent. */
+  fingerprint?: string;
 }
 
 export type SpoolEntry = SpooledRow;

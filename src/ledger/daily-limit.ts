@@ -20,21 +20,29 @@ export function dailySpendKey(prefix: string): string {
 
 const limitsJson = new WeakMap<DailyLimit, string>();
 
-/** START's named fields of the limit: its JSON {CUR: units}, the day, the first day kept. */
+/**
+ * START's named fields of the day: the limits as JSON {CUR: units} ('' for none), the day, the
+ * first day kept. The day is counted whether or not a limit is set (in UTC without settings), so
+ * a limit set at noon counts the morning.
+ */
 export function startLimitArgs(
   limit: DailyLimit | undefined,
   now = new Date(),
-): { limits?: string; day?: string; oldest?: string } {
-  if (!limit) return {};
+): { limits: string; day: string; oldest: string } {
+  const day = limitDay(now, limit?.tz ?? "UTC");
+  return { limits: limit ? limitsJsonOf(limit) : "", day, oldest: dayAfter(day, -DAYS_KEPT) };
+}
+
+/** The limits as START reads them, made once per settings: '' when no currency has one. */
+function limitsJsonOf(limit: DailyLimit): string {
   let json = limitsJson.get(limit);
   if (json === undefined) {
     const units: Record<string, string> = {};
     for (const [currency, l] of limit.limits) units[currency] = String(l.units);
-    json = JSON.stringify(units);
+    json = limit.limits.size > 0 ? JSON.stringify(units) : "";
     limitsJson.set(limit, json);
   }
-  const day = limitDay(now, limit.tz);
-  return { limits: json, day, oldest: dayAfter(day, -DAYS_KEPT) };
+  return json;
 }
 
 /** What START answers when the daily limit stops an order (minor units). */
@@ -97,6 +105,17 @@ export class DailySpend {
   async spent(currency: string, day: string): Promise<bigint> {
     const value = await this.redis.hget(dailySpendKey(this.prefix), `${currency}:${day}`);
     return BigInt(value ?? "0");
+  }
+
+  /** What each currency's orders of `day` cost so far, minor units, by currency (sorted). */
+  async onDay(day: string): Promise<Map<string, bigint>> {
+    const fields = await this.redis.hgetall(dailySpendKey(this.prefix));
+    const spent = new Map<string, bigint>();
+    for (const [field, value] of Object.entries(fields).sort(([a], [b]) => a.localeCompare(b))) {
+      const at = field.indexOf(":");
+      if (field.slice(at + 1) === day) spent.set(field.slice(0, at), BigInt(value));
+    }
+    return spent;
   }
 
   /**

@@ -59,6 +59,8 @@ interface TransitionRun extends TransitionOptions {
   indexKey?: string;
   /** Moves only if the order's `updated_at` is still this. */
   ifUpdatedAt?: string;
+  /** When the service made the order (ISO): made before the campaign, it is a replay. */
+  madeAt?: string;
 }
 
 /**
@@ -208,6 +210,8 @@ export class LedgerOrders {
    * holds `orderId`, unfollowed in the same step, and with `indexKey` (the order-id index of
    * webhooks) the id's entry removed once the order is past `submitted` under it or gone: one
    * script, so a webhook costs a claim and this (docs/architecture/webhooks.md, "Webhooks").
+   * With `madeAt` (when the service made the order), the script marks it replayed when it was
+   * made before the campaign's `created_at` as Redis holds it then (see TRANSITION).
    */
   async endReported(end: {
     campaign: string;
@@ -216,6 +220,7 @@ export class LedgerOrders {
     patch: OrderPatch;
     orderId: string;
     indexKey?: string;
+    madeAt?: string;
   }): Promise<ReportedEnd> {
     const reply = await this.runTransition({
       ...end,
@@ -225,7 +230,7 @@ export class LedgerOrders {
     });
     switch (reply.kind) {
       case "moved":
-        return { kind: "moved", status: reply.status };
+        return { kind: "moved", status: reply.status, replayed: reply.replayed };
       case "other_order_id":
         return { kind: "mismatch", status: reply.current, heldId: reply.orderId || undefined };
       case "no_order_id":
@@ -397,17 +402,17 @@ export class LedgerOrders {
 
 /** What TRANSITION answers (lua/transition.lua), read. */
 type TransitionReply =
-  | { kind: "moved"; previous: string; status: RowStatus }
+  | { kind: "moved"; previous: string; status: RowStatus; replayed: boolean }
   | { kind: "not_allowed" | "no_order_id" | "changed"; current: string }
   | { kind: "other_order_id"; current: string; orderId: string }
   | { kind: "unknown" };
 
 function decodeTransition(reply: unknown): TransitionReply {
   const kind = replyWord(reply, "TRANSITION");
-  const [, current, third] = reply as [string, string, string?];
+  const [, current, third, replayed] = reply as [string, string, string?, number?];
   switch (kind) {
     case "moved":
-      return { kind, previous: current, status: third as RowStatus };
+      return { kind, previous: current, status: third as RowStatus, replayed: replayed === 1 };
     case "other_order_id":
       return { kind, current, orderId: third ?? "" };
     case "not_allowed":
@@ -440,6 +445,7 @@ function transitionArgs(run: TransitionRun, patch: Record<string, unknown>, now:
     order_id: run.orderId,
     if_updated_at: run.ifUpdatedAt,
     index_id: indexed ? (run.patch?.order_id ?? undefined) : undefined,
+    made_at: run.madeAt,
   };
 }
 

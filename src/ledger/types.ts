@@ -181,7 +181,8 @@ export interface NewOrder {
 
 /** What endReported found: the order moved, or why not (see TRANSITION). */
 export type ReportedEnd =
-  | { kind: "moved"; status: RowStatus }
+  /** `replayed`: the script marked it so (made before the campaign was imported). */
+  | { kind: "moved"; status: RowStatus; replayed: boolean }
   /** Past `submitted` already (a poll and a webhook raced): ended once, by the other. */
   | { kind: "past"; status: string }
   /** The ledger holds another order id for it (`heldId`): not this order's end. */

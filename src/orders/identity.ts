@@ -1,3 +1,4 @@
+import { hash } from "node:crypto";
 import { canonicalDecimal } from "../money.js";
 import { sha256 } from "../sha256.js";
 import { DigestTable } from "./digest-table.js";
@@ -90,7 +91,24 @@ export class OccurrenceCounter {
  * interchangeable, so it does not matter which is #0).
  */
 export function rowIdentity(row: OrderRow, occurrences: OccurrenceCounter): string {
-  if (row.reference !== undefined) return `ref:${sha256(`ref\n${row.reference}`)}`;
+  if (row.reference !== undefined)
+    return `ref:${referenceDigest(row.reference).toString("base64url")}`;
   const hash = contentHash(row);
   return `h:${hash}.${occurrences.next(hash)}`;
+}
+
+let lastReference: string | undefined;
+let lastDigest = Buffer.alloc(0);
+
+/**
+ * SHA-256 of `ref\n` + a reference: what its row's identity is made of, and what the file's
+ * reference check keys on (validation/reference-tracker.ts). The row's validation asks first and
+ * its identity right after, so the last answer is kept: a reference is hashed once.
+ */
+export function referenceDigest(reference: string): Buffer {
+  if (reference !== lastReference) {
+    lastDigest = hash("sha256", `ref\n${reference}`, "buffer");
+    lastReference = reference;
+  }
+  return lastDigest;
 }

@@ -128,6 +128,8 @@ export class JournalIndex {
 
   /** The journal order (line index) an identity belongs to, if any. */
   lineOf(identity: string): number | undefined {
+    // A new campaign's journal is empty: no row is hashed to learn that.
+    if (this.table.size === 0) return undefined;
     return this.table.get(digestOf(identity));
   }
 

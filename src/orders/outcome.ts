@@ -18,6 +18,15 @@ export function isReplay(
 }
 
 /**
+ * When the service made the order, as `toISOString` writes it (the form of the campaign's
+ * `created_at`, so the ledger's script compares the two as strings); undefined when unknown.
+ */
+export function madeAtOf(order: Pick<Order, "created_at">): string | undefined {
+  const made = order.created_at ? Date.parse(order.created_at) : Number.NaN;
+  return Number.isFinite(made) ? new Date(made).toISOString() : undefined;
+}
+
+/**
  * Ledger fields of a completed order: order id, item ids (in the order of its rows), payout
  * status (and the links with their expiry dates if asked: money in the open, written out only by
  * `orders links`). An order without items (the webhook's basic details) gives its id only: its

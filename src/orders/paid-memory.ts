@@ -1,26 +1,12 @@
-import { mkdir, readdir } from "node:fs/promises";
+import { mkdir, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { parseFileJson } from "../catalog/damaged-file-error.js";
 import { withFileLock } from "../catalog/file-lock.js";
 import { OrderJournalWriter } from "./journal.js";
 import { type Dated, memoryLines, pruneFile, tallyBefore } from "./paid-files.js";
+import { type PaidEntry, PaidIndex, type PaidRecord } from "./paid-index.js";
 
-/**
- * A row some campaign recorded, as the paid memory keeps it (docs/architecture/repeats.md): who
- * it pays what (its fingerprint), and where to find it again: its campaign, its identity in that
- * campaign's ledger, its file line, its currency and face value in minor units.
- */
-export interface PaidEntry {
-  campaign: string;
-  fingerprint: string;
-  identity: string;
-  line: number;
-  currency: string;
-  /** Face value in the currency's minor units (a whole number, as text). */
-  face: string;
-  /** When it was recorded, ms since 1970. */
-  at: number;
-}
+export type { PaidEntry };
 
 /** A row about to be recorded: a PaidEntry but for its campaign and time, which the store adds. */
 export type NewPaidEntry = Omit<PaidEntry, "campaign" | "at">;
@@ -80,7 +66,7 @@ export interface PaidMemory {
 
 /** `paid.ndjson` line: when, and the rows [fingerprint, identity, line, currency, face]. */
 interface PaidLine extends Dated {
-  r: [string, string, number, string, string][];
+  r: PaidRecord[];
 }
 
 /** `imports.ndjson` line. */
@@ -91,6 +77,9 @@ interface ImportLine extends Dated {
 
 type MemoryFile = "paid.ndjson" | "imports.ndjson";
 
+/** Bytes an entry takes in paid.ndjson, about: how many entries a file of some size holds. */
+const PAID_LINE_BYTES = 110;
+
 /** What a line of each file counts for in PaidPruned: its rows, or one imported file. */
 const WEIGHTS = {
   "paid.ndjson": { field: "entries", weigh: (line: PaidLine) => line.r.length },
@@ -100,8 +89,8 @@ const WEIGHTS = {
 /**
  * The memory as files: `campaigns/NAME/paid.ndjson` and `campaigns/NAME/imports.ndjson` under the
  * data dir, beside the campaign's order journal; a line per batch, flushed before the batch is
- * recorded. A lookup reads the other campaigns' files once and answers from memory (about 150
- * bytes of heap per remembered row). Each append, and a prune's rewrite, holds the campaign's
+ * recorded. A lookup reads the other campaigns' files once and answers from memory (PaidIndex:
+ * about 130 bytes per remembered row, outside the heap). Each append, and a prune's rewrite, holds the campaign's
  * lock file `paid-memory.lock`: imports take no lock of a campaign (two may record into one at
  * once), so a prune renaming a file over the one an import holds open would lose its next batch.
  */
@@ -147,23 +136,25 @@ export class FilePaidMemory implements PaidMemory {
   }
 
   async lookup(campaign: string, since: number): Promise<PaidLookup> {
-    const byFingerprint = new Map<string, PaidEntry[]>();
-    for (const other of await this.campaigns()) {
-      if (other === campaign) continue;
+    const others = (await this.campaigns()).filter((other) => other !== campaign);
+    const index = new PaidIndex((await this.bytes(others)) / PAID_LINE_BYTES);
+    for (const other of others) {
       for await (const line of this.lines<PaidLine>(this.path(other, "paid.ndjson"))) {
         if (line.t < since) continue;
-        for (const [fingerprint, identity, number, currency, face] of line.r) {
-          const entry = { campaign: other, fingerprint, identity, line: number, currency, face };
-          const list = byFingerprint.get(fingerprint) ?? [];
-          list.push({ ...entry, at: line.t });
-          byFingerprint.set(fingerprint, list);
-        }
+        for (const record of line.r) index.add(other, line.t, record);
       }
     }
     return {
-      find: async (fingerprints) =>
-        fingerprints.map((f) => (f === undefined ? [] : (byFingerprint.get(f) ?? []))),
+      find: async (fingerprints) => fingerprints.map((f) => (f === undefined ? [] : index.find(f))),
     };
+  }
+
+  /** The size of the campaigns' paid.ndjson files together, in bytes. */
+  private async bytes(campaigns: readonly string[]): Promise<number> {
+    let total = 0;
+    for (const campaign of campaigns)
+      total += (await stat(this.path(campaign, "paid.ndjson")).catch(() => undefined))?.size ?? 0;
+    return total;
   }
 
   async filesLike(sha256: string, campaign: string, since: number): Promise<ImportedFile[]> {

@@ -100,7 +100,6 @@ async function orderCompletion(
       ledger: deps.ledger,
       log,
       storePayoutUrls: deps.storePayoutUrls,
-      campaignCreatedAt: (campaign) => createdAtOf(deps, campaign),
       onOrderEnded: deps.onOrderEnded,
       orderIndex: deps.orderIndex,
     },
@@ -133,20 +132,6 @@ function resultOf(found: ReportedEnd | undefined, log: Logger): WebhookResult {
       );
       return "mismatch";
   }
-}
-
-// When each campaign was first imported: it never changes, so it is read once per campaign.
-const createdAt = new WeakMap<Ledger, Map<string, string | undefined>>();
-
-async function createdAtOf(deps: ApplyMessageDeps, campaign: string): Promise<string | undefined> {
-  let known = createdAt.get(deps.ledger);
-  if (!known) {
-    known = new Map();
-    createdAt.set(deps.ledger, known);
-  }
-  if (!known.has(campaign))
-    known.set(campaign, (await deps.ledger.campaigns.meta(campaign)).created_at);
-  return known.get(campaign);
 }
 
 /** How long after its creation an unknown COMPLETED order may still be one being accepted. */

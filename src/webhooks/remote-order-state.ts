@@ -2,7 +2,7 @@ import type { CompletedOrder } from "../api/schemas.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { ReportedEnd } from "../ledger/types.js";
 import type { Logger } from "../log.js";
-import { completedPatch, warnReplayed } from "../orders/outcome.js";
+import { completedPatch, madeAtOf, warnReplayed } from "../orders/outcome.js";
 import type { OrderIndex } from "./order-index.js";
 
 /**
@@ -21,8 +21,6 @@ export interface ApplyRemoteOrderDeps {
   ledger: Ledger;
   log: Logger;
   storePayoutUrls?: boolean;
-  /** When the campaign was first imported (to tell a replayed order). */
-  campaignCreatedAt: (campaign: string) => Promise<string | undefined>;
   /** Told when this call moved the order to its end. */
   onOrderEnded?: (outcome: RemoteOrderOutcome) => void;
   /** Where the order id is forgotten once the order has ended (webhooks on). */
@@ -64,9 +62,10 @@ export async function applyRemoteOrderEnd(
   const indexKey = deps.orderIndex?.key;
   if (end.status === "COMPLETED") {
     if (!end.order) return undefined;
-    const createdAt = await deps.campaignCreatedAt(campaign);
     const store = deps.storePayoutUrls ?? false;
-    const patch = completedPatch(end.order, target.rows, store, createdAt);
+    const patch = completedPatch(end.order, target.rows, store);
+    // Replayed or not is told by the script, from the campaign's created_at as Redis holds it
+    // now: a lost ledger's re-import changes it (docs/architecture/keys-and-exactly-once.md).
     const result = await ledger.orders.endReported({
       campaign,
       number,
@@ -74,10 +73,11 @@ export async function applyRemoteOrderEnd(
       patch,
       orderId,
       indexKey,
+      madeAt: madeAtOf(end.order),
     });
     if (result.kind === "moved") {
       deps.onOrderEnded?.("completed");
-      if (patch.replayed) warnReplayed(log, campaign, end.order.created_at);
+      if (result.replayed) warnReplayed(log, campaign, end.order.created_at);
       else log.debug("async order completed");
     }
     return result;

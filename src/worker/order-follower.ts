@@ -58,7 +58,6 @@ export class OrderFollower {
   private readonly polls = new Set<Promise<void>>();
   private loop: Promise<void> | undefined;
   private readonly abort = new AbortController();
-  private readonly createdAt = new Map<string, string | undefined>();
 
   constructor(private readonly options: OrderFollowerOptions) {
     this.concurrency = options.concurrency ?? 10;
@@ -198,20 +197,12 @@ export class OrderFollower {
         ledger,
         log,
         storePayoutUrls: this.options.storePayoutUrls,
-        campaignCreatedAt: (c) => this.campaignCreatedAt(c),
         onOrderEnded: this.options.onOrderEnded,
         orderIndex: this.options.orderIndex,
       },
       { campaign, number, orderId, rows },
       end,
     );
-  }
-
-  /** When the campaign was first imported (kept per campaign: it never changes). */
-  private async campaignCreatedAt(campaign: string): Promise<string | undefined> {
-    if (!this.createdAt.has(campaign))
-      this.createdAt.set(campaign, (await this.options.ledger.campaigns.meta(campaign)).created_at);
-    return this.createdAt.get(campaign);
   }
 
   private async onError(entry: FollowedOrder, error: unknown, log: Logger): Promise<void> {

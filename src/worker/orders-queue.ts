@@ -10,7 +10,7 @@ import { apiClientFor } from "../api/client-for-config.js";
 import { recordAutoPause } from "../audit/auto-pause.js";
 import { trailOf } from "../audit/trail-of.js";
 import { STALL_FIELDS } from "../campaigns/stall.js";
-import { dailyLimitOf } from "../daily-limit.js";
+import { daySpendOf } from "../daily-limit.js";
 import { journalFor } from "../db/order-journal.js";
 import { PgProductOverrides } from "../db/product-overrides.js";
 import { Ledger } from "../ledger/ledger.js";
@@ -117,7 +117,7 @@ export function startOrdersQueue(context: QueueContext): QueueRunner {
         journal: (campaign, line) => journal.append(campaign, [line]),
         voidJournal: (campaign, line) => journal.voidChange(campaign, line),
         storePayoutUrls: options.storePayoutUrls,
-        dailyLimit: dailyLimitOf(config),
+        dailyLimit: daySpendOf(config),
         firstPollDelayMs,
         orderIndex,
         productGuard: options.webhooks

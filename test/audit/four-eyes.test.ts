@@ -8,6 +8,7 @@ import { auditFilePath } from "../../src/audit/file-trail.js";
 import { type CampaignEnv, giftjobs } from "../helpers/campaign-env.js";
 import { csvFile, validCsv } from "../helpers/csv.js";
 import { useCampaignEnv } from "../helpers/use-campaign-env.js";
+import { usersFileWith } from "../helpers/users-file.js";
 
 const { setup } = useCampaignEnv();
 
@@ -41,8 +42,11 @@ describe("four eyes above GIFTJOBS_APPROVAL_THRESHOLD", () => {
     );
     expect((await e.ledger.campaigns.meta("big")).state).toBe("held");
 
+    // Above the threshold the approver proves who they are: a token of the users file.
+    const users = await usersFileWith(e.dataDir, { bob: "approve" });
     const other = await giftjobs(e, ["orders", "approve", "--campaign", "big"], {
-      GIFTJOBS_ACTOR: "bob",
+      GIFTJOBS_USERS_FILE: users.path,
+      GIFTJOBS_USER_TOKEN: users.tokens.bob!,
     });
     expect(other.code).toBe(0);
     expect(other.stdout).toMatch(/^campaign big approved/);
@@ -72,12 +76,13 @@ describe("four eyes above GIFTJOBS_APPROVAL_THRESHOLD", () => {
     expect(entries[0].details.file_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(entries[0].details.money[currency].price).toMatch(/^\d+(\.\d+)?$/);
     expect(entries[1].reason).toContain("alice imported it");
-    expect(entries[2].source).toBe("env");
+    expect(entries[2].source).toBe("token");
+    expect(listed.stdout).not.toContain(users.tokens.bob!);
     // Counts and money only: no row's e-mail address.
     expect(listed.stdout).not.toMatch(/@[a-z0-9.]*example\.com/);
 
     const text = await giftjobs(e, ["audit", "--campaign", "big", "--actor", "bob"]);
-    expect(text.stdout).toMatch(/^3 {2}\S+Z {2}bob \(env, \S+ pid \d+\) {2}approve big {2}ok/);
+    expect(text.stdout).toMatch(/^3 {2}\S+Z {2}bob \(token, \S+ pid \d+\) {2}approve big {2}ok/);
     expect(text.stdout.split("\n").filter(Boolean)).toHaveLength(1);
 
     const whole = await giftjobs(e, ["audit", "verify"]);

@@ -24,6 +24,7 @@ import { Ledger } from "../../src/ledger/ledger.js";
 import { silentLogger } from "../../src/log.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
 import { dispatchWindow } from "../../src/worker/dispatcher.js";
+import { loadAverage } from "../helpers/bench-stats.js";
 import { exited, spawnCli } from "../helpers/cli.js";
 import { cleanPrefix, REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
 
@@ -102,27 +103,34 @@ async function importFile(
   ledger: Ledger,
   file: string,
   campaign: string,
-  itemsPerOrder = 1,
+  { itemsPerOrder = 1, records }: { itemsPerOrder?: number; records?: string } = {},
 ) {
   return importCampaign(
-    { file, campaign, itemsPerOrder },
-    { ledger, catalog: bench.index, log: silentLogger },
+    { file, campaign, itemsPerOrder, ...(records ? { repeats: "allow" as const } : {}) },
+    { ledger, catalog: bench.index, log: silentLogger, ...(records ? { dataDir: records } : {}) },
   );
 }
 
-/** One line of (a): a campaign of ROWS rows imported under a fresh prefix, its memory measured. */
-async function memoryOf(bench: Bench, itemsPerOrder: number) {
+/**
+ * One line of (a): a campaign of ROWS rows imported under a fresh prefix, its memory measured.
+ * `repeats`: the file was imported once before under another name, with a paid memory, and is
+ * imported again with --allow-repeats, each row keeping the earlier row it repeats (`p` of its
+ * extras cell: docs/architecture/repeats.md); the second import is measured.
+ */
+async function memoryOf(bench: Bench, itemsPerOrder: number, repeats = false) {
   const { redis } = bench;
   const prefix = uniquePrefix("bench-campaigns-mem");
   const ledger = new Ledger(redis, prefix);
   const queue = new Queue<OrderJobData>(QUEUES.orders, { connection: redis, prefix });
-  const label = `mem-${itemsPerOrder}`;
+  const label = `mem-${itemsPerOrder}${repeats ? "-repeats" : ""}`;
   const file = await campaignFile(bench, label, ROWS);
+  const records = repeats ? await mkdtemp(join(tmpdir(), "gj-bench-paid-")) : undefined;
   try {
+    if (records) await importFile(bench, ledger, file, `${label}-first`, { records });
     await sleep(SETTLE_MS);
     const before = await usedMemory(redis);
     const started = performance.now();
-    const result = await importFile(bench, ledger, file, label, itemsPerOrder);
+    const result = await importFile(bench, ledger, file, label, { itemsPerOrder, records });
     const importMs = performance.now() - started;
     await sleep(SETTLE_MS);
     const after = await usedMemory(redis);
@@ -137,7 +145,7 @@ async function memoryOf(bench: Bench, itemsPerOrder: number) {
       k.slice(prefix.length + 1),
     );
     return {
-      itemsPerOrder,
+      itemsPerOrder: `${itemsPerOrder}${repeats ? ", repeats" : ""}`,
       rows: result.enqueued,
       orders: result.orders,
       importMs,
@@ -149,6 +157,7 @@ async function memoryOf(bench: Bench, itemsPerOrder: number) {
   } finally {
     await queue.close();
     await cleanPrefix(redis, prefix);
+    if (records) await rm(records, { recursive: true, force: true });
   }
 }
 
@@ -168,7 +177,7 @@ async function memory(shared: Bench): Promise<void> {
   const bench = { ...shared, redis };
   let runs: Awaited<ReturnType<typeof memoryOf>>[];
   try {
-    runs = [await memoryOf(bench, 1), await memoryOf(bench, 200)];
+    runs = [await memoryOf(bench, 1), await memoryOf(bench, 200), await memoryOf(bench, 1, true)];
   } finally {
     await redis.quit();
     await server.stop();
@@ -190,7 +199,7 @@ async function memory(shared: Bench): Promise<void> {
     ...runs.map((r) => {
       const sum = Object.values(r.perKey).reduce((a, b) => a + b, 0);
       return [
-        String(r.itemsPerOrder),
+        r.itemsPerOrder,
         fixed(r.rows),
         fixed(r.orders),
         `${fixed(r.importMs / 1000, 1)} s`,
@@ -204,8 +213,11 @@ async function memory(shared: Bench): Promise<void> {
   ]);
   const one = runs[0]!;
   const bytes = one.usedDelta / one.rows;
+  const repeated = runs[2]!;
   process.stdout.write(
-    `    one row per order: ${fixed(bytes)} bytes/row (goal <= ${GOAL_BYTES_PER_ROW}): ${verdict(bytes <= GOAL_BYTES_PER_ROW)}; ` +
+    `    ${loadAverage()}; the repeat marks (--allow-repeats, each row one earlier row): ` +
+      `${fixed((repeated.usedDelta - one.usedDelta) / one.rows)} bytes/row more than the first import\n` +
+      `    one row per order: ${fixed(bytes)} bytes/row (goal <= ${GOAL_BYTES_PER_ROW}): ${verdict(bytes <= GOAL_BYTES_PER_ROW)}; ` +
       `BullMQ jobs after import: ${runs.map((r) => r.jobs).join(", ")} (goal 0): ${verdict(runs.every((r) => r.jobs === 0))}\n`,
   );
 }

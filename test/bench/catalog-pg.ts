@@ -19,6 +19,7 @@ import {
   measureInChild,
   runChild,
 } from "../helpers/bench-child.js";
+import { loadAverage, spread } from "../helpers/bench-stats.js";
 import {
   CATALOG_PRODUCTS,
   mb,
@@ -191,7 +192,8 @@ export async function runPostgres(url: string, rounds = PG_ROUNDS): Promise<void
     }
     const q = await queryTimes(schema);
     process.stdout.write(
-      `postgres ratio median ${median(ratios).toFixed(2)}x, worst ${Math.max(...ratios).toFixed(2)}x (goal <= 1.30x); ` +
+      `postgres ${loadAverage()} after the rounds\n` +
+        `postgres ratio ${spread(ratios)}, worst ${Math.max(...ratios).toFixed(2)}x (goal <= 1.30x); ` +
         `sync peak RSS median ${mb(median(rss))}, worst ${mb(Math.max(...rss))} (goal < 250 MB)\n` +
         `queries on ${rounds > 0 ? CATALOG_PRODUCTS.toLocaleString("en-US") : "0"} products (median of ${QUERY_RUNS}): ` +
         `current products of a country ${q.country.toFixed(1)} ms (${q.rows[0]} rows), ` +

@@ -18,6 +18,7 @@ import {
   measureInChild,
   runChild,
 } from "../helpers/bench-child.js";
+import { loadAverage, spread } from "../helpers/bench-stats.js";
 import {
   CATALOG_ROUNDS,
   mb,
@@ -137,11 +138,12 @@ async function runFiles(script: string, url: string, dataDir: string): Promise<v
     );
   }
   process.stdout.write(
-    `ratio median ${median(ratios).toFixed(2)}x, worst ${Math.max(...ratios).toFixed(2)}x (goal <= 1.20x); ` +
+    `${loadAverage()} after the rounds\n` +
+      `ratio ${spread(ratios)}, worst ${Math.max(...ratios).toFixed(2)}x (goal <= 1.20x); ` +
       `sync peak RSS median ${mb(median(syncRss))}, worst ${mb(Math.max(...syncRss))} (goal <= 200 MB); ` +
       `floor peak RSS median ${mb(median(floorRss))}\n` +
-      `ratio to the cursor-only floor (the service's own answer time): median ` +
-      `${median(cursorRatios).toFixed(2)}x, worst ${Math.max(...cursorRatios).toFixed(2)}x\n`,
+      `ratio to the cursor-only floor (the service's own answer time): ` +
+      `${spread(cursorRatios)}, worst ${Math.max(...cursorRatios).toFixed(2)}x\n`,
   );
 }
 

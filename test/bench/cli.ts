@@ -7,10 +7,10 @@
 // have none).
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ledger } from "../../src/ledger/ledger.js";
+import { loadAverage, spread } from "../helpers/bench-stats.js";
 import { median } from "../helpers/median.js";
 import { cleanPrefix, REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
 
@@ -113,9 +113,18 @@ export async function run(): Promise<void> {
       CI: "true",
     });
     process.stdout.write(
-      `${RUNS} rounds of each; load average ${loadAverage()} before; bin/giftjobs.js (dist/cli/)\n`,
+      `${RUNS} rounds of each; ${loadAverage()} before; bin/giftjobs.js (dist/cli/)\n`,
     );
-    const header = ["command", "node -e 0", "command", "ratio", "goal", "", "peak RSS"];
+    const header = [
+      "command",
+      "node -e 0",
+      "command",
+      "ratio",
+      "goal",
+      "",
+      "rounds' ratios",
+      "peak RSS",
+    ];
     const rows: string[][] = [];
     for (const { args, goal } of COMMANDS) {
       const floor: Run[] = [];
@@ -143,6 +152,7 @@ export async function run(): Promise<void> {
         `${ratio.toFixed(2)}x`,
         `<= ${goal}x`,
         verdict(ratio <= goal),
+        spread(command.map((run, i) => run.ms / floor[i]!.ms)),
         `${mb(median(commandRss.map((r) => r.maxRss)))} (node -e 0: ${mb(median(floorRss.map((r) => r.maxRss)))})`,
       ]);
     }
@@ -154,16 +164,10 @@ export async function run(): Promise<void> {
           .join("")
           .trimEnd()}\n`,
       );
-    process.stdout.write(`load average ${loadAverage()} after\n`);
+    process.stdout.write(`${loadAverage()} after\n`);
   } finally {
     await cleanPrefix(redis, prefix);
     await cleanPrefix(redis, `${prefix}-empty`);
     await redis.quit();
   }
-}
-
-function loadAverage(): string {
-  return loadavg()
-    .map((n) => n.toFixed(2))
-    .join(" ");
 }

@@ -1,31 +1,34 @@
-// Benchmark of `orders import`: a generated file of BENCH_ROWS rows (1,000,000 by default)
-// against a 5,000-product snapshot, beside the floor of the same file parsed by csv-parse with
-// no validation and added with bare addBulk to a scratch queue, in chunks of the same size.
-// Then an .xlsx of the same rows (BENCH_XLSX_ROWS, 200,000 by default; written by exceljs's
+// Benchmark of `orders import`: a generated file of BENCH_ROWS rows (1,000,000 by default; 16
+// products) against a 5,000-product snapshot, as `orders import` runs it (the order journal and
+// the paid memory under a data dir), beside the floor (test/bench/import-floor.ts: the work an
+// import cannot avoid), in BENCH_ROUNDS rounds (2 by default). Each round imports the file, then
+// the same file under another name with --allow-repeats (every row a repeat), and runs the floor;
+// it prints each one's time, peak RSS and the Redis bytes a row of its campaign costs, then the
+// ratios to the floor over the rounds (median and spread) with the load average.
+// BENCH_ONLY=pg runs the same rounds with PostgreSQL as the store (the journal, the paid memory).
+// Then an .xlsx of the same rows (BENCH_XLSX_ROWS, 100,000 by default; written by exceljs's
 // streaming writer as Excel saves one: shared strings, face values as numbers), imported and
-// compared with the import of a CSV of those same rows. Then zip bombs refused (see bombPart).
-// BENCH_ONLY=csv|xlsx|bomb runs one part.
+// compared with the import of a CSV of those same rows; then an .ods of those rows (as
+// LibreOffice saves one: typed cells, each row's unused columns one repeated empty cell) beside
+// them. Then zip bombs refused (see bombPart).
+// BENCH_ONLY=csv|pg|xlsx|ods|bomb (or several, comma-separated) runs those parts; by default
+// every part but pg (BENCH_PG=1 adds it).
 // Each side runs in a fresh child process (test/helpers/bench-child.ts), so its peak RSS is its
 // own, as `giftjobs orders import` would have it; the Redis CPU each cost is printed beside.
 
-import { createReadStream } from "node:fs";
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Queue } from "bullmq";
-import { parse } from "csv-parse";
 import type { Redis } from "ioredis";
-import { ENQUEUE_CHUNK } from "../../jobs/orders/enqueue.js";
-import type { OrderJobData } from "../../jobs/orders/job.js";
-import { ORDER_JOB_OPTIONS } from "../../jobs/orders/job.js";
-import { QUEUES } from "../../jobs/registry.js";
 import { ApiClient } from "../../src/api/client.js";
 import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
 import type { CatalogIndex } from "../../src/catalog/index-entry.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
+import { openDatabase } from "../../src/db/open-database.js";
 import { UserError } from "../../src/errors/user-error.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
+import type { ImportDeps } from "../../src/import/import-types.js";
 import { Ledger } from "../../src/ledger/ledger.js";
 import { silentLogger } from "../../src/log.js";
 import {
@@ -35,117 +38,162 @@ import {
   measureInChild,
   runChild,
 } from "../helpers/bench-child.js";
+import { loadAverage, spread } from "../helpers/bench-stats.js";
 import { exited, spawnCli } from "../helpers/cli.js";
 import { writeLargeCsv } from "../helpers/csv.js";
+import { createTestDatabase, dropTestDatabase, TEST_DATABASE_URL } from "../helpers/database.js";
+import { writeLargeOds } from "../helpers/ods.js";
 import { cleanPrefix, redisCpuSeconds, testRedis, uniquePrefix } from "../helpers/redis.js";
 import { writeLargeXlsx } from "../helpers/xlsx.js";
 import { writeXlsxBomb } from "../helpers/zip-bomb.js";
+import { importFloor } from "./import-floor.js";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
-const XLSX_ROWS = Number(process.env.BENCH_XLSX_ROWS ?? Math.min(ROWS, 200_000));
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const XLSX_ROWS = Number(process.env.BENCH_XLSX_ROWS ?? Math.min(ROWS, 100_000));
 const ONLY = process.env.BENCH_ONLY;
+const PG_BY_DEFAULT = process.env.BENCH_PG === "1";
 /** The goals of the .xlsx import: its peak RSS, and its rows/s as a share of the CSV's. */
 const XLSX_MAX_RSS = 300 * 2 ** 20;
-const XLSX_MIN_SHARE = 1 / 3;
+const XLSX_MIN_SHARE = 0.9;
 const SELF = fileURLToPath(import.meta.url);
 const PRODUCTS = 5000;
-
-/** The floor: parse, no checks, addBulk in chunks, one chunk in flight (as the importer does). */
-async function floor(file: string, queue: Queue): Promise<number> {
-  let chunk: { name: string; data: unknown; opts: object }[] = [];
-  let rows = 0;
-  const parser = createReadStream(file).pipe(parse({ from_line: 2 }));
-  for await (const cells of parser as AsyncIterable<string[]>) {
-    rows += 1;
-    chunk.push({
-      name: "order-create",
-      data: cells,
-      opts: { ...ORDER_JOB_OPTIONS, jobId: `floor-${rows}` },
-    });
-    if (chunk.length >= ENQUEUE_CHUNK) {
-      await queue.addBulk(chunk);
-      chunk = [];
-    }
-  }
-  if (chunk.length) await queue.addBulk(chunk);
-  return rows;
-}
 
 interface ChildReport extends ChildMeasure {
   rows: number;
 }
 
-/**
- * Child side: the importer (of `file`), the floor, or a refusal (a dry run of a file that must
- * be refused, 0 rows), on the prepared snapshot and prefix.
- */
-async function measure(kind: string, dataDir: string, file: string, prefix: string): Promise<void> {
+/** What a measuring child is told: its kind, files, Redis prefix, and the import's own. */
+interface ChildTask {
+  kind: "import" | "floor" | "refusal";
+  dataDir: string;
+  file: string;
+  prefix: string;
+  /** Where the import's journal and paid memory (or the floor's two files) go. */
+  records: string;
+  campaign: string;
+  allowRepeats: boolean;
+  /** A PostgreSQL schema, migrated: the journal and paid memory go there instead. */
+  schema?: string;
+}
+
+/** Child side: the import, the floor, or a refusal (a dry run of a file that must be refused). */
+async function measure(task: ChildTask): Promise<void> {
   const redis = testRedis();
   try {
-    if (kind === "floor") {
-      const queue = new Queue("floor", { connection: redis, prefix });
-      await measureInChild(async () => ({ rows: await floor(file, queue) }));
-      await queue.close();
+    if (task.kind === "floor") {
+      const { prefix, records: dir, campaign } = task;
+      await measureInChild(async () => ({
+        rows: await importFloor(task.file, { redis, prefix, dir, campaign }),
+      }));
       return;
     }
-    const catalog = (await loadCurrentIndex(dataDir))!;
-    const queue = new Queue<OrderJobData>(QUEUES.orders, { connection: redis, prefix });
-    const ledger = new Ledger(redis, prefix);
-    if (kind === "refusal") {
-      await measureInChild(async () => {
-        const options = { file, campaign: "bench", dryRun: true, balanceCheck: false };
-        const refused = await importCampaign(options, { ledger, catalog, log: silentLogger }).then(
-          () => undefined,
-          (error: unknown) => error,
-        );
-        if (!(refused instanceof UserError)) throw refused ?? new Error(`${file} was imported`);
-        return { rows: 0 };
-      });
-      await queue.close();
-      return;
+    const catalog = (await loadCurrentIndex(task.dataDir))!;
+    const ledger = new Ledger(redis, task.prefix);
+    const database = task.schema
+      ? await openDatabase({ databaseUrl: TEST_DATABASE_URL, databaseSchema: task.schema })
+      : undefined;
+    try {
+      await measureInChild(() => importOnce(task, { ledger, catalog, database }));
+    } finally {
+      await database?.close();
     }
-    // "data-dir": as `orders import` runs, with the order journal and the paid memory
-    // (docs/architecture/repeats.md) written under a data dir of its own, removed after.
-    const records =
-      kind === "data-dir" ? await mkdtemp(join(tmpdir(), "bench-records-")) : undefined;
-    await measureInChild(async () => {
-      const result = await importCampaign(
-        { file, campaign: "bench", balanceCheck: false },
-        { ledger, catalog, log: silentLogger, ...(records ? { dataDir: records } : {}) },
-      );
-      return { rows: result.enqueued };
-    });
-    if (records) await rm(records, { recursive: true, force: true });
-    await queue.close();
   } finally {
     await redis.quit();
   }
 }
 
-type Measured = ChildReport & { redisCpu: number };
+/**
+ * One import as `orders import` runs it, with the order journal and the paid memory
+ * (docs/architecture/repeats.md) under the round's data dir, or in PostgreSQL.
+ */
+async function importOnce(
+  task: ChildTask,
+  deps: Pick<ImportDeps, "ledger" | "catalog" | "database">,
+): Promise<{ rows: number }> {
+  const base = { ...deps, log: silentLogger, dataDir: task.records };
+  if (task.kind === "refusal") {
+    const options = { file: task.file, campaign: "bench", dryRun: true, balanceCheck: false };
+    const refused = await importCampaign(options, base).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    if (!(refused instanceof UserError)) throw refused ?? new Error(`${task.file} was imported`);
+    return { rows: 0 };
+  }
+  const result = await importCampaign(
+    {
+      file: task.file,
+      campaign: task.campaign,
+      balanceCheck: false,
+      ...(task.allowRepeats ? { repeats: "allow" as const } : {}),
+    },
+    base,
+  );
+  return { rows: result.enqueued };
+}
 
-/** One measurement in a fresh child, with the Redis CPU it cost; its keys are deleted after. */
+type Measured = ChildReport & { redisCpu: number; redisBytes: number };
+
+/** Where a measurement runs: its Redis prefix and records, kept for the round's next import. */
+interface Place {
+  prefix: string;
+  records: string;
+  schema?: string;
+}
+
+/**
+ * One measurement in a fresh child, with the Redis CPU it cost and the bytes its campaign's keys
+ * hold after it (the floor's: its rows' hash).
+ */
 async function measureOnce(
   script: string,
-  kind: "importer" | "data-dir" | "floor" | "refusal",
-  dataDir: string,
-  file: string,
-  rows: number,
-  redis: Redis,
+  task: Omit<ChildTask, "prefix" | "records" | "schema">,
+  place: Place,
+  expected: { rows: number; redis: Redis },
 ): Promise<Measured> {
-  const prefix = uniquePrefix(`bench-${kind}`);
+  const { redis } = expected;
   const before = await redisCpuSeconds(redis);
+  const report = await runChild<ChildReport>(script, {
+    BENCH_IMPORT_TASK: JSON.stringify({ ...task, ...place }),
+  });
+  if (report.rows !== expected.rows)
+    throw new Error(`${task.kind}: ${report.rows} rows, expected ${expected.rows}`);
+  const redisCpu = (await redisCpuSeconds(redis)) - before;
+  const pattern =
+    task.kind === "floor"
+      ? `${place.prefix}:floor:*`
+      : `${place.prefix}:campaign:${task.campaign}:*`;
+  return { ...report, redisCpu, redisBytes: await keysBytes(redis, pattern) };
+}
+
+/** Bytes Redis holds for the keys matching `pattern` (MEMORY USAGE, every field counted). */
+async function keysBytes(redis: Redis, pattern: string): Promise<number> {
+  let bytes = 0;
+  for await (const keys of redis.scanStream({ match: pattern, count: 1000 }) as AsyncIterable<
+    string[]
+  >)
+    for (const key of keys)
+      bytes += Number((await redis.call("MEMORY", "USAGE", key, "SAMPLES", "0")) ?? 0);
+  return bytes;
+}
+
+/** A place of its own (prefix, records folder; a migrated schema with `pg`), gone after `fn`. */
+async function inPlace<T>(
+  label: string,
+  redis: Redis,
+  pg: boolean,
+  fn: (place: Place) => Promise<T>,
+): Promise<T> {
+  const prefix = uniquePrefix(`bench-${label}`);
+  const records = await mkdtemp(join(tmpdir(), "bench-records-"));
+  const database = pg ? await createTestDatabase(`bench_${label}`) : undefined;
   try {
-    const report = await runChild<ChildReport>(script, {
-      BENCH_IMPORT_CHILD: kind,
-      BENCH_IMPORT_DIR: dataDir,
-      BENCH_IMPORT_FILE: file,
-      BENCH_IMPORT_PREFIX: prefix,
-    });
-    if (report.rows !== rows) throw new Error(`${kind}: ${report.rows} rows, expected ${rows}`);
-    return { ...report, redisCpu: (await redisCpuSeconds(redis)) - before };
+    return await fn({ prefix, records, ...(database ? { schema: database.schema } : {}) });
   } finally {
     await cleanPrefix(redis, prefix);
+    await rm(records, { recursive: true, force: true });
+    if (database) await dropTestDatabase(database);
   }
 }
 
@@ -161,7 +209,7 @@ const verdict = (met: boolean) => (met ? "met" : "MISSED");
 function printTable(lines: [string, Measured][]): void {
   const width = Math.max(10, ...lines.map(([name]) => name.length + 2));
   const table = [
-    ["", "time", "rows/s", "peak RSS", "start RSS", "CPU", "Redis CPU"],
+    ["", "time", "rows/s", "peak RSS", "start RSS", "CPU", "Redis CPU", "Redis B/row"],
     ...lines.map(([name, r]) => [
       name,
       seconds(r.ms),
@@ -170,32 +218,85 @@ function printTable(lines: [string, Measured][]): void {
       mb(r.startRss),
       seconds(r.cpuMs),
       seconds(r.redisCpu * 1000),
+      r.rows > 0 ? String(Math.round(r.redisBytes / r.rows)) : "-",
     ]),
   ];
   for (const row of table)
     process.stdout.write(`${row.map((c, i) => c.padEnd(i === 0 ? width : 12)).join("")}\n`);
 }
 
-/** The CSV importer beside the floor, over ROWS rows. */
-async function csvPart(script: string, dataDir: string, redis: Redis): Promise<Measured> {
-  const file = join(dataDir, "orders.csv");
-  const importer = await measureOnce(script, "importer", dataDir, file, ROWS, redis);
-  const recorded = await measureOnce(script, "data-dir", dataDir, file, ROWS, redis);
-  const bare = await measureOnce(script, "floor", dataDir, file, ROWS, redis);
-  printTable([
-    ["importer", importer],
-    ["importer with journal and paid memory", recorded],
-    ["floor", bare],
-  ]);
-  process.stdout.write(
-    `with a data dir (journal, paid memory) / without: ${(recorded.ms / importer.ms).toFixed(2)}x\n`,
+/** One round: the floor, the first import of a file, then the same file under another name. */
+interface Round {
+  floor: Measured;
+  first: Measured;
+  repeat: Measured;
+}
+
+/**
+ * A round in a place of its own: the floor, the file imported as `first`, then again as `again`
+ * with --allow-repeats (each of its rows a repeat of one of the first's, marked on its row).
+ */
+async function oneRound(
+  script: string,
+  files: { dataDir: string; file: string; rows: number },
+  redis: Redis,
+  pg: boolean,
+): Promise<Round> {
+  const { dataDir, file, rows } = files;
+  const expected = { rows, redis };
+  const task = (campaign: string, allowRepeats: boolean) =>
+    ({ kind: "import", dataDir, file, campaign, allowRepeats }) as const;
+  const floor = await inPlace("floor", redis, false, (place) =>
+    measureOnce(script, { ...task("floor", false), kind: "floor" }, place, expected),
   );
-  const ratio = importer.ms / bare.ms;
+  return inPlace(pg ? "pg" : "csv", redis, pg, async (place) => ({
+    floor,
+    first: await measureOnce(script, task("first", false), place, expected),
+    repeat: await measureOnce(script, task("again", true), place, expected),
+  }));
+}
+
+/** The rounds' table and ratios to the floor: time and peak RSS, median and spread. */
+function printRounds(label: string, rounds: Round[]): void {
+  for (const [i, r] of rounds.entries()) {
+    process.stdout.write(`${label}, round ${i + 1} (${loadAverage()} after):\n`);
+    printTable([
+      ["import", r.first],
+      ["repeat (--allow-repeats)", r.repeat],
+      ["floor", r.floor],
+    ]);
+  }
+  const ratio = (pick: (r: Round) => Measured, field: "ms" | "maxRss") =>
+    rounds.map((r) => pick(r)[field] / r.floor[field]);
+  const lines: [string, number[], number][] = [
+    ["import / floor, time", ratio((r) => r.first, "ms"), 2],
+    ["import / floor, peak RSS", ratio((r) => r.first, "maxRss"), 1.5],
+    ["repeat / floor, time", ratio((r) => r.repeat, "ms"), 2],
+    ["repeat / floor, peak RSS", ratio((r) => r.repeat, "maxRss"), 1.5],
+    ["repeat / import, time", rounds.map((r) => r.repeat.ms / r.first.ms), 1.5],
+    ["repeat / import, peak RSS", rounds.map((r) => r.repeat.maxRss / r.first.maxRss), 1.5],
+  ];
+  for (const [name, values, goal] of lines)
+    process.stdout.write(
+      `${name}: ${spread(values)} (goal <= ${goal}x: ${verdict(Math.max(...values) <= goal)})\n`,
+    );
+}
+
+/** The CSV import beside the floor, over ROWS rows, ROUNDS rounds (files, or PostgreSQL). */
+async function csvPart(
+  script: string,
+  dataDir: string,
+  redis: Redis,
+  pg = false,
+): Promise<Measured> {
+  const files = { dataDir, file: join(dataDir, "orders.csv"), rows: ROWS };
+  const rounds: Round[] = [];
   process.stdout.write(
-    `importer/floor time ratio ${ratio.toFixed(2)}x (goal <= 2x: ${verdict(ratio <= 2)}); ` +
-      `importer peak RSS ${mb(importer.maxRss)} (goal <= 300 MB: ${verdict(importer.maxRss <= 300 * 2 ** 20)})\n`,
+    `${pg ? "PostgreSQL as the store" : "files as the store"}, ${loadAverage()} before\n`,
   );
-  return importer;
+  for (let i = 0; i < ROUNDS; i += 1) rounds.push(await oneRound(script, files, redis, pg));
+  printRounds(pg ? "PostgreSQL" : "CSV", rounds);
+  return rounds[rounds.length - 1]!.first;
 }
 
 /**
@@ -211,15 +312,25 @@ async function xlsxPart(
 ): Promise<Measured> {
   const xlsx = join(dataDir, "orders.xlsx");
   await writeLargeXlsx(index, xlsx, XLSX_ROWS, ROW_SHAPE);
+  const expected = { rows: XLSX_ROWS, redis };
+  const importOf = (file: string) =>
+    inPlace("xlsx", redis, false, (place) =>
+      measureOnce(
+        script,
+        { kind: "import", dataDir, file, campaign: "bench", allowRepeats: false },
+        place,
+        expected,
+      ),
+    );
   let csv = csvImporter;
   if (csv === undefined || ROWS !== XLSX_ROWS) {
     const same = join(dataDir, "orders-xlsx-rows.csv");
     await writeLargeCsv(index, same, XLSX_ROWS, ROW_SHAPE);
-    csv = await measureOnce(script, "importer", dataDir, same, XLSX_ROWS, redis);
+    csv = await importOf(same);
   }
-  const measured = await measureOnce(script, "importer", dataDir, xlsx, XLSX_ROWS, redis);
+  const measured = await importOf(xlsx);
   process.stdout.write(
-    `\n.xlsx of the same ${XLSX_ROWS.toLocaleString("en-US")} rows (${mb((await stat(xlsx)).size)}):\n`,
+    `\n.xlsx of the same ${XLSX_ROWS.toLocaleString("en-US")} rows (${mb((await stat(xlsx)).size)}), ${loadAverage()} after:\n`,
   );
   printTable([
     ["xlsx importer", measured],
@@ -227,10 +338,33 @@ async function xlsxPart(
   ]);
   const share = perSecond(measured.rows, measured.ms) / perSecond(csv.rows, csv.ms);
   process.stdout.write(
-    `xlsx rows/s ${share.toFixed(2)} of the CSV's (goal >= 0.33: ${verdict(share >= XLSX_MIN_SHARE)}); ` +
+    `xlsx rows/s ${share.toFixed(2)} of the CSV's (goal >= ${XLSX_MIN_SHARE}: ${verdict(share >= XLSX_MIN_SHARE)}); ` +
       `xlsx peak RSS ${mb(measured.maxRss)} (goal < 300 MB: ${verdict(measured.maxRss < XLSX_MAX_RSS)})\n`,
   );
   return measured;
+}
+
+/** The .ods importer over XLSX_ROWS rows, beside the .xlsx and CSV importers of the same rows. */
+async function odsPart(
+  script: string,
+  dataDir: string,
+  index: CatalogIndex,
+  redis: Redis,
+  others: [string, Measured][],
+): Promise<void> {
+  const ods = join(dataDir, "orders.ods");
+  await writeLargeOds(index, ods, XLSX_ROWS, ROW_SHAPE);
+  const measured = await measureOnce(script, "importer", dataDir, ods, XLSX_ROWS, redis);
+  process.stdout.write(
+    `\n.ods of the same ${XLSX_ROWS.toLocaleString("en-US")} rows (${mb((await stat(ods)).size)}):\n`,
+  );
+  printTable([["ods importer", measured], ...others]);
+  const csv = others.find(([name]) => name === "csv importer")?.[1];
+  if (csv === undefined) return;
+  const share = perSecond(measured.rows, measured.ms) / perSecond(csv.rows, csv.ms);
+  process.stdout.write(
+    `ods rows/s ${share.toFixed(2)} of the CSV's; ods peak RSS ${mb(measured.maxRss)}\n`,
+  );
 }
 
 /**
@@ -248,9 +382,18 @@ async function bombPart(
 ): Promise<void> {
   const stated = await writeXlsxBomb(join(dataDir, "bomb.xlsx"), 300);
   const understated = await writeXlsxBomb(join(dataDir, "liar.xlsx"), 300, { statedMb: 1 });
+  const refusal = (file: string) =>
+    inPlace("refusal", redis, false, (place) =>
+      measureOnce(
+        script,
+        { kind: "refusal", dataDir, file, campaign: "bench", allowRepeats: false },
+        place,
+        { rows: 0, redis },
+      ),
+    );
   const lines: [string, Measured][] = [
-    ["bomb, stated", await measureOnce(script, "refusal", dataDir, stated, 0, redis)],
-    ["bomb, understated", await measureOnce(script, "refusal", dataDir, understated, 0, redis)],
+    ["bomb, stated", await refusal(stated)],
+    ["bomb, understated", await refusal(understated)],
   ];
   if (xlsxImporter) lines.push(["xlsx importer", xlsxImporter]);
   process.stdout.write(`\nzip bombs of 300 MB (${mb((await stat(stated)).size)}) refused:\n`);
@@ -275,14 +418,19 @@ export async function run(): Promise<void> {
       `${ROWS.toLocaleString("en-US")} rows, ${Object.keys(index.entries).length} products in the snapshot; ` +
         `each side in a fresh child process (${CHILD_RUNTIME === "tsx" ? "under tsx" : "compiled JS"})\n`,
     );
-    const runs = (part: string) => ONLY === undefined || ONLY === part;
+    const runs = (part: string) =>
+      ONLY === undefined ? part !== "pg" || PG_BY_DEFAULT : ONLY.split(",").includes(part);
     let csvImporter: Measured | undefined;
-    if (runs("csv")) {
+    if (runs("csv") || runs("pg"))
       await writeLargeCsv(index, join(dataDir, "orders.csv"), ROWS, ROW_SHAPE);
-      csvImporter = await csvPart(script, dataDir, redis);
-    }
+    if (runs("csv")) csvImporter = await csvPart(script, dataDir, redis);
+    if (runs("pg")) await csvPart(script, dataDir, redis, true);
     let xlsxImporter: Measured | undefined;
     if (runs("xlsx")) xlsxImporter = await xlsxPart(script, dataDir, index, redis, csvImporter);
+    const others: [string, Measured][] = [];
+    if (xlsxImporter) others.push(["xlsx importer", xlsxImporter]);
+    if (csvImporter && ROWS === XLSX_ROWS) others.push(["csv importer", csvImporter]);
+    if (runs("ods")) await odsPart(script, dataDir, index, redis, others);
     if (runs("bomb")) await bombPart(script, dataDir, redis, xlsxImporter);
   } finally {
     await redis.quit();
@@ -307,12 +455,5 @@ async function childSandbox(): Promise<{ url: string; child: ReturnType<typeof s
   }
 }
 
-const childKind = process.env.BENCH_IMPORT_CHILD;
-if (childKind) {
-  await measure(
-    childKind,
-    process.env.BENCH_IMPORT_DIR ?? "",
-    process.env.BENCH_IMPORT_FILE ?? "",
-    process.env.BENCH_IMPORT_PREFIX ?? "",
-  );
-}
+const childTask = process.env.BENCH_IMPORT_TASK;
+if (childTask) await measure(JSON.parse(childTask) as ChildTask);

@@ -31,9 +31,9 @@ import {
   runChild,
   startChild,
 } from "../helpers/bench-child.js";
+import { loadAverage, spread } from "../helpers/bench-stats.js";
 import { freePort } from "../helpers/free-port.js";
 import { recordedBodies } from "../helpers/ledger-fixtures.js";
-import { median } from "../helpers/median.js";
 import {
   cleanPrefix,
   REDIS_URL,
@@ -538,9 +538,10 @@ async function endToEnd(bench: Bench): Promise<void> {
   }).finally(() => again.dispose());
   const createRate = createOnly.sent / (createOnly.sentMs / 1000);
   process.stdout.write(
-    `    workers / bare: median ${fixed(median(ratios), 2)}x, worst ${fixed(Math.min(...ratios), 2)}x (goal >= 0.9x)\n` +
-      `    with webhooks: median ${fixed(median(webhookRatios), 2)}x, worst ${fixed(Math.min(...webhookRatios), 2)}x (goal >= 0.9x); ` +
-      `receiver apart (giftjobs webhooks): median ${fixed(median(apartRatios), 2)}x, worst ${fixed(Math.min(...apartRatios), 2)}x\n` +
+    `    ${loadAverage()} after the rounds\n` +
+      `    workers / bare: ${spread(ratios)}, worst ${fixed(Math.min(...ratios), 2)}x (goal >= 0.9x)\n` +
+      `    with webhooks: ${spread(webhookRatios)}, worst ${fixed(Math.min(...webhookRatios), 2)}x (goal >= 0.9x); ` +
+      `receiver apart (giftjobs webhooks): ${spread(apartRatios)}, worst ${fixed(Math.min(...apartRatios), 2)}x\n` +
       `    create path alone (polls held back): ${fixed(createRate)} orders/s\n`,
   );
 }

@@ -126,6 +126,83 @@ describe("the daily limit across campaigns", () => {
     );
   });
 
+  it("a limit set at noon counts the morning: the afternoon stops at the limit (the sandbox's orders)", async () => {
+    const e = await setup("daily-limit-noon");
+    const morning = validCsv(e.index, 6, "morning");
+    const afternoon = validCsv(e.index, 8, "afternoon");
+    const { currency } = morning;
+    expect(afternoon.currency).toBe(currency);
+    const scale = currencyDecimals(currency);
+    const units = (amount: string) => toUnits(amount, scale);
+    const made = async () =>
+      ((await sandboxOrders(e.sandbox)) as unknown as { total_price: string }[]).reduce(
+        (sum, o) => sum + units(o.total_price),
+        0n,
+      );
+    const day = limitDay(new Date(), "UTC");
+    const key = dailySpendKey(e.config.prefix);
+
+    // The morning, no limit set: every order sent still counts in the day's spend.
+    await importCampaign(
+      { file: await csvFile(e, "m.csv", morning.text), campaign: "morning" },
+      depsOf(e),
+    );
+    await work(e, { config: { ...e.config, dailyLimit: undefined, limitTz: "UTC" } });
+    await eventually(
+      async () => (await campaignStatus(e.ledger, "morning")).completed === 6,
+      "the morning's campaign completed",
+    );
+    await stopWorkers();
+    const morningSpent = await made();
+    expect(BigInt((await e.redis.hget(key, `${currency}:${day}`)) ?? "0")).toBe(morningSpent);
+
+    // Noon: the workers restarted with a limit that leaves room for about half the afternoon.
+    const fileB = await csvFile(e, "a.csv", afternoon.text);
+    const priceB = units(
+      (await importCampaign({ file: fileB, campaign: "afternoon", dryRun: true }, depsOf(e)))
+        .totals[currency]!.price,
+    );
+    const limit = morningSpent + priceB / 2n;
+    const limitText = fromUnits(limit, scale);
+    await importCampaign({ file: fileB, campaign: "afternoon" }, depsOf(e));
+    await work(e, {
+      config: { ...e.config, dailyLimit: { [currency]: limitText }, limitTz: "UTC" },
+    });
+    await eventually(
+      async () => (await e.ledger.campaigns.meta("afternoon")).state === "paused",
+      "the afternoon's campaign paused",
+    );
+    await eventually(async () => {
+      const s = await campaignStatus(e.ledger, "afternoon");
+      return s.submitted === 0 && s.in_flight === 0;
+    }, "the orders sent finished");
+    await stopWorkers();
+
+    // What the service made that day, by its own prices: within the limit, morning included.
+    const spent = await made();
+    expect(spent).toBeGreaterThan(morningSpent);
+    expect(spent).toBeLessThanOrEqual(limit);
+    expect((await campaignStatus(e.ledger, "afternoon")).completed).toBeLessThan(8);
+    expect(BigInt((await e.redis.hget(key, `${currency}:${day}`))!)).toBe(spent);
+
+    // orders list and doctor say what today cost, beside the limit where they run.
+    const env = { GIFTJOBS_DAILY_LIMIT: `${currency}:${limitText}` };
+    const line = `today (${day}, UTC): ${fromUnits(spent, scale)} ${currency} spent of the ${limitText} ${currency} daily limit`;
+    expect((await giftjobs(e, ["orders", "list"], env)).stdout).toContain(`\n\n${line}\n`);
+    const doctor = JSON.parse((await giftjobs(e, ["doctor", "--json"], env)).stdout) as {
+      checks: { name: string; ok: boolean; detail: string }[];
+    };
+    expect(doctor.checks.find((c) => c.name === "daily-spend")).toEqual({
+      name: "daily-spend",
+      ok: true,
+      detail: line,
+    });
+    const bare = await giftjobs(e, ["orders", "list"], { GIFTJOBS_DAILY_LIMIT: "" });
+    expect(bare.stdout).toContain(
+      `\ntoday (${day}, UTC): ${fromUnits(spent, scale)} ${currency} spent (no limit)\n`,
+    );
+  });
+
   it("START reserves an order's price once; an order ending failed_final gives it back", async () => {
     const e = await setup("daily-limit-start");
     const { text, currency } = validCsv(e.index, 1, "q");

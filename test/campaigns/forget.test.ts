@@ -132,7 +132,23 @@ describe("orders forget", () => {
     expect(dry.stdout).toContain("campaign gifts would be forgotten: 8 rows");
     expect(await findPeople(needles, where)).toEqual(found);
 
-    const run = await giftjobs(env, ["orders", "forget", "--campaign", "gifts", "--json"], db.env);
+    // Without --yes and without a terminal to ask, nothing is removed (exit 2, one line).
+    for (const args of [
+      ["--campaign", "gifts"],
+      ["--ended-before", new Date().toISOString()],
+    ]) {
+      const unasked = await giftjobs(env, ["orders", "forget", ...args], db.env);
+      expect(unasked.code).toBe(2);
+      expect(unasked.stderr).toMatch(/no terminal to ask: pass --yes to forget, or --dry-run/);
+      expect(unasked.stderr.split("\n").filter(Boolean)).toHaveLength(1);
+    }
+    expect(await findPeople(needles, where)).toEqual(found);
+
+    const run = await giftjobs(
+      env,
+      ["orders", "forget", "--campaign", "gifts", "--json", "--yes"],
+      db.env,
+    );
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     const summary = JSON.parse(run.stdout);
@@ -185,7 +201,7 @@ describe("orders forget", () => {
     expect(same.code).toBe(2);
     expect(same.stderr).toMatch(/^giftjobs: error: campaign gifts was forgotten \(orders forget\)/);
 
-    const twice = await giftjobs(env, ["orders", "forget", "--campaign", "gifts"], db.env);
+    const twice = await giftjobs(env, ["orders", "forget", "--campaign", "gifts", "--yes"], db.env);
     expect(twice.code).toBe(0);
     expect(twice.stdout).toMatch(/^campaign gifts was forgotten already/);
 
@@ -212,7 +228,7 @@ describe("orders forget", () => {
       sheet(env, "held.example.com", 3).text.split("\n").slice(0, 4).join("\n"),
     );
     await importCampaign({ file, campaign: "held", hold: true }, depsOf(env));
-    const run = await giftjobs(env, ["orders", "forget", "--campaign", "held"]);
+    const run = await giftjobs(env, ["orders", "forget", "--campaign", "held", "--yes"]);
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(
       "giftjobs: error: campaign held is not ended (3 rows are still queued, in flight or submitted): only an ended campaign can be forgotten\n",
@@ -226,7 +242,7 @@ describe("orders forget", () => {
       "2020-01-01",
     ]);
     expect(both.code).toBe(2);
-    const typo = await giftjobs(env, ["orders", "forget", "--campaign", "helt"]);
+    const typo = await giftjobs(env, ["orders", "forget", "--campaign", "helt", "--yes"]);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toMatch(
       /^giftjobs: error: no campaign named "helt"; did you mean "held"\?/,
@@ -261,6 +277,7 @@ describe("orders forget", () => {
       "forget",
       "--ended-before",
       new Date().toISOString(),
+      "--yes",
     ]);
     expect(run.stderr).toBe("");
     expect(run.stdout).toMatch(/^campaign spring forgotten: 6 rows/);

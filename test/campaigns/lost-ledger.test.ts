@@ -7,9 +7,10 @@ import { campaignStatus } from "../../src/campaigns/status.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import { ImportRefused } from "../../src/import/import-errors.js";
 import { journalPath } from "../../src/orders/journal.js";
-import { type CampaignEnv, depsOf } from "../helpers/campaign-env.js";
+import { type CampaignEnv, depsOf, giftjobs } from "../helpers/campaign-env.js";
 import { csvFile, shuffleLines } from "../helpers/csv.js";
 import { CAMPAIGN, PER_ORDER, ROWS, useLostLedger } from "../helpers/lost-ledger.js";
+import { eventually } from "../helpers/wait-for.js";
 
 /**
  * docs/architecture/keys-and-exactly-once.md, "Lost ledger": a campaign built over two imports with
@@ -17,8 +18,18 @@ import { CAMPAIGN, PER_ORDER, ROWS, useLostLedger } from "../helpers/lost-ledger
  * once.
  */
 describe("a lost ledger never pays twice", () => {
-  const { setup, twoImports, payAboutSixtyPercent, loseRedis, reimport, runToEnd, expectPaidOnce } =
-    useLostLedger();
+  const {
+    setup,
+    stopWorkers,
+    twoImports,
+    work,
+    completed,
+    payAboutSixtyPercent,
+    loseRedis,
+    reimport,
+    runToEnd,
+    expectPaidOnce,
+  } = useLostLedger();
 
   /** The report: every row once, completed; `replayed` exactly for rows paid before the loss. */
   async function expectReport(e: CampaignEnv, paidBefore: number): Promise<void> {
@@ -68,6 +79,32 @@ describe("a lost ledger never pays twice", () => {
     await runToEnd(e);
     await expectPaidOnce(e);
     await expectReport(e, ROWS);
+  });
+
+  it("Redis lost under running workers: every row paid before the loss shows replayed", async () => {
+    // The workers run across the loss and the re-import: what a process read of the campaign
+    // before (its created_at) must not decide what is replayed after.
+    const e = await setup("lost-live", { asyncCompleteMs: 20 });
+    const whole = await twoImports(e);
+    await work(e, 300);
+    await eventually(async () => (await completed(e)) >= ROWS * 0.6, "60% completed", 60_000);
+    const paidBefore = new Set<string>();
+    for await (const [, order] of e.ledger.orders.all(CAMPAIGN))
+      if (order.status === "completed") for (const id of order.identities) paidBefore.add(id);
+    await loseRedis(e);
+    await reimport(e, whole);
+    await eventually(async () => (await completed(e)) === ROWS, "every row completed", 60_000);
+    await stopWorkers();
+    await expectPaidOnce(e);
+    const replayed = new Set<string>();
+    for await (const [, order] of e.ledger.orders.all(CAMPAIGN))
+      if (order.replayed) for (const id of order.identities) replayed.add(id);
+    expect([...paidBefore].filter((id) => !replayed.has(id))).toEqual([]);
+    await expectReport(e, paidBefore.size);
+    const shown = await giftjobs(e, ["orders", "status", "--campaign", CAMPAIGN]);
+    expect(shown.stdout).toContain(
+      `  WARNING: ${replayed.size.toLocaleString("en-US")} rows were replayed: the service answered with orders made before this campaign was imported\n`,
+    );
   });
 
   it("a shuffled copy after the loss rebuilds every order under its key", async () => {

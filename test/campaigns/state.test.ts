@@ -64,6 +64,24 @@ describe("campaign states in the ledger", () => {
     expect(await ledger.dispatch.handOut(2, 1)).toEqual([]);
   });
 
+  it("refuses to pause a campaign that has ended (exit 2), instead of saying paused", async () => {
+    await campaign("ended", 2);
+    for (const n of [1, 2]) {
+      expect(await start("ended", n)).toMatchObject({ kind: "started" });
+      await ledger.orders.transition({
+        campaign: "ended",
+        number: n,
+        from: ["in_flight"],
+        to: "completed",
+      });
+    }
+    const refused = pauseCampaign(ledger, "ended");
+    await expect(refused).rejects.toBeInstanceOf(UserError);
+    await expect(refused).rejects.toThrow("campaign ended has ended: all 2 rows are done");
+    expect((await campaignStatus(ledger, "ended")).state).toBe("done");
+    expect((await ledger.campaigns.meta("ended")).state ?? "running").toBe("running");
+  });
+
   it("hands the campaigns' keys out in turn, one each, so their jobs alternate in the queue", async () => {
     await campaign("a", 3);
     await campaign("b", 3);

@@ -158,6 +158,21 @@ describe("giftjobs dashboard --users: named users and their roles", () => {
     expect(logged).toContain('"user":"otto"');
   });
 
+  it("the report, every e-mail address, needs the operate role: a view user gets 403 and no link", async () => {
+    await start();
+    const report = `${base()}campaigns/running-one/report.csv`;
+    const viewed = await send(report, { headers: bearer(tokens.viewer) });
+    expect(viewed.status).toBe(403);
+    expect(viewed.body).toContain("Vera View may not download the report");
+    expect(viewed.body).not.toMatch(/@example\.com/);
+    const page = await send(`${base()}campaigns/running-one`, { headers: bearer(tokens.viewer) });
+    expect(page.body).not.toContain("report.csv");
+    expect(page.body).toContain("needs the operate role");
+    const operated = await send(report, { headers: bearer(tokens.operator) });
+    expect(operated.status).toBe(200);
+    expect(operated.headers["content-type"]).toContain("text/csv");
+  });
+
   it("a view user reads but cannot pause (403 naming the role); an operate user pauses; only an approve user approves", async () => {
     await start();
     const viewer = bearer(tokens.viewer);
@@ -182,6 +197,15 @@ describe("giftjobs dashboard --users: named users and their roles", () => {
     expect(paused.body).toContain("campaign running-one paused");
     expect(await state("running-one")).toBe("paused");
 
+    // A held campaign of the four-eyes rule says who may approve it.
+    await ledger.campaigns.setMeta("held-one", {
+      four_eyes: "USD 561.60 over 500.00",
+      imported_by: JSON.stringify(["alice"]),
+    });
+    const heldPage = await send(`${base()}campaigns/held-one`, { headers: operator });
+    expect(heldPage.body).toContain(
+      "a user of the users file with the approve role may approve it, not alice (who imported it)",
+    );
     const notApproved = await act("held-one", "approve", operator);
     expect(notApproved.status).toBe(403);
     expect(notApproved.body).toContain("otto may not approve: that needs the approve role");

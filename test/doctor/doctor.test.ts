@@ -11,7 +11,16 @@ interface DoctorJson {
   checks: { name: string; ok: boolean; detail: string }[];
 }
 
-const CHECKS = ["redis", "eviction", "persistence", "memory", "service", "catalog", "paid-memory"];
+const CHECKS = [
+  "redis",
+  "eviction",
+  "persistence",
+  "memory",
+  "service",
+  "catalog",
+  "paid-memory",
+  "daily-spend",
+];
 
 describe("giftjobs doctor", () => {
   let env: CampaignEnv | undefined;

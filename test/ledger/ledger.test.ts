@@ -39,6 +39,38 @@ describe("ledger", () => {
     expect(counts).toMatchObject({ total: 3, queued: 3, completed: 0 });
   });
 
+  it("adds a batch's planned totals exactly, past 12 digits too, and pends its orders in order", async () => {
+    const big = { face: "10000000000000", price: "9999999999999" };
+    await ledger.orders.record("c2", [
+      { order: ledgerOrder("c2", ["a"], big), rows: [["a", ledgerRow(2)]] },
+      {
+        order: ledgerOrder("c2", ["b", "c"], { face: "5", price: "4" }),
+        rows: [
+          ["b", ledgerRow(3)],
+          ["c", ledgerRow(4)],
+        ],
+      },
+      {
+        order: ledgerOrder("c2", ["d"], { currency: "EUR", face: "7", price: "6" }),
+        rows: [["d", ledgerRow(5)]],
+      },
+    ]);
+    expect(await ledger.campaigns.meta("c2")).toMatchObject({
+      next_order: "3",
+      "planned_rows:USD": "3",
+      "planned_face:USD": "10000000000005",
+      "planned_price:USD": "10000000000003",
+      "planned_rows:EUR": "1",
+      "planned_face:EUR": "7",
+      "planned_price:EUR": "6",
+    });
+    expect(await r.redis.lrange(`${r.prefix}:campaign:c2:pending`, 0, -1)).toEqual(["1", "2", "3"]);
+    expect(await ledger.campaigns.counts("c2")).toMatchObject({ total: 4, queued: 4 });
+    expect((await ledger.orders.getRows("c2", ["c", "d"])).map((row) => row?.order)).toEqual([
+      2, 3,
+    ]);
+  });
+
   it("moves rows between statuses only from allowed ones, counts exact under concurrency", async () => {
     await seed();
     const results = await Promise.all(

@@ -16,9 +16,10 @@ import {
   campaignSummary,
   listCampaigns,
 } from "../../campaigns/summary.js";
+import { type TodaySpend, todaySpend, todaySpendText } from "../../campaigns/today-spend.js";
 import type { WorkerBeats } from "../../campaigns/worker-beats.js";
 import type { Config } from "../../config.js";
-import { dailyLimitOf } from "../../daily-limit.js";
+import { dailyLimitOf, daySpendOf } from "../../daily-limit.js";
 import { demoCampaignHint } from "../../demo/demo-prefix.js";
 import type { Ledger } from "../../ledger/ledger.js";
 import { plural } from "../../plural.js";
@@ -32,7 +33,10 @@ export async function runList(opts: { json?: boolean }): Promise<number> {
   return withRedisServices(ctx.config, async ({ ledger, redis, workers }) => {
     const all = await listCampaigns(ledger, workers);
     if (opts.json) printJson(all);
-    else process.stdout.write(listText(all));
+    else
+      process.stdout.write(
+        listText(all) + spendText(await todaySpend(ledger, daySpendOf(ctx.config))),
+      );
     // None here: the demo's, if any, are under a prefix of their own; say which.
     if (!opts.json && all.length === 0)
       process.stdout.write(await demoCampaignHint(redis, ctx.config.prefix));
@@ -229,6 +233,11 @@ export function summaryText(s: CampaignSummary): string {
   if (s.stalled) lines.push(`  STALLED (${s.stalled.reason}): ${s.stalled.message}`);
   if (s.repeats) lines.push(`  ${repeatsText(s.repeats)}`);
   return `${lines.join("\n")}\n`;
+}
+
+/** Today's spend under the table, when a currency spent or has a limit. */
+function spendText(today: TodaySpend): string {
+  return today.currencies.length > 0 ? `\n${todaySpendText(today)}\n` : "";
 }
 
 function listText(all: CampaignSummary[]): string {

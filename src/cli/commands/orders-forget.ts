@@ -6,8 +6,10 @@ import {
   forgetEndedBefore,
 } from "../../campaigns/forget.js";
 import { UserError } from "../../errors/user-error.js";
+import { plural } from "../../plural.js";
 import { commandClient } from "../../redis/connection.js";
 import { auditedCommand } from "../audit-trail.js";
+import { askYesNo, type PromptStreams } from "../confirm-import.js";
 import { createContext, printJson } from "../run-action.js";
 import { withRedisServices } from "../services.js";
 
@@ -15,7 +17,14 @@ interface ForgetFlags {
   campaign?: string;
   endedBefore?: string;
   dryRun?: boolean;
+  /** Forget without asking (scripts); without it a terminal must confirm. */
+  yes?: boolean;
   json?: boolean;
+}
+
+/** Where the question is asked; a test gives its own streams. */
+export interface ForgetPrompt {
+  streams?: PromptStreams;
 }
 
 const number = (n: number) => n.toLocaleString("en-US");
@@ -32,30 +41,61 @@ export async function runForget(opts: ForgetFlags): Promise<number> {
 /** `orders forget`, with what it did. */
 export async function forgetCommand(
   opts: ForgetFlags,
+  prompt: ForgetPrompt = {},
 ): Promise<{ code: number; summary: ForgetSummary }> {
   const before = endedBefore(opts);
+  const streams = prompt.streams ?? { input: process.stdin, output: process.stderr };
+  const asking = !opts.dryRun && !opts.yes;
+  if (asking && !(streams.input.isTTY && streams.output.isTTY))
+    throw new UserError(
+      "orders forget removes people's e-mails, references and names for good, and there is no terminal to ask: pass --yes to forget, or --dry-run to see what it would remove",
+    );
   const ctx = createContext(opts.json);
-  const dryRun = Boolean(opts.dryRun);
-  const forget = () =>
+  const forget = (dryRun: boolean) =>
     withRedisServices(ctx.config, async ({ redis, ledger }) => {
       const deps = { redis: commandClient(redis), ledger, dataDir: ctx.config.dataDir };
       return before
         ? await forgetEndedBefore(deps, before, { dryRun })
         : await forgetCampaign(deps, opts.campaign!, { dryRun });
     });
+  if (asking) {
+    const plan = await forget(true);
+    if (!(await confirmForget(plan, streams))) {
+      streams.output.write("nothing was forgotten\n");
+      return { code: 1, summary: plan };
+    }
+  }
   // A dry run changes nothing, so the trail has nothing to record of it.
-  const summary = dryRun
-    ? await forget()
+  const summary = opts.dryRun
+    ? await forget(true)
     : await auditedCommand(ctx.config, {
         action: "forget",
         campaign: opts.campaign ?? null,
         details: before ? { ended_before: before.toISOString() } : {},
-        run: forget,
+        run: () => forget(false),
         done: forgetDetails,
       });
   if (opts.json) printJson(summary);
   else process.stdout.write(forgetText(summary));
   return { code: 0, summary };
+}
+
+/**
+ * Shows what would be forgotten (the dry run's lines, which already name what is left alone)
+ * and asks; true when there is nothing to forget, as there is nothing to lose.
+ */
+async function confirmForget(plan: ForgetSummary, streams: PromptStreams): Promise<boolean> {
+  const going = plan.campaigns.filter((c) => c.outcome === "would_forget");
+  if (going.length === 0) return true;
+  const rows = going.reduce((sum, c) => sum + c.rows, 0);
+  const lines = forgetText(plan)
+    .split("\n")
+    .filter((l) => !l.startsWith("--dry-run"));
+  streams.output.write(lines.join("\n"));
+  return askYesNo(
+    `\nRemove the e-mails, references and names of ${number(rows)} ${plural(rows, "row")} in ${going.length} ${plural(going.length, "campaign")}, for good? [y/N] `,
+    streams,
+  );
 }
 
 /** The date of --ended-before (00:00 UTC of a date, or a date-time with its zone); checks the flags. */

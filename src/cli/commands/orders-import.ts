@@ -111,7 +111,14 @@ class ImportEntries {
     await appendEntry(this.config, draft).catch(() => undefined);
   }
 
-  private sha256(): Promise<string | undefined> {
+  /**
+   * The stopped file's sha256: of a regular file up to 1 GB only. A refused /dev/zero, pipe or
+   * 10 GB file of zeros is not read again (docs/architecture/import.md, "Spreadsheets", "Pipes
+   * and devices"): the refusal ends the command at once.
+   */
+  private async sha256(): Promise<string | undefined> {
+    const info = await stat(this.file).catch(() => undefined);
+    if (!info?.isFile() || info.size > 2 ** 30) return undefined;
     return sha256OfFile(this.file).catch(() => undefined);
   }
 }

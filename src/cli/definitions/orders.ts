@@ -163,6 +163,7 @@ export function register(program: Command): void {
       "every ended campaign that ended before this date (2026-01-31: 00:00 UTC) or date-time with its zone",
     )
     .option("--dry-run", "say what would be forgotten; change nothing")
+    .option("--yes", "forget without asking (scripts); without it a terminal must confirm")
     .option("--json", "print one JSON document")
     .action(runForget("runForget"));
 }

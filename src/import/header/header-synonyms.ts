@@ -6,7 +6,7 @@
  */
 export const HEADER_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   email: ["Email Address", "E-mail", "Email", "Recipient Email", "Recipient E-mail"],
-  face_value: ["Amount", "Value", "Face Value", "Denomination"],
+  face_value: ["Amount", "Value", "Face Value", "Denomination", "Betrag"],
   product_code: ["Product", "Product Code", "SKU", "Product ID"],
   reference: ["Reference", "External ID", "Employee ID", "Ref"],
   template_id: ["Template", "Template ID"],

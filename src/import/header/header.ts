@@ -1,4 +1,5 @@
 import type { RowError } from "../validation/row-error.js";
+import { splitHeaderCurrency } from "./header-currency.js";
 import { synonymField } from "./header-synonyms.js";
 import { mapCandidate, mapOption } from "./map-suggestion.js";
 import { cutName, NAMES_LISTED, nameList, shownName } from "./name-list.js";
@@ -49,6 +50,8 @@ export interface RenamedColumn {
   source: string;
   field: string;
   by: "map" | "synonym";
+  /** The currency the header names (`Amount (USD)`): each row's product must be of it. */
+  currency?: string;
 }
 
 /** A column that maps to no field: kept out of the order. `index` counts from 0. */
@@ -137,8 +140,9 @@ export function resolveHeader(
       fields.push("");
       return;
     }
+    let currency: string | undefined;
     if (field === undefined && !named) {
-      field = synonymField(source);
+      ({ field, currency } = fieldOfHeader(source));
       by = "synonym";
     }
     if (field === undefined) {
@@ -152,7 +156,8 @@ export function resolveHeader(
       fields.push("");
       return;
     }
-    if (by !== undefined && name.toLowerCase() !== field) renamed.push({ source: name, field, by });
+    if (by !== undefined && name.toLowerCase() !== field)
+      renamed.push({ source: name, field, by, ...(currency ? { currency } : {}) });
     const earlier = seen.get(field);
     if (earlier !== undefined) {
       const both =
@@ -175,6 +180,20 @@ export function resolveHeader(
   return errors.length > 0
     ? { ok: false, errors: boundErrors(errors, line) }
     : { ok: true, fields, renamed, ignored };
+}
+
+/**
+ * The field of a header by the synonyms, or the face value's for a header naming a currency
+ * (`Amount (USD)`, `Betrag (€)`), with that currency (none for `$`).
+ */
+function fieldOfHeader(source: string): { field?: string; currency?: string } {
+  const field = synonymField(source);
+  if (field !== undefined) return { field };
+  const split = splitHeaderCurrency(source);
+  if (split === undefined) return {};
+  const base = canonicalField(split.base) ?? synonymField(split.base);
+  if (base !== "face_value") return {};
+  return { field: base, ...(split.currency ? { currency: split.currency } : {}) };
 }
 
 /**
@@ -250,7 +269,7 @@ export function knownColumns(
   for (const source of names) {
     const name = source.trim();
     if (name === "") continue;
-    if (Object.hasOwn(map, name) || canonicalField(name) || synonymField(name)) known += 1;
+    if (Object.hasOwn(map, name) || canonicalField(name) || fieldOfHeader(name).field) known += 1;
   }
   return known;
 }

@@ -1,21 +1,62 @@
-import { open } from "node:fs/promises";
 import { extname } from "node:path";
+import { inflateRawSync } from "node:zlib";
 import { UserError } from "../../errors/user-error.js";
 import { type CsvItem, type ReadOrderRowsOptions, readOrderRows } from "./csv-rows.js";
+import { openOrderInput } from "./order-input.js";
 
-/** How an order file is read: an .xlsx workbook, or text with a delimiter. */
+/** How an order file is read: an .xlsx workbook, an .ods spreadsheet, or text with a delimiter. */
 export type OrderFileKind =
   | { type: "xlsx" }
+  | { type: "ods" }
   | { type: "text"; delimiter: string; encoding?: "utf-16le" | "utf-16be" };
 
 export interface ReadOrderFileOptions extends ReadOrderRowsOptions {
-  /** The sheet of an .xlsx workbook to read. @defaultValue its first sheet */
+  /** The sheet of a workbook to read. @defaultValue its first visible sheet */
   sheet?: string;
-  /** The most an .xlsx workbook may unpack to (see readXlsxRows); a text file has no limit. */
+  /** The most a workbook may unpack to (see readXlsxRows); a text file has no limit. */
   maxUnzippedBytes?: number;
 }
 
-const SAMPLE_BYTES = 64 * 1024;
+/** An OpenDocument file's first entry is its `mimetype`, whose text says which kind it is. */
+const ODF_MIMETYPE = "application/vnd.oasis.opendocument.";
+
+/**
+ * The text of a zip's first entry when it is named `mimetype` (stored, as the format asks, or
+ * deflated, as some writers do), from its local header; undefined for any other zip.
+ */
+function odfMimetype(sample: Buffer): string | undefined {
+  if (sample.length < 30) return undefined;
+  const method = sample.readUInt16LE(8);
+  const packed = sample.readUInt32LE(18);
+  const nameLength = sample.readUInt16LE(26);
+  const start = 30 + nameLength + sample.readUInt16LE(28);
+  if (sample.toString("latin1", 30, 30 + nameLength) !== "mimetype") return undefined;
+  const data = sample.subarray(start, start + Math.min(packed, 200));
+  if (method === 0) return data.toString("latin1");
+  try {
+    return method === 8 ? inflateRawSync(data).toString("latin1") : "";
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Which workbook a zip is: .ods when its `mimetype` entry says OpenDocument spreadsheet (or it
+ * is named .ods and has none), else .xlsx. Another OpenDocument file (a text) is refused.
+ */
+function zipKind(ext: string, sample: Buffer, label: string): OrderFileKind {
+  const mimetype = odfMimetype(sample);
+  if (mimetype === undefined) return ext === ".ods" ? { type: "ods" } : { type: "xlsx" };
+  if (mimetype.startsWith(`${ODF_MIMETYPE}spreadsheet`)) return { type: "ods" };
+  const kind = mimetype.startsWith(ODF_MIMETYPE)
+    ? mimetype.slice(ODF_MIMETYPE.length).split(/[^a-z-]/)[0]
+    : JSON.stringify(mimetype.slice(0, 40));
+  throw new UserError(
+    `${label} is an OpenDocument file but not a spreadsheet (${kind}): save it as .ods, .xlsx or CSV`,
+  );
+}
+
+const WORKBOOK_EXTENSIONS = new Set([".xlsx", ".xlsm", ".ods"]);
 
 function startsWith(bytes: Buffer, magic: readonly number[]): boolean {
   return magic.every((byte, i) => bytes[i] === byte);
@@ -46,8 +87,9 @@ function count(text: string, char: string): number {
 }
 
 /**
- * What the file is, by its content first and its name second: a zip (`PK\x03\x04`) is an .xlsx
- * workbook whatever its name; an old .xls workbook and other binary files are refused; UTF-16
+ * What the file is, by its content first and its name second: a zip (`PK\x03\x04`) is an .ods
+ * spreadsheet when its `mimetype` entry says so, else an .xlsx workbook, whatever its name; an
+ * empty file named as a workbook is called empty; an old .xls workbook and other binary files are refused; UTF-16
  * text with a BOM is read (decoded). Text is tab-separated when its first line holds more tabs than commas (or, with
  * neither, when it is named .tsv), else comma-separated; an explicit `delimiter` wins. A file
  * named .xlsx that is text is read as text when its first line holds a comma or a tab (or the
@@ -64,14 +106,17 @@ export function orderFileKind(
     startsWith(sample, [0x50, 0x4b, 0x03, 0x04]) ||
     startsWith(sample, [0x50, 0x4b, 0x05, 0x06])
   ) {
+    const kind = zipKind(ext, sample, label);
     if (options.delimiter !== undefined)
-      throw new UserError(`${label} is an .xlsx workbook: --delimiter is for CSV files`);
-    return { type: "xlsx" };
+      throw new UserError(`${label} is an .${kind.type} workbook: --delimiter is for CSV files`);
+    return kind;
   }
   if (startsWith(sample, [0xd0, 0xcf, 0x11, 0xe0]))
     throw new UserError(
-      `${label} is not an .xlsx or CSV file (an old .xls workbook?): save it as .xlsx or CSV`,
+      `${label} is not an .xlsx, .ods or CSV file (an old .xls workbook?): save it as .xlsx or CSV`,
     );
+  if (sample.length === 0 && WORKBOOK_EXTENSIONS.has(ext))
+    throw new UserError(`${label} is empty (0 bytes): there is no workbook in it`);
   const encoding = utf16Of(sample);
   // The sample may end inside a character: TextDecoder replaces it, the first line is whole.
   const text = encoding ? new TextDecoder(encoding).decode(sample) : sample.toString("utf8");
@@ -82,11 +127,12 @@ export function orderFileKind(
   const commas = count(line, ",");
   const separated =
     options.delimiter !== undefined ? line.includes(options.delimiter) : tabs + commas > 0;
-  if ((ext === ".xlsx" || ext === ".xlsm") && (binary || !separated))
+  if (WORKBOOK_EXTENSIONS.has(ext) && (binary || !separated))
     throw new UserError(
-      `${label} is not a spreadsheet: an .xlsx file is a zip archive and this one is not (a renamed file?)`,
+      `${label} is not a spreadsheet: an ${ext} file is a zip archive and this one is not (a renamed file?)`,
     );
-  if (binary) throw new UserError(`${label} is not a text or .xlsx file: it holds binary data`);
+  if (binary)
+    throw new UserError(`${label} is not a text, .xlsx or .ods file: it holds binary data`);
   const kind = encoding ? { type: "text" as const, encoding } : { type: "text" as const };
   if (options.delimiter !== undefined) return { ...kind, delimiter: options.delimiter };
   if (tabs > commas || (tabs === 0 && commas === 0 && ext === ".tsv"))
@@ -94,33 +140,33 @@ export function orderFileKind(
   return { ...kind, delimiter: "," };
 }
 
-async function readSample(path: string, label: string): Promise<Buffer> {
-  let handle: Awaited<ReturnType<typeof open>> | undefined;
-  try {
-    handle = await open(path, "r");
-    const buffer = Buffer.alloc(SAMPLE_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, SAMPLE_BYTES, 0);
-    return buffer.subarray(0, bytesRead);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "EACCES" || code === "EISDIR")
-      throw new UserError(`cannot read ${label}: ${(error as Error).message}`);
-    throw error;
-  } finally {
-    await handle?.close();
-  }
-}
-
 /**
- * Reads an order file of any kind orderFileKind recognises (.csv, .tsv, .txt, .xlsx) as the
- * same items: the import does not care which it was.
+ * Reads an order file of any kind orderFileKind recognises (.csv, .tsv, .txt, .xlsx, .ods) as
+ * the same items: the import does not care which it was. A file refused by its first bytes is
+ * read no further, a pipe or a device included (order-input.ts).
  */
 export async function* readOrderFile(
   path: string,
   options: ReadOrderFileOptions = {},
 ): AsyncGenerator<CsvItem> {
   const label = options.label ?? path;
-  const kind = orderFileKind(path, await readSample(path, label), options);
+  const input = await openOrderInput(path, label);
+  try {
+    const kind = orderFileKind(path, input.sample, options);
+    if (kind.type === "text" && options.sheet !== undefined)
+      throw new UserError(`--sheet is for .xlsx and .ods workbooks; ${label} is a text file`);
+    yield* readKind(await input.keep(), kind, { ...options, label });
+  } finally {
+    await input.dispose();
+  }
+}
+
+/** The rows of a file whose kind is known. */
+async function* readKind(
+  path: string,
+  kind: OrderFileKind,
+  options: ReadOrderFileOptions,
+): AsyncGenerator<CsvItem> {
   const { sheet, delimiter: _, maxUnzippedBytes, ...rest } = options;
   if (kind.type === "xlsx") {
     // Loaded here: exceljs only for a workbook (docs/architecture/command-line.md, "Start-up").
@@ -128,7 +174,10 @@ export async function* readOrderFile(
     yield* readXlsxRows(path, { ...rest, sheet, maxUnzippedBytes });
     return;
   }
-  if (sheet !== undefined)
-    throw new UserError(`--sheet is for .xlsx workbooks; ${label} is a text file`);
+  if (kind.type === "ods") {
+    const { readOdsRows } = await import("./ods-rows.js");
+    yield* readOdsRows(path, { ...rest, sheet, maxUnzippedBytes });
+    return;
+  }
   yield* readOrderRows(path, { ...rest, delimiter: kind.delimiter, encoding: kind.encoding });
 }

@@ -13,7 +13,7 @@ interface CellText {
  * decimal that reads back as it. No arithmetic: the money rules take it from there, as text.
  * An integer beyond 2^53 may not be the one typed, so it is refused rather than changed.
  */
-function numberProblem(value: number): string | undefined {
+export function numberProblem(value: number): string | undefined {
   if (!Number.isFinite(value)) return "is not a finite number";
   if (Number.isInteger(value) && !Number.isSafeInteger(value))
     return `holds the number ${value}, too large to be read exactly: store it as text`;

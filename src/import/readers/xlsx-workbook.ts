@@ -20,8 +20,58 @@ export function workbookError(label: string, error: unknown): Error {
 
 /** What exceljs's reader knows of the workbook once its sheets come (not in its typings). */
 export interface ReaderModel {
-  model?: { sheets?: { name: string; rId: string; state?: string }[] };
-  workbookRels?: { Id: string; Target: string }[];
+  model?: { sheets?: { id?: number; name: string; rId: string; state?: string }[] };
+  workbookRels?: { Id: string; Target: string; Type?: string }[];
+}
+
+/**
+ * The zip entry a relationship of xl/workbook.xml points at. The format allows a target
+ * relative to xl/ (`worksheets/sheet1.xml`, as Excel writes it, or `./worksheets/...`) or
+ * absolute from the package's root (`/xl/worksheets/sheet1.xml`, as openpyxl writes it).
+ */
+export function workbookPart(target: string): string {
+  const path = target.startsWith("/") ? target.slice(1) : `xl/${target}`;
+  const parts: string[] = [];
+  for (const part of path.split("/")) {
+    if (part === "..") parts.pop();
+    else if (part !== "." && part !== "") parts.push(part);
+  }
+  return parts.join("/");
+}
+
+/** A relationship whose part is a worksheet (not a chartsheet or a dialog sheet). */
+export function isWorksheetRel(rel: { Type?: string }): boolean {
+  return rel.Type === undefined || rel.Type.endsWith("/worksheet");
+}
+
+type SheetParser = (iterator: unknown, sheetNo: string) => Generator<ReaderEvent>;
+
+/**
+ * exceljs 4.4 names a worksheet from the workbook's relationship only when its target is written
+ * `worksheets/sheetN.xml`: a workbook from openpyxl (absolute targets), and so every pandas
+ * `to_excel`, had sheets named "Sheet1"... and no hidden state. Each worksheet is named here from
+ * the relationship whose target resolves to its entry (workbookPart), whatever the producer
+ * (docs/architecture/import.md, "Spreadsheets", "Sheet names").
+ */
+export function nameSheets(reader: ExcelJS.stream.xlsx.WorkbookReader): void {
+  const internal = reader as unknown as { _parseWorksheet?: SheetParser } & ReaderModel;
+  const parse = internal._parseWorksheet;
+  if (typeof parse !== "function") throw new Error("exceljs has no _parseWorksheet to wrap");
+  internal._parseWorksheet = function* namedSheets(iterator, sheetNo) {
+    for (const event of parse.call(this, iterator, sheetNo)) {
+      if (event.eventType === "worksheet")
+        nameSheet(internal, event.value, `xl/worksheets/sheet${sheetNo}.xml`);
+      yield event;
+    }
+  };
+}
+
+function nameSheet(model: ReaderModel, sheet: WorksheetReader, entry: string): void {
+  const rel = model.workbookRels?.find((r) => workbookPart(r.Target) === entry);
+  const found = rel && model.model?.sheets?.find((s) => s.rId === rel.Id);
+  if (found === undefined) return;
+  sheet.name = found.name;
+  (sheet as { state?: string }).state = found.state;
 }
 
 /**
@@ -111,7 +161,7 @@ export async function sheetPosition(
   const rId = reader.model?.sheets?.find((s) => s.name === sheet.name)?.rId;
   const target = reader.workbookRels?.find((rel) => rel.Id === rId)?.Target;
   if (target === undefined) return undefined;
-  const entry = target.startsWith("/") ? target.slice(1) : `xl/${target}`;
+  const entry = workbookPart(target);
   const [sizes, file] = await Promise.all([zipEntrySizes(path), stat(path)]);
   const total = sizes.get(entry);
   if (!total) return undefined;

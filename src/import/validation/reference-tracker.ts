@@ -1,5 +1,5 @@
-import { hash } from "node:crypto";
 import { DigestTable } from "../../orders/digest-table.js";
+import { referenceDigest } from "../../orders/identity.js";
 
 /**
  * Remembers each `reference` of the file with its line, so a second use is reported with the
@@ -11,7 +11,8 @@ export class ReferenceTracker {
 
   /** Records `reference` at `line`; returns the earlier line when it was already used. */
   claim(reference: string, line: number): number | undefined {
-    const digest = hash("sha256", reference, "buffer");
+    // The digest the row's identity is made of: one hash a reference.
+    const digest = referenceDigest(reference);
     const earlier = this.lines.get(digest);
     if (earlier !== undefined) return earlier;
     this.lines.set(digest, line);

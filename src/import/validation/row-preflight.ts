@@ -1,6 +1,7 @@
 import type { CatalogIndex, CatalogIndexEntry } from "../../catalog/index-entry.js";
 import { compareDecimal } from "../../money.js";
 import type { OrderRow } from "../../orders/order-row.js";
+import type { RenamedColumn } from "../header/header.js";
 import { isChoice } from "./choice-validation.js";
 import { unknownCodeMessage } from "./code-hints.js";
 import {
@@ -23,6 +24,8 @@ import type { RowError } from "./row-error.js";
  */
 export class RowPreflight {
   private readonly memo: PreflightMemo;
+  /** The face value's header when it names a currency (`Amount (USD)`). */
+  private header: { name: string; currency: string } | undefined;
 
   constructor(
     private readonly catalog: CatalogIndex | undefined,
@@ -38,6 +41,16 @@ export class RowPreflight {
     if (!result.ok) return { ok: false, errors: this.problems(row) };
     const others = this.cellProblems(row, result.currency);
     return others.length > 0 ? { ok: false, errors: others } : result;
+  }
+
+  /**
+   * Told the header's renamed columns: a face value header naming a currency (`Value EUR`)
+   * refuses each row whose product is of another (docs/order-files.md, "The currency in a
+   * header").
+   */
+  onHeader(renamed: readonly RenamedColumn[]): void {
+    const face = renamed.find((column) => column.field === "face_value" && column.currency);
+    this.header = face && { name: face.source, currency: face.currency! };
   }
 
   /**
@@ -66,6 +79,11 @@ export class RowPreflight {
         column: "currency",
         message: `${what} ${currency}, not ${row.currency}`,
       });
+    }
+    const header = this.header;
+    if (entry && header && currency !== undefined && currency !== header.currency) {
+      const message = `the header ${JSON.stringify(header.name)} says ${header.currency}, but product ${entry.code} is in ${currency}`;
+      errors.push({ line: row.line, column: "face_value", message });
     }
     return errors;
   }

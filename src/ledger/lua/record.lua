@@ -32,6 +32,21 @@
 --- @include "includes/money"
 --- @include "includes/keep-dispatched"
 
+-- Sums of minor units: Lua numbers while each part has at most 12 digits (a batch's sum then
+-- stays far below 2^53, exact), int_add past that; `units_total` gives the digits.
+local function add_units(sum, units)
+  if #units <= 12 then sum.n = sum.n + tonumber(units) else sum.s = int_add(sum.s, units) end
+end
+local function units_total(sum)
+  return int_add(sum.s, string.format('%.0f', sum.n))
+end
+-- Commands with many arguments, a thousand at a time (Lua's stack has room for about 8,000).
+local function call_chunked(command, key, args)
+  for i = 1, #args, 1000 do
+    redis.call(command, key, unpack(args, i, math.min(i + 999, #args)))
+  end
+end
+
 local orders = cjson.decode(ARGV[1])
 local state = redis.call('HGET', KEYS[5], 'state')
 if state == 'cancelled' or state == 'archived' then return {-1, state} end
@@ -51,44 +66,80 @@ for _, o in ipairs(orders) do
     local c = o[3]
     if c ~= '' and o[5] ~= '' then
       if not adding[c] then
-        adding[c] = '0'
+        adding[c] = {n = 0, s = '0'}
         table.insert(currencies, c)
       end
-      adding[c] = int_add(adding[c], o[5])
+      add_units(adding[c], o[5])
     end
   end
 end
 for _, c in ipairs(currencies) do
+  adding[c] = units_total(adding[c])
   local money = redis.call('HMGET', KEYS[5], 'budget:' .. c, 'planned_price:' .. c)
   if money[1] and not int_le(int_add(money[2] or '0', adding[c]), money[1]) then
     return {-2, c, money[2] or '0', adding[c], money[1]}
   end
 end
-local added = 0
-for _, o in ipairs(new) do
-  local n = redis.call('HINCRBY', KEYS[5], 'next_order', 1)
-  redis.call('HSET', KEYS[1], n, o[1])
+if #new == 0 then
+  redis.call('HINCRBY', KEYS[3], 'total', 0)
+  return {0, left_out, 0}
+end
+
+-- The batch's writes, gathered: one HSET of its orders, one of its rows, one RPUSH of the pending
+-- numbers, and its counts and planned totals added once each, not once an order.
+local last = redis.call('HINCRBY', KEYS[5], 'next_order', #new)
+local order_fields, row_fields, pending = {}, {}, {}
+local rows_by_status, statuses = {}, {}
+local planned, planned_currencies = {}, {}
+local added, scheduled = 0, 0
+for k, o in ipairs(new) do
+  local n = last - #new + k
+  local rows = #o[6]
+  table.insert(order_fields, n)
+  table.insert(order_fields, o[1])
   for _, r in ipairs(o[6]) do
-    redis.call('HSET', KEYS[2], r[1], '[' .. r[2] .. ',' .. n .. r[3])
+    table.insert(row_fields, r[1])
+    table.insert(row_fields, '[' .. r[2] .. ',' .. n .. r[3])
   end
-  added = added + #o[6]
-  redis.call('HINCRBY', KEYS[3], o[2], #o[6])
+  added = added + rows
+  if not rows_by_status[o[2]] then
+    rows_by_status[o[2]] = 0
+    table.insert(statuses, o[2])
+  end
+  rows_by_status[o[2]] = rows_by_status[o[2]] + rows
   if o[2] == 'queued' and o[7] ~= '' then
     redis.call('ZADD', KEYS[6], o[7], n)
-    redis.call('HINCRBY', KEYS[3], 'scheduled', #o[6])
+    scheduled = scheduled + rows
   elseif o[2] == 'queued' then
-    redis.call('RPUSH', KEYS[4], n)
+    table.insert(pending, n)
   end
   local c = o[3]
   if c ~= '' then
-    redis.call('HINCRBY', KEYS[5], 'planned_rows:' .. c, #o[6])
-    if o[4] ~= '' then redis.call('HINCRBY', KEYS[5], 'planned_face:' .. c, o[4]) end
-    if o[5] ~= '' then redis.call('HINCRBY', KEYS[5], 'planned_price:' .. c, o[5]) end
+    local p = planned[c]
+    if not p then
+      p = {rows = 0, face = {n = 0, s = '0'}, price = {n = 0, s = '0'}}
+      planned[c] = p
+      table.insert(planned_currencies, c)
+    end
+    p.rows = p.rows + rows
+    if o[4] ~= '' then add_units(p.face, o[4]) p.has_face = true end
+    if o[5] ~= '' then add_units(p.price, o[5]) p.has_price = true end
   end
 end
-redis.call('HINCRBY', KEYS[3], 'total', added)
-if added > 0 then
-  redis.call('HDEL', KEYS[5], 'finished_at')
-  keep_dispatched(KEYS[5], KEYS[7], ARGV[2])
+call_chunked('HSET', KEYS[1], order_fields)
+call_chunked('HSET', KEYS[2], row_fields)
+call_chunked('RPUSH', KEYS[4], pending)
+for _, status in ipairs(statuses) do
+  redis.call('HINCRBY', KEYS[3], status, rows_by_status[status])
 end
+if scheduled > 0 then redis.call('HINCRBY', KEYS[3], 'scheduled', scheduled) end
+for _, c in ipairs(planned_currencies) do
+  local p = planned[c]
+  redis.call('HINCRBY', KEYS[5], 'planned_rows:' .. c, p.rows)
+  if p.has_face then redis.call('HINCRBY', KEYS[5], 'planned_face:' .. c, units_total(p.face)) end
+  if p.has_price then redis.call('HINCRBY', KEYS[5], 'planned_price:' .. c, units_total(p.price)) end
+end
+redis.call('HINCRBY', KEYS[3], 'total', added)
+redis.call('HDEL', KEYS[5], 'finished_at')
+keep_dispatched(KEYS[5], KEYS[7], ARGV[2])
 return {added, left_out, #new}

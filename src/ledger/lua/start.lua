@@ -17,8 +17,8 @@
   - The order's currency has a daily limit (`limits`) and its price would take the day's spend
     across campaigns (KEYS[8], includes/daily-limit.lua) past it: nothing is sent, the order is
     given back as above, and the caller pauses the campaigns of that currency. Answers
-    'daily_limit'. An order that may be sent has its price reserved
-    in the day's spend (once: the order keeps the day in `dl`).
+    'daily_limit'. An order that may be sent has its price counted in the day's spend, limit or
+    none (once: the order keeps the day in `dl`).
   - Otherwise moves the order to in_flight from queued or in_flight and answers 'started'
     with the campaign's execution mode (meta `execution_mode`: an order of that mode does not
     repeat it, see encodeOrder in codec.ts); 'not_allowed' when the order is past starting (it
@@ -40,8 +40,8 @@
         now       ISO time
         decimals  object {CUR: decimals} of currencies without 2 decimals
         api_key   the fingerprint of the worker's API key (absent when it has none)
-        limits    JSON text {CUR: minor units} of the daily limits (absent when none)
-        day       the limit's day (YYYY-MM-DD)
+        limits    JSON text {CUR: minor units} of the daily limits ('' when none)
+        day       the day the spend counts in (YYYY-MM-DD; '': not counted)
         oldest    the first day the day's spend keeps (older days' fields go)
 
     Output: a word of REPLIES (src/redis/replies.ts), then its values

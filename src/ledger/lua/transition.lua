@@ -17,6 +17,9 @@
   whatever the move's outcome, as a webhook may come before any answer of ours.
   Rows leaving sending for an end count in the campaign's minutes hash (KEYS[10],
   includes/minutes.lua).
+  With the time the service made the order (`made_at`), an order reaching completed is marked
+  replayed when it was made before the campaign's `created_at` (KEYS[5]), read here: a worker
+  that kept it from before a lost ledger's re-import would not know the new one.
 
     Input:
       KEYS[1] orders hash
@@ -53,9 +56,11 @@
                   order moves only if no other change came since (`orders reconcile` recording
                   an order absent: an attempt made after it read the order could have made one)
         index_id  the service's order id to index under `member` in KEYS[12], if any
+        made_at   when the service made the order (ISO time as toISOString writes it,
+                  comparable as a string with meta `created_at`), if known
 
     Output: a word of REPLIES (src/redis/replies.ts), then its values
-      {'moved', previous, status reached}
+      {'moved', previous, status reached, 1 if it is marked replayed else 0}
       {'not_allowed', current} (or, with 'pending', when the campaign is cancelled or archived)
       {'unknown'} (or superseded, for an order id)
       {'other_order_id', current, its order id}
@@ -119,6 +124,13 @@ end
 if a.clearance == 'answered' then answered(order) end
 if a.clearance == 'force' then order.uk = nil end
 local to = checked_status(order, a.to)
+if (a.made_at or '') ~= '' and to == 'completed' and current ~= 'completed' then
+  local created = redis.call('HGET', KEYS[5], 'created_at')
+  if created and a.made_at < created then
+    patch.rd = true
+    order.rd = true
+  end
+end
 if to ~= 'in_flight' then order.ak = nil end
 -- What `orders reconcile` found of a failed_uncertain order holds only while it stays one: an
 -- attempt made after (a retry under the same key) may make the order.
@@ -153,4 +165,4 @@ if current ~= to and to ~= 'queued' and to ~= 'in_flight' and to ~= 'submitted' 
   note_finished(KEYS[3], KEYS[5], a.now)
 end
 forget_id()
-return {'moved', current, to}
+return {'moved', current, to, order.rd == true and 1 or 0}

@@ -21,7 +21,7 @@ describe("header synonyms", () => {
   it("maps every name of the brief's table to its field, in any case and punctuation", () => {
     const expected: Record<string, string[]> = {
       email: ["Email Address", "E-mail", "Email", "Recipient Email", "Recipient E-mail"],
-      face_value: ["Amount", "Value", "Face Value", "Denomination"],
+      face_value: ["Amount", "Value", "Face Value", "Denomination", "Betrag"],
       product_code: ["Product", "Product Code", "SKU", "Product ID"],
       reference: ["Reference", "External ID", "Employee ID", "Ref"],
       template_id: ["Template", "Template ID"],

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { importCampaign } from "../../../src/import/import-campaign.js";
 import { readOrderFile } from "../../../src/import/readers/order-file.js";
 import type { LedgerRow } from "../../../src/ledger/ledger.js";
+import { shownMoney } from "../../../src/money.js";
 import { sha256 } from "../../../src/sha256.js";
 import { type CampaignEnv, campaignEnv, depsOf, giftjobs } from "../../helpers/campaign-env.js";
 import { csvFile } from "../../helpers/csv.js";
@@ -62,7 +63,8 @@ describe("the --skip-invalid error file is a fix list", () => {
       // A leading - would be a formula in a spreadsheet: escaped (see the test further down).
       ["Sales", "not-an-email", code, "'-5", "r2", "3"],
       ["IT", "c@example.com", "NO-SUCH-CODE", value, "r4", "5"],
-      ["HR", "d@@example.com", code, value, "", "6"],
+      // Its product known, the amount is written as money (5.1 -> 5.10): docs/order-files.md.
+      ["HR", "d@@example.com", code, shownMoney(value, product.currency), "", "6"],
     ]);
     const errorOf = (i: number) => rows[i]![5]!;
     expect(errorOf(1)).toMatch(/^email: .*not a valid e-mail address; face_value: .*$/);
@@ -150,7 +152,7 @@ describe("a fix list of a fix list", () => {
     );
     expect(r1).toMatchObject({ invalid: 1, error_file: first });
     const rows1 = parse(await readFile(first, "utf8")) as string[][];
-    expect(rows1[1]!.slice(0, 4)).toEqual(["a@example.com", product.code, "2", "x1"]);
+    expect(rows1[1]!.slice(0, 4)).toEqual(["a@example.com", product.code, "2.00", "x1"]);
     expect(rows1[1]![4]).toMatch(/^face_value: cell C2 holds a formula \(=1\+1\)/);
 
     // Still wrong after a first fix: the next error file has one error and one line column.

@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { PaidIndex } from "../../src/orders/paid-index.js";
+import { sha256 } from "../../src/sha256.js";
+
+describe("PaidIndex", () => {
+  it("gives back each fingerprint's entries as added, exactly, and none for one it never saw", () => {
+    const index = new PaidIndex();
+    const fp = sha256("jane");
+    index.add("gifts", 1000, [fp, "ref:abc", 2, "USD", "2500"]);
+    index.add("bonus", 2000, [sha256("joe"), "h:xyz.0", 3, "EUR", "1000"]);
+    index.add("bonus", 3000, [fp, "ref:déjà vu", 9, "USD", "99999999999999999999"]);
+    expect(index.find(fp)).toEqual([
+      {
+        campaign: "gifts",
+        fingerprint: fp,
+        identity: "ref:abc",
+        line: 2,
+        currency: "USD",
+        face: "2500",
+        at: 1000,
+      },
+      {
+        campaign: "bonus",
+        fingerprint: fp,
+        identity: "ref:déjà vu",
+        line: 9,
+        currency: "USD",
+        face: "99999999999999999999",
+        at: 3000,
+      },
+    ]);
+    expect(index.find(sha256("nobody"))).toEqual([]);
+    expect(index.size).toBe(3);
+  });
+
+  it("takes fingerprints that are no SHA-256 text, and grows past its first room", () => {
+    const index = new PaidIndex();
+    for (let i = 0; i < 10_000; i++)
+      index.add("gifts", i, [`fp-${i % 5000}`, `ref:${i}`, i, "USD", String(i)]);
+    expect(index.find("fp-42").map((e) => e.identity)).toEqual(["ref:42", "ref:5042"]);
+    expect(index.find("fp-4999").map((e) => e.line)).toEqual([4999, 9999]);
+    expect(index.find("fp-5000")).toEqual([]);
+  });
+});
