@@ -354,7 +354,14 @@ async function odsPart(
 ): Promise<void> {
   const ods = join(dataDir, "orders.ods");
   await writeLargeOds(index, ods, XLSX_ROWS, ROW_SHAPE);
-  const measured = await measureOnce(script, "importer", dataDir, ods, XLSX_ROWS, redis);
+  const measured = await inPlace("ods", redis, false, (place) =>
+    measureOnce(
+      script,
+      { kind: "import", dataDir, file: ods, campaign: "bench", allowRepeats: false },
+      place,
+      { rows: XLSX_ROWS, redis },
+    ),
+  );
   process.stdout.write(
     `\n.ods of the same ${XLSX_ROWS.toLocaleString("en-US")} rows (${mb((await stat(ods)).size)}):\n`,
   );
