@@ -298,7 +298,8 @@ async function nextGeneration(
   const i = [...identities].sort();
   const line = a ? { g: generation, k: newKey, i, a } : { g: generation, k: newKey, i };
   await deps.journal(attempt.campaign, line);
-  const done = await deps.ledger.orders.rekey(attempt.campaign, {
+  const done = await deps.ledger.orders.rekey({
+    campaign: attempt.campaign,
     number: attempt.number,
     key: newKey,
     identities,

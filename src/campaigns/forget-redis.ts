@@ -2,25 +2,10 @@ import type { Redis } from "ioredis";
 import { encodeOrder, encodeRow } from "../ledger/codec.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { LedgerOrder, LedgerRow } from "../ledger/types.js";
-import { readLuaScript } from "../redis/lua-scripts.js";
+import { runScript } from "../redis/scripts.js";
 import { FORGET_FIELDS, forgetOrder, forgetRow } from "./forget-records.js";
 
-/** The forget's two scripts (src/campaigns/lua/, whose headers name their KEYS and ARGV). */
-const SCRIPTS = {
-  giftjobsForgetMark: readLuaScript("src/campaigns/lua/forget-mark.lua"),
-  giftjobsForgetRecords: readLuaScript("src/campaigns/lua/forget-records.lua"),
-};
-
 const BATCH = 500;
-
-type Run = (...args: (string | number)[]) => Promise<unknown>;
-
-function run(redis: Redis, name: keyof typeof SCRIPTS, keys: string[], args: string[]) {
-  for (const [command, lua] of Object.entries(SCRIPTS))
-    if (!(command in redis)) redis.defineCommand(command, { lua });
-  const command = (redis as unknown as Record<string, Run>)[name]!;
-  return command.call(redis, keys.length, ...keys, ...args);
-}
 
 /**
  * Marks the campaign's forget begun, if it is ended (see forget-mark.lua). `not_ended`: rows are
@@ -32,7 +17,7 @@ export async function markForget(
   campaign: string,
 ): Promise<"marked" | "missing" | "not_ended"> {
   const k = ledger.keys(campaign);
-  const [code, why] = (await run(
+  const [code, why] = (await runScript(
     redis,
     "giftjobsForgetMark",
     [k.meta, k.counts],
@@ -65,7 +50,7 @@ export async function forgetInRedis(
     for (const [n, order] of orders)
       args.push(String(n), encodeOrder(forgetOrder(order), { campaign, mode }));
     const k = ledger.keys(campaign);
-    const [code, a, b] = (await run(
+    const [code, a, b] = (await runScript(
       redis,
       "giftjobsForgetRecords",
       [k.meta, k.counts, k.rows, k.orders],

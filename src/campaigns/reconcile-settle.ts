@@ -187,7 +187,9 @@ async function absent(
       : "";
   if (order.reconciled_absent_at)
     return { ledger_order: number, outcome: "absent", why: `recorded before${otherKey}` };
-  const noted = await deps.ledger.orders.noteAbsent(deps.side.campaign, number, {
+  const noted = await deps.ledger.orders.noteAbsent({
+    campaign: deps.side.campaign,
+    number,
     updatedAt: order.updated_at as string,
     listedAt: when.listedAt,
     apiKey: deps.apiKey,

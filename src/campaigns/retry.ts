@@ -280,7 +280,8 @@ async function underNewKey(
     : options.absent
       ? "absent"
       : undefined;
-  const done = await ledger.orders.rekey(campaign, {
+  const done = await ledger.orders.rekey({
+    campaign,
     number,
     key,
     identities: order.identities,

@@ -2,19 +2,11 @@ import { join } from "node:path";
 import type { Redis } from "ioredis";
 import { type ProductUpdateState, ProductUpdateStateSchema } from "../api/product-update-schema.js";
 import type { ProductUpdate } from "../api/schemas.js";
-import { readLuaScript } from "../redis/lua-scripts.js";
 import { redisKey } from "../redis/redis-key.js";
+import { runScript } from "../redis/scripts.js";
 import type { CatalogIndex, CatalogIndexEntry } from "./index-entry.js";
 import { readDenominations } from "./product-denominations.js";
 import { catalogDir } from "./snapshot-layout.js";
-
-/**
- * Records a product's pushed state unless a newer one is held, in one step:
- * lua/record-product-state.lua, whose header names its KEYS, ARGV and answers.
- */
-const RECORD_PRODUCT_STATE = readLuaScript("src/catalog/lua/record-product-state.lua");
-
-const COMMAND = "giftjobsRecordProductState";
 
 /** The newest state the service pushed for a product (`product.update`), as Redis holds it. */
 export interface ProductOverride {
@@ -82,22 +74,16 @@ export class ProductOverrides implements ProductOverrideStore {
     prefix: string,
   ) {
     this.key = redisKey(prefix, "product-overrides");
-    if (!(COMMAND in redis))
-      redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: RECORD_PRODUCT_STATE });
   }
 
   /** See ProductOverrideStore.record: lua/record-product-state.lua checks and writes. */
   async record(update: ProductUpdate, receivedAt = new Date()): Promise<StateRecordResult> {
     const value = overrideOf(update, receivedAt);
-    const run = (this.redis as unknown as Record<string, (...args: string[]) => Promise<unknown>>)[
-      COMMAND
-    ]!;
-    const recorded = await run.call(
+    const recorded = await runScript(
       this.redis,
-      this.key,
-      update.product_code,
-      String(value.at),
-      JSON.stringify(value),
+      "giftjobsRecordProductState",
+      [this.key],
+      [update.product_code, String(value.at), JSON.stringify(value)],
     );
     return recorded === 1 ? "applied" : "stale";
   }

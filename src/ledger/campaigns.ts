@@ -1,3 +1,4 @@
+import { replyWord } from "../redis/replies.js";
 import { ROW_STATUSES } from "./row-status.js";
 import type { LedgerStore } from "./store.js";
 import type { CampaignCounts, CampaignMeta, StoredState } from "./types.js";
@@ -87,12 +88,13 @@ export class LedgerCampaigns {
     from: readonly (StoredState | "*")[];
     fields?: Record<string, string>;
   }): Promise<{ changed: boolean; previous: StoredState }> {
-    const [code, previous] = (await this.store.run(
+    const reply = await this.store.run(
       "giftjobsLedgerSetState",
       [this.store.keys(campaign).meta, this.store.runningKey()],
       [state, from.join(","), campaign, ...Object.entries(fields).flat()],
-    )) as [number, StoredState];
-    return { changed: code === 1, previous };
+    );
+    const kind = replyWord(reply, "SET_STATE");
+    return { changed: kind === "state_set", previous: (reply as [string, StoredState])[1] };
   }
 
   async pausedReason(campaign: string): Promise<string | null> {

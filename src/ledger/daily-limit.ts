@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { type DailyLimit, dayAfter, limitDay, limitText } from "../daily-limit.js";
-import { readLuaScript } from "../redis/lua-scripts.js";
 import { redisKey } from "../redis/redis-key.js";
+import { runScript } from "../redis/scripts.js";
 
 /**
  * The daily limit across campaigns in the ledger (docs/architecture/ledger.md, "The daily
@@ -13,9 +13,6 @@ import { redisKey } from "../redis/redis-key.js";
 /** Days of spend kept: today's and the week before (a retry's release may come late). */
 const DAYS_KEPT = 7;
 
-const PAUSE_FOR_LIMIT = readLuaScript("src/ledger/lua/pause-for-limit.lua");
-const PAUSE_COMMAND = "giftjobsLedgerPauseForLimit";
-
 /** The hash of the day's spend, field `CUR:YYYY-MM-DD`, minor units. */
 export function dailySpendKey(prefix: string): string {
   return redisKey(prefix, "daily-spend");
@@ -24,13 +21,16 @@ export function dailySpendKey(prefix: string): string {
 const limitsJson = new WeakMap<DailyLimit, string>();
 
 /**
- * START's ARGV[6..8]: the limits as JSON {CUR: units} ('' for none), the day, the first day
- * kept. The day is counted whether or not a limit is set (in UTC without settings), so a limit
- * set at noon counts the morning.
+ * START's named fields of the day: the limits as JSON {CUR: units} ('' for none), the day, the
+ * first day kept. The day is counted whether or not a limit is set (in UTC without settings), so
+ * a limit set at noon counts the morning.
  */
-export function startLimitArgs(limit: DailyLimit | undefined, now = new Date()): string[] {
+export function startLimitArgs(
+  limit: DailyLimit | undefined,
+  now = new Date(),
+): { limits: string; day: string; oldest: string } {
   const day = limitDay(now, limit?.tz ?? "UTC");
-  return [limit ? limitsJsonOf(limit) : "", day, dayAfter(day, -DAYS_KEPT)];
+  return { limits: limit ? limitsJsonOf(limit) : "", day, oldest: dayAfter(day, -DAYS_KEPT) };
 }
 
 /** The limits as START reads them, made once per settings: '' when no currency has one. */
@@ -56,7 +56,7 @@ export interface LimitReached {
   day: string;
 }
 
-/** START's answer `{5, currency, spent, limit, price, day}` read. */
+/** START's answer `{'daily_limit', currency, spent, limit, price, day}` read (its values). */
 export function limitReachedOf(answer: readonly unknown[]): LimitReached {
   const [currency, spent, limit, price, day] = answer.map(String) as [
     string,
@@ -99,9 +99,7 @@ export class DailySpend {
     private readonly prefix: string,
     private readonly keysOf: (campaign: string) => { meta: string; counts: string },
     private readonly runningKey: string,
-  ) {
-    if (!(PAUSE_COMMAND in redis)) redis.defineCommand(PAUSE_COMMAND, { lua: PAUSE_FOR_LIMIT });
-  }
+  ) {}
 
   /** What the day's orders in `currency` cost so far (reserved: sent or being sent), minor units. */
   async spent(currency: string, day: string): Promise<bigint> {
@@ -129,22 +127,12 @@ export class DailySpend {
     const running = new Set(await this.redis.smembers(this.runningKey));
     running.add(campaign);
     const campaigns = [...running];
-    const command = (this.redis as unknown as Record<string, (...a: string[]) => Promise<unknown>>)[
-      PAUSE_COMMAND
-    ]!;
     const keys = [this.runningKey];
     for (const name of campaigns) {
       const k = this.keysOf(name);
       keys.push(k.meta, k.counts);
     }
-    return (await command.call(
-      this.redis,
-      String(keys.length),
-      ...keys,
-      currency,
-      reason,
-      new Date().toISOString(),
-      ...campaigns,
-    )) as string[];
+    const args = [currency, reason, new Date().toISOString(), ...campaigns];
+    return (await runScript(this.redis, "giftjobsLedgerPauseForLimit", keys, args)) as string[];
   }
 }

@@ -21,11 +21,9 @@ export class LedgerDispatch {
       const k = this.store.keys(campaign);
       keys.push(k.meta, k.pending, k.window, k.scheduled, k.orders, k.counts);
     }
+    const fields = { budget, least, now: String(Date.now()), campaigns: running };
     const flat = (await this.store.run("giftjobsLedgerDispatch", keys, [
-      String(budget),
-      String(least),
-      String(Date.now()),
-      ...running,
+      JSON.stringify(fields),
     ])) as (string | number)[];
     const out: { campaign: string; number: number }[] = [];
     for (let i = 0; i < flat.length; i += 2)

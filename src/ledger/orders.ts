@@ -1,6 +1,7 @@
 import type { ExecutionMode } from "../api/order-request.js";
 import type { DailyLimit } from "../daily-limit.js";
 import { unusualCurrencyDecimals } from "../money.js";
+import { replyWord } from "../redis/replies.js";
 import {
   decodeOrder,
   decodeRow,
@@ -30,7 +31,7 @@ type TransitionResult =
    * order carries the mark of an unclear attempt). */
   { moved: true; previous: string; status: RowStatus } | { moved: false; current: string | null };
 
-const DECIMALS = JSON.stringify(unusualCurrencyDecimals());
+const DECIMALS = unusualCurrencyDecimals();
 
 /** A move of one order (see LedgerOrders.transition). */
 export interface TransitionOptions {
@@ -171,44 +172,26 @@ export class LedgerOrders {
   }): Promise<StartResult> {
     const k = this.store.keys(campaign);
     const now = new Date().toISOString();
-    const answer = (await this.store.run(
-      "giftjobsLedgerStart",
-      [
-        k.orders,
-        k.rows,
-        k.counts,
-        k.meta,
-        k.window,
-        k.pending,
-        this.store.endedKey(),
-        dailySpendKey(this.store.prefix),
-      ],
-      [
-        String(number),
-        JSON.stringify(encodeOrderFields({ ...patch, updated_at: now })),
-        now,
-        DECIMALS,
-        apiKeyFingerprint,
-        ...startLimitArgs(limit),
-      ],
-    )) as [number, string, (string | null)[]?, string?, string?];
-    const [code, a, b, c, mode] = answer;
-    if (code === 2) return { kind: "paused", reason: a };
-    if (code === 4) return { kind: "other-api-key", mark: a };
-    if (code === 3) return { kind: "paused", reason: a, budget: true };
-    if (code === 5 && limit) {
-      const reached = limitReachedOf(answer.slice(1));
-      return { kind: "daily-limit", reason: limitReason(reached, limit.tz), reached };
-    }
-    if (code === 1) {
-      return {
-        kind: "started",
-        order: decodeOrder(a, { campaign, mode: (mode || undefined) as ExecutionMode | undefined }),
-        rows: (b ?? []).map((r) => (r ? decodeRow(r) : undefined)),
-        campaignCreatedAt: c || undefined,
-      };
-    }
-    return { kind: "past", status: code === -1 ? null : a };
+    const args = {
+      number: String(number),
+      patch: encodeOrderFields({ ...patch, updated_at: now }),
+      now,
+      decimals: DECIMALS,
+      ...(apiKeyFingerprint ? { api_key: apiKeyFingerprint } : {}),
+      ...startLimitArgs(limit),
+    };
+    const keys = [
+      k.orders,
+      k.rows,
+      k.counts,
+      k.meta,
+      k.window,
+      k.pending,
+      this.store.endedKey(),
+      dailySpendKey(this.store.prefix),
+    ];
+    const reply = await this.store.run("giftjobsLedgerStart", keys, [JSON.stringify(args)]);
+    return decodeStart(reply, { campaign, limit });
   }
 
   /**
@@ -216,14 +199,10 @@ export class LedgerOrders {
    * changes its entry in the follow set in the same step.
    */
   async transition(move: TransitionOptions): Promise<TransitionResult> {
-    const [code, status, reached] = await this.runTransition(move);
-    if (code === 1)
-      return {
-        moved: true,
-        previous: status,
-        status: (reached as RowStatus | undefined) ?? move.to,
-      };
-    return { moved: false, current: code === -1 ? null : status };
+    const reply = await this.runTransition(move);
+    if (reply.kind === "moved")
+      return { moved: true, previous: reply.previous, status: reply.status };
+    return { moved: false, current: reply.kind === "unknown" ? null : reply.current };
   }
 
   /**
@@ -234,50 +213,39 @@ export class LedgerOrders {
    * With `madeAt` (when the service made the order), the script marks it replayed when it was
    * made before the campaign's `created_at` as Redis holds it then (see TRANSITION).
    */
-  async endReported(
-    campaign: string,
-    number: number,
-    end: { to: RowStatus; patch: OrderPatch; orderId: string; indexKey?: string; madeAt?: string },
-  ): Promise<ReportedEnd> {
-    const [code, status, other, replayed] = await this.runTransition({
-      campaign,
-      number,
+  async endReported(end: {
+    campaign: string;
+    number: number;
+    to: RowStatus;
+    patch: OrderPatch;
+    orderId: string;
+    indexKey?: string;
+    madeAt?: string;
+  }): Promise<ReportedEnd> {
+    const reply = await this.runTransition({
+      ...end,
       from: ["submitted"],
-      to: end.to,
-      patch: end.patch,
       follow: "unfollow",
       clearance: "answered",
-      orderId: end.orderId,
-      indexKey: end.indexKey,
-      madeAt: end.madeAt,
     });
-    if (code === 1)
-      return {
-        kind: "moved",
-        status: (other as RowStatus | undefined) ?? end.to,
-        replayed: replayed === 1,
-      };
-    if (code === 0) return { kind: "past", status };
-    if (code === 2) return { kind: "mismatch", status, heldId: other || undefined };
-    if (code === 3) return { kind: "not-yet", status };
-    return { kind: "gone" };
+    switch (reply.kind) {
+      case "moved":
+        return { kind: "moved", status: reply.status, replayed: reply.replayed };
+      case "other_order_id":
+        return { kind: "mismatch", status: reply.current, heldId: reply.orderId || undefined };
+      case "no_order_id":
+        return { kind: "not-yet", status: reply.current };
+      case "unknown":
+        return { kind: "gone" };
+      default:
+        return { kind: "past", status: reply.current };
+    }
   }
 
-  private async runTransition(run: TransitionRun): Promise<[number, string, string?, number?]> {
-    const { campaign, number, from, to, patch, follow } = run;
+  private async runTransition(run: TransitionRun): Promise<TransitionReply> {
     const now = new Date().toISOString();
-    const full = encodeOrderFields({ ...patch, updated_at: now } as Partial<LedgerOrder>);
-    const args = [String(number), from.join(","), to, JSON.stringify(full), now];
-    if (follow === "unfollow") args.push("unfollow", "0", followMember(campaign, number), "");
-    else if (follow === "pending") args.push("pending", "0", "", campaign);
-    else if (follow) args.push("follow", String(follow.at), followMember(campaign, number), "");
-    else args.push("", "0", "", "");
-    // Indexed only with a follow-set member (ARGV[8]) to map the id to.
-    const indexed = run.index && follow && follow !== "unfollow" && follow !== "pending";
-    const indexId = indexed ? (patch?.order_id ?? "") : "";
-    args.push(run.clearance ?? "", run.orderId ?? "", run.ifUpdatedAt ?? "", indexId);
-    args.push(run.madeAt ?? "");
-    const k = this.store.keys(campaign);
+    const patch = encodeOrderFields({ ...run.patch, updated_at: now } as Partial<LedgerOrder>);
+    const k = this.store.keys(run.campaign);
     const keys = [
       k.orders,
       k.rows,
@@ -291,14 +259,11 @@ export class LedgerOrders {
       k.minutes,
       dailySpendKey(this.store.prefix),
     ];
-    const indexKey = run.indexKey ?? (indexId ? run.index : undefined);
+    const args = transitionArgs(run, patch, now);
+    const indexKey = run.indexKey ?? (args.index_id ? run.index : undefined);
     if (indexKey) keys.push(indexKey);
-    return (await this.store.run("giftjobsLedgerTransition", keys, args)) as [
-      number,
-      string,
-      string?,
-      number?,
-    ];
+    const reply = await this.store.run("giftjobsLedgerTransition", keys, [JSON.stringify(args)]);
+    return decodeTransition(reply);
   }
 
   /**
@@ -308,20 +273,22 @@ export class LedgerOrders {
    * one. True when recorded. See docs/architecture/keys-and-exactly-once.md, "Reconciling with
    * the service".
    */
-  async noteAbsent(
-    campaign: string,
-    number: number,
-    seen: { updatedAt: string; listedAt: string; apiKey: string },
-  ): Promise<boolean> {
-    const [code] = await this.runTransition({
-      campaign,
-      number,
+  async noteAbsent(seen: {
+    campaign: string;
+    number: number;
+    updatedAt: string;
+    listedAt: string;
+    apiKey: string;
+  }): Promise<boolean> {
+    const reply = await this.runTransition({
+      campaign: seen.campaign,
+      number: seen.number,
       from: ["failed_uncertain"],
       to: "failed_uncertain",
       patch: { reconciled_absent_at: seen.listedAt, reconciled_api_key: seen.apiKey },
       ifUpdatedAt: seen.updatedAt,
     });
-    return code === 1;
+    return reply.kind === "moved";
   }
 
   /**
@@ -331,54 +298,44 @@ export class LedgerOrders {
    * attempt, only with a `clearance` (see KeyClearance): otherwise `why` is "unclear". Returns the new
    * order's number when done.
    */
-  async rekey(
-    campaign: string,
-    args: {
-      number: number;
-      key: string;
-      identities: string[];
-      generation: number;
-      from: readonly RowStatus[];
-      restStatus?: RowStatus;
-      restPatch?: OrderPatch;
-      clearance?: KeyClearance;
-    },
-  ): Promise<
+  async rekey(args: {
+    campaign: string;
+    number: number;
+    key: string;
+    identities: string[];
+    generation: number;
+    from: readonly RowStatus[];
+    restStatus?: RowStatus;
+    restPatch?: OrderPatch;
+    clearance?: KeyClearance;
+  }): Promise<
     { done: true; number: number } | { done: false; why: "not-allowed" | "unknown" | "unclear" }
   > {
-    const k = this.store.keys(campaign);
-    const [code, value] = (await this.store.run(
-      "giftjobsLedgerRekey",
-      [
-        k.orders,
-        k.rows,
-        k.counts,
-        k.window,
-        k.pending,
-        k.meta,
-        this.store.runningKey(),
-        this.store.endedKey(),
-      ],
-      [
-        String(args.number),
-        args.key,
-        JSON.stringify(args.identities),
-        String(args.generation),
-        args.restStatus ?? "failed_final",
-        JSON.stringify(
-          encodeOrderFields({
-            ...args.restPatch,
-            updated_at: new Date().toISOString(),
-          } as Partial<LedgerOrder>),
-        ),
-        args.from.join(","),
-        campaign,
-        args.clearance ?? "",
-      ],
-    )) as [number, number | string];
-    if (code === 1) return { done: true, number: Number(value) };
-    if (code === -2) return { done: false, why: "unclear" };
-    return { done: false, why: code === 0 ? "not-allowed" : "unknown" };
+    const k = this.store.keys(args.campaign);
+    const keys = [
+      k.orders,
+      k.rows,
+      k.counts,
+      k.window,
+      k.pending,
+      k.meta,
+      this.store.runningKey(),
+      this.store.endedKey(),
+    ];
+    const restPatch = { ...args.restPatch, updated_at: new Date().toISOString() };
+    const fields = {
+      number: String(args.number),
+      key: args.key,
+      identities: args.identities,
+      generation: args.generation,
+      rest_status: args.restStatus ?? "failed_final",
+      rest_patch: encodeOrderFields(restPatch as Partial<LedgerOrder>),
+      from: args.from.join(","),
+      campaign: args.campaign,
+      clearance: args.clearance,
+    };
+    const reply = await this.store.run("giftjobsLedgerRekey", keys, [JSON.stringify(fields)]);
+    return decodeRekey(reply);
   }
 
   /** Takes a failed_final row out so its changed content can be recorded again. */
@@ -387,12 +344,14 @@ export class LedgerOrders {
     identity: string,
   ): Promise<{ released: true; generation: number } | { released: false; status: string }> {
     const k = this.store.keys(campaign);
-    const [code, value] = (await this.store.run(
+    const reply = await this.store.run(
       "giftjobsLedgerReleaseRow",
       [k.orders, k.rows, k.counts],
       [identity],
-    )) as [number, string];
-    if (code === 1) return { released: true, generation: Number(value) };
+    );
+    const kind = replyWord(reply, "RELEASE_ROW");
+    const value = (reply as [string, string?])[1] ?? "";
+    if (kind === "released") return { released: true, generation: Number(value) };
     return { released: false, status: value };
   }
 
@@ -439,4 +398,106 @@ export class LedgerOrders {
       for (let i = 0; i < flat.length; i += 2) yield [flat[i] as string, flat[i + 1] as string];
     } while (cursor !== "0");
   }
+}
+
+/** What TRANSITION answers (lua/transition.lua), read. */
+type TransitionReply =
+  | { kind: "moved"; previous: string; status: RowStatus; replayed: boolean }
+  | { kind: "not_allowed" | "no_order_id" | "changed"; current: string }
+  | { kind: "other_order_id"; current: string; orderId: string }
+  | { kind: "unknown" };
+
+function decodeTransition(reply: unknown): TransitionReply {
+  const kind = replyWord(reply, "TRANSITION");
+  const [, current, third, replayed] = reply as [string, string, string?, number?];
+  switch (kind) {
+    case "moved":
+      return { kind, previous: current, status: third as RowStatus, replayed: replayed === 1 };
+    case "other_order_id":
+      return { kind, current, orderId: third ?? "" };
+    case "not_allowed":
+    case "no_order_id":
+    case "changed":
+      return { kind, current };
+    case "unknown":
+      return { kind };
+    default:
+      throw new Error(`TRANSITION answered ${kind}, which it never does`);
+  }
+}
+
+/** TRANSITION's named fields (see its header) for a run. */
+function transitionArgs(run: TransitionRun, patch: Record<string, unknown>, now: string) {
+  const { campaign, number, follow } = run;
+  const member = followMember(campaign, number);
+  // Indexed only with a follow-set member to map the id to.
+  const indexed = run.index && follow && follow !== "unfollow" && follow !== "pending";
+  return {
+    number: String(number),
+    from: run.from.join(","),
+    to: run.to,
+    patch,
+    now,
+    ...(follow === "unfollow" ? { follow, member } : {}),
+    ...(follow === "pending" ? { follow, campaign } : {}),
+    ...(typeof follow === "object" ? { follow: "follow", at: String(follow.at), member } : {}),
+    clearance: run.clearance,
+    order_id: run.orderId,
+    if_updated_at: run.ifUpdatedAt,
+    index_id: indexed ? (run.patch?.order_id ?? undefined) : undefined,
+    made_at: run.madeAt,
+  };
+}
+
+/** What START answers (lua/start.lua), read. */
+function decodeStart(
+  reply: unknown,
+  context: { campaign: string; limit: DailyLimit | undefined },
+): StartResult {
+  const kind = replyWord(reply, "START");
+  const [, a, b, c, mode] = reply as [string, string, (string | null)[]?, string?, string?];
+  switch (kind) {
+    case "started":
+      return {
+        kind: "started",
+        order: decodeOrder(a, {
+          campaign: context.campaign,
+          mode: (mode || undefined) as ExecutionMode | undefined,
+        }),
+        rows: (b ?? []).map((r) => (r ? decodeRow(r) : undefined)),
+        campaignCreatedAt: c || undefined,
+      };
+    case "paused":
+      return { kind: "paused", reason: a };
+    case "over_budget":
+      return { kind: "paused", reason: a, budget: true };
+    case "other_api_key":
+      return { kind: "other-api-key", mark: a };
+    case "daily_limit":
+      return dailyLimitStop((reply as unknown[]).slice(1), context.limit);
+    case "not_allowed":
+      return { kind: "past", status: a };
+    case "unknown":
+      return { kind: "past", status: null };
+    default:
+      throw new Error(`START answered ${kind}, which it never does`);
+  }
+}
+
+function dailyLimitStop(values: unknown[], limit: DailyLimit | undefined): StartResult {
+  if (!limit) throw new Error("START answered daily_limit to a start given no daily limit");
+  const reached = limitReachedOf(values);
+  return { kind: "daily-limit", reason: limitReason(reached, limit.tz), reached };
+}
+
+/** What REKEY answers (lua/rekey.lua), read. */
+function decodeRekey(
+  reply: unknown,
+): { done: true; number: number } | { done: false; why: "not-allowed" | "unknown" | "unclear" } {
+  const kind = replyWord(reply, "REKEY");
+  if (kind === "rekeyed") return { done: true, number: Number((reply as unknown[])[1]) };
+  if (kind === "unclear") return { done: false, why: "unclear" };
+  if (kind === "not_allowed") return { done: false, why: "not-allowed" };
+  if (kind === "unknown") return { done: false, why: "unknown" };
+  throw new Error(`REKEY answered ${kind}, which it never does`);
 }

@@ -1,36 +1,6 @@
 import type { Redis } from "ioredis";
 import { redisKey } from "../redis/redis-key.js";
-import {
-  ARCHIVE,
-  CANCEL_PENDING,
-  CLAIM_FOLLOWED,
-  CLEAR_ARCHIVED,
-  DISPATCH,
-  FINISH_RESTORE,
-  RECORD,
-  REKEY,
-  RELEASE_ROW,
-  SET_STATE,
-  START,
-  TRANSITION,
-} from "./scripts.js";
-
-const SCRIPTS = {
-  giftjobsLedgerRecord: RECORD,
-  giftjobsLedgerTransition: TRANSITION,
-  giftjobsLedgerRekey: REKEY,
-  giftjobsLedgerReleaseRow: RELEASE_ROW,
-  giftjobsLedgerStart: START,
-  giftjobsLedgerClaimFollowed: CLAIM_FOLLOWED,
-  giftjobsLedgerDispatch: DISPATCH,
-  giftjobsLedgerSetState: SET_STATE,
-  giftjobsLedgerCancelPending: CANCEL_PENDING,
-  giftjobsLedgerArchive: ARCHIVE,
-  giftjobsLedgerClearArchived: CLEAR_ARCHIVED,
-  giftjobsLedgerFinishRestore: FINISH_RESTORE,
-};
-
-export type ScriptName = keyof typeof SCRIPTS;
+import { defineScripts, runScript, type ScriptName } from "../redis/scripts.js";
 
 /** A follow-set member: campaign names hold no space. */
 export function followMember(campaign: string, number: number | "*"): string {
@@ -55,25 +25,19 @@ export interface CampaignKeys {
 
 /**
  * What the parts of the ledger share: one connection, the key prefix with the names of the
- * keys under it, and the Lua scripts, defined on the connection and run through `run`.
+ * keys under it, and `run`, which runs a Lua script (defined on the connection once).
  */
 export class LedgerStore {
   constructor(
     readonly redis: Redis,
     readonly prefix: string,
   ) {
-    // Defined once per connection: ioredis then sends EVALSHA, not the script text each call.
-    for (const [name, lua] of Object.entries(SCRIPTS)) {
-      if (!(name in redis)) redis.defineCommand(name, { lua });
-    }
+    defineScripts(redis);
   }
 
-  /** Runs one of the ledger's scripts with every key it touches in `keys`. */
+  /** Runs one of the scripts (src/redis/scripts.ts) with every key it touches in `keys`. */
   run(name: ScriptName, keys: string[], args: string[]): Promise<unknown> {
-    const command = (
-      this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<unknown>>
-    )[name]!;
-    return command.call(this.redis, keys.length, ...keys, ...args);
+    return runScript(this.redis, name, keys, args);
   }
 
   keys(campaign: string): CampaignKeys {

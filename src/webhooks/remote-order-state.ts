@@ -66,7 +66,9 @@ export async function applyRemoteOrderEnd(
     const patch = completedPatch(end.order, target.rows, store);
     // Replayed or not is told by the script, from the campaign's created_at as Redis holds it
     // now: a lost ledger's re-import changes it (docs/architecture/keys-and-exactly-once.md).
-    const result = await ledger.orders.endReported(campaign, number, {
+    const result = await ledger.orders.endReported({
+      campaign,
+      number,
       to: "completed",
       patch,
       orderId,
@@ -82,7 +84,9 @@ export async function applyRemoteOrderEnd(
   }
   if (end.status === "FAILED") {
     // The service says the order did not go through: nothing was made.
-    const result = await ledger.orders.endReported(campaign, number, {
+    const result = await ledger.orders.endReported({
+      campaign,
+      number,
       to: "failed_final",
       patch: {
         error_type: "order_failed",
@@ -101,7 +105,9 @@ export async function applyRemoteOrderEnd(
   // A status we do not know: it does not say whether an order was made, so its rows may be paid.
   // failed_uncertain: retried under the same key (the service replays), never under a new one.
   const status = quotedStatus(end.status);
-  const result = await ledger.orders.endReported(campaign, number, {
+  const result = await ledger.orders.endReported({
+    campaign,
+    number,
     to: "failed_uncertain",
     patch: {
       error_type: "unknown_order_status",

@@ -17,7 +17,7 @@ import {
   completionOrderId,
   messageType,
 } from "./apply-message.js";
-import { claimMessage, defineClaimMessage, messageIdKey } from "./claim-message.js";
+import { claimMessage, messageIdKey } from "./claim-message.js";
 import { OrderIndex } from "./order-index.js";
 import type { RemoteOrderOutcome } from "./remote-order-state.js";
 import type { WebhookMessageType, WebhookResult } from "./webhook-result.js";
@@ -136,7 +136,6 @@ export async function startWebhookReceiver(
   // A library caller may not have read it with webhookSecretFrom: registered here too.
   registerSecret(options.secret);
   const verifier = new Webhook(options.secret);
-  defineClaimMessage(options.redis);
   if (options.dataDir !== undefined) await warnOfLegacyOverrides(options.dataDir, options.log);
   const deps: ApplyMessageDeps = {
     ledger: new Ledger(options.redis, options.prefix),

@@ -180,7 +180,8 @@ describe("campaign states in the ledger", () => {
     expect(await ledger.orders.getOrder("late", 1)).toMatchObject({
       error_type: "cancelled_uncertain",
     });
-    const rekeyed = await ledger.orders.rekey("late", {
+    const rekeyed = await ledger.orders.rekey({
+      campaign: "late",
       number: 2,
       key: "k2-next",
       identities: ["id2"],
@@ -271,7 +272,8 @@ describe("campaign states in the ledger", () => {
     });
     await ledger.dispatch.handOut(10);
     expect(await running()).toBe(0);
-    await ledger.orders.rekey("idle", {
+    await ledger.orders.rekey({
+      campaign: "idle",
       number: 2,
       key: "k2-next",
       identities: ["id2"],

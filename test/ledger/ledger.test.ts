@@ -178,7 +178,8 @@ describe("ledger", () => {
       from: ["queued"],
       to: "in_flight",
     });
-    const rekeyed = await ledger.orders.rekey("c1", {
+    const rekeyed = await ledger.orders.rekey({
+      campaign: "c1",
       number: 1,
       key: "k1g1",
       identities: ["a"],
@@ -210,7 +211,8 @@ describe("ledger", () => {
     expect(await r.redis.lrange(ledger.keys("c1").pending, 0, 0)).toEqual(["3"]);
     // Done once: the old order is no longer in flight.
     expect(
-      await ledger.orders.rekey("c1", {
+      await ledger.orders.rekey({
+        campaign: "c1",
         number: 1,
         key: "k1g1",
         identities: ["a"],
@@ -231,7 +233,8 @@ describe("ledger", () => {
       from: ["queued"],
       to: "in_flight",
     });
-    const rekeyed = await ledger.orders.rekey("c1", {
+    const rekeyed = await ledger.orders.rekey({
+      campaign: "c1",
       number: 1,
       key: "k1g1",
       identities: ["a"],
@@ -278,7 +281,8 @@ describe("ledger", () => {
     if (started.kind !== "started") throw new Error(started.kind);
     expect(started.order).toMatchObject({ mode: "sync", generation: 0, metadata });
     // The next generation names its own key.
-    const next = await ledger.orders.rekey("t", {
+    const next = await ledger.orders.rekey({
+      campaign: "t",
       number: 1,
       key: "k-next",
       identities: ["a"],
@@ -325,7 +329,8 @@ describe("ledger", () => {
     expect(started.order).toMatchObject({ mode: "async", generation: 0, metadata: tags("a") });
     expect(requestFromLedger(started.order, started.rows).metadata).toEqual(tags("a"));
     // REKEY of an order written before names the new key in its metadata, as it did.
-    const next = await ledger.orders.rekey("old", {
+    const next = await ledger.orders.rekey({
+      campaign: "old",
       number: 2,
       key: "k-next",
       identities: ["b"],

@@ -3,14 +3,15 @@ import { readdirSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import * as SCRIPTS from "../../src/ledger/scripts.js";
 import { packageRoot } from "../../src/package-root.js";
 import { readLuaScript } from "../../src/redis/lua-scripts.js";
+import { REPLIES } from "../../src/redis/replies.js";
+import { runScript, SCRIPTS } from "../../src/redis/scripts.js";
 import { testRedis } from "../helpers/redis.js";
 import { tmpDir } from "../helpers/tmp-dir.js";
 
 const ROOT = packageRoot();
-const FOLDERS = ["src/ledger/lua", "src/catalog/lua", "src/webhooks/lua"];
+const FOLDERS = ["src/ledger/lua", "src/catalog/lua", "src/webhooks/lua", "src/campaigns/lua"];
 
 /** The `.lua` files under `folder` (relative to the package root), includes/ apart. */
 function luaFiles(folder: string): { scripts: string[]; includes: string[] } {
@@ -54,10 +55,53 @@ describe("the ledger's Lua files", () => {
     expect(header).toMatch(/Output:/);
   });
 
-  it("gives each exported script the expanded text of its file", () => {
-    for (const [name, lua] of Object.entries(SCRIPTS)) {
-      const file = `src/ledger/lua/${name.toLowerCase().replaceAll("_", "-")}.lua`;
-      expect(lua, name).toBe(readLuaScript(file));
+  it("registers every script file in SCRIPTS, each once", () => {
+    const registered = Object.values(SCRIPTS).map((entry) => entry.file);
+    expect([...registered].sort()).toEqual([...scripts].sort());
+  });
+
+  it.each(Object.entries(SCRIPTS))("%s takes the keys its header lists", (_name, entry) => {
+    const text = readFileSync(join(ROOT, entry.file), "utf8");
+    const header = text.slice(0, text.indexOf("]]"));
+    const listed = [...header.matchAll(/^\s*KEYS\[(\d+)\]/gm)].map((m) => Number(m[1]));
+    const most = typeof entry.keys === "number" ? entry.keys : entry.keys[1];
+    const least = typeof entry.keys === "number" ? entry.keys : entry.keys[0];
+    if (most !== Infinity) expect(Math.max(...listed)).toBe(most);
+    expect(listed.length).toBeGreaterThanOrEqual(least);
+  });
+
+  it("answers only words of REPLIES, each with one meaning", () => {
+    for (const file of scripts) {
+      const text = code(readLuaScript(file));
+      for (const [, word] of text.matchAll(/return \{'(\w+)'/g))
+        expect(Object.keys(REPLIES), `${file} answers '${word}'`).toContain(word);
+    }
+    const used = scripts.flatMap((file) =>
+      [...code(readLuaScript(file)).matchAll(/return \{'(\w+)'/g)].map((m) => m[1]),
+    );
+    for (const word of Object.keys(REPLIES)) expect(used, word).toContain(word);
+  });
+
+  it("defines scripts in one file: no other module calls defineCommand", () => {
+    const sources = ["src", "jobs"].flatMap((folder) =>
+      readdirSync(join(ROOT, folder), { recursive: true, encoding: "utf8" })
+        .filter((f) => f.endsWith(".ts"))
+        .map((f) => join(folder, f)),
+    );
+    const defining = sources.filter((f) =>
+      /\.defineCommand\(/.test(readFileSync(join(ROOT, f), "utf8")),
+    );
+    expect(defining).toEqual(["src/redis/scripts.ts"]);
+  });
+
+  it("refuses a run with a wrong number of keys, naming the script", async () => {
+    const redis = testRedis();
+    try {
+      await expect(runScript(redis, "giftjobsLedgerStart", ["a"], [])).rejects.toThrow(
+        /giftjobsLedgerStart takes 8 keys, given 1/,
+      );
+    } finally {
+      await redis.quit();
     }
   });
 

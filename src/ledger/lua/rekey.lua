@@ -15,26 +15,27 @@
       KEYS[7] running set
       KEYS[8] ended-orders counter (includes/counts.lua, count_ended)
 
-      ARGV[1] old order number
-      ARGV[2] new key
-      ARGV[3] moved identities (JSON array)
-      ARGV[4] new generation
-      ARGV[5] status for the rows left
-      ARGV[6] patch for them (JSON object of stored names)
-      ARGV[7] allowed statuses of the old order ("a,b", or "*" for any)
-      ARGV[8] campaign (it rejoins the running set if it runs)
-      ARGV[9] why a new key is allowed: 'answered' (the service answered under the old key:
-              nothing was made), 'force' (the operator checked), 'absent' (`orders reconcile`
-              found no order under it: allowed only for a failed_uncertain order it recorded
-              absent, `ra`, listing with the API key of the unclear attempt, `rk` == `uk`), or
-              '' (an old order that carries the mark of an unclear attempt is then refused: an
-              order may exist under its key)
+      ARGV[1] JSON object of named fields:
+        number      the old order number (a string)
+        key         the new key
+        identities  the moved identities (an array)
+        generation  the new generation (a number)
+        rest_status the status for the rows left
+        rest_patch  object of stored names for them
+        from        allowed statuses of the old order ("a,b", or "*" for any)
+        campaign    the campaign (it rejoins the running set if it runs)
+        clearance   why a new key is allowed: 'answered' (the service answered under the old
+                    key: nothing was made), 'force' (the operator checked), 'absent' (`orders
+                    reconcile` found no order under it: allowed only for a failed_uncertain order
+                    it recorded absent, `ra`, listing with the API key of the unclear attempt,
+                    `rk` == `uk`), or absent (an old order that carries the mark of an unclear
+                    attempt is then refused: an order may exist under its key)
 
-    Output:
-      {1, new order number} when done
-      {0, status} when the old order's status is not allowed
-      {-2, mark} when it carries the mark
-      {-1, ""} when it is unknown
+    Output: a word of REPLIES (src/redis/replies.ts), then its values
+      {'rekeyed', new order number} when done
+      {'not_allowed', status} when the old order's status is not allowed
+      {'unclear', mark} when it carries the mark
+      {'unknown'} when there is no such order
 ]]
 --- @include "includes/allowed"
 --- @include "includes/counts"
@@ -42,21 +43,23 @@
 --- @include "includes/note-uncertain"
 --- @include "includes/keep-dispatched"
 
-local raw = redis.call('HGET', KEYS[1], ARGV[1])
-if not raw then return {-1, ''} end
+local a = cjson.decode(ARGV[1])
+local clearance = a.clearance or ''
+local raw = redis.call('HGET', KEYS[1], a.number)
+if not raw then return {'unknown'} end
 local old = cjson.decode(raw)
-if not allowed(ARGV[7], old.s) then return {0, old.s} end
-if ARGV[9] == '' and unclear(old) then return {-2, old.uc} end
-if ARGV[9] == 'absent' then
+if not allowed(a.from, old.s) then return {'not_allowed', old.s} end
+if clearance == '' and unclear(old) then return {'unclear', old.uc} end
+if clearance == 'absent' then
   local same_key = old.uk ~= nil and old.uk ~= '' and old.rk == old.uk
   if old.s ~= 'failed_uncertain' or not old.ra or not same_key then
-    return {-2, old.uc or 'uncertain'}
+    return {'unclear', old.uc or 'uncertain'}
   end
   answered(old)
 end
-if ARGV[9] == 'answered' then answered(old) end
+if clearance == 'answered' then answered(old) end
 old.ak = nil
-local moved = cjson.decode(ARGV[3])
+local moved = a.identities
 local is_moved = {}
 for _, id in ipairs(moved) do is_moved[id] = true end
 local rest = {}
@@ -64,7 +67,7 @@ for _, id in ipairs(old.i) do
   if not is_moved[id] then table.insert(rest, id) end
 end
 local n = redis.call('HINCRBY', KEYS[6], 'next_order', 1)
-local new_order = { k = ARGV[2], i = moved, g = tonumber(ARGV[4]), s = 'queued', rp = tonumber(ARGV[1]),
+local new_order = { k = a.key, i = moved, g = a.generation, s = 'queued', rp = tonumber(a.number),
   m = old.m, c = old.c, d = old.d, md = old.md, t = old.t }
 -- An order that names its key in its metadata (src/ledger/order-tags.ts) names the new one: one
 -- stored with `t` by itself (its tags are made from `k` when it is read, see codec.ts), one
@@ -72,7 +75,7 @@ local new_order = { k = ARGV[2], i = moved, g = tonumber(ARGV[4]), s = 'queued',
 if type(old.md) == 'table' and old.md.giftjobs_key then
   local md = {}
   for name, value in pairs(old.md) do md[name] = value end
-  md.giftjobs_key = ARGV[2]
+  md.giftjobs_key = a.key
   new_order.md = md
 end
 -- The price goes with the order when all its rows move (a packed order split by a 422 is not
@@ -90,18 +93,18 @@ if closed == 'cancelled' or closed == 'archived' then
 end
 redis.call('HSET', KEYS[1], n, cjson.encode(new_order))
 move_counts(KEYS[3], old.s, new_order.s, #moved)
-redis.call('SREM', KEYS[4], ARGV[1])
+redis.call('SREM', KEYS[4], a.number)
 if new_order.s == 'queued' then
   redis.call('LPUSH', KEYS[5], n)
   redis.call('HDEL', KEYS[6], 'finished_at')
-  keep_dispatched(KEYS[6], KEYS[7], ARGV[8])
+  keep_dispatched(KEYS[6], KEYS[7], a.campaign)
 end
 for _, id in ipairs(moved) do
   local row_raw = redis.call('HGET', KEYS[2], id)
   if row_raw then
     local row = cjson.decode(row_raw)
     row[2] = n
-    row[3] = tonumber(ARGV[4])
+    row[3] = a.generation
     redis.call('HSET', KEYS[2], id, cjson.encode(row))
   end
 end
@@ -111,13 +114,13 @@ if #rest == 0 then
   old.sb = n
 else
   old.i = rest
-  local status_for_rest = ARGV[5]
-  merge(old, cjson.decode(ARGV[6]))
+  local status_for_rest = a.rest_status
+  merge(old, a.rest_patch)
   status_for_rest = checked_status(old, status_for_rest)
   move_counts(KEYS[3], old.s, status_for_rest, #rest)
   note_uncertain(KEYS[6], old, old.s, status_for_rest)
   count_ended(KEYS[8], old.s, status_for_rest)
   old.s = status_for_rest
 end
-redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(old))
-return {1, n}
+redis.call('HSET', KEYS[1], a.number, cjson.encode(old))
+return {'rekeyed', n}

@@ -10,20 +10,20 @@
 
       ARGV[1] the row's identity
 
-    Output:
-      {1, generation} when removed
-      {0, status} when its status forbids it
-      {-1, ""} when the row is unknown
+    Output: a word of REPLIES (src/redis/replies.ts), then its values
+      {'released', generation} when removed
+      {'not_allowed', status} when its order's status forbids it
+      {'unknown'} when the row is unknown
 ]]
 --- @include "includes/counts"
 
 local row_raw = redis.call('HGET', KEYS[2], ARGV[1])
-if not row_raw then return {-1, ''} end
+if not row_raw then return {'unknown'} end
 local row = cjson.decode(row_raw)
 local order_raw = redis.call('HGET', KEYS[1], row[2])
 if order_raw then
   local order = cjson.decode(order_raw)
-  if order.s ~= 'failed_final' then return {0, order.s} end
+  if order.s ~= 'failed_final' then return {'not_allowed', order.s} end
   local rest = {}
   for _, id in ipairs(order.i) do if id ~= ARGV[1] then table.insert(rest, id) end end
   move_counts(KEYS[3], 'failed_final', 'superseded', 1)
@@ -32,4 +32,4 @@ if order_raw then
 end
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('HINCRBY', KEYS[3], 'total', -1)
-return {1, tostring(row[3] or 0)}
+return {'released', tostring(row[3] or 0)}

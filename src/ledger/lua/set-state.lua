@@ -11,14 +11,14 @@
       ARGV[3] campaign name
       ARGV[4..] field/value pairs to set with it
 
-    Output:
-      {1, previous} when set
-      {0, current} when its state does not allow it
+    Output: a word of REPLIES (src/redis/replies.ts), then its values
+      {'state_set', previous} when set
+      {'not_allowed', current} when its state does not allow it
 ]]
 --- @include "includes/allowed"
 
 local current = redis.call('HGET', KEYS[1], 'state') or 'running'
-if not allowed(ARGV[2], current) then return {0, current} end
+if not allowed(ARGV[2], current) then return {'not_allowed', current} end
 redis.call('HSET', KEYS[1], 'state', ARGV[1])
 for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 -- A pause's reason belongs to the paused state only (a cancelled campaign is not "paused").
@@ -28,4 +28,4 @@ if ARGV[1] == 'running' then
 else
   redis.call('SREM', KEYS[2], ARGV[3])
 end
-return {1, current}
+return {'state_set', current}

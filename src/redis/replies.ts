@@ -1,0 +1,35 @@
+/**
+ * The words a Lua script's reply opens with, each with one meaning whichever script answers it
+ * (docs/architecture/ledger.md, "The scripts"): a script answers `{word, ...}` and one decoder
+ * per script turns that into a TypeScript union.
+ */
+export const REPLIES = {
+  moved: "the order moved: {previous, status reached}",
+  started: "the order is in flight: {order, rows, campaign created at, execution mode}",
+  rekeyed: "the rows moved to a new order of the next generation: {its number}",
+  released: "the failed_final row was taken out of its order: {its generation}",
+  state_set: "the campaign's state was set: {the previous state}",
+  unknown: "no such order (or, for an order id, the order was superseded)",
+  not_allowed:
+    "the current status (of the order, the row's order or the campaign) does not allow the change: {it}",
+  changed: "the order changed since the caller read it: {current status}",
+  other_order_id: "the order holds another order id: {current status, its order id}",
+  no_order_id: "the order holds no order id yet: {current status}",
+  unclear: "the order carries the mark of an unclear attempt: {the mark}",
+  paused: "the campaign is held or paused, the order given back: {reason}",
+  over_budget: "this call paused the campaign over its budget, the order given back: {reason}",
+  other_api_key: "an earlier attempt ended unclear under another API key: {the mark}",
+  daily_limit: "the daily limit stops the order, given back: {currency, spent, limit, price, day}",
+} as const;
+
+export type ReplyWord = keyof typeof REPLIES;
+
+/** A script's reply as Redis hands it: its word, then the values the word names. */
+export type Reply = [ReplyWord, ...unknown[]];
+
+/** The reply's word, checked: a word outside REPLIES is a script out of step with its decoder. */
+export function replyWord(reply: unknown, script: string): ReplyWord {
+  const word = Array.isArray(reply) ? reply[0] : undefined;
+  if (typeof word === "string" && word in REPLIES) return word as ReplyWord;
+  throw new Error(`${script} answered ${JSON.stringify(reply)}, which no decoder reads`);
+}

@@ -1,0 +1,83 @@
+import type { Redis } from "ioredis";
+import { readLuaScript } from "./lua-scripts.js";
+
+/**
+ * Every Lua script of giftjobs, in one list: the command it is defined as, its file (whose
+ * header names its KEYS, ARGV and replies) and how many keys it takes (`[least, most]` when it
+ * varies: a key per running campaign, an optional index). See docs/architecture/ledger.md,
+ * "The scripts".
+ */
+export const SCRIPTS = {
+  giftjobsLedgerRecord: { file: "src/ledger/lua/record.lua", keys: 7 },
+  giftjobsLedgerTransition: { file: "src/ledger/lua/transition.lua", keys: [11, 12] },
+  giftjobsLedgerRekey: { file: "src/ledger/lua/rekey.lua", keys: 8 },
+  giftjobsLedgerReleaseRow: { file: "src/ledger/lua/release-row.lua", keys: 3 },
+  giftjobsLedgerStart: { file: "src/ledger/lua/start.lua", keys: 8 },
+  giftjobsLedgerClaimFollowed: { file: "src/ledger/lua/claim-followed.lua", keys: 1 },
+  giftjobsLedgerDispatch: { file: "src/ledger/lua/dispatch.lua", keys: [1, Infinity] },
+  giftjobsLedgerSetState: { file: "src/ledger/lua/set-state.lua", keys: 2 },
+  giftjobsLedgerCancelPending: { file: "src/ledger/lua/cancel-pending.lua", keys: 8 },
+  giftjobsLedgerArchive: { file: "src/ledger/lua/archive.lua", keys: 9 },
+  giftjobsLedgerClearArchived: { file: "src/ledger/lua/clear-archived.lua", keys: 6 },
+  giftjobsLedgerFinishRestore: { file: "src/ledger/lua/finish-restore.lua", keys: 5 },
+  giftjobsLedgerPauseForLimit: { file: "src/ledger/lua/pause-for-limit.lua", keys: [1, Infinity] },
+  giftjobsRecordProductState: { file: "src/catalog/lua/record-product-state.lua", keys: 1 },
+  giftjobsClaimMessage: { file: "src/webhooks/lua/claim-message.lua", keys: 2 },
+  giftjobsForgetMark: { file: "src/campaigns/lua/forget-mark.lua", keys: 2 },
+  giftjobsForgetRecords: { file: "src/campaigns/lua/forget-records.lua", keys: 4 },
+} as const satisfies Record<string, { file: string; keys: number | readonly [number, number] }>;
+
+export type ScriptName = keyof typeof SCRIPTS;
+
+/** Each script's text, its includes expanded: read on first use, once per process. */
+const texts = new Map<ScriptName, string>();
+
+function textOf(name: ScriptName): string {
+  let text = texts.get(name);
+  if (text === undefined) {
+    text = readLuaScript(SCRIPTS[name].file);
+    texts.set(name, text);
+  }
+  return text;
+}
+
+const defined = new WeakSet<Redis>();
+
+/**
+ * Defines every script on `redis`, once per connection: ioredis then sends EVALSHA, not the
+ * script text, each call (and the text again only after a SCRIPT FLUSH or a failover).
+ */
+export function defineScripts(redis: Redis): void {
+  if (defined.has(redis)) return;
+  for (const name of Object.keys(SCRIPTS) as ScriptName[])
+    if (!(name in redis)) redis.defineCommand(name, { lua: textOf(name) });
+  defined.add(redis);
+}
+
+type Command = (...args: (string | number | Buffer)[]) => Promise<unknown>;
+
+/**
+ * Runs script `name` on `redis` with `keys` (as many as its entry in SCRIPTS says) and `args`;
+ * defines the scripts on the connection first if they are not.
+ */
+export function runScript(
+  redis: Redis,
+  name: ScriptName,
+  keys: readonly string[],
+  args: readonly (string | Buffer)[],
+): Promise<unknown> {
+  const expected = SCRIPTS[name].keys;
+  const [least, most] = typeof expected === "number" ? [expected, expected] : expected;
+  if (keys.length < least || keys.length > most) {
+    const why = `${name} takes ${describe(expected)} keys, given ${keys.length}`;
+    return Promise.reject(new RangeError(why));
+  }
+  defineScripts(redis);
+  const command = (redis as unknown as Record<string, Command>)[name]!;
+  return command.call(redis, keys.length, ...keys, ...args);
+}
+
+function describe(keys: number | readonly [number, number]): string {
+  if (typeof keys === "number") return String(keys);
+  return keys[1] === Infinity ? `at least ${keys[0]}` : `${keys[0]} to ${keys[1]}`;
+}
