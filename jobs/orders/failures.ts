@@ -42,13 +42,11 @@ export async function handleFailure(
     });
   if (error instanceof RefusedRequestError) {
     // Nothing was sent; an earlier attempt's mark, if any, keeps the rows failed_uncertain.
-    const status = await markFailed(
-      attempt,
-      deps,
-      "failed_final",
-      "refused_by_client",
-      error.message,
-    );
+    const status = await markFailed(attempt, deps, {
+      status: "failed_final",
+      type: "refused_by_client",
+      message: error.message,
+    });
     deps.onOutcome?.("final");
     return { status };
   }
@@ -68,7 +66,10 @@ export async function handleFailure(
       return finalFailure(attempt, error, deps);
     case "key-conflict":
       // The key exists with another body: an order may exist under it. Never retried.
-      await markFailed(attempt, deps, "failed_uncertain", error.type, error.message, {
+      await markFailed(attempt, deps, {
+        status: "failed_uncertain",
+        type: error.type,
+        message: error.message,
         unclear: error.type,
       });
       deps.onOutcome?.("key_conflict");
@@ -79,6 +80,15 @@ export async function handleFailure(
   }
 }
 
+/** How an order ends failed: the status, the error kept on its rows, and the key's marks. */
+interface Failure {
+  status: "failed_final" | "failed_uncertain";
+  type: string;
+  message: string;
+  clearance?: KeyClearance;
+  unclear?: string;
+}
+
 /**
  * Ends the attempt's order failed. `clearance` "answered" when the service answered under the key;
  * otherwise a failed_final becomes failed_uncertain while an earlier attempt's mark stands (the
@@ -87,18 +97,16 @@ export async function handleFailure(
 async function markFailed(
   attempt: Attempt,
   deps: CreateOrderDeps,
-  status: "failed_final" | "failed_uncertain",
-  type: string,
-  message: string,
-  options: { clearance?: KeyClearance; unclear?: string } = {},
+  failure: Failure,
 ): Promise<string> {
+  const { status, type, message } = failure;
   const moved = await deps.ledger.orders.transition({
     campaign: attempt.campaign,
     number: attempt.number,
     from: ["in_flight", "queued"],
     to: status,
-    patch: { error_type: type, error_message: message, unclear: options.unclear },
-    clearance: options.clearance,
+    patch: { error_type: type, error_message: message, unclear: failure.unclear },
+    clearance: failure.clearance,
   });
   if (!moved.moved) return moved.current ?? status;
   deps.onOrderEnded?.(endName(moved.status));
@@ -113,7 +121,10 @@ async function retrySameKey(attempt: Attempt, error: ApiError, deps: CreateOrder
   if (noAnswer(error) && deps.outageHold?.down()) return waitOutOutage(attempt, error, deps);
   const attempts = job.opts.attempts ?? 1;
   if (job.attemptsMade + 1 >= attempts) {
-    await markFailed(attempt, deps, "failed_uncertain", error.type, error.message, {
+    await markFailed(attempt, deps, {
+      status: "failed_uncertain",
+      type: error.type,
+      message: error.message,
       unclear: error.type,
     });
     log.warn(
@@ -256,7 +267,10 @@ async function finalFailure(attempt: Attempt, error: ApiError, deps: CreateOrder
   deps.onOutcome?.("final");
   const clearance = answeredUnderKey(error) ? "answered" : undefined;
   if (index === undefined || identities.length < 2 || index >= identities.length || !clearance) {
-    const status = await markFailed(attempt, deps, "failed_final", error.type, error.message, {
+    const status = await markFailed(attempt, deps, {
+      status: "failed_final",
+      type: error.type,
+      message: error.message,
       clearance,
     });
     // One per order: counted in the tracker's progress lines and `orders report`.

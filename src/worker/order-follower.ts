@@ -1,6 +1,7 @@
 import { setMaxListeners } from "node:events";
 import type { ApiClient, OrderLookup } from "../api/client.js";
 import { ApiError, nothingSent } from "../api/errors/index.js";
+import { WORKER_DEFAULTS } from "../config.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { FollowedOrder } from "../ledger/types.js";
 import type { Logger } from "../log.js";
@@ -60,7 +61,7 @@ export class OrderFollower {
   private readonly abort = new AbortController();
 
   constructor(private readonly options: OrderFollowerOptions) {
-    this.concurrency = options.concurrency ?? 10;
+    this.concurrency = options.concurrency ?? WORKER_DEFAULTS.concurrency;
     // Every poll in flight listens to this one signal.
     setMaxListeners(0, this.abort.signal);
   }

@@ -10,6 +10,7 @@ import { apiClientFor } from "../api/client-for-config.js";
 import { recordAutoPause } from "../audit/auto-pause.js";
 import { trailOf } from "../audit/trail-of.js";
 import { STALL_FIELDS } from "../campaigns/stall.js";
+import { WORKER_DEFAULTS } from "../config.js";
 import { daySpendOf } from "../daily-limit.js";
 import { journalFor } from "../db/order-journal.js";
 import { PgProductOverrides } from "../db/product-overrides.js";
@@ -43,7 +44,7 @@ export function orderJobSlots(concurrency: number): number {
 export function startOrdersQueue(context: QueueContext): QueueRunner {
   const { options, connection, outage, log, active, database } = context;
   const { config } = options;
-  const concurrency = options.concurrency ?? 10;
+  const concurrency = options.concurrency ?? WORKER_DEFAULTS.concurrency;
   const hooks = options.hooks ?? {};
   const client = apiClientFor(config, hooks.onResponse);
   const ledger = new Ledger(commandClient(connection), config.prefix);
@@ -65,7 +66,7 @@ export function startOrdersQueue(context: QueueContext): QueueRunner {
     ? new OrderIndex(commandClient(connection), config.prefix)
     : undefined;
   const firstPollDelayMs = options.webhooks
-    ? (options.webhooks.firstPollDelayMs ?? 30_000)
+    ? (options.webhooks.firstPollDelayMs ?? WORKER_DEFAULTS.webhookPollDelayMs)
     : timings.firstPollDelayMs;
   const campaigns = new CampaignTracker({
     ledger,
@@ -94,7 +95,7 @@ export function startOrdersQueue(context: QueueContext): QueueRunner {
     timings.outageHoldMaxMs ?? 30_000,
   );
   // Taking over a stalled job is safe (same key), so stalls may repeat a few times.
-  const lockDuration = options.lockDurationMs ?? 30_000;
+  const lockDuration = options.lockDurationMs ?? WORKER_DEFAULTS.lockDurationMs;
   const common = {
     connection,
     prefix: config.prefix,

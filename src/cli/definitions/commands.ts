@@ -5,6 +5,7 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { DEFAULT_CATALOG_CRON } from "../../../jobs/catalog/job.js";
 import { DEFAULT_KEEP, DEFAULT_MAX_SHRINK } from "../../catalog/sync-defaults.js";
+import { WORKER_DEFAULTS } from "../../config.js";
 import type { WorkerQueue } from "../../worker/worker-options.js";
 import { lazyActions } from "../lazy-action.js";
 import { collect, portNumber, positiveWhole } from "../option-parsers.js";
@@ -135,7 +136,7 @@ export function registerWorker(program: Command): void {
       "--concurrency <n>",
       "requests in flight at once per queue (orders at the service; catalog syncs)",
       positiveWhole,
-      10,
+      WORKER_DEFAULTS.concurrency,
     )
     .option(
       "--queues <list>",
@@ -157,7 +158,7 @@ export function registerWorker(program: Command): void {
       "--lock-duration <ms>",
       "how soon a crashed worker's jobs are taken over by other workers",
       positiveWhole,
-      30000,
+      WORKER_DEFAULTS.lockDurationMs,
     )
     .option(
       "--webhooks",
@@ -173,7 +174,7 @@ export function registerWorker(program: Command): void {
       "--webhook-poll-delay <ms>",
       "with webhooks on: first poll of an accepted async order, the safety net",
       positiveWhole,
-      30000,
+      WORKER_DEFAULTS.webhookPollDelayMs,
     )
     .action(runWorker("runWorker"));
 }
