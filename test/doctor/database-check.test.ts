@@ -41,12 +41,7 @@ describe("giftjobs doctor: PostgreSQL, when GIFTJOBS_DATABASE_URL is set", () =>
             .map((c) => c.name)
             .filter((name) => ["service", "database", "catalog", "paid-memory"].includes(name));
         expect(await names({})).toEqual(["service", "catalog", "paid-memory"]);
-        expect(await names(db.env)).toEqual([
-          "service",
-          "database",
-          "catalog",
-          "paid-memory",
-        ]);
+        expect(await names(db.env)).toEqual(["service", "database", "catalog", "paid-memory"]);
       } finally {
         await removeDir(dataDir);
       }
