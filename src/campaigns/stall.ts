@@ -5,9 +5,6 @@ import type { CampaignState } from "./state.js";
 /** Why a running campaign with rows to send does not move. */
 export type StallReason = "no_worker" | "service_unreachable";
 
-/** Every reason, for the metric's series. */
-export const STALL_REASONS: readonly StallReason[] = ["no_worker", "service_unreachable"];
-
 /**
  * A running campaign with rows queued, in flight or submitted that nothing moves: `orders status`
  * and `orders list` (`stalled`, null when not), the dashboard and giftjobs_campaign_stalled
