@@ -107,6 +107,40 @@ function prettyFormat(options: PinoPretty.PrettyOptions): (line: string) => stri
 }
 
 /**
+ * stderr as the log's stream, whose write errors are ignored: a line that cannot be written (a
+ * closed terminal, a reader gone: EPIPE, EIO) is dropped, and the log call that wrote it goes on,
+ * so a long-running worker is never stopped mid-order by its log (docs/architecture/audit.md,
+ * "Output that cannot be written").
+ */
+function stderrDestination(
+  overlaid: boolean,
+  format: (line: string) => string,
+): { write(line: string): void } {
+  if (overlaid)
+    return {
+      write: (line: string) => {
+        try {
+          writeAboveOverlay(format(line));
+        } catch {
+          // Dropped: see above.
+        }
+      },
+    };
+  const stream = pino.destination({ dest: 2, sync: true });
+  // Its error would be thrown by the write that met it; after one, nothing more is written
+  // (the line it holds would be tried again at every write, the rest kept behind it).
+  let broken = false;
+  stream.on("error", () => {
+    broken = true;
+  });
+  return {
+    write: (line: string) => {
+      if (!broken) stream.write(line);
+    },
+  };
+}
+
+/**
  * The logger: JSON on stderr by default, readable on a terminal. Secrets are redacted and
  * e-mail addresses masked in every message and field.
  */
@@ -117,11 +151,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const format = pretty
     ? prettyFormat({ colorize: terminal, translateTime: "HH:MM:ss" })
     : (line: string) => line;
-  const destination =
-    options.destination ??
-    (terminal || pretty
-      ? { write: (line: string) => writeAboveOverlay(format(line)) }
-      : pino.destination({ dest: 2, sync: true }));
+  const destination = options.destination ?? stderrDestination(terminal || pretty, format);
   return pino(
     {
       level: options.level ?? "info",

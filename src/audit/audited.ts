@@ -20,8 +20,17 @@ export interface AuditedStep<T> {
   done?: (value: T) => AuditDetails;
 }
 
-/** Writes the step's `ok` entry now, with these details (over the step's own). */
-export type RecordFirst = (details: AuditDetails) => Promise<void>;
+/**
+ * Writes the step's `ok` entry now, with these details (over the step's own); resolves to what
+ * writes its second entry if the effect then falls short of it.
+ */
+export type RecordFirst = (details: AuditDetails) => Promise<Amend>;
+
+/**
+ * A second entry, `refused`, after one written first: a move refused after the entry (the
+ * campaign or order changed meanwhile), with the reason and the details of what was done.
+ */
+export type Amend = (reason: string, details: AuditDetails) => Promise<void>;
 
 /**
  * Runs the step and appends one entry for it (docs/architecture/audit.md, "What is recorded"):
@@ -49,6 +58,9 @@ export async function audited<T>(
     written = "failed";
     await trail?.append(draft("ok", details));
     written = "first";
+    return async (reason, end) => {
+      await appendAfter(trail, step, draft("refused", end, reason));
+    };
   };
   let value: T;
   try {
@@ -60,16 +72,25 @@ export async function audited<T>(
     await trail?.append(draft(error instanceof UserError ? "refused" : "failed", {}, reason));
     throw error;
   }
-  if (!trail || written === "first") return value;
+  if (written === "first") return value;
+  await appendAfter(trail, step, draft("ok", step.done?.(value) ?? {}));
+  return value;
+}
+
+/** An entry of a step already done: one that cannot be written is a RunError saying so. */
+async function appendAfter(
+  trail: AuditTrail | undefined,
+  step: { action: string; campaign: string | null },
+  draft: AuditDraft,
+): Promise<void> {
   try {
-    await trail.append(draft("ok", step.done?.(value) ?? {}));
+    await trail?.append(draft);
   } catch (error) {
     throw new RunError(
-      `${step.action}${step.campaign ? ` of campaign ${step.campaign}` : ""} was done, but the audit trail (${trail.place}) could not record it: ${firstLine(error)}`,
+      `${step.action}${step.campaign ? ` of campaign ${step.campaign}` : ""} was done, but the audit trail (${trail?.place}) could not record it: ${firstLine(error)}`,
       { cause: error },
     );
   }
-  return value;
 }
 
 function firstLine(error: unknown): string {

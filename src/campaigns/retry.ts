@@ -34,6 +34,11 @@ export interface RetryOptions {
   allowRepeats?: boolean;
   /** How far back the paid memory is looked at, in days. @defaultValue 90 */
   repeatWindowDays?: number;
+  /**
+   * Called with the plan once the checks have passed and before the first change: the audit
+   * entry is written there (docs/architecture/audit.md, "An entry before its effect").
+   */
+  beforeMove?: (plan: RetryResult) => Promise<void>;
 }
 
 export interface RetryResult {
@@ -109,16 +114,11 @@ export async function retryCampaign(
     unclear: 0,
     absent: 0,
   };
-  const earlierOf = options.newKey ? await repeatCheck(ledger, campaign, options) : undefined;
+  const plan = await planRetry(ledger, campaign, { ...options, statuses });
+  await options.beforeMove?.(plannedResult(result, plan));
   const repeated: Record<string, number> = {};
-  for await (const [number, order] of ledger.orders.all(campaign)) {
-    const absent = Boolean(options.newKey && !options.force && reconciledAbsent(order));
-    if (!statuses.includes(order.status) && !absent) continue;
-    const marks = earlierOf ? await earlierOf(order.identities) : [];
-    if (marks.length > 0 && !options.allowRepeats) {
-      result.repeats = (result.repeats ?? 0) + 1;
-      continue;
-    }
+  for (const move of plan.moves) {
+    const { number, order, absent, marks } = move;
     // Paid again knowingly: each such row names the rows it repeats before it moves on, and
     // loses them again when it does not.
     if (marks.length > 0) await ledger.orders.putRows(campaign, marked(marks));
@@ -133,16 +133,90 @@ export async function retryCampaign(
     result.orders += 1;
     result.rows += order.identities.length;
     if (absent) result.absent += 1;
-    for (const mark of marks)
-      for (const earlier of new Set(mark.earlier.map((row) => row.campaign)))
-        repeated[earlier] = (repeated[earlier] ?? 0) + 1;
+    countRepeated(repeated, marks);
   }
+  result.unclear += plan.unclear;
+  if (plan.repeats > 0) result.repeats = plan.repeats;
   if (Object.keys(repeated).length > 0) {
     result.repeated = repeated;
     const stored = (await ledger.campaigns.meta(campaign)).repeats;
     await ledger.campaigns.setMeta(campaign, { repeats: addedRepeats(stored, repeated) });
   }
   return result;
+}
+
+/** An order a retry is to move, as its checks found it. */
+interface PlannedMove {
+  number: number;
+  order: LedgerOrder;
+  absent: boolean;
+  marks: RepeatMark[];
+}
+
+interface RetryPlan {
+  moves: PlannedMove[];
+  /** Left alone: an attempt under their key ended unclear (--new-key without --force). */
+  unclear: number;
+  /** Left alone: a row repeats another campaign's (--new-key without --allow-repeats). */
+  repeats: number;
+}
+
+/**
+ * The orders a retry is to move, read before any is (docs/architecture/audit.md, "An entry
+ * before its effect"): its entry is written between the two. The ledger still checks each
+ * move as it is made.
+ */
+async function planRetry(
+  ledger: Ledger,
+  campaign: string,
+  options: RetryOptions & { statuses: string[] },
+): Promise<RetryPlan> {
+  const earlierOf = options.newKey ? await repeatCheck(ledger, campaign, options) : undefined;
+  const plan: RetryPlan = { moves: [], unclear: 0, repeats: 0 };
+  for await (const [number, order] of ledger.orders.all(campaign)) {
+    const absent = Boolean(options.newKey && !options.force && reconciledAbsent(order));
+    if (!options.statuses.includes(order.status) && !absent) continue;
+    // REKEY refuses it without a clearance (src/ledger/lua/rekey.lua): not planned.
+    if (options.newKey && !options.force && !absent && order.unclear) {
+      plan.unclear += 1;
+      continue;
+    }
+    const marks = earlierOf ? await earlierOf(order.identities) : [];
+    if (marks.length > 0 && !options.allowRepeats) plan.repeats += 1;
+    else plan.moves.push({ number, order, absent, marks });
+  }
+  return plan;
+}
+
+/** What the retry will have done if the ledger takes every move planned. */
+function plannedResult(base: RetryResult, plan: RetryPlan): RetryResult {
+  const repeated: Record<string, number> = {};
+  for (const move of plan.moves) countRepeated(repeated, move.marks);
+  return {
+    ...base,
+    orders: plan.moves.length,
+    rows: plan.moves.reduce((sum, move) => sum + move.order.identities.length, 0),
+    unclear: plan.unclear,
+    absent: plan.moves.filter((move) => move.absent).length,
+    ...(plan.repeats > 0 ? { repeats: plan.repeats } : {}),
+    ...(Object.keys(repeated).length > 0 ? { repeated } : {}),
+  };
+}
+
+function countRepeated(repeated: Record<string, number>, marks: readonly RepeatMark[]): void {
+  for (const mark of marks)
+    for (const earlier of new Set(mark.earlier.map((row) => row.campaign)))
+      repeated[earlier] = (repeated[earlier] ?? 0) + 1;
+}
+
+/**
+ * Why a retry did less than its plan (its entry, written first, said the plan), or undefined:
+ * the reason of its second entry, `refused`.
+ */
+export function retryShortfall(plan: RetryResult, done: RetryResult): string | undefined {
+  const refused = plan.orders - done.orders;
+  if (refused <= 0) return undefined;
+  return `${refused} of the ${plan.orders} orders planned were not re-queued: each changed after the check (the ledger refused the move)`;
 }
 
 /** A row of an order to move on that repeats earlier rows of other campaigns, and its row. */

@@ -1,11 +1,12 @@
 import type { Actor } from "../audit/actor.js";
+import type { Amend } from "../audit/audited.js";
 import {
   approveCampaign,
   cancelCampaign,
   pauseCampaign,
   resumeCampaign,
 } from "../campaigns/control.js";
-import { retryCampaign } from "../campaigns/retry.js";
+import { type RetryResult, retryCampaign, retryShortfall } from "../campaigns/retry.js";
 import type { CampaignSummary } from "../campaigns/summary.js";
 import type { DailyLimit } from "../daily-limit.js";
 import type { Ledger } from "../ledger/ledger.js";
@@ -30,9 +31,10 @@ interface ActionRequest {
   /**
    * Writes the action's entry, with the line it will show, once its checks have passed and
    * before the move that lets the campaign spend (docs/architecture/audit.md, "An entry before
-   * its effect"): approve and resume call it.
+   * its effect"): approve, resume and retry call it. It resolves to what writes a second entry,
+   * `refused`, when the effect then falls short of the line (retry).
    */
-  entryFirst?: (outcome: string) => Promise<void>;
+  entryFirst?: (outcome: string) => Promise<Amend>;
 }
 
 /**
@@ -77,7 +79,9 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
     run: async (ledger, c, { actor, entryFirst }) => {
       await approveCampaign(ledger, c, {
         approver: actor,
-        beforeMove: () => entryFirst?.(`campaign ${c} approved`) ?? Promise.resolve(),
+        beforeMove: async () => {
+          await entryFirst?.(`campaign ${c} approved`);
+        },
       });
       return `campaign ${c} approved`;
     },
@@ -104,7 +108,9 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
     run: async (ledger, c, { dailyLimit, entryFirst }) =>
       (await resumeCampaign(ledger, c, {
         limit: dailyLimit,
-        beforeMove: () => entryFirst?.(`campaign ${c} resumed`) ?? Promise.resolve(),
+        beforeMove: async () => {
+          await entryFirst?.(`campaign ${c} resumed`);
+        },
       }))
         ? `campaign ${c} resumed`
         : `campaign ${c} was already running`,
@@ -118,9 +124,16 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
     shown: ({ stored, summary }) =>
       summary.failed_uncertain > 0 && stored !== "cancelled" && stored !== "archived",
     unrecorded: false,
-    run: async (ledger, c) => {
-      const result = await retryCampaign(ledger, c, {});
-      return `${result.rows.toLocaleString("en-US")} ${plural(result.rows, "row")} in ${result.orders.toLocaleString("en-US")} ${plural(result.orders, "order")} re-queued (${result.mode})`;
+    run: async (ledger, c, { entryFirst }) => {
+      let planned: { plan: RetryResult; amend: Amend | undefined } | undefined;
+      const result = await retryCampaign(ledger, c, {
+        beforeMove: async (plan) => {
+          planned = { plan, amend: await entryFirst?.(retryLine(plan)) };
+        },
+      });
+      const short = planned && retryShortfall(planned.plan, result);
+      if (short) await planned?.amend?.(short, { outcome: retryLine(result) });
+      return retryLine(result);
     },
   },
   {
@@ -138,6 +151,10 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
   },
   // archive: another engineer adds it here (see above).
 ];
+
+function retryLine(result: RetryResult): string {
+  return `${result.rows.toLocaleString("en-US")} ${plural(result.rows, "row")} in ${result.orders.toLocaleString("en-US")} ${plural(result.orders, "order")} re-queued (${result.mode})`;
+}
 
 export function findAction(name: string): CampaignAction | undefined {
   return CAMPAIGN_ACTIONS.find((a) => a.name === name);

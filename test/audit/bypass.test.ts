@@ -8,14 +8,22 @@ import { spawn } from "node:child_process";
 import { mkdir, readFile, rename, rmdir, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { auditFilePath } from "../../src/audit/file-trail.js";
+import { campaignStatus } from "../../src/campaigns/status.js";
 import { auditTable } from "../../src/dashboard/audit-table.js";
 import { startDashboard } from "../../src/dashboard/start-dashboard.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
-import { type CampaignEnv, cliEnvOf, depsOf, giftjobs } from "../helpers/campaign-env.js";
+import {
+  type CampaignEnv,
+  cliEnvOf,
+  depsOf,
+  FAST_TIMINGS,
+  giftjobs,
+} from "../helpers/campaign-env.js";
 import { cliCommandLine } from "../helpers/cli.js";
 import { csvFile, validCsv } from "../helpers/csv.js";
 import { useTestDatabase } from "../helpers/database.js";
 import { useCampaignEnv } from "../helpers/use-campaign-env.js";
+import { eventually } from "../helpers/wait-for.js";
 
 const { setup } = useCampaignEnv({ apiKey: "test-key-123456" });
 
@@ -238,6 +246,78 @@ describe("an entry before its effect", () => {
     expect(steps(entries)).toEqual(["import ok", "approve ok"]);
     expect(entries[1]!.details).toMatchObject({ via: "dashboard", outcome: "campaign d approved" });
   });
+});
+
+describe("a retry whose entry cannot be written", () => {
+  const envs = useCampaignEnv();
+
+  /** Two rows, each order made by the service then answered 500: failed_uncertain. */
+  async function uncertainCampaign(e: CampaignEnv, campaign: string) {
+    const file = await csvFile(e, `${campaign}.csv`, validCsv(e.index, 2, campaign).text);
+    await importCampaign(
+      {
+        file,
+        campaign,
+        executionMode: "sync",
+        jobOptions: { attempts: 1, backoff: { type: "fixed", delay: 10 } },
+      },
+      depsOf(e),
+    );
+    await envs.work(e, { concurrency: 1, timings: FAST_TIMINGS });
+    await eventually(
+      async () => (await campaignStatus(e.ledger, campaign)).failed_uncertain === 2,
+      "failed_uncertain",
+    );
+    await envs.stopWorkers();
+    e.sandbox.setFaults({ failAfterRate: 0 });
+  }
+
+  const breakTrail = async (e: CampaignEnv) => {
+    const path = auditFilePath(e.dataDir);
+    await rename(path, `${path}.aside`).catch(() => undefined);
+    await mkdir(path);
+  };
+  const mendTrail = async (e: CampaignEnv) => {
+    const path = auditFilePath(e.dataDir);
+    await rmdir(path);
+    await rename(`${path}.aside`, path).catch(() => undefined);
+  };
+
+  it("re-queues nothing, on the CLI and on the dashboard", async () => {
+    const e = await envs.setup("no-entry-retry", { apiKey: "test-key-123456", failAfterRate: 1 });
+    await uncertainCampaign(e, "u");
+    await breakTrail(e);
+    const retry = await giftjobs(e, ["orders", "retry", "--campaign", "u"]);
+    expect(retry.code).toBe(1);
+    expect((await campaignStatus(e.ledger, "u")).failed_uncertain).toBe(2);
+
+    const dashboard = await startDashboard({ config: e.config, port: 0, allowActions: true });
+    try {
+      const post = async () => {
+        const page = await (await fetch(new URL("campaigns/u", dashboard.url))).text();
+        const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
+        const res = await fetch(new URL("campaigns/u/actions/retry", dashboard.url), {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: `csrf=${encodeURIComponent(csrf)}&confirmed=yes`,
+        });
+        return res.text();
+      };
+      await post();
+      expect((await campaignStatus(e.ledger, "u")).failed_uncertain).toBe(2);
+      await mendTrail(e);
+      expect(await post()).toContain("2 rows in 2 orders re-queued (same-key)");
+      expect((await campaignStatus(e.ledger, "u")).failed_uncertain).toBe(0);
+    } finally {
+      await dashboard.close();
+    }
+    const entries = await entriesOf(e, "u");
+    expect(steps(entries)).toEqual(["retry ok"]);
+    expect(entries[0]!.details).toMatchObject({
+      via: "dashboard",
+      outcome: "2 rows in 2 orders re-queued (same-key)",
+    });
+  }, 60_000);
 });
 
 describe("refused attempts are entries", () => {

@@ -3,6 +3,7 @@
 // changed all the same (the trigger disabled, as a superuser could) is named by `audit verify`.
 import { afterEach, describe, expect, it } from "vitest";
 import type { Actor } from "../../src/audit/actor.js";
+import { audited } from "../../src/audit/audited.js";
 import { FileAuditTrail } from "../../src/audit/file-trail.js";
 import { PgAuditTrail } from "../../src/audit/pg-trail.js";
 import type { AuditTrail } from "../../src/audit/trail.js";
@@ -46,6 +47,38 @@ describe("the file trail", () => {
     );
     expect(await trail.list({ actor: "user3" })).toHaveLength(1);
     expect(await trail.list({ since: new Date(Date.now() + 60_000) })).toEqual([]);
+  });
+});
+
+describe("an entry before its effect (audited)", () => {
+  it("the entry written first is the only one, unless the step amends it: a second, refused", async () => {
+    dir = await tmpDir("audit-first");
+    const trail = new FileAuditTrail(dir);
+    const done = await audited(trail, actor("ann"), {
+      action: "retry",
+      campaign: "r",
+      run: async (first) => {
+        await first({ orders: 2 });
+        return 2;
+      },
+      done: (orders) => ({ orders }),
+    });
+    expect(done).toBe(2);
+    await audited(trail, actor("ann"), {
+      action: "retry",
+      campaign: "r",
+      run: async (first) => {
+        const amend = await first({ orders: 2 });
+        await amend("1 of the 2 orders planned were not re-queued", { orders: 1 });
+        return 1;
+      },
+    });
+    const entries = await trail.list({ campaign: "r" });
+    expect(entries.map((e) => [e.result, e.details.orders, e.reason])).toEqual([
+      ["ok", 2, null],
+      ["ok", 2, null],
+      ["refused", 1, "1 of the 2 orders planned were not re-queued"],
+    ]);
   });
 });
 

@@ -1,6 +1,8 @@
 import { apiKeyFingerprint } from "../../api/client.js";
+import type { Amend } from "../../audit/audited.js";
+import type { AuditDetails } from "../../audit/entry.js";
 import { requireCampaign } from "../../campaigns/find-campaign.js";
-import { retryCampaign } from "../../campaigns/retry.js";
+import { type RetryResult, retryCampaign, retryShortfall } from "../../campaigns/retry.js";
 import { campaignStatus, repeatsText } from "../../campaigns/status.js";
 import { plural } from "../../plural.js";
 import { auditedCommand } from "../audit-trail.js";
@@ -44,8 +46,12 @@ export async function runRetry(opts: {
           asked: opts.newKey ? (opts.force ? "--new-key --force" : "--new-key") : "same key",
           ...(opts.allowRepeats ? { allow_repeats: true } : {}),
         },
-        run: () =>
-          retryCampaign(ledger, opts.campaign, {
+        // The entry written with the plan, before the first change; a second one, refused,
+        // when the ledger then refuses some of the moves (docs/architecture/audit.md, "An entry
+        // before its effect").
+        run: async (first) => {
+          let planned: { plan: RetryResult; amend: Amend } | undefined;
+          const result = await retryCampaign(ledger, opts.campaign, {
             newKey: opts.newKey,
             force: opts.force,
             dataDir: ctx.config.dataDir,
@@ -53,15 +59,15 @@ export async function runRetry(opts: {
             apiKey: apiKeyFingerprint(ctx.config.apiKey),
             allowRepeats: opts.allowRepeats,
             repeatWindowDays: ctx.config.repeatWindowDays,
-          }),
-        done: (r) => ({
-          mode: r.mode,
-          rows: r.rows,
-          orders: r.orders,
-          unclear: r.unclear,
-          ...(r.repeats ? { repeats: r.repeats } : {}),
-          ...(r.repeated ? { repeated: r.repeated } : {}),
-        }),
+            beforeMove: async (plan) => {
+              planned = { plan, amend: await first(retryDetails(plan)) };
+            },
+          });
+          const short = planned && retryShortfall(planned.plan, result);
+          if (short) await planned?.amend(short, retryDetails(result));
+          return result;
+        },
+        done: retryDetails,
       },
       { database },
     );
@@ -85,4 +91,16 @@ export async function runRetry(opts: {
       );
     return 0;
   });
+}
+
+/** What the audit keeps of a retry: its mode and counts. */
+function retryDetails(r: RetryResult): AuditDetails {
+  return {
+    mode: r.mode,
+    rows: r.rows,
+    orders: r.orders,
+    unclear: r.unclear,
+    ...(r.repeats ? { repeats: r.repeats } : {}),
+    ...(r.repeated ? { repeated: r.repeated } : {}),
+  };
 }
