@@ -12,5 +12,3 @@ export const QUEUES = {
   catalog: CATALOG_QUEUE,
   maintenance: MAINTENANCE_QUEUE,
 } as const;
-
-export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

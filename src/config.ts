@@ -365,7 +365,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
  * The hash tag of a key or prefix as Redis Cluster reads it: what lies between the first `{`
  * and the first `}` after it, when that is not empty. Keys with one tag share one slot.
  */
-export function hashTagOf(prefix: string): string | undefined {
+function hashTagOf(prefix: string): string | undefined {
   const open = prefix.indexOf("{");
   if (open < 0) return undefined;
   const close = prefix.indexOf("}", open + 1);
@@ -412,7 +412,7 @@ function describe(key: keyof Config, raw: unknown): string {
  * too (a mistyped scheme, a bad port, an `@` left unescaped in the password): everything
  * between `//` (or the start) and the last `@` is hidden.
  */
-export function withoutCredentials(text: string): string {
+function withoutCredentials(text: string): string {
   const at = text.lastIndexOf("@");
   if (at < 0) return text;
   const slashes = text.indexOf("//");

@@ -6,7 +6,7 @@
 import { currencyDecimals, fromUnits, toUnits } from "./money.js";
 
 /** The most one currency may spend in a day, across every campaign. */
-export interface CurrencyLimit {
+interface CurrencyLimit {
   currency: string;
   /** As given (for messages). */
   amount: string;

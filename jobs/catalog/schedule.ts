@@ -8,7 +8,7 @@ import { QUEUES } from "../registry.js";
 import { CATALOG_JOB_OPTIONS, DEFAULT_CATALOG_CRON } from "./job.js";
 
 /** Id of the one job scheduler of the nightly catalog sync. */
-export const CATALOG_SCHEDULER_ID = "catalog-sync-nightly";
+const CATALOG_SCHEDULER_ID = "catalog-sync-nightly";
 /** Name of catalog-sync jobs (scheduled or added by hand). */
 export const CATALOG_SYNC_JOB_NAME = "catalog-sync";
 
@@ -34,7 +34,7 @@ export interface CatalogSchedule {
 }
 
 /** Throws a UserError naming `--tz` unless `tz` is a time zone this runtime knows. */
-export function validateTimeZone(tz: string): void {
+function validateTimeZone(tz: string): void {
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: tz });
   } catch {
@@ -45,7 +45,7 @@ export function validateTimeZone(tz: string): void {
 }
 
 /** Throws a UserError naming `--cron` unless BullMQ can compute a next run from it. */
-export function validateCron(cron: string, tz: string): number {
+function validateCron(cron: string, tz: string): number {
   const fields = cron.trim().split(/\s+/);
   let next: number | undefined;
   try {

@@ -3,7 +3,7 @@ import pRetry from "p-retry";
 import { ORDER_JOB_OPTIONS, type OrderJobData, orderJobId } from "./job.js";
 
 /** Jobs added per addBulk call: large enough to amortise round trips, small enough to retry. */
-export const ENQUEUE_CHUNK = 500;
+const ENQUEUE_CHUNK = 500;
 
 /**
  * Adds order jobs in chunks with addBulk, jobId = the order's (orderJobId). addBulk is not atomic: a chunk

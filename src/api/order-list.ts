@@ -9,7 +9,7 @@ const nullableString = z.string().nullish();
  * An order as GET /v2/order lists it (OpenAPI CompletedOrderWithBasicDetails, or IncompleteOrder
  * while PROCESSING): no items and no metadata, which only GET /v2/order/{id} gives.
  */
-export const ListedOrderSchema = OrderSchema.pick({
+const ListedOrderSchema = OrderSchema.pick({
   id: true,
   status: true,
   created_at: true,
@@ -21,7 +21,7 @@ export const ListedOrderSchema = OrderSchema.pick({
 
 export type ListedOrder = z.infer<typeof ListedOrderSchema>;
 
-export const OrderListPageSchema = z.looseObject({
+const OrderListPageSchema = z.looseObject({
   items: z.array(ListedOrderSchema),
   pagination: z.looseObject({
     cursors: z.looseObject({ after: nullableString, before: nullableString }).nullish(),

@@ -4,7 +4,7 @@ import { promisify } from "node:util";
 import zlib from "node:zlib";
 
 /** One HTTP exchange as the client needs it: nothing about the API, only bytes. */
-export interface TransportRequest {
+interface TransportRequest {
   method: string;
   url: URL;
   headers: Record<string, string>;

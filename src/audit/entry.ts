@@ -21,17 +21,11 @@ export type AuditAction =
   | "auto_pause";
 
 /** How the action ended: done, refused by a rule or a check (with the reason), or failed. */
-export type AuditResult = "ok" | "refused" | "failed";
+type AuditResult = "ok" | "refused" | "failed";
 
 /** Counts, money per currency (as decimal strings), hashes and names: never an e-mail. */
 export type AuditDetails = Record<string, AuditValue>;
-export type AuditValue =
-  | string
-  | number
-  | boolean
-  | null
-  | AuditValue[]
-  | { [k: string]: AuditValue };
+type AuditValue = string | number | boolean | null | AuditValue[] | { [k: string]: AuditValue };
 
 /** An entry as a command hands it to the trail, before the trail numbers and chains it. */
 export interface AuditDraft {

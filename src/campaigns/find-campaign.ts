@@ -16,7 +16,7 @@ export async function requireCampaign(ledger: Ledger, campaign: string): Promise
  * `no campaign named "Q4"; did you mean "q4"? (orders list shows them all)`, or, with no
  * campaign at all, where one comes from.
  */
-export function noCampaignMessage(campaign: string, known: string[]): string {
+function noCampaignMessage(campaign: string, known: string[]): string {
   if (known.length === 0)
     return `no campaign named "${campaign}": there are no campaigns yet (orders import makes one)`;
   return `no campaign named "${campaign}"${didYouMean(closeNames(campaign, known))} (orders list shows them all)`;

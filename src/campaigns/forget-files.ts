@@ -36,7 +36,7 @@ export interface FilesForgotten {
 }
 
 /** `$GIFTJOBS_DATA_DIR/campaigns/NAME`. */
-export function campaignDir(dataDir: string, campaign: string): string {
+function campaignDir(dataDir: string, campaign: string): string {
   return join(dataDir, "campaigns", campaign);
 }
 
@@ -173,7 +173,7 @@ const PERSON_COLUMNS = new Set(["email", "reference", "recipient_reference"]);
  * Rewrites a report CSV: a person's cell (non-empty e-mail, reference) becomes FORGOTTEN, and an
  * e-mail in an error message too; every other cell (money, statuses, ids) stays as it was.
  */
-export async function forgetReportFile(path: string): Promise<void> {
+async function forgetReportFile(path: string): Promise<void> {
   const temporary = `${path}.tmp-${process.pid}`;
   let header: string[] | undefined;
   async function* records() {

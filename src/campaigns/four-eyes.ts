@@ -15,12 +15,12 @@ export const FOUR_EYES_FIELDS = {
 } as const;
 
 /** The dashboard's name for a request that came with the one shared token, no person's. */
-export const SHARED_DASHBOARD_NAME = "dashboard";
+const SHARED_DASHBOARD_NAME = "dashboard";
 
 type FourEyesMeta = CampaignMeta & Partial<Record<string, string>>;
 
 /** Who recorded rows of the campaign since it last ran. */
-export function importersOf(meta: CampaignMeta): string[] {
+function importersOf(meta: CampaignMeta): string[] {
   const text = (meta as FourEyesMeta)[FOUR_EYES_FIELDS.importers];
   if (!text) return [];
   try {

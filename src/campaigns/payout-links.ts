@@ -17,7 +17,7 @@ import { storedState } from "./state.js";
  * told to (`--store-payout-urls`), and this file is the one place they are written: never the
  * report, the dashboard, a log or a metric.
  */
-export const LINK_COLUMNS = ["line", "reference", "email", "url", "expiry"] as const;
+const LINK_COLUMNS = ["line", "reference", "email", "url", "expiry"] as const;
 
 export interface PayoutLinksOptions {
   /** Every completed row's link, not only link rows' (an e-mail to send again). */

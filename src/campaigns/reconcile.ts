@@ -33,7 +33,7 @@ import { listWindow, lookUpOrder } from "./service-orders.js";
 import { storedState } from "./state.js";
 
 export type { LookalikeEntry, OtherOrders } from "./reconcile-outsiders.js";
-export type { UncertainEntry } from "./reconcile-settle.js";
+
 export type { PaidAgainEntry, PaidAgainItem } from "./reconcile-siblings.js";
 
 const MINUTE = 60_000;

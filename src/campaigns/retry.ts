@@ -67,7 +67,7 @@ export interface RetryResult {
  * ledger checks the same in REKEY). See docs/architecture/keys-and-exactly-once.md, "Reconciling
  * with the service".
  */
-export function reconciledAbsent(order: LedgerOrder): boolean {
+function reconciledAbsent(order: LedgerOrder): boolean {
   return (
     order.status === "failed_uncertain" &&
     Boolean(order.reconciled_absent_at) &&

@@ -3,10 +3,7 @@ import type { CampaignMeta } from "../ledger/types.js";
 import type { CampaignState } from "./state.js";
 
 /** Why a running campaign with rows to send does not move. */
-export type StallReason = "no_worker" | "service_unreachable";
-
-/** Every reason, for the metric's series. */
-export const STALL_REASONS: readonly StallReason[] = ["no_worker", "service_unreachable"];
+type StallReason = "no_worker" | "service_unreachable";
 
 /**
  * A running campaign with rows queued, in flight or submitted that nothing moves: `orders status`
@@ -29,7 +26,7 @@ export function serviceStallMark(url: string, error: string): string {
   return `service_unreachable: ${url}: ${error}`;
 }
 
-export const NO_WORKER_MESSAGE = "no worker is running: start one with `giftjobs worker`";
+const NO_WORKER_MESSAGE = "no worker is running: start one with `giftjobs worker`";
 
 /**
  * The campaign's stall, or null. Only a running campaign with rows to send can stall. No live

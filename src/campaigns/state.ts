@@ -36,7 +36,7 @@ interface CampaignMove {
  * PAUSE_FOR_LIMIT the running campaigns of a currency at its daily limit (src/ledger/daily-limit.ts),
  * and the archive (a done or cancelled campaign: src/campaigns/archive.ts) and its restore.
  */
-export const CAMPAIGN_MOVES = {
+const CAMPAIGN_MOVES = {
   /** An import of a campaign that needs approval (`orders import --hold`, or a new file). */
   hold: { from: ["running", "paused"], to: "held" },
   /** `orders approve`: a held campaign runs from now on. */

@@ -2,7 +2,7 @@ import { type DailyLimit, limitDay, limitText } from "../daily-limit.js";
 import type { Ledger } from "../ledger/ledger.js";
 
 /** One currency's spend today: decimals as strings at the currency's scale. */
-export interface CurrencySpend {
+interface CurrencySpend {
   currency: string;
   spent: string;
   /** The daily limit where this runs, if the currency has one. */

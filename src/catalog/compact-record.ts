@@ -20,7 +20,7 @@ export const DIFF_FIELDS = [
 export type DiffField = (typeof DIFF_FIELDS)[number];
 
 /** A subscription's denominations are its plans: a plan added, removed or repriced is a change. */
-export type RecordDenominations =
+type RecordDenominations =
   | Denominations
   | { type: "plans"; plans: { code: string; price: string }[] };
 

@@ -12,7 +12,7 @@
  */
 
 /** The states the service takes orders in. */
-export const ORDERABLE_STATES: readonly string[] = ["LIVE", "TEMPORARILY_DEGRADED"];
+const ORDERABLE_STATES: readonly string[] = ["LIVE", "TEMPORARILY_DEGRADED"];
 
 /** The fields the predicate reads: a raw product's, an index entry's, or an override's. */
 export interface OrderableFields {

@@ -2,7 +2,7 @@ import type { RawProduct } from "../api/schemas.js";
 import { isNewerThan, type ProductOverride, type ProductOverrideMap } from "./product-overrides.js";
 
 /** What a product.update newer than the snapshot changed of a product `catalog show` prints. */
-export interface ProductUpdateNote {
+interface ProductUpdateNote {
   /** The message's timestamp. */
   timestamp: string;
   /** The fields it changed: is_orderable, discount_multiplier, denominations. */
@@ -28,7 +28,7 @@ function sameJson(a: unknown, b: unknown): boolean {
  * carries them, the denominations of its gift card or payment. `state` stays the snapshot's (a
  * product.update does not carry it). The snapshot's product is not changed.
  */
-export function overriddenProduct(product: RawProduct, override: ProductOverride): ShownProduct {
+function overriddenProduct(product: RawProduct, override: ProductOverride): ShownProduct {
   const { state } = override;
   const out: RawProduct = { ...product };
   const changed: string[] = [];

@@ -5,7 +5,7 @@ import { isOrderable } from "./orderable.js";
 import { asString } from "./product-fields.js";
 
 /** `5.00-500.00`, `10.00,25.00`, or for a subscription `PLAN-1M=9.99 PLAN-1Y=99.00`; `-` when unknown. */
-export function denominationsText(product: RawProduct): string {
+function denominationsText(product: RawProduct): string {
   const entries = indexEntriesOf(product);
   if (product.payout_type === "subscription" && entries.length > 0) {
     return entries.map((e) => `${e.code}=${entryText(e)}`).join(" ");

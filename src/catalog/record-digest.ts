@@ -18,7 +18,7 @@ export function recordDigest(text: string): string {
 export const DIGESTS_HEADER = "giftjobs record digests 2";
 
 /** Characters of a recordDigest: 20 bytes in base64. */
-export const DIGEST_LENGTH = 28;
+const DIGEST_LENGTH = 28;
 
 /**
  * A digests.txt line: the digest, a space, then the code as a JSON string (a code may hold any

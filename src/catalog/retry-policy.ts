@@ -21,7 +21,7 @@ export interface RetryOptions {
 }
 
 /** Only what may succeed if sent again: 5xx, timeouts, dropped connections, 429. */
-export function isRetriable(error: unknown): boolean {
+function isRetriable(error: unknown): boolean {
   return (
     error instanceof ApiError &&
     (error.outcome === "retry-same-key" || error.outcome === "rate-limited")

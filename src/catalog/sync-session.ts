@@ -26,7 +26,7 @@ export interface FinishedSnapshot {
 }
 
 /** Writes one snapshot's products as pages arrive (SnapshotWriter, DatabaseSnapshotWriter). */
-export interface SnapshotSink {
+interface SnapshotSink {
   readonly productCount: number;
   add(page: readonly RawProduct[], text?: Uint8Array): Promise<void>;
   finish(meta: ManifestMeta): Promise<FinishedSnapshot>;

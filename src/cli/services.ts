@@ -45,7 +45,7 @@ async function openCurrentDatabase(config: Config): Promise<Database> {
  * Services for a command that needs PostgreSQL when GIFTJOBS_DATABASE_URL is set (an import,
  * orders retry: the journal is there): it refuses to start without it.
  */
-export async function openServices(config: Config): Promise<Services> {
+async function openServices(config: Config): Promise<Services> {
   const database = config.databaseUrl ? await openCurrentDatabase(config) : undefined;
   let services: RedisServices | undefined;
   try {
@@ -77,7 +77,7 @@ export async function openServices(config: Config): Promise<Services> {
  * after one warning line when GIFTJOBS_DATABASE_URL is set and the database is away
  * (docs/operations.md, "PostgreSQL down").
  */
-export async function openRedisServices(config: Config): Promise<RedisServices> {
+async function openRedisServices(config: Config): Promise<RedisServices> {
   if (config.databaseUrl) await warnIfDatabaseAway(config);
   return connectServices(config);
 }

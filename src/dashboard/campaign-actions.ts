@@ -15,7 +15,7 @@ import { plural } from "../plural.js";
 import type { Role } from "./dashboard-user.js";
 
 /** What the campaign page knows of a campaign when it decides which buttons to show. */
-export interface ActionContext {
+interface ActionContext {
   stored: StoredState;
   summary: CampaignSummary;
 }
@@ -25,7 +25,7 @@ export interface ActionContext {
  * the CLI's does: the signed-in user from the client's address (request-user.ts,
  * actorOfRequest), and the daily limit as the dashboard's environment sets it (daily-limit.ts).
  */
-export interface ActionRequest {
+interface ActionRequest {
   actor: Actor;
   dailyLimit: DailyLimit | undefined;
   /**

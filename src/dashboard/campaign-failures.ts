@@ -6,10 +6,10 @@ import { productLabel } from "../orders/order-row.js";
 export const FAILURE_STATUSES = ["failed_final", "failed_uncertain", "cancelled"] as const;
 export type FailureStatus = (typeof FAILURE_STATUSES)[number];
 
-export const PAGE_SIZE = 100;
+const PAGE_SIZE = 100;
 
 /** One listed row, e-mail masked. */
-export interface FailureRow {
+interface FailureRow {
   line: number;
   reference: string;
   email: string;

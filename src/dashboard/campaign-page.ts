@@ -64,7 +64,7 @@ function reportLink(path: string, campaign: string, mayDownload = false): string
   return `<p><a href="${path}/report.csv" download>Download report (CSV)</a> <small>the file <code>giftjobs orders report --campaign ${escapeHtml(campaign)}</code> writes: every row, e-mail addresses unmasked</small></p>`;
 }
 
-export const campaignPath = (campaign: string) => `/campaigns/${encodeURIComponent(campaign)}`;
+const campaignPath = (campaign: string) => `/campaigns/${encodeURIComponent(campaign)}`;
 
 /** A campaign's page: its summary, its actions, its failed and cancelled rows (paged). */
 export function renderCampaignPage(options: CampaignPageOptions): string {
@@ -200,7 +200,7 @@ ${rows.join("\n")}
 }
 
 /** What to run for rows of a status (docs/commands.md, "Retry"). */
-export function nextStep(campaign: string, status: FailureStatus): string {
+function nextStep(campaign: string, status: FailureStatus): string {
   const c = (command: string, extra = "") =>
     `<code>giftjobs orders ${command} --campaign ${escapeHtml(campaign)}${extra}</code>`;
   if (status === "failed_final")

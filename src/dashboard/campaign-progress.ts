@@ -29,7 +29,7 @@ interface Sample {
   done: number;
 }
 
-export function doneRows(s: CampaignStatus): number {
+function doneRows(s: CampaignStatus): number {
   return s.completed + s.failed_final + s.failed_uncertain + s.cancelled;
 }
 

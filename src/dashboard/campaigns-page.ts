@@ -25,7 +25,7 @@ const COUNT_HEADS: Record<(typeof COUNTS)[number], string> = {
 };
 
 /** Seconds between the page's own updates. */
-export const LIVE_SECONDS = 5;
+const LIVE_SECONDS = 5;
 
 export interface CampaignsPageOptions {
   /** Where the queue dashboard is mounted, e.g. `/queues`. */
@@ -149,7 +149,7 @@ function state(c: CampaignOverview): string {
  * rows at an end, its three parts apart; docs/concepts.md, "Done"), so a cancelled campaign's
  * bar never reads as complete.
  */
-export function bar(c: CampaignOverview): string {
+function bar(c: CampaignOverview): string {
   const p = rowProgress(c);
   const total = c.total || 1;
   const part = (cls: string, n: number) =>
@@ -165,7 +165,7 @@ export function bar(c: CampaignOverview): string {
  * Spent / planned price per currency on one line, its budget on the next, so no amount is
  * split over lines and the table still fits a laptop's screen.
  */
-export function money(c: CampaignOverview): string {
+function money(c: CampaignOverview): string {
   const amount = (text: string) => `<span class="amount">${escapeHtml(text)}</span>`;
   const lines = Object.entries(c.money).map(([currency, m]) => {
     const budget = m.budget ? ` <small>budget ${amount(m.budget)}</small>` : "";
@@ -174,7 +174,7 @@ export function money(c: CampaignOverview): string {
   return lines.join("") || "-";
 }
 
-export function times(c: CampaignOverview): string {
+function times(c: CampaignOverview): string {
   const entries: [string, string | null][] = [
     ["created", c.created_at],
     ["approved", c.approved_at],
@@ -194,19 +194,19 @@ function shortTime(iso: string): string {
   return `<time datetime="${escapeHtml(iso)}" title="${escapeHtml(full)}">${escapeHtml(iso.slice(5, 16).replace("T", " "))}</time>`;
 }
 
-export function rate(p: CampaignProgress): string {
+function rate(p: CampaignProgress): string {
   if (p.rate_per_minute === null) return "-";
   return `<span title="over the last ${p.measured_seconds} s">${escapeHtml(p.rate_per_minute)}/min</span>`;
 }
 
-export function eta(p: CampaignProgress): string {
+function eta(p: CampaignProgress): string {
   if (p.rate_per_minute === null) return "-";
   if (p.eta_seconds === null) return p.remaining > 0 ? "no progress" : "-";
   return escapeHtml(duration(p.eta_seconds));
 }
 
 /** `45 s`, `12 min`, `3 h 20 min`. */
-export function duration(seconds: number): string {
+function duration(seconds: number): string {
   if (seconds < 60) return `${seconds} s`;
   const minutes = Math.ceil(seconds / 60);
   if (minutes < 60) return `${minutes} min`;

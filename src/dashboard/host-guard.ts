@@ -16,7 +16,7 @@ const HOST_NAME = /^[a-z0-9_]([a-z0-9_-]{0,62})(\.[a-z0-9_]([a-z0-9_-]{0,62}))*$
  * A host name as the guard compares it: lower case, IPv6 brackets and a final dot removed.
  * (`[::1]` and `::1`, `Dash.Example.COM.` and `dash.example.com` are one name.)
  */
-export function normalHost(name: string): string {
+function normalHost(name: string): string {
   return name
     .toLowerCase()
     .replace(/^\[(.*)\]$/, "$1")

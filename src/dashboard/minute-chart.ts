@@ -4,7 +4,7 @@ import { bucketed, type MinutePoint } from "./minute-history.js";
 /** The most bars a chart draws: a campaign of days is bucketed to fit (minute-history.ts). */
 export const CHART_POINTS = 120;
 /** The most points of a sparkline in the campaigns list. */
-export const SPARK_POINTS = 40;
+const SPARK_POINTS = 40;
 
 const W = 640;
 const H = 140;

@@ -5,7 +5,7 @@ import { escapeHtml } from "./html-escape.js";
 import { contentSecurityPolicy, layout } from "./page-layout.js";
 
 /** How long a request waits for Redis to answer PING before the page says it does not. */
-export const REDIS_ANSWER_MS = 1500;
+const REDIS_ANSWER_MS = 1500;
 
 export interface RedisGateOptions {
   redis: RedisConnection;

@@ -2,10 +2,10 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Request } from "express";
 
 /** The login's cookie. */
-export const SESSION_COOKIE = "giftjobs_dashboard";
+const SESSION_COOKIE = "giftjobs_dashboard";
 
 /** A login lasts a working day at most; then the form asks for the token again. */
-export const SESSION_HOURS = 12;
+const SESSION_HOURS = 12;
 
 /**
  * The session cookie set by the login form (docs/architecture/operators.md, "The dashboard's

@@ -35,7 +35,7 @@ import { UserTokens } from "./user-tokens.js";
 import { readUsersFile } from "./users-file.js";
 
 /** Where bull-board is mounted. */
-export const BOARD_PATH = "/queues";
+const BOARD_PATH = "/queues";
 
 /** Options of `startDashboard`. */
 export interface StartDashboardOptions {

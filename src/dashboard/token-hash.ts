@@ -7,7 +7,7 @@ import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from "node:c
  * is 32 random bytes. The file keeps only `scrypt$N$r$p$SALT$KEY` of the whole token: a slow,
  * salted hash, so a copy of the file gives no token back.
  */
-export const TOKEN_PATTERN = /^gjd\.([0-9a-f]{12})\.[\w-]{43}$/;
+const TOKEN_PATTERN = /^gjd\.([0-9a-f]{12})\.[\w-]{43}$/;
 
 /** scrypt's cost: about 16 MiB and some tens of milliseconds per check. */
 const COST = { N: 16384, r: 8, p: 1 } as const;

@@ -37,19 +37,6 @@ export async function openDatabaseSnapshot(
   return row[0] ? databaseSnapshot(database, row[0]) : undefined;
 }
 
-/** The snapshot named `name` (import-files and tests), or undefined. */
-export async function openDatabaseSnapshotNamed(
-  database: Database,
-  name: string,
-): Promise<CatalogSnapshot | undefined> {
-  const row = await query<SnapshotRow>(
-    database,
-    "SELECT id, name, manifest FROM catalog_snapshots WHERE name = $1",
-    [name],
-  );
-  return row[0] ? databaseSnapshot(database, row[0]) : undefined;
-}
-
 function databaseSnapshot(database: Database, row: SnapshotRow): CatalogSnapshot {
   const id = row.id;
   return {

@@ -30,14 +30,14 @@ export interface Migration {
 }
 
 /** A migration the schema records. */
-export interface AppliedMigration {
+interface AppliedMigration {
   version: number;
   name: string;
   checksum: string;
   appliedAt: Date;
 }
 
-export const MIGRATIONS_DIR = join("src", "db", "migrations");
+const MIGRATIONS_DIR = join("src", "db", "migrations");
 
 const FILE_NAME = /^(\d{4})_([a-z0-9_]+)\.sql$/;
 
@@ -71,7 +71,7 @@ const recordTable = (
 )`;
 
 /** The migrations `schema` records; none (a fresh schema, or not one of giftjobs'): []. */
-export async function appliedMigrations(
+async function appliedMigrations(
   client: pg.ClientBase | pg.Pool,
   schema: string,
 ): Promise<AppliedMigration[]> {

@@ -32,7 +32,7 @@ import { startWorkers } from "../worker/start-workers.js";
 import { demoPrefix, demoPrefixAssignment } from "./demo-prefix.js";
 import { type PrivateRedis, redisServerInstalled, startPrivateRedis } from "./private-redis.js";
 
-export const DEMO_CAMPAIGN = "demo";
+const DEMO_CAMPAIGN = "demo";
 
 /** The one line the demo says when GIFTJOBS_DATABASE_URL is set. */
 export const DATABASE_NOT_USED =

@@ -5,9 +5,9 @@ import type { NodeReport, RedisReport } from "./redis-nodes.js";
  * Redis memory a campaign row takes at one row per order (bench campaigns (a): 485;
  * docs/operations.md, "Running in production").
  */
-export const BYTES_PER_ROW = 500;
+const BYTES_PER_ROW = 500;
 /** Past this share of maxmemory, the doctor says to make room. */
-export const MEMORY_LIMIT_SHARE = 0.8;
+const MEMORY_LIMIT_SHARE = 0.8;
 
 /** What production needs of Redis, one check each: reachable, no eviction, persistence, memory. */
 export function redisChecks(report: RedisReport): DoctorCheck[] {

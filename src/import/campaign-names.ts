@@ -5,7 +5,7 @@ import { UserError } from "../errors/user-error.js";
  * A name as people tell names apart: case, spaces, '-' and '_' dropped. `Q4-gifts`, `q4_gifts`
  * and `q4gifts` are one name to a person; `2026-01` and `2026-02` stay two.
  */
-export function nameKey(name: string): string {
+function nameKey(name: string): string {
   return name.toLowerCase().replace(/[\s_-]/g, "");
 }
 

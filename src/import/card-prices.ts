@@ -10,7 +10,7 @@ import type { SpooledRow } from "./row-spool.js";
  * more (open denominations, each row its own amount) keeps the catalog snapshot's prices, and
  * the book stops growing there.
  */
-export const MAX_CARDS = 50_000;
+const MAX_CARDS = 50_000;
 
 /**
  * One card of a file: the rows that pay the same face value for the same products in the same

@@ -124,7 +124,7 @@ export interface ImportIo extends ImportTerminal {
 }
 
 /** `orders import --json`: one document on every exit. */
-export type ImportJson = ReturnType<typeof importJson> | ReturnType<typeof refusalJson>;
+type ImportJson = ReturnType<typeof importJson> | ReturnType<typeof refusalJson>;
 
 /** How `orders import` ended: its exit code, and what there is to print. */
 export type ImportEnd =
@@ -362,7 +362,7 @@ export function redisLostEnd(prepared: PreparedImport, recorded: number): Import
  * journaled first, none other reached it, and the same import run again records the rest
  * (docs/operations.md, "PostgreSQL down").
  */
-export function databaseLostEnd(
+function databaseLostEnd(
   prepared: PreparedImport,
   recorded: number,
   error: DatabaseDownError,
@@ -390,7 +390,7 @@ function redisLostLine(settings: RedisSettings, recorded: number): string {
  * `orders import --json`: the result, and in `errors` after the rows' own errors the reason the
  * import stopped when it is not those rows (`reason`, with no line), so no refusal is silent.
  */
-export function importJson(r: ImportResult, reason?: string) {
+function importJson(r: ImportResult, reason?: string) {
   const stopped = reason === undefined ? [] : [{ line: null, message: reason }];
   return {
     campaign: r.campaign,

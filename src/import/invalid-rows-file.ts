@@ -11,7 +11,7 @@ import { fixListCell } from "./readers/fix-list-cell.js";
 import type { RowError } from "./validation/row-error.js";
 
 /** A row's problems as one readable cell: "email: ...; face_value: ...". */
-export function errorText(errors: readonly RowError[]): string {
+function errorText(errors: readonly RowError[]): string {
   return errors.map((e) => (e.column ? `${e.column}: ${e.message}` : e.message)).join("; ");
 }
 

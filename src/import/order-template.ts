@@ -14,7 +14,7 @@ export const TEMPLATE_COLUMNS = [
 ] as const;
 
 /** The product code of the example row when there is no catalog snapshot. */
-export const PLACEHOLDER_CODE = "PRODUCT-CODE";
+const PLACEHOLDER_CODE = "PRODUCT-CODE";
 
 export interface TemplateOptions {
   /** Only products redeemable in this country (ISO code, any case). */
@@ -37,10 +37,7 @@ function inCountry(entry: CatalogIndexEntry, country: string | undefined): boole
 }
 
 /** The products the template's products sheet lists, by code. */
-export function templateProducts(
-  index: CatalogIndex,
-  options: TemplateOptions = {},
-): CatalogIndexEntry[] {
+function templateProducts(index: CatalogIndex, options: TemplateOptions = {}): CatalogIndexEntry[] {
   return (
     Object.values(index.entries)
       .filter((e) => isOrderable(e) && inCountry(e, options.country))
@@ -50,7 +47,7 @@ export function templateProducts(
   );
 }
 
-export function denominationText(entry: CatalogIndexEntry): string {
+function denominationText(entry: CatalogIndexEntry): string {
   const d = entry.denominations;
   if (!d) return "";
   return d.type === "open" ? `${d.min}-${d.max}` : d.list.join(", ");

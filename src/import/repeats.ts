@@ -113,7 +113,7 @@ export function repeatLine(group: RepeatGroup): string {
 }
 
 /** `line 4`, `lines 2-13`, `lines 2-5, 9, 12-14 and 3 more ranges`. */
-export function linesText(lines: readonly number[]): string {
+function linesText(lines: readonly number[]): string {
   const sorted = [...new Set(lines)].sort((a, b) => a - b);
   const ranges: string[] = [];
   for (let i = 0; i < sorted.length; ) {

@@ -12,7 +12,7 @@ import type { LedgerOrder, LedgerRow, RepeatOf } from "./types.js";
  */
 
 /** Stored name of each order field. The scripts use these: change both together. */
-export const STORED_ORDER_FIELDS = {
+const STORED_ORDER_FIELDS = {
   key: "k",
   identities: "i",
   generation: "g",
@@ -54,7 +54,7 @@ type StoredName = (typeof STORED_ORDER_FIELDS)[keyof typeof STORED_ORDER_FIELDS]
  * `k` when the order is read, and `md` holds only the rest of its metadata. An order written
  * before `t` existed holds its tags in `md`.
  */
-export const STORED_TAGGED = "t";
+const STORED_TAGGED = "t";
 
 // Two fields under one stored name would read each other's values: refused when loaded.
 if (

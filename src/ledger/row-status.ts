@@ -14,9 +14,3 @@ export const ROW_STATUSES = [
 ] as const;
 
 export type RowStatus = (typeof ROW_STATUSES)[number];
-
-/** Statuses in which a row still has work ahead of it. */
-export const PENDING_STATUSES: readonly RowStatus[] = ["queued", "in_flight", "submitted"];
-
-/** An order record that was replaced by a later generation; its rows are counted under the new one. */
-export const SUPERSEDED = "superseded";

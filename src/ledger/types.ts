@@ -115,7 +115,7 @@ export interface LedgerOrder {
 }
 
 /** The states a campaign is stored in; `done` is derived (see campaign-state.ts). */
-export const STORED_STATES = ["held", "running", "paused", "cancelled", "archived"] as const;
+const STORED_STATES = ["held", "running", "paused", "cancelled", "archived"] as const;
 export type StoredState = (typeof STORED_STATES)[number];
 
 export interface CampaignMeta {

@@ -14,7 +14,7 @@ import type { WorkerHooks } from "../worker/worker-options.js";
 import { routeLabel } from "./route-label.js";
 
 /** Every attempt outcome, so each series exists (at 0) from the first scrape. */
-export const ORDER_OUTCOMES: readonly OrderOutcomeName[] = [
+const ORDER_OUTCOMES: readonly OrderOutcomeName[] = [
   "completed",
   "submitted",
   "retry_same_key",
@@ -24,7 +24,7 @@ export const ORDER_OUTCOMES: readonly OrderOutcomeName[] = [
 ];
 
 /** Every end of an order (giftjobs_orders_total), each series there from the first scrape. */
-export const ORDER_ENDS: readonly OrderEndName[] = [
+const ORDER_ENDS: readonly OrderEndName[] = [
   "completed",
   "failed_final",
   "failed_uncertain",

@@ -5,7 +5,7 @@ import { TAG_CAMPAIGN, TAG_KEY } from "../ledger/order-tags.js";
 import { LIMITS } from "./limits.js";
 
 // The tags' names and values (the ledger makes them again when it reads a tagged order).
-export { orderTags, TAG_CAMPAIGN, TAG_KEY } from "../ledger/order-tags.js";
+export { orderTags, TAG_KEY } from "../ledger/order-tags.js";
 
 /**
  * Whether a row's own metadata leaves room for the tags (a one-row order carries the row's
@@ -34,7 +34,7 @@ export function tagsOf(
  * journal: an import that rebuilds orders from the journal after a lost ledger
  * (docs/architecture/keys-and-exactly-once.md, "Lost ledger") builds them as they were sent.
  */
-export function tagsMarkerPath(dataDir: string, campaign: string): string {
+function tagsMarkerPath(dataDir: string, campaign: string): string {
   return join(dataDir, "campaigns", campaign, "order-tags");
 }
 

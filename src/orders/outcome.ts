@@ -7,7 +7,7 @@ import type { Logger } from "../log.js";
  * own: its idempotency cache replayed an older order (a campaign name and rows reused from
  * another ledger). Such rows are marked `replayed`, never silently taken as paid now.
  */
-export function isReplay(
+function isReplay(
   order: Pick<Order, "created_at">,
   campaignCreatedAt: string | undefined,
 ): boolean {

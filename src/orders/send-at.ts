@@ -1,7 +1,7 @@
 import { quoted } from "./quoted.js";
 
 /** How far ahead a row may be scheduled (issue: at most 90 days). */
-export const MAX_SEND_AHEAD_DAYS = 90;
+const MAX_SEND_AHEAD_DAYS = 90;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

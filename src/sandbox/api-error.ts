@@ -1,5 +1,5 @@
 /** Error types of the service and their HTTP statuses (API-NOTES.md). */
-export const ERROR_STATUS = {
+const ERROR_STATUS = {
   bad_request: 400,
   invalid_version: 400,
   pagination_error: 400,

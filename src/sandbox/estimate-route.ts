@@ -8,7 +8,7 @@ import type { SandboxState } from "./state.js";
 import { checkItemBase, checkPayment, isObject, type Obj, Problems } from "./validate-order.js";
 
 /** The most items one estimate takes (OpenAPI OrderPriceRequest, `items.maxItems`). */
-export const MAX_ESTIMATE_ITEMS = 500;
+const MAX_ESTIMATE_ITEMS = 500;
 
 /** An item of an estimate request that passed the schema checks. */
 interface EstimateItem {

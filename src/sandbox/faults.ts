@@ -1,9 +1,9 @@
 import { mulberry32, type Random } from "./prng.js";
 
 /** How a GET /v2/product page can be broken on purpose. */
-export type PageFaultKind = "500" | "stuck_cursor" | "malformed";
+type PageFaultKind = "500" | "stuck_cursor" | "malformed";
 
-export interface ProductPageFault {
+interface ProductPageFault {
   /**
    * The `after` cursor of the request to break; null or absent: the first page (no cursor).
    */

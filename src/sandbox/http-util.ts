@@ -6,7 +6,7 @@ export class RateExceeded extends Error {
   override readonly name = "RateExceeded";
 }
 
-export const RATE_EXCEEDED_BODY = '{"error":"rate exceeded"}';
+const RATE_EXCEEDED_BODY = '{"error":"rate exceeded"}';
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 

@@ -30,7 +30,7 @@ export interface ProblemSink {
 type Obj = Record<string, unknown>;
 
 /** The e-mail pattern of ajv-formats, so that what passes here also passes the OpenAPI schema. */
-export const EMAIL =
+const EMAIL =
   /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 
 /** OpenAPI RecipientDistribution, `recipient_reference`. */

@@ -7,10 +7,10 @@ import type { Order, OrderItem, Product } from "./types.js";
 import type { NewOrder, NewOrderItem } from "./validate-order.js";
 
 /** Balance of every currency without a --balance: large enough never to run out by accident. */
-export const DEFAULT_BALANCE = "1000000000";
+const DEFAULT_BALANCE = "1000000000";
 
 /** The template of the account, used when an item names none. */
-export const DEFAULT_TEMPLATE_ID = "TPL-DEFAULT";
+const DEFAULT_TEMPLATE_ID = "TPL-DEFAULT";
 
 export interface StoredOrder {
   order: Order;

@@ -10,7 +10,7 @@ export interface Reply {
 
 const COUNTRY = /^[A-Z]{2}$/;
 const LIMIT = /^\d+$/;
-export const MAX_PAGE_LIMIT = 500;
+const MAX_PAGE_LIMIT = 500;
 
 function optional(params: URLSearchParams, name: string): string | undefined {
   const value = params.get(name);
@@ -37,7 +37,7 @@ function parseLimit(value: string | undefined): number {
   return limit;
 }
 
-export function parsePageQuery(params: URLSearchParams): PageQuery {
+function parsePageQuery(params: URLSearchParams): PageQuery {
   const after = optional(params, "after");
   const before = optional(params, "before");
   if (after !== undefined && before !== undefined) {

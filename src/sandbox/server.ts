@@ -24,8 +24,8 @@ import { WebhookSender } from "./webhook-sender.js";
 
 export const LATEST_VERSION = "2024-02-05";
 /** Versions the sandbox serves; the OpenAPI document lists no earlier live one. */
-export const KNOWN_VERSIONS = new Set([LATEST_VERSION]);
-export const REMOVED_VERSIONS = new Set(["2023-07-27", "2023-01-16"]);
+const KNOWN_VERSIONS = new Set([LATEST_VERSION]);
+const REMOVED_VERSIONS = new Set(["2023-07-27", "2023-01-16"]);
 
 export interface SandboxOptions extends Partial<Faults> {
   /** 0 picks a free port. @defaultValue 0 */

@@ -11,7 +11,7 @@ export interface ContentResources {
   locale: string;
 }
 
-export interface Expiry {
+interface Expiry {
   date_policy: string | null;
   in_months: number;
   type: string;

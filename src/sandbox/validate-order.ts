@@ -23,8 +23,8 @@ export interface NewOrderItem {
 }
 const CURRENCY = /^[A-Z]{3}$/;
 
-export const MAX_ASYNC_ITEMS = 200;
-export const MAX_SYNC_ITEMS = 1;
+const MAX_ASYNC_ITEMS = 200;
+const MAX_SYNC_ITEMS = 1;
 
 export type Obj = Record<string, unknown>;
 

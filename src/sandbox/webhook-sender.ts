@@ -71,7 +71,7 @@ export function webhookKey(secret: string): Buffer {
  * `${id}.${timestamp}.${body}`. Written here from the spec rather than with the receiver's
  * library, so the two check each other.
  */
-export function signWebhook(key: Buffer, id: string, timestamp: number, body: string): string {
+function signWebhook(key: Buffer, id: string, timestamp: number, body: string): string {
   const mac = createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64");
   return `v1,${mac}`;
 }

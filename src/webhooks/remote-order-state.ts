@@ -31,7 +31,7 @@ export interface ApplyRemoteOrderDeps {
  * The order statuses of the service's OpenAPI (OrderStatusEnum). Only these are read: any other
  * status is one giftjobs does not know, and says nothing of whether an order was made.
  */
-export const KNOWN_ORDER_STATUSES = ["COMPLETED", "FAILED", "PROCESSING"] as const;
+const KNOWN_ORDER_STATUSES = ["COMPLETED", "FAILED", "PROCESSING"] as const;
 
 /** A status as an error message quotes it: JSON, at most 100 characters. */
 function quotedStatus(status: string): string {

@@ -98,7 +98,7 @@ function headerOf(req: IncomingMessage, name: string): string {
 }
 
 /** A message's signed headers, under the names the Standard Webhooks verifier reads. */
-export interface SignedHeaders {
+interface SignedHeaders {
   "webhook-id": string;
   "webhook-timestamp": string;
   "webhook-signature": string;
@@ -111,7 +111,7 @@ export interface SignedHeaders {
  * whole, never mixed. The signature header may hold several signatures, space-separated (a
  * rotated secret): any one valid is enough.
  */
-export function signedHeaders(req: IncomingMessage): SignedHeaders {
+function signedHeaders(req: IncomingMessage): SignedHeaders {
   const svix = ["svix-id", "svix-timestamp", "svix-signature"].some((h) => h in req.headers);
   const from = svix ? "svix" : "webhook";
   return {

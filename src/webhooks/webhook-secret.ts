@@ -1,7 +1,7 @@
 import { ConfigError } from "../errors/config-error.js";
 import { registerSecret } from "../log.js";
 
-export const WEBHOOK_SECRET_ENV = "GIFTJOBS_WEBHOOK_SECRET";
+const WEBHOOK_SECRET_ENV = "GIFTJOBS_WEBHOOK_SECRET";
 
 /**
  * The signing secret of the service's webhooks, from GIFTJOBS_WEBHOOK_SECRET: `whsec_` and the

@@ -41,7 +41,7 @@ function errorText(error: ApiError): string {
 }
 
 /** The URL as lines and marks show it: no user name or password, no trailing slash. */
-export function shownServiceUrl(base: string): string {
+function shownServiceUrl(base: string): string {
   try {
     const url = new URL(base);
     url.username = "";

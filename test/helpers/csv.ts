@@ -133,7 +133,7 @@ export async function writeLargeCsv(
 }
 
 /** The currencies of orderable LIVE gift cards in the snapshot, most common first. */
-export function currenciesOf(index: CatalogIndex): string[] {
+function currenciesOf(index: CatalogIndex): string[] {
   const count = new Map<string, number>();
   for (const e of Object.values(index.entries)) {
     if (!e.is_orderable || e.state !== "LIVE" || !e.denominations) continue;

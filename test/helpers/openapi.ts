@@ -50,7 +50,7 @@ function loadDocument(): Node {
   return { ...doc, $id: DOC_ID };
 }
 
-export const DOC = loadDocument();
+const DOC = loadDocument();
 export const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats.default(ajv);
 ajv.addFormat("decimal", /^\d+(\.\d+)?$/);

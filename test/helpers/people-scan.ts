@@ -31,7 +31,7 @@ export async function findPeople(
 }
 
 /** Every key under the prefix with its value as text (its name included). */
-export async function redisValues(redis: Redis, prefix: string): Promise<[string, string][]> {
+async function redisValues(redis: Redis, prefix: string): Promise<[string, string][]> {
   const keys: string[] = [];
   let cursor = "0";
   do {

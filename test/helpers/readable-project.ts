@@ -34,7 +34,7 @@ export interface User {
 }
 
 /** Whether `user` may run node and read each of `paths` (asked of a child run as that user). */
-export function readableBy(user: User, paths: string[]): boolean {
+function readableBy(user: User, paths: string[]): boolean {
   const check = "for (const p of process.argv.slice(1)) require('node:fs').accessSync(p, 4)";
   const run = spawnSync(process.execPath, ["-e", check, ...paths], {
     ...user,

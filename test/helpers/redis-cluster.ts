@@ -21,7 +21,7 @@ export interface RedisCluster {
 }
 
 /** How long a node may be silent before its replica takes over (short: tests wait for it). */
-export const NODE_TIMEOUT_MS = 2000;
+const NODE_TIMEOUT_MS = 2000;
 
 /**
  * Starts the six servers, makes the cluster and waits until it serves every slot and each

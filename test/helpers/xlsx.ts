@@ -1,6 +1,5 @@
 import ExcelJS from "exceljs";
 import type { CatalogIndex, CatalogIndexEntry } from "../../src/catalog/index-entry.js";
-import { pickSampleProducts } from "../../src/import/sample-csv.js";
 import { currencyDecimals, fromUnits, toUnits } from "../../src/money.js";
 import { largeRows } from "./csv.js";
 
@@ -46,11 +45,6 @@ export function openProduct(index: CatalogIndex): { product: CatalogIndexEntry; 
   const units = toUnits(product.denominations.min, 2) + 10n;
   if (units > toUnits(product.denominations.max, 2)) throw new Error("range too narrow");
   return { product, value: fromUnits(units, 2).replace(/0$/, "") };
-}
-
-/** Fixed-denomination or open products of the sample's currency, as in validCsv. */
-export function sampleProducts(index: CatalogIndex): CatalogIndexEntry[] {
-  return pickSampleProducts(index);
 }
 
 /**

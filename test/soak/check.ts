@@ -30,7 +30,7 @@ export interface ServiceOrder {
   metadata?: Record<string, string> | null;
 }
 
-export type ViolationKind =
+type ViolationKind =
   | "paid-twice"
   | "paid-but-reported-nothing-made"
   | "completed-without-order"
@@ -59,7 +59,7 @@ export function isPaid(order: ServiceOrder): boolean {
 }
 
 /** The paid orders of each recipient, one entry per item sent to them. */
-export function paidByEmail(orders: ServiceOrder[]): Map<string, ServiceOrder[]> {
+function paidByEmail(orders: ServiceOrder[]): Map<string, ServiceOrder[]> {
   const paid = new Map<string, ServiceOrder[]>();
   for (const order of orders.filter(isPaid))
     for (const item of order.items) {

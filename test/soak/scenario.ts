@@ -3,7 +3,7 @@
 // The same seed always gives the same plan; what the workers do in between depends on timing.
 import { chance, mulberry32, pick, type Random, randomInt } from "../../src/sandbox/prng.js";
 
-export type ExecutionMode = "sync" | "async";
+type ExecutionMode = "sync" | "async";
 
 /** The campaign the same file is imported into a second time (Scenario.otherImport). */
 export const OTHER_CAMPAIGN = "soak-again";
@@ -29,7 +29,7 @@ export type SoakEvent =
   | { kind: "retry"; newKey: boolean; force: boolean }
   | { kind: "lose-ledger"; live: boolean };
 
-export interface Step {
+interface Step {
   event: SoakEvent;
   /** How long the workers run after the event, before the next one. */
   waitMs: number;

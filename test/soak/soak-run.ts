@@ -31,9 +31,9 @@ import { HarnessError, SoakWorkers } from "./soak-workers.js";
 import { Trace } from "./trace.js";
 import { NORMAL_TIMEOUT_MS, SHORT_TIMEOUT_MS, SLOW_LATENCY_MS } from "./worker-options.js";
 
-export const CAMPAIGN = "soak";
+const CAMPAIGN = "soak";
 /** An API version the service has removed: 410 version_removed, before the key is read. */
-export const REMOVED_VERSION = "2023-07-27";
+const REMOVED_VERSION = "2023-07-27";
 /** The sandbox's order rate limit while the fault is off: never reached. */
 const OPEN_RATE = 100_000;
 const TOP_UP = "1000000";

@@ -3,7 +3,7 @@
 import type { StartWorkersOptions } from "../../src/worker/worker-options.js";
 
 /** A job's lock: a SIGKILLed worker's job is taken over this long after the kill. */
-export const LOCK_MS = 1000;
+const LOCK_MS = 1000;
 
 export const SOAK_WORKERS: Pick<StartWorkersOptions, "concurrency" | "lockDurationMs" | "timings"> =
   {

@@ -3,7 +3,7 @@ import { NAMES_LISTED, nameList, shownName } from "./name-list.js";
 import type { TotalsRow } from "./totals-row.js";
 
 /** headerReportLines as text, each line ending in a newline; "" when there is nothing to say. */
-export function headerReportText(report: HeaderReport): string {
+function headerReportText(report: HeaderReport): string {
   return textOf(headerReportLines(report));
 }
 

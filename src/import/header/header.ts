@@ -5,7 +5,7 @@ import { mapCandidate, mapOption } from "./map-suggestion.js";
 import { cutName, NAMES_LISTED, nameList, shownName } from "./name-list.js";
 
 /** The fields an order row may hold besides `metadata.<key>` columns. */
-export const ORDER_FIELDS = [
+const ORDER_FIELDS = [
   "email",
   "product_code",
   "face_value",
@@ -20,7 +20,7 @@ export const ORDER_FIELDS = [
   "currency",
 ] as const;
 
-export const REQUIRED_FIELDS = ["email", "product_code", "face_value"] as const;
+const REQUIRED_FIELDS = ["email", "product_code", "face_value"] as const;
 
 /**
  * A required field, and the columns that stand in for it: a choice of products instead of

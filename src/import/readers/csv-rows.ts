@@ -32,7 +32,7 @@ export interface CsvRow {
 }
 
 /** A data row that cannot be read as a row (wrong number of fields); reading goes on. */
-export interface CsvRowProblem {
+interface CsvRowProblem {
   kind: "error";
   line: number;
   error: RowError;

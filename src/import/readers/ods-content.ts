@@ -5,8 +5,8 @@ import { OrderFileError } from "./order-file-error.js";
 import type { SheetRow } from "./xlsx-cells.js";
 
 /** The most columns and rows a sheet has (LibreOffice's and Excel's): past them, a crafted file. */
-export const MAX_COLUMNS = 16_384;
-export const MAX_ROWS = 1_048_576;
+const MAX_COLUMNS = 16_384;
+const MAX_ROWS = 1_048_576;
 
 /** Thrown out of the parser at the end of the table read, to stop it there (see write). */
 const TABLE_ENDED = Symbol("the table read has ended");

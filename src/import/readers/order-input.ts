@@ -6,7 +6,7 @@ import { pipeline } from "node:stream/promises";
 import { UserError } from "../../errors/user-error.js";
 
 /** How much of a file tells what it is (order-file.ts, orderFileKind). */
-export const SAMPLE_BYTES = 64 * 1024;
+const SAMPLE_BYTES = 64 * 1024;
 
 /**
  * An order file opened for reading: its first bytes, and the path its readers open. A regular

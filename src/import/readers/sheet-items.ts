@@ -39,7 +39,7 @@ export interface SheetContext {
 }
 
 /** A row beyond the CSV reader's record limit is refused the same way, in one line. */
-export function checkRowSize(row: SheetRow, label: string): void {
+function checkRowSize(row: SheetRow, label: string): void {
   if (row.chars <= MAX_RECORD_CHARS) return;
   throw new OrderFileError(label, [
     {

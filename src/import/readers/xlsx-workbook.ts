@@ -29,7 +29,7 @@ export interface ReaderModel {
  * relative to xl/ (`worksheets/sheet1.xml`, as Excel writes it, or `./worksheets/...`) or
  * absolute from the package's root (`/xl/worksheets/sheet1.xml`, as openpyxl writes it).
  */
-export function workbookPart(target: string): string {
+function workbookPart(target: string): string {
   const path = target.startsWith("/") ? target.slice(1) : `xl/${target}`;
   const parts: string[] = [];
   for (const part of path.split("/")) {
@@ -37,11 +37,6 @@ export function workbookPart(target: string): string {
     else if (part !== "." && part !== "") parts.push(part);
   }
   return parts.join("/");
-}
-
-/** A relationship whose part is a worksheet (not a chartsheet or a dialog sheet). */
-export function isWorksheetRel(rel: { Type?: string }): boolean {
-  return rel.Type === undefined || rel.Type.endsWith("/worksheet");
 }
 
 type SheetParser = (iterator: unknown, sheetNo: string) => Generator<ReaderEvent>;

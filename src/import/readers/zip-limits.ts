@@ -12,7 +12,7 @@ const MB = 2 ** 20;
  * its entries together, and by default an entry past `ratioFrom` bytes at most `ratio` times its
  * packed size (a sheet of real rows packs to a tenth or so; a zip bomb to a thousandth).
  */
-export const UNZIPPED_LIMITS = { bytes: 200 * MB, ratio: 100, ratioFrom: 10 * MB } as const;
+const UNZIPPED_LIMITS = { bytes: 200 * MB, ratio: 100, ratioFrom: 10 * MB } as const;
 
 /** The limits of one read; no `ratio` when the caller gave its own limit. */
 export interface UnzippedLimits {

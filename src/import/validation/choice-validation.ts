@@ -10,14 +10,14 @@ import { quoted } from "../../orders/quoted.js";
  */
 
 /** The one separator of product_codes: `;` separates cells in a `;` file, `,` in the others. */
-export const PRODUCT_CODES_SEPARATOR = "|";
+const PRODUCT_CODES_SEPARATOR = "|";
 
 /**
  * The service's rule for a recipient reference (OpenAPI RecipientDistribution,
  * `recipient_reference`): 1 to 255 of letters, digits, `-`, `_`, `@` and `.`.
  */
 const RECIPIENT_REFERENCE = /^[A-Za-z0-9\-_@.]+$/;
-export const RECIPIENT_REFERENCE_CHARS = 255;
+const RECIPIENT_REFERENCE_CHARS = 255;
 
 const CURRENCY = /^[A-Za-z]{3}$/;
 

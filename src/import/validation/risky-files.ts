@@ -21,7 +21,7 @@ export const REPORT_ONLY_COLUMNS = ["status", "order_id", "idempotency_key"] as 
  * The report statuses whose rows `--from-report` imports: nothing was made for them
  * (failed_final) or nothing was sent (cancelled), so sending them again cannot pay twice.
  */
-export const RESENT_STATUSES: readonly RowStatus[] = ["failed_final", "cancelled"];
+const RESENT_STATUSES: readonly RowStatus[] = ["failed_final", "cancelled"];
 
 export interface RiskyFileOptions {
   file: string;
@@ -38,7 +38,7 @@ export function isReportHeader(names: readonly string[]): boolean {
 }
 
 /** Whether a row is the template's example row: its e-mail is the example's address. */
-export function isExampleRow(fields: Readonly<Record<string, string>>): boolean {
+function isExampleRow(fields: Readonly<Record<string, string>>): boolean {
   return (fields.email ?? "").trim().toLowerCase() === EXAMPLE_EMAIL;
 }
 

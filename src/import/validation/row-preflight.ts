@@ -133,7 +133,7 @@ function statedCurrency(
  * currency is the row's, and only the face value's decimals can be checked. A choice is priced
  * at its face value: which product the recipient takes, and its discount, are not known yet.
  */
-export function preflightChoice(
+function preflightChoice(
   row: OrderRow,
   catalog: CatalogIndex | undefined,
   options: PreflightOptions = {},
