@@ -24,9 +24,6 @@ export const REPLIES = {
 
 export type ReplyWord = keyof typeof REPLIES;
 
-/** A script's reply as Redis hands it: its word, then the values the word names. */
-export type Reply = [ReplyWord, ...unknown[]];
-
 /** The reply's word, checked: a word outside REPLIES is a script out of step with its decoder. */
 export function replyWord(reply: unknown, script: string): ReplyWord {
   const word = Array.isArray(reply) ? reply[0] : undefined;
