@@ -11,6 +11,12 @@ import {
   rowTail,
 } from "./codec.js";
 import { dailySpendKey, limitReachedOf, limitReason, startLimitArgs } from "./daily-limit.js";
+import {
+  decodeRekey,
+  decodeStart,
+  decodeTransition,
+  type TransitionReply,
+} from "./order-replies.js";
 import { BudgetExceededError, CampaignClosedError } from "./record-errors.js";
 import type { RowStatus } from "./row-status.js";
 import { followMember, type LedgerStore } from "./store.js";
@@ -400,32 +406,6 @@ export class LedgerOrders {
   }
 }
 
-/** What TRANSITION answers (lua/transition.lua), read. */
-type TransitionReply =
-  | { kind: "moved"; previous: string; status: RowStatus; replayed: boolean }
-  | { kind: "not_allowed" | "no_order_id" | "changed"; current: string }
-  | { kind: "other_order_id"; current: string; orderId: string }
-  | { kind: "unknown" };
-
-function decodeTransition(reply: unknown): TransitionReply {
-  const kind = replyWord(reply, "TRANSITION");
-  const [, current, third, replayed] = reply as [string, string, string?, number?];
-  switch (kind) {
-    case "moved":
-      return { kind, previous: current, status: third as RowStatus, replayed: replayed === 1 };
-    case "other_order_id":
-      return { kind, current, orderId: third ?? "" };
-    case "not_allowed":
-    case "no_order_id":
-    case "changed":
-      return { kind, current };
-    case "unknown":
-      return { kind };
-    default:
-      throw new Error(`TRANSITION answered ${kind}, which it never does`);
-  }
-}
-
 /** TRANSITION's named fields (see its header) for a run. */
 function transitionArgs(run: TransitionRun, patch: Record<string, unknown>, now: string) {
   const { campaign, number, follow } = run;
@@ -447,57 +427,4 @@ function transitionArgs(run: TransitionRun, patch: Record<string, unknown>, now:
     index_id: indexed ? (run.patch?.order_id ?? undefined) : undefined,
     made_at: run.madeAt,
   };
-}
-
-/** What START answers (lua/start.lua), read. */
-function decodeStart(
-  reply: unknown,
-  context: { campaign: string; limit: DailyLimit | undefined },
-): StartResult {
-  const kind = replyWord(reply, "START");
-  const [, a, b, c, mode] = reply as [string, string, (string | null)[]?, string?, string?];
-  switch (kind) {
-    case "started":
-      return {
-        kind: "started",
-        order: decodeOrder(a, {
-          campaign: context.campaign,
-          mode: (mode || undefined) as ExecutionMode | undefined,
-        }),
-        rows: (b ?? []).map((r) => (r ? decodeRow(r) : undefined)),
-        campaignCreatedAt: c || undefined,
-      };
-    case "paused":
-      return { kind: "paused", reason: a };
-    case "over_budget":
-      return { kind: "paused", reason: a, budget: true };
-    case "other_api_key":
-      return { kind: "other-api-key", mark: a };
-    case "daily_limit":
-      return dailyLimitStop((reply as unknown[]).slice(1), context.limit);
-    case "not_allowed":
-      return { kind: "past", status: a };
-    case "unknown":
-      return { kind: "past", status: null };
-    default:
-      throw new Error(`START answered ${kind}, which it never does`);
-  }
-}
-
-function dailyLimitStop(values: unknown[], limit: DailyLimit | undefined): StartResult {
-  if (!limit) throw new Error("START answered daily_limit to a start given no daily limit");
-  const reached = limitReachedOf(values);
-  return { kind: "daily-limit", reason: limitReason(reached, limit.tz), reached };
-}
-
-/** What REKEY answers (lua/rekey.lua), read. */
-function decodeRekey(
-  reply: unknown,
-): { done: true; number: number } | { done: false; why: "not-allowed" | "unknown" | "unclear" } {
-  const kind = replyWord(reply, "REKEY");
-  if (kind === "rekeyed") return { done: true, number: Number((reply as unknown[])[1]) };
-  if (kind === "unclear") return { done: false, why: "unclear" };
-  if (kind === "not_allowed") return { done: false, why: "not-allowed" };
-  if (kind === "unknown") return { done: false, why: "unknown" };
-  throw new Error(`REKEY answered ${kind}, which it never does`);
 }
