@@ -74,19 +74,6 @@ export interface Config {
   limitTz: string;
 }
 
-/**
- * Defaults of the worker's own options (flags of `giftjobs worker`, not settings): the CLI's
- * help and the worker read them here, so each is written once.
- */
-export const WORKER_DEFAULTS = {
-  /** Requests in flight at once per queue. */
-  concurrency: 10,
-  /** How soon a crashed worker's jobs are taken over by other workers. */
-  lockDurationMs: 30_000,
-  /** With webhooks on: first poll of an accepted async order, the safety net. */
-  webhookPollDelayMs: 30_000,
-} as const;
-
 /** One seed node of a Redis Cluster. */
 export interface ClusterSeed {
   host: string;

@@ -1,13 +1,13 @@
 import { setMaxListeners } from "node:events";
 import type { ApiClient, OrderLookup } from "../api/client.js";
 import { ApiError, nothingSent } from "../api/errors/index.js";
-import { WORKER_DEFAULTS } from "../config.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { FollowedOrder } from "../ledger/types.js";
 import type { Logger } from "../log.js";
 import type { OutageReporter } from "../redis/outage-reporter.js";
 import type { OrderIndex } from "../webhooks/order-index.js";
 import { applyRemoteOrderEnd, type RemoteOrderEnd } from "../webhooks/remote-order-state.js";
+import { WORKER_DEFAULTS } from "../worker-defaults.js";
 
 export interface OrderFollowerOptions {
   client: ApiClient;

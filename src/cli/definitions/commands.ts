@@ -5,8 +5,8 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { DEFAULT_CATALOG_CRON } from "../../../jobs/catalog/job.js";
 import { DEFAULT_KEEP, DEFAULT_MAX_SHRINK } from "../../catalog/sync-defaults.js";
-import { WORKER_DEFAULTS } from "../../config.js";
 import type { WorkerQueue } from "../../worker/worker-options.js";
+import { WORKER_DEFAULTS } from "../../worker-defaults.js";
 import { lazyActions } from "../lazy-action.js";
 import { collect, portNumber, positiveWhole } from "../option-parsers.js";
 
