@@ -1,5 +1,6 @@
 import { DelayedError, type Job, type Queue } from "bullmq";
 import { ApiError } from "../../src/api/errors/index.js";
+import { WORKER_DEFAULTS } from "../../src/worker-defaults.js";
 import type { OrderJobData } from "./job.js";
 
 /** What `OutageHold.admit` lets a job do. */
@@ -21,8 +22,8 @@ export class OutageHold {
   constructor(
     /** Whether the service is known down: the worker's ServiceWatch. */
     private readonly isDown: () => boolean = () => false,
-    private readonly baseMs = 1000,
-    private readonly maxMs = 30_000,
+    private readonly baseMs: number = WORKER_DEFAULTS.outageHoldMs,
+    private readonly maxMs: number = WORKER_DEFAULTS.outageHoldMaxMs,
   ) {}
 
   /** Whether the service is known down now. */
