@@ -39,7 +39,7 @@ export interface CreateOrderDeps {
  * The campaign's order journal, for generation changes: `append` is flushed before the new key
  * can be sent (docs/architecture/keys-and-exactly-once.md, "One key while an order may exist").
  */
-export interface NewKeyJournal {
+interface NewKeyJournal {
   append: (campaign: string, line: JournalLine) => Promise<void>;
   /**
    * Takes back a line `append` wrote whose REKEY then refused: nothing sent its key
@@ -59,7 +59,7 @@ export interface OrderService {
   slots?: LimitFunction;
 }
 
-export interface QueueHolds {
+interface QueueHolds {
   /** Where a job goes back, and the queue-wide hold (BullMQ's rate limit). */
   ordersQueue: Queue<OrderJobData>;
   /** Shared with the worker: how long to hold the whole queue after a 429. */
@@ -72,7 +72,7 @@ export interface QueueHolds {
   outageHold?: OutageHold;
 }
 
-export interface OrderLimits {
+interface OrderLimits {
   /**
    * GIFTJOBS_DAILY_LIMIT and GIFTJOBS_LIMIT_TZ: each order's price counts in the day's spend of
    * its currency, and is held against its limit if it has one (docs/architecture/ledger.md, "The
@@ -83,7 +83,7 @@ export interface OrderLimits {
   productGuard?: ProductGuard;
 }
 
-export interface Recording {
+interface Recording {
   /** Keep redemption links in the ledger. */
   storePayoutUrls: boolean;
   /** Delay before the first poll of an async order. */
@@ -95,7 +95,7 @@ export interface Recording {
   orderIndex?: OrderIndex;
 }
 
-export interface OrderObservers {
+interface OrderObservers {
   /** Told of each job of `campaign` put back unsent while the service is known down. */
   onHeld?: (campaign: string) => void;
   /** Told of each attempt's outcome (metrics). */
