@@ -189,7 +189,10 @@ async function settleByKey(
   if (made.length > 1)
     return left(number, `${made.length} orders on the service carry its key: ${ids}`);
   if (alike.length > 0)
-    return left(number, `orders on the service could be its (same body; no key tag to tell): ${ids}`);
+    return left(
+      number,
+      `orders on the service could be its (same body; no key tag to tell): ${ids}`,
+    );
   return absent(deps, uncertain, evidence.unidentified, when);
 }
 
@@ -245,7 +248,9 @@ async function absent(
       ? "; its unclear attempt was made with another API key: retry --new-key needs --force"
       : "";
   if (order.reconciled_absent_at)
-    return { entry: { ledger_order: number, outcome: "absent", why: `recorded before${otherKey}` } };
+    return {
+      entry: { ledger_order: number, outcome: "absent", why: `recorded before${otherKey}` },
+    };
   return {
     entry: {
       ledger_order: number,

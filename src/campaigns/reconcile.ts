@@ -21,8 +21,8 @@ import { CampaignPayments, serviceItem } from "./reconcile-payments.js";
 import {
   applySettlements,
   type Evidence,
-  planSettlements,
   plannedStatuses,
+  planSettlements,
   type UncertainEntry,
 } from "./reconcile-settle.js";
 import {
@@ -179,7 +179,14 @@ export async function reconcileCampaign(
   const held = await heldElsewhere(ledger, campaign, { ids: unknownIds, listedAt });
   const run = new Reconciliation(client, side, lookups, options);
   await run.compare(listing.orders, held);
-  const deps = { ledger, client, lookups, side, createdAt: meta.created_at, apiKey: options.apiKey };
+  const deps = {
+    ledger,
+    client,
+    lookups,
+    side,
+    createdAt: meta.created_at,
+    apiKey: options.apiKey,
+  };
   const plan = await planSettlements(deps, run.evidence, {
     listedAt,
     minAgeMs: options.minAgeMs ?? 15 * MINUTE,
