@@ -79,6 +79,8 @@ interface ImportEnded {
 class ImportEntries {
   /** The end's entry was written, or tried: an error after it needs no other. */
   private endTried = false;
+  /** The file's sha256, read once for all the command's entries (see fileSha256). */
+  private hash: Promise<string | undefined> | undefined;
   /** The plan's entry, then a second one only when the import ended otherwise. */
   private readonly first = new EntryFirst<ImportPlanned, ImportEnded>({
     plan: async ({ prepared, plan, database }) => {
@@ -133,16 +135,24 @@ class ImportEntries {
     await appendEntry(this.config, draft).catch(() => undefined);
   }
 
-  /**
-   * The stopped file's sha256: of a regular file up to 1 GB only. A refused /dev/zero, pipe or
-   * 10 GB file of zeros is not read again (docs/architecture/import.md, "Spreadsheets", "Pipes
-   * and devices"): the refusal ends the command at once.
-   */
-  private async sha256(): Promise<string | undefined> {
-    const info = await stat(this.file).catch(() => undefined);
-    if (!info?.isFile() || info.size > 2 ** 30) return undefined;
-    return sha256OfFile(this.file).catch(() => undefined);
+  private sha256(): Promise<string | undefined> {
+    this.hash ??= fileSha256(this.file);
+    return this.hash;
   }
+}
+
+/** Above this, a file's sha256 is not read for its entries (see fileSha256). */
+const HASHED_UP_TO = 2 ** 30;
+
+/**
+ * The sha256 of the import's file for its entries: of a regular file up to 1 GB only. A refused
+ * /dev/zero, pipe or 10 GB file of zeros is not read again (docs/architecture/import.md,
+ * "Spreadsheets", "Pipes and devices"): the refusal ends the command at once.
+ */
+async function fileSha256(file: string): Promise<string | undefined> {
+  const info = await stat(file).catch(() => undefined);
+  if (!info?.isFile() || info.size > HASHED_UP_TO) return undefined;
+  return sha256OfFile(file).catch(() => undefined);
 }
 
 async function importFile(
