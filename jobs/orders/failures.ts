@@ -168,7 +168,7 @@ async function waitUnsent(
     { type: error.type, wait_ms: waitMs },
     "nothing sent (the connection never opened); holding the queue, same key, no attempt used",
   );
-  return putBack(attempt.job, attempt.token, deps.queue.ordersQueue, waitMs);
+  return putBack(attempt, deps.queue.ordersQueue, waitMs);
 }
 
 /**
@@ -192,7 +192,7 @@ async function waitOutOutage(
     { type: error.type, wait_ms: waitMs },
     "no answer while the service is down; holding the queue, same key, no attempt used",
   );
-  return putBack(attempt.job, attempt.token, deps.queue.ordersQueue, waitMs);
+  return putBack(attempt, deps.queue.ordersQueue, waitMs);
 }
 
 /** After this many 429s one job's further 429s use attempts, so nothing loops forever. */

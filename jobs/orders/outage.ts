@@ -79,17 +79,16 @@ export function noAnswer(error: unknown): boolean {
 }
 
 /**
- * Holds the queue for `waitMs` and puts the job back without using one of its attempts: to the
- * delayed set, so it comes back behind the jobs that waited (each of them gets its turn as the
- * probe). Always throws; BullMQ takes the DelayedError as "moved, not failed".
+ * Holds the queue for `waitMs` and puts the job back (with its lock token) without using one of
+ * its attempts: to the delayed set, so it comes back behind the jobs that waited (each of them
+ * gets its turn as the probe). Always throws; BullMQ takes the DelayedError as "moved, not failed".
  */
 export async function putBack(
-  job: Job<OrderJobData>,
-  token: string | undefined,
+  held: { job: Job<OrderJobData>; token?: string },
   queue: Queue<OrderJobData>,
   waitMs: number,
 ): Promise<never> {
   await queue.rateLimit(waitMs);
-  await job.moveToDelayed(Date.now() + waitMs, token);
+  await held.job.moveToDelayed(Date.now() + waitMs, held.token);
   throw new DelayedError();
 }

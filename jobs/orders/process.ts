@@ -55,7 +55,7 @@ export async function processCreateOrder(
     // The service is known down and another job is seeing whether it is back: this one waits,
     // unsent, the ledger untouched (docs/architecture/sending-orders.md, "Service outages").
     deps.observers.onHeld?.(job.data.campaign);
-    return putBack(job, run.token, ordersQueue, outageHold!.current());
+    return putBack({ job, token: run.token }, ordersQueue, outageHold!.current());
   }
   try {
     return await processAdmitted(job, deps, run);
