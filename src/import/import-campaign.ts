@@ -125,10 +125,9 @@ async function importWithSpool(
  * changed denominations check them.
  */
 async function passOne(stages: ImportStages, deps: ImportDeps, plan: ImportPlan): Promise<Survey> {
-  const overrides = deps.database
-    ? new PgProductOverrides(deps.database)
-    : deps.ledger.productOverrides();
-  const catalog = deps.catalog && (await overrides.applyTo(deps.catalog));
+  const overrides = () =>
+    deps.database ? new PgProductOverrides(deps.database) : deps.ledger.productOverrides();
+  const catalog = deps.catalog && (await overrides().applyTo(deps.catalog));
   const { recording, read, header, validation, run } = stages;
   return surveyFile(
     { campaign: recording.campaign, read, header, validation, onProgress: run.onProgress },
