@@ -46,6 +46,8 @@ export class CampaignWriter {
   private readonly waiting = new Map<number, SpooledRow[]>();
   /** Rows of journal orders, by line, until each order is whole. */
   private readonly waitingJournal = new Map<number, SpooledRow[]>();
+  /** The campaign's execution mode as stored (see Orders.record). */
+  private campaignMode: Promise<ExecutionMode | null> | undefined;
 
   constructor(
     private readonly campaign: string,
@@ -87,7 +89,12 @@ export class CampaignWriter {
   async record({ orders, released }: PreparedBatch): Promise<void> {
     for (const identity of released)
       await this.deps.ledger.orders.releaseRow(this.campaign, identity);
-    const recorded = await this.deps.ledger.orders.record(this.campaign, orders);
+    // Read once: the campaign's mode never changes once registered (before pass 2).
+    this.campaignMode ??= this.deps.ledger.campaigns
+      .meta(this.campaign)
+      .then((meta) => (meta.execution_mode as ExecutionMode | undefined) ?? null);
+    const mode = await this.campaignMode;
+    const recorded = await this.deps.ledger.orders.record(this.campaign, orders, mode);
     this.rows += recorded.added;
     this.orders += recorded.orders;
     this.leftOut += recorded.leftOut;
