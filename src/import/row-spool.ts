@@ -25,85 +25,6 @@ export interface SpooledRow {
 export type SpoolEntry = SpooledRow;
 
 /**
- * An OrderRow's fields in the order a spool line holds them; every field, or the type check
- * below fails (a field left out here would be lost between the passes).
- */
-const ROW_FIELDS = [
-  "line",
-  "email",
-  "product_code",
-  "face_value",
-  "template_id",
-  "template_source",
-  "description",
-  "reference",
-  "send_at",
-  "metadata",
-  "distribution",
-  "recipient_reference",
-  "product_codes",
-  "selection_template_id",
-  "currency",
-  "currency_source",
-] as const satisfies readonly (keyof OrderRow)[];
-const everyRowField: Exclude<keyof OrderRow, (typeof ROW_FIELDS)[number]> extends never
-  ? true
-  : false = true;
-void everyRowField;
-
-/** The entry's own cells before the row's: identity, payload, currency, face, price, fingerprint, repeat_of. */
-const ROW_AT = 7;
-
-/**
- * A spool line: a JSON array of the entry's cells, then its row's fields in ROW_FIELDS order,
- * `null` where absent (trailing ones left out). Pass 1 writes and pass 2 reads one a row, and
- * an array of values is about half the JSON work of the object with its names
- * (docs/benchmarks.md, "Import at the pace of its parts").
- */
-type SpoolLine = unknown[];
-
-function spoolLine(entry: SpooledRow): SpoolLine {
-  const { row } = entry;
-  const line: SpoolLine = [
-    entry.identity,
-    entry.payload,
-    entry.currency,
-    entry.face,
-    entry.price,
-    entry.fingerprint ?? null,
-    entry.repeat_of ?? null,
-  ];
-  let last = ROW_AT - 1;
-  for (const [i, field] of ROW_FIELDS.entries()) {
-    const value = row[field];
-    line.push(value ?? null);
-    if (value !== undefined) last = ROW_AT + i;
-  }
-  line.length = last + 1;
-  return line;
-}
-
-function spooledRow(line: SpoolLine): SpooledRow {
-  const row: Record<string, unknown> = {};
-  for (const [i, field] of ROW_FIELDS.entries()) {
-    const value = line[ROW_AT + i];
-    if (value !== null && value !== undefined) row[field] = value;
-  }
-  const entry: SpooledRow = {
-    kind: "new",
-    identity: line[0] as string,
-    payload: line[1] as string,
-    currency: line[2] as string,
-    face: line[3] as string,
-    price: line[4] as string,
-    row: row as unknown as OrderRow,
-  };
-  if (line[6] !== null) entry.repeat_of = line[6] as RepeatOf;
-  if (line[5] !== null) entry.fingerprint = line[5] as string;
-  return entry;
-}
-
-/**
  * What pass 1 of an import decided, kept on disk for pass 2 (one JSON line per entry), so that
  * pass 2 records and sends exactly the rows pass 1 checked and priced — a file edited during
  * the import cannot slip an unchecked row in — without parsing and validating the file again.
@@ -143,14 +64,14 @@ export class RowSpool {
   async write(entries: readonly SpoolEntry[]): Promise<void> {
     if (entries.length === 0) return;
     let text = "";
-    for (const entry of entries) text += `${JSON.stringify(spoolLine(entry))}\n`;
+    for (const entry of entries) text += `${JSON.stringify(entry)}\n`;
     await this.handle.write(text);
   }
 
   /** Every entry written, in order, in batches. */
   async *read(): AsyncGenerator<SpoolEntry[]> {
     for await (const lines of readLineBatches(this.handle))
-      yield lines.map((line) => spooledRow(JSON.parse(line) as SpoolLine));
+      yield lines.map((line) => JSON.parse(line) as SpoolEntry);
   }
 
   async close(): Promise<void> {
