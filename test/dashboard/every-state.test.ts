@@ -65,17 +65,20 @@ function keyReason(ledger: Ledger): Promise<string> {
 }
 
 /**
- * One campaign in each state, made oldest first: `payroll-daily` and `payroll-key` (paused, the
+ * One campaign in each state, made oldest first: `payroll-november-contractors-eu` and `payroll-key` (paused, the
  * daily limit's reason and a refused API key's), `spring-held` (held by the four-eyes rule,
  * imported by alice), `summer-done` (finished), `autumn-cancelled` (cancelled), and
  * `winter-running` (running, a live worker, 400 rows).
  */
 async function seed(ledger: Ledger, redis: Redis, prefix: string) {
   const daily = dailyReason();
-  await ledger.campaigns.register("payroll-daily", usd(300));
-  await ledger.orders.record("payroll-daily", oneRowOrders("payroll-daily", ids("d", 300)));
-  await completeRows(ledger, "payroll-daily", 1, 120);
-  await pauseIfRunning(ledger, "payroll-daily", daily);
+  await ledger.campaigns.register("payroll-november-contractors-eu", usd(300));
+  await ledger.orders.record(
+    "payroll-november-contractors-eu",
+    oneRowOrders("payroll-november-contractors-eu", ids("d", 300)),
+  );
+  await completeRows(ledger, "payroll-november-contractors-eu", 1, 120);
+  await pauseIfRunning(ledger, "payroll-november-contractors-eu", daily);
 
   await ledger.campaigns.register("payroll-key", usd(80));
   await ledger.orders.record("payroll-key", oneRowOrders("payroll-key", ids("k", 80)));
@@ -192,7 +195,7 @@ describe("the campaigns list with a campaign in every state, at 1280x800", () =>
         .locator("tbody tr")
         .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-campaign")));
       expect(order).toEqual([
-        "payroll-daily",
+        "payroll-november-contractors-eu",
         "payroll-key",
         "winter-running",
         "spring-held",
@@ -218,7 +221,11 @@ describe("the campaigns list with a campaign in every state, at 1280x800", () =>
       const main = ((await page.locator("main").textContent()) ?? "").replace(/\s+/g, " ");
       // As docs/commands.md and docs/architecture/operators.md show them.
       for (const [campaign, reason, expected] of [
-        ["payroll-daily", reasonsOf.daily, "daily_limit: 2498.56 USD of the USD daily limit…"],
+        [
+          "payroll-november-contractors-eu",
+          reasonsOf.daily,
+          "daily_limit: 2498.56 USD of the USD daily limit…",
+        ],
         ["payroll-key", reasonsOf.key, "unauthorized: The API key is not valid for this…"],
       ] as const) {
         const shown = page.locator(`tr[data-campaign="${campaign}"] .reason`);
@@ -236,9 +243,15 @@ describe("the campaigns list with a campaign in every state, at 1280x800", () =>
       }
       expect(reasonsOf.daily).toContain("raise GIFTJOBS_DAILY_LIMIT and restart the workers");
       expect(reasonsOf.key).toContain("then: giftjobs orders resume --campaign payroll-key");
-      await page.locator('p[data-paused="payroll-daily"] a').click();
-      await page.waitForURL(`${dashboard!.url}campaigns/payroll-daily`);
+      await page.locator('p[data-paused="payroll-november-contractors-eu"] a').click();
+      await page.waitForURL(`${dashboard!.url}campaigns/payroll-november-contractors-eu`);
       expect(await page.locator("dl.summary .paused").textContent()).toBe(reasonsOf.daily);
+      expect(
+        await page.evaluate<boolean>(
+          "document.documentElement.scrollWidth <= document.documentElement.clientWidth",
+        ),
+        "the campaign's page fits too",
+      ).toBe(true);
     } finally {
       await page.close();
     }
