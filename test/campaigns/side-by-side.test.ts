@@ -7,7 +7,7 @@ import { sampleCsv } from "../../src/import/sample-csv.js";
 import { type CampaignEnv, campaignEnv, cliEnvOf, depsOf } from "../helpers/campaign-env.js";
 import { type CliChild, exited, runCli, spawnCli } from "../helpers/cli.js";
 import { sandboxOrders } from "../helpers/sandbox.js";
-import { eventually } from "../helpers/wait-for.js";
+import { eventually, holdsFor } from "../helpers/wait-for.js";
 
 /**
  * Campaigns side by side, with real workers in a child process at a tight rate limit (the
@@ -89,8 +89,11 @@ describe("campaigns side by side", () => {
     }, "big settled");
     const made = await ordersOf(e, "big");
     expect(made.length).toBeLessThanOrEqual(madeAtCancel + atCancel.in_flight);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    expect(await ordersOf(e, "big")).toHaveLength(made.length);
+    await holdsFor(
+      async () => (await ordersOf(e, "big")).length === made.length,
+      1500,
+      "no order made after the cancelled campaign settled",
+    );
 
     // Exactly once for the rows that were sent; every other row cancelled.
     const final = await status(e, "big");

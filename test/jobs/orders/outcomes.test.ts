@@ -12,7 +12,7 @@ import { requestFromLedger } from "../../../src/orders/request.js";
 import { type CampaignEnv, depsOf, FAST_TIMINGS } from "../../helpers/campaign-env.js";
 import { control, sandboxOrders } from "../../helpers/sandbox.js";
 import { useCampaignEnv } from "../../helpers/use-campaign-env.js";
-import { eventually } from "../../helpers/wait-for.js";
+import { eventually, holdsFor } from "../../helpers/wait-for.js";
 
 // The repair pass runs often: a retry under the same key waits for it (see Dispatcher.repair).
 const FAST = { ...FAST_TIMINGS, dispatchRepairMs: 300, rateLimitBaseMs: 300 };
@@ -285,11 +285,13 @@ describe("order outcomes", () => {
       status: "failed_uncertain",
       error_type: "idempotency_validation_error",
     });
-    await new Promise((r) => setTimeout(r, 400));
-    const stats = (await (await fetch(`${env.sandbox.url}/_sandbox/stats`)).json()) as {
-      requests: Record<string, Record<string, number>>;
+    const refusals = async () => {
+      const stats = (await (await fetch(`${env.sandbox.url}/_sandbox/stats`)).json()) as {
+        requests: Record<string, Record<string, number>>;
+      };
+      return stats.requests["POST /v2/order"]?.["400"];
     };
-    expect(stats.requests["POST /v2/order"]?.["400"]).toBe(1);
+    await holdsFor(async () => (await refusals()) === 1, 400, "one refused request, no retry");
     expect(order.status).toBe("queued");
   });
 });
