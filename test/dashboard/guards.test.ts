@@ -1,4 +1,3 @@
-import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import type { Redis } from "ioredis";
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -8,6 +7,7 @@ import { type RunningDashboard, startDashboard } from "../../src/dashboard/start
 import { Ledger } from "../../src/ledger/ledger.js";
 import { ARTIFACTS, launchBrowser } from "../helpers/browser.js";
 import { type CliChild, finished, runCli, spawnCli } from "../helpers/cli.js";
+import { csrfOf, FORM, send } from "../helpers/http-send.js";
 import { oneRowOrders } from "../helpers/ledger-fixtures.js";
 import { REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
 
@@ -15,36 +15,6 @@ const CAMPAIGN = "held-one";
 const TOKEN = "dash-token-4c1f9a7e2b3d";
 const REBIND = "rebind.attacker.example";
 const PUBLIC = "dash.example.test";
-
-interface Reply {
-  status: number;
-  body: string;
-  headers: IncomingHttpHeaders;
-}
-
-/** One request with headers of our choosing (fetch does not let one set Host). */
-function send(
-  url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: options.method, headers: options.headers }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk) => {
-        body += chunk;
-      });
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-    });
-    req.on("error", reject);
-    req.end(options.body);
-  });
-}
-
-const FORM = { "content-type": "application/x-www-form-urlencoded" };
-
-/** The CSRF token of a campaign page, or undefined when it shows none. */
-const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1];
 
 describe("giftjobs dashboard: Host, Origin and token guards", () => {
   let redis: Redis;
