@@ -118,9 +118,10 @@ export interface ImportIo extends ImportTerminal {
   /**
    * Records how it ended in the audit trail (src/import/import-audit.ts), on the import's
    * database when it has one open, before anything is printed; told of every end, a dry run's
-   * included, and of the plan auditPlanned recorded, if it was.
+   * included (after auditPlanned's entry, it writes a second only when the end is not the plan:
+   * EntryFirst, src/audit/audited.ts).
    */
-  audit?(end: ImportEnd, database: Database | undefined, planned?: ImportResult): Promise<void>;
+  audit?(end: ImportEnd, database: Database | undefined): Promise<void>;
 }
 
 /** `orders import --json`: one document on every exit. */
@@ -253,9 +254,8 @@ export async function runImportCommand(prepared: PreparedImport, io: ImportIo): 
   // Rows recorded so far, and whether Redis answered at the start (for a Redis lost mid-way).
   let recorded = 0;
   let connected = false;
-  // The import's database once open, and the plan its first audit entry recorded.
+  // The import's database once open.
   let database: Database | undefined;
-  let planned: ImportResult | undefined;
   const options: ImportOptions = {
     ...importOptionsOf(prepared, {
       ...io,
@@ -266,7 +266,6 @@ export async function runImportCommand(prepared: PreparedImport, io: ImportIo): 
     }),
     beforeRecording: async (plan) => {
       await io.auditPlanned?.(plan, database);
-      planned = plan;
     },
   };
   const { catalog, settings } = prepared;
@@ -285,7 +284,7 @@ export async function runImportCommand(prepared: PreparedImport, io: ImportIo): 
           return stoppedEnd(error);
         },
       );
-      await auditThenPrint(io, end, { database, planned });
+      await auditThenPrint(io, end, database);
       return end.code;
     });
   } catch (error) {
@@ -295,7 +294,7 @@ export async function runImportCommand(prepared: PreparedImport, io: ImportIo): 
     const end = lostDatabase
       ? databaseLostEnd(prepared, recorded, error)
       : redisLostEnd(prepared, recorded);
-    await auditThenPrint(io, end, { database: undefined, planned });
+    await auditThenPrint(io, end, undefined);
     return end.code;
   }
 }
@@ -308,10 +307,10 @@ export async function runImportCommand(prepared: PreparedImport, io: ImportIo): 
 async function auditThenPrint(
   io: ImportIo,
   end: ImportEnd,
-  { database, planned }: { database: Database | undefined; planned: ImportResult | undefined },
+  database: Database | undefined,
 ): Promise<void> {
   try {
-    await io.audit?.(end, database, planned);
+    await io.audit?.(end, database);
   } finally {
     io.print(end);
   }
