@@ -10,6 +10,7 @@ import { type CliChild, finished, runCli, spawnCli } from "../helpers/cli.js";
 import { csrfOf, FORM, send } from "../helpers/http-send.js";
 import { oneRowOrders } from "../helpers/ledger-fixtures.js";
 import { REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
+import { eventually } from "../helpers/wait-for.js";
 
 const CAMPAIGN = "held-one";
 const TOKEN = "dash-token-4c1f9a7e2b3d";
@@ -278,9 +279,10 @@ describe("giftjobs dashboard (command): --public-host and GIFTJOBS_DASHBOARD_TOK
     );
     const proc = child;
     const done = finished(proc);
-    const deadline = Date.now() + 30_000;
-    while (!proc.printed().stdout.includes("\n") && Date.now() < deadline && proc.exitCode === null)
-      await new Promise((r) => setTimeout(r, 50));
+    await eventually(
+      async () => proc.printed().stdout.includes("\n") || proc.exitCode !== null,
+      "the dashboard's first line",
+    );
     const port = /:(\d+)\/$/m.exec(proc.printed().stdout)?.[1];
     expect(port, proc.output()).toBeDefined();
     const get = (host: string) => send(`http://127.0.0.1:${port}/campaigns`, { headers: { host } });
