@@ -12,12 +12,55 @@ import type { OrderJobData } from "./job.js";
 import type { OutageHold } from "./outage.js";
 import type { RateLimitBackoff } from "./rate-limit.js";
 
-/** What the order processor needs. */
+/**
+ * What the order processor needs, by role: each step and each failure handler takes the groups
+ * it uses (`Pick<CreateOrderDeps, ...>`), not the whole. Defaults are the caller's
+ * (src/worker/orders-queue.ts, from src/worker-defaults.ts): none is filled in here.
+ */
 export interface CreateOrderDeps {
-  client: ApiClient;
+  /** The ledger: the order's record, the campaign's state. */
   ledger: Ledger;
+  /** Where a new key is written before it can be sent. */
+  journal: NewKeyJournal;
+  /** The service, and how an order is sent to it. */
+  service: OrderService;
+  /** The `orders` queue and its holds (429, outages). */
+  queue: QueueHolds;
+  /** What may stop an order before it is sent. */
+  limits: OrderLimits;
+  /** How an answer is recorded. */
+  recording: Recording;
+  /** Told of what happened (metrics, the campaign tracker, the service watch). */
+  observers: OrderObservers;
   log: Logger;
-  /** Where the next generation's order goes when a 422 names one item of several. */
+}
+
+/**
+ * The campaign's order journal, for generation changes: `append` is flushed before the new key
+ * can be sent (docs/architecture/keys-and-exactly-once.md, "One key while an order may exist").
+ */
+interface NewKeyJournal {
+  append: (campaign: string, line: JournalLine) => Promise<void>;
+  /**
+   * Takes back a line `append` wrote whose REKEY then refused: nothing sent its key
+   * (OrderJournal.voidChange). Without it the line stays.
+   */
+  void?: (campaign: string, line: JournalLine) => Promise<void>;
+}
+
+export interface OrderService {
+  client: ApiClient;
+  /** Short in-attempt retries for blips (same key). */
+  blipRetries: number;
+  /**
+   * The worker's sending slots: at most this many orders between the ledger's start and the
+   * service's answer (the worker's --concurrency). Without it, each job is its own slot.
+   */
+  slots?: LimitFunction;
+}
+
+interface QueueHolds {
+  /** Where a job goes back, and the queue-wide hold (BullMQ's rate limit). */
   ordersQueue: Queue<OrderJobData>;
   /** Shared with the worker: how long to hold the whole queue after a 429. */
   rateLimiter: RateLimitBackoff;
@@ -27,37 +70,34 @@ export interface CreateOrderDeps {
    * it, only requests that were never sent are put back (holding the queue 1 s).
    */
   outageHold?: OutageHold;
-  /** Told of each job of `campaign` put back unsent while the service is known down. */
-  onHeld?: (campaign: string) => void;
-  /**
-   * Appends a generation change to the campaign's order journal, flushed, before the new key
-   * can be sent (docs/architecture/keys-and-exactly-once.md, "One key while an order may exist").
-   */
-  journal: (campaign: string, line: JournalLine) => Promise<void>;
-  /**
-   * Takes back a generation change `journal` appended whose REKEY then refused: nothing sent its
-   * key (OrderJournal.voidChange). Without it the line stays.
-   */
-  voidJournal?: (campaign: string, line: JournalLine) => Promise<void>;
-  /** Keep redemption links in the ledger. @defaultValue false */
-  storePayoutUrls?: boolean;
+}
+
+interface OrderLimits {
   /**
    * GIFTJOBS_DAILY_LIMIT and GIFTJOBS_LIMIT_TZ: each order's price counts in the day's spend of
    * its currency, and is held against its limit if it has one (docs/architecture/ledger.md, "The
    * daily limit"). None: counted in UTC days, no limit.
    */
   dailyLimit?: DailyLimit;
-  /** Short in-attempt retries for blips (same key). @defaultValue 1 */
-  blipRetries?: number;
-  /** Delay before the first poll of an async order. @defaultValue 1000 */
-  firstPollDelayMs?: number;
+  /** With webhooks on: products the service said went out of order (product.update). */
+  productGuard?: ProductGuard;
+}
+
+interface Recording {
+  /** Keep redemption links in the ledger. */
+  storePayoutUrls: boolean;
+  /** Delay before the first poll of an async order. */
+  firstPollDelayMs: number;
   /**
    * With webhooks on: accepted order ids, for the receiver (docs/architecture/webhooks.md,
    * "Webhooks").
    */
   orderIndex?: OrderIndex;
-  /** With webhooks on: products the service said went out of order (product.update). */
-  productGuard?: ProductGuard;
+}
+
+interface OrderObservers {
+  /** Told of each job of `campaign` put back unsent while the service is known down. */
+  onHeld?: (campaign: string) => void;
   /** Told of each attempt's outcome (metrics). */
   onOutcome?: (outcome: OrderOutcomeName) => void;
   /** Told once per order this worker moved to an end (metrics: giftjobs_orders_total). */
@@ -71,11 +111,6 @@ export interface CreateOrderDeps {
    * not it made the order), else what the request failed with (the worker's ServiceWatch).
    */
   onRequestEnded?: (campaign: string, error?: unknown) => void;
-  /**
-   * The worker's sending slots: at most this many orders between the ledger's start and the
-   * service's answer (the worker's --concurrency). Without it, each job is its own slot.
-   */
-  sending?: LimitFunction;
 }
 
 /** The ends of an order, as giftjobs_orders_total labels them. */

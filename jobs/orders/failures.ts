@@ -7,6 +7,7 @@ import {
   ValidationError,
 } from "../../src/api/errors/index.js";
 import { pauseIfRunning } from "../../src/campaigns/control.js";
+import type { Ledger } from "../../src/ledger/ledger.js";
 import type { KeyClearance, OrderPatch } from "../../src/ledger/types.js";
 import { orderKey } from "../../src/orders/keys.js";
 import { failedItemIndex } from "../../src/orders/outcome.js";
@@ -47,13 +48,13 @@ export async function handleFailure(
       type: "refused_by_client",
       message: error.message,
     });
-    deps.onOutcome?.("final");
+    deps.observers.onOutcome?.("final");
     return { status };
   }
   if (!(error instanceof ApiError)) {
     // Not an answer from the service (a bug, Redis trouble, the worker stopping mid-request):
     // the request may have reached the service, so the key is marked; BullMQ retries it.
-    await requeue(attempt, deps, { unclear: "interrupted" });
+    await requeue(attempt, deps.ledger, { unclear: "interrupted" });
     throw error;
   }
   if (nothingSent(error)) return waitUnsent(attempt, error, deps);
@@ -72,13 +73,20 @@ export async function handleFailure(
         message: error.message,
         unclear: error.type,
       });
-      deps.onOutcome?.("key_conflict");
+      deps.observers.onOutcome?.("key_conflict");
       attempt.log.error({ type: error.type }, "idempotency key conflict: rows failed, not retried");
       return { status: "failed_uncertain" };
     default:
       return retrySameKey(attempt, error, deps);
   }
 }
+
+/** The ledger, and who is told of an end: what recording an outcome needs. */
+type Ends = Pick<CreateOrderDeps, "ledger" | "observers">;
+/** Recording an outcome and putting the job back, or holding the queue. */
+type Holds = Pick<CreateOrderDeps, "ledger" | "observers" | "queue">;
+/** Recording an outcome and moving rows to a new key (journaled, with the API key's print). */
+type NewKeys = Pick<CreateOrderDeps, "ledger" | "observers" | "journal" | "service">;
 
 /** How an order ends failed: the status, the error kept on its rows, and the key's marks. */
 interface Failure {
@@ -94,11 +102,7 @@ interface Failure {
  * otherwise a failed_final becomes failed_uncertain while an earlier attempt's mark stands (the
  * ledger decides, atomically). Returns the status reached.
  */
-async function markFailed(
-  attempt: Attempt,
-  deps: CreateOrderDeps,
-  failure: Failure,
-): Promise<string> {
+async function markFailed(attempt: Attempt, deps: Ends, failure: Failure): Promise<string> {
   const { status, type, message } = failure;
   const moved = await deps.ledger.orders.transition({
     campaign: attempt.campaign,
@@ -109,16 +113,16 @@ async function markFailed(
     clearance: failure.clearance,
   });
   if (!moved.moved) return moved.current ?? status;
-  deps.onOrderEnded?.(endName(moved.status));
+  deps.observers.onOrderEnded?.(endName(moved.status));
   return moved.status;
 }
 
 /** 5xx, network, timeout, in-progress: the SAME key again after BullMQ's backoff, or uncertain at the end. */
-async function retrySameKey(attempt: Attempt, error: ApiError, deps: CreateOrderDeps) {
+async function retrySameKey(attempt: Attempt, error: ApiError, deps: Holds) {
   const { job, log } = attempt;
   // Counted as what the service's answer was, whether or not attempts remain.
-  deps.onOutcome?.("retry_same_key");
-  if (noAnswer(error) && deps.outageHold?.down()) return waitOutOutage(attempt, error, deps);
+  deps.observers.onOutcome?.("retry_same_key");
+  if (noAnswer(error) && deps.queue.outageHold?.down()) return waitOutOutage(attempt, error, deps);
   const attempts = job.opts.attempts ?? 1;
   if (job.attemptsMade + 1 >= attempts) {
     await markFailed(attempt, deps, {
@@ -133,7 +137,7 @@ async function retrySameKey(attempt: Attempt, error: ApiError, deps: CreateOrder
     );
     return { status: "failed_uncertain" };
   }
-  await requeue(attempt, deps, {
+  await requeue(attempt, deps.ledger, {
     error_type: error.type,
     error_message: error.message,
     unclear: error.type,
@@ -155,16 +159,16 @@ async function retrySameKey(attempt: Attempt, error: ApiError, deps: CreateOrder
 async function waitUnsent(
   attempt: Attempt,
   error: ApiError,
-  deps: CreateOrderDeps,
+  deps: Holds,
 ): Promise<CreateOrderJobResult> {
-  deps.onOutcome?.("retry_same_key");
-  await requeue(attempt, deps, { error_type: error.type, error_message: error.message });
-  const waitMs = (deps.outageHold ?? new OutageHold()).next();
+  deps.observers.onOutcome?.("retry_same_key");
+  await requeue(attempt, deps.ledger, { error_type: error.type, error_message: error.message });
+  const waitMs = (deps.queue.outageHold ?? new OutageHold()).next();
   attempt.log.debug(
     { type: error.type, wait_ms: waitMs },
     "nothing sent (the connection never opened); holding the queue, same key, no attempt used",
   );
-  return putBack(attempt.job, attempt.token, deps.ordersQueue, waitMs);
+  return putBack(attempt, deps.queue.ordersQueue, waitMs);
 }
 
 /**
@@ -176,19 +180,19 @@ async function waitUnsent(
 async function waitOutOutage(
   attempt: Attempt,
   error: ApiError,
-  deps: CreateOrderDeps,
+  deps: Pick<CreateOrderDeps, "ledger" | "queue">,
 ): Promise<CreateOrderJobResult> {
-  await requeue(attempt, deps, {
+  await requeue(attempt, deps.ledger, {
     error_type: error.type,
     error_message: error.message,
     unclear: error.type,
   });
-  const waitMs = deps.outageHold!.next();
+  const waitMs = deps.queue.outageHold!.next();
   attempt.log.debug(
     { type: error.type, wait_ms: waitMs },
     "no answer while the service is down; holding the queue, same key, no attempt used",
   );
-  return putBack(attempt.job, attempt.token, deps.ordersQueue, waitMs);
+  return putBack(attempt, deps.queue.ordersQueue, waitMs);
 }
 
 /** After this many 429s one job's further 429s use attempts, so nothing loops forever. */
@@ -198,17 +202,17 @@ export const MAX_RATE_LIMITED = 100;
 async function rateLimited(
   attempt: Attempt,
   error: ApiError,
-  deps: CreateOrderDeps,
+  deps: Holds,
 ): Promise<CreateOrderJobResult> {
   const { job, log } = attempt;
   const count = (job.data.rateLimited ?? 0) + 1;
   if (count > MAX_RATE_LIMITED) return retrySameKey(attempt, error, deps);
   await job.updateData({ ...job.data, rateLimited: count });
-  await requeue(attempt, deps);
-  const waitMs = deps.rateLimiter.next();
+  await requeue(attempt, deps.ledger);
+  const waitMs = deps.queue.rateLimiter.next();
   // Every job in flight may get one: a debug line each (the metric counts them).
   log.debug({ wait_ms: waitMs }, "rate limited by the service (429); holding the queue");
-  await deps.ordersQueue.rateLimit(waitMs);
+  await deps.queue.ordersQueue.rateLimit(waitMs);
   throw Worker.RateLimitError();
 }
 
@@ -224,24 +228,24 @@ async function rateLimited(
 async function pauseCampaign(
   attempt: Attempt,
   error: ApiError,
-  deps: CreateOrderDeps,
+  deps: NewKeys,
 ): Promise<CreateOrderJobResult> {
   const { campaign, log } = attempt;
-  deps.onOutcome?.("systemic");
+  deps.observers.onOutcome?.("systemic");
   // What to fix and the command to resume are part of the reason: status, list and the
   // dashboard show it as it is.
   const reason = await pauseReason(
     error,
     { campaign, currency: attempt.request.payment_method.currency },
-    deps,
+    { client: deps.service.client, ledger: deps.ledger },
   );
   if (await pauseIfRunning(deps.ledger, campaign, reason)) {
-    deps.onCampaignPaused?.(campaign, reason);
+    deps.observers.onCampaignPaused?.(campaign, reason);
     log.error({ type: error.type }, `campaign ${campaign} paused: ${reason}`);
   }
   if (answeredUnderKey(error)) {
     // The next generation waits on the pending list; the dispatcher sends it after resume.
-    await nextGeneration(attempt, attempt.identities, deps, {});
+    await nextGeneration(attempt, { identities: attempt.identities }, deps);
   } else {
     // No error on the order: the pause's reason says it, and a queued order's error type is
     // read as the mark of an unclear attempt by the ledger (from before the mark had a field).
@@ -261,10 +265,10 @@ async function pauseCampaign(
  * Other 4xx: nothing was made. A 422 naming one item of several fails that row only; the
  * others go at once under the next generation's key (a new key, since the body changes).
  */
-async function finalFailure(attempt: Attempt, error: ApiError, deps: CreateOrderDeps) {
+async function finalFailure(attempt: Attempt, error: ApiError, deps: NewKeys) {
   const { identities, log } = attempt;
   const index = error instanceof ValidationError ? failedItemIndex(error.details) : undefined;
-  deps.onOutcome?.("final");
+  deps.observers.onOutcome?.("final");
   const clearance = answeredUnderKey(error) ? "answered" : undefined;
   if (index === undefined || identities.length < 2 || index >= identities.length || !clearance) {
     const status = await markFailed(attempt, deps, {
@@ -281,9 +285,11 @@ async function finalFailure(attempt: Attempt, error: ApiError, deps: CreateOrder
     return { status };
   }
   const rest = identities.filter((_, i) => i !== index);
-  const newKey = await nextGeneration(attempt, rest, deps, {
-    restPatch: { error_type: error.type, error_message: error.message },
-  });
+  const newKey = await nextGeneration(
+    attempt,
+    { identities: rest, restPatch: { error_type: error.type, error_message: error.message } },
+    deps,
+  );
   log.debug(
     { type: error.type, item: index, next_key: newKey },
     "one item refused; the others re-sent under the next generation",
@@ -302,16 +308,16 @@ async function finalFailure(attempt: Attempt, error: ApiError, deps: CreateOrder
  */
 async function nextGeneration(
   attempt: Attempt,
-  identities: string[],
-  deps: CreateOrderDeps,
-  options: { restPatch?: OrderPatch },
+  move: { identities: string[]; restPatch?: OrderPatch },
+  deps: Pick<CreateOrderDeps, "ledger" | "journal" | "service">,
 ): Promise<string> {
+  const { identities } = move;
   const generation = attempt.generation + 1;
   const newKey = orderKey(attempt.campaign, generation, identities);
-  const a = deps.client.keyFingerprint;
+  const a = deps.service.client.keyFingerprint;
   const i = [...identities].sort();
   const line = a ? { g: generation, k: newKey, i, a } : { g: generation, k: newKey, i };
-  await deps.journal(attempt.campaign, line);
+  await deps.journal.append(attempt.campaign, line);
   const done = await deps.ledger.orders.rekey({
     campaign: attempt.campaign,
     number: attempt.number,
@@ -320,7 +326,7 @@ async function nextGeneration(
     generation,
     from: ["in_flight"],
     restStatus: "failed_final",
-    restPatch: options.restPatch,
+    restPatch: move.restPatch,
     clearance: "answered",
   });
   if (!done.done) {
@@ -329,7 +335,7 @@ async function nextGeneration(
     // (docs/architecture/keys-and-exactly-once.md, "One key while an order may exist"). A
     // journal that cannot take it leaves the line, as before voids: said, and the attempt ends
     // as it would.
-    await deps.voidJournal?.(attempt.campaign, line).catch((error: unknown) => {
+    await deps.journal.void?.(attempt.campaign, line).catch((error: unknown) => {
       attempt.log.warn(
         { error: (error as Error).message, key: newKey },
         "the journal line of the key not moved to could not be voided",
@@ -340,8 +346,8 @@ async function nextGeneration(
 }
 
 /** The attempt's order back to queued under its same key, with `patch` (an error, a mark). */
-function requeue(attempt: Attempt, deps: CreateOrderDeps, patch: OrderPatch = {}) {
-  return deps.ledger.orders.transition({
+function requeue(attempt: Attempt, ledger: Ledger, patch: OrderPatch = {}) {
+  return ledger.orders.transition({
     campaign: attempt.campaign,
     number: attempt.number,
     from: ["in_flight"],

@@ -1,5 +1,6 @@
 import { DelayedError, type Job, type Queue } from "bullmq";
 import { ApiError } from "../../src/api/errors/index.js";
+import { WORKER_DEFAULTS } from "../../src/worker-defaults.js";
 import type { OrderJobData } from "./job.js";
 
 /** What `OutageHold.admit` lets a job do. */
@@ -21,8 +22,8 @@ export class OutageHold {
   constructor(
     /** Whether the service is known down: the worker's ServiceWatch. */
     private readonly isDown: () => boolean = () => false,
-    private readonly baseMs = 1000,
-    private readonly maxMs = 30_000,
+    private readonly baseMs: number = WORKER_DEFAULTS.outageHoldMs,
+    private readonly maxMs: number = WORKER_DEFAULTS.outageHoldMaxMs,
   ) {}
 
   /** Whether the service is known down now. */
@@ -78,17 +79,16 @@ export function noAnswer(error: unknown): boolean {
 }
 
 /**
- * Holds the queue for `waitMs` and puts the job back without using one of its attempts: to the
- * delayed set, so it comes back behind the jobs that waited (each of them gets its turn as the
- * probe). Always throws; BullMQ takes the DelayedError as "moved, not failed".
+ * Holds the queue for `waitMs` and puts the job back (with its lock token) without using one of
+ * its attempts: to the delayed set, so it comes back behind the jobs that waited (each of them
+ * gets its turn as the probe). Always throws; BullMQ takes the DelayedError as "moved, not failed".
  */
 export async function putBack(
-  job: Job<OrderJobData>,
-  token: string | undefined,
+  held: { job: Job<OrderJobData>; token?: string },
   queue: Queue<OrderJobData>,
   waitMs: number,
 ): Promise<never> {
   await queue.rateLimit(waitMs);
-  await job.moveToDelayed(Date.now() + waitMs, token);
+  await held.job.moveToDelayed(Date.now() + waitMs, held.token);
   throw new DelayedError();
 }

@@ -4,6 +4,9 @@ import type { CreateOrderResult } from "../../src/api/client.js";
 import { ApiError, nothingSent } from "../../src/api/errors/index.js";
 import type { OrderRequest } from "../../src/api/order-request.js";
 import type { Order } from "../../src/api/schemas.js";
+import type { Ledger } from "../../src/ledger/ledger.js";
+import type { StartResult } from "../../src/ledger/types.js";
+import type { Logger } from "../../src/log.js";
 import { completedPatch, warnReplayed } from "../../src/orders/outcome.js";
 import { requestFromLedger } from "../../src/orders/request.js";
 import { holdIfProductStopped } from "../../src/webhooks/product-guard.js";
@@ -12,6 +15,7 @@ import {
   type CreateOrderDeps,
   type CreateOrderJobResult,
   endName,
+  type OrderService,
 } from "./attempt.js";
 import { pauseAtDailyLimit } from "./daily-limit-pause.js";
 import { handleFailure } from "./failures.js";
@@ -24,133 +28,182 @@ type Sent =
   | { kind: "answered"; attempt: Attempt; result: CreateOrderResult }
   | { kind: "failed"; attempt: Attempt; error: unknown };
 
+/** What BullMQ hands a processor beside the job. */
+interface JobRun {
+  /** Cancels the request when the worker shuts down. */
+  signal?: AbortSignal;
+  /** The job's lock token (to put it back without using an attempt). */
+  token?: string;
+}
+
 /**
  * Processes one `orders` job: POST /v2/order under the job's key, then records the outcome.
  * Each outcome (docs/architecture/sending-orders.md, "Outcomes") is handled in its own function
- * below. From the ledger's start to the service's answer the job holds one of `deps.sending`'s
- * slots; recording the answer and BullMQ's own bookkeeping happen after it is given back, so they
- * overlap the next job's request (docs/architecture/campaigns.md, "Sending slots").
+ * below. From the ledger's start to the service's answer the job holds one of the sending slots
+ * (`deps.service.slots`); recording the answer and BullMQ's own bookkeeping happen after it is
+ * given back, so they overlap the next job's request (docs/architecture/campaigns.md, "Sending
+ * slots").
  */
 export async function processCreateOrder(
   job: Job<OrderJobData>,
-  signal: AbortSignal | undefined,
   deps: CreateOrderDeps,
-  token?: string,
+  run: JobRun = {},
 ): Promise<CreateOrderJobResult> {
-  const admitted = deps.outageHold?.admit() ?? "send";
+  const { outageHold, ordersQueue } = deps.queue;
+  const admitted = outageHold?.admit() ?? "send";
   if (admitted === "wait") {
     // The service is known down and another job is seeing whether it is back: this one waits,
     // unsent, the ledger untouched (docs/architecture/sending-orders.md, "Service outages").
-    deps.onHeld?.(job.data.campaign);
-    return putBack(job, token, deps.ordersQueue, deps.outageHold!.current());
+    deps.observers.onHeld?.(job.data.campaign);
+    return putBack({ job, token: run.token }, ordersQueue, outageHold!.current());
   }
   try {
-    return await processAdmitted(job, signal, deps, token);
+    return await processAdmitted(job, deps, run);
   } finally {
-    if (admitted === "probe") deps.outageHold?.probed();
+    if (admitted === "probe") outageHold?.probed();
   }
 }
 
 async function processAdmitted(
   job: Job<OrderJobData>,
-  signal: AbortSignal | undefined,
   deps: CreateOrderDeps,
-  token: string | undefined,
+  run: JobRun,
 ): Promise<CreateOrderJobResult> {
-  const send = () => startAndSend(job, signal, deps, token);
-  const sent = await (deps.sending ? deps.sending(send) : send());
+  const { slots } = deps.service;
+  const send = () => startAndSend(job, deps, run);
+  const sent = await (slots ? slots(send) : send());
   if (sent.kind === "over") return sent.result;
   const error = sent.kind === "failed" ? sent.error : undefined;
-  deps.onRequestEnded?.(sent.attempt.campaign, error);
+  deps.observers.onRequestEnded?.(sent.attempt.campaign, error);
   // An answer, whatever it says: the service is there (a bug or a cancel says nothing of it).
   if (error === undefined || (error instanceof ApiError && error.status > 0 && !noAnswer(error)))
-    deps.outageHold?.reset();
+    deps.queue.outageHold?.reset();
   if (sent.kind === "failed") return handleFailure(sent.attempt, sent.error, deps);
-  deps.rateLimiter.reset();
+  deps.queue.rateLimiter.reset();
   if (sent.result.kind === "completed")
     return recordCompleted(sent.attempt, sent.result.order, deps);
   return recordSubmitted(sent.attempt, sent.result.order.id, deps);
 }
 
 /**
- * Starts the order in the ledger (in_flight) and sends it. The start is inside the slot, just
- * before the request: an order waiting for a slot is still queued, so a pause or cancel that
- * comes meanwhile stops it.
+ * Starts the order in the ledger (in_flight), makes its attempt and sends it. The start is
+ * inside the slot, just before the request: an order waiting for a slot is still queued, so a
+ * pause or cancel that comes meanwhile stops it.
  */
 async function startAndSend(
   job: Job<OrderJobData>,
-  signal: AbortSignal | undefined,
   deps: CreateOrderDeps,
-  token: string | undefined,
+  run: JobRun,
 ): Promise<Sent> {
   const { campaign, order: number } = job.data;
-  let log = deps.log.child({ campaign, order: number, job: job.id });
+  const log = deps.log.child({ campaign, order: number, job: job.id });
+  const start = await startInLedger(job, deps);
+  if (start.kind !== "started") return over(await notStarted(job, start, { ...deps, log }));
+  const attempt = await attemptOf(job, start, { ...deps, log, token: run.token });
+  if (!("request" in attempt)) return over(attempt);
+  deps.observers.onSending?.(campaign);
+  try {
+    return {
+      kind: "answered",
+      attempt,
+      result: await sendOrder(attempt, run.signal, deps.service),
+    };
+  } catch (error) {
+    return { kind: "failed", attempt, error };
+  }
+}
 
-  const start = await deps.ledger.orders.start({
-    campaign,
-    number,
+function over(result: CreateOrderJobResult): Sent {
+  return { kind: "over", result };
+}
+
+/** START (see LedgerOrders.start): the order in flight, or why it is not. */
+function startInLedger(
+  job: Job<OrderJobData>,
+  deps: Pick<CreateOrderDeps, "ledger" | "service" | "limits">,
+): Promise<StartResult> {
+  return deps.ledger.orders.start({
+    campaign: job.data.campaign,
+    number: job.data.order,
     patch: { attempts: job.attemptsMade + 1 },
-    apiKeyFingerprint: deps.client.keyFingerprint,
-    limit: deps.dailyLimit,
+    apiKeyFingerprint: deps.service.client.keyFingerprint,
+    limit: deps.limits.dailyLimit,
   });
-  // Held or paused: the ledger put the order back on its pending list; this job is over.
-  if (start.kind === "paused") {
-    if (start.budget) {
-      deps.onCampaignPaused?.(campaign, start.reason);
-      log.error(
-        `campaign ${campaign} paused: ${start.reason}. Nothing more of it is sent until the budget is raised (import the file again with a higher --budget), then: giftjobs orders resume --campaign ${campaign}`,
+}
+
+/** What a job ends with when the ledger did not start its order: nothing is sent. */
+async function notStarted(
+  job: Job<OrderJobData>,
+  start: Exclude<StartResult, { kind: "started" }>,
+  deps: Pick<CreateOrderDeps, "ledger" | "observers" | "log">,
+): Promise<CreateOrderJobResult> {
+  const { campaign } = job.data;
+  const { observers, log } = deps;
+  switch (start.kind) {
+    case "paused":
+      // Held or paused: the ledger put the order back on its pending list; this job is over.
+      if (start.budget) {
+        observers.onCampaignPaused?.(campaign, start.reason);
+        log.error(
+          `campaign ${campaign} paused: ${start.reason}. Nothing more of it is sent until the budget is raised (import the file again with a higher --budget), then: giftjobs orders resume --campaign ${campaign}`,
+        );
+      }
+      return { status: "queued", skipped: true };
+    case "daily-limit":
+      // The ledger gave the order back, unsent; the campaigns of its currency pause.
+      await pauseAtDailyLimit(campaign, start, {
+        ledger: deps.ledger,
+        log,
+        onCampaignPaused: observers.onCampaignPaused,
+      });
+      return { status: "queued", skipped: true };
+    case "past":
+      return alreadyHandled(job, start.status, deps.ledger);
+    case "other-api-key":
+      observers.onOrderEnded?.("failed_uncertain");
+      log.warn(
+        { unclear: start.mark },
+        "an earlier attempt under this key ended unclear under another API key, which the service may not replay under this one: nothing was sent, rows failed_uncertain (check the service's orders; see orders retry)",
       );
-    }
-    return { kind: "over", result: { status: "queued", skipped: true } };
+      return { status: "failed_uncertain" };
   }
-  // The daily limit: the ledger gave the order back, unsent; the campaigns of its currency pause.
-  if (start.kind === "daily-limit") {
-    await pauseAtDailyLimit(campaign, start, { ...deps, log });
-    return { kind: "over", result: { status: "queued", skipped: true } };
-  }
-  if (start.kind === "past")
-    return { kind: "over", result: await alreadyHandled(job, start.status, deps) };
-  if (start.kind === "other-api-key") {
-    deps.onOrderEnded?.("failed_uncertain");
-    log.warn(
-      { unclear: start.mark },
-      "an earlier attempt under this key ended unclear under another API key, which the service may not replay under this one: nothing was sent, rows failed_uncertain (check the service's orders; see orders retry)",
-    );
-    return { kind: "over", result: { status: "failed_uncertain" } };
-  }
+}
+
+/**
+ * The attempt at the started order, its body made from the ledger's rows; or, when there is to
+ * be none, what the job ends with: a body the ledger cannot make (failed_final), a product the
+ * service said went out of order (the order back on the pending list).
+ */
+async function attemptOf(
+  job: Job<OrderJobData>,
+  start: Extract<StartResult, { kind: "started" }>,
+  deps: Pick<CreateOrderDeps, "ledger" | "limits" | "observers"> & {
+    log: Logger;
+    token: string | undefined;
+  },
+): Promise<Attempt | CreateOrderJobResult> {
+  const { campaign, order: number } = job.data;
   const { order } = start;
-  const key = order.key;
-  log = log.child({ key });
+  const log = deps.log.child({ key: order.key });
   let request: OrderRequest;
   try {
     request = requestFromLedger(order, start.rows);
   } catch (error) {
-    const message = `the ledger cannot make this order's body (${(error as Error).message}); nothing was sent`;
-    const moved = await deps.ledger.orders.transition({
-      campaign,
-      number,
-      from: ["in_flight"],
-      to: "failed_final",
-      patch: {
-        error_type: "no_request",
-        error_message: message,
-      },
-    });
-    const status = moved.moved ? moved.status : "failed_final";
-    if (moved.moved) deps.onOrderEnded?.(endName(status));
-    log.error(`${message}: rows ${status}`);
-    return { kind: "over", result: { status } };
+    return failWithoutBody({ campaign, number, log }, error as Error, deps);
   }
   const held = { campaign, number, request, log };
-  if (await holdIfProductStopped(deps.productGuard, deps.ledger, held, deps.onCampaignPaused))
-    return { kind: "over", result: { status: "queued", skipped: true } };
-  deps.onSending?.(campaign);
-  const attempt: Attempt = {
+  const guard = {
+    guard: deps.limits.productGuard,
+    ledger: deps.ledger,
+    onPaused: deps.observers.onCampaignPaused,
+  };
+  if (await holdIfProductStopped(held, guard)) return { status: "queued", skipped: true };
+  return {
     job,
-    token,
+    token: deps.token,
     campaign,
     number,
-    key,
+    key: order.key,
     identities: order.identities,
     generation: order.generation,
     request,
@@ -158,21 +211,36 @@ async function startAndSend(
     campaignCreatedAt: start.campaignCreatedAt,
     log,
   };
-  try {
-    return { kind: "answered", attempt, result: await sendOrder(attempt, signal, deps) };
-  } catch (error) {
-    return { kind: "failed", attempt, error };
-  }
+}
+
+/** The ledger cannot make the order's body: failed_final, nothing sent. */
+async function failWithoutBody(
+  order: { campaign: string; number: number; log: Logger },
+  error: Error,
+  deps: Pick<CreateOrderDeps, "ledger" | "observers">,
+): Promise<CreateOrderJobResult> {
+  const message = `the ledger cannot make this order's body (${error.message}); nothing was sent`;
+  const moved = await deps.ledger.orders.transition({
+    campaign: order.campaign,
+    number: order.number,
+    from: ["in_flight"],
+    to: "failed_final",
+    patch: { error_type: "no_request", error_message: message },
+  });
+  const status = moved.moved ? moved.status : "failed_final";
+  if (moved.moved) deps.observers.onOrderEnded?.(endName(status));
+  order.log.error(`${message}: rows ${status}`);
+  return { status };
 }
 
 /** A sync order (or an async one the service finished at once): completed with its ids. */
 async function recordCompleted(
   attempt: Attempt,
   order: Order,
-  deps: CreateOrderDeps,
+  deps: Pick<CreateOrderDeps, "ledger" | "recording" | "observers">,
 ): Promise<CreateOrderJobResult> {
   const { campaign, number, log } = attempt;
-  const store = deps.storePayoutUrls ?? false;
+  const store = deps.recording.storePayoutUrls;
   const patch = completedPatch(order, attempt.identities.length, store, attempt.campaignCreatedAt);
   const moved = await deps.ledger.orders.transition({
     campaign,
@@ -182,8 +250,8 @@ async function recordCompleted(
     patch,
     clearance: "answered",
   });
-  deps.onOutcome?.("completed");
-  if (moved.moved) deps.onOrderEnded?.("completed");
+  deps.observers.onOutcome?.("completed");
+  if (moved.moved) deps.observers.onOrderEnded?.("completed");
   if (patch.replayed) warnReplayed(log, campaign, order.created_at);
   else log.debug({ order_id: order.id }, "order completed");
   return { status: "completed", order_id: order.id };
@@ -193,7 +261,7 @@ async function recordCompleted(
 async function recordSubmitted(
   attempt: Attempt,
   orderId: string,
-  deps: CreateOrderDeps,
+  deps: Pick<CreateOrderDeps, "ledger" | "recording" | "observers">,
 ): Promise<CreateOrderJobResult> {
   const { campaign, number, log } = attempt;
   // Submitted, followed and (webhooks on) indexed in one script: the index entry is written
@@ -205,20 +273,20 @@ async function recordSubmitted(
     from: ["in_flight"],
     to: "submitted",
     patch: { order_id: orderId },
-    follow: { at: Date.now() + (deps.firstPollDelayMs ?? 1000) },
+    follow: { at: Date.now() + deps.recording.firstPollDelayMs },
     clearance: "answered",
-    index: deps.orderIndex?.key,
+    index: deps.recording.orderIndex?.key,
   });
-  deps.onOutcome?.("submitted");
+  deps.observers.onOutcome?.("submitted");
   log.debug({ order_id: orderId }, "order submitted; following its status");
   return { status: "submitted", order_id: orderId };
 }
 
 /** Sends the order; short blips (same key, always) are retried once inside the attempt. */
-function sendOrder(attempt: Attempt, signal: AbortSignal | undefined, deps: CreateOrderDeps) {
+function sendOrder(attempt: Attempt, signal: AbortSignal | undefined, service: OrderService) {
   const send = async () => {
     try {
-      return await deps.client.createOrder(attempt.request, {
+      return await service.client.createOrder(attempt.request, {
         idempotencyKey: attempt.key,
         executionMode: attempt.mode,
         signal,
@@ -232,7 +300,7 @@ function sendOrder(attempt: Attempt, signal: AbortSignal | undefined, deps: Crea
     }
   };
   return pRetry(send, {
-    retries: deps.blipRetries ?? 1,
+    retries: service.blipRetries,
     minTimeout: 200,
     maxTimeout: 1000,
     signal,
@@ -245,13 +313,9 @@ function sendOrder(attempt: Attempt, signal: AbortSignal | undefined, deps: Crea
  * The ledger says this order is past queued/in_flight: a re-added or stalled job. Nothing is
  * sent again. A submitted order is followed again if it somehow is not (follow is idempotent).
  */
-async function alreadyHandled(
-  job: Job<OrderJobData>,
-  current: string | null,
-  deps: CreateOrderDeps,
-) {
+async function alreadyHandled(job: Job<OrderJobData>, current: string | null, ledger: Ledger) {
   if (current === "submitted")
-    await deps.ledger.follows.add(job.data.campaign, job.data.order, Date.now());
+    await ledger.follows.add(job.data.campaign, job.data.order, Date.now());
   return { status: current ?? "unknown", skipped: true };
 }
 
@@ -263,5 +327,5 @@ async function alreadyHandled(
 export function createOrderCreateProcessor(
   deps: CreateOrderDeps,
 ): (job: Job<OrderJobData>, token?: string, signal?: AbortSignal) => Promise<CreateOrderJobResult> {
-  return (job, token, signal) => processCreateOrder(job, signal, deps, token);
+  return (job, token, signal) => processCreateOrder(job, deps, { signal, token });
 }

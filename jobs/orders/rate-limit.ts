@@ -1,4 +1,5 @@
 import type { RateLimiterOptions } from "bullmq";
+import { WORKER_DEFAULTS } from "../../src/worker-defaults.js";
 
 /**
  * BullMQ limiter for a service that allows `perMinute` orders in any sliding minute.
@@ -29,7 +30,7 @@ export function worstCaseMinute({ max, duration }: RateLimiterOptions): number {
 export class RateLimitBackoff {
   private streak = 0;
   constructor(
-    private readonly baseMs = 5000,
+    private readonly baseMs: number = WORKER_DEFAULTS.rateLimitBaseMs,
     private readonly maxMs = 60_000,
   ) {}
   next(): number {

@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import { encodeOrder, encodeRow } from "../ledger/codec.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { LedgerOrder, LedgerRow } from "../ledger/types.js";
+import { replyWord } from "../redis/replies.js";
 import { runScript } from "../redis/scripts.js";
 import { FORGET_FIELDS, forgetOrder, forgetRow } from "./forget-records.js";
 
@@ -17,13 +18,17 @@ export async function markForget(
   campaign: string,
 ): Promise<"marked" | "missing" | "not_ended"> {
   const k = ledger.keys(campaign);
-  const [code, why] = (await runScript(
+  const reply = await runScript(
     redis,
     "giftjobsForgetMark",
     [k.meta, k.counts],
-    [new Date().toISOString()],
-  )) as [number, string?];
-  return code === 1 ? "marked" : (why as "missing" | "not_ended");
+    [JSON.stringify({ now: new Date().toISOString() })],
+  );
+  const kind = replyWord(reply, "FORGET_MARK");
+  if (kind === "forget_marked") return "marked";
+  if (kind === "unknown") return "missing";
+  if (kind === "not_ended") return kind;
+  throw new Error(`FORGET_MARK answered ${kind}, which it never does`);
 }
 
 /** What the Redis part of a forget rewrote. */
@@ -45,20 +50,26 @@ export async function forgetInRedis(
   const mode = (await ledger.campaigns.meta(campaign)).execution_mode;
   const written = { rows: 0, orders: 0 };
   const write = async (rows: [string, LedgerRow][], orders: [number, LedgerOrder][]) => {
-    const args = [String(rows.length)];
-    for (const [identity, row] of rows) args.push(identity, encodeRow(forgetRow(row)));
-    for (const [n, order] of orders)
-      args.push(String(n), encodeOrder(forgetOrder(order), { campaign, mode }));
+    const args = {
+      rows: rows.map(([identity, row]) => [identity, encodeRow(forgetRow(row))]),
+      orders: orders.map(([n, order]) => [
+        String(n),
+        encodeOrder(forgetOrder(order), { campaign, mode }),
+      ]),
+    };
     const k = ledger.keys(campaign);
-    const [code, a, b] = (await runScript(
+    const reply = await runScript(
       redis,
       "giftjobsForgetRecords",
       [k.meta, k.counts, k.rows, k.orders],
-      args,
-    )) as [number, number | string, number?];
-    if (code !== 1) throw new Error(`campaign ${campaign} changed while it was forgotten: ${a}`);
-    written.rows += Number(a);
-    written.orders += Number(b);
+      [JSON.stringify(args)],
+    );
+    const kind = replyWord(reply, "FORGET_RECORDS");
+    if (kind !== "forgotten")
+      throw new Error(`campaign ${campaign} changed while it was forgotten: ${kind}`);
+    const [, rowsWritten, ordersWritten] = reply as [string, number, number];
+    written.rows += rowsWritten;
+    written.orders += ordersWritten;
   };
   let rows: [string, LedgerRow][] = [];
   for await (const entry of ledger.orders.rows(campaign)) {

@@ -245,7 +245,7 @@ async function absent(
   }
   const otherKey =
     order.unclear_api_key && order.unclear_api_key !== deps.apiKey
-      ? "; its unclear attempt was made with another API key: retry --new-key needs --force"
+      ? "; its unclear attempt was made with another API key: retry --new-key needs --include-uncertain"
       : "";
   if (order.reconciled_absent_at)
     return {

@@ -17,10 +17,17 @@ export interface RetryOptions {
   /** Move failed_final rows to the next generation (a new key). */
   newKey?: boolean;
   /**
-   * With newKey: also failed_uncertain rows. That could pay twice. Without: send failed_uncertain
-   * rows under their same key even when their unclear attempt was made with another API key.
+   * With newKey (`--include-uncertain`): also failed_uncertain rows, and failed_final ones whose
+   * key had an unclear attempt, go under a new key. An order may exist under the old key: that
+   * could pay twice.
    */
-  force?: boolean;
+  includeUncertain?: boolean;
+  /**
+   * Without newKey (`--any-api-key`): send failed_uncertain rows under their same key even when
+   * their unclear attempt was made with another API key than the one sending now (the service
+   * may keep its idempotency records per API key: the operator checked its orders).
+   */
+  anyApiKey?: boolean;
   /** Where the campaign's order journal is (GIFTJOBS_DATA_DIR): needed with newKey. */
   dataDir?: string;
   /** PostgreSQL (GIFTJOBS_DATABASE_URL): the journal is kept there instead of under `dataDir`. */
@@ -63,7 +70,8 @@ export interface RetryResult {
 
 /**
  * A failed_uncertain order `orders reconcile` found no order for on the service, listing with the
- * API key its unclear attempt was made with: `--new-key` may move it on without --force (the
+ * API key its unclear attempt was made with: `--new-key` may move it on without
+ * --include-uncertain (the
  * ledger checks the same in REKEY). See docs/architecture/keys-and-exactly-once.md, "Reconciling
  * with the service".
  */
@@ -80,11 +88,11 @@ function reconciledAbsent(order: LedgerOrder): boolean {
  * `orders retry`: without newKey, failed_uncertain orders go again under their SAME key (the
  * service replays an order that was made, so nothing is paid twice). With newKey, failed_final
  * orders (nothing was made) go under the next generation's key; failed_uncertain ones only
- * with force, since an order may exist under the old key, or when `orders reconcile` found none
- * (reconciledAbsent). Either way the orders go on the
+ * with includeUncertain, since an order may exist under the old key, or when `orders reconcile`
+ * found none (reconciledAbsent). Either way the orders go on the
  * campaign's pending list, and the dispatcher sends them while the campaign runs. A new key is
  * journaled (flushed) before the ledger holds it (docs/architecture/keys-and-exactly-once.md, "One
- * key while an order may exist"), and the ledger refuses one, without force, for an order whose
+ * key while an order may exist"), and the ledger refuses one, without includeUncertain, for an order whose
  * key's last attempt ended unclear; a refused one's journal line is voided (underNewKey).
  */
 export async function retryCampaign(
@@ -92,6 +100,7 @@ export async function retryCampaign(
   campaign: string,
   options: RetryOptions,
 ): Promise<RetryResult> {
+  checkRetryOptions(options);
   const meta = await ledger.campaigns.meta(campaign);
   const state = storedState(meta);
   if (state === "cancelled" || state === "archived")
@@ -103,7 +112,7 @@ export async function retryCampaign(
   if (options.newKey && !journal)
     throw new Error("retry --new-key needs the campaign's journal (its data dir or the database)");
   const statuses = options.newKey
-    ? options.force
+    ? options.includeUncertain
       ? ["failed_final", "failed_uncertain"]
       : ["failed_final"]
     : ["failed_uncertain"];
@@ -124,7 +133,7 @@ export async function retryCampaign(
     if (marks.length > 0) await ledger.orders.putRows(campaign, marked(marks));
     const moved = options.newKey
       ? await underNewKey(ledger, campaign, number, order, { ...options, absent, journal })
-      : await underSameKey(ledger, campaign, number, options.force);
+      : await underSameKey(ledger, campaign, { number, anyApiKey: options.anyApiKey });
     if (moved === "unclear") result.unclear += 1;
     if (moved !== true) {
       if (marks.length > 0) await ledger.orders.putRows(campaign, unmarked(marks));
@@ -145,6 +154,21 @@ export async function retryCampaign(
   return result;
 }
 
+/**
+ * `includeUncertain` widens a retry under new keys, `anyApiKey` one under the same keys: each
+ * asked of the other kind is a mistake, refused rather than ignored.
+ */
+export function checkRetryOptions(options: RetryOptions): void {
+  if (options.includeUncertain && !options.newKey)
+    throw new UserError(
+      "--include-uncertain goes with --new-key (failed_uncertain rows under new keys); without --new-key they are retried under their same keys already",
+    );
+  if (options.anyApiKey && options.newKey)
+    throw new UserError(
+      "--any-api-key goes without --new-key (failed_uncertain rows under their same keys); with --new-key, --include-uncertain moves them to new keys",
+    );
+}
+
 /** An order a retry is to move, as its checks found it. */
 interface PlannedMove {
   number: number;
@@ -155,7 +179,7 @@ interface PlannedMove {
 
 interface RetryPlan {
   moves: PlannedMove[];
-  /** Left alone: an attempt under their key ended unclear (--new-key without --force). */
+  /** Left alone: an attempt under their key ended unclear (--new-key without --include-uncertain). */
   unclear: number;
   /** Left alone: a row repeats another campaign's (--new-key without --allow-repeats). */
   repeats: number;
@@ -174,10 +198,11 @@ async function planRetry(
   const earlierOf = options.newKey ? await repeatCheck(ledger, campaign, options) : undefined;
   const plan: RetryPlan = { moves: [], unclear: 0, repeats: 0 };
   for await (const [number, order] of ledger.orders.all(campaign)) {
-    const absent = Boolean(options.newKey && !options.force && reconciledAbsent(order));
+    const checked = options.includeUncertain;
+    const absent = Boolean(options.newKey && !checked && reconciledAbsent(order));
     if (!options.statuses.includes(order.status) && !absent) continue;
     // REKEY refuses it without a clearance (src/ledger/lua/rekey.lua): not planned.
-    if (options.newKey && !options.force && !absent && order.unclear) {
+    if (options.newKey && !checked && !absent && order.unclear) {
       plan.unclear += 1;
       continue;
     }
@@ -239,8 +264,7 @@ function unmarked(marks: readonly RepeatMark[]): [string, LedgerRow][] {
 async function underSameKey(
   ledger: Ledger,
   campaign: string,
-  number: number,
-  force: boolean | undefined,
+  { number, anyApiKey }: { number: number; anyApiKey: boolean | undefined },
 ): Promise<boolean> {
   const moved = await ledger.orders.transition({
     campaign,
@@ -249,7 +273,9 @@ async function underSameKey(
     to: "queued",
     patch: { error_type: null, error_message: null },
     follow: "pending",
-    clearance: force ? "force" : undefined,
+    // The operator checked the service's orders: the unclear attempt's API key goes, so START
+    // sends the order under the API key of now (see TRANSITION's `clearance`).
+    clearance: anyApiKey ? "force" : undefined,
   });
   return moved.moved;
 }
@@ -272,10 +298,10 @@ async function underNewKey(
   await options.journal!.append(campaign, [options.apiKey ? { ...line, a: options.apiKey } : line]);
   const from: RowStatus[] = options.absent
     ? ["failed_uncertain"]
-    : options.force
+    : options.includeUncertain
       ? ["failed_final", "failed_uncertain"]
       : ["failed_final"];
-  const clearance: KeyClearance | undefined = options.force
+  const clearance: KeyClearance | undefined = options.includeUncertain
     ? "force"
     : options.absent
       ? "absent"

@@ -3,6 +3,7 @@ import type { Redis } from "ioredis";
 import { type ProductUpdateState, ProductUpdateStateSchema } from "../api/product-update-schema.js";
 import type { ProductUpdate } from "../api/schemas.js";
 import { redisKey } from "../redis/redis-key.js";
+import { replyWord } from "../redis/replies.js";
 import { runScript } from "../redis/scripts.js";
 import type { CatalogIndex, CatalogIndexEntry } from "./index-entry.js";
 import { readDenominations } from "./product-denominations.js";
@@ -79,13 +80,17 @@ export class ProductOverrides implements ProductOverrideStore {
   /** See ProductOverrideStore.record: lua/record-product-state.lua checks and writes. */
   async record(update: ProductUpdate, receivedAt = new Date()): Promise<StateRecordResult> {
     const value = overrideOf(update, receivedAt);
-    const recorded = await runScript(
+    const args = { code: update.product_code, at: value.at, value: JSON.stringify(value) };
+    const reply = await runScript(
       this.redis,
       "giftjobsRecordProductState",
       [this.key],
-      [update.product_code, String(value.at), JSON.stringify(value)],
+      [JSON.stringify(args)],
     );
-    return recorded === 1 ? "applied" : "stale";
+    const kind = replyWord(reply, "RECORD_PRODUCT_STATE");
+    if (kind === "product_recorded") return "applied";
+    if (kind === "stale") return kind;
+    throw new Error(`RECORD_PRODUCT_STATE answered ${kind}, which it never does`);
   }
 
   /** Every override recorded; a value that cannot be read is left out. */

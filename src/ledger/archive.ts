@@ -1,3 +1,4 @@
+import { replyWord } from "../redis/replies.js";
 import { encodeOrder, encodeRow } from "./codec.js";
 import type { LedgerStore } from "./store.js";
 import type { LedgerOrder, LedgerRow, StoredState } from "./types.js";
@@ -56,7 +57,7 @@ export class LedgerArchive {
     tombstone: { archivedAt: string; archivePath: string },
   ): Promise<{ outcome: "removed" | "already" } | { outcome: "changed"; why: string }> {
     const k = this.store.keys(campaign);
-    const [code, why] = (await this.store.run(
+    const reply = await this.store.run(
       "giftjobsLedgerArchive",
       [
         k.meta,
@@ -70,32 +71,31 @@ export class LedgerArchive {
         k.minutes,
       ],
       [
-        JSON.stringify(expected.meta),
-        JSON.stringify(expected.counts),
-        String(expected.rows),
-        String(expected.orders),
-        tombstone.archivedAt,
-        tombstone.archivePath,
-        campaign,
+        JSON.stringify({
+          campaign,
+          meta: expected.meta,
+          counts: expected.counts,
+          rows: expected.rows,
+          orders: expected.orders,
+          archived_at: tombstone.archivedAt,
+          archive_path: tombstone.archivePath,
+        }),
       ],
-    )) as [number, string?];
-    if (code === 1) return { outcome: "removed" };
-    if (code === 2) return { outcome: "already" };
-    return { outcome: "changed", why: why ?? "it changed" };
+    );
+    return decodeArchive(reply);
   }
 
   /** Empties the data keys of an archived campaign, for a restore. False when not archived. */
   async clearArchivedData(campaign: string): Promise<boolean> {
     const k = this.store.keys(campaign);
-    return (
-      Number(
-        await this.store.run(
-          "giftjobsLedgerClearArchived",
-          [k.meta, k.rows, k.orders, k.pending, k.window, k.scheduled],
-          [],
-        ),
-      ) === 1
+    const reply = await this.store.run(
+      "giftjobsLedgerClearArchived",
+      [k.meta, k.rows, k.orders, k.pending, k.window, k.scheduled],
+      [],
     );
+    const kind = replyWord(reply, "CLEAR_ARCHIVED");
+    if (kind === "cleared" || kind === "not_allowed") return kind === "cleared";
+    throw new Error(`CLEAR_ARCHIVED answered ${kind}, which it never does`);
   }
 
   /**
@@ -140,19 +140,44 @@ export class LedgerArchive {
     written: { rows: number; orders: number };
   }): Promise<{ restored: true; state: StoredState } | { restored: false; why: string }> {
     const k = this.store.keys(campaign);
-    const [code, value] = (await this.store.run(
+    const reply = await this.store.run(
       "giftjobsLedgerFinishRestore",
       [k.meta, k.counts, this.store.runningKey(), k.rows, k.orders],
       [
-        archivedAt,
-        campaign,
-        JSON.stringify(meta),
-        JSON.stringify(counts),
-        String(written.rows),
-        String(written.orders),
+        JSON.stringify({
+          campaign,
+          archived_at: archivedAt,
+          meta,
+          counts,
+          rows: written.rows,
+          orders: written.orders,
+        }),
       ],
-    )) as [number, string];
-    if (code === 1) return { restored: true, state: value as StoredState };
-    return { restored: false, why: value };
+    );
+    return decodeFinishRestore(reply);
   }
+}
+
+/** What ARCHIVE answers (lua/archive.lua), read. */
+function decodeArchive(
+  reply: unknown,
+): { outcome: "removed" | "already" } | { outcome: "changed"; why: string } {
+  const kind = replyWord(reply, "ARCHIVE");
+  if (kind === "archived") return { outcome: "removed" };
+  if (kind === "already_archived") return { outcome: "already" };
+  if (kind === "campaign_changed")
+    return { outcome: "changed", why: String((reply as unknown[])[1]) };
+  throw new Error(`ARCHIVE answered ${kind}, which it never does`);
+}
+
+/** What FINISH_RESTORE answers (lua/finish-restore.lua), read. */
+function decodeFinishRestore(
+  reply: unknown,
+): { restored: true; state: StoredState } | { restored: false; why: string } {
+  const kind = replyWord(reply, "FINISH_RESTORE");
+  const value = String((reply as unknown[])[1]);
+  if (kind === "restored") return { restored: true, state: value as StoredState };
+  if (kind === "not_allowed") return { restored: false, why: `it is ${value}, not archived` };
+  if (kind === "campaign_changed") return { restored: false, why: value };
+  throw new Error(`FINISH_RESTORE answered ${kind}, which it never does`);
 }

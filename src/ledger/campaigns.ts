@@ -91,7 +91,7 @@ export class LedgerCampaigns {
     const reply = await this.store.run(
       "giftjobsLedgerSetState",
       [this.store.keys(campaign).meta, this.store.runningKey()],
-      [state, from.join(","), campaign, ...Object.entries(fields).flat()],
+      [JSON.stringify({ campaign, state, from: from.join(","), fields })],
     );
     const kind = replyWord(reply, "SET_STATE");
     return { changed: kind === "state_set", previous: (reply as [string, StoredState])[1] };

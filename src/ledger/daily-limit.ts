@@ -132,7 +132,10 @@ export class DailySpend {
       const k = this.keysOf(name);
       keys.push(k.meta, k.counts);
     }
-    const args = [currency, reason, new Date().toISOString(), ...campaigns];
-    return (await runScript(this.redis, "giftjobsLedgerPauseForLimit", keys, args)) as string[];
+    const args = { currency, reason, now: new Date().toISOString(), campaigns };
+    const paused = await runScript(this.redis, "giftjobsLedgerPauseForLimit", keys, [
+      JSON.stringify(args),
+    ]);
+    return paused as string[];
   }
 }

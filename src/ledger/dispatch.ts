@@ -83,7 +83,7 @@ export class LedgerDispatch {
             k.scheduled,
             this.store.endedKey(),
           ],
-          [String(batch), new Date().toISOString()],
+          [JSON.stringify({ batch, now: new Date().toISOString() })],
         ),
       );
       taken += n;

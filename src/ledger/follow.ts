@@ -45,7 +45,7 @@ export class LedgerFollows {
     const members = (await this.store.run(
       "giftjobsLedgerClaimFollowed",
       [this.key()],
-      [String(now), String(max), String(now + leaseMs)],
+      [JSON.stringify({ now: String(now), max, lease_end: String(now + leaseMs) })],
     )) as string[];
     if (members.length === 0) return [];
     const entries = members.map((member) => {

@@ -6,7 +6,49 @@ import { replyWord } from "../redis/replies.js";
 import { decodeOrder, decodeRow } from "./codec.js";
 import { limitReachedOf, limitReason } from "./daily-limit.js";
 import type { RowStatus } from "./row-status.js";
-import type { StartResult } from "./types.js";
+import type { StartResult, StoredState } from "./types.js";
+
+/** What RECORD answers (lua/record.lua), read. */
+export type RecordReply =
+  | { kind: "recorded"; added: number; leftOut: number; orders: number }
+  | { kind: "not_allowed"; state: StoredState }
+  | { kind: "budget_exceeded"; currency: string; planned: bigint; adding: bigint; budget: bigint };
+
+export function decodeRecord(reply: unknown): RecordReply {
+  const kind = replyWord(reply, "RECORD");
+  const values = (reply as unknown[]).slice(1);
+  switch (kind) {
+    case "recorded": {
+      const [added, leftOut, orders] = values.map(Number) as [number, number, number];
+      return { kind, added, leftOut, orders };
+    }
+    case "not_allowed":
+      return { kind, state: values[0] as StoredState };
+    case "budget_exceeded": {
+      const [currency, planned, adding, budget] = values as [string, string, string, string];
+      return {
+        kind,
+        currency,
+        planned: BigInt(planned),
+        adding: BigInt(adding),
+        budget: BigInt(budget),
+      };
+    }
+    default:
+      throw new Error(`RECORD answered ${kind}, which it never does`);
+  }
+}
+
+/** What RELEASE_ROW answers (lua/release-row.lua), read. */
+export function decodeReleaseRow(
+  reply: unknown,
+): { released: true; generation: number } | { released: false; status: string } {
+  const kind = replyWord(reply, "RELEASE_ROW");
+  const value = (reply as [string, string?])[1] ?? "";
+  if (kind === "released") return { released: true, generation: Number(value) };
+  if (kind === "not_allowed" || kind === "unknown") return { released: false, status: value };
+  throw new Error(`RELEASE_ROW answered ${kind}, which it never does`);
+}
 
 /** What TRANSITION answers (lua/transition.lua), read. */
 export type TransitionReply =

@@ -1,7 +1,6 @@
 import type { ExecutionMode } from "../api/order-request.js";
 import type { DailyLimit } from "../daily-limit.js";
 import { unusualCurrencyDecimals } from "../money.js";
-import { replyWord } from "../redis/replies.js";
 import {
   decodeOrder,
   decodeRow,
@@ -10,9 +9,11 @@ import {
   encodeRow,
   rowTail,
 } from "./codec.js";
-import { dailySpendKey, limitReachedOf, limitReason, startLimitArgs } from "./daily-limit.js";
+import { dailySpendKey, startLimitArgs } from "./daily-limit.js";
 import {
+  decodeRecord,
   decodeRekey,
+  decodeReleaseRow,
   decodeStart,
   decodeTransition,
   type TransitionReply,
@@ -29,7 +30,6 @@ import type {
   OrderPatch,
   ReportedEnd,
   StartResult,
-  StoredState,
 } from "./types.js";
 
 type TransitionResult =
@@ -140,7 +140,7 @@ export class LedgerOrders {
       rows.map(([identity, row]) => [identity, row.line, rowTail(row)]),
       order.send_at !== undefined && order.send_at > now ? String(order.send_at) : "",
     ]);
-    const answer = (await this.store.run(
+    const reply = await this.store.run(
       "giftjobsLedgerRecord",
       [
         keys.orders,
@@ -151,13 +151,16 @@ export class LedgerOrders {
         keys.scheduled,
         this.store.runningKey(),
       ],
-      [JSON.stringify(batch), campaign],
-    )) as [number, ...string[]];
-    const [code, ...rest] = answer;
-    if (code >= 0) return { added: code, leftOut: Number(rest[0]), orders: Number(rest[1]) };
-    if (code === -1) throw new CampaignClosedError(campaign, rest[0] as StoredState);
-    const [currency, planned, adding, budget] = rest as [string, string, string, string];
-    throw new BudgetExceededError(currency, BigInt(planned), BigInt(adding), BigInt(budget));
+      [JSON.stringify({ campaign, orders: batch })],
+    );
+    const answer = decodeRecord(reply);
+    if (answer.kind === "recorded") {
+      const { added, leftOut, orders: ordersAdded } = answer;
+      return { added, leftOut, orders: ordersAdded };
+    }
+    if (answer.kind === "not_allowed") throw new CampaignClosedError(campaign, answer.state);
+    const { currency, planned, adding, budget } = answer;
+    throw new BudgetExceededError(currency, planned, adding, budget);
   }
 
   /**
@@ -358,12 +361,9 @@ export class LedgerOrders {
     const reply = await this.store.run(
       "giftjobsLedgerReleaseRow",
       [k.orders, k.rows, k.counts],
-      [identity],
+      [JSON.stringify({ identity })],
     );
-    const kind = replyWord(reply, "RELEASE_ROW");
-    const value = (reply as [string, string?])[1] ?? "";
-    if (kind === "released") return { released: true, generation: Number(value) };
-    return { released: false, status: value };
+    return decodeReleaseRow(reply);
   }
 
   /**

@@ -80,7 +80,7 @@ export interface LedgerOrder {
    * in progress, a worker that died mid-attempt): the error type of the first such attempt. An
    * order may then exist under the key, so the key stays the rows' key until the service answers
    * under it (docs/architecture/keys-and-exactly-once.md, "One key while an order may exist"). Only
-   * the ledger's scripts remove it, and only for such an answer or an operator's --force.
+   * the ledger's scripts remove it, and only for such an answer or an operator's clearance (retry --include-uncertain, --any-api-key).
    */
   unclear?: string | null;
   /** Fingerprint of the API key the unclear attempt was made with (see apiKeyFingerprint). */
@@ -100,7 +100,7 @@ export interface LedgerOrder {
    * A failed_uncertain order `orders reconcile` found no order for on the service: when the
    * listing that showed none began, and the fingerprint of the API key it listed with. Gone when
    * the order leaves failed_uncertain. With it, under the API key of the unclear attempt,
-   * `orders retry --new-key` may move the order on without --force (the clearance `absent`: see
+   * `orders retry --new-key` may move the order on without --include-uncertain (the clearance `absent`: see
    * docs/architecture/keys-and-exactly-once.md, "Reconciling with the service").
    */
   reconciled_absent_at?: string;

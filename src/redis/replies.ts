@@ -4,12 +4,15 @@
  * per script turns that into a TypeScript union.
  */
 export const REPLIES = {
+  recorded: "the batch's new orders were recorded: {rows added, rows left out, orders added}",
+  budget_exceeded:
+    "the new orders would take a currency's planned price over its budget, nothing written: {currency, planned, batch, budget}",
   moved: "the order moved: {previous, status reached}",
   started: "the order is in flight: {order, rows, campaign created at, execution mode}",
   rekeyed: "the rows moved to a new order of the next generation: {its number}",
   released: "the failed_final row was taken out of its order: {its generation}",
   state_set: "the campaign's state was set: {the previous state}",
-  unknown: "no such order (or, for an order id, the order was superseded)",
+  unknown: "no such order, row or campaign (or, for an order id, the order was superseded)",
   not_allowed:
     "the current status (of the order, the row's order or the campaign) does not allow the change: {it}",
   changed: "the order changed since the caller read it: {current status}",
@@ -20,6 +23,20 @@ export const REPLIES = {
   over_budget: "this call paused the campaign over its budget, the order given back: {reason}",
   other_api_key: "an earlier attempt ended unclear under another API key: {the mark}",
   daily_limit: "the daily limit stops the order, given back: {currency, spent, limit, price, day}",
+  archived: "the campaign's data was removed, its tombstone left",
+  already_archived: "the campaign was archived already: only data keys left behind were removed",
+  campaign_changed:
+    "the campaign changed since the caller read it, nothing written: {what changed}",
+  cleared: "the archived campaign's data keys were emptied",
+  restored: "the archived campaign is back: {its state}",
+  claimed: "the message id was claimed: {the order index's entry, when there is one}",
+  claimed_before: "the message id was claimed before: nothing to do",
+  forget_marked: "the campaign's forget is begun (now or before)",
+  forgotten: "the batch was rewritten without people's data: {rows written, orders written}",
+  not_ended: "the campaign has rows pending or failed_uncertain: nothing written",
+  not_marked: "the campaign's forget was not begun: nothing written",
+  product_recorded: "the product's state was recorded",
+  stale: "a state of the product as new or newer is recorded: nothing changed",
 } as const;
 
 export type ReplyWord = keyof typeof REPLIES;

@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import { redisKey } from "../redis/redis-key.js";
+import { replyWord } from "../redis/replies.js";
 import { runScript } from "../redis/scripts.js";
 import { type IndexedOrder, indexEntry } from "./order-index.js";
 
@@ -21,13 +22,25 @@ export async function claimMessage(
   prefix: string,
   claim: { id: string; ttlSeconds: number; orderId: string | undefined },
 ): Promise<Claim> {
-  const reply = (await runScript(
+  const args = {
+    at: String(Date.now()),
+    ttl: claim.ttlSeconds,
+    order_id: claim.orderId || undefined,
+  };
+  const reply = await runScript(
     redis,
     "giftjobsClaimMessage",
     [messageIdKey(prefix, claim.id), redisKey(prefix, "order-ids")],
-    [String(Date.now()), String(claim.ttlSeconds), claim.orderId ?? ""],
-  )) as [number, string?];
-  if (reply[0] === 0) return { claimed: false };
-  const entry = reply[1];
+    [JSON.stringify(args)],
+  );
+  return decodeClaim(reply);
+}
+
+/** What CLAIM_MESSAGE answers (lua/claim-message.lua), read. */
+function decodeClaim(reply: unknown): Claim {
+  const kind = replyWord(reply, "CLAIM_MESSAGE");
+  if (kind === "claimed_before") return { claimed: false };
+  if (kind !== "claimed") throw new Error(`CLAIM_MESSAGE answered ${kind}, which it never does`);
+  const entry = (reply as [string, string?])[1];
   return { claimed: true, target: entry === undefined ? undefined : indexEntry(entry) };
 }

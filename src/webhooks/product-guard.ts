@@ -169,11 +169,14 @@ function snapshotText(snapshot: GuardView["snapshot"]): string {
  * being sent to fail (a 422 would fail its rows). Returns true when the order was held.
  */
 export async function holdIfProductStopped(
-  guard: ProductGuard | undefined,
-  ledger: Ledger,
   order: { campaign: string; number: number; request: OrderRequest; log: Logger },
-  onPaused?: (campaign: string, reason: string) => void,
+  deps: {
+    guard: ProductGuard | undefined;
+    ledger: Ledger;
+    onPaused?: (campaign: string, reason: string) => void;
+  },
 ): Promise<boolean> {
+  const { guard, ledger, onPaused } = deps;
   const reason = await guard?.stopReason(order.request).catch(() => undefined);
   if (!reason) return false;
   const { campaign, number, log } = order;

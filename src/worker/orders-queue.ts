@@ -61,13 +61,15 @@ export function startOrdersQueue(context: QueueContext): QueueRunner {
   });
   ordersQueue.on("error", (error) => quietIfAway(outage, log, error, "orders queue error"));
   const timings = options.timings ?? {};
-  const rateLimiter = new RateLimitBackoff(timings.rateLimitBaseMs ?? 5000);
+  const rateLimiter = new RateLimitBackoff(
+    timings.rateLimitBaseMs ?? WORKER_DEFAULTS.rateLimitBaseMs,
+  );
   const orderIndex = options.webhooks
     ? new OrderIndex(commandClient(connection), config.prefix)
     : undefined;
   const firstPollDelayMs = options.webhooks
     ? (options.webhooks.firstPollDelayMs ?? WORKER_DEFAULTS.webhookPollDelayMs)
-    : timings.firstPollDelayMs;
+    : (timings.firstPollDelayMs ?? WORKER_DEFAULTS.firstPollDelayMs);
   const campaigns = new CampaignTracker({
     ledger,
     log,
@@ -91,8 +93,8 @@ export function startOrdersQueue(context: QueueContext): QueueRunner {
   // "Service outages").
   const outageHold = new OutageHold(
     () => service.isDown(),
-    timings.outageHoldMs ?? 1000,
-    timings.outageHoldMaxMs ?? 30_000,
+    timings.outageHoldMs ?? WORKER_DEFAULTS.outageHoldMs,
+    timings.outageHoldMaxMs ?? WORKER_DEFAULTS.outageHoldMaxMs,
   );
   // Taking over a stalled job is safe (same key), so stalls may repeat a few times.
   const lockDuration = options.lockDurationMs ?? WORKER_DEFAULTS.lockDurationMs;
@@ -108,38 +110,47 @@ export function startOrdersQueue(context: QueueContext): QueueRunner {
     QUEUES.orders,
     active.counted(
       createOrderCreateProcessor({
-        client,
         ledger,
         log,
-        ordersQueue,
-        rateLimiter,
-        outageHold,
-        onHeld: (campaign) => service.waiting(campaign),
-        journal: (campaign, line) => journal.append(campaign, [line]),
-        voidJournal: (campaign, line) => journal.voidChange(campaign, line),
-        storePayoutUrls: options.storePayoutUrls,
-        dailyLimit: daySpendOf(config),
-        firstPollDelayMs,
-        orderIndex,
-        productGuard: options.webhooks
-          ? new ProductGuard({ overrides, dataDir: config.dataDir, database })
-          : undefined,
-        onOutcome: hooks.onOutcome,
-        onOrderEnded: hooks.onOrderEnded,
-        onCampaignPaused: (campaign, reason) => {
-          campaigns.pausedHere(campaign, reason);
-          hooks.onCampaignPaused?.(campaign, reason);
-          // Once per pause this process made (docs/architecture/audit.md, "What is recorded").
-          const entry = recordAutoPause(audit, campaign, reason)
-            .catch((error) =>
-              log.error({ campaign, err: error }, "the audit trail could not record this pause"),
-            )
-            .finally(() => auditing.delete(entry));
-          auditing.add(entry);
+        journal: {
+          append: (campaign, line) => journal.append(campaign, [line]),
+          void: (campaign, line) => journal.voidChange(campaign, line),
         },
-        onSending: (campaign) => campaigns.touch(campaign),
-        onRequestEnded: (campaign, error) => service.ended(campaign, error),
-        sending: pLimit(concurrency),
+        service: {
+          client,
+          blipRetries: WORKER_DEFAULTS.blipRetries,
+          slots: pLimit(concurrency),
+        },
+        queue: { ordersQueue, rateLimiter, outageHold },
+        limits: {
+          dailyLimit: daySpendOf(config),
+          productGuard: options.webhooks
+            ? new ProductGuard({ overrides, dataDir: config.dataDir, database })
+            : undefined,
+        },
+        recording: {
+          storePayoutUrls: options.storePayoutUrls ?? false,
+          firstPollDelayMs,
+          orderIndex,
+        },
+        observers: {
+          onHeld: (campaign) => service.waiting(campaign),
+          onOutcome: hooks.onOutcome,
+          onOrderEnded: hooks.onOrderEnded,
+          onCampaignPaused: (campaign, reason) => {
+            campaigns.pausedHere(campaign, reason);
+            hooks.onCampaignPaused?.(campaign, reason);
+            // Once per pause this process made (docs/architecture/audit.md, "What is recorded").
+            const entry = recordAutoPause(audit, campaign, reason)
+              .catch((error) =>
+                log.error({ campaign, err: error }, "the audit trail could not record this pause"),
+              )
+              .finally(() => auditing.delete(entry));
+            auditing.add(entry);
+          },
+          onSending: (campaign) => campaigns.touch(campaign),
+          onRequestEnded: (campaign, error) => service.ended(campaign, error),
+        },
       }),
     ),
     // No maxStartedAttempts: it would also count the wake-ups of a paused campaign's jobs.

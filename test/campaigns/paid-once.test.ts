@@ -91,7 +91,7 @@ describe("paid once, whatever the service answers", () => {
     expect(money.spent).toMatch(/^0(\.0+)?$/);
     expect(money.uncertain).not.toMatch(/^0(\.0+)?$/);
 
-    // A plain retry keeps refusing; --new-key without --force leaves it alone.
+    // A plain retry keeps refusing; --new-key without --include-uncertain leaves it alone.
     await retryCampaign(env.ledger, CAMPAIGN, { newKey: true, dataDir: env.dataDir });
     expect(await onlyOrder(env)).toMatchObject({ key, status: "failed_uncertain" });
     expect(await sandboxOrders(env.sandbox)).toHaveLength(1);
@@ -120,7 +120,7 @@ describe("paid once, whatever the service answers", () => {
     expect((await onlyOrder(env)).unclear).toBeUndefined();
   });
 
-  it("a 401 first, then the right key, then the ledger lost and the file imported again: 2 orders for 2 rows (after orders retry --force)", async () => {
+  it("a 401 first, then the right key, then the ledger lost and the file imported again: 2 orders for 2 rows (after orders retry --any-api-key)", async () => {
     const env = await envs.setup("lost-after-401");
     await importRows(env, 2, "two.csv");
     // The key is rotated before the workers start: theirs is refused.
@@ -145,7 +145,7 @@ describe("paid once, whatever the service answers", () => {
     // which key sent them: under another, nothing is sent until the operator has checked.
     await eventually(async () => (await status(env)).failed_uncertain === 2, "failed_uncertain");
     expect(await sandboxOrders(env.sandbox)).toHaveLength(2);
-    await retryCampaign(env.ledger, CAMPAIGN, { force: true });
+    await retryCampaign(env.ledger, CAMPAIGN, { anyApiKey: true });
     await eventually(async () => (await status(env)).completed === 2, "2 completed again");
     expect(await status(env)).toMatchObject({ replayed: 2 });
     expect(await sandboxOrders(env.sandbox)).toHaveLength(2);

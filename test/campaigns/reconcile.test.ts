@@ -158,7 +158,7 @@ describe("orders reconcile", () => {
     expect((await reconcile(env)).uncertain).toEqual([]);
   });
 
-  it("an uncertain order the service never made: absent, then --new-key, no --force", async () => {
+  it("an uncertain order the service never made: absent, then --new-key, no --include-uncertain", async () => {
     // A 500 before anything is made, one attempt: uncertain, though nothing exists.
     const env = await envs.setup("recon-absent", { failRate: 1 });
     await importRows(env, 1);

@@ -23,7 +23,7 @@ const CAMPAIGN = "void";
 const ONE_ATTEMPT = { attempts: 1, backoff: { type: "fixed", delay: 10 } };
 
 /**
- * `orders retry --new-key --force` journals the move to the next generation, then REKEY refuses
+ * `orders retry --new-key --include-uncertain` journals the move to the next generation, then REKEY refuses
  * it: the order was settled meanwhile (as `orders reconcile` settles one it finds made under its
  * key). The line is voided, so a re-import after a lost ledger rebuilds the order under the key
  * the service made it with, and the service replays it: one order, not two
@@ -110,7 +110,7 @@ describe("a generation change REKEY refused is voided in the journal", () => {
     const racing = Object.assign(Object.create(env.ledger) as Ledger, { orders });
     const retried = await retryCampaign(racing, CAMPAIGN, {
       newKey: true,
-      force: true,
+      includeUncertain: true,
       dataDir: env.dataDir,
       apiKey: env.client.keyFingerprint,
     });
@@ -152,7 +152,7 @@ describe("a generation change REKEY refused is voided in the journal", () => {
       await locker.query("LOCK TABLE order_journal IN EXCLUSIVE MODE");
       retrying = retryCampaign(env.ledger, CAMPAIGN, {
         newKey: true,
-        force: true,
+        includeUncertain: true,
         dataDir: env.dataDir,
         database: db.database,
         apiKey: env.client.keyFingerprint,

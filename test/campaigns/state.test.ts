@@ -279,7 +279,7 @@ describe("campaign states in the ledger", () => {
       identities: ["id2"],
       generation: 1,
       from: ["failed_uncertain"],
-      // An order may exist under a failed_uncertain key: only the operator's --force moves it.
+      // An order may exist under a failed_uncertain key: only the operator's --include-uncertain moves it.
       clearance: "force",
     });
     expect(await running()).toBe(1);

@@ -49,6 +49,27 @@ describe("words for mistakes", () => {
   );
 
   it(
+    "orders retry --force, the old spelling of two flags: refused, naming the one it became (exit 2)",
+    async () => {
+      const cases: [string[], RegExp][] = [
+        [["--force"], /--force is now --any-api-key: /],
+        [["--new-key", "--force"], /--force is now --include-uncertain: /],
+        [["--include-uncertain"], /--include-uncertain goes with --new-key/],
+        [["--new-key", "--any-api-key"], /--any-api-key goes without --new-key/],
+      ];
+      for (const [flags, said] of cases) {
+        const run = await runCli(["orders", "retry", "--campaign", "q4", ...flags], env);
+        expect([flags.join(" "), run.code, run.stdout]).toEqual([flags.join(" "), 2, ""]);
+        expect(run.stderr).toMatch(said);
+        expect(run.stderr.trimEnd().split("\n")).toHaveLength(1);
+      }
+      const ledger = new Ledger(redis, env.GIFTJOBS_PREFIX!);
+      expect((await ledger.campaigns.meta("q4")).state).toBe("held");
+    },
+    CLI_TESTS_MS,
+  );
+
+  it(
     "every command that takes --campaign goes through the same lookup",
     async () => {
       const commands = [

@@ -16,7 +16,9 @@ type Tree = Map<string, Set<string>>;
 function programTree(program: Command): Tree {
   const tree: Tree = new Map();
   const walk = (command: Command, path: string[]) => {
-    const options = command.options.map((option) => option.long).filter((long) => long);
+    // A hidden option is an old spelling kept only to be refused (`orders retry --force`).
+    const shown = command.options.filter((option) => !option.hidden);
+    const options = shown.map((option) => option.long).filter((long) => long);
     if (path.length === 0 || command.commands.length === 0 || options.length > 0)
       tree.set(path.join(" "), new Set(options as string[]));
     for (const sub of command.commands) walk(sub, [...path, sub.name()]);

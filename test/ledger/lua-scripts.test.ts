@@ -82,6 +82,19 @@ describe("the ledger's Lua files", () => {
     for (const word of Object.keys(REPLIES)) expect(used, word).toContain(word);
   });
 
+  it.each(scripts)("%s reads its ARGV as one JSON object of named fields, if any", (file) => {
+    const text = code(readLuaScript(file));
+    const reads = [...text.matchAll(/ARGV(\[[^\]]*\])?/g)].map((m) => m[0]);
+    for (const read of reads) expect(read, file).toBe("ARGV[1]");
+    const decoded = text.match(/cjson\.decode\(ARGV\[1\]\)/g) ?? [];
+    expect(decoded.length, file).toBe(reads.length);
+  });
+
+  it.each(scripts)("%s answers no bare numeric code", (file) => {
+    const text = code(readLuaScript(file));
+    expect(text, file).not.toMatch(/return -?\d+\s*$|return \{\s*-?\d/m);
+  });
+
   it("defines scripts in one file: no other module calls defineCommand", () => {
     const sources = ["src", "jobs"].flatMap((folder) =>
       readdirSync(join(ROOT, folder), { recursive: true, encoding: "utf8" })

@@ -75,7 +75,7 @@ function paidTwice(row: ReportedRow, paid: ServiceOrder[], forced: Set<string>):
     {
       kind: "paid-twice",
       row: row.row,
-      detail: `${paid.length} paid items; no retry --new-key --force or --allow-repeats touched this row`,
+      detail: `${paid.length} paid items; no retry --new-key --include-uncertain or --allow-repeats touched this row`,
     },
   ];
 }
@@ -114,7 +114,7 @@ function unknownRecipients(rows: ReportedRow[], paid: Map<string, ServiceOrder[]
 }
 
 /**
- * The invariants of issue 31: (1) no row has two paid orders unless `retry --new-key --force`
+ * The invariants of issue 31: (1) no row has two paid orders unless `retry --new-key --include-uncertain`
  * was applied to it (`forced`, by e-mail); (2) no row with a paid order is reported failed_final
  * or cancelled; (3) a row reported completed has its order among the service's paid ones.
  */
@@ -129,7 +129,7 @@ export function checkInvariants(
   for (const row of rows) {
     const all = paid.get(row.email) ?? [];
     // Paid twice counts every campaign's orders: a person, not a campaign, is paid once (issue
-    // 35), unless an operator said otherwise (--new-key --force, --allow-repeats).
+    // 35), unless an operator said otherwise (--new-key --include-uncertain, --allow-repeats).
     if (!checked.has(row.email)) violations.push(...paidTwice(row, all, forced));
     checked.add(row.email);
     const mine = all.filter((order) => (campaignOf(order) ?? row.campaign) === row.campaign);

@@ -26,7 +26,7 @@ export type SoakEvent =
   | { kind: "pause" }
   | { kind: "resume" }
   | { kind: "cancel" }
-  | { kind: "retry"; newKey: boolean; force: boolean }
+  | { kind: "retry"; newKey: boolean; includeUncertain: boolean }
   | { kind: "lose-ledger"; live: boolean };
 
 interface Step {
@@ -160,9 +160,9 @@ function operatorEvents(random: Random): Candidate[] {
     [1.5, () => ({ kind: "pause" })],
     [2.5, () => ({ kind: "resume" })],
     [0.5, () => ({ kind: "cancel" })],
-    [2, () => ({ kind: "retry", newKey: false, force: false })],
-    [2, () => ({ kind: "retry", newKey: true, force: false })],
-    [1, () => ({ kind: "retry", newKey: true, force: true })],
+    [2, () => ({ kind: "retry", newKey: false, includeUncertain: false })],
+    [2, () => ({ kind: "retry", newKey: true, includeUncertain: false })],
+    [1, () => ({ kind: "retry", newKey: true, includeUncertain: true })],
     [1.5, () => ({ kind: "lose-ledger", live: chance(random, 0.5) })],
   ];
 }
@@ -311,7 +311,7 @@ export function eventText(event: SoakEvent): string {
     case "rotate-key":
       return `rotate-key (old key ${event.oldKey === "forbidden" ? "403" : "401"})`;
     case "retry":
-      return `retry${event.newKey ? " --new-key" : ""}${event.force ? " --force" : ""}`;
+      return `retry${event.newKey ? " --new-key" : ""}${event.includeUncertain ? " --include-uncertain" : ""}`;
     case "lose-ledger":
       return `lose-ledger${event.live ? " (workers running)" : ""}`;
     default:

@@ -77,7 +77,7 @@ function storedText(json: string | undefined): string {
 
 class SoakRun {
   readonly violations: Violation[] = [];
-  /** Recipients a `retry --new-key --force` moved to a new key: they may be paid twice. */
+  /** Recipients a `retry --new-key --include-uncertain` moved to a new key: they may be paid twice. */
   private readonly forced = new Set<string>();
   private readonly refused = new Set<number>();
   private readonly workers: SoakWorkers;
@@ -171,7 +171,7 @@ class SoakRun {
   /**
    * Issue 35: the same file as another campaign. Without --allow-repeats it is refused while a
    * row of the first may be paid; with it every person may be paid once more, as the operator
-   * said (its rows join those --force touched).
+   * said (its rows join those --include-uncertain touched).
    */
   private async importOther(allowRepeats: boolean): Promise<void> {
     const what = `import as ${OTHER_CAMPAIGN}${allowRepeats ? " --allow-repeats" : ""}`;
@@ -258,7 +258,7 @@ class SoakRun {
       case "cancel":
         return this.operator("cancel", () => cancelCampaign(this.env.ledger, CAMPAIGN));
       case "retry":
-        return this.retry(event.newKey, event.force);
+        return this.retry(event.newKey, event.includeUncertain);
       case "lose-ledger":
         return this.loseLedger(event.live);
     }
@@ -315,15 +315,15 @@ class SoakRun {
   }
 
   /**
-   * `orders retry`. With --force, the rows it may pay twice are noted: those failed_uncertain
+   * `orders retry`. With --include-uncertain, the rows it may pay twice are noted: those failed_uncertain
    * before it, and those it moved (their order changed) that were not failed_final (which it
-   * moves without --force too), in case one became failed_uncertain during the call.
+   * moves without --include-uncertain too), in case one became failed_uncertain during the call.
    */
-  private async retry(newKey: boolean, force: boolean): Promise<void> {
-    const before = force ? await this.rowOrders() : new Map();
-    const options = { newKey, force, dataDir: this.env.dataDir };
+  private async retry(newKey: boolean, includeUncertain: boolean): Promise<void> {
+    const before = includeUncertain ? await this.rowOrders() : new Map();
+    const options = { newKey, includeUncertain, dataDir: this.env.dataDir };
     await this.operator("retry", () => retryCampaign(this.env.ledger, CAMPAIGN, options));
-    if (!force) return;
+    if (!includeUncertain) return;
     const after = await this.rowOrders();
     for (const [email, was] of before) {
       const moved = after.get(email)?.order !== was.order;
@@ -365,7 +365,7 @@ class SoakRun {
 
   /**
    * What an operator does next with what the sequence left: `orders retry` (same key: the
-   * failed_uncertain rows), then `orders retry --new-key` without --force (the failed_final
+   * failed_uncertain rows), then `orders retry --new-key` without --include-uncertain (the failed_final
    * ones), each run to rest. Neither may pay a row twice (docs/architecture/sending-orders.md, "Row
    * statuses").
    */

@@ -93,7 +93,9 @@ describe("the product guard", () => {
     await overrides.record(update("GC-1", { price_multiplier: "0.05", is_orderable: false }));
     const paused: string[] = [];
     const order = { campaign: "c", number: 1, request: request("GC-1", 10), log: silentLogger };
-    expect(await holdIfProductStopped(guard, ledger, order, (c) => paused.push(c))).toBe(true);
+    expect(
+      await holdIfProductStopped(order, { guard, ledger, onPaused: (c) => paused.push(c) }),
+    ).toBe(true);
     expect(paused).toEqual(["c"]);
     expect(await ledger.campaigns.pausedReason("c")).toMatch(
       /^product_unavailable: product GC-1 is not/,

@@ -8,16 +8,18 @@
       KEYS[1] meta hash
       KEYS[2] counts hash
 
-      ARGV[1] now (ISO time)
+      ARGV[1] JSON object of named fields:
+        now  ISO time
 
-    Output:
-      {1} marked (or marked before)
-      {0, "missing"} no such campaign
-      {0, "not_ended"} rows are pending or failed_uncertain
+    Output: a word of REPLIES (src/redis/replies.ts), then its values
+      {'forget_marked'} marked (or marked before)
+      {'unknown'} no such campaign
+      {'not_ended'} rows are pending or failed_uncertain
 ]]
-if redis.call('EXISTS', KEYS[1]) == 0 then return {0, 'missing'} end
+local a = cjson.decode(ARGV[1])
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'unknown'} end
 local function count(status) return tonumber(redis.call('HGET', KEYS[2], status) or '0') end
 local pending = count('queued') + count('in_flight') + count('submitted')
-if pending > 0 or count('failed_uncertain') > 0 then return {0, 'not_ended'} end
-redis.call('HSETNX', KEYS[1], 'forget_started_at', ARGV[1])
-return {1}
+if pending > 0 or count('failed_uncertain') > 0 then return {'not_ended'} end
+redis.call('HSETNX', KEYS[1], 'forget_started_at', a.now)
+return {'forget_marked'}

@@ -9,31 +9,29 @@
       KEYS[3] rows hash
       KEYS[4] orders hash
 
-      ARGV[1] n, the number of rows in the batch
-      ARGV[2 .. 1 + 2n] identity, row (stored form) pairs
-      ARGV[2 + 2n ..] order number, order (stored form) pairs
+      ARGV[1] JSON object of named fields:
+        rows    array of [identity, row (stored form)]
+        orders  array of [order number (a string), order (stored form)]
 
-    Output:
-      {1, rows written, orders written}
-      {0, "not_marked"} the forget was not begun
-      {0, "not_ended"} rows are pending or failed_uncertain again
+    Output: a word of REPLIES (src/redis/replies.ts), then its values
+      {'forgotten', rows written, orders written}
+      {'not_marked'} the forget was not begun
+      {'not_ended'} rows are pending or failed_uncertain again
 ]]
-if not redis.call('HGET', KEYS[1], 'forget_started_at') then return {0, 'not_marked'} end
+if not redis.call('HGET', KEYS[1], 'forget_started_at') then return {'not_marked'} end
 local function count(status) return tonumber(redis.call('HGET', KEYS[2], status) or '0') end
 local pending = count('queued') + count('in_flight') + count('submitted')
-if pending > 0 or count('failed_uncertain') > 0 then return {0, 'not_ended'} end
-local n = tonumber(ARGV[1])
-local rows, orders = 0, 0
-for i = 2, 1 + 2 * n, 2 do
-  if redis.call('HEXISTS', KEYS[3], ARGV[i]) == 1 then
-    redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1])
-    rows = rows + 1
+if pending > 0 or count('failed_uncertain') > 0 then return {'not_ended'} end
+local a = cjson.decode(ARGV[1])
+-- Writes each [field, value] of `entries` the hash `key` holds already; answers how many.
+local function rewrite(key, entries)
+  local written = 0
+  for _, entry in ipairs(entries) do
+    if redis.call('HEXISTS', key, entry[1]) == 1 then
+      redis.call('HSET', key, entry[1], entry[2])
+      written = written + 1
+    end
   end
+  return written
 end
-for i = 2 + 2 * n, #ARGV, 2 do
-  if redis.call('HEXISTS', KEYS[4], ARGV[i]) == 1 then
-    redis.call('HSET', KEYS[4], ARGV[i], ARGV[i + 1])
-    orders = orders + 1
-  end
-end
-return {1, rows, orders}
+return {'forgotten', rewrite(KEYS[3], a.rows), rewrite(KEYS[4], a.orders)}

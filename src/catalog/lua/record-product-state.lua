@@ -8,20 +8,22 @@
     Input:
       KEYS[1] the product overrides (`<prefix>:product-overrides`), a hash by product code
 
-      ARGV[1] the product code
-      ARGV[2] the message's `timestamp`, ms since the epoch
-      ARGV[3] the value to store: JSON whose `at` is ARGV[2]
+      ARGV[1] JSON object of named fields:
+        code   the product code
+        at     the message's `timestamp`, ms since the epoch (a number)
+        value  the value to store: JSON text whose `at` is `at` (kept as given, not re-encoded)
 
-    Output:
-      1 when recorded
-      0 when the hash holds a state of the product as new or newer: nothing changed
+    Output: a word of REPLIES (src/redis/replies.ts), then its values
+      {'product_recorded'} when recorded
+      {'stale'} when the hash holds a state of the product as new or newer: nothing changed
 ]]
 
-local current = redis.call('HGET', KEYS[1], ARGV[1])
+local a = cjson.decode(ARGV[1])
+local current = redis.call('HGET', KEYS[1], a.code)
 if current then
   local ok, known = pcall(cjson.decode, current)
   local at = ok and type(known) == 'table' and tonumber(known['at']) or nil
-  if at and at >= tonumber(ARGV[2]) then return 0 end
+  if at and at >= a.at then return {'stale'} end
 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
-return 1
+redis.call('HSET', KEYS[1], a.code, a.value)
+return {'product_recorded'}

@@ -2,8 +2,14 @@ import { apiKeyFingerprint } from "../../api/client.js";
 import { firstThenAmend, planFirst } from "../../audit/audited.js";
 import type { AuditDetails } from "../../audit/entry.js";
 import { requireCampaign } from "../../campaigns/find-campaign.js";
-import { type RetryResult, retryCampaign, retryShortfall } from "../../campaigns/retry.js";
+import {
+  checkRetryOptions,
+  type RetryResult,
+  retryCampaign,
+  retryShortfall,
+} from "../../campaigns/retry.js";
 import { campaignStatus, repeatsText } from "../../campaigns/status.js";
+import { UserError } from "../../errors/user-error.js";
 import { plural } from "../../plural.js";
 import { auditedCommand } from "../audit-trail.js";
 import { createContext, printJson } from "../run-action.js";
@@ -15,35 +21,40 @@ const number = (n: number) => n.toLocaleString("en-US");
 export async function runRetry(opts: {
   campaign: string;
   newKey?: boolean;
+  includeUncertain?: boolean;
+  anyApiKey?: boolean;
+  /** The old spelling of both flags, refused (refusedForce). */
   force?: boolean;
   allowRepeats?: boolean;
   json?: boolean;
 }): Promise<number> {
+  if (opts.force) throw new UserError(refusedForce(opts.newKey));
+  checkRetryOptions(opts);
   const ctx = createContext(opts.json);
   return withServices(ctx.config, async ({ ledger, database }) => {
     await requireCampaign(ledger, opts.campaign);
-    if (opts.newKey && !opts.force) {
+    if (opts.newKey && !opts.includeUncertain) {
       const status = await campaignStatus(ledger, opts.campaign);
       if (status.failed_uncertain > 0) {
         process.stderr.write(
           `note: ${status.failed_uncertain} failed_uncertain rows are left alone: an order may exist for them. ` +
-            "Retry them with their same key (`orders retry` without --new-key); --new-key --force could pay twice.\n",
+            "Retry them with their same key (`orders retry` without --new-key); --new-key --include-uncertain could pay twice.\n",
         );
       }
     }
-    if (opts.force && opts.newKey)
+    if (opts.includeUncertain)
       ctx.log.warn(
         { campaign: opts.campaign },
-        "--force: failed_uncertain rows get new keys; this could pay twice",
+        "--include-uncertain: failed_uncertain rows get new keys; this could pay twice",
       );
     const result = await auditedCommand(
       ctx.config,
       {
         action: "retry",
         campaign: opts.campaign,
-        // The mode asked for: a retry with --new-key --force may pay twice.
+        // The mode asked for: a retry with --new-key --include-uncertain may pay twice.
         details: {
-          asked: opts.newKey ? (opts.force ? "--new-key --force" : "--new-key") : "same key",
+          asked: askedMode(opts),
           ...(opts.allowRepeats ? { allow_repeats: true } : {}),
         },
         // The entry written with the plan, before the first change; a second one, refused,
@@ -55,7 +66,8 @@ export async function runRetry(opts: {
             (beforeMove) =>
               retryCampaign(ledger, opts.campaign, {
                 newKey: opts.newKey,
-                force: opts.force,
+                includeUncertain: opts.includeUncertain,
+                anyApiKey: opts.anyApiKey,
                 dataDir: ctx.config.dataDir,
                 database,
                 apiKey: apiKeyFingerprint(ctx.config.apiKey),
@@ -79,7 +91,7 @@ export async function runRetry(opts: {
     if (result.unclear > 0)
       process.stderr.write(
         `note: ${number(result.unclear)} ${plural(result.unclear, "order keeps its", "orders keep their")} key: an attempt under it ended unclear, so an order may exist. ` +
-          "Retry them with their same key; --new-key --force only once you have checked the service's orders.\n",
+          "Retry them with their same key; --new-key --include-uncertain only once you have checked the service's orders.\n",
       );
     if (opts.json) printJson({ campaign: opts.campaign, ...result });
     else
@@ -88,6 +100,22 @@ export async function runRetry(opts: {
       );
     return 0;
   });
+}
+
+/**
+ * `--force` meant two things, by --new-key: now two flags, each saying what it does
+ * (docs/commands.md, "Retry").
+ */
+function refusedForce(newKey: boolean | undefined): string {
+  return newKey
+    ? "--force is now --include-uncertain: with --new-key, also retry failed_uncertain rows under new keys (an order may exist for them: this could pay twice)"
+    : "--force is now --any-api-key: retry failed_uncertain rows under their same keys even when their unclear attempt was made with another API key";
+}
+
+/** The mode asked for, as the audit entry names it. */
+function askedMode(opts: { newKey?: boolean; includeUncertain?: boolean; anyApiKey?: boolean }) {
+  if (opts.newKey) return opts.includeUncertain ? "--new-key --include-uncertain" : "--new-key";
+  return opts.anyApiKey ? "same key --any-api-key" : "same key";
 }
 
 /** What the audit keeps of a retry: its mode and counts. */

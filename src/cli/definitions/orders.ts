@@ -80,9 +80,15 @@ export function register(program: Command): void {
       "retry failed_final rows under the next generation's key (nothing was made for them)",
     )
     .option(
-      "--force",
-      "with --new-key, also failed_uncertain rows: an order may exist for them, so this could pay twice; without, send failed_uncertain rows under their same key even after an unclear attempt under another API key",
+      "--include-uncertain",
+      "with --new-key, also failed_uncertain rows (and failed_final ones whose key had an unclear attempt): an order may exist for them, so this could pay twice",
     )
+    .option(
+      "--any-api-key",
+      "without --new-key: send failed_uncertain rows under their same keys even when their unclear attempt was made with another API key",
+    )
+    // The old spelling of both, refused with the flag it became (runRetry).
+    .addOption(new Option("--force").hideHelp())
     .option(
       "--allow-repeats",
       "with --new-key, also rows another campaign has paid the same person the same card since",

@@ -5,7 +5,7 @@
   nothing pending rewrites `finished_at`, a retry removes it), and as many rows and orders.
   The tombstone is the meta hash (state archived, archived_at, archive_path; no pause) and the
   counts hash. A campaign already archived only loses data keys left behind (a restore that
-  stopped half way), and returns {2}.
+  stopped half way), and answers 'already_archived'.
 
     Input:
       KEYS[1] meta hash
@@ -18,23 +18,25 @@
       KEYS[8] scheduled sorted set
       KEYS[9] rows-per-minute hash (the dashboard's chart; an archived campaign has no page)
 
-      ARGV[1] expected meta (JSON object)
-      ARGV[2] expected counts (JSON object)
-      ARGV[3] expected number of rows
-      ARGV[4] expected number of orders
-      ARGV[5] archived_at
-      ARGV[6] archive path
-      ARGV[7] campaign name
+      ARGV[1] JSON object of named fields:
+        campaign      the campaign's name
+        meta          the expected meta hash (an object)
+        counts        the expected counts hash (an object)
+        rows          the expected number of rows
+        orders        the expected number of orders
+        archived_at   ISO time, for the tombstone
+        archive_path  the archive's path, for the tombstone
 
-    Output:
-      {1} when removed
-      {0, why} when the campaign changed (nothing removed)
-      {2} when it was archived already
+    Output: a word of REPLIES (src/redis/replies.ts), then its values
+      {'archived'} when removed
+      {'campaign_changed', why} when the campaign changed (nothing removed)
+      {'already_archived'} when it was archived already
 ]]
 
+local a = cjson.decode(ARGV[1])
 local function drop_data()
   redis.call('UNLINK', KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[8], KEYS[9])
-  redis.call('SREM', KEYS[7], ARGV[7])
+  redis.call('SREM', KEYS[7], a.campaign)
 end
 -- The field that differs between a hash and the expected object, or nil when they are equal.
 local function differs(key, expected)
@@ -49,15 +51,18 @@ local function differs(key, expected)
 end
 if redis.call('HGET', KEYS[1], 'state') == 'archived' then
   drop_data()
-  return {2}
+  return {'already_archived'}
 end
-local field = differs(KEYS[1], cjson.decode(ARGV[1]))
-if field then return {0, 'its ' .. field .. ' changed'} end
-field = differs(KEYS[2], cjson.decode(ARGV[2]))
-if field then return {0, 'its count of ' .. field .. ' changed'} end
-if redis.call('HLEN', KEYS[3]) ~= tonumber(ARGV[3]) then return {0, 'its rows changed'} end
-if redis.call('HLEN', KEYS[4]) ~= tonumber(ARGV[4]) then return {0, 'its orders changed'} end
+local field = differs(KEYS[1], a.meta)
+if field then return {'campaign_changed', 'its ' .. field .. ' changed'} end
+field = differs(KEYS[2], a.counts)
+if field then return {'campaign_changed', 'its count of ' .. field .. ' changed'} end
+if redis.call('HLEN', KEYS[3]) ~= a.rows then return {'campaign_changed', 'its rows changed'} end
+if redis.call('HLEN', KEYS[4]) ~= a.orders then
+  return {'campaign_changed', 'its orders changed'}
+end
 drop_data()
 redis.call('HDEL', KEYS[1], 'paused_reason', 'paused_at')
-redis.call('HSET', KEYS[1], 'state', 'archived', 'archived_at', ARGV[5], 'archive_path', ARGV[6])
-return {1}
+redis.call('HSET', KEYS[1], 'state', 'archived', 'archived_at', a.archived_at,
+  'archive_path', a.archive_path)
+return {'archived'}

@@ -12,11 +12,12 @@
 
       ARGV: none
 
-    Output:
-      1 when emptied
-      0 when the campaign is not archived (nothing touched)
+    Output: a word of REPLIES (src/redis/replies.ts), then its values
+      {'cleared'} when emptied
+      {'not_allowed', state} when the campaign is not archived (nothing touched)
 ]]
 
-if redis.call('HGET', KEYS[1], 'state') ~= 'archived' then return 0 end
+local state = redis.call('HGET', KEYS[1], 'state')
+if state ~= 'archived' then return {'not_allowed', state or 'running'} end
 redis.call('UNLINK', KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6])
-return 1
+return {'cleared'}

@@ -10,29 +10,35 @@
       KEYS[4] rows hash
       KEYS[5] orders hash
 
-      ARGV[1] archived_at of the archive restored
-      ARGV[2] campaign name
-      ARGV[3] meta (JSON object)
-      ARGV[4] counts (JSON object)
-      ARGV[5] rows written
-      ARGV[6] orders written
+      ARGV[1] JSON object of named fields:
+        campaign     the campaign's name
+        archived_at  archived_at of the archive restored
+        meta         the meta hash as archived (an object)
+        counts       the counts hash as archived (an object)
+        rows         the rows written
+        orders       the orders written
 
-    Output:
-      {1, state} when restored
-      {0, why} when the campaign is not that archive's tombstone
+    Output: a word of REPLIES (src/redis/replies.ts), then its values
+      {'restored', state} when restored
+      {'not_allowed', state} when the campaign is not archived
+      {'campaign_changed', why} when it is not that archive's tombstone any more (archived
+        again since), or its rows or orders changed while it was restored
 ]]
 
+local a = cjson.decode(ARGV[1])
 local meta = redis.call('HMGET', KEYS[1], 'state', 'archived_at')
-if meta[1] ~= 'archived' then return {0, 'it is ' .. (meta[1] or 'running') .. ', not archived'} end
-if meta[2] ~= ARGV[1] then return {0, 'it was archived again since (archived_at ' .. tostring(meta[2]) .. ')'} end
-if redis.call('HLEN', KEYS[4]) ~= tonumber(ARGV[5]) or redis.call('HLEN', KEYS[5]) ~= tonumber(ARGV[6]) then
-  return {0, 'its rows or orders changed while it was restored; run orders restore again'}
+if meta[1] ~= 'archived' then return {'not_allowed', meta[1] or 'running'} end
+if meta[2] ~= a.archived_at then
+  return {'campaign_changed', 'it was archived again since (archived_at ' .. tostring(meta[2]) .. ')'}
 end
-local restored = cjson.decode(ARGV[3])
-local counts = cjson.decode(ARGV[4])
+if redis.call('HLEN', KEYS[4]) ~= a.rows or redis.call('HLEN', KEYS[5]) ~= a.orders then
+  return {'campaign_changed', 'its rows or orders changed while it was restored; run orders restore again'}
+end
+local restored = a.meta
+local counts = a.counts
 redis.call('DEL', KEYS[1], KEYS[2])
 for field, value in pairs(restored) do redis.call('HSET', KEYS[1], field, value) end
 for field, value in pairs(counts) do redis.call('HSET', KEYS[2], field, value) end
 local state = restored.state or 'running'
-if state == 'running' then redis.call('SADD', KEYS[3], ARGV[2]) end
-return {1, state}
+if state == 'running' then redis.call('SADD', KEYS[3], a.campaign) end
+return {'restored', state}

@@ -17,17 +17,21 @@
       KEYS[6] scheduled sorted set
       KEYS[7] running set
 
-      ARGV[1] JSON [ [orderJson, status, currency, face, price, [ [identity, line, rowTail], ...],
-              sendAt], ...] where a row is stored as `[line,number` .. rowTail (see rowTail in
-              codec.ts); currency, face, price and sendAt are '' when absent
-      ARGV[2] the campaign (it joins the running set when it runs)
+      ARGV[1] JSON object of named fields:
+        campaign  the campaign (it joins the running set when it runs)
+        orders    the batch, an array of tuples (not objects: one per order of an import's hot
+                  path, so no field names repeated per order)
+                  [orderJson, status, currency, face, price, [[identity, line, rowTail], ...],
+                  sendAt], where a row is stored as `[line,number` .. rowTail (see rowTail in
+                  codec.ts); currency, face, price and sendAt are '' when absent
 
-    Output:
-      {rows added, rows left out, orders added}; nothing is written, and instead:
-      {-1, state} when the campaign is cancelled or archived;
-      {-2, currency, planned, batch, budget} when the new orders of one currency would take its
-        planned price over the campaign's budget there (`budget:CUR`): checked here, in the step
-        that adds to the planned price, so two imports running at once cannot both pass it.
+    Output: a word of REPLIES (src/redis/replies.ts), then its values
+      {'recorded', rows added, rows left out, orders added}; nothing is written, and instead:
+      {'not_allowed', state} when the campaign is cancelled or archived;
+      {'budget_exceeded', currency, planned, batch, budget} when the new orders of one currency
+        would take its planned price over the campaign's budget there (`budget:CUR`): checked
+        here, in the step that adds to the planned price, so two imports running at once cannot
+        both pass it.
 ]]
 --- @include "includes/money"
 --- @include "includes/keep-dispatched"
@@ -47,9 +51,10 @@ local function call_chunked(command, key, args)
   end
 end
 
-local orders = cjson.decode(ARGV[1])
+local a = cjson.decode(ARGV[1])
+local orders = a.orders
 local state = redis.call('HGET', KEYS[5], 'state')
-if state == 'cancelled' or state == 'archived' then return {-1, state} end
+if state == 'cancelled' or state == 'archived' then return {'not_allowed', state} end
 local new = {}
 local left_out = 0
 local adding = {}
@@ -77,12 +82,12 @@ for _, c in ipairs(currencies) do
   adding[c] = units_total(adding[c])
   local money = redis.call('HMGET', KEYS[5], 'budget:' .. c, 'planned_price:' .. c)
   if money[1] and not int_le(int_add(money[2] or '0', adding[c]), money[1]) then
-    return {-2, c, money[2] or '0', adding[c], money[1]}
+    return {'budget_exceeded', c, money[2] or '0', adding[c], money[1]}
   end
 end
 if #new == 0 then
   redis.call('HINCRBY', KEYS[3], 'total', 0)
-  return {0, left_out, 0}
+  return {'recorded', 0, left_out, 0}
 end
 
 -- The batch's writes, gathered: one HSET of its orders, one of its rows, one RPUSH of the pending
@@ -141,5 +146,5 @@ for _, c in ipairs(planned_currencies) do
 end
 redis.call('HINCRBY', KEYS[3], 'total', added)
 redis.call('HDEL', KEYS[5], 'finished_at')
-keep_dispatched(KEYS[5], KEYS[7], ARGV[2])
-return {added, left_out, #new}
+keep_dispatched(KEYS[5], KEYS[7], a.campaign)
+return {'recorded', added, left_out, #new}

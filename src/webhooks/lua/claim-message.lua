@@ -9,18 +9,20 @@
       KEYS[1] the id's key (`<prefix>:webhook-id:<id>`)
       KEYS[2] the order index (`<prefix>:order-ids`)
 
-      ARGV[1] what the id's key holds (the time, ms)
-      ARGV[2] seconds it is kept
-      ARGV[3] the service's order id ("" for a message of no order)
+      ARGV[1] JSON object of named fields:
+        at        what the id's key holds (the time, ms, a string)
+        ttl       seconds it is kept (a number)
+        order_id  the service's order id (absent for a message of no order)
 
-    Output:
-      {0} when the id was claimed before
-      {1} when there is no order id or it is not indexed
-      {1, entry} otherwise
+    Output: a word of REPLIES (src/redis/replies.ts), then its values
+      {'claimed_before'} when the id was claimed before
+      {'claimed'} when there is no order id or it is not indexed
+      {'claimed', entry} otherwise
 ]]
 
+local a = cjson.decode(ARGV[1])
 local entry = false
-if ARGV[3] ~= '' then entry = redis.call('HGET', KEYS[2], ARGV[3]) end
-if not redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'NX') then return {0} end
-if not entry then return {1} end
-return {1, entry}
+if a.order_id then entry = redis.call('HGET', KEYS[2], a.order_id) end
+if not redis.call('SET', KEYS[1], a.at, 'EX', a.ttl, 'NX') then return {'claimed_before'} end
+if not entry then return {'claimed'} end
+return {'claimed', entry}

@@ -7,8 +7,8 @@ import { RateLimitBackoff } from "../../../jobs/orders/rate-limit.js";
 import type { ApiClient } from "../../../src/api/client.js";
 import { ApiError, nothingSent, ServiceUnreachableError } from "../../../src/api/errors/index.js";
 import { Ledger } from "../../../src/ledger/ledger.js";
-import { silentLogger } from "../../../src/log.js";
 import { oneRowOrders } from "../../helpers/ledger-fixtures.js";
+import { orderDeps } from "../../helpers/order-deps.js";
 import { useRedisPrefix } from "../../helpers/redis-prefix.js";
 
 const refused = () =>
@@ -116,18 +116,16 @@ describe("an order job when the service does not answer", () => {
     } as unknown as Queue<OrderJobData>;
     const { job, moved } = stubJob(options.attemptsMade ?? 0, options.attempts ?? 8);
     const held: string[] = [];
-    const deps = {
-      client,
-      ledger,
-      log: silentLogger,
-      ordersQueue: queue,
-      rateLimiter: new RateLimitBackoff(1),
-      outageHold: new OutageHold(() => options.down ?? false, 1000, 30_000),
-      onHeld: (campaign: string) => held.push(campaign),
-      journal: async () => {},
-      blipRetries: options.blips ?? 0,
-    };
-    const outcome = await processCreateOrder(job, undefined, deps, "token").catch((e: Error) => e);
+    const deps = orderDeps(ledger, {
+      service: { client, blipRetries: options.blips ?? 0 },
+      queue: {
+        ordersQueue: queue,
+        rateLimiter: new RateLimitBackoff(1),
+        outageHold: new OutageHold(() => options.down ?? false, 1000, 30_000),
+      },
+      observers: { onHeld: (campaign) => held.push(campaign) },
+    });
+    const outcome = await processCreateOrder(job, deps, { token: "token" }).catch((e: Error) => e);
     return { outcome, moved, holds, held, sent, order: await ledger.orders.getOrder("c", 1) };
   }
 
@@ -192,23 +190,17 @@ describe("an order job when the service does not answer", () => {
     const holds: number[] = [];
     const held: string[] = [];
     const { job, moved } = stubJob(0, 8);
-    const outcome = await processCreateOrder(
-      job,
-      undefined,
-      {
-        client: {} as ApiClient,
-        ledger,
-        log: silentLogger,
+    const deps = orderDeps(ledger, {
+      queue: {
         ordersQueue: {
           rateLimit: async (ms: number) => holds.push(ms),
         } as unknown as Queue<OrderJobData>,
         rateLimiter: new RateLimitBackoff(1),
         outageHold: hold,
-        onHeld: (campaign) => held.push(campaign),
-        journal: async () => {},
       },
-      "token",
-    ).catch((e: Error) => e);
+      observers: { onHeld: (campaign) => held.push(campaign) },
+    });
+    const outcome = await processCreateOrder(job, deps, { token: "token" }).catch((e: Error) => e);
     expect((outcome as Error).name).toBe("DelayedError");
     expect(moved).toHaveLength(1);
     expect(holds).toEqual([1000]);

@@ -7,8 +7,8 @@ import { RateLimitBackoff } from "../../../jobs/orders/rate-limit.js";
 import type { ApiClient } from "../../../src/api/client.js";
 import { ApiError } from "../../../src/api/errors/index.js";
 import { Ledger } from "../../../src/ledger/ledger.js";
-import { silentLogger } from "../../../src/log.js";
 import { oneRowOrders } from "../../helpers/ledger-fixtures.js";
+import { orderDeps } from "../../helpers/order-deps.js";
 import { useRedisPrefix } from "../../helpers/redis-prefix.js";
 
 describe("429 cap", () => {
@@ -46,14 +46,11 @@ describe("429 cap", () => {
     } as unknown as ApiClient;
     const queue = { rateLimit: async () => {} } as unknown as Queue;
     const job = stubJob(rateLimited);
-    const outcome = await processCreateOrder(job, undefined, {
-      client,
-      ledger,
-      log: silentLogger,
-      ordersQueue: queue,
-      rateLimiter: new RateLimitBackoff(1),
-      journal: async () => {},
-    }).catch((e: Error) => e);
+    const deps = orderDeps(ledger, {
+      service: { client, blipRetries: 1 },
+      queue: { ordersQueue: queue, rateLimiter: new RateLimitBackoff(1) },
+    });
+    const outcome = await processCreateOrder(job, deps).catch((e: Error) => e);
     return { outcome, job, order: await ledger.orders.getOrder("c", 1) };
   }
 

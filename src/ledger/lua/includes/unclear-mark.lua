@@ -5,7 +5,8 @@
 -- The mark of an unclear attempt (docs/architecture/keys-and-exactly-once.md, "One key while an
 -- order may exist"): `uc` the error type of the first attempt under the order's key that ended
 -- unclear, `uk` the fingerprint of the API key it was made with (`ak`: the attempt under way's).
--- Set here or by a patch; removed only by answered() or an operator's --force: never by a patch.
+-- Set here or by a patch; removed only by answered() or an operator's clearance 'force' (retry
+-- --include-uncertain or --any-api-key): never by a patch.
 local function mark_unclear(order, why)
   if not order.uc then order.uc = why end
   if not order.uk then order.uk = order.ak end
