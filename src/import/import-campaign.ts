@@ -3,9 +3,6 @@ import { RepeatFinder } from "../campaigns/earlier-payments.js";
 import { forgetBegun, forgottenRefusal } from "../campaigns/forget-records.js";
 import { storedState } from "../campaigns/state.js";
 import { sha256OfFile } from "../catalog/file-snapshot.js";
-import { journalFor } from "../db/order-journal.js";
-import { paidMemoryFor } from "../db/paid-memory.js";
-import { PgProductOverrides } from "../db/product-overrides.js";
 import { UserError } from "../errors/user-error.js";
 import { CAMPAIGN_NAME } from "../ledger/ledger.js";
 import type { StoredState } from "../ledger/types.js";
@@ -55,12 +52,12 @@ async function importStaged(stages: ImportStages, deps: ImportDeps): Promise<Imp
     );
   }
   checkBudgetFlags(stages.pricing.budgets);
-  const memory = paidMemoryFor(deps);
+  const memory = deps.stores.paidMemory;
   await checkName(recording, deps, memory);
   const mode = recording.executionMode;
   const itemsPerOrder = checkItemsPerOrder(recording.itemsPerOrder, mode);
   const packer = itemsPerOrder > 1 ? new OrderPacker(itemsPerOrder) : undefined;
-  const journal = await journalFor(deps)?.load(campaign);
+  const journal = await deps.stores.journal.load(campaign);
   const invalidFile =
     run.skipInvalid && run.errorFile && !run.dryRun
       ? new InvalidRowsFile(run.errorFile, deps.catalog)
@@ -107,9 +104,8 @@ async function importWithSpool(
   // The product states the service pushed since the snapshot was synced (`product.update`, in
   // Redis), read as the import starts: a product made unorderable is refused, a changed
   // multiplier prices the rows (and so the budget check), changed denominations check them.
-  const overrides = () =>
-    deps.database ? new PgProductOverrides(deps.database) : deps.ledger.productOverrides();
-  const catalog = deps.catalog && (await overrides().applyTo(deps.catalog));
+  const overrides = deps.stores.productOverrides(deps.ledger);
+  const catalog = deps.catalog && (await overrides.applyTo(deps.catalog));
   const { read, header, validation } = stages;
   const survey = await surveyFile(
     { campaign, read, header, validation, onProgress: run.onProgress },
@@ -264,7 +260,7 @@ async function repeatCheck(
   const lookup = await memory.lookup(campaign, since);
   const outcome = choice === "refuse" ? "refused" : choice === "skip" ? "skipped" : "allowed";
   return {
-    finder: new RepeatFinder(lookup, deps.ledger, deps.dataDir),
+    finder: new RepeatFinder(lookup, deps.ledger, deps.stores.dataDir),
     choice,
     groups: new RepeatGroups(outcome),
     memory,

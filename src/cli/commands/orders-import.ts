@@ -2,7 +2,6 @@ import { stat } from "node:fs/promises";
 import { currentActor } from "../../audit/actor.js";
 import { sha256OfFile } from "../../catalog/file-snapshot.js";
 import type { Config } from "../../config.js";
-import type { Database } from "../../db/open-database.js";
 import { UserError } from "../../errors/user-error.js";
 import { dailyLimitLine } from "../../import/daily-limit-note.js";
 import { parseColumnMap } from "../../import/header/column-map.js";
@@ -29,6 +28,7 @@ import { leftOutText } from "../../import/validation/risky-files.js";
 import { formatRowError } from "../../import/validation/row-error.js";
 import { parseBudget } from "../../orders/budget.js";
 import { plural } from "../../plural.js";
+import type { Stores } from "../../stores/stores.js";
 import { appendEntry } from "../audit-trail.js";
 import { terminalPrompt } from "../confirm-import.js";
 import { currencyCode } from "../option-parsers.js";
@@ -72,20 +72,20 @@ class ImportEntries {
     private readonly file: string,
   ) {}
 
-  async planned(prepared: PreparedImport, plan: ImportResult, database?: Database) {
+  async planned(prepared: PreparedImport, plan: ImportResult, stores?: Stores) {
     const draft = importPlannedDraft(prepared, plan, currentActor(), await this.sha256());
-    await appendEntry(this.config, draft, database);
+    await appendEntry(this.config, draft, stores);
   }
 
   async ended(
     prepared: PreparedImport,
     end: ImportEnd,
-    { database, plan }: { database?: Database; plan?: ImportResult },
+    { stores, plan }: { stores?: Stores; plan?: ImportResult },
   ) {
     this.endTried = true;
     if (saidByPlanned(end, plan)) return;
     const draft = importAuditDraft(prepared, end, currentActor(), await this.sha256());
-    if (draft) await appendEntry(this.config, draft, database);
+    if (draft) await appendEntry(this.config, draft, stores);
   }
 
   /**
@@ -172,8 +172,8 @@ async function importFile(
       },
       ended: () => bar.stop(),
       print: (end) => printEnd(withFileNotes(end, notes), opts.json),
-      auditPlanned: (plan, database) => trail.planned(prepared, plan, database),
-      audit: (end, database, plan) => trail.ended(prepared, end, { database, plan }),
+      auditPlanned: (plan, stores) => trail.planned(prepared, plan, stores),
+      audit: (end, stores, plan) => trail.ended(prepared, end, { stores, plan }),
     });
   } finally {
     bar.stop();

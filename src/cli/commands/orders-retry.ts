@@ -20,7 +20,7 @@ export async function runRetry(opts: {
   json?: boolean;
 }): Promise<number> {
   const ctx = createContext(opts.json);
-  return withServices(ctx.config, async ({ ledger, database }) => {
+  return withServices(ctx.config, async ({ ledger, stores }) => {
     await requireCampaign(ledger, opts.campaign);
     if (opts.newKey && !opts.force) {
       const status = await campaignStatus(ledger, opts.campaign);
@@ -54,8 +54,7 @@ export async function runRetry(opts: {
           const result = await retryCampaign(ledger, opts.campaign, {
             newKey: opts.newKey,
             force: opts.force,
-            dataDir: ctx.config.dataDir,
-            database,
+            stores,
             apiKey: apiKeyFingerprint(ctx.config.apiKey),
             allowRepeats: opts.allowRepeats,
             repeatWindowDays: ctx.config.repeatWindowDays,
@@ -69,7 +68,7 @@ export async function runRetry(opts: {
         },
         done: retryDetails,
       },
-      { database },
+      { stores },
     );
     if (result.repeats)
       process.stderr.write(
