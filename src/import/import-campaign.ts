@@ -104,8 +104,8 @@ async function importWithSpool(
   // The product states the service pushed since the snapshot was synced (`product.update`, in
   // Redis), read as the import starts: a product made unorderable is refused, a changed
   // multiplier prices the rows (and so the budget check), changed denominations check them.
-  const overrides = deps.stores.productOverrides(deps.ledger);
-  const catalog = deps.catalog && (await overrides.applyTo(deps.catalog));
+  const catalog =
+    deps.catalog && (await deps.stores.productOverrides(deps.ledger).applyTo(deps.catalog));
   const { read, header, validation } = stages;
   const survey = await surveyFile(
     { campaign, read, header, validation, onProgress: run.onProgress },
