@@ -3,7 +3,7 @@ import { fileCatalogStore } from "../catalog/file-store.js";
 import { readUsersFile } from "../dashboard/users-file.js";
 import { FileJournal } from "../orders/journal-store.js";
 import { FilePaidMemory } from "../orders/paid-memory.js";
-import type { Stores, UserStore, UsersFile } from "./stores.js";
+import type { Stores, UserStore, UsersFile } from "./types.js";
 
 /** The stores as files under `dataDir`, product states in Redis (docs/architecture/overview.md). */
 export function fileStores(dataDir: string): Stores {

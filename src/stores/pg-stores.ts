@@ -6,7 +6,7 @@ import { PgJournal } from "../db/order-journal.js";
 import { PgPaidMemory } from "../db/paid-memory.js";
 import { PgProductOverrides } from "../db/product-overrides.js";
 import { usersFile } from "./file-stores.js";
-import type { OpenStoresOptions, StoreSettings, Stores } from "./stores.js";
+import type { OpenStoresOptions, StoreSettings, Stores } from "./types.js";
 
 /** The stores in PostgreSQL, its schema checked first (requireCurrentSchema). */
 export async function openPgStores(

@@ -1,4 +1,4 @@
-import type { Stores } from "./stores.js";
+import type { Stores } from "./types.js";
 
 /** One store of openStores (stores.ts): where it lives with each setting, and what it holds. */
 export interface StorePlace {
