@@ -32,6 +32,7 @@ import { redisGate, sendRedisDown } from "./redis-gate.js";
 import { openDashboard } from "./request-user.js";
 import { changesNeed, LOGIN_PATH, refuseTokenInUrl, SignIn } from "./sign-in.js";
 import { UserTokens } from "./user-tokens.js";
+import { usersOf } from "./users-file.js";
 
 /** Where bull-board is mounted. */
 const BOARD_PATH = "/queues";
@@ -176,7 +177,7 @@ async function signInFor(
     // The stores cannot be opened (PostgreSQL away): the users cannot be checked either.
     if (!opened.stores) throw opened.error;
     const users = opened.stores.users({ path: options.usersFile, setting: "--users" });
-    return new SignIn(new UserTokens(await users.read()));
+    return new SignIn(new UserTokens(await usersOf(users)));
   }
   if (!options.allowActions) return undefined;
   const token = actionTokenFor(host, publicHosts, options.actionToken);

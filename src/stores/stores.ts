@@ -1,6 +1,6 @@
 import type { OpenStoresOptions, StoreSettings, Stores } from "./types.js";
 
-export type { OpenStoresOptions, StoreSettings, Stores } from "./types.js";
+export type { OpenStoresOptions, StoreSettings, Stores, UserStore } from "./types.js";
 
 /**
  * The stores the settings name. With GIFTJOBS_DATABASE_URL the database must answer and its

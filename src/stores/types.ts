@@ -2,7 +2,6 @@ import type { AuditTrail } from "../audit/trail.js";
 import type { CatalogStore } from "../catalog/catalog-store.js";
 import type { ProductOverrideStore } from "../catalog/product-overrides.js";
 import type { Config } from "../config.js";
-import type { UserEntry } from "../dashboard/users-file.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { OrderJournal } from "../orders/journal-store.js";
 import type { PaidMemory } from "../orders/paid-memory.js";
@@ -10,12 +9,16 @@ import type { PaidMemory } from "../orders/paid-memory.js";
 /** What decides where the stores are: the data dir, and PostgreSQL when its URL is set. */
 export type StoreSettings = Pick<Config, "dataDir" | "databaseUrl" | "databaseSchema">;
 
-/** The dashboard's users as a store: read when the dashboard (or a token's check) starts. */
+/**
+ * The dashboard's users as a store: their lines (`NAME:ROLES:ID:HASH`, docs/operations.md,
+ * "Dashboard users"), which the dashboard reads and checks when it starts (usersOf,
+ * src/dashboard/users-file.ts).
+ */
 export interface UserStore {
-  /** Where the users are, in words, for messages. */
+  /** Where the users are, in words, for messages: a mistake names its line there. */
   readonly where: string;
-  /** Every user; a mistake in the store is one line naming where (a file's line). */
-  read(): Promise<UserEntry[]>;
+  /** The users' lines, as one text. */
+  text(): Promise<string>;
 }
 
 /**
