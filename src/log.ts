@@ -2,6 +2,7 @@ import { writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import pino, { type Logger } from "pino";
 import type * as PinoPretty from "pino-pretty";
+import { isClosedOutput } from "./closed-output.js";
 
 export type { Logger };
 
@@ -93,7 +94,13 @@ export function setStderrOverlay(value: StderrOverlay | undefined): void {
 export function writeAboveOverlay(text: string): void {
   const drawn = overlay;
   drawn?.clear();
-  writeSync(2, text);
+  try {
+    writeSync(2, text);
+  } catch (error) {
+    // A closed stderr drops the line and ends nothing (docs/architecture/audit.md, "Output
+    // that cannot be written"): the pause, stall and outage lines are told, not needed.
+    if (!isClosedOutput(error)) throw error;
+  }
   drawn?.redraw();
 }
 

@@ -96,3 +96,76 @@ async function appendAfter(
 function firstLine(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).split("\n")[0]!;
 }
+
+/**
+ * The entries of an action whose first entry records its plan, written before its effect
+ * (docs/architecture/audit.md, "An entry before its effect").
+ */
+export interface PlannedEntries<P, R> {
+  /** Writes the plan's entry; its error stops the effect before anything is changed. */
+  plan(plan: P): Promise<void>;
+  /** Why the effect ended otherwise than its plan; undefined when the plan's entry says it. */
+  shortfall(plan: P, end: R): string | undefined;
+  /** Writes the second entry: how it ended, and why (the shortfall). */
+  amend(reason: string, end: R): Promise<void>;
+}
+
+/**
+ * Entry first, then effect, then a second entry when it ended otherwise (retry, import,
+ * reconcile). `before` is the hook the effect calls once its checks have passed and before it
+ * changes anything (beforeMove, beforeRecording, beforeSettle); `end` is given how it ended.
+ */
+export class EntryFirst<P, R> {
+  private planned: { plan: P } | undefined;
+
+  constructor(private readonly entries: PlannedEntries<P, R>) {}
+
+  readonly before = async (plan: P): Promise<void> => {
+    await this.entries.plan(plan);
+    this.planned = { plan };
+  };
+
+  /**
+   * The second entry, when the end is not the plan. False when no plan was written (the effect
+   * stopped before its hook): how it ended is then the caller's to record.
+   */
+  async end(end: R): Promise<boolean> {
+    if (!this.planned) return false;
+    const reason = this.entries.shortfall(this.planned.plan, end);
+    if (reason !== undefined) await this.entries.amend(reason, end);
+    return true;
+  }
+}
+
+/** Runs `effect` with EntryFirst's hook, then records its end. */
+export async function planFirst<P, R>(
+  entries: PlannedEntries<P, R>,
+  effect: (before: (plan: P) => Promise<void>) => Promise<R>,
+): Promise<R> {
+  const first = new EntryFirst(entries);
+  const end = await effect(first.before);
+  await first.end(end);
+  return end;
+}
+
+/**
+ * PlannedEntries of an audited step (RecordFirst): the plan's entry `ok`, a second one `refused`
+ * with the shortfall and the details of what was done. `first` may write nothing (the
+ * dashboard without a trail), and then no second entry is written either.
+ */
+export function firstThenAmend<P, R>(
+  first: (plan: P) => Promise<Amend | undefined>,
+  shortfall: (plan: P, end: R) => string | undefined,
+  endDetails: (end: R) => AuditDetails,
+): PlannedEntries<P, R> {
+  let amend: Amend | undefined;
+  return {
+    plan: async (plan) => {
+      amend = await first(plan);
+    },
+    shortfall,
+    amend: async (reason, end) => {
+      await amend?.(reason, endDetails(end));
+    },
+  };
+}

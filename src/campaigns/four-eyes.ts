@@ -39,6 +39,19 @@ export function fourEyesHold(
   return rule ? { rule, importers: importersOf(meta) } : undefined;
 }
 
+/**
+ * Who may approve a held campaign, in the words the dashboard's campaigns list and the
+ * campaign's page both show (docs/architecture/audit.md, "Four eyes"): held by the four-eyes
+ * rule (`importers` given), a user of the users file with the approve role, not one who imported
+ * it; held without it, whoever may approve at all.
+ */
+export function whoMayApprove(importers: readonly string[] | undefined): string {
+  if (!importers)
+    return "anyone may approve it with giftjobs orders approve, or a dashboard user with the approve role";
+  const not = importers.length ? `, not ${importers.join(" or ")} (who imported it)` : "";
+  return `a user of the users file with the approve role may approve it${not}`;
+}
+
 /** The importers with `name` added (once), as the meta field's text. */
 export function withImporter(meta: CampaignMeta | undefined, name: string): string {
   const names = meta ? importersOf(meta) : [];

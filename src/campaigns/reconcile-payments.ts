@@ -120,8 +120,8 @@ interface CampaignRow {
 
 /**
  * The campaign's rows by who they pay what (docs/architecture/keys-and-exactly-once.md,
- * "Reconciling with the service"), read in one pass over its rows and orders when first needed:
- * reconcile may have settled some orders just before.
+ * "Reconciling with the service"), read in one pass over its rows and orders when first needed.
+ * `planned`: the statuses reconcile is about to settle orders to, over those read.
  */
 export class CampaignPayments {
   private readonly byPayment = new Map<string, CampaignRow[]>();
@@ -129,10 +129,14 @@ export class CampaignPayments {
 
   private constructor(readonly campaign: string) {}
 
-  static async read(ledger: Ledger, campaign: string): Promise<CampaignPayments> {
+  static async read(
+    ledger: Ledger,
+    campaign: string,
+    planned: ReadonlyMap<number, string> = new Map(),
+  ): Promise<CampaignPayments> {
     const payments = new CampaignPayments(campaign);
     for await (const [number, order] of ledger.orders.all(campaign))
-      payments.statuses.set(number, order.status);
+      payments.statuses.set(number, planned.get(number) ?? order.status);
     for await (const [, row] of ledger.orders.rows(campaign)) {
       const payment = rowPayment(row);
       if (payment === undefined) continue;

@@ -18,7 +18,13 @@ import {
   unreadOutsider,
 } from "./reconcile-outsiders.js";
 import { CampaignPayments, serviceItem } from "./reconcile-payments.js";
-import { type Evidence, settleUncertain, type UncertainEntry } from "./reconcile-settle.js";
+import {
+  applySettlements,
+  type Evidence,
+  plannedStatuses,
+  planSettlements,
+  type UncertainEntry,
+} from "./reconcile-settle.js";
 import {
   type HeldOrder,
   heldElsewhere,
@@ -53,6 +59,13 @@ export interface ReconcileOptions {
   onProgress?: (progress: { phase: "listing" | "lookups"; done: number; total: number }) => void;
   /** GIFTJOBS_DATA_DIR: an archived campaign's repeat marks are read from its archive. */
   dataDir?: string;
+  /**
+   * Called with the report as planned, once every comparison is made and before any
+   * failed_uncertain order is settled: its audit entry is written there
+   * (docs/architecture/audit.md, "An entry before its effect"); an error stops the reconcile
+   * with nothing settled.
+   */
+  beforeSettle?: (planned: ReconcileReport) => Promise<void>;
 }
 
 /** Each order of the window in one class, counted (docs/commands.md, "Reconcile"). */
@@ -166,49 +179,85 @@ export async function reconcileCampaign(
   const held = await heldElsewhere(ledger, campaign, { ids: unknownIds, listedAt });
   const run = new Reconciliation(client, side, lookups, options);
   await run.compare(listing.orders, held);
-  const uncertain = await settleUncertain(
-    { ledger, client, lookups, side, createdAt: meta.created_at, apiKey: options.apiKey },
-    run.evidence,
-    { listedAt, minAgeMs: options.minAgeMs ?? 15 * MINUTE },
-  );
+  const deps = {
+    ledger,
+    client,
+    lookups,
+    side,
+    createdAt: meta.created_at,
+    apiKey: options.apiKey,
+  };
+  const plan = await planSettlements(deps, run.evidence, {
+    listedAt,
+    minAgeMs: options.minAgeMs ?? 15 * MINUTE,
+  });
   await run.addLines();
-  const sorted = await sortOthers(ledger, campaign, run, options.dataDir);
-  const report: ReconcileReport = {
+  // The classes as they will be once the plan is made: no state is read again in between.
+  const sorted = await sortOthers(ledger, campaign, run, {
+    dataDir: options.dataDir,
+    planned: plannedStatuses(plan),
+  });
+  const planned = withAgreement({
     campaign,
     window: { from: new Date(from).toISOString(), listed_at: listedAt },
     pages: listing.pages,
     service_orders: listing.orders.size,
     requests: lookups.started,
     ...run.found,
-    uncertain,
+    uncertain: plan.map((settlement) => settlement.entry),
     unidentified: run.evidence.unidentified,
     ...sorted,
     agree: false,
-  };
-  report.agree =
+  });
+  await options.beforeSettle?.(planned);
+  const uncertain = await applySettlements(deps, plan);
+  return withAgreement({ ...planned, uncertain });
+}
+
+/** The report with `agree` said: nothing a person must look at. */
+function withAgreement(report: ReconcileReport): ReconcileReport {
+  const agree =
     report.unknown_to_ledger.length === 0 &&
     report.missing_on_service.length === 0 &&
     report.status_disagreements.length === 0 &&
     report.lookalikes.length === 0 &&
     report.suspects.length === 0 &&
-    uncertain.every((entry) => entry.outcome !== "undecided");
-  return report;
+    report.uncertain.every((entry) => entry.outcome !== "undecided");
+  return { ...report, agree };
+}
+
+/**
+ * Why a reconcile settled less than its plan (its audit entry's), or undefined when it settled
+ * all of it: the orders another process moved between the plan and its writes.
+ */
+export function reconcileShortfall(
+  planned: ReconcileReport,
+  done: ReconcileReport,
+): string | undefined {
+  const left = planned.uncertain.filter(
+    (entry, i) => entry.outcome !== "undecided" && done.uncertain[i]?.outcome === "undecided",
+  );
+  if (left.length === 0) return undefined;
+  const settling = planned.uncertain.filter((entry) => entry.outcome !== "undecided").length;
+  const numbers = left.map((entry) => entry.ledger_order).join(", ");
+  return `${left.length} of ${settling} planned settlements not made: the orders changed during the check (ledger orders ${numbers})`;
 }
 
 /**
  * The orders of the window not the campaign's, sorted into their classes: other campaigns'
  * (suspects, repeats, the rest per campaign), look-alikes and the rest. The campaign's rows are
- * read once, only when an order is left to compare with them.
+ * read once, only when an order is left to compare with them, with the statuses the settlement
+ * plan gives its failed_uncertain orders (the plan is made after, and no state is read again).
  */
 async function sortOthers(
   ledger: Ledger,
   campaign: string,
   run: Reconciliation,
-  dataDir: string | undefined,
+  { dataDir, planned }: { dataDir: string | undefined; planned: Map<number, RowStatus> },
 ) {
   const compared =
     run.held.length + run.siblings.length > 0 || run.outsiders.some((o) => o.items.length > 0);
-  const payments = compared ? await CampaignPayments.read(ledger, campaign) : undefined;
+  const payments = compared ? await CampaignPayments.read(ledger, campaign, planned) : undefined;
   let sorted: SiblingsSorted = { siblings: {}, repeats: [], suspects: [] };
   if (payments) {
     const sorter = new SiblingSorter(ledger, payments, dataDir);

@@ -2,8 +2,7 @@
 // cannot be written"): a closed or broken stdout or stderr (`| head`, a closed terminal) ends no
 // command between its work and its audit entry.
 
-/** Errors of a stream whose reader is gone: the output is dropped, the command goes on. */
-const GONE = new Set(["EPIPE", "EIO", "ECONNRESET", "ERR_STREAM_DESTROYED", "EBADF"]);
+import { isClosedOutput } from "../closed-output.js";
 
 let installed = false;
 
@@ -18,7 +17,7 @@ export function quietOnClosedOutput(): void {
   installed = true;
   for (const stream of [process.stdout, process.stderr]) {
     stream.on("error", (error: NodeJS.ErrnoException) => {
-      if (!GONE.has(error.code ?? "")) throw error;
+      if (!isClosedOutput(error)) throw error;
     });
   }
 }

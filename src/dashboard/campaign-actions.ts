@@ -1,5 +1,5 @@
 import type { Actor } from "../audit/actor.js";
-import type { Amend } from "../audit/audited.js";
+import { type Amend, firstThenAmend, planFirst } from "../audit/audited.js";
 import {
   approveCampaign,
   cancelCampaign,
@@ -125,14 +125,14 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
       summary.failed_uncertain > 0 && stored !== "cancelled" && stored !== "archived",
     unrecorded: false,
     run: async (ledger, c, { entryFirst }) => {
-      let planned: { plan: RetryResult; amend: Amend | undefined } | undefined;
-      const result = await retryCampaign(ledger, c, {
-        beforeMove: async (plan) => {
-          planned = { plan, amend: await entryFirst?.(retryLine(plan)) };
-        },
-      });
-      const short = planned && retryShortfall(planned.plan, result);
-      if (short) await planned?.amend?.(short, { outcome: retryLine(result) });
+      const result = await planFirst(
+        firstThenAmend(
+          async (plan: RetryResult) => entryFirst?.(retryLine(plan)),
+          retryShortfall,
+          (end) => ({ outcome: retryLine(end) }),
+        ),
+        (beforeMove) => retryCampaign(ledger, c, { beforeMove }),
+      );
       return retryLine(result);
     },
   },

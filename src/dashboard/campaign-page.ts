@@ -1,3 +1,4 @@
+import { whoMayApprove } from "../campaigns/four-eyes.js";
 import { doneText, rowProgress } from "../campaigns/progress.js";
 import { repeatsText } from "../campaigns/status.js";
 import type { CampaignSummary } from "../campaigns/summary.js";
@@ -52,10 +53,7 @@ export interface CampaignPageOptions {
 /** Who may approve a campaign the four-eyes rule holds (docs/architecture/audit.md, "Four eyes"). */
 function fourEyesLine(fourEyes: CampaignPageOptions["fourEyes"]): string {
   if (!fourEyes) return "";
-  const not = fourEyes.importers.length
-    ? `, not ${fourEyes.importers.join(" or ")} (who imported it)`
-    : "";
-  return `<p class="held" data-four-eyes>Held by the four-eyes rule (${escapeHtml(fourEyes.rule)}): a user of the users file with the approve role may approve it${escapeHtml(not)}.</p>\n`;
+  return `<p class="held" data-four-eyes>Held by the four-eyes rule (${escapeHtml(fourEyes.rule)}): ${escapeHtml(whoMayApprove(fourEyes.importers))}.</p>\n`;
 }
 
 function reportLink(path: string, campaign: string, mayDownload = false): string {

@@ -1,3 +1,4 @@
+import { whoMayApprove } from "../campaigns/four-eyes.js";
 import { doneText, rowProgress } from "../campaigns/progress.js";
 import { ROW_STATUSES } from "../ledger/row-status.js";
 import { maskEmails } from "../log.js";
@@ -6,7 +7,7 @@ import type { CampaignProgress } from "./campaign-progress.js";
 import { escapeHtml } from "./html-escape.js";
 import { sparkline } from "./minute-chart.js";
 import type { MinutePoint } from "./minute-history.js";
-import { layout, timeHtml } from "./page-layout.js";
+import { layout } from "./page-layout.js";
 
 /** Count columns of the table, in the order rows move through them. */
 const COUNTS = ["total", ...ROW_STATUSES, "replayed"] as const;
@@ -23,6 +24,8 @@ const COUNT_HEADS: Record<(typeof COUNTS)[number], string> = {
   cancelled: "can&shy;celled",
   replayed: "re&shy;played",
 };
+
+const campaignPath = (campaign: string) => `/campaigns/${encodeURIComponent(campaign)}`;
 
 /** Seconds between the page's own updates. */
 const LIVE_SECONDS = 5;
@@ -79,12 +82,12 @@ function table(
     const counts = COUNTS.map(
       (k) => `<td class="n">${escapeHtml(c[k].toLocaleString("en-US"))}</td>`,
     );
-    const link = `<a href="/campaigns/${encodeURIComponent(c.campaign)}">${escapeHtml(c.campaign)}</a>`;
+    const link = `<a href="${campaignPath(c.campaign)}">${escapeHtml(c.campaign)}</a>`;
     const spark = sparkline(
       histories?.get(c.campaign) ?? [],
       c.state === "running" ? now : undefined,
     );
-    return `<tr data-campaign="${escapeHtml(c.campaign)}"${stalledRow(c)}><td>${link}${spark ? `<br>${spark}` : ""}</td><td>${state(c)}</td><td class="progress">${bar(c)}</td>${counts.join("")}<td class="money">${money(c)}</td><td class="times">${times(c)}</td></tr>`;
+    return `<tr data-campaign="${escapeHtml(c.campaign)}"${stalledRow(c)}><td>${link}${spark ? `<br>${spark}` : ""}</td><td class="state-cell">${state(c)}</td><td class="progress">${bar(c)}</td>${counts.join("")}<td class="money">${money(c)}</td><td class="times">${times(c)}</td></tr>`;
   });
   return `<table class="campaigns"><thead><tr>${head.join("")}</tr></thead><tbody>\n${rows.join("\n")}\n</tbody></table>
 <p class="muted"><small>Progress: rows done (at an end: completed, failed or cancelled), its three parts apart and drawn in their own colours (a cancelled campaign's bar is not complete).
@@ -100,13 +103,17 @@ function attention(campaigns: CampaignOverview[]): string {
   return [stalls(campaigns), pauses(campaigns)].filter(Boolean).join("\n");
 }
 
+/**
+ * A line per paused campaign pointing to its page: the reason is in the table, once and short
+ * (stateCell), its whole text and the fix on the campaign's page.
+ */
 function pauses(campaigns: CampaignOverview[]): string {
   const lines = campaigns.flatMap((c) =>
     c.paused && c.state === "paused"
       ? [
           `<p class="paused" data-paused="${escapeHtml(c.campaign)}">` +
             `campaign <strong>${escapeHtml(c.campaign)}</strong> is paused: ` +
-            `${escapeHtml(maskEmails(c.paused.reason))}</p>`,
+            `<a href="${campaignPath(c.campaign)}">its page</a> says why and what to do</p>`,
         ]
       : [],
   );
@@ -136,11 +143,34 @@ function stalledRow(c: CampaignOverview): string {
   return ` class="stalled" data-stalled-reason="${escapeHtml(c.stalled.reason)}" title="${title}"`;
 }
 
+/**
+ * The state, and under it a paused campaign's reason, short (shortReason: its whole text in the
+ * title and on the campaign's page), or who may approve a held one (whoMayApprove, as its page).
+ */
 function state(c: CampaignOverview): string {
   const text = `<span class="state">${escapeHtml(c.state)}</span>`;
+  if (c.state === "held")
+    return `${text}<br><small class="approver" data-approver>${escapeHtml(whoMayApprove(c.four_eyes?.importers))}</small>`;
   if (!c.paused || c.state === "done") return text;
-  const since = c.paused.since ? ` <small>since ${timeHtml(c.paused.since)}</small>` : "";
-  return `${text}<br><span class="paused">${escapeHtml(maskEmails(c.paused.reason))}</span>${since}`;
+  const reason = maskEmails(c.paused.reason);
+  const since = c.paused.since ? ` <small>since ${shortTime(c.paused.since)}</small>` : "";
+  return `${text}<br><span class="paused reason" title="${escapeHtml(reason)}">${escapeHtml(shortReason(reason))}</span>${since}`;
+}
+
+/** Characters of a pause reason the table shows at most. */
+const SHORT_REASON = 48;
+
+/**
+ * A pause reason as the campaigns table shows it: its first clause (`daily_limit: ... spent on
+ * DAY`, led by its type: jobs/orders/pause-reason.ts), cut at a word to SHORT_REASON characters
+ * with an ellipsis. The whole reason, with what to do, is on the campaign's page.
+ */
+function shortReason(reason: string): string {
+  const first = reason.split(/(?<=[.;])\s/)[0]!.replace(/[.;]$/, "");
+  if (first.length <= SHORT_REASON) return first;
+  const cut = first.slice(0, SHORT_REASON);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > SHORT_REASON / 2 ? cut.slice(0, space) : cut).replace(/[,:;]$/, "")}…`;
 }
 
 /**
@@ -157,7 +187,7 @@ function bar(c: CampaignOverview): string {
   const speed =
     c.progress.rate_per_minute === null
       ? ""
-      : `<span class="speed">${rate(c.progress)} · ETA ${eta(c.progress)}</span>`;
+      : `<span class="speed"><span>${rate(c.progress)} ·</span> <span>ETA ${eta(c.progress)}</span></span>`;
   return `<div class="meter"><div class="bar" role="progressbar" aria-valuemin="0" aria-valuemax="${c.total}" aria-valuenow="${p.done}">${part("completed", p.completed)}${part("failed", p.failed)}${part("cancelled", p.cancelled)}</div>${speed}</div><small class="done">${escapeHtml(doneText(p))}</small>`;
 }
 

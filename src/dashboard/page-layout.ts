@@ -85,12 +85,22 @@ td.nw { white-space: nowrap; }
 .actions form { display: inline-block; margin-right: .5rem; }
 .actions button { padding: .3rem .8rem; }
 .result { padding: .5rem .8rem; border: 1px solid #ccc; margin: 1rem 0; }
-.meter { display: flex; align-items: center; gap: .4rem; }
+/* The rate and ETA beside the bar, or under it when the column is narrow: a running
+   campaign's rate must not push the table past a laptop's 1280 px. */
+.meter { display: flex; flex-wrap: wrap; align-items: center; gap: .1rem .4rem; }
 .meter .bar { flex: none; width: 6.5rem; }
-.speed { white-space: nowrap; font-size: .8rem; }
-table.campaigns th, table.campaigns td { padding: .35rem .4rem; }
+/* Rate and ETA on one line, or one under the other in a narrow column, each whole. */
+.speed { font-size: .8rem; }
+.speed > span { white-space: nowrap; }
+/* Fourteen columns: narrow padding, so the table fits 1280 px beside a running campaign's rate. */
+table.campaigns th, table.campaigns td { padding: .35rem .3rem; }
 table.campaigns th { font-size: .8rem; }
 td.money { font-size: .85rem; }
+/* A long name wraps (at its hyphens first) rather than widen the table. */
+table.campaigns td:first-child { white-space: normal; overflow-wrap: anywhere; min-width: 7.5rem; }
+/* The state, with a pause's short reason or who may approve a held campaign under it. */
+td.state-cell { min-width: 7rem; max-width: 11rem; }
+td.state-cell .reason, td.state-cell .approver { font-size: .8rem; }
 /* Wide enough for a currency's spent and planned price side by side, its budget on the next
    line; only amounts too long for that go one under the other, each whole. */
 td.money { min-width: 11rem; }

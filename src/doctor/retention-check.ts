@@ -5,6 +5,7 @@ import { commandClient, connectRedis, readyWithin } from "../redis/connection.js
 import { type DoctorCheck, failed, passed } from "./doctor-check.js";
 
 const DAY_MS = 86_400_000;
+const MINUTE_MS = 60_000;
 /** Campaigns named in the check's line; the rest are counted. */
 const NAMED = 5;
 
@@ -25,12 +26,11 @@ export async function retentionCheck(
   try {
     if (!(await readyWithin(redis, 3000)))
       return failed("retention", "not checked: Redis does not answer");
-    const due = await campaignsEndedBefore(
-      new Ledger(commandClient(redis), config.prefix),
-      new Date(Date.now() - days * DAY_MS),
-    );
+    const before = retentionCutoff(days);
+    const due = await campaignsEndedBefore(new Ledger(commandClient(redis), config.prefix), before);
     return retentionOf(
       days,
+      before,
       due.ended,
       due.skipped.map((s) => `${s.campaign} (${s.why})`),
     );
@@ -41,7 +41,21 @@ export async function retentionCheck(
   }
 }
 
-function retentionOf(days: number, ended: string[], stuck: string[]): DoctorCheck {
+/**
+ * `days` ago, to the whole minute below: a time `orders forget --ended-before` takes as
+ * written (`2026-10-29T13:45Z`), so the command the check prints forgets what it names.
+ */
+function retentionCutoff(days: number): Date {
+  const at = Date.now() - days * DAY_MS;
+  return new Date(at - (at % MINUTE_MS));
+}
+
+/** The command that forgets them now, runnable as printed: `orders forget` asks unless --yes. */
+function forgetCommand(before: Date): string {
+  return `giftjobs orders forget --ended-before ${before.toISOString().slice(0, 16)}Z --yes`;
+}
+
+function retentionOf(days: number, before: Date, ended: string[], stuck: string[]): DoctorCheck {
   const setting = `GIFTJOBS_FORGET_AFTER_DAYS=${days}`;
   if (ended.length === 0 && stuck.length === 0)
     return passed(
@@ -51,7 +65,7 @@ function retentionOf(days: number, ended: string[], stuck: string[]): DoctorChec
   const parts: string[] = [];
   if (ended.length > 0)
     parts.push(
-      `${ended.length} campaigns ended more than ${days} days ago still hold people's data: ${named(ended)}; the worker's nightly job forgets them (a worker serving the maintenance queue), or run \`giftjobs orders forget --ended-before DATE\``,
+      `${ended.length} campaigns ended more than ${days} days ago still hold people's data: ${named(ended)}; the worker's nightly job forgets them (a worker serving the maintenance queue), or run \`${forgetCommand(before)}\``,
     );
   if (stuck.length > 0) parts.push(`${stuck.length} cannot be forgotten yet: ${named(stuck)}`);
   return failed("retention", `${parts.join("; ")} (${setting})`);

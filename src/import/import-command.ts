@@ -117,9 +117,10 @@ export interface ImportIo extends ImportTerminal {
   /**
    * Records how it ended in the audit trail (src/import/import-audit.ts), in the import's
    * stores when they are open, before anything is printed; told of every end, a dry run's
-   * included, and of the plan auditPlanned recorded, if it was.
+   * included (after auditPlanned's entry, it writes a second only when the end is not the plan:
+   * EntryFirst, src/audit/audited.ts).
    */
-  audit?(end: ImportEnd, stores: Stores | undefined, planned?: ImportResult): Promise<void>;
+  audit?(end: ImportEnd, stores: Stores | undefined): Promise<void>;
 }
 
 /** `orders import --json`: one document on every exit. */
@@ -252,9 +253,8 @@ export async function runImportCommand(prepared: PreparedImport, io: ImportIo): 
   // Rows recorded so far, and whether Redis answered at the start (for a Redis lost mid-way).
   let recorded = 0;
   let connected = false;
-  // The import's stores once open, and the plan its first audit entry recorded.
+  // The import's stores once open.
   let stores: Stores | undefined;
-  let planned: ImportResult | undefined;
   const options: ImportOptions = {
     ...importOptionsOf(prepared, {
       ...io,
@@ -265,7 +265,6 @@ export async function runImportCommand(prepared: PreparedImport, io: ImportIo): 
     }),
     beforeRecording: async (plan) => {
       await io.auditPlanned?.(plan, stores);
-      planned = plan;
     },
   };
   const { catalog } = prepared;
@@ -284,7 +283,7 @@ export async function runImportCommand(prepared: PreparedImport, io: ImportIo): 
           return stoppedEnd(error);
         },
       );
-      await auditThenPrint(io, end, { stores, planned });
+      await auditThenPrint(io, end, stores);
       return end.code;
     });
   } catch (error) {
@@ -294,7 +293,7 @@ export async function runImportCommand(prepared: PreparedImport, io: ImportIo): 
     const end = lostDatabase
       ? databaseLostEnd(prepared, recorded, error)
       : redisLostEnd(prepared, recorded);
-    await auditThenPrint(io, end, { stores: undefined, planned });
+    await auditThenPrint(io, end, undefined);
     return end.code;
   }
 }
@@ -307,10 +306,10 @@ export async function runImportCommand(prepared: PreparedImport, io: ImportIo): 
 async function auditThenPrint(
   io: ImportIo,
   end: ImportEnd,
-  { stores, planned }: { stores: Stores | undefined; planned: ImportResult | undefined },
+  stores: Stores | undefined,
 ): Promise<void> {
   try {
-    await io.audit?.(end, stores, planned);
+    await io.audit?.(end, stores);
   } finally {
     io.print(end);
   }

@@ -7,7 +7,15 @@
 import { spawn } from "node:child_process";
 import { mkdir, readFile, rename, rmdir, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { auditFilePath } from "../../src/audit/file-trail.js";
+import { currentActor } from "../../src/audit/actor.js";
+import { audited, firstThenAmend, planFirst } from "../../src/audit/audited.js";
+import { auditFilePath, FileAuditTrail } from "../../src/audit/file-trail.js";
+import {
+  type ReconcileReport,
+  reconcileCampaign,
+  reconcileShortfall,
+} from "../../src/campaigns/reconcile.js";
+import { retryCampaign } from "../../src/campaigns/retry.js";
 import { campaignStatus } from "../../src/campaigns/status.js";
 import { auditTable } from "../../src/dashboard/audit-table.js";
 import { startDashboard } from "../../src/dashboard/start-dashboard.js";
@@ -317,6 +325,100 @@ describe("a retry whose entry cannot be written", () => {
       via: "dashboard",
       outcome: "2 rows in 2 orders re-queued (same-key)",
     });
+  }, 60_000);
+});
+
+describe("a reconcile whose entry cannot be written", () => {
+  const envs = useCampaignEnv();
+
+  /** Two rows whose orders the service made and answered 500: failed_uncertain, made. */
+  async function uncertainCampaign(e: CampaignEnv, campaign: string) {
+    const file = await csvFile(e, `${campaign}.csv`, validCsv(e.index, 2, campaign).text);
+    await importCampaign(
+      {
+        file,
+        campaign,
+        executionMode: "sync",
+        jobOptions: { attempts: 1, backoff: { type: "fixed", delay: 10 } },
+      },
+      depsOf(e),
+    );
+    await envs.work(e, { concurrency: 1, timings: FAST_TIMINGS });
+    await eventually(
+      async () => (await campaignStatus(e.ledger, campaign)).failed_uncertain === 2,
+      "failed_uncertain",
+    );
+    await envs.stopWorkers();
+  }
+
+  it("settles nothing; with the trail back it settles, its entry holding the plan", async () => {
+    const e = await envs.setup("no-entry-reconcile", {
+      apiKey: "test-key-123456",
+      failAfterRate: 1,
+    });
+    await uncertainCampaign(e, "r");
+    const path = auditFilePath(e.dataDir);
+    await mkdir(path);
+    const args = ["orders", "reconcile", "--campaign", "r", "--min-age", "0"];
+    const refused = await giftjobs(e, args);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^giftjobs: failed: .*audit\.ndjson/m);
+    // The service's orders were read and the plan made, but the ledger is as it was.
+    expect(await campaignStatus(e.ledger, "r")).toMatchObject({
+      failed_uncertain: 2,
+      completed: 0,
+    });
+
+    await rmdir(path);
+    const settled = await giftjobs(e, args);
+    expect(settled.code, settled.stderr).toBe(0);
+    expect(await campaignStatus(e.ledger, "r")).toMatchObject({
+      failed_uncertain: 0,
+      completed: 2,
+    });
+    const entries = await entriesOf(e, "r");
+    expect(steps(entries)).toEqual(["reconcile ok"]);
+    expect(entries[0]!.details).toMatchObject({ agree: true, uncertain_settled: { completed: 2 } });
+  }, 60_000);
+
+  it("a settlement the ledger refuses after the entry gets a second entry, refused", async () => {
+    const e = await envs.setup("amend-reconcile", { apiKey: "test-key-123456", failAfterRate: 1 });
+    await uncertainCampaign(e, "m");
+    const trail = new FileAuditTrail(e.dataDir);
+    const settled = (r: ReconcileReport) => ({
+      uncertain: r.uncertain.map((u) => `${u.ledger_order} ${u.outcome}`),
+    });
+    const report = await audited(trail, currentActor(), {
+      action: "reconcile",
+      campaign: "m",
+      run: (first) =>
+        planFirst(
+          firstThenAmend((plan) => first(settled(plan)), reconcileShortfall, settled),
+          (beforeSettle) =>
+            reconcileCampaign(e.ledger, e.client, "m", {
+              apiKey: e.client.keyFingerprint,
+              minAgeMs: 0,
+              beforeSettle: async (plan) => {
+                await beforeSettle(plan);
+                // Another operator's same-key retry, between the entry and the settlements.
+                await retryCampaign(e.ledger, "m", {});
+              },
+            }),
+        ),
+    });
+    await trail.close();
+    expect(report.uncertain.map((u) => [u.outcome, u.why])).toEqual([
+      ["undecided", "it changed during the check"],
+      ["undecided", "it changed during the check"],
+    ]);
+    expect(await campaignStatus(e.ledger, "m")).toMatchObject({ queued: 2, completed: 0 });
+    const entries = await entriesOf(e, "m");
+    expect(steps(entries)).toEqual(["reconcile ok", "reconcile refused"]);
+    expect(entries[0]!.details).toEqual({ uncertain: ["1 completed", "2 completed"] });
+    expect(entries[1]!.reason).toBe(
+      "2 of 2 planned settlements not made: the orders changed during the check (ledger orders 1, 2)",
+    );
+    expect(entries[1]!.details).toEqual({ uncertain: ["1 undecided", "2 undecided"] });
   }, 60_000);
 });
 

@@ -353,6 +353,41 @@ describe("orders forget", () => {
     }
   });
 
+  it("doctor's retention line names a command that forgets them, run as printed", async () => {
+    const env = await envs.setup("forget-hint", { asyncCompleteMs: 50 });
+    await envs.work(env, { concurrency: 4 });
+    const old = await endedCampaign(env, "old-hint", 3);
+    const recent = await endedCampaign(env, "recent-hint", 2);
+    await envs.stopWorkers();
+    await env.redis.hset(
+      env.ledger.keys("old-hint").meta,
+      "finished_at",
+      new Date(Date.now() - 40 * 86_400_000).toISOString(),
+    );
+    const days = { GIFTJOBS_FORGET_AFTER_DAYS: "30" };
+    const doctor = await giftjobs(env, ["doctor"], days);
+    const line = doctor.stdout.split("\n").find((l) => l.includes("retention"));
+    expect(line).toMatch(
+      /1 campaigns ended more than 30 days ago still hold people's data: old-hint;/,
+    );
+    const command = /`(giftjobs [^`]+)`/.exec(line!)?.[1];
+    expect(command).toMatch(/^giftjobs orders forget --ended-before \S+ --yes$/);
+    // As printed: split at its spaces, no shell, no terminal to answer a question.
+    const [, ...args] = command!.split(" ");
+    const run = await giftjobs(env, args, days);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("old-hint");
+    expect(run.stdout).not.toContain("recent-hint");
+    const where = { redis: env.redis, prefix: env.config.prefix, dir: env.dataDir };
+    expect(await findPeople(old.emails, where)).toEqual([]);
+    expect((await findPeople(recent.emails, where)).length).toBeGreaterThan(0);
+    const after = await giftjobs(env, ["doctor"], days);
+    expect(after.stdout).toMatch(
+      /no campaign that ended more than 30 days ago holds people's data/,
+    );
+  });
+
   it("GIFTJOBS_FORGET_AFTER_DAYS is a whole number of days, unset by default", () => {
     expect(loadConfig({ env: {} }).forgetAfterDays).toBeUndefined();
     expect(loadConfig({ env: { GIFTJOBS_FORGET_AFTER_DAYS: "30" } }).forgetAfterDays).toBe(30);

@@ -131,7 +131,9 @@ describe("giftjobs dashboard", () => {
         await page.locator("tbody tr").evaluateAll((rows) => rows.map((r) => r.dataset.campaign)),
       ).toEqual(["spring-gifts", "paused-one"]);
       const paused = page.locator("tr", { hasText: "paused-one" });
-      expect(await paused.textContent()).toContain(HOSTILE_REASON);
+      // Shown as text, short in the cell and whole in its title, never run.
+      expect(await paused.textContent()).toContain("insufficient_funds: <script>window.__pwned =");
+      expect(await paused.locator(".reason").getAttribute("title")).toBe(HOSTILE_REASON);
       expect(
         await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned),
       ).toBeUndefined();

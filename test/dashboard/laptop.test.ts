@@ -185,8 +185,12 @@ describe("the dashboard on a laptop (1280 px)", () => {
         "campaign stuck is stalled: no worker is running: start one with `giftjobs worker`",
       ]);
       expect(await page.locator("p[data-paused]").allInnerTexts()).toEqual([
-        "campaign paused-q is paused: insufficient_funds: top up the USD balance",
+        "campaign paused-q is paused: its page says why and what to do",
       ]);
+      // The reason once, in the table (short already, so whole).
+      expect(await page.locator('tr[data-campaign="paused-q"] .reason').textContent()).toBe(
+        "insufficient_funds: top up the USD balance",
+      );
       const cancelled = page.locator('tr[data-campaign="cancelled-c"] td.progress');
       expect(await cancelled.locator(".done").textContent()).toBe(
         "10 of 10 rows done: 3 completed, 0 failed, 7 cancelled",

@@ -4,6 +4,7 @@
 import { expect } from "vitest";
 import { campaignStatus } from "../../src/campaigns/status.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
+import { ImportRefused } from "../../src/import/import-errors.js";
 import type { ImportDeps } from "../../src/import/import-types.js";
 import { fileStores } from "../../src/stores/file-stores.js";
 import { pgStores } from "../../src/stores/pg-stores.js";
@@ -95,6 +96,29 @@ export function useLostLedger(db?: TestDatabase) {
     expect(again).toMatchObject({ enqueued: ROWS, orders: ROWS / PER_ORDER, already_known: 0 });
   }
 
+  /**
+   * The file's `text` without its last row, imported after the loss (into `dataDir`): refused,
+   * since that row's order of 50 cannot be rebuilt, and nothing written. Answers the refusal.
+   */
+  async function importWithoutLastRow(
+    e: CampaignEnv,
+    text: string,
+    dataDir = e.dataDir,
+  ): Promise<string> {
+    const cut = await csvFile(
+      { ...e, dataDir },
+      "cut.csv",
+      `${text.trimEnd().split("\n").slice(0, -1).join("\n")}\n`,
+    );
+    const error = await importCampaign(
+      { file: cut, campaign: CAMPAIGN, itemsPerOrder: PER_ORDER },
+      deps(e, dataDir),
+    ).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(ImportRefused);
+    expect(await e.ledger.campaigns.exists(CAMPAIGN)).toBe(false);
+    return (error as Error).message;
+  }
+
   async function runToEnd(e: CampaignEnv): Promise<void> {
     await work(e);
     await eventually(async () => (await completed(e)) === ROWS, "every row completed", 60_000);
@@ -125,6 +149,7 @@ export function useLostLedger(db?: TestDatabase) {
     payAboutSixtyPercent,
     loseRedis,
     reimport,
+    importWithoutLastRow,
     runToEnd,
     expectPaidOnce,
   };

@@ -1,5 +1,6 @@
 import { stat } from "node:fs/promises";
 import { currentActor } from "../../audit/actor.js";
+import { EntryFirst } from "../../audit/audited.js";
 import { sha256OfFile } from "../../catalog/file-snapshot.js";
 import type { Config } from "../../config.js";
 import { UserError } from "../../errors/user-error.js";
@@ -58,6 +59,18 @@ export async function runImport(file: string, opts: ImportFlags): Promise<number
   }
 }
 
+interface ImportPlanned {
+  prepared: PreparedImport;
+  plan: ImportResult;
+  stores: Stores | undefined;
+}
+
+interface ImportEnded {
+  prepared: PreparedImport;
+  end: ImportEnd;
+  stores: Stores | undefined;
+}
+
 /**
  * The audit entries of one import (docs/architecture/audit.md, "An entry before its effect"):
  * the plan before anything is recorded, how it ended when the plan does not say it, and an
@@ -66,6 +79,18 @@ export async function runImport(file: string, opts: ImportFlags): Promise<number
 class ImportEntries {
   /** The end's entry was written, or tried: an error after it needs no other. */
   private endTried = false;
+  /** The file's sha256, read once for all the command's entries (see fileSha256). */
+  private hash: Promise<string | undefined> | undefined;
+  /** The plan's entry, then a second one only when the import ended otherwise. */
+  private readonly first = new EntryFirst<ImportPlanned, ImportEnded>({
+    plan: async ({ prepared, plan, stores }) => {
+      const draft = importPlannedDraft(prepared, plan, currentActor(), await this.sha256());
+      await appendEntry(this.config, draft, stores);
+    },
+    shortfall: (planned, { end }) =>
+      saidByPlanned(end, planned.plan) ? undefined : `ended otherwise: ${end.kind}`,
+    amend: async (_reason, ended) => this.endEntry(ended),
+  });
 
   constructor(
     private readonly config: Config,
@@ -73,17 +98,16 @@ class ImportEntries {
   ) {}
 
   async planned(prepared: PreparedImport, plan: ImportResult, stores?: Stores) {
-    const draft = importPlannedDraft(prepared, plan, currentActor(), await this.sha256());
-    await appendEntry(this.config, draft, stores);
+    await this.first.before({ prepared, plan, stores });
   }
 
-  async ended(
-    prepared: PreparedImport,
-    end: ImportEnd,
-    { stores, plan }: { stores?: Stores; plan?: ImportResult },
-  ) {
+  async ended(ended: ImportEnded) {
     this.endTried = true;
-    if (saidByPlanned(end, plan)) return;
+    if (!(await this.first.end(ended))) await this.endEntry(ended);
+  }
+
+  /** How the import ended: its only entry, or the second after its plan's. */
+  private async endEntry({ prepared, end, stores }: ImportEnded) {
     const draft = importAuditDraft(prepared, end, currentActor(), await this.sha256());
     if (draft) await appendEntry(this.config, draft, stores);
   }
@@ -111,16 +135,24 @@ class ImportEntries {
     await appendEntry(this.config, draft).catch(() => undefined);
   }
 
-  /**
-   * The stopped file's sha256: of a regular file up to 1 GB only. A refused /dev/zero, pipe or
-   * 10 GB file of zeros is not read again (docs/architecture/import.md, "Spreadsheets", "Pipes
-   * and devices"): the refusal ends the command at once.
-   */
-  private async sha256(): Promise<string | undefined> {
-    const info = await stat(this.file).catch(() => undefined);
-    if (!info?.isFile() || info.size > 2 ** 30) return undefined;
-    return sha256OfFile(this.file).catch(() => undefined);
+  private sha256(): Promise<string | undefined> {
+    this.hash ??= fileSha256(this.file);
+    return this.hash;
   }
+}
+
+/** Above this, a file's sha256 is not read for its entries (see fileSha256). */
+const HASHED_UP_TO = 2 ** 30;
+
+/**
+ * The sha256 of the import's file for its entries: of a regular file up to 1 GB only. A refused
+ * /dev/zero, pipe or 10 GB file of zeros is not read again (docs/architecture/import.md,
+ * "Spreadsheets", "Pipes and devices"): the refusal ends the command at once.
+ */
+async function fileSha256(file: string): Promise<string | undefined> {
+  const info = await stat(file).catch(() => undefined);
+  if (!info?.isFile() || info.size > HASHED_UP_TO) return undefined;
+  return sha256OfFile(file).catch(() => undefined);
 }
 
 async function importFile(
@@ -173,7 +205,7 @@ async function importFile(
       ended: () => bar.stop(),
       print: (end) => printEnd(withFileNotes(end, notes), opts.json),
       auditPlanned: (plan, stores) => trail.planned(prepared, plan, stores),
-      audit: (end, stores, plan) => trail.ended(prepared, end, { stores, plan }),
+      audit: (end, stores) => trail.ended({ prepared, end, stores }),
     });
   } finally {
     bar.stop();

@@ -1,5 +1,6 @@
 import { stringify } from "csv-stringify/sync";
 import { apiKeyFingerprint } from "../../api/client.js";
+import { firstThenAmend, planFirst } from "../../audit/audited.js";
 import type { AuditDetails } from "../../audit/entry.js";
 import { requireCampaign } from "../../campaigns/find-campaign.js";
 import type { LookupPace } from "../../campaigns/lookups.js";
@@ -18,6 +19,7 @@ import {
   type PaidAgainItem,
   type ReconcileReport,
   reconcileCampaign,
+  reconcileShortfall,
   type ServiceOrderEntry,
 } from "../../campaigns/reconcile.js";
 import { plural } from "../../plural.js";
@@ -43,23 +45,34 @@ export async function runReconcile(opts: {
     const bar = progressBar(ctx.interactive, "reconcile |{bar}| {value}/{total} {what}");
     let report: ReconcileReport;
     try {
-      // Recorded: it settles failed_uncertain rows (docs/architecture/audit.md).
+      // Recorded: it settles failed_uncertain rows. The entry is written with the plan, before
+      // the first settlement; a second one, refused, when the ledger then refuses some of them
+      // (docs/architecture/audit.md, "An entry before its effect").
       report = await auditedCommand(
         ctx.config,
         {
           action: "reconcile",
           campaign: opts.campaign,
-          run: () =>
-            reconcileCampaign(ledger, client, opts.campaign, {
-              apiKey: apiKeyFingerprint(ctx.config.apiKey),
-              dataDir: ctx.config.dataDir,
-              pace: pace(opts.rate),
-              ...(opts.minAge !== undefined ? { minAgeMs: opts.minAge * 60_000 } : {}),
-              onProgress: ({ phase, done, total }) => {
-                bar.setTotal(phase === "listing" ? done : total);
-                bar.update(done, { what: phase === "listing" ? "pages" : "orders read" });
-              },
-            }),
+          run: (first) =>
+            planFirst(
+              firstThenAmend(
+                (plan) => first(reconcileDetails(plan)),
+                reconcileShortfall,
+                reconcileDetails,
+              ),
+              (beforeSettle) =>
+                reconcileCampaign(ledger, client, opts.campaign, {
+                  apiKey: apiKeyFingerprint(ctx.config.apiKey),
+                  dataDir: ctx.config.dataDir,
+                  pace: pace(opts.rate),
+                  ...(opts.minAge !== undefined ? { minAgeMs: opts.minAge * 60_000 } : {}),
+                  onProgress: ({ phase, done, total }) => {
+                    bar.setTotal(phase === "listing" ? done : total);
+                    bar.update(done, { what: phase === "listing" ? "pages" : "orders read" });
+                  },
+                  beforeSettle,
+                }),
+            ),
           done: reconcileDetails,
         },
         { stores },

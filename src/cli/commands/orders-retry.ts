@@ -1,5 +1,5 @@
 import { apiKeyFingerprint } from "../../api/client.js";
-import type { Amend } from "../../audit/audited.js";
+import { firstThenAmend, planFirst } from "../../audit/audited.js";
 import type { AuditDetails } from "../../audit/entry.js";
 import { requireCampaign } from "../../campaigns/find-campaign.js";
 import { type RetryResult, retryCampaign, retryShortfall } from "../../campaigns/retry.js";
@@ -49,23 +49,20 @@ export async function runRetry(opts: {
         // The entry written with the plan, before the first change; a second one, refused,
         // when the ledger then refuses some of the moves (docs/architecture/audit.md, "An entry
         // before its effect").
-        run: async (first) => {
-          let planned: { plan: RetryResult; amend: Amend } | undefined;
-          const result = await retryCampaign(ledger, opts.campaign, {
-            newKey: opts.newKey,
-            force: opts.force,
-            stores,
-            apiKey: apiKeyFingerprint(ctx.config.apiKey),
-            allowRepeats: opts.allowRepeats,
-            repeatWindowDays: ctx.config.repeatWindowDays,
-            beforeMove: async (plan) => {
-              planned = { plan, amend: await first(retryDetails(plan)) };
-            },
-          });
-          const short = planned && retryShortfall(planned.plan, result);
-          if (short) await planned?.amend(short, retryDetails(result));
-          return result;
-        },
+        run: (first) =>
+          planFirst(
+            firstThenAmend((plan) => first(retryDetails(plan)), retryShortfall, retryDetails),
+            (beforeMove) =>
+              retryCampaign(ledger, opts.campaign, {
+                newKey: opts.newKey,
+                force: opts.force,
+                stores,
+                apiKey: apiKeyFingerprint(ctx.config.apiKey),
+                allowRepeats: opts.allowRepeats,
+                repeatWindowDays: ctx.config.repeatWindowDays,
+                beforeMove,
+              }),
+          ),
         done: retryDetails,
       },
       { stores },

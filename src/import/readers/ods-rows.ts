@@ -8,10 +8,8 @@ import type { CsvItem } from "./csv-rows.js";
 import { OdsContent, type OdsRowRun, type OdsTable } from "./ods-content.js";
 import { type ReadSheetOptions, sheetItems } from "./sheet-items.js";
 import type { SheetRow } from "./xlsx-cells.js";
-import { unzipGuard } from "./xlsx-workbook.js";
-import { fixZipEntriesEnd } from "./zip-entries-end.js";
 import { zipEntrySizes } from "./zip-entry-sizes.js";
-import type { UnzipGuard } from "./zip-limits.js";
+import { readZipSheet } from "./zip-sheet.js";
 
 /** An entry of unzipper's Parse stream, as much as the reader touches. */
 type ZipEntry = Readable & { path: string; autodrain(): unknown };
@@ -117,14 +115,16 @@ export async function* readOdsRows(
   options: ReadSheetOptions = {},
 ): AsyncGenerator<CsvItem> {
   const label = options.label ?? path;
-  fixZipEntriesEnd();
-  let guard: UnzipGuard;
-  try {
-    guard = await unzipGuard(path, label, options.maxUnzippedBytes);
-  } catch (error) {
-    throw odsError(label, error);
-  }
-  const source = guard.open(path);
+  const opening = { label, maxUnzippedBytes: options.maxUnzippedBytes, failed: odsError };
+  yield* readZipSheet(path, opening, (source) => odsItems(path, source, options));
+}
+
+/** The items of content.xml's table read, from the guarded stream. */
+async function* odsItems(
+  path: string,
+  source: Readable,
+  options: ReadSheetOptions,
+): AsyncGenerator<CsvItem> {
   const zip = zipParser();
   source.pipe(zip);
   try {
@@ -136,14 +136,13 @@ export async function* readOdsRows(
       yield* contentItems(path, entry, options);
       return;
     }
-    throw new UserError(`${label}: not a readable .ods spreadsheet (no content.xml in it)`);
-  } catch (error) {
-    throw guard.failure ?? odsError(label, error);
+    throw new UserError(
+      `${options.label ?? path}: not a readable .ods spreadsheet (no content.xml in it)`,
+    );
   } finally {
     source.unpipe(zip);
     source.destroy();
     zip.destroy();
-    await guard.close();
   }
 }
 

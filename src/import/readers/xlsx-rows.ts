@@ -1,3 +1,4 @@
+import type { Readable } from "node:stream";
 import ExcelJS from "exceljs";
 import { UserError } from "../../errors/user-error.js";
 import { nameList } from "../header/name-list.js";
@@ -16,11 +17,9 @@ import {
   sharedText,
   sheetPosition,
   tooManyStrings,
-  unzipGuard,
   workbookError,
 } from "./xlsx-workbook.js";
-import { fixZipEntriesEnd } from "./zip-entries-end.js";
-import type { UnzipGuard } from "./zip-limits.js";
+import { readZipSheet } from "./zip-sheet.js";
 
 export type ReadXlsxRowsOptions = ReadSheetOptions;
 
@@ -64,14 +63,32 @@ export async function* readXlsxRows(
   options: ReadXlsxRowsOptions = {},
 ): AsyncGenerator<CsvItem> {
   const label = options.label ?? path;
-  fixZipEntriesEnd();
-  let guard: UnzipGuard;
-  try {
-    guard = await unzipGuard(path, label, options.maxUnzippedBytes);
-  } catch (error) {
-    throw workbookError(label, error);
-  }
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(guard.open(path), READER_OPTIONS);
+  const opening = { label, maxUnzippedBytes: options.maxUnzippedBytes, failed: workbookError };
+  const { found, seen } = yield* readZipSheet(path, opening, (source) =>
+    workbookItems(path, source, options),
+  );
+  if (found) return;
+  if (seen.length === 0)
+    throw new UserError(`${label}: not an .xlsx workbook (no worksheet in it)`);
+  const names = nameList(seen, 10);
+  throw new UserError(
+    options.sheet === undefined
+      ? `${label}: its first sheet is not a worksheet (worksheets: ${names}); name one with --sheet`
+      : `${label}: no sheet named ${JSON.stringify(options.sheet)} (sheets: ${names})`,
+  );
+}
+
+/**
+ * The items of the sheet read, from the guarded stream. Answers whether one was read, and the
+ * sheets seen (readXlsxRows says why none was).
+ */
+async function* workbookItems(
+  path: string,
+  source: Readable,
+  options: ReadXlsxRowsOptions,
+): AsyncGenerator<CsvItem, { found: boolean; seen: string[] }> {
+  const label = options.label ?? path;
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(source, READER_OPTIONS);
   decodeSharedStrings(reader);
   nameSheets(reader);
   const strings = new SharedStrings();
@@ -106,20 +123,8 @@ export async function* readXlsxRows(
       yield* sheetItems(sheet, (raw) => readRow(raw, strings), context);
     }
     sheets.ended();
-  } catch (error) {
-    // Stopped by the guard: exceljs throws whatever its stream said; the refusal is the reason.
-    throw guard.failure ?? workbookError(label, error);
   } finally {
     await sheets.discard();
-    await guard.close();
   }
-  if (found) return;
-  if (seen.length === 0)
-    throw new UserError(`${label}: not an .xlsx workbook (no worksheet in it)`);
-  const names = nameList(seen, 10);
-  throw new UserError(
-    options.sheet === undefined
-      ? `${label}: its first sheet is not a worksheet (worksheets: ${names}); name one with --sheet`
-      : `${label}: no sheet named ${JSON.stringify(options.sheet)} (sheets: ${names})`,
-  );
+  return { found, seen };
 }
