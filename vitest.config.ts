@@ -1,5 +1,6 @@
 import { defineConfig } from "vitest/config";
-import SlowFirstSequencer from "./test/helpers/slow-first.js";
+import SlowestFirstSequencer from "./test/helpers/slowest-first.js";
+import TimingsReporter from "./test/helpers/timings-reporter.js";
 
 export default defineConfig({
   test: {
@@ -13,8 +14,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: integration suites start servers and workers; keep the file-level parallelism modest.
     maxWorkers: 2,
-    // The slowest files first, so that neither worker ends the run alone on one of them.
-    sequence: { sequencer: SlowFirstSequencer },
-    reporters: ["default"],
+    // The slowest files first, by vitest's timings (test/helpers/slowest-first.ts).
+    sequence: { sequencer: SlowestFirstSequencer },
+    // With GIFTJOBS_WRITE_TIMINGS=1 the run writes its timings into test/timings.json.
+    reporters: ["default", new TimingsReporter()],
   },
 });

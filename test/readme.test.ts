@@ -4,10 +4,13 @@ import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Queue } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
+import { QUEUES } from "../jobs/registry.js";
 import { type CliRun, cliCommandLine, exited } from "./helpers/cli.js";
 import { freePort } from "./helpers/free-port.js";
 import { cleanPrefix, REDIS_URL, testRedis, uniquePrefix } from "./helpers/redis.js";
+import { eventually } from "./helpers/wait-for.js";
 
 /** One step of the README walk-through. */
 type Step =
@@ -212,7 +215,7 @@ describe("README walk-through", () => {
       const { child, done } = spawnLine(command, env, dir, step.background);
       if (step.background) {
         background.push(child);
-        await waitForStart(child);
+        await waitForStart(child, prefix);
         continue;
       }
       const result = await done;
@@ -233,11 +236,25 @@ describe("README walk-through", () => {
   }, 300_000);
 });
 
-/** A background command is ready when it printed something (sandbox) or ran for a moment (worker). */
-async function waitForStart(child: LineChild): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline && !/listening|started/.test(child.output())) {
-    if (child.exitCode !== null) throw new Error(`background command exited: ${child.output()}`);
-    await new Promise((r) => setTimeout(r, 100));
+/**
+ * A background command is ready when the sandbox says it listens, or when the worker's orders
+ * queue under `prefix` has a worker (it logs nothing at the walk-through's warn level).
+ */
+async function waitForStart(child: LineChild, prefix: string): Promise<void> {
+  const redis = testRedis();
+  const orders = new Queue(QUEUES.orders, { connection: redis, prefix });
+  try {
+    await eventually(
+      async () => {
+        if (child.exitCode !== null)
+          throw new Error(`background command exited: ${child.output()}`);
+        return /listening/.test(child.output()) || (await orders.getWorkersCount()) > 0;
+      },
+      "the background command to start",
+      15_000,
+    );
+  } finally {
+    await orders.close();
+    await redis.quit();
   }
 }

@@ -43,7 +43,7 @@ export function doneText(p: RowProgress): string {
 }
 
 /** The cells of a bar: completed, failed, cancelled, then not done yet. */
-export const BAR_CELLS = { completed: "█", failed: "x", cancelled: "-", pending: "░" } as const;
+const BAR_CELLS = { completed: "█", failed: "x", cancelled: "-", pending: "░" } as const;
 
 /**
  * A bar of `width` cells with each part apart (BAR_CELLS): a part that is not 0 gets at least a

@@ -32,7 +32,7 @@ export class SyncLockHeldError extends RunError {
   override readonly name = "SyncLockHeldError";
 }
 
-export function syncLockPath(dataDir: string): string {
+function syncLockPath(dataDir: string): string {
   return join(catalogDir(dataDir), "sync.lock");
 }
 

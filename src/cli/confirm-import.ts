@@ -64,7 +64,7 @@ export function planText(plan: SpendPlan): string {
   return `${lines.join("\n")}\n`;
 }
 
-export interface ConfirmChoice {
+interface ConfirmChoice {
   /** --yes: import and send without asking. */
   yes?: boolean;
   /** --hold or GIFTJOBS_REQUIRE_APPROVAL: recorded held, nothing spent until approved. */

@@ -2,7 +2,7 @@ import { escapeHtml } from "./html-escape.js";
 import { bucketed, type MinutePoint } from "./minute-history.js";
 
 /** The most bars a chart draws: a campaign of days is bucketed to fit (minute-history.ts). */
-export const CHART_POINTS = 120;
+const CHART_POINTS = 120;
 /** The most points of a sparkline in the campaigns list. */
 const SPARK_POINTS = 40;
 

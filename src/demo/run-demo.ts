@@ -35,7 +35,7 @@ import { type PrivateRedis, redisServerInstalled, startPrivateRedis } from "./pr
 const DEMO_CAMPAIGN = "demo";
 
 /** The one line the demo says when GIFTJOBS_DATABASE_URL is set. */
-export const DATABASE_NOT_USED =
+const DATABASE_NOT_USED =
   "the demo does not use GIFTJOBS_DATABASE_URL: its catalog and journal stay under its own data dir, and no database is touched";
 
 export interface DemoOptions {

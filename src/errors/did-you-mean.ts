@@ -30,7 +30,7 @@ export function didYouMean(suggestions: string[]): string {
  * Edits (insert, delete, substitute, swap two neighbours) that turn `a` into `b`: the optimal
  * string alignment distance. Names are short, so the plain table is enough.
  */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   const rows = a.length + 1;
   const cols = b.length + 1;
   const d: number[][] = Array.from({ length: rows }, (_, i) =>

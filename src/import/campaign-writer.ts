@@ -46,6 +46,8 @@ export class CampaignWriter {
   private readonly waiting = new Map<number, SpooledRow[]>();
   /** Rows of journal orders, by line, until each order is whole. */
   private readonly waitingJournal = new Map<number, SpooledRow[]>();
+  /** The campaign's execution mode as stored (see Orders.record). */
+  private campaignMode: Promise<ExecutionMode | null> | undefined;
 
   constructor(
     private readonly campaign: string,
@@ -64,8 +66,38 @@ export class CampaignWriter {
     }
   }
 
-  async write(fresh: SpoolEntry[]): Promise<void> {
-    await this.place(this.completeOrders(fresh));
+  /**
+   * A batch's rows as the orders now whole, ready for the journal and the paid memory
+   * (`makeDurable`), then the ledger (`record`); undefined when no order is whole yet.
+   */
+  prepare(fresh: SpoolEntry[]): PreparedBatch | undefined {
+    const orders = this.completeOrders(fresh);
+    return orders.length > 0 ? this.place(orders) : undefined;
+  }
+
+  /**
+   * The batch's new orders appended to the journal and its rows to the paid memory, both
+   * flushed: durable before Redis hears of them, so that an order the ledger holds is always
+   * in the journal, and its rows in the paid memory (docs/architecture/keys-and-exactly-once.md,
+   * "Lost ledger").
+   */
+  async makeDurable({ journalLines, paid }: PreparedBatch): Promise<void> {
+    await Promise.all([this.journal.writer?.append(journalLines), this.journal.paid?.append(paid)]);
+  }
+
+  /** Records the batch's orders, made durable before; each goes on the pending list in RECORD. */
+  async record({ orders, released }: PreparedBatch): Promise<void> {
+    for (const identity of released)
+      await this.deps.ledger.orders.releaseRow(this.campaign, identity);
+    // Read once: the campaign's mode never changes once registered (before pass 2).
+    this.campaignMode ??= this.deps.ledger.campaigns
+      .meta(this.campaign)
+      .then((meta) => (meta.execution_mode as ExecutionMode | undefined) ?? null);
+    const mode = await this.campaignMode;
+    const recorded = await this.deps.ledger.orders.record(this.campaign, orders, mode);
+    this.rows += recorded.added;
+    this.orders += recorded.orders;
+    this.leftOut += recorded.leftOut;
   }
 
   /** Holds rows until their order is whole; returns the orders now whole. */
@@ -118,13 +150,11 @@ export class CampaignWriter {
   }
 
   /**
-   * Records the orders, each put on the campaign's pending list in the same script: the
-   * dispatcher sends them from there (docs/architecture/campaigns.md, "Campaigns and the
-   * dispatcher"). New orders go to the journal first, flushed
-   * (docs/architecture/keys-and-exactly-once.md, "Lost ledger").
+   * The ledger's records of the orders, each to be put on the campaign's pending list by RECORD:
+   * the dispatcher sends them from there (docs/architecture/campaigns.md, "Campaigns and the
+   * dispatcher"); and the journal's lines of the new ones, the paid memory's of their rows.
    */
-  private async place(orders: ReadyOrder[]): Promise<void> {
-    if (orders.length === 0) return;
+  private place(orders: ReadyOrder[]): PreparedBatch {
     const batch: NewOrder[] = [];
     const journalLines: JournalLine[] = [];
     const released: string[] = [];
@@ -173,19 +203,17 @@ export class CampaignWriter {
         rows: rows.map((p) => [p.identity, ledgerRow(p, generation)]),
       });
     }
-    // Durable before Redis hears of them: an order the ledger holds is always in the journal,
-    // and its rows in the paid memory.
-    await Promise.all([
-      this.journal.writer?.append(journalLines),
-      this.journal.paid?.append(paidEntries(orders)),
-    ]);
-    for (const identity of released)
-      await this.deps.ledger.orders.releaseRow(this.campaign, identity);
-    const recorded = await this.deps.ledger.orders.record(this.campaign, batch);
-    this.rows += recorded.added;
-    this.orders += recorded.orders;
-    this.leftOut += recorded.leftOut;
+    return { orders: batch, journalLines, paid: paidEntries(orders), released };
   }
+}
+
+/** A batch of pass 2 between `prepare` and `record`. */
+export interface PreparedBatch {
+  orders: NewOrder[];
+  journalLines: JournalLine[];
+  paid: NewPaidEntry[];
+  /** Rows released from a final failure, taken out before their next generation is recorded. */
+  released: string[];
 }
 
 /** The paid memory's entries of the orders' rows (a row naming nobody has none). */

@@ -5,27 +5,27 @@ import { storedState } from "../campaigns/state.js";
 import { sha256OfFile } from "../catalog/file-snapshot.js";
 import { UserError } from "../errors/user-error.js";
 import { CAMPAIGN_NAME } from "../ledger/ledger.js";
-import type { StoredState } from "../ledger/types.js";
 import { checkBudgetFlags } from "../orders/budget.js";
 import { checkItemsPerOrder, OrderPacker } from "../orders/packing.js";
 import type { PaidMemory } from "../orders/paid-memory.js";
 import { checkCampaignName } from "./campaign-names.js";
-import { type DailyLimitNote, dailyLimitNotes } from "./daily-limit-note.js";
+import { dailyLimitNotes } from "./daily-limit-note.js";
 import { thresholdPassed } from "./four-eyes-hold.js";
 import {
   checkBalance,
   checkBudgets,
   checkCampaign,
   closedText,
+  type Existing,
   existingCampaign,
 } from "./import-checks.js";
 import { ImportDeclined, ImportRefused, invalidRowsText, RecordRefused } from "./import-errors.js";
-import { recordCampaign } from "./import-recording.js";
+import { type Decided, recordCampaign } from "./import-recording.js";
+import { holdingOf, ImportReport } from "./import-report.js";
 import { type ImportStages, importStages, type RecordingOptions } from "./import-stages.js";
 import { type ImportPlan, type RepeatCheck, type Survey, surveyFile } from "./import-survey.js";
 import type { ImportDeps, ImportOptions, ImportResult } from "./import-types.js";
 import { InvalidRowsFile } from "./invalid-rows-file.js";
-import type { Pricing } from "./pricing.js";
 import { RepeatGroups, repeatLine } from "./repeats.js";
 import { RowSpool } from "./row-spool.js";
 import { priceSurvey } from "./service-prices.js";
@@ -98,135 +98,147 @@ async function importWithSpool(
   deps: ImportDeps,
   plan: ImportPlan,
 ): Promise<ImportResult> {
-  const { recording, pricing: limits, run } = stages;
-  const { campaign } = recording;
-  const { invalidFile, spool } = plan;
-  // The product states the service pushed since the snapshot was synced (`product.update`, in
-  // Redis), read as the import starts: a product made unorderable is refused, a changed
-  // multiplier prices the rows (and so the budget check), changed denominations check them.
+  const survey = await passOne(stages, deps, plan);
+  const existing = await existingCampaign(deps.ledger, stages.recording.campaign);
+  const report = new ImportReport(
+    stages.recording.campaign,
+    survey,
+    { dryRun: stages.run.dryRun, errorFile: plan.invalidFile ? stages.run.errorFile : undefined },
+    holdingOf(stages.recording.hold, existing, survey),
+  );
+  await refuseRowsOrRepeats(stages.run, plan, report);
+  const decided = await checkBetweenPasses(stages, deps, plan, report, existing);
+  if (!plan.spool) return report.result();
+  await askToRecord(stages.run, report, existing);
+  // The audit entry, durable before the campaign or a row of it is recorded.
+  await stages.run.beforeRecording?.(report.result(survey.newRows, 0));
+  return passTwo(stages, deps, { ...plan, spool: plan.spool }, report, decided);
+}
+
+/**
+ * Pass 1 over the catalog as it stands now: the product states the service pushed since the
+ * snapshot was synced (`product.update`, in Redis), read as the import starts: a product made
+ * unorderable is refused, a changed multiplier prices the rows (and so the budget check),
+ * changed denominations check them.
+ */
+async function passOne(stages: ImportStages, deps: ImportDeps, plan: ImportPlan): Promise<Survey> {
   const catalog =
     deps.catalog && (await deps.stores.productOverrides(deps.ledger).applyTo(deps.catalog));
-  const { read, header, validation } = stages;
-  const survey = await surveyFile(
-    { campaign, read, header, validation, onProgress: run.onProgress },
+  const { recording, read, header, validation, run } = stages;
+  return surveyFile(
+    { campaign: recording.campaign, read, header, validation, onProgress: run.onProgress },
     { ...deps, catalog },
     plan,
   );
-  const existing = await existingCampaign(deps.ledger, campaign);
-  let hold = recording.hold;
-  let holdNow = hold && (!existing || survey.newRows > 0);
-  const stateAfter = (): StoredState =>
-    holdNow && existing?.state !== "cancelled" && existing?.state !== "archived"
-      ? "held"
-      : (existing?.state ?? "running");
-  let state = stateAfter();
-  let fourEyes: string | undefined;
-  let budgetsReplaced: ImportResult["budgets_replaced"];
-  let pricing: Pricing | undefined;
-  let limitNotes: DailyLimitNote[] = [];
-  const result = (enqueued: number, orders: number): ImportResult => ({
-    campaign,
-    rows: survey.rows,
-    valid: survey.valid,
-    invalid: survey.rows - survey.valid,
-    enqueued,
-    already_known: survey.known,
-    orders,
-    totals: survey.totals.toJSON(),
-    ...(pricing ? { priced_by: pricing.by } : {}),
-    ...(pricing?.note ? { pricing_note: pricing.note } : {}),
-    errors: [...survey.errors].sort((a, b) => a.line - b.line),
-    more_errors: Math.max(0, survey.errorCount - survey.errors.length),
-    ...(survey.errorCount > survey.invalidRows ? { problems: survey.errorCount } : {}),
-    ...(survey.leftOut.size > 0 ? { left_out: Object.fromEntries(survey.leftOut) } : {}),
-    error_file: invalidFile && survey.errorCount > 0 ? run.errorFile : undefined,
-    dry_run: run.dryRun,
-    state,
-    ...(budgetsReplaced?.length ? { budgets_replaced: budgetsReplaced } : {}),
-    ...(survey.repeats && survey.repeats.rows > 0 ? { repeats: survey.repeats.list() } : {}),
-    ...(limitNotes.length > 0 ? { daily_limit: limitNotes } : {}),
-    ...(fourEyes ? { four_eyes: fourEyes } : {}),
-  });
+}
 
-  if (survey.errorCount > 0 && !run.skipInvalid) {
-    throw new ImportRefused(
+/**
+ * Invalid rows refuse a strict import; rows paid before by other campaigns refuse one that
+ * neither allows nor skips them. The error file is put in place (or discarded) first.
+ */
+async function refuseRowsOrRepeats(
+  run: ImportStages["run"],
+  plan: ImportPlan,
+  report: ImportReport,
+): Promise<void> {
+  const { survey } = report;
+  if (survey.errorCount > 0 && !run.skipInvalid)
+    throw report.refusal(
       `${invalidRowsText(survey.invalidRows, survey.errorCount)}; nothing was enqueued`,
-      result(0, 0),
       true,
     );
-  }
-  const refuse = (message: string) => new ImportRefused(message, result(0, 0));
-  const repeated = await repeatsFound(survey, plan);
-  await invalidFile?.commit(
-    survey.errorCount > 0 || (repeated && plan.repeats?.choice === "refuse"),
-  );
-  if (repeated && plan.repeats?.choice === "refuse") throw refuse(repeatsRefusal(survey));
+  const refused = (await repeatsFound(survey, plan)) && plan.repeats?.choice === "refuse";
+  await plan.invalidFile?.commit(survey.errorCount > 0 || refused);
+  if (refused) throw report.refusal(repeatsRefusal(survey));
+}
+
+/**
+ * The checks between the passes, in order (docs/architecture/import.md, "Approval, appending and
+ * budgets"): the campaign and its journal, the service's prices (what is shown, checked and
+ * recorded from here), the four-eyes hold, the budgets, the daily limit, the balance.
+ */
+async function checkBetweenPasses(
+  { recording, pricing: limits, run }: ImportStages,
+  deps: ImportDeps,
+  plan: ImportPlan,
+  report: ImportReport,
+  existing: Existing | undefined,
+): Promise<Decided> {
+  const { campaign, survey } = report;
+  const refuse = (message: string) => report.refusal(message);
   const verdict = await checkCampaign(recording, deps.ledger, survey, existing, plan, refuse);
-  // The service's prices where it gives them: what is shown, checked and recorded from here.
-  pricing = await priceSurvey(survey, deps);
+  report.pricing = await priceSurvey(survey, deps);
   // Four eyes: a price over GIFTJOBS_APPROVAL_THRESHOLD holds the campaign, as --hold does.
-  fourEyes = thresholdPassed(limits.approvalThreshold, survey, existing);
-  if (fourEyes) {
-    hold = true;
-    holdNow = true;
-    state = stateAfter();
-  }
+  report.fourEyes = thresholdPassed(limits.approvalThreshold, survey, existing);
+  if (report.fourEyes) report.holding = holdingOf(true, existing, survey);
   const budgets = checkBudgets(campaign, limits.budgets, survey, existing, refuse);
-  budgetsReplaced = budgets.replaced;
-  limitNotes = await dailyLimitNotes(limits.dailyLimit, deps.ledger, survey.newTotals);
+  report.budgetsReplaced = budgets.replaced;
+  report.limitNotes = await dailyLimitNotes(limits.dailyLimit, deps.ledger, survey.newTotals);
   if (limits.balanceCheck && deps.client && !run.dryRun)
-    await checkBalance(deps, survey, result(0, 0));
-  if (!spool) return result(0, 0);
+    await checkBalance(deps, survey, report.result());
+  const { holdNow, state } = report.holding;
+  return {
+    holdNow,
+    existing,
+    budgets: budgets.store,
+    verdict,
+    heldAfter: state === "held",
+    fourEyes: report.fourEyes,
+  };
+}
 
-  if (survey.newRows > 0 && run.confirm) {
-    const yes = await run.confirm({
-      campaign,
-      rows: survey.newRows,
-      totals: survey.newTotals.toJSON(),
-      pricing,
-      ...(existing ? { existing: { state: existing.state, rows: existing.rows } } : {}),
-      held: state === "held",
-      ...(survey.repeats && survey.repeats.rows > 0 ? { repeats: survey.repeats.list() } : {}),
-      ...(limitNotes.length > 0 ? { dailyLimit: limitNotes } : {}),
-    });
-    if (!yes) throw new ImportDeclined(result(0, 0));
-  }
+/** The operator's yes to the new rows, when the run asks (a terminal's question). */
+async function askToRecord(
+  run: ImportStages["run"],
+  report: ImportReport,
+  existing: Existing | undefined,
+): Promise<void> {
+  const { campaign, survey, pricing, limitNotes } = report;
+  if (survey.newRows === 0 || !run.confirm) return;
+  const yes = await run.confirm({
+    campaign,
+    rows: survey.newRows,
+    totals: survey.newTotals.toJSON(),
+    pricing,
+    ...(existing ? { existing: { state: existing.state, rows: existing.rows } } : {}),
+    held: report.holding.state === "held",
+    ...(survey.repeats && survey.repeats.rows > 0 ? { repeats: survey.repeats.list() } : {}),
+    ...(limitNotes.length > 0 ? { dailyLimit: limitNotes } : {}),
+  });
+  if (!yes) throw new ImportDeclined(report.result());
+}
 
-  // The audit entry, durable before the campaign or a row of it is recorded.
-  await run.beforeRecording?.(result(survey.newRows, 0));
+/** Pass 2 (import-recording.ts), then the file noted for the repeats check; the answer. */
+async function passTwo(
+  { recording, run }: ImportStages,
+  deps: ImportDeps,
+  plan: ImportPlan & { spool: RowSpool },
+  report: ImportReport,
+  decided: Decided,
+): Promise<ImportResult> {
+  const { campaign, survey } = report;
   let written: { rows: number; orders: number };
   try {
+    const hold = report.holding.hold;
     written = await recordCampaign(
       { ...recording, hold },
       run.onProgress,
       deps,
       survey,
-      { ...plan, spool },
-      {
-        holdNow,
-        existing,
-        budgets: budgets.store,
-        verdict,
-        heldAfter: state === "held",
-        fourEyes,
-      },
+      plan,
+      decided,
     );
     if (plan.repeats && written.rows > 0) await recordFile(plan.repeats, campaign, written.rows);
   } catch (error) {
     if (!(error instanceof RecordRefused)) throw error;
-    throw new ImportRefused(error.message, result(error.rows, error.orders));
+    throw new ImportRefused(error.message, report.result(error.rows, error.orders));
   }
   deps.log.info(
-    {
-      campaign,
-      new_rows: written.rows,
-      orders: written.orders,
-      already_known: survey.known,
-    },
+    { campaign, new_rows: written.rows, orders: written.orders, already_known: survey.known },
     `${written.rows} new, ${survey.known} already known`,
   );
   const after = storedState(await deps.ledger.campaigns.meta(campaign));
-  return { ...result(written.rows, written.orders), state: after };
+  return { ...report.result(written.rows, written.orders), state: after };
 }
 
 /**

@@ -9,16 +9,16 @@ import { type CurrencyBudget, unitsText } from "../orders/budget.js";
 import type { JournalVerdict } from "../orders/journal-index.js";
 import { campaignTagsOrders } from "../orders/order-tags.js";
 import { plural } from "../plural.js";
-import { CampaignWriter } from "./campaign-writer.js";
+import { CampaignWriter, type PreparedBatch } from "./campaign-writer.js";
 import type { Existing } from "./import-checks.js";
 import { RecordRefused } from "./import-errors.js";
 import type { RecordingOptions } from "./import-stages.js";
-import { BATCH, type ImportPlan, type Survey } from "./import-survey.js";
+import type { ImportPlan, Survey } from "./import-survey.js";
 import type { ImportDeps, ImportProgress } from "./import-types.js";
 import { journalWarning, repackFromSpool } from "./journal-checks.js";
-import { OneAtATime } from "./one-at-a-time.js";
+import { RecordingPipeline } from "./recording-pipeline.js";
 import type { RepeatGroup } from "./repeats.js";
-import type { RowSpool } from "./row-spool.js";
+import type { RowSpool, SpoolEntry } from "./row-spool.js";
 
 /** What the checks between the passes decided, for pass 2. */
 export interface Decided {
@@ -128,6 +128,13 @@ function retryPolicy({ attempts, backoff }: Pick<JobsOptions, "attempts" | "back
 }
 
 /**
+ * Rows a batch of pass 2: each batch costs a journal and a paid-memory flush, the paid memory's
+ * lock and a RECORD call; the floor of the import bench writes 1,000 rows a pipeline too. RECORD
+ * holds Redis about 13 µs a row (docs/benchmarks.md), some 13 ms a batch.
+ */
+const RECORD_BATCH = 1000;
+
+/**
  * Pass 2: from the spool of pass 1, record the ledger, then add the jobs, a batch at a time.
  * Returns what was new.
  */
@@ -151,7 +158,13 @@ async function writeCampaign(
     { index: journal, writer: journalWriter, paid },
     tagOrders,
   );
-  const writes = new OneAtATime();
+  const pipeline = new RecordingPipeline<PreparedBatch>(
+    (batch) => writer.makeDurable(batch),
+    async (batch) => {
+      await writer.record(batch);
+      progress();
+    },
+  );
   const progress = () =>
     onProgress?.({
       phase: "enqueue",
@@ -161,18 +174,22 @@ async function writeCampaign(
       toEnqueue: survey.newRows,
     });
   try {
+    // The service's prices when it gave them (docs/architecture/import.md, "Prices").
+    const add = async (rows: SpoolEntry[]) => {
+      const batch = writer.prepare(survey.cards.priced(rows));
+      if (batch) await pipeline.add(batch);
+    };
+    let rows: SpoolEntry[] = [];
     for await (const entries of spool.read()) {
-      for (let i = 0; i < entries.length; i += BATCH) {
-        const batch = entries.slice(i, i + BATCH);
-        await writes.run(async () => {
-          // The service's prices when it gave them (docs/architecture/import.md, "Prices").
-          await writer.write(survey.cards.priced(batch));
-          progress();
-        });
-      }
+      rows = rows.length > 0 ? rows.concat(entries) : entries;
+      for (; rows.length >= RECORD_BATCH; rows = rows.slice(RECORD_BATCH))
+        await add(rows.slice(0, RECORD_BATCH));
     }
-    await writes.drain();
+    if (rows.length > 0) await add(rows);
+    await pipeline.drain();
   } catch (error) {
+    // Nothing more is written once a step failed: the files close after the steps in flight.
+    await pipeline.drain().catch(() => {});
     throw recordRefused(error, campaign, writer) ?? error;
   } finally {
     await journalWriter?.close();

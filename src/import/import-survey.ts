@@ -30,7 +30,7 @@ import {
 } from "./validation/row-validation.js";
 
 const ERRORS_LISTED = 100;
-export const BATCH = 500;
+const BATCH = 500;
 
 /** A valid row on its way to the ledger. */
 interface PlannedRow {

@@ -120,16 +120,23 @@ function splitTags(
  * input of RECORD's `planned_face:CUR`, read by nothing after).
  */
 export function encodeOrder(order: LedgerOrder, context: OrderContext): string {
-  const { face: _face, ...kept } = order;
-  const fields: Partial<LedgerOrder> = kept;
-  if (fields.generation === 0) delete fields.generation;
-  if (context.mode !== undefined && fields.mode === context.mode) delete fields.mode;
   const own = order.metadata && splitTags(order.metadata, context.campaign, order.key);
-  if (own) {
-    if (Object.keys(own).length > 0) fields.metadata = own;
-    else delete fields.metadata;
+  // One pass over the order's own fields, in their order: no copy, no `delete` (which turns an
+  // object slow); an import encodes one order a row (docs/benchmarks.md).
+  const stored: Record<string, unknown> = {};
+  for (const name in order) {
+    const value = order[name as keyof LedgerOrder];
+    if (value === undefined || name === "face") continue;
+    if (name === "generation" && value === 0) continue;
+    if (name === "mode" && context.mode !== undefined && value === context.mode) continue;
+    if (name === "metadata" && own) {
+      if (Object.keys(own).length > 0) stored.md = own;
+      continue;
+    }
+    const short = STORED_ORDER_FIELDS[name as keyof LedgerOrder] as StoredName | undefined;
+    if (!short) throw new Error(`not an order field: ${name}`);
+    stored[short] = value;
   }
-  const stored = encodeOrderFields(fields);
   if (own) stored[STORED_TAGGED] = 1;
   return JSON.stringify(stored);
 }

@@ -119,12 +119,17 @@ export class LedgerOrders {
   async record(
     campaign: string,
     orders: NewOrder[],
+    /** The campaign's mode as stored, when the caller read it already (an import, once). */
+    campaignMode?: ExecutionMode | null,
   ): Promise<{ added: number; leftOut: number; orders: number }> {
     const now = Date.now();
     const keys = this.store.keys(campaign);
     // The campaign's mode, which its orders need not repeat: its first import's, never changed
     // after (`register` keeps it), so an order recorded without it reads it from there.
-    const mode = (await this.store.redis.hget(keys.meta, "execution_mode")) as ExecutionMode | null;
+    const mode =
+      campaignMode !== undefined
+        ? campaignMode
+        : ((await this.store.redis.hget(keys.meta, "execution_mode")) as ExecutionMode | null);
     const context = { campaign, mode: mode ?? undefined };
     const batch = orders.map(({ order, rows }) => [
       encodeOrder(order, context),

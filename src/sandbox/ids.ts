@@ -29,7 +29,7 @@ function encodeRandom(length: number): string {
 }
 
 /** A ULID-like identifier: 10 time characters then 16 random ones, Crockford base32. */
-export function ulidLike(now = Date.now()): string {
+function ulidLike(now = Date.now()): string {
   return encodeTime(now) + encodeRandom(16);
 }
 

@@ -7,7 +7,7 @@ import { importCampaign } from "../../src/import/import-campaign.js";
 import { depsOf } from "../helpers/campaign-env.js";
 import { csvFile, validCsv } from "../helpers/csv.js";
 import { useCampaignEnv } from "../helpers/use-campaign-env.js";
-import { eventually } from "../helpers/wait-for.js";
+import { eventually, holdsFor } from "../helpers/wait-for.js";
 
 const { setup, work } = useCampaignEnv();
 
@@ -31,7 +31,7 @@ describe("a campaign the worker pauses", () => {
     const trail = new FileAuditTrail(e.dataDir);
     const paused = () => trail.list({ campaign: "p" });
     await eventually(async () => (await paused()).length === 1, "one audit entry");
-    await new Promise((r) => setTimeout(r, 300));
+    await holdsFor(async () => (await paused()).length === 1, 300, "one entry, no second pause");
     const entries = await paused();
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({

@@ -25,6 +25,7 @@ import { silentLogger } from "../../src/log.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
 import { fileStores } from "../../src/stores/file-stores.js";
 import { dispatchWindow } from "../../src/worker/dispatcher.js";
+import { figure, figureNote } from "../helpers/bench-figures.js";
 import { loadAverage } from "../helpers/bench-stats.js";
 import { exited, spawnCli } from "../helpers/cli.js";
 import { cleanPrefix, REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
@@ -61,10 +62,20 @@ interface Bench {
 const fixed = (n: number, digits = 0) =>
   n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-function table(rows: string[][]): void {
+/** Prints the table, and keeps it under `title` for `--write` (test/helpers/bench-figures.ts). */
+function table(title: string, rows: string[][]): void {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)) + 2);
   for (const row of rows)
     process.stdout.write(`    ${row.map((cell, i) => cell.padEnd(widths[i]!)).join("")}\n`);
+  figure(title, rows);
+}
+
+/** Prints the lines under a table, and keeps them under it for `--write`. */
+function verdicts(lines: string[]): void {
+  for (const line of lines) {
+    process.stdout.write(`    ${line}\n`);
+    figureNote(line);
+  }
 }
 
 const verdict = (met: boolean) => (met ? "met" : "MISSED");
@@ -191,7 +202,7 @@ async function memory(shared: Bench): Promise<void> {
     await rm(dir, { recursive: true, force: true });
   }
   const names = Object.keys(runs[0]!.perKey);
-  table([
+  table(`(a) Redis memory of a campaign of ${fixed(ROWS)} rows, imported, not yet sent`, [
     [
       "rows/order",
       "rows",
@@ -221,12 +232,12 @@ async function memory(shared: Bench): Promise<void> {
   const one = runs[0]!;
   const bytes = one.usedDelta / one.rows;
   const repeated = runs[2]!;
-  process.stdout.write(
-    `    ${loadAverage()}; the repeat marks (--allow-repeats, each row one earlier row): ` +
-      `${fixed((repeated.usedDelta - one.usedDelta) / one.rows)} bytes/row more than the first import\n` +
-      `    one row per order: ${fixed(bytes)} bytes/row (goal <= ${GOAL_BYTES_PER_ROW}): ${verdict(bytes <= GOAL_BYTES_PER_ROW)}; ` +
-      `BullMQ jobs after import: ${runs.map((r) => r.jobs).join(", ")} (goal 0): ${verdict(runs.every((r) => r.jobs === 0))}\n`,
-  );
+  verdicts([
+    `${loadAverage()}; the repeat marks (--allow-repeats, each row one earlier row): ` +
+      `${fixed((repeated.usedDelta - one.usedDelta) / one.rows)} bytes/row more than the first import`,
+    `one row per order: ${fixed(bytes)} bytes/row (goal <= ${GOAL_BYTES_PER_ROW}): ${verdict(bytes <= GOAL_BYTES_PER_ROW)}; ` +
+      `BullMQ jobs after import: ${runs.map((r) => r.jobs).join(", ")} (goal 0): ${verdict(runs.every((r) => r.jobs === 0))}`,
+  ]);
 }
 
 /** Counts of the sandbox's POST /v2/order answers by status. */
@@ -330,33 +341,36 @@ async function fairness(bench: Bench): Promise<void> {
     // The budget, plus what windows sized for fewer campaigns still hold while they drain.
     const bound = window + (BIG_CAMPAIGNS + 1) * 4 + Math.ceil(window / BIG_CAMPAIGNS);
     const ms = (n: number | undefined) => (n === undefined ? "-" : `${fixed(n / 1000, 2)} s`);
-    table([
+    table(
+      `(b) ${BIG_CAMPAIGNS} campaigns of ${fixed(FAIR_ROWS)} rows and a 1-row one, ${fixed(LIMIT_PER_MINUTE)}/min`,
       [
-        "1-row import",
-        "to sent (202)",
-        "to completed",
-        "big rows sent meanwhile",
-        "rate before (rows/min)",
-        "BullMQ jobs sampled",
-        "max / bound",
-        "429s",
+        [
+          "1-row import",
+          "to sent (202)",
+          "to completed",
+          "big rows sent meanwhile",
+          "rate before (rows/min)",
+          "BullMQ jobs sampled",
+          "max / bound",
+          "429s",
+        ],
+        [
+          ms(importMs),
+          ms(sentMs),
+          ms(doneMs),
+          sentDuring.map((n) => fixed(n)).join(" / "),
+          fixed(warmRate),
+          samples.join(" "),
+          `${Math.max(...samples)} / ${bound}`,
+          `${fixed(limited)} of ${fixed(total)}`,
+        ],
       ],
-      [
-        ms(importMs),
-        ms(sentMs),
-        ms(doneMs),
-        sentDuring.map((n) => fixed(n)).join(" / "),
-        fixed(warmRate),
-        samples.join(" "),
-        `${Math.max(...samples)} / ${bound}`,
-        `${fixed(limited)} of ${fixed(total)}`,
-      ],
-    ]);
-    process.stdout.write(
-      `    1-row campaign, import to completed: ${ms(doneMs)} (goal < ${GOAL_SMALL_MS / 1000} s): ` +
-        `${verdict(doneMs !== undefined && doneMs < GOAL_SMALL_MS)}; ` +
-        `jobs in Redis within the budget: ${verdict(Math.max(...samples) <= bound)}\n`,
     );
+    verdicts([
+      `1-row campaign, import to completed: ${ms(doneMs)} (goal < ${GOAL_SMALL_MS / 1000} s): ` +
+        `${verdict(doneMs !== undefined && doneMs < GOAL_SMALL_MS)}; ` +
+        `jobs in Redis within the budget: ${verdict(Math.max(...samples) <= bound)}`,
+    ]);
   } finally {
     if (worker.child && worker.child.exitCode === null) {
       worker.child.kill("SIGTERM");

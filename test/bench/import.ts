@@ -40,6 +40,7 @@ import {
   measureInChild,
   runChild,
 } from "../helpers/bench-child.js";
+import { figure, figureNote } from "../helpers/bench-figures.js";
 import { loadAverage, spread } from "../helpers/bench-stats.js";
 import { exited, spawnCli } from "../helpers/cli.js";
 import { writeLargeCsv } from "../helpers/csv.js";
@@ -210,7 +211,7 @@ const perSecond = (rows: number, ms: number) => Math.round(rows / (ms / 1000));
 
 const verdict = (met: boolean) => (met ? "met" : "MISSED");
 
-function printTable(lines: [string, Measured][]): void {
+function printTable(title: string, lines: [string, Measured][]): void {
   const width = Math.max(10, ...lines.map(([name]) => name.length + 2));
   const table = [
     ["", "time", "rows/s", "peak RSS", "start RSS", "CPU", "Redis CPU", "Redis B/row"],
@@ -227,6 +228,7 @@ function printTable(lines: [string, Measured][]): void {
   ];
   for (const row of table)
     process.stdout.write(`${row.map((c, i) => c.padEnd(i === 0 ? width : 12)).join("")}\n`);
+  figure(title, table);
 }
 
 /** One round: the floor, the first import of a file, then the same file under another name. */
@@ -263,8 +265,9 @@ async function oneRound(
 /** The rounds' table and ratios to the floor: time and peak RSS, median and spread. */
 function printRounds(label: string, rounds: Round[]): void {
   for (const [i, r] of rounds.entries()) {
-    process.stdout.write(`${label}, round ${i + 1} (${loadAverage()} after):\n`);
-    printTable([
+    const title = `${label}, round ${i + 1} (${loadAverage()} after)`;
+    process.stdout.write(`${title}:\n`);
+    printTable(title, [
       ["import", r.first],
       ["repeat (--allow-repeats)", r.repeat],
       ["floor", r.floor],
@@ -280,10 +283,12 @@ function printRounds(label: string, rounds: Round[]): void {
     ["repeat / import, time", rounds.map((r) => r.repeat.ms / r.first.ms), 1.5],
     ["repeat / import, peak RSS", rounds.map((r) => r.repeat.maxRss / r.first.maxRss), 1.5],
   ];
-  for (const [name, values, goal] of lines)
-    process.stdout.write(
-      `${name}: ${spread(values)} (goal <= ${goal}x: ${verdict(Math.max(...values) <= goal)})\n`,
-    );
+  const ratios = lines.map(
+    ([name, values, goal]) =>
+      `${name}: ${spread(values)} (goal <= ${goal}x: ${verdict(Math.max(...values) <= goal)})`,
+  );
+  for (const line of ratios) process.stdout.write(`${line}\n`);
+  figure(`${label}: ratios over ${rounds.length} rounds`, [], ratios);
 }
 
 /** The CSV import beside the floor, over ROWS rows, ROUNDS rounds (files, or PostgreSQL). */
@@ -333,18 +338,18 @@ async function xlsxPart(
     csv = await importOf(same);
   }
   const measured = await importOf(xlsx);
-  process.stdout.write(
-    `\n.xlsx of the same ${XLSX_ROWS.toLocaleString("en-US")} rows (${mb((await stat(xlsx)).size)}), ${loadAverage()} after:\n`,
-  );
-  printTable([
+  const title = `.xlsx of the same ${XLSX_ROWS.toLocaleString("en-US")} rows (${mb((await stat(xlsx)).size)}), ${loadAverage()} after`;
+  process.stdout.write(`\n${title}:\n`);
+  printTable(title, [
     ["xlsx importer", measured],
     ["csv importer", csv],
   ]);
   const share = perSecond(measured.rows, measured.ms) / perSecond(csv.rows, csv.ms);
-  process.stdout.write(
+  const verdicts =
     `xlsx rows/s ${share.toFixed(2)} of the CSV's (goal >= ${XLSX_MIN_SHARE}: ${verdict(share >= XLSX_MIN_SHARE)}); ` +
-      `xlsx peak RSS ${mb(measured.maxRss)} (goal < 300 MB: ${verdict(measured.maxRss < XLSX_MAX_RSS)})\n`,
-  );
+    `xlsx peak RSS ${mb(measured.maxRss)} (goal < 300 MB: ${verdict(measured.maxRss < XLSX_MAX_RSS)})`;
+  process.stdout.write(`${verdicts}\n`);
+  figureNote(verdicts);
   return measured;
 }
 
@@ -366,10 +371,9 @@ async function odsPart(
       { rows: XLSX_ROWS, redis },
     ),
   );
-  process.stdout.write(
-    `\n.ods of the same ${XLSX_ROWS.toLocaleString("en-US")} rows (${mb((await stat(ods)).size)}):\n`,
-  );
-  printTable([["ods importer", measured], ...others]);
+  const title = `.ods of the same ${XLSX_ROWS.toLocaleString("en-US")} rows (${mb((await stat(ods)).size)})`;
+  process.stdout.write(`\n${title}:\n`);
+  printTable(title, [["ods importer", measured], ...others]);
   const csv = others.find(([name]) => name === "csv importer")?.[1];
   if (csv === undefined) return;
   const share = perSecond(measured.rows, measured.ms) / perSecond(csv.rows, csv.ms);
@@ -407,8 +411,9 @@ async function bombPart(
     ["bomb, understated", await refusal(understated)],
   ];
   if (xlsxImporter) lines.push(["xlsx importer", xlsxImporter]);
-  process.stdout.write(`\nzip bombs of 300 MB (${mb((await stat(stated)).size)}) refused:\n`);
-  printTable(lines);
+  const title = `zip bombs of 300 MB (${mb((await stat(stated)).size)}) refused`;
+  process.stdout.write(`\n${title}:\n`);
+  printTable(title, lines);
   const goal = xlsxImporter?.maxRss ?? XLSX_MAX_RSS;
   const peak = Math.max(lines[0]![1].maxRss, lines[1]![1].maxRss);
   process.stdout.write(

@@ -8,7 +8,7 @@ import { type CampaignEnv, depsOf, giftjobs, redisKeys } from "../helpers/campai
 import { csvFile, validCsv } from "../helpers/csv.js";
 import { madeAndPosted } from "../helpers/sandbox.js";
 import { useCampaignEnv } from "../helpers/use-campaign-env.js";
-import { eventually } from "../helpers/wait-for.js";
+import { eventually, holdsFor } from "../helpers/wait-for.js";
 
 const { setup, work } = useCampaignEnv({ asyncCompleteMs: 50 });
 
@@ -30,7 +30,11 @@ describe("a held campaign", () => {
     await work(e);
     // The running campaign proves the workers and the dispatcher were at work meanwhile.
     await completed(e, "control", 4);
-    await new Promise((r) => setTimeout(r, 300));
+    await holdsFor(
+      async () => (await madeAndPosted(e.sandbox)).posts === 4,
+      300,
+      "the held campaign sends nothing",
+    );
     const before = await madeAndPosted(e.sandbox);
     expect(before.made).toHaveLength(4);
     expect(before.posts).toBe(4);
@@ -62,7 +66,11 @@ describe("a held campaign", () => {
     await importCampaign({ file: control, campaign: "control" }, depsOf(e));
     await work(e);
     await completed(e, "control", 2);
-    await new Promise((r) => setTimeout(r, 300));
+    await holdsFor(
+      async () => (await madeAndPosted(e.sandbox)).made.length === 2,
+      300,
+      "the held campaign sends nothing",
+    );
     // Its earlier rows wait too: held means nothing of the campaign is sent.
     expect((await madeAndPosted(e.sandbox)).made).toHaveLength(2);
     expect(await campaignStatus(e.ledger, "grow")).toMatchObject({ queued: 5, completed: 0 });

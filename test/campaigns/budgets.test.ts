@@ -11,7 +11,7 @@ import { csvFile, twoCurrencyCsv, validCsv } from "../helpers/csv.js";
 import { ledgerOrder, ledgerRow } from "../helpers/ledger-fixtures.js";
 import { madeAndPosted } from "../helpers/sandbox.js";
 import { useCampaignEnv } from "../helpers/use-campaign-env.js";
-import { eventually } from "../helpers/wait-for.js";
+import { eventually, holdsFor } from "../helpers/wait-for.js";
 
 const { setup, work } = useCampaignEnv({ asyncCompleteMs: 50 });
 
@@ -269,8 +269,11 @@ describe("the send-time check", () => {
     expect(reason).toMatch(
       new RegExp(`^budget_exceeded: ${currency} planned [\\d.]+ is over the budget of [\\d.]+$`),
     );
-    await new Promise((r) => setTimeout(r, 300));
-    expect((await madeAndPosted(e.sandbox)).posts).toBe(0);
+    await holdsFor(
+      async () => (await madeAndPosted(e.sandbox)).posts === 0,
+      300,
+      "the paused campaign sends nothing",
+    );
     const status = await campaignStatus(e.ledger, "p");
     expect(status).toMatchObject({ queued: 3, in_flight: 0, completed: 0 });
     expect(

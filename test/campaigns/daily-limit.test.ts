@@ -9,7 +9,7 @@ import { depsOf, giftjobs } from "../helpers/campaign-env.js";
 import { csvFile, validCsv } from "../helpers/csv.js";
 import { sandboxOrders } from "../helpers/sandbox.js";
 import { useCampaignEnv } from "../helpers/use-campaign-env.js";
-import { eventually } from "../helpers/wait-for.js";
+import { eventually, holdsFor } from "../helpers/wait-for.js";
 
 const { setup, work, stopWorkers } = useCampaignEnv({ asyncCompleteMs: 50 });
 
@@ -75,7 +75,11 @@ describe("the daily limit across campaigns", () => {
       const s = await campaignStatus(e.ledger, "b");
       return s.submitted === 0 && s.in_flight === 0;
     }, "the orders sent finished");
-    await new Promise((r) => setTimeout(r, 300));
+    await holdsFor(
+      async () => (await e.ledger.campaigns.meta("b")).state === "paused",
+      300,
+      "the paused campaign stays paused",
+    );
     await stopWorkers();
 
     // Every order the service made, by its own price: all of this currency.

@@ -3,12 +3,7 @@
 // summary and the bars; `--hold` says "recorded, held"; a repeated cancel says "already
 // cancelled". Real Redis, sandbox over HTTP, workers, the CLI as a child process.
 import { describe, expect, it } from "vitest";
-import {
-  BAR_CELLS,
-  progressCells,
-  type RowProgress,
-  rowProgress,
-} from "../../src/campaigns/progress.js";
+import { progressCells, type RowProgress, rowProgress } from "../../src/campaigns/progress.js";
 import { campaignStatus } from "../../src/campaigns/status.js";
 import { type CampaignEnv, giftjobs } from "../helpers/campaign-env.js";
 import { csvFile, validCsv } from "../helpers/csv.js";
@@ -22,6 +17,9 @@ function progress(parts: Partial<RowProgress>): RowProgress {
   const total = p.completed + p.failed + p.cancelled + p.pending;
   return { ...p, total, done: total - p.pending };
 }
+
+/** The bar's cells, as a reader sees them. */
+const BAR_CELLS = { completed: "█", failed: "x", cancelled: "-", pending: "░" } as const;
 
 const count = (cells: string, part: keyof typeof BAR_CELLS) =>
   [...cells].filter((c) => c === BAR_CELLS[part]).length;

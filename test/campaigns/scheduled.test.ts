@@ -6,7 +6,7 @@ import { type CampaignEnv, depsOf, giftjobs } from "../helpers/campaign-env.js";
 import { csvFile, validCsv } from "../helpers/csv.js";
 import { sandboxOrders } from "../helpers/sandbox.js";
 import { useCampaignEnv } from "../helpers/use-campaign-env.js";
-import { eventually } from "../helpers/wait-for.js";
+import { eventually, holdsFor } from "../helpers/wait-for.js";
 
 /**
  * Rows with send_at (issue: "Spreadsheets as people have them"): their orders are created at
@@ -94,8 +94,12 @@ describe("scheduled rows (send_at)", () => {
     await importCampaign({ file, campaign: "ctl", balanceCheck: false }, depsOf(e));
     await pauseCampaign(e.ledger, "ctl");
     await work(e);
-    await new Promise((r) => setTimeout(r, soon - Date.now() + 1000));
-    expect(await sandboxOrders(e.sandbox)).toHaveLength(0);
+    // A second past the rows' time: the dispatcher has seen them due, and sent none.
+    await holdsFor(
+      async () => (await sandboxOrders(e.sandbox)).length === 0,
+      soon - Date.now() + 1000,
+      "the paused campaign sends no due row",
+    );
     await resumeCampaign(e.ledger, "ctl");
     await eventually(async () => (await status(e, "ctl")).completed === 2, "the due rows");
 

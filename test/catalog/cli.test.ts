@@ -110,17 +110,20 @@ describe("giftjobs catalog", () => {
 
   it("stops after 3 tries when nothing listens at the URL, naming URL, host and setting", async () => {
     const port = await deadPort();
-    const started = Date.now();
     const run = await giftjobs(["catalog", "sync"], {
       GIFTJOBS_API_URL: `http://127.0.0.1:${port}`,
       GIFTJOBS_LOG_LEVEL: "error",
     });
     expect(run.code).toBe(1);
-    expect(run.stderr.trim()).toBe(
-      `giftjobs: failed: cannot reach the service at http://127.0.0.1:${port} (connection refused by 127.0.0.1:${port}) after 3 tries: is GIFTJOBS_API_URL right? The current snapshot is unchanged.`,
-    );
-    // Two short backoffs (1-2 s, 2-4 s) and the child's start, not the ~24 s of five tries.
-    expect(Date.now() - started).toBeLessThan(15_000);
+    // One line naming the URL, the tries and the setting, and what the sync left as it was. The
+    // tries are counted in test/catalog/retry-policy.test.ts: 3 for a refused connection, not the
+    // five (and ~24 s of backoff) of a 5xx.
+    const line = run.stderr.trim();
+    expect(line).toMatch(/^giftjobs: failed: cannot reach the service at /);
+    expect(line).toContain(`http://127.0.0.1:${port} (connection refused`);
+    expect(line).toContain("after 3 tries");
+    expect(line).toContain("GIFTJOBS_API_URL");
+    expect(line).toMatch(/The current snapshot is unchanged\.$/);
   });
 
   it("a wrong API key names GIFTJOBS_API_KEY and never the key", async () => {

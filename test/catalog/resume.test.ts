@@ -198,12 +198,8 @@ describe("a catalog-sync job", () => {
       { stdio: ["ignore", "ignore", "inherit"] },
     );
     const exited = new Promise((resolve) => child!.once("exit", resolve));
-    let pages = 0;
-    for (let i = 0; i < 400 && pages < 2; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      pages = (await reload(job)).data.checkpoint?.pages ?? 0;
-    }
-    expect(pages).toBeGreaterThanOrEqual(2);
+    const pages = async () => (await reload(job)).data.checkpoint?.pages ?? 0;
+    await eventually(async () => (await pages()) >= 2, "two pages checkpointed", 8000);
     child.kill("SIGKILL");
     await exited;
     child = undefined;

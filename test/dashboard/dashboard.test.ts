@@ -13,6 +13,7 @@ import { ARTIFACTS, launchBrowser } from "../helpers/browser.js";
 import { type CliChild, finished, spawnCli } from "../helpers/cli.js";
 import { oneRowOrders } from "../helpers/ledger-fixtures.js";
 import { REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
+import { eventually } from "../helpers/wait-for.js";
 
 const HOSTILE_REASON = `insufficient_funds: <script>window.__pwned = 1</script> & "more"`;
 
@@ -224,9 +225,10 @@ describe("giftjobs dashboard (command)", () => {
     const proc = child;
     const done = finished(proc);
     const stdout = () => proc.printed().stdout;
-    const deadline = Date.now() + 30_000;
-    while (!stdout().includes("\n") && Date.now() < deadline && proc.exitCode === null)
-      await new Promise((r) => setTimeout(r, 50));
+    await eventually(
+      async () => stdout().includes("\n") || proc.exitCode !== null,
+      "the dashboard's first line",
+    );
     expect(stdout()).toMatch(/^dashboard on http:\/\/127\.0\.0\.1:\d+\/\n$/);
     const url = stdout().trim().replace("dashboard on ", "");
     expect((await fetch(`${url}campaigns.json`)).status).toBe(200);

@@ -1,4 +1,3 @@
-import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import type { Redis } from "ioredis";
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -8,43 +7,15 @@ import { type RunningDashboard, startDashboard } from "../../src/dashboard/start
 import { Ledger } from "../../src/ledger/ledger.js";
 import { ARTIFACTS, launchBrowser } from "../helpers/browser.js";
 import { type CliChild, finished, runCli, spawnCli } from "../helpers/cli.js";
+import { csrfOf, FORM, send } from "../helpers/http-send.js";
 import { oneRowOrders } from "../helpers/ledger-fixtures.js";
 import { REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
+import { eventually } from "../helpers/wait-for.js";
 
 const CAMPAIGN = "held-one";
 const TOKEN = "dash-token-4c1f9a7e2b3d";
 const REBIND = "rebind.attacker.example";
 const PUBLIC = "dash.example.test";
-
-interface Reply {
-  status: number;
-  body: string;
-  headers: IncomingHttpHeaders;
-}
-
-/** One request with headers of our choosing (fetch does not let one set Host). */
-function send(
-  url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: options.method, headers: options.headers }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk) => {
-        body += chunk;
-      });
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-    });
-    req.on("error", reject);
-    req.end(options.body);
-  });
-}
-
-const FORM = { "content-type": "application/x-www-form-urlencoded" };
-
-/** The CSRF token of a campaign page, or undefined when it shows none. */
-const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1];
 
 describe("giftjobs dashboard: Host, Origin and token guards", () => {
   let redis: Redis;
@@ -308,9 +279,10 @@ describe("giftjobs dashboard (command): --public-host and GIFTJOBS_DASHBOARD_TOK
     );
     const proc = child;
     const done = finished(proc);
-    const deadline = Date.now() + 30_000;
-    while (!proc.printed().stdout.includes("\n") && Date.now() < deadline && proc.exitCode === null)
-      await new Promise((r) => setTimeout(r, 50));
+    await eventually(
+      async () => proc.printed().stdout.includes("\n") || proc.exitCode !== null,
+      "the dashboard's first line",
+    );
     const port = /:(\d+)\/$/m.exec(proc.printed().stdout)?.[1];
     expect(port, proc.output()).toBeDefined();
     const get = (host: string) => send(`http://127.0.0.1:${port}/campaigns`, { headers: { host } });

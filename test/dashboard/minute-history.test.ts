@@ -1,10 +1,13 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHART_POINTS, minuteChart, sparkline } from "../../src/dashboard/minute-chart.js";
+import { minuteChart, sparkline } from "../../src/dashboard/minute-chart.js";
 import { bucketed, MinuteHistory, minutePoints } from "../../src/dashboard/minute-history.js";
 import { Ledger } from "../../src/ledger/ledger.js";
 import { oneRowOrders } from "../helpers/ledger-fixtures.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
+
+/** The points the dashboard's chart draws at most. */
+const CHART_POINTS = 120;
 
 const T0 = Date.parse("2026-11-25T10:00:00Z");
 const at = (minute: number) => T0 + minute * 60_000;

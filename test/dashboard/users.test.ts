@@ -1,5 +1,4 @@
 import { readFile, stat, writeFile } from "node:fs/promises";
-import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import type { Redis } from "ioredis";
@@ -12,36 +11,11 @@ import { addUser, parseRoles, parseUsers } from "../../src/dashboard/users-file.
 import { Ledger } from "../../src/ledger/ledger.js";
 import { createLogger } from "../../src/log.js";
 import { runCli } from "../helpers/cli.js";
+import { csrfOf, FORM, send } from "../helpers/http-send.js";
 import { oneRowOrders } from "../helpers/ledger-fixtures.js";
 import { REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
 import { tmpDir } from "../helpers/tmp-dir.js";
 
-interface Reply {
-  status: number;
-  body: string;
-  headers: IncomingHttpHeaders;
-}
-
-function send(
-  url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: options.method, headers: options.headers }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk) => {
-        body += chunk;
-      });
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-    });
-    req.on("error", reject);
-    req.end(options.body);
-  });
-}
-
-const FORM = { "content-type": "application/x-www-form-urlencoded" };
-const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1];
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 describe("giftjobs dashboard --users: named users and their roles", () => {

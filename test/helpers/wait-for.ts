@@ -21,3 +21,22 @@ export async function eventually(
 ): Promise<void> {
   await waitFor(async () => ((await check()) ? true : undefined), timeoutMs, what);
 }
+
+/**
+ * A "nothing happens" check: `check` stays true for `ms`, polled every 25 ms; fails as soon as it
+ * turns false, naming `what` should have held. For the waits whose length is the thing tested
+ * (a held campaign sends nothing, a cancelled one makes no more orders): a bounded time is the
+ * only way to see that nothing came, and the poll fails at the first thing that does.
+ */
+export async function holdsFor(
+  check: () => Promise<boolean>,
+  ms: number,
+  what: string,
+): Promise<void> {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (!(await check())) throw new Error(`no longer true: ${what}`);
+    if (Date.now() >= end) return;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(25, end - Date.now())));
+  }
+}

@@ -55,6 +55,56 @@ describe("the row spool", () => {
     expect(await readdir(scratch)).toEqual([]);
   });
 
+  it("gives back a row with every field, its repeats and fingerprint, exactly (no field lost)", async () => {
+    const scratch = await tmpDir("spool-test");
+    const spool = await RowSpool.create(scratch);
+    const full: OrderRow = {
+      line: 7,
+      email: "",
+      product_code: "",
+      face_value: "0.50",
+      template_id: "T1",
+      template_source: "row",
+      description: "Thanks",
+      reference: "r-7",
+      send_at: 1_800_000_000_000,
+      metadata: { team: "x", empty: "" },
+      distribution: "recipient",
+      recipient_reference: "rr",
+      product_codes: ["A", "B"],
+      selection_template_id: "S1",
+      currency: "EUR",
+      currency_source: "row",
+    };
+    const entries: SpoolEntry[] = [
+      {
+        kind: "new",
+        identity: "ref:a",
+        payload: "h",
+        currency: "EUR",
+        face: "50",
+        price: "48",
+        row: full,
+        repeat_of: { rows: [{ campaign: "gifts", line: 3 }], more: 2 },
+        fingerprint: "f",
+      },
+      {
+        kind: "new",
+        identity: "ref:b",
+        payload: "h",
+        currency: "EUR",
+        face: "1",
+        price: "1",
+        row: row(8),
+      },
+    ];
+    await spool.write(entries);
+    const read: SpoolEntry[] = [];
+    for await (const batch of spool.read()) read.push(...batch);
+    await spool.close();
+    expect(read).toStrictEqual(entries);
+  });
+
   it("refuses an unusable folder with one line naming TMPDIR, and leaves nothing there", async () => {
     const scratch = await tmpDir("spool-test");
     // A file where a folder should be: mkdtemp fails (permissions would not stop root).

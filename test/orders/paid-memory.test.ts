@@ -1,4 +1,4 @@
-import { appendFileSync } from "node:fs";
+import { appendFileSync, existsSync } from "node:fs";
 import { appendFile, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -16,6 +16,7 @@ import {
 import { row } from "../helpers/csv.js";
 import { createTestDatabase, dropTestDatabase, type TestDatabase } from "../helpers/database.js";
 import { tmpDir } from "../helpers/tmp-dir.js";
+import { eventually, holdsFor } from "../helpers/wait-for.js";
 
 const DAY_MS = 86_400_000;
 
@@ -236,13 +237,12 @@ describe("pruning the paid memory in files", () => {
     });
     const lock = join(dir, "campaigns", "a", "paid-memory.lock");
     const holding = withFileLock(lock, "the test's lock", () => held);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually(async () => existsSync(lock), "the test's lock taken");
     let pruned = false;
     const pruning = memory.prune(Date.now() - DAY_MS).then(() => {
       pruned = true;
     });
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(pruned).toBe(false);
+    await holdsFor(async () => !pruned, 200, "the prune waiting for the lock");
     expect(await foundIn(memory, ["fp-1"])).toEqual([["a"]]);
     release();
     await holding;

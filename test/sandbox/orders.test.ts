@@ -476,6 +476,7 @@ describe("idempotency", () => {
     const key = newKey();
     const body = validOrder(sandbox);
     const first = postOrder(sandbox, body, { key, mode: "sync" });
+    // Well inside the first's 400 ms: the sandbox shows no request as begun-and-waiting.
     await new Promise((resolve) => setTimeout(resolve, 100));
     const second = await postOrder(sandbox, body, { key, mode: "sync" });
     expect(second.status).toBe(400);

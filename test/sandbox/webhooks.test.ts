@@ -129,7 +129,7 @@ describe("sandbox webhooks", () => {
     expect(inbox.received[0]!.json.id).toBe(second.json.id);
     sandbox.webhooks!.setFaults({ outOfOrder: 1 });
     const third = await asyncOrder(sandbox); // held back behind the fourth
-    await new Promise((r) => setTimeout(r, 60));
+    await eventually(async () => sandbox.webhooks!.stats.reordered === 1, "the third held back");
     const fourth = await asyncOrder(sandbox);
     await eventually(async () => inbox.received.length === 4, "two more");
     expect(inbox.received.slice(2).map((m) => m.json.id)).toEqual([fourth.json.id, third.json.id]);

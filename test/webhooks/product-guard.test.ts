@@ -134,7 +134,7 @@ describe("the product guard", () => {
     // for the next read, one for all of them.
     const later = new Date(at.getTime() + 1000);
     await overrides.record(update("GC-1", { price_multiplier: "0.05", is_orderable: true }, later));
-    await new Promise((r) => setTimeout(r, 60));
+    await new Promise((r) => setTimeout(r, 60)); // past the guard's 50 ms: its view is old
     const again = await Promise.all(
       Array.from({ length: 20 }, () => guard.stopReason(request("GC-1", 10))),
     );

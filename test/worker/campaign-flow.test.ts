@@ -8,7 +8,7 @@ import { sampleCsv } from "../../src/import/sample-csv.js";
 import { type CampaignEnv, depsOf } from "../helpers/campaign-env.js";
 import { sandboxOrders } from "../helpers/sandbox.js";
 import { useCampaignEnv } from "../helpers/use-campaign-env.js";
-import { eventually } from "../helpers/wait-for.js";
+import { eventually, holdsFor } from "../helpers/wait-for.js";
 
 describe("a campaign end to end", () => {
   const envs = useCampaignEnv();
@@ -39,7 +39,11 @@ describe("a campaign end to end", () => {
 
     const again = await importCampaign({ file, campaign: "spring" }, deps);
     expect(again).toMatchObject({ enqueued: 0, already_known: 40, orders: 0 });
-    await new Promise((r) => setTimeout(r, 300));
+    await holdsFor(
+      async () => (await sandboxOrders(env.sandbox)).length === 40,
+      300,
+      "the re-import sends nothing again",
+    );
 
     const orders = await sandboxOrders(env.sandbox);
     expect(orders).toHaveLength(40);

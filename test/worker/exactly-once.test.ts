@@ -26,7 +26,7 @@ describe("exactly once under faults, crashes and re-runs", () => {
 
   it("pays each of 300 rows once with two workers, one SIGKILLed twice", async () => {
     env = await campaignEnv(
-      { failRate: 0.1, dropRate: 0.05, orderRateLimit: 1200, asyncCompleteMs: 200, products: 200 },
+      { failRate: 0.1, dropRate: 0.05, orderRateLimit: 3000, asyncCompleteMs: 200, products: 200 },
       "once",
     );
     const file = join(env.dataDir, "orders.csv");
@@ -39,8 +39,8 @@ describe("exactly once under faults, crashes and re-runs", () => {
 
     const cliEnv = {
       ...cliEnvOf(env),
-      // Slightly above the sandbox's 1200/min: the service's limit binds and 429s happen.
-      GIFTJOBS_ORDER_RATE_LIMIT: "1500",
+      // Slightly above the sandbox's 3000/min: the service's limit binds and 429s happen.
+      GIFTJOBS_ORDER_RATE_LIMIT: "3750",
       GIFTJOBS_LOG_LEVEL: "warn",
     };
     const worker = () => {

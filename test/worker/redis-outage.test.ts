@@ -24,7 +24,7 @@ import {
 } from "../helpers/redis-server.js";
 import { sandboxOrders } from "../helpers/sandbox.js";
 import { tmpDir } from "../helpers/tmp-dir.js";
-import { eventually } from "../helpers/wait-for.js";
+import { eventually, holdsFor } from "../helpers/wait-for.js";
 
 const ROWS = 200;
 const CAMPAIGN = "outage";
@@ -195,6 +195,8 @@ describe("Redis going away is an outage, never a loss", () => {
     step = `Redis ${how}`;
     const before = worker.printed().stderr.length;
     await (how === "stop" ? server.stop() : server.kill());
+    // The outage's length is the thing tested: longer than a job's lock, so the worker has to
+    // ride it out; /metrics is scraped half-way through it.
     await new Promise((r) => setTimeout(r, OUTAGE_MS / 2));
     step = "scraping /metrics while Redis is away";
     // Answered at once, saying Redis is down, and no warning line per gauge (checked below).
@@ -225,7 +227,9 @@ describe("Redis going away is an outage, never a loss", () => {
 
   it("a worker stopped while it waits for Redis to come up exits 0 at once, with no stack", async () => {
     const port = await freePort();
-    const setup = await setUp({ url: `redis://127.0.0.1:${port}` } as RedisServer);
+    const down = await setUp({ url: `redis://127.0.0.1:${port}` } as RedisServer);
+    // At info, to see it say that nothing had started.
+    const setup = { ...down, env: { ...down.env, GIFTJOBS_LOG_LEVEL: "info" } };
     // With its metrics endpoint, whose connection has not come up either.
     const worker = startWorker(setup, ["--metrics-port", String(await freePort())]);
     step = "worker waiting for Redis";
@@ -235,10 +239,10 @@ describe("Redis going away is an outage, never a loss", () => {
       20_000,
     );
     step = "SIGTERM";
-    const sent = Date.now();
     worker.kill("SIGTERM");
     expect(await exited(worker)).toBe(0);
-    expect(Date.now() - sent).toBeLessThan(5000);
+    // It gave up waiting rather than finishing a wait: nothing had started.
+    expect(worker.printed().stderr).toContain("worker stopped before Redis answered");
     expect(worker.printed().stderr).not.toContain("    at ");
   });
 
@@ -256,8 +260,7 @@ describe("Redis going away is an outage, never a loss", () => {
     );
     // Still waiting 2 s on: a connection with a retry limit (the commands' 3 retries,
     // src/redis/connection.ts) gives its PING up in well under that, and the worker ends.
-    await new Promise((r) => setTimeout(r, 2000));
-    expect(worker.exitCode).toBeNull();
+    await holdsFor(async () => worker.exitCode === null, 2000, "the worker still waiting");
     step = "starting Redis";
     const server = await startRedisServer({ port, dir, args: ["--appendonly", "yes"] });
     await importAll({ ...setup, server });

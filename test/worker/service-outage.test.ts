@@ -10,7 +10,7 @@ import { freePort } from "../helpers/free-port.js";
 import { sandboxOrders } from "../helpers/sandbox.js";
 import { tcpProxy } from "../helpers/tcp-proxy.js";
 import { useCampaignEnv } from "../helpers/use-campaign-env.js";
-import { eventually } from "../helpers/wait-for.js";
+import { eventually, holdsFor } from "../helpers/wait-for.js";
 
 /** The campaign's orders by number (superseded ones too: a new key would show there). */
 async function ordersOf(env: CampaignEnv, campaign: string): Promise<Map<number, LedgerOrder>> {
@@ -19,8 +19,6 @@ async function ordersOf(env: CampaignEnv, campaign: string): Promise<Map<number,
     all.set(Number(number), order);
   return all;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * docs/architecture/sending-orders.md, "Service outages": against the sandbox over HTTP, reached
@@ -69,12 +67,14 @@ describe("a service outage", () => {
         "the campaign shown stalled",
       );
       // Ten times the attempts' budget and more: no row fails meanwhile.
-      for (let i = 0; i < 30; i++) {
-        const s = await status();
-        expect(s).toMatchObject({ failed_final: 0, failed_uncertain: 0 });
-        expect(s.completed).toBeLessThan(rows);
-        await sleep(100);
-      }
+      await holdsFor(
+        async () => {
+          const s = await status();
+          return s.failed_final === 0 && s.failed_uncertain === 0 && s.completed < rows;
+        },
+        3000,
+        "no row failed, not all completed",
+      );
       expect((await status()).stalled?.reason).toBe("service_unreachable");
 
       // Back on the same address: sending resumes by itself, the mark goes.
@@ -137,8 +137,14 @@ describe("a service outage", () => {
       return s.stalled?.reason === "service_unreachable";
     }, "the campaign shown stalled");
     // Far more timeouts than its four attempts: the row waits, marked, under its key.
-    await sleep(4000);
-    expect(await status()).toMatchObject({ failed_uncertain: 0, failed_final: 0, completed: 0 });
+    await holdsFor(
+      async () => {
+        const s = await status();
+        return s.failed_uncertain === 0 && s.failed_final === 0 && s.completed === 0;
+      },
+      4000,
+      "the row waiting, neither failed nor completed",
+    );
     const waiting = await e.ledger.orders.getOrder("t", number);
     expect(waiting).toMatchObject({ key: imported.key, unclear: "request_timeout" });
     // Between probes, or being one.

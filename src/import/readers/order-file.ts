@@ -5,7 +5,7 @@ import { type CsvItem, type ReadOrderRowsOptions, readOrderRows } from "./csv-ro
 import { openOrderInput } from "./order-input.js";
 
 /** How an order file is read: an .xlsx workbook, an .ods spreadsheet, or text with a delimiter. */
-export type OrderFileKind =
+type OrderFileKind =
   | { type: "xlsx" }
   | { type: "ods" }
   | { type: "text"; delimiter: string; encoding?: "utf-16le" | "utf-16be" };
