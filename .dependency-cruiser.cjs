@@ -20,6 +20,10 @@ const LAYERS = [
   // audit: the audit trail (docs/architecture/audit.md), above db (its PostgreSQL store):
   // campaigns (the four-eyes rule) and everything above record into it.
   ["audit"],
+  // stores: the one place that turns the settings into the stores, files or PostgreSQL
+  // (src/stores/stores.ts, docs/architecture/overview.md, "Where state lives"); everything
+  // above is handed them.
+  ["stores"],
   ["campaigns"],
   // doctor asks Redis, the service and the snapshot store; nothing imports it but the CLI.
   ["import", "doctor"],

@@ -1,23 +1,23 @@
 import { DelayedError, type Job, UnrecoverableError } from "bullmq";
 import type { ApiClient } from "../../src/api/client.js";
+import type { CatalogStore } from "../../src/catalog/catalog-store.js";
 import type { RetryOptions } from "../../src/catalog/retry-policy.js";
 import { ShrinkRefusedError } from "../../src/catalog/shrink-refused-error.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import { SyncLockHeldError } from "../../src/catalog/sync-lock.js";
 import { LockHeldError } from "../../src/db/advisory-lock.js";
-import { databaseCatalogStore } from "../../src/db/catalog-store.js";
-import type { Database } from "../../src/db/open-database.js";
 import { type Logger, silentLogger } from "../../src/log.js";
 import type { CatalogSyncJobData, CatalogSyncJobResult } from "./job.js";
 
 export interface CatalogSyncDeps {
   client: ApiClient;
-  dataDir: string;
   /**
-   * PostgreSQL when the catalog is kept there: the sync is one transaction, so a job that dies
-   * mid-sync starts again from page 1 (docs/catalog-database.md, "Syncing").
+   * The catalog store (src/stores/stores.ts): the data dir's files (a job that dies mid-sync
+   * continues after its last page, from the local checkpoint), or PostgreSQL, where the sync is
+   * one transaction, so a job that dies mid-sync starts again from page 1
+   * (docs/catalog-database.md, "Syncing").
    */
-  database?: Database;
+  store: CatalogStore;
   /** Configured X-Api-Version, recorded when the service does not echo one. */
   apiVersion?: string;
   /** @defaultValue silent */
@@ -49,9 +49,8 @@ export function createCatalogSyncProcessor(
     try {
       const result = await syncCatalog({
         client: deps.client,
-        dataDir: deps.dataDir,
-        // PostgreSQL when configured: the snapshot is published there (docs/catalog-database.md).
-        store: deps.database && databaseCatalogStore(deps.dataDir, deps.database),
+        dataDir: deps.store.dataDir,
+        store: deps.store,
         apiVersion: deps.apiVersion,
         retry: deps.retry,
         keep: deps.keep,

@@ -1,10 +1,5 @@
 // The other half of `audit verify` (docs/architecture/audit.md, "Verify"): a campaign that can
 // spend (the ledger's in Redis) or that spent (the order journal's) has an import entry.
-import { readdir, stat } from "node:fs/promises";
-import { join } from "node:path";
-import type { Database } from "../db/open-database.js";
-import { queryRows } from "../db/open-database.js";
-import { journalPath } from "../orders/journal.js";
 import type { AuditEntry } from "./entry.js";
 
 /** Campaigns known to a store, by where they were found. */
@@ -31,34 +26,4 @@ export function campaignWithoutImport(
       if (!imported.has(name))
         return `campaign ${name} of ${where} has no import entry: its rows were recorded without the trail (an import by the library, or its entry removed)`;
   return undefined;
-}
-
-/** The campaigns with an order journal: PostgreSQL's table, or the data dir's files. */
-export async function journalCampaigns(where: {
-  database?: Database;
-  dataDir: string;
-}): Promise<string[]> {
-  if (where.database) {
-    const rows = await queryRows<{ campaign: string }>(
-      where.database,
-      "SELECT DISTINCT campaign FROM order_journal ORDER BY campaign",
-    );
-    return rows.map((r) => r.campaign);
-  }
-  let names: string[];
-  try {
-    names = await readdir(join(where.dataDir, "campaigns"));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw error;
-  }
-  const journaled = await Promise.all(
-    names.map((name) =>
-      stat(journalPath(where.dataDir, name)).then(
-        (s) => s.size > 0,
-        () => false,
-      ),
-    ),
-  );
-  return names.filter((_, i) => journaled[i]).sort();
 }

@@ -1,6 +1,3 @@
-import type { Database } from "../db/open-database.js";
-import { journalFor } from "../db/order-journal.js";
-import { paidMemoryFor } from "../db/paid-memory.js";
 import { UserError } from "../errors/user-error.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { RowStatus } from "../ledger/row-status.js";
@@ -8,6 +5,7 @@ import type { KeyClearance, LedgerOrder, LedgerRow } from "../ledger/types.js";
 import type { OrderJournal } from "../orders/journal-store.js";
 import { orderKey } from "../orders/keys.js";
 import { paidFingerprint } from "../orders/paid-fingerprint.js";
+import type { Stores } from "../stores/stores.js";
 import { type EarlierRow, REPEAT_WINDOW_DAYS, RepeatFinder, repeatOf } from "./earlier-payments.js";
 import { forgetBegun, forgottenRefusal } from "./forget-records.js";
 import { storedState } from "./state.js";
@@ -28,10 +26,15 @@ export interface RetryOptions {
    * may keep its idempotency records per API key: the operator checked its orders).
    */
   anyApiKey?: boolean;
-  /** Where the campaign's order journal is (GIFTJOBS_DATA_DIR): needed with newKey. */
-  dataDir?: string;
-  /** PostgreSQL (GIFTJOBS_DATABASE_URL): the journal is kept there instead of under `dataDir`. */
-  database?: Database;
+  /**
+   * The stores (src/stores/stores.ts): the campaign's order journal, needed with newKey, and the
+   * paid memory the repeats check reads. None: neither is read.
+   */
+  stores?: Stores;
+  /** Not a place: the stores say where (openStores). A raw one here would be a second choice. */
+  dataDir?: never;
+  /** Not a place: the stores say where (openStores). A raw one here would be a second choice. */
+  database?: never;
   /** Fingerprint of the API key the new keys are to be sent with (see apiKeyFingerprint). */
   apiKey?: string;
   /**
@@ -108,7 +111,7 @@ export async function retryCampaign(
       `campaign ${campaign} is ${state}: its rows cannot be retried${state === "archived" ? " (orders restore first)" : ""}`,
     );
   if (forgetBegun(meta)) throw new UserError(forgottenRefusal(campaign, "retried"));
-  const journal = journalFor(options);
+  const journal = options.stores?.journal;
   if (options.newKey && !journal)
     throw new Error("retry --new-key needs the campaign's journal (its data dir or the database)");
   const statuses = options.newKey
@@ -335,10 +338,14 @@ async function repeatCheck(
   campaign: string,
   options: RetryOptions,
 ): Promise<((identities: string[]) => Promise<RepeatMark[]>) | undefined> {
-  const memory = paidMemoryFor(options);
+  const memory = options.stores?.paidMemory;
   if (!memory) return undefined;
   const since = Date.now() - (options.repeatWindowDays ?? REPEAT_WINDOW_DAYS) * 86_400_000;
-  const finder = new RepeatFinder(await memory.lookup(campaign, since), ledger, options.dataDir);
+  const finder = new RepeatFinder(
+    await memory.lookup(campaign, since),
+    ledger,
+    options.stores?.dataDir,
+  );
   return async (identities) => {
     const rows = await ledger.orders.getRows(campaign, identities);
     const fingerprints = rows.map((row) => row && paidFingerprint(row, row.currency));

@@ -2,10 +2,9 @@ import { currentActor } from "../audit/actor.js";
 import { type AuditedStep, audited } from "../audit/audited.js";
 import type { AuditDraft } from "../audit/entry.js";
 import type { AuditTrail } from "../audit/trail.js";
-import { openAuditTrail } from "../audit/trail-for-config.js";
 import type { Config } from "../config.js";
-import type { Database } from "../db/open-database.js";
 import { UserError } from "../errors/user-error.js";
+import { openStores, type Stores } from "../stores/stores.js";
 
 /** How a command goes on when PostgreSQL, the trail's place, is away or refuses. */
 export type WithoutTrail = "refuse" | "warn";
@@ -15,19 +14,20 @@ export type WithoutTrail = "refuse" | "warn";
  * trail opened first: an action that must be recorded is not done when it cannot be. `warn`:
  * the command goes on after one warning line when PostgreSQL is away or refuses (pause and
  * cancel, which stop spending, must work during an outage: docs/operations.md, "PostgreSQL
- * down"); `refuse` (the default): its error is the command's.
+ * down"); `refuse` (the default): its error is the command's. `stores`: the command's, when it
+ * has them open already; else the trail's are opened for it (one connection) and closed after.
  */
 export async function auditedCommand<T>(
   config: Config,
   step: AuditedStep<T>,
-  options: { without?: WithoutTrail; database?: Database } = {},
+  options: { without?: WithoutTrail; stores?: Stores } = {},
 ): Promise<T> {
   const actor = currentActor();
-  const trail = await openTrail(config, options, step.action);
+  const opened = await openTrail(config, options, step.action);
   try {
-    return await audited(trail, actor, step);
+    return await audited(opened?.trail, actor, step);
   } finally {
-    await trail?.close();
+    await opened?.close();
   }
 }
 
@@ -35,23 +35,33 @@ export async function auditedCommand<T>(
 export async function appendEntry(
   config: Config,
   draft: AuditDraft,
-  database?: Database,
+  stores?: Stores,
 ): Promise<void> {
-  const trail = await openAuditTrail(config, database);
+  const opened = await trailOf(config, stores);
   try {
-    await trail.append(draft);
+    await opened.trail.append(draft);
   } finally {
-    await trail.close();
+    await opened.close();
   }
+}
+
+/** The trail of `stores`, or of stores opened for it (one connection) that close() closes. */
+async function trailOf(
+  config: Config,
+  stores: Stores | undefined,
+): Promise<{ trail: AuditTrail; close(): Promise<void> }> {
+  if (stores) return { trail: stores.audit, close: async () => {} };
+  const own = await openStores(config, { max: 1 });
+  return { trail: own.audit, close: () => own.close() };
 }
 
 async function openTrail(
   config: Config,
-  options: { without?: WithoutTrail; database?: Database },
+  options: { without?: WithoutTrail; stores?: Stores },
   action: string,
-): Promise<AuditTrail | undefined> {
+): Promise<{ trail: AuditTrail; close(): Promise<void> } | undefined> {
   try {
-    return await openAuditTrail(config, options.database);
+    return await trailOf(config, options.stores);
   } catch (error) {
     if (options.without !== "warn" || !(error instanceof UserError)) throw error;
     process.stderr.write(

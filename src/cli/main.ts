@@ -1,16 +1,14 @@
 import { Command, CommanderError, type Option } from "commander";
-import {
-  registerAudit,
-  registerCatalog,
-  registerDashboard,
-  registerDb,
-  registerDemo,
-  registerDoctor,
-  registerSandbox,
-  registerWebhooks,
-  registerWorker,
-} from "./definitions/commands.js";
+import { registerAudit } from "./definitions/audit.js";
+import { registerCatalog } from "./definitions/catalog.js";
+import { registerDashboard } from "./definitions/dashboard.js";
+import { registerDb } from "./definitions/db.js";
+import { registerDemo } from "./definitions/demo.js";
+import { registerDoctor } from "./definitions/doctor.js";
 import { register as registerOrders } from "./definitions/orders.js";
+import { registerSandbox } from "./definitions/sandbox.js";
+import { registerWebhooks } from "./definitions/webhooks.js";
+import { registerWorker } from "./definitions/worker.js";
 import { quietOnClosedOutput } from "./output.js";
 
 /**

@@ -2,12 +2,12 @@ import type { ApiClient } from "../api/client.js";
 import { ApiError } from "../api/errors/api-error.js";
 import { WorkerBeats } from "../campaigns/worker-beats.js";
 import type { Config } from "../config.js";
-import type { Database } from "../db/open-database.js";
 import { UserError } from "../errors/user-error.js";
 import { Ledger } from "../ledger/ledger.js";
 import { commandClient, connectRedis, type RedisConnection } from "../redis/connection.js";
 import { isRedisAway } from "../redis/outage-reporter.js";
 import { assertRedisAnswers, RedisDownError } from "../redis/redis-down.js";
+import { openStores, type Stores } from "../stores/stores.js";
 
 /**
  * Redis and the ledger, opened together and closed together: what a command that reads and
@@ -25,20 +25,10 @@ export interface RedisServices {
 export interface Services extends RedisServices {
   client: ApiClient;
   /**
-   * PostgreSQL when GIFTJOBS_DATABASE_URL is set, its schema checked: the order journal and
-   * the product overrides are kept there (docs/catalog-database.md, "The order journal and
-   * product overrides").
+   * The stores (src/stores/stores.ts): the data dir's files, or PostgreSQL when
+   * GIFTJOBS_DATABASE_URL is set, its schema checked (docs/catalog-database.md).
    */
-  database?: Database;
-}
-
-/**
- * The configured database, its schema checked. Its module (and pg with it) is loaded only when
- * GIFTJOBS_DATABASE_URL is set (docs/architecture/command-line.md, "Start-up").
- */
-async function openCurrentDatabase(config: Config): Promise<Database> {
-  const migrations = await import("../db/migrations.js");
-  return migrations.openCurrentDatabase(config);
+  stores: Stores;
 }
 
 /**
@@ -46,7 +36,7 @@ async function openCurrentDatabase(config: Config): Promise<Database> {
  * orders retry: the journal is there): it refuses to start without it.
  */
 async function openServices(config: Config): Promise<Services> {
-  const database = config.databaseUrl ? await openCurrentDatabase(config) : undefined;
+  const stores = await openStores(config);
   let services: RedisServices | undefined;
   try {
     services = await connectServices(config);
@@ -56,18 +46,18 @@ async function openServices(config: Config): Promise<Services> {
     return {
       ...redisServices,
       client: apiClientFor(config),
-      ...(database ? { database } : {}),
+      stores,
       close: async () => {
         try {
           await redisServices.close();
         } finally {
-          await database?.close();
+          await stores.close();
         }
       },
     };
   } catch (error) {
     await services?.close().catch(() => {});
-    await database?.close().catch(() => {});
+    await stores.close().catch(() => {});
     throw error;
   }
 }
@@ -119,8 +109,8 @@ export function withRedisServices<T>(
  */
 async function warnIfDatabaseAway(config: Config): Promise<void> {
   try {
-    const database = await openCurrentDatabase(config);
-    await database.close().catch(() => {});
+    const stores = await openStores(config, { max: 1 });
+    await stores.close().catch(() => {});
   } catch (error) {
     if (!(error instanceof UserError)) throw error;
     process.stderr.write(

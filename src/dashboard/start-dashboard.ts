@@ -3,7 +3,6 @@ import { Queue } from "bullmq";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import { QUEUES } from "../../jobs/registry.js";
 import type { AuditTrail } from "../audit/trail.js";
-import { openAuditTrail } from "../audit/trail-for-config.js";
 import { WorkerBeats } from "../campaigns/worker-beats.js";
 import type { Config } from "../config.js";
 import { type DailyLimit, dailyLimitOf } from "../daily-limit.js";
@@ -20,6 +19,7 @@ import {
 } from "../redis/connection.js";
 import { OutageReporter, redisAddress } from "../redis/outage-reporter.js";
 import { assertRedisAnswers, RedisDownError, redisDownMessage } from "../redis/redis-down.js";
+import { openStores, type Stores } from "../stores/stores.js";
 import { ActionToken, DASHBOARD_TOKEN_ENV } from "./action-token.js";
 import { campaignRoutes } from "./campaign-routes.js";
 import { acceptedHosts, hostGuard, isLoopback, originGuard, publicHostName } from "./host-guard.js";
@@ -32,7 +32,7 @@ import { redisGate, sendRedisDown } from "./redis-gate.js";
 import { openDashboard } from "./request-user.js";
 import { changesNeed, LOGIN_PATH, refuseTokenInUrl, SignIn } from "./sign-in.js";
 import { UserTokens } from "./user-tokens.js";
-import { readUsersFile } from "./users-file.js";
+import { usersOf } from "./users-file.js";
 
 /** Where bull-board is mounted. */
 const BOARD_PATH = "/queues";
@@ -91,7 +91,15 @@ export async function startDashboard(options: StartDashboardOptions): Promise<Ru
   const log = options.log ?? silentLogger;
   const allowActions = options.allowActions ?? false;
   const publicHosts = (options.publicHosts ?? []).map(publicHostName);
-  const signIn = await signInFor(options, host, publicHosts);
+  // Opened once: the audit trail, and the users when a users file is given.
+  const opened = await openStoresOrWarn(config, log);
+  let signIn: SignIn | undefined;
+  try {
+    signIn = await signInFor(options, host, publicHosts, opened);
+  } catch (error) {
+    await opened.stores?.close().catch(() => {});
+    throw error;
+  }
   // No offline queue: while Redis is away a page's reads fail at once, and the page says so,
   // instead of waiting for reconnects (docs/architecture/redis.md, "Redis outages").
   const redis = connectRedis(config, { failFast: true });
@@ -107,9 +115,9 @@ export async function startDashboard(options: StartDashboardOptions): Promise<Ru
     });
     return queue;
   });
-  const audit = await openTrail(config, log);
+  const audit = opened.stores?.audit;
   const closeRedis = async () => {
-    await audit?.close().catch(() => {});
+    await opened.stores?.close().catch(() => {});
     outage.close();
     await Promise.all(queues.map((q) => q.close()));
     await redis.quit().catch(() => redis.disconnect());
@@ -158,6 +166,7 @@ async function signInFor(
   options: StartDashboardOptions,
   host: string,
   publicHosts: readonly string[],
+  opened: OpenedStores,
 ): Promise<SignIn | undefined> {
   if (options.usersFile !== undefined) {
     if (options.actionToken)
@@ -165,26 +174,32 @@ async function signInFor(
         DASHBOARD_TOKEN_ENV,
         "is set, and so is --users: the users file replaces the shared token; unset it",
       );
-    return new SignIn(new UserTokens(await readUsersFile(options.usersFile)));
+    // The stores cannot be opened (PostgreSQL away): the users cannot be checked either.
+    if (!opened.stores) throw opened.error;
+    const users = opened.stores.users({ path: options.usersFile, setting: "--users" });
+    return new SignIn(new UserTokens(await usersOf(users)));
   }
   if (!options.allowActions) return undefined;
   const token = actionTokenFor(host, publicHosts, options.actionToken);
   return token ? new SignIn(token) : undefined;
 }
 
+/** The stores, or the error that kept them closed. */
+type OpenedStores = { stores: Stores; error?: undefined } | { stores?: undefined; error: unknown };
+
 /**
- * The audit trail (docs/architecture/audit.md), or undefined, logged, when it cannot be opened
- * (PostgreSQL away or not migrated): the pages show no entries, and only pause and cancel run.
+ * The stores (src/stores/stores.ts), or none, logged, when they cannot be opened (PostgreSQL
+ * away or not migrated): the pages show no audit entries, and only pause and cancel run.
  */
-async function openTrail(config: Config, log: Logger): Promise<AuditTrail | undefined> {
+async function openStoresOrWarn(config: Config, log: Logger): Promise<OpenedStores> {
   try {
-    return await openAuditTrail(config);
+    return { stores: await openStores(config, { max: 2 }) };
   } catch (error) {
     log.warn(
       { err: error },
       "dashboard: the audit trail cannot be opened; only pause and cancel run",
     );
-    return undefined;
+    return { error };
   }
 }
 

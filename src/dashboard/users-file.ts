@@ -1,7 +1,9 @@
-import { readFile, rename, rm, writeFile } from "node:fs/promises";
+import { rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { checkActorName, sameActor } from "../audit/actor.js";
 import { UserError } from "../errors/user-error.js";
+import { readUsersText } from "../stores/file-stores.js";
+import type { UserStore } from "../stores/stores.js";
 import { ROLES, type Role, SHARED_USER_NAME } from "./dashboard-user.js";
 import { hashToken, newToken, parseHash, type TokenHash } from "./token-hash.js";
 
@@ -30,7 +32,16 @@ const HEADER = `# giftjobs dashboard users: NAME:ROLES:ID:HASH, one a line (docs
  * names where the path came from (the dashboard's `--users`, or the CLI's GIFTJOBS_USERS_FILE).
  */
 export async function readUsersFile(path: string, setting = "--users"): Promise<UserEntry[]> {
-  const users = parseUsers(await readText(path, false, setting), path);
+  return usersOf({ where: path, text: () => readUsersText(path, false, setting) });
+}
+
+/**
+ * The users of a store (src/stores: the users file, or where the stores keep them), read and
+ * checked; none is a mistake, named with `where`.
+ */
+export async function usersOf(store: UserStore): Promise<UserEntry[]> {
+  const path = store.where;
+  const users = parseUsers(await store.text(), path);
   if (users.length === 0)
     throw new UserError(
       `${path}: no user in it: add one with \`giftjobs dashboard add-user NAME --roles view,operate,approve --users ${path}\``,
@@ -105,7 +116,7 @@ export async function addUser(
   const checked = checkActorName(name, "NAME");
   if (sameActor(checked, SHARED_USER_NAME))
     throw new UserError(`NAME: ${SHARED_USER_NAME} is the shared token's name: choose another`);
-  const before = await readText(path, true);
+  const before = await readUsersText(path, true);
   const twin = parseUsers(before, path).find((u) => sameActor(u.name, checked));
   if (twin)
     throw new UserError(
@@ -124,20 +135,4 @@ export async function addUser(
     throw error;
   }
   return { token, name: checked, roles: listed };
-}
-
-async function readText(
-  path: string,
-  missingIsEmpty = false,
-  setting = "--users",
-): Promise<string> {
-  try {
-    return await readFile(path, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" && missingIsEmpty) return "";
-    throw new UserError(
-      `${setting} ${path}: ${code === "ENOENT" ? "no such file" : `cannot read it (${code ?? String(error)})`}`,
-    );
-  }
 }

@@ -1,5 +1,4 @@
 import type { CatalogStore } from "../catalog/catalog-store.js";
-import { fileCatalogStore } from "../catalog/file-store.js";
 import { openDatabaseSnapshot } from "./catalog-snapshot.js";
 import type { Database } from "./open-database.js";
 
@@ -18,11 +17,4 @@ export function databaseCatalogStore(dataDir: string, database: Database): Catal
     startSync: async (plan) =>
       (await import("./catalog-sync.js")).startDatabaseSync(database, plan),
   };
-}
-
-/** The store of `dataDir`'s files, or PostgreSQL's when a database is configured. */
-export function catalogStoreFor(place: { dataDir: string; database?: Database }): CatalogStore {
-  return place.database
-    ? databaseCatalogStore(place.dataDir, place.database)
-    : fileCatalogStore(place.dataDir);
 }

@@ -1,6 +1,6 @@
 import type { JournalLine } from "../orders/journal.js";
 import { JournalIndex } from "../orders/journal-index.js";
-import { FileJournal, type JournalAppender, type OrderJournal } from "../orders/journal-store.js";
+import type { JournalAppender, OrderJournal } from "../orders/journal-store.js";
 import { type Database, queryRows } from "./open-database.js";
 
 /**
@@ -104,19 +104,15 @@ export class PgJournal implements OrderJournal {
     );
   }
 
+  async campaigns(): Promise<string[]> {
+    const rows = await this.query<{ campaign: string }>(
+      "SELECT DISTINCT campaign FROM order_journal ORDER BY campaign",
+      [],
+    );
+    return rows.map((r) => r.campaign);
+  }
+
   private query<R>(text: string, values: unknown[]): Promise<R[]> {
     return queryRows<R>(this.database, text, values);
   }
-}
-
-/**
- * The journal the settings name: PostgreSQL's when `database` is given (GIFTJOBS_DATABASE_URL),
- * else the files under `dataDir`; none without either (no journal is kept or read).
- */
-export function journalFor(options: {
-  database?: Database;
-  dataDir?: string;
-}): OrderJournal | undefined {
-  if (options.database) return new PgJournal(options.database);
-  return options.dataDir !== undefined ? new FileJournal(options.dataDir) : undefined;
 }

@@ -1,11 +1,10 @@
-import {
-  FilePaidMemory,
-  type ImportedFile,
-  type PaidAppender,
-  type PaidEntry,
-  type PaidLookup,
-  type PaidMemory,
-  type PaidPruned,
+import type {
+  ImportedFile,
+  PaidAppender,
+  PaidEntry,
+  PaidLookup,
+  PaidMemory,
+  PaidPruned,
 } from "../orders/paid-memory.js";
 import { type Database, inTransaction, queryRows } from "./open-database.js";
 
@@ -113,16 +112,4 @@ export class PgPaidMemory implements PaidMemory {
   private query<R>(text: string, values: unknown[]): Promise<R[]> {
     return queryRows<R>(this.database, text, values);
   }
-}
-
-/**
- * The paid memory the settings name: PostgreSQL's when `database` is given (GIFTJOBS_DATABASE_URL),
- * else files under `dataDir`; none without either (as the journal: journalFor).
- */
-export function paidMemoryFor(options: {
-  database?: Database;
-  dataDir?: string;
-}): PaidMemory | undefined {
-  if (options.database) return new PgPaidMemory(options.database);
-  return options.dataDir !== undefined ? new FilePaidMemory(options.dataDir) : undefined;
 }

@@ -4,7 +4,6 @@ import type { OrderJobData } from "../../jobs/orders/job.js";
 import { QUEUES } from "../../jobs/registry.js";
 import { apiClientFor } from "../api/client-for-config.js";
 import { currentActor } from "../audit/actor.js";
-import { FileAuditTrail } from "../audit/file-trail.js";
 import { writeReport } from "../campaigns/report.js";
 import { type CampaignStatus, pendingRows } from "../campaigns/status.js";
 import { waitForCampaign } from "../campaigns/wait-for-campaign.js";
@@ -28,6 +27,7 @@ import {
 } from "../redis/connection.js";
 import { assertRedisAnswers } from "../redis/redis-down.js";
 import { startSandbox } from "../sandbox/server.js";
+import { openStores, type Stores } from "../stores/stores.js";
 import { startWorkers } from "../worker/start-workers.js";
 import { demoPrefix, demoPrefixAssignment } from "./demo-prefix.js";
 import { type PrivateRedis, redisServerInstalled, startPrivateRedis } from "./private-redis.js";
@@ -142,6 +142,8 @@ async function demoCampaign(
   const connection = connectRedis(config);
   const queue = new Queue<OrderJobData>(QUEUES.orders, { connection, prefix: config.prefix });
   const ledger = new Ledger(commandClient(connection), config.prefix);
+  // The demo's own data dir's files: its config names no database.
+  const stores = await openStores(config);
   const workers = await startWorkers({
     config,
     log: options.log,
@@ -159,9 +161,9 @@ async function demoCampaign(
         itemsPerOrder: 1,
         append,
         // Its entry before its rows, as `orders import` writes it (docs/architecture/audit.md).
-        beforeRecording: (planned) => demoImportEntry(config, { file: csv, append }, planned),
+        beforeRecording: (planned) => demoImportEntry(stores, { file: csv, append }, planned),
       },
-      { ledger, catalog: index, client, log: options.log },
+      { ledger, catalog: index, client, log: options.log, stores },
     );
     const status = await waitUntilDone(ledger, options);
     const report = join(config.dataDir, "report.csv");
@@ -189,20 +191,19 @@ async function demoCampaign(
     await workers.close();
     await queue.close();
     await connection.quit();
+    await stores.close();
   }
 }
 
 /** The demo import's audit entry, in the demo's own data dir's trail. */
 async function demoImportEntry(
-  config: Config,
+  stores: Stores,
   { file, append }: { file: string; append: boolean },
   planned: ImportResult,
 ): Promise<void> {
   const command = { file, campaign: DEMO_CAMPAIGN, append, budgets: [] };
   const sha256 = await sha256OfFile(file).catch(() => undefined);
-  await new FileAuditTrail(config.dataDir).append(
-    importPlannedDraft({ command }, planned, currentActor(), sha256),
-  );
+  await stores.audit.append(importPlannedDraft({ command }, planned, currentActor(), sha256));
 }
 
 async function waitUntilDone(ledger: Ledger, options: DemoOptions): Promise<CampaignStatus> {

@@ -1,8 +1,6 @@
-import type { Config } from "../config.js";
-import { type Database, openDatabase } from "../db/open-database.js";
-import { paidMemoryFor } from "../db/paid-memory.js";
 import type { PaidPruned } from "../orders/paid-memory.js";
 import { plural } from "../plural.js";
+import type { Stores } from "../stores/stores.js";
 import { type DoctorCheck, failed, passed } from "./doctor-check.js";
 
 const DAY_MS = 86_400_000;
@@ -13,23 +11,20 @@ const DAY_MS = 86_400_000;
  * at 03:30 UTC. Some past it by more than a day: failed, the job is not running.
  */
 export async function paidMemoryCheck(
-  config: Pick<Config, "dataDir" | "databaseUrl" | "databaseSchema" | "repeatWindowDays">,
+  opening: Promise<Stores>,
+  repeatWindowDays: number,
   now = Date.now(),
 ): Promise<DoctorCheck> {
-  let database: Database | undefined;
   try {
-    if (config.databaseUrl) database = await openDatabase(config, { max: 1 });
-    const memory = paidMemoryFor({ database, dataDir: config.dataDir })!;
-    const before = now - config.repeatWindowDays * DAY_MS;
+    const memory = (await opening).paidMemory;
+    const before = now - repeatWindowDays * DAY_MS;
     const [past, overdue] = await Promise.all([
       memory.countBefore(before),
       memory.countBefore(before - DAY_MS),
     ]);
-    return paidMemoryOf(config.repeatWindowDays, past, overdue);
+    return paidMemoryOf(repeatWindowDays, past, overdue);
   } catch (error) {
     return failed("paid-memory", `not checked: ${(error as Error).message}`);
-  } finally {
-    await database?.close().catch(() => {});
   }
 }
 

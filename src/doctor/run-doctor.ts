@@ -1,6 +1,7 @@
 import { ApiClient } from "../api/client.js";
 import type { Config } from "../config.js";
 import { registerSecret } from "../log.js";
+import { openStores } from "../stores/stores.js";
 import { dailySpendCheck } from "./daily-spend-check.js";
 import { databaseCheck } from "./database-check.js";
 import type { DoctorCheck } from "./doctor-check.js";
@@ -41,19 +42,22 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     apiVersion: config.apiVersion,
     timeoutMs: options.serviceTimeoutMs ?? 5000,
   });
-  const [redis, service, database, catalog, retention, paidMemory, spend] = await Promise.all([
+  // Opened once for the checks that read the stores; each says so when they cannot be opened.
+  const opening = openStores(config, { max: 2 });
+  opening.catch(() => {});
+  const [redis, service, postgres, catalog, retention, paidMemory, spend] = await Promise.all([
     inspectRedis(config, config.prefix).then(redisChecks),
     serviceCheck(client, config.apiUrl),
     databaseCheck(config),
-    snapshotCheck(config, options.maxSnapshotAgeHours ?? 26),
+    snapshotCheck(opening, options.maxSnapshotAgeHours ?? 26),
     retentionCheck(config),
-    paidMemoryCheck(config),
+    paidMemoryCheck(opening, config.repeatWindowDays),
     dailySpendCheck(config),
-  ]);
+  ]).finally(() => opening.then((stores) => stores.close()).catch(() => {}));
   const checks = [
     ...redis,
     service,
-    ...(database ? [database] : []),
+    ...(postgres ? [postgres] : []),
     catalog,
     ...(retention ? [retention] : []),
     paidMemory,

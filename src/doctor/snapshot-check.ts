@@ -1,34 +1,27 @@
 import { openCurrentSnapshot } from "../catalog/current-snapshot.js";
-import { openCatalogStore } from "../db/open-catalog-store.js";
-import type { DatabaseSettings } from "../db/open-database.js";
+import type { Stores } from "../stores/stores.js";
 import { type DoctorCheck, failed, passed } from "./doctor-check.js";
 
 /**
- * The current catalog snapshot exists and is younger than `maxAgeHours`, in the configured
- * store: the data dir's files, or PostgreSQL (which must answer, its schema current).
+ * The current catalog snapshot exists and is younger than `maxAgeHours`, in the stores being
+ * opened (`opening`: the data dir's files, or PostgreSQL, which must answer, its schema current).
  */
 export async function snapshotCheck(
-  settings: { dataDir: string } & Partial<DatabaseSettings>,
+  opening: Promise<Stores>,
   maxAgeHours: number,
   now = Date.now(),
 ): Promise<DoctorCheck> {
   let snapshot: Awaited<ReturnType<typeof openCurrentSnapshot>>;
+  let where: string;
   try {
-    const store = await openCatalogStore(settings);
-    try {
-      snapshot = await openCurrentSnapshot(store);
-    } finally {
-      await store.close();
-    }
+    const { catalog } = await opening;
+    where = catalog.where;
+    snapshot = await openCurrentSnapshot(catalog);
   } catch (error) {
     return failed("catalog", `the current snapshot cannot be read: ${(error as Error).message}`);
   }
-  if (!snapshot) {
-    const where = settings.databaseUrl
-      ? `PostgreSQL schema ${settings.databaseSchema ?? "giftjobs"} (GIFTJOBS_DATABASE_URL)`
-      : `${settings.dataDir} (GIFTJOBS_DATA_DIR)`;
+  if (!snapshot)
     return failed("catalog", `no catalog snapshot in ${where}: run giftjobs catalog sync`);
-  }
   const hours = (now - Date.parse(snapshot.manifest.fetched_at)) / 3_600_000;
   const age = hours < 1 ? `${Math.round(hours * 60)} min` : `${hours.toFixed(1)} h`;
   const what = `snapshot ${snapshot.name} (${snapshot.manifest.product_count} products) is ${age} old`;

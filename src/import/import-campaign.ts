@@ -3,9 +3,6 @@ import { RepeatFinder } from "../campaigns/earlier-payments.js";
 import { forgetBegun, forgottenRefusal } from "../campaigns/forget-records.js";
 import { storedState } from "../campaigns/state.js";
 import { sha256OfFile } from "../catalog/file-snapshot.js";
-import { journalFor } from "../db/order-journal.js";
-import { paidMemoryFor } from "../db/paid-memory.js";
-import { PgProductOverrides } from "../db/product-overrides.js";
 import { UserError } from "../errors/user-error.js";
 import { CAMPAIGN_NAME } from "../ledger/ledger.js";
 import { checkBudgetFlags } from "../orders/budget.js";
@@ -55,12 +52,12 @@ async function importStaged(stages: ImportStages, deps: ImportDeps): Promise<Imp
     );
   }
   checkBudgetFlags(stages.pricing.budgets);
-  const memory = paidMemoryFor(deps);
+  const memory = deps.stores.paidMemory;
   await checkName(recording, deps, memory);
   const mode = recording.executionMode;
   const itemsPerOrder = checkItemsPerOrder(recording.itemsPerOrder, mode);
   const packer = itemsPerOrder > 1 ? new OrderPacker(itemsPerOrder) : undefined;
-  const journal = await journalFor(deps)?.load(campaign);
+  const journal = await deps.stores.journal.load(campaign);
   const invalidFile =
     run.skipInvalid && run.errorFile && !run.dryRun
       ? new InvalidRowsFile(run.errorFile, deps.catalog)
@@ -125,9 +122,8 @@ async function importWithSpool(
  * changed denominations check them.
  */
 async function passOne(stages: ImportStages, deps: ImportDeps, plan: ImportPlan): Promise<Survey> {
-  const overrides = () =>
-    deps.database ? new PgProductOverrides(deps.database) : deps.ledger.productOverrides();
-  const catalog = deps.catalog && (await overrides().applyTo(deps.catalog));
+  const catalog =
+    deps.catalog && (await deps.stores.productOverrides(deps.ledger).applyTo(deps.catalog));
   const { recording, read, header, validation, run } = stages;
   return surveyFile(
     { campaign: recording.campaign, read, header, validation, onProgress: run.onProgress },
@@ -276,7 +272,7 @@ async function repeatCheck(
   const lookup = await memory.lookup(campaign, since);
   const outcome = choice === "refuse" ? "refused" : choice === "skip" ? "skipped" : "allowed";
   return {
-    finder: new RepeatFinder(lookup, deps.ledger, deps.dataDir),
+    finder: new RepeatFinder(lookup, deps.ledger, deps.stores.dataDir),
     choice,
     groups: new RepeatGroups(outcome),
     memory,

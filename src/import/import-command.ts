@@ -7,8 +7,6 @@ import { catalogPlace, fillCatalogHint } from "../catalog/no-snapshot-error.js";
 import type { Config } from "../config.js";
 import { dailyLimitOf } from "../daily-limit.js";
 import { DatabaseDownError } from "../db/database-error.js";
-import { withCatalogStore } from "../db/open-catalog-store.js";
-import type { Database } from "../db/open-database.js";
 import { UserError } from "../errors/user-error.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
@@ -17,6 +15,7 @@ import type { Distribution } from "../orders/order-row.js";
 import { plural } from "../plural.js";
 import type { RedisSettings } from "../redis/connection.js";
 import { isRedisAway, redisAddress } from "../redis/outage-reporter.js";
+import { type StoreSettings, type Stores, withStores } from "../stores/stores.js";
 import { importCampaign } from "./import-campaign.js";
 import { ImportDeclined, ImportRefused } from "./import-errors.js";
 import type { ImportOptions, ImportProgress, ImportResult, SpendPlan } from "./import-types.js";
@@ -65,10 +64,10 @@ export interface ImportCommand {
 }
 
 /** What `orders import` takes from the configuration. */
-export type ImportSettings = Pick<Config, "dataDir" | "templateId" | "requireApproval"> &
+export type ImportSettings = Pick<Config, "templateId" | "requireApproval"> &
+  StoreSettings &
   Partial<Pick<Config, "approvalThreshold">> &
   Partial<Pick<Config, "repeatWindowDays" | "dailyLimit" | "limitTz">> &
-  Partial<Pick<Config, "databaseUrl" | "databaseSchema">> &
   RedisSettings;
 
 /** An import ready to run: its command, the catalog to check rows against, its error file. */
@@ -99,11 +98,11 @@ export interface ImportTerminal {
 /** How an import runs from the command line: services, log, terminal, and its printing. */
 export interface ImportIo extends ImportTerminal {
   /**
-   * Opens the ledger, the API client and PostgreSQL when configured (the journal's and the
-   * overrides' place) around `fn`, and closes them after.
+   * Opens the ledger, the API client and the stores (files, or PostgreSQL when configured: the
+   * journal's and the overrides' place) around `fn`, and closes them after.
    */
   withServices<T>(
-    fn: (services: { ledger: Ledger; client: ApiClient; database?: Database }) => Promise<T>,
+    fn: (services: { ledger: Ledger; client: ApiClient; stores: Stores }) => Promise<T>,
   ): Promise<T>;
   log: Logger;
   /** The import ended, however it ended: a progress bar stops here, before anything is printed. */
@@ -114,14 +113,14 @@ export interface ImportIo extends ImportTerminal {
    * Records what the import is about to record in the audit trail, durably, before the campaign
    * or any row is recorded (ImportOptions.beforeRecording); an error stops the import there.
    */
-  auditPlanned?(planned: ImportResult, database: Database | undefined): Promise<void>;
+  auditPlanned?(planned: ImportResult, stores: Stores | undefined): Promise<void>;
   /**
-   * Records how it ended in the audit trail (src/import/import-audit.ts), on the import's
-   * database when it has one open, before anything is printed; told of every end, a dry run's
+   * Records how it ended in the audit trail (src/import/import-audit.ts), in the import's
+   * stores when they are open, before anything is printed; told of every end, a dry run's
    * included (after auditPlanned's entry, it writes a second only when the end is not the plan:
    * EntryFirst, src/audit/audited.ts).
    */
-  audit?(end: ImportEnd, database: Database | undefined): Promise<void>;
+  audit?(end: ImportEnd, stores: Stores | undefined): Promise<void>;
 }
 
 /** `orders import --json`: one document on every exit. */
@@ -147,7 +146,7 @@ export async function prepareImport(
     throw new UserError("--no-catalog-check needs --currency CUR: the currency every row pays in");
   // The configured store: PostgreSQL when GIFTJOBS_DATABASE_URL is set, else the data dir's files.
   const catalog = command.catalogCheck
-    ? await withCatalogStore(settings, (store) => loadCurrentIndex(store))
+    ? await withStores(settings, (stores) => loadCurrentIndex(stores.catalog))
     : undefined;
   if (command.catalogCheck && !catalog) {
     throw new UserError(
@@ -254,8 +253,8 @@ export async function runImportCommand(prepared: PreparedImport, io: ImportIo): 
   // Rows recorded so far, and whether Redis answered at the start (for a Redis lost mid-way).
   let recorded = 0;
   let connected = false;
-  // The import's database once open.
-  let database: Database | undefined;
+  // The import's stores once open.
+  let stores: Stores | undefined;
   const options: ImportOptions = {
     ...importOptionsOf(prepared, {
       ...io,
@@ -265,15 +264,15 @@ export async function runImportCommand(prepared: PreparedImport, io: ImportIo): 
       },
     }),
     beforeRecording: async (plan) => {
-      await io.auditPlanned?.(plan, database);
+      await io.auditPlanned?.(plan, stores);
     },
   };
-  const { catalog, settings } = prepared;
+  const { catalog } = prepared;
   try {
-    return await io.withServices(async ({ ledger, client, database: open }) => {
+    return await io.withServices(async ({ ledger, client, stores: open }) => {
       connected = true;
-      database = open;
-      const deps = { ledger, catalog, client, log: io.log, dataDir: settings.dataDir, database };
+      stores = open;
+      const deps = { ledger, catalog, client, log: io.log, stores };
       const end = await importCampaign(options, deps).then(
         (result) => {
           io.ended();
@@ -284,7 +283,7 @@ export async function runImportCommand(prepared: PreparedImport, io: ImportIo): 
           return stoppedEnd(error);
         },
       );
-      await auditThenPrint(io, end, database);
+      await auditThenPrint(io, end, stores);
       return end.code;
     });
   } catch (error) {
@@ -307,10 +306,10 @@ export async function runImportCommand(prepared: PreparedImport, io: ImportIo): 
 async function auditThenPrint(
   io: ImportIo,
   end: ImportEnd,
-  database: Database | undefined,
+  stores: Stores | undefined,
 ): Promise<void> {
   try {
-    await io.audit?.(end, database);
+    await io.audit?.(end, stores);
   } finally {
     io.print(end);
   }

@@ -4,8 +4,6 @@ import { FOUR_EYES_FIELDS, withImporter } from "../campaigns/four-eyes.js";
 import { moveCampaign } from "../campaigns/state.js";
 import { addedRepeats } from "../campaigns/status.js";
 import { recordingMarked } from "../campaigns/unfinished-import.js";
-import { journalFor } from "../db/order-journal.js";
-import { paidMemoryFor } from "../db/paid-memory.js";
 import { BudgetExceededError, CampaignClosedError } from "../ledger/record-errors.js";
 import { type CurrencyBudget, unitsText } from "../orders/budget.js";
 import type { JournalVerdict } from "../orders/journal-index.js";
@@ -113,14 +111,14 @@ async function orderTagsFor(
   existing: Existing | undefined,
   plan: ImportPlan,
 ): Promise<boolean> {
-  const store = journalFor(deps);
-  const marker = store ? await store.hasTagsMarker(campaign) : false;
+  const store = deps.stores.journal;
+  const marker = await store.hasTagsMarker(campaign);
   const tagged = campaignTagsOrders({
     marker,
     meta: existing?.meta,
     journalOrders: plan.journal?.lines ?? 0,
   });
-  if (tagged && !marker) await store?.writeTagsMarker(campaign);
+  if (tagged && !marker) await store.writeTagsMarker(campaign);
   return tagged;
 }
 
@@ -149,8 +147,8 @@ async function writeCampaign(
   tagOrders: boolean,
 ): Promise<{ rows: number; orders: number }> {
   if (journal && packer) await repackFromSpool(spool, journal, survey.released, packer);
-  const journalWriter = journalFor(deps)?.appender(campaign);
-  const paid = paidMemoryFor(deps)?.appender(campaign);
+  const journalWriter = deps.stores.journal.appender(campaign);
+  const paid = deps.stores.paidMemory.appender(campaign);
   const writer = new CampaignWriter(
     campaign,
     deps,

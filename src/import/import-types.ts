@@ -3,13 +3,13 @@ import type { ApiClient } from "../api/client.js";
 import type { ExecutionMode } from "../api/order-request.js";
 import type { CatalogIndex } from "../catalog/index-entry.js";
 import type { DailyLimit } from "../daily-limit.js";
-import type { Database } from "../db/open-database.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { StoredState } from "../ledger/types.js";
 import type { Logger } from "../log.js";
 import type { Budget } from "../orders/budget.js";
 import type { Distribution } from "../orders/order-row.js";
 import type { CurrencyTotal } from "../orders/totals.js";
+import type { Stores } from "../stores/stores.js";
 import type { DailyLimitNote } from "./daily-limit-note.js";
 import type { PricedBy, Pricing } from "./pricing.js";
 import type { ReadOrderRowsOptions } from "./readers/csv-rows.js";
@@ -159,18 +159,16 @@ export interface ImportDeps {
   client?: ApiClient;
   log: Logger;
   /**
-   * The data dir (`GIFTJOBS_DATA_DIR`): the campaign's order journal is kept in
-   * `campaigns/NAME/orders.ndjson` under it, and read by every import, so that a re-import after
-   * a lost ledger packs rows into the orders, and keys, they had
-   * (docs/architecture/keys-and-exactly-once.md, "Lost ledger"). None: no journal is kept or read.
+   * Where the campaign's order journal and paid memory are kept and the product overrides read
+   * (src/stores/stores.ts: files under the data dir, or PostgreSQL): every import reads the
+   * journal, so that a re-import after a lost ledger packs rows into the orders, and keys, they
+   * had (docs/architecture/keys-and-exactly-once.md, "Lost ledger").
    */
-  dataDir?: string;
-  /**
-   * PostgreSQL (GIFTJOBS_DATABASE_URL): the order journal and its tags marker are kept there
-   * instead of under `dataDir`, and the product overrides are read there
-   * (docs/catalog-database.md, "The order journal and product overrides").
-   */
-  database?: Database;
+  stores: Stores;
+  /** Not a place: the stores say where (openStores). A raw one here would be a second choice. */
+  dataDir?: never;
+  /** Not a place: the stores say where (openStores). A raw one here would be a second choice. */
+  database?: never;
 }
 
 /** What an import is about to record and spend, for `confirm`. */

@@ -1,3 +1,5 @@
+import { readdir, stat } from "node:fs/promises";
+import { join } from "node:path";
 import {
   appendJournalLines,
   type JournalLine,
@@ -41,6 +43,8 @@ export interface OrderJournal {
   hasTagsMarker(campaign: string): Promise<boolean>;
   /** Writes the marker, durable, before any tagged order is journaled. */
   writeTagsMarker(campaign: string): Promise<void>;
+  /** The campaigns with a journal, sorted (audit verify: each has an import entry). */
+  campaigns(): Promise<string[]>;
 }
 
 /** The journal as files: `campaigns/NAME/orders.ndjson` and `order-tags` under the data dir. */
@@ -74,5 +78,25 @@ export class FileJournal implements OrderJournal {
 
   writeTagsMarker(campaign: string): Promise<void> {
     return writeTagsMarker(this.dataDir, campaign);
+  }
+
+  /** The campaign folders whose journal file has a line. */
+  async campaigns(): Promise<string[]> {
+    let names: string[];
+    try {
+      names = await readdir(join(this.dataDir, "campaigns"));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw error;
+    }
+    const journaled = await Promise.all(
+      names.map((name) =>
+        stat(this.where(name)).then(
+          (s) => s.size > 0,
+          () => false,
+        ),
+      ),
+    );
+    return names.filter((_, i) => journaled[i]).sort();
   }
 }

@@ -1,5 +1,6 @@
 import type { OrderRequest } from "../api/order-request.js";
 import { pauseIfRunning } from "../campaigns/control.js";
+import type { CatalogStore } from "../catalog/catalog-store.js";
 import { openCurrentSnapshot } from "../catalog/current-snapshot.js";
 import type { CatalogIndex } from "../catalog/index-entry.js";
 import { notOrderableReason } from "../catalog/orderable.js";
@@ -13,8 +14,6 @@ import {
   type ProductOverrideMap,
   type ProductOverrideStore,
 } from "../catalog/product-overrides.js";
-import { catalogStoreFor } from "../db/catalog-store.js";
-import type { Database } from "../db/open-database.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
 
@@ -23,12 +22,11 @@ export interface ProductGuardSource {
   /** The product states pushed by the service (`product.update`): Redis, or the database. */
   overrides: ProductOverrideStore;
   /**
-   * The worker's data dir: overrides not newer than its current snapshot are ignored (the
-   * snapshot has what they said). Without a snapshot there, every override counts.
+   * The worker's catalog (its data dir's, or PostgreSQL's): overrides not newer than its current
+   * snapshot are ignored (the snapshot has what they said). Without a snapshot, every override
+   * counts.
    */
-  dataDir: string;
-  /** PostgreSQL when the catalog is kept there: the snapshot is read from it, not the data dir. */
-  database?: Database;
+  catalog: CatalogStore;
 }
 
 /** A face value as a plain decimal (no exponent), for comparing with denominations. */
@@ -83,7 +81,7 @@ export class ProductGuard {
   private async read(): Promise<GuardView> {
     const [all, snapshot] = await Promise.all([
       this.source.overrides.read(),
-      openCurrentSnapshot(catalogStoreFor(this.source)),
+      openCurrentSnapshot(this.source.catalog),
     ]);
     if (!snapshot) this.snapshot = undefined;
     else if (this.snapshot?.name !== snapshot.name) {

@@ -1,7 +1,7 @@
 import type { Config } from "../config.js";
-import { openCurrentDatabase } from "../db/migrations.js";
-import { PgProductOverrides } from "../db/product-overrides.js";
+import { Ledger } from "../ledger/ledger.js";
 import { commandClient, connectRedis, type RedisConnection } from "../redis/connection.js";
+import { openStores } from "../stores/stores.js";
 import {
   type RunningReceiver,
   startWebhookReceiver,
@@ -27,29 +27,30 @@ export async function startReceiverFor(
   options: ReceiverForConfigOptions,
 ): Promise<RunningReceiver> {
   const { onConnection, ...receiverOptions } = options;
-  const database = config.databaseUrl ? await openCurrentDatabase(config) : undefined;
+  const stores = await openStores(config);
   // Many messages at once, several commands each: one write per event-loop turn.
   const redis = connectRedis(config, { coalesceWrites: true });
   onConnection?.(redis);
   try {
+    const ledger = new Ledger(commandClient(redis), config.prefix);
     const receiver = await startWebhookReceiver({
       ...receiverOptions,
       redis: commandClient(redis),
       prefix: config.prefix,
       dataDir: config.dataDir,
-      ...(database ? { productOverrides: new PgProductOverrides(database) } : {}),
+      productOverrides: stores.productOverrides(ledger),
     });
     return {
       ...receiver,
       close: async () => {
         await receiver.close();
         await redis.quit().catch(() => redis.disconnect());
-        await database?.close();
+        await stores.close();
       },
     };
   } catch (error) {
     redis.disconnect();
-    await database?.close().catch(() => {});
+    await stores.close().catch(() => {});
     throw error;
   }
 }

@@ -7,16 +7,15 @@ import type { QueueContext, QueueRunner } from "./queue-runner.js";
 
 /** The `catalog` queue's worker (jobs/catalog/process.ts): one sync at a time. */
 export function startCatalogQueue(context: QueueContext): QueueRunner {
-  const { options, connection, log, active, database } = context;
+  const { options, connection, log, active, stores } = context;
   const { config } = options;
   const hooks = options.hooks ?? {};
   const processor = createCatalogSyncProcessor({
     ...options.catalog,
     // The catalog sync's requests are counted like the order workers' ones.
     client: apiClientFor(config, hooks.onResponse),
-    dataDir: config.dataDir,
-    // PostgreSQL when configured: the snapshot is published there (docs/catalog-database.md).
-    database,
+    // The data dir's files, or PostgreSQL when configured (docs/catalog-database.md).
+    store: stores.catalog,
     apiVersion: config.apiVersion,
     log,
   });

@@ -4,9 +4,7 @@ import { createForgetProcessor } from "../../jobs/maintenance/process.js";
 import { syncNightlySchedule } from "../../jobs/maintenance/schedule.js";
 import { QUEUES } from "../../jobs/registry.js";
 import { currentActor } from "../audit/actor.js";
-import { trailOf } from "../audit/trail-of.js";
 import { forgetDetails } from "../campaigns/forget.js";
-import { paidMemoryFor } from "../db/paid-memory.js";
 import { Ledger } from "../ledger/ledger.js";
 import { commandClient } from "../redis/connection.js";
 import { type QueueContext, type QueueRunner, quietIfAway } from "./queue-runner.js";
@@ -20,20 +18,20 @@ export function startMaintenanceQueue(context: QueueContext): QueueRunner {
   const { options, connection, log, active, outage } = context;
   const { config } = options;
   const redis = commandClient(connection);
-  const stores = { database: context.database, dataDir: config.dataDir };
+  const { stores } = context;
   const processor = createForgetProcessor({
     redis,
     ledger: new Ledger(redis, config.prefix),
     dataDir: config.dataDir,
     afterDays: config.forgetAfterDays,
-    paidMemory: paidMemoryFor(stores),
+    paidMemory: stores.paidMemory,
     repeatWindowDays: config.repeatWindowDays,
     log,
     // One entry a night that forgot something, and one a night that pruned something, as the
     // worker's OS user or GIFTJOBS_ACTOR (docs/architecture/audit.md, "What is recorded").
     onForgotten: async (summary) => {
       if (summary.campaigns.length === 0) return;
-      await trailOf(stores).append({
+      await stores.audit.append({
         actor: currentActor(),
         action: "forget",
         campaign: null,
@@ -42,7 +40,7 @@ export function startMaintenanceQueue(context: QueueContext): QueueRunner {
       });
     },
     onPruned: async (pruned, before) => {
-      await trailOf(stores).append({
+      await stores.audit.append({
         actor: currentActor(),
         action: "prune",
         campaign: null,

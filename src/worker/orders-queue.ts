@@ -8,11 +8,8 @@ import { limiterFor, RateLimitBackoff } from "../../jobs/orders/rate-limit.js";
 import { QUEUES } from "../../jobs/registry.js";
 import { apiClientFor } from "../api/client-for-config.js";
 import { recordAutoPause } from "../audit/auto-pause.js";
-import { trailOf } from "../audit/trail-of.js";
 import { STALL_FIELDS } from "../campaigns/stall.js";
 import { daySpendOf } from "../daily-limit.js";
-import { journalFor } from "../db/order-journal.js";
-import { PgProductOverrides } from "../db/product-overrides.js";
 import { Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
 import { commandClient } from "../redis/connection.js";
@@ -42,16 +39,15 @@ export function orderJobSlots(concurrency: number): number {
  * tracker's progress lines.
  */
 export function startOrdersQueue(context: QueueContext): QueueRunner {
-  const { options, connection, outage, log, active, database } = context;
+  const { options, connection, outage, log, active, stores } = context;
   const { config } = options;
   const concurrency = options.concurrency ?? WORKER_DEFAULTS.concurrency;
   const hooks = options.hooks ?? {};
   const client = apiClientFor(config, hooks.onResponse);
   const ledger = new Ledger(commandClient(connection), config.prefix);
   // The database's when configured, else the data dir's files and the Redis hash.
-  const journal = journalFor({ database, dataDir: config.dataDir })!;
-  const overrides = database ? new PgProductOverrides(database) : ledger.productOverrides();
-  const audit = trailOf({ database, dataDir: config.dataDir });
+  const { journal, audit } = stores;
+  const overrides = stores.productOverrides(ledger);
   // The automatic pauses' entries still being written: a stop waits for them, so that no
   // write reaches the data dir (or the database) after the worker has stopped.
   const auditing = new Set<Promise<void>>();
@@ -125,7 +121,7 @@ export function startOrdersQueue(context: QueueContext): QueueRunner {
         limits: {
           dailyLimit: daySpendOf(config),
           productGuard: options.webhooks
-            ? new ProductGuard({ overrides, dataDir: config.dataDir, database })
+            ? new ProductGuard({ overrides, catalog: stores.catalog })
             : undefined,
         },
         recording: {

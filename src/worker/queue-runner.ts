@@ -1,9 +1,9 @@
 import type { Worker } from "bullmq";
 import type { ServiceContact } from "../campaigns/worker-beats.js";
-import type { Database } from "../db/open-database.js";
 import type { Logger } from "../log.js";
 import type { RedisConnection } from "../redis/connection.js";
 import type { OutageReporter } from "../redis/outage-reporter.js";
+import type { Stores } from "../stores/stores.js";
 import type { ActiveJobs } from "./shutdown.js";
 import type { StartWorkersOptions } from "./worker-options.js";
 
@@ -16,11 +16,10 @@ export interface QueueContext {
   /** Counts the jobs running now, for the stop (shutdown.ts). */
   active: ActiveJobs;
   /**
-   * PostgreSQL when GIFTJOBS_DATABASE_URL is set (its schema checked at start): the order journal
-   * and the product overrides are kept there (docs/catalog-database.md, "The order journal and
-   * product overrides").
+   * The stores, opened once at start (src/stores/stores.ts): the data dir's files, or PostgreSQL
+   * when GIFTJOBS_DATABASE_URL is set, its schema checked (docs/catalog-database.md).
    */
-  database?: Database;
+  stores: Stores;
 }
 
 /** One queue's running worker, and what runs beside it, in the order a stop takes them. */

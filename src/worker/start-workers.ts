@@ -1,11 +1,10 @@
 import type { Worker } from "bullmq";
 import type { QUEUES } from "../../jobs/registry.js";
 import { WorkerBeats } from "../campaigns/worker-beats.js";
-import { openCurrentDatabase } from "../db/migrations.js";
-import type { Database } from "../db/open-database.js";
 import { StartCancelled } from "../errors/start-cancelled.js";
 import { commandClient, connectRedis, type RedisConnection } from "../redis/connection.js";
 import { OutageReporter, redisAddress } from "../redis/outage-reporter.js";
+import { openStores, type Stores } from "../stores/stores.js";
 import { startCatalogQueue } from "./catalog-queue.js";
 import { Heartbeat } from "./heartbeat.js";
 import { startMaintenanceQueue } from "./maintenance-queue.js";
@@ -25,21 +24,16 @@ const STARTERS: Record<keyof typeof QUEUES, (context: QueueContext) => QueueRunn
 export async function startWorkers(options: StartWorkersOptions): Promise<RunningWorkers> {
   // First: a database that does not answer, or whose schema is not current, stops the start in
   // one line before Redis is waited for.
-  const database = options.config.databaseUrl
-    ? await openCurrentDatabase(options.config)
-    : undefined;
+  const stores = await openStores(options.config);
   try {
-    return await startWith(options, database);
+    return await startWith(options, stores);
   } catch (error) {
-    await database?.close().catch(() => {});
+    await stores.close().catch(() => {});
     throw error;
   }
 }
 
-async function startWith(
-  options: StartWorkersOptions,
-  database: Database | undefined,
-): Promise<RunningWorkers> {
+async function startWith(options: StartWorkersOptions, stores: Stores): Promise<RunningWorkers> {
   const { config, log } = options;
   const queues = options.queues ?? ["orders", "catalog", "maintenance"];
   // The ledger and BullMQ commands of all jobs in flight go out a turn at a time, not a write each.
@@ -51,7 +45,7 @@ async function startWith(
   // A worker started before Redis is up waits for it (the PING waits: no retry limit here).
   await firstPing(connection, outage, options.signal, !options.outage);
   const active = new ActiveJobs();
-  const context: QueueContext = { options, connection, outage, log, active, database };
+  const context: QueueContext = { options, connection, outage, log, active, stores };
   const runners = (Object.keys(STARTERS) as (keyof typeof STARTERS)[])
     .filter((name) => queues.includes(name))
     .map((name) => STARTERS[name](context));
@@ -83,7 +77,7 @@ async function startWith(
     });
     await quitWithin(connection);
     outage.close();
-    await database?.close();
+    await stores.close();
   };
   try {
     await Promise.all(workers.map((w) => w.waitUntilReady()));

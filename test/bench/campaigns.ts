@@ -23,6 +23,7 @@ import { pickSampleProducts, sampleCsv } from "../../src/import/sample-csv.js";
 import { Ledger } from "../../src/ledger/ledger.js";
 import { silentLogger } from "../../src/log.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import { fileStores } from "../../src/stores/file-stores.js";
 import { dispatchWindow } from "../../src/worker/dispatcher.js";
 import { figure, figureNote } from "../helpers/bench-figures.js";
 import { loadAverage } from "../helpers/bench-stats.js";
@@ -116,10 +117,16 @@ async function importFile(
   campaign: string,
   { itemsPerOrder = 1, records }: { itemsPerOrder?: number; records?: string } = {},
 ) {
-  return importCampaign(
-    { file, campaign, itemsPerOrder, ...(records ? { repeats: "allow" as const } : {}) },
-    { ledger, catalog: bench.index, log: silentLogger, ...(records ? { dataDir: records } : {}) },
-  );
+  // Without `records`, a data dir of its own: no other campaign's paid memory is read.
+  const dir = records ?? (await mkdtemp(join(tmpdir(), "gj-bench-stores-")));
+  try {
+    return await importCampaign(
+      { file, campaign, itemsPerOrder, ...(records ? { repeats: "allow" as const } : {}) },
+      { ledger, catalog: bench.index, log: silentLogger, stores: fileStores(dir) },
+    );
+  } finally {
+    if (!records) await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /**

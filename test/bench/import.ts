@@ -31,6 +31,8 @@ import { importCampaign } from "../../src/import/import-campaign.js";
 import type { ImportDeps } from "../../src/import/import-types.js";
 import { Ledger } from "../../src/ledger/ledger.js";
 import { silentLogger } from "../../src/log.js";
+import { fileStores } from "../../src/stores/file-stores.js";
+import { pgStores } from "../../src/stores/pg-stores.js";
 import {
   CHILD_RUNTIME,
   type ChildMeasure,
@@ -94,10 +96,12 @@ async function measure(task: ChildTask): Promise<void> {
     const database = task.schema
       ? await openDatabase({ databaseUrl: TEST_DATABASE_URL, databaseSchema: task.schema })
       : undefined;
+    // The round's data dir, or PostgreSQL: as `orders import` opens them.
+    const stores = database ? pgStores(task.records, database) : fileStores(task.records);
     try {
-      await measureInChild(() => importOnce(task, { ledger, catalog, database }));
+      await measureInChild(() => importOnce(task, { ledger, catalog, stores }));
     } finally {
-      await database?.close();
+      await stores.close();
     }
   } finally {
     await redis.quit();
@@ -110,9 +114,9 @@ async function measure(task: ChildTask): Promise<void> {
  */
 async function importOnce(
   task: ChildTask,
-  deps: Pick<ImportDeps, "ledger" | "catalog" | "database">,
+  deps: Pick<ImportDeps, "ledger" | "catalog" | "stores">,
 ): Promise<{ rows: number }> {
-  const base = { ...deps, log: silentLogger, dataDir: task.records };
+  const base = { ...deps, log: silentLogger };
   if (task.kind === "refusal") {
     const options = { file: task.file, campaign: "bench", dryRun: true, balanceCheck: false };
     const refused = await importCampaign(options, base).then(

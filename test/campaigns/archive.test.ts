@@ -17,6 +17,7 @@ import { UserError } from "../../src/errors/user-error.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import { pickSampleProducts, sampleCsv } from "../../src/import/sample-csv.js";
 import { redisKey } from "../../src/redis/redis-key.js";
+import { fileStores } from "../../src/stores/file-stores.js";
 import { type CampaignEnv, depsOf, giftjobs } from "../helpers/campaign-env.js";
 import { ledgerRow } from "../helpers/ledger-fixtures.js";
 import { useCampaignEnv } from "../helpers/use-campaign-env.js";
@@ -193,7 +194,7 @@ describe("orders archive and restore", () => {
       mutate: { update: [{ code: unorderable, is_orderable: true }] },
     });
     expect(
-      await retryCampaign(env.ledger, "spring", { newKey: true, dataDir: env.dataDir }),
+      await retryCampaign(env.ledger, "spring", { newKey: true, stores: fileStores(env.dataDir) }),
     ).toMatchObject({
       orders: 6,
       rows: 6,

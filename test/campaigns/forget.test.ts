@@ -14,6 +14,7 @@ import { ConfigError } from "../../src/errors/config-error.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import { ImportRefused } from "../../src/import/import-errors.js";
 import { pickSampleProducts } from "../../src/import/sample-csv.js";
+import { pgStores } from "../../src/stores/pg-stores.js";
 import { type CampaignEnv, depsOf, giftjobs } from "../helpers/campaign-env.js";
 import { createTestDatabase, dropTestDatabase, type TestDatabase } from "../helpers/database.js";
 import { findPeople } from "../helpers/people-scan.js";
@@ -101,7 +102,7 @@ describe("orders forget", () => {
   it("removes every e-mail, reference and name from Redis, the data dir and PostgreSQL; the report keeps its money and rows; a repeat is still refused", async () => {
     const env = await envs.setup("forget", { asyncCompleteMs: 50 });
     db = await createTestDatabase("forget");
-    const deps = { ...depsOf(env), database: db.database };
+    const deps = { ...depsOf(env), stores: pgStores(env.dataDir, db.database) };
     await envs.work(env, { concurrency: 4, config: { ...env.config, ...db.config } });
     const people = await endedCampaign(env, "gifts", 8, deps);
     await envs.stopWorkers();

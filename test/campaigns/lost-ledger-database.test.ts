@@ -7,6 +7,7 @@ import { importCampaign } from "../../src/import/import-campaign.js";
 import { pickSampleProducts } from "../../src/import/sample-csv.js";
 import { journalPath } from "../../src/orders/journal.js";
 import { orderKey } from "../../src/orders/keys.js";
+import { pgStores } from "../../src/stores/pg-stores.js";
 import { depsOf, giftjobs } from "../helpers/campaign-env.js";
 import { csvFile, validCsv } from "../helpers/csv.js";
 import { useTestDatabase } from "../helpers/database.js";
@@ -141,8 +142,7 @@ describe("a lost ledger with the journal in PostgreSQL", () => {
     // The refused row, moved on by `orders retry --new-key`: journaled before the ledger has it.
     const retried = await retryCampaign(e.ledger, CAMPAIGN, {
       newKey: true,
-      dataDir: e.dataDir,
-      database: db.database,
+      stores: pgStores(e.dataDir, db.database),
     });
     expect(retried).toMatchObject({ orders: 1, rows: 1 });
     expect((await journal()).at(-1)).toEqual({

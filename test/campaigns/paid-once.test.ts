@@ -12,6 +12,7 @@ import type { ImportDeps } from "../../src/import/import-types.js";
 import { sampleCsv } from "../../src/import/sample-csv.js";
 import type { LedgerOrder } from "../../src/ledger/ledger.js";
 import { requestFromLedger } from "../../src/orders/request.js";
+import { fileStores } from "../../src/stores/file-stores.js";
 import { type CampaignEnv, depsOf, FAST_TIMINGS } from "../helpers/campaign-env.js";
 import { cleanPrefix } from "../helpers/redis.js";
 import { control, sandboxOrders } from "../helpers/sandbox.js";
@@ -92,7 +93,7 @@ describe("paid once, whatever the service answers", () => {
     expect(money.uncertain).not.toMatch(/^0(\.0+)?$/);
 
     // A plain retry keeps refusing; --new-key without --include-uncertain leaves it alone.
-    await retryCampaign(env.ledger, CAMPAIGN, { newKey: true, dataDir: env.dataDir });
+    await retryCampaign(env.ledger, CAMPAIGN, { newKey: true, stores: fileStores(env.dataDir) });
     expect(await onlyOrder(env)).toMatchObject({ key, status: "failed_uncertain" });
     expect(await sandboxOrders(env.sandbox)).toHaveLength(1);
   });
@@ -109,7 +110,7 @@ describe("paid once, whatever the service answers", () => {
     expect(await env.ledger.campaigns.pausedReason(CAMPAIGN)).toMatch(/^version_removed/);
     // Nothing for --new-key to move: the row is not failed_final.
     expect(
-      await retryCampaign(env.ledger, CAMPAIGN, { newKey: true, dataDir: env.dataDir }),
+      await retryCampaign(env.ledger, CAMPAIGN, { newKey: true, stores: fileStores(env.dataDir) }),
     ).toMatchObject({ orders: 0 });
 
     env.sandbox.setFaults({ latencyMs: 0 });

@@ -8,6 +8,7 @@ import { importCampaign } from "../../src/import/import-campaign.js";
 import { sampleCsv } from "../../src/import/sample-csv.js";
 import type { LedgerOrder } from "../../src/ledger/types.js";
 import { requestFromLedger } from "../../src/orders/request.js";
+import { fileStores } from "../../src/stores/file-stores.js";
 import { type CampaignEnv, depsOf, FAST_TIMINGS, giftjobs } from "../helpers/campaign-env.js";
 import { control, postOrder, sandboxOrders } from "../helpers/sandbox.js";
 import { useCampaignEnv } from "../helpers/use-campaign-env.js";
@@ -174,7 +175,7 @@ describe("orders reconcile", () => {
     // Without a reconcile that found it absent, --new-key leaves it alone.
     const refused = await retryCampaign(env.ledger, CAMPAIGN, {
       newKey: true,
-      dataDir: env.dataDir,
+      stores: fileStores(env.dataDir),
     });
     expect(refused).toMatchObject({ orders: 0, absent: 0 });
     expect(await env.ledger.orders.getOrder(CAMPAIGN, number)).toMatchObject({ key: before.key });
@@ -192,7 +193,7 @@ describe("orders reconcile", () => {
 
     const moved = await retryCampaign(env.ledger, CAMPAIGN, {
       newKey: true,
-      dataDir: env.dataDir,
+      stores: fileStores(env.dataDir),
       apiKey: env.client.keyFingerprint,
     });
     expect(moved).toMatchObject({ orders: 1, absent: 1, unclear: 0 });
@@ -226,7 +227,7 @@ describe("orders reconcile", () => {
     expect(again.reconciled_absent_at).toBeUndefined();
     const refused = await retryCampaign(env.ledger, CAMPAIGN, {
       newKey: true,
-      dataDir: env.dataDir,
+      stores: fileStores(env.dataDir),
     });
     expect(refused).toMatchObject({ orders: 0, absent: 0 });
     expect(await env.ledger.orders.getOrder(CAMPAIGN, number)).toMatchObject({

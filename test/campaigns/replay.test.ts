@@ -6,11 +6,13 @@ import { campaignStatus } from "../../src/campaigns/status.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import { sampleCsv } from "../../src/import/sample-csv.js";
 import { Ledger } from "../../src/ledger/ledger.js";
+import { fileStores } from "../../src/stores/file-stores.js";
 import { startWorkers } from "../../src/worker/start-workers.js";
 import type { RunningWorkers } from "../../src/worker/worker-options.js";
 import { type CampaignEnv, campaignEnv, FAST_TIMINGS, quietLog } from "../helpers/campaign-env.js";
 import { cleanPrefix, uniquePrefix } from "../helpers/redis.js";
 import { sandboxOrders } from "../helpers/sandbox.js";
+import { tmpDir } from "../helpers/tmp-dir.js";
 import { eventually } from "../helpers/wait-for.js";
 
 /**
@@ -32,7 +34,14 @@ describe("replayed orders", () => {
     const ledger = new Ledger(e.redis, prefix);
     await importCampaign(
       { file, campaign: "reused" },
-      { ledger, catalog: e.index, client: e.client, log: quietLog },
+      // A data dir of its own: the journal of the other prefix's campaign is not read.
+      {
+        ledger,
+        catalog: e.index,
+        client: e.client,
+        log: quietLog,
+        stores: fileStores(await tmpDir("replay")),
+      },
     );
     running.push(
       await startWorkers({ config, log: quietLog, queues: ["orders"], timings: FAST_TIMINGS }),

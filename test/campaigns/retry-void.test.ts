@@ -11,6 +11,8 @@ import type { LedgerOrders } from "../../src/ledger/orders.js";
 import type { LedgerOrder } from "../../src/ledger/types.js";
 import { journalPath } from "../../src/orders/journal.js";
 import { orderKey } from "../../src/orders/keys.js";
+import { fileStores } from "../../src/stores/file-stores.js";
+import { pgStores } from "../../src/stores/pg-stores.js";
 import { type CampaignEnv, depsOf, FAST_TIMINGS } from "../helpers/campaign-env.js";
 import { useTestDatabase } from "../helpers/database.js";
 import { cleanPrefix } from "../helpers/redis.js";
@@ -111,7 +113,7 @@ describe("a generation change REKEY refused is voided in the journal", () => {
     const retried = await retryCampaign(racing, CAMPAIGN, {
       newKey: true,
       includeUncertain: true,
-      dataDir: env.dataDir,
+      stores: fileStores(env.dataDir),
       apiKey: env.client.keyFingerprint,
     });
     expect(retried).toMatchObject({ orders: 0, rows: 0 });
@@ -132,7 +134,7 @@ describe("a generation change REKEY refused is voided in the journal", () => {
     timeout: 120_000,
   }, async () => {
     const env = await envs.setup("void-db", { failAfterRate: 1 });
-    const deps = { ...depsOf(env), database: db.database };
+    const deps = { ...depsOf(env), stores: pgStores(env.dataDir, db.database) };
     const { options, number, order, made } = await madeButUncertain(env, deps);
     const journalKeys = async () =>
       (
@@ -153,8 +155,7 @@ describe("a generation change REKEY refused is voided in the journal", () => {
       retrying = retryCampaign(env.ledger, CAMPAIGN, {
         newKey: true,
         includeUncertain: true,
-        dataDir: env.dataDir,
-        database: db.database,
+        stores: pgStores(env.dataDir, db.database),
         apiKey: env.client.keyFingerprint,
       });
       await eventually(async () => {
@@ -175,7 +176,12 @@ describe("a generation change REKEY refused is voided in the journal", () => {
     // The data dir lost too: the re-import reads the journal in the database alone.
     const elsewhere = await tmpDir("void-elsewhere");
     try {
-      await lostAndImportedAgain(env, options, { ...deps, dataDir: elsewhere }, order.key);
+      await lostAndImportedAgain(
+        env,
+        options,
+        { ...deps, stores: pgStores(elsewhere, db.database) },
+        order.key,
+      );
     } finally {
       await removeDir(elsewhere);
     }

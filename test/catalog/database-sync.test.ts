@@ -9,6 +9,7 @@ import { inTransaction } from "../../src/db/open-database.js";
 import { snapshotCheck } from "../../src/doctor/snapshot-check.js";
 import { RunError } from "../../src/errors/run-error.js";
 import { generateCatalog } from "../../src/sandbox/index.js";
+import { pgStores } from "../../src/stores/pg-stores.js";
 import { cursorOfPage, useCatalogFixture } from "../helpers/catalog-fixture.js";
 import { useTestDatabase } from "../helpers/database.js";
 import { control } from "../helpers/sandbox.js";
@@ -249,14 +250,14 @@ describe("the catalog in PostgreSQL reads as the files do", () => {
   });
 
   it("doctor's catalog check reads the database", async () => {
-    const settings = { dataDir: fx.dataDir, ...db.config };
-    const before = await snapshotCheck(settings, 26);
+    const stores = Promise.resolve(pgStores(fx.dataDir, db.database));
+    const before = await snapshotCheck(stores, 26);
     expect(before).toMatchObject({ ok: false });
     expect(before.detail).toBe(
       `no catalog snapshot in PostgreSQL schema ${db.schema} (GIFTJOBS_DATABASE_URL): run giftjobs catalog sync`,
     );
     const synced = await sync();
-    const after = await snapshotCheck(settings, 26);
+    const after = await snapshotCheck(stores, 26);
     expect(after).toMatchObject({ ok: true });
     expect(after.detail).toContain(`snapshot ${synced.snapshot} (1200 products)`);
   });

@@ -7,6 +7,7 @@ import { ApiClient } from "../../src/api/client.js";
 import type { OrderRequest } from "../../src/api/order-request.js";
 import type { ProductUpdate } from "../../src/api/schemas.js";
 import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
+import { fileCatalogStore } from "../../src/catalog/file-store.js";
 import { isOrderable, notOrderableReason } from "../../src/catalog/orderable.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import { checkProduct } from "../../src/import/validation/preflight.js";
@@ -110,7 +111,10 @@ describe("orderable: one predicate", () => {
 
     // The import's index (snapshot + product.update) and the guard over the same data dir.
     const index = await five.overrides.applyTo((await loadCurrentIndex(env.dataDir))!);
-    const guard = new ProductGuard({ overrides: five.overrides, dataDir: env.dataDir }, -1);
+    const guard = new ProductGuard(
+      { overrides: five.overrides, catalog: fileCatalogStore(env.dataDir) },
+      -1,
+    );
     for (const product of env.sandbox.state.catalog.products) {
       if (product.payout_type === "subscription") continue;
       const entry = index.entries[product.code]!;

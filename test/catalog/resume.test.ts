@@ -7,6 +7,7 @@ import type { CatalogSyncJobData } from "../../jobs/catalog/job.js";
 import { createCatalogSyncProcessor } from "../../jobs/catalog/process.js";
 import { QUEUES } from "../../jobs/registry.js";
 import { openCurrentSnapshot } from "../../src/catalog/current-snapshot.js";
+import { fileCatalogStore } from "../../src/catalog/file-store.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import { acquireSyncLock } from "../../src/catalog/sync-lock.js";
 import { RunError } from "../../src/errors/run-error.js";
@@ -69,7 +70,11 @@ function catalogWorker(options: { lockWaitMs: number; maxLockWaits?: number }) {
   const connection = connectRedis(REDIS_URL, { forWorker: true });
   const worker = new Worker(
     QUEUES.catalog,
-    createCatalogSyncProcessor({ client: fx.client, dataDir: fx.dataDir, ...options }),
+    createCatalogSyncProcessor({
+      client: fx.client,
+      store: fileCatalogStore(fx.dataDir),
+      ...options,
+    }),
     { connection, prefix },
   );
   return {
@@ -81,7 +86,11 @@ function catalogWorker(options: { lockWaitMs: number; maxLockWaits?: number }) {
 }
 
 const processor = () =>
-  createCatalogSyncProcessor({ client: fx.client, dataDir: fx.dataDir, retry: FAST_RETRY });
+  createCatalogSyncProcessor({
+    client: fx.client,
+    store: fileCatalogStore(fx.dataDir),
+    retry: FAST_RETRY,
+  });
 
 describe("a catalog-sync job", () => {
   it("resumes after a failed attempt from its checkpoint, not from the start", async () => {

@@ -8,6 +8,7 @@ import { PgJournal } from "../../src/db/order-journal.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import { journalPath } from "../../src/orders/journal.js";
 import { FileJournal } from "../../src/orders/journal-store.js";
+import { pgStores } from "../../src/stores/pg-stores.js";
 import { type CampaignEnv, campaignEnv, depsOf, giftjobs } from "../helpers/campaign-env.js";
 import { csvFile, validCsv } from "../helpers/csv.js";
 import { useTestDatabase } from "../helpers/database.js";
@@ -85,7 +86,7 @@ describe("moving file journals into PostgreSQL", () => {
     const copy = await csvFile({ ...e, dataDir: other }, "whole.csv", text);
     const rebuilt = await importCampaign(
       { ...options, file: copy, append: true },
-      { ...depsOf(e), dataDir: other, database: db.database },
+      { ...depsOf(e), stores: pgStores(other, db.database) },
     );
     expect(rebuilt).toMatchObject({ enqueued: ROWS, orders: ROWS / PER_ORDER, already_known: 0 });
     expect(await journalRows()).toBe(ROWS / PER_ORDER);

@@ -1,8 +1,11 @@
 // docs/architecture/overview.md is the start-here page: the seven files to read first, in order,
-// each a file of the repository, and where each kind of state lives.
+// each a file of the repository, and where each kind of state lives: a row for each store of
+// STORE_PLACES (src/stores/store-places.ts), so a new store cannot go unmentioned.
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { QUEUES } from "../../jobs/registry.js";
+import { STORE_PLACES } from "../../src/stores/store-places.js";
 
 const PAGE = new URL("../../docs/architecture/overview.md", import.meta.url);
 
@@ -28,12 +31,25 @@ describe("docs/architecture/overview.md, the start-here page", () => {
   });
 
   it("says where each kind of state lives: Redis, the data dir's files, PostgreSQL", () => {
-    const places = [...section(page, "Where state lives").matchAll(/^- \*\*([^*]+)\*\*/gm)];
+    const where = section(page, "Where state lives");
+    const places = [...where.matchAll(/^- \*\*([^*]+)\*\*/gm)];
     expect(places.map((place) => place[1])).toEqual([
       "Redis",
       "Files under the data dir",
       "PostgreSQL",
     ]);
-    expect(page).not.toMatch(/Redis is the only state/);
+    // Redis's queues, the maintenance queue's nightly job among them.
+    for (const queue of Object.values(QUEUES)) expect(where).toContain(`\`${queue}\``);
+  });
+
+  it("has a row for each store openStores opens, as STORE_PLACES says where it lives", () => {
+    const rows = section(page, "Where state lives")
+      .split("\n")
+      .filter(
+        (line) =>
+          line.startsWith("| ") && !line.startsWith("| Store ") && !line.startsWith("| ---"),
+      )
+      .map((line) => line.slice(2, -2).split(" | "));
+    expect(rows).toEqual(STORE_PLACES.map((p) => [p.name, p.files, p.postgresql, p.holds]));
   });
 });

@@ -78,7 +78,7 @@ describe("giftjobs doctor", () => {
         /^FAIL service +the API key is not valid \(.*\): check GIFTJOBS_API_KEY$/m,
       );
       expect(run.stdout).toMatch(
-        /^FAIL catalog +no catalog snapshot in .* \(GIFTJOBS_DATA_DIR\): run giftjobs catalog sync$/m,
+        /^FAIL catalog +no catalog snapshot in .*\/catalog: run giftjobs catalog sync$/m,
       );
       expect(run.stdout + run.stderr).not.toContain("a-wrong-key-456789");
     } finally {

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { paidMemoryFor } from "../../src/db/paid-memory.js";
 import { paidMemoryCheck } from "../../src/doctor/paid-memory-check.js";
 import type { NewPaidEntry } from "../../src/orders/paid-memory.js";
+import { fileStores } from "../../src/stores/file-stores.js";
+import { pgStores } from "../../src/stores/pg-stores.js";
+import { openStores } from "../../src/stores/stores.js";
 import { createTestDatabase, dropTestDatabase, type TestDatabase } from "../helpers/database.js";
 import { tmpDir } from "../helpers/tmp-dir.js";
 
@@ -31,15 +33,16 @@ describe("doctor's paid-memory check", () => {
         dataDir: await tmpDir("doctor-paid"),
         databaseUrl: db?.config.databaseUrl,
         databaseSchema: db?.config.databaseSchema ?? "giftjobs",
-        repeatWindowDays: 90,
       };
-      const memory = paidMemoryFor({ database: db?.database, dataDir: config.dataDir })!;
+      const stores = db ? pgStores(config.dataDir, db.database) : fileStores(config.dataDir);
+      const memory = stores.paidMemory;
       const appender = memory.appender("gifts");
       await appender.append([entry(1), entry(2)]);
       await appender.close();
       await memory.recordFile("gifts", "abc", 2);
       // The clock moved on instead of the entries back.
-      const at = (days: number) => paidMemoryCheck(config, Date.now() + days * DAY_MS);
+      const at = (days: number) =>
+        paidMemoryCheck(Promise.resolve(stores), 90, Date.now() + days * DAY_MS);
 
       expect(await at(10)).toEqual({
         name: "paid-memory",
@@ -63,12 +66,12 @@ describe("doctor's paid-memory check", () => {
     });
 
   it("says it was not checked when PostgreSQL does not answer", async () => {
-    const check = await paidMemoryCheck({
+    const opening = openStores({
       dataDir: await tmpDir("doctor-paid-down"),
       databaseUrl: "postgres://postgres@127.0.0.1:1/postgres",
       databaseSchema: "giftjobs",
-      repeatWindowDays: 90,
     });
+    const check = await paidMemoryCheck(opening, 90);
     expect(check.ok).toBe(false);
     expect(check.detail).toMatch(/^not checked: /);
   });

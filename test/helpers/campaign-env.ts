@@ -11,6 +11,7 @@ import type { ImportDeps } from "../../src/import/import-types.js";
 import { Ledger } from "../../src/ledger/ledger.js";
 import { silentLogger } from "../../src/log.js";
 import { type Sandbox, type SandboxOptions, startSandbox } from "../../src/sandbox/index.js";
+import { fileStores } from "../../src/stores/file-stores.js";
 import { startWorkers } from "../../src/worker/start-workers.js";
 import type { RunningWorkers, StartWorkersOptions } from "../../src/worker/worker-options.js";
 import { type CliRun, runCli } from "./cli.js";
@@ -85,7 +86,7 @@ export function depsOf(env: CampaignEnv): ImportDeps {
     catalog: env.index,
     client: env.client,
     log: quietLog,
-    dataDir: env.dataDir,
+    stores: fileStores(env.dataDir),
   };
 }
 

@@ -6,6 +6,8 @@ import { campaignStatus } from "../../src/campaigns/status.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import { ImportRefused } from "../../src/import/import-errors.js";
 import type { ImportDeps } from "../../src/import/import-types.js";
+import { fileStores } from "../../src/stores/file-stores.js";
+import { pgStores } from "../../src/stores/pg-stores.js";
 import { type CampaignEnv, depsOf } from "./campaign-env.js";
 import { csvFile, validCsv } from "./csv.js";
 import type { TestDatabase } from "./database.js";
@@ -27,7 +29,7 @@ export function useLostLedger(db?: TestDatabase) {
 
   /** The env's import deps, `db`'s database with them, the data dir `dataDir`. */
   function deps(e: CampaignEnv, dataDir = e.dataDir): ImportDeps {
-    return { ...depsOf(e), dataDir, ...(db ? { database: db.database } : {}) };
+    return { ...depsOf(e), stores: db ? pgStores(dataDir, db.database) : fileStores(dataDir) };
   }
 
   /** The issue's campaign: the file's first half, then the whole file with --append. */

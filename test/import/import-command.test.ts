@@ -22,12 +22,15 @@ import { ImportDeclined, ImportRefused } from "../../src/import/import-errors.js
 import type { ImportResult, SpendPlan } from "../../src/import/import-types.js";
 import type { Ledger } from "../../src/ledger/ledger.js";
 import { createLogger } from "../../src/log.js";
+import { fileStores } from "../../src/stores/file-stores.js";
 import { tmpDir } from "../helpers/tmp-dir.js";
 
 const SETTINGS: ImportSettings = {
   dataDir: "/data",
   templateId: "tpl-config",
   requireApproval: false,
+  databaseUrl: undefined,
+  databaseSchema: "giftjobs",
   redisUrl: "redis://redis.example:6390",
 };
 
@@ -323,7 +326,11 @@ describe("orders import: the run, on a ledger of no campaigns", () => {
     const code = await runImportCommand(prepared({ file, ...overrides }, { dataDir: dir }), {
       ...terminal(),
       withServices: (fn) =>
-        fn({ ledger: io.ledger ?? emptyLedger(), client: undefined as unknown as ApiClient }),
+        fn({
+          ledger: io.ledger ?? emptyLedger(),
+          client: undefined as unknown as ApiClient,
+          stores: fileStores(dir),
+        }),
       log: createLogger({ level: "silent" }),
       ended: () => events.push("ended"),
       print: (e) => {

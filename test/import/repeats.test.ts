@@ -16,6 +16,8 @@ import { importCampaign } from "../../src/import/import-campaign.js";
 import { ImportRefused } from "../../src/import/import-errors.js";
 import type { ImportDeps, ImportOptions } from "../../src/import/import-types.js";
 import { Ledger } from "../../src/ledger/ledger.js";
+import { fileStores } from "../../src/stores/file-stores.js";
+import { pgStores } from "../../src/stores/pg-stores.js";
 import { type CampaignEnv, campaignEnv, depsOf, giftjobs } from "../helpers/campaign-env.js";
 import { csvFile, validCsv } from "../helpers/csv.js";
 import { createTestDatabase, dropTestDatabase, type TestDatabase } from "../helpers/database.js";
@@ -170,7 +172,7 @@ describe("paid once across campaigns", () => {
   it("the memory is kept in PostgreSQL when a database is configured", async () => {
     const { e, file } = await sheet("pg", 3);
     db = await createTestDatabase("repeats");
-    const deps = { ...depsOf(e), database: db.database };
+    const deps = { ...depsOf(e), stores: pgStores(e.dataDir, db.database) };
     await importCampaign({ file, campaign: "gifts" }, deps);
     const { rows } = await db.pool.query(
       "SELECT count(*)::int AS n FROM paid_rows WHERE campaign = 'gifts'",
@@ -364,7 +366,7 @@ describe("retry --new-key and the paid memory", () => {
     // So the same person may be paid by another campaign...
     await expect(imported(e, { file, campaign: "second" })).resolves.toMatchObject({ enqueued: 1 });
     // ...and then a new key for the first would pay them twice.
-    const options = { newKey: true, dataDir: e.dataDir };
+    const options = { newKey: true, stores: fileStores(e.dataDir) };
     const kept = await retryCampaign(e.ledger, "first", options);
     expect(kept).toMatchObject({ orders: 0, rows: 0, repeats: 1 });
     const sent = await retryCampaign(e.ledger, "first", { ...options, allowRepeats: true });
@@ -400,7 +402,7 @@ describe("retry --new-key and the paid memory", () => {
       .mockResolvedValue({ done: false, why: "not-allowed" });
     const result = await retryCampaign(e.ledger, "first", {
       newKey: true,
-      dataDir: e.dataDir,
+      stores: fileStores(e.dataDir),
       allowRepeats: true,
     });
     expect(rekey).toHaveBeenCalledOnce();

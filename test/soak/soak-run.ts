@@ -14,6 +14,7 @@ import { importCampaign } from "../../src/import/import-campaign.js";
 import { pickSampleProducts, sampleCsv } from "../../src/import/sample-csv.js";
 import { ROW_STATUSES } from "../../src/ledger/row-status.js";
 import { apiKeyId } from "../../src/sandbox/index.js";
+import { fileStores } from "../../src/stores/file-stores.js";
 import { startWebhookReceiver } from "../../src/webhooks/webhook-receiver.js";
 import { type CampaignEnv, campaignEnv, quietLog } from "../helpers/campaign-env.js";
 import { cleanPrefix, testRedis } from "../helpers/redis.js";
@@ -156,7 +157,7 @@ class SoakRun {
         ledger: this.env.ledger,
         catalog: this.env.index,
         log: quietLog,
-        dataDir: this.env.dataDir,
+        stores: fileStores(this.env.dataDir),
         // As `orders import` does: a client with its key, which the journal names.
         client: new ApiClient({ baseUrl: this.env.sandbox.url, apiKey }),
       },
@@ -321,7 +322,7 @@ class SoakRun {
    */
   private async retry(newKey: boolean, includeUncertain: boolean): Promise<void> {
     const before = includeUncertain ? await this.rowOrders() : new Map();
-    const options = { newKey, includeUncertain, dataDir: this.env.dataDir };
+    const options = { newKey, includeUncertain, stores: fileStores(this.env.dataDir) };
     await this.operator("retry", () => retryCampaign(this.env.ledger, CAMPAIGN, options));
     if (!includeUncertain) return;
     const after = await this.rowOrders();

@@ -10,6 +10,7 @@ import { PgProductOverrides } from "../../src/db/product-overrides.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import type { ImportDeps } from "../../src/import/import-types.js";
 import { Ledger } from "../../src/ledger/ledger.js";
+import { pgStores } from "../../src/stores/pg-stores.js";
 import { cliEnvOf, depsOf } from "../helpers/campaign-env.js";
 import { type CliChild, exited, runCli, spawnCli } from "../helpers/cli.js";
 import { useTestDatabase } from "../helpers/database.js";
@@ -49,8 +50,7 @@ describe("product overrides in PostgreSQL", () => {
     const otherDeps: ImportDeps = {
       ...depsOf(e),
       ledger: otherLedger,
-      dataDir: otherDir,
-      database: db.database,
+      stores: pgStores(otherDir, db.database),
     };
     const importOne = async (campaign: string) => {
       const file = join(otherDir, `${campaign}.csv`);

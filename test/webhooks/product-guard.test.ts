@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { OrderRequest } from "../../src/api/order-request.js";
 import type { ProductUpdate } from "../../src/api/schemas.js";
+import { fileCatalogStore } from "../../src/catalog/file-store.js";
 import { ProductOverrides } from "../../src/catalog/product-overrides.js";
 import { Ledger } from "../../src/ledger/ledger.js";
 import { silentLogger } from "../../src/log.js";
@@ -39,7 +40,10 @@ function update(code: string, state: ProductUpdate["new_state"], at = new Date()
 async function guardOf(): Promise<{ guard: ProductGuard; overrides: ProductOverrides }> {
   const overrides = new ProductOverrides(redis.redis, redis.prefix);
   // No snapshot in this data dir: every override counts.
-  const guard = new ProductGuard({ overrides, dataDir: await tmpDir("wh-guard") }, -1);
+  const guard = new ProductGuard(
+    { overrides, catalog: fileCatalogStore(await tmpDir("wh-guard")) },
+    -1,
+  );
   return { guard, overrides };
 }
 
@@ -115,7 +119,10 @@ describe("the product guard", () => {
       },
       applyTo: overrides.applyTo.bind(overrides),
     };
-    const guard = new ProductGuard({ overrides: counted, dataDir: await tmpDir("wh-guard") }, 50);
+    const guard = new ProductGuard(
+      { overrides: counted, catalog: fileCatalogStore(await tmpDir("wh-guard")) },
+      50,
+    );
     const at = new Date();
     await overrides.record(update("GC-1", { price_multiplier: "0.05", is_orderable: false }, at));
     const asked = await Promise.all(

@@ -11,6 +11,7 @@ import { importCampaign } from "../../src/import/import-campaign.js";
 import type { ImportOptions, ImportResult } from "../../src/import/import-types.js";
 import { Ledger } from "../../src/ledger/ledger.js";
 import type { Product } from "../../src/sandbox/types.js";
+import { fileStores } from "../../src/stores/file-stores.js";
 import { depsOf } from "../helpers/campaign-env.js";
 import { testRedis } from "../helpers/redis.js";
 import { openCard } from "../helpers/sandbox.js";
@@ -203,7 +204,7 @@ describe("product.update", () => {
     try {
       // Its own connection too: only the Redis and the prefix are shared.
       const ledger = new Ledger(redis, w.env.config.prefix);
-      const deps = { ...depsOf(w.env), ledger, catalog: otherIndex, dataDir: otherDir };
+      const deps = { ...depsOf(w.env), ledger, catalog: otherIndex, stores: fileStores(otherDir) };
       expect(await refusal(importOne(w, product.code, face, {}, deps))).toContain(
         "is not orderable",
       );

@@ -1,19 +1,14 @@
 import { stringify } from "csv-stringify/sync";
 import type { AuditEntry, AuditFilter } from "../../audit/entry.js";
 import { canonicalJson } from "../../audit/entry.js";
-import type { AuditTrail } from "../../audit/trail.js";
-import { openAuditTrail } from "../../audit/trail-for-config.js";
-import {
-  campaignWithoutImport,
-  journalCampaigns,
-  type KnownCampaigns,
-} from "../../audit/unentered.js";
+import { campaignWithoutImport, type KnownCampaigns } from "../../audit/unentered.js";
 import type { VerifyResult } from "../../audit/verify.js";
 import { neutralise } from "../../campaigns/report.js";
 import type { Config } from "../../config.js";
 import { UserError } from "../../errors/user-error.js";
 import { Ledger } from "../../ledger/ledger.js";
 import { commandClient } from "../../redis/connection.js";
+import { openStores, type Stores } from "../../stores/stores.js";
 import { createContext, printJson } from "../run-action.js";
 import { withRedis } from "../services.js";
 
@@ -45,7 +40,8 @@ export async function runAudit(opts: {
 }): Promise<number> {
   const ctx = createContext(opts.json || opts.csv);
   const filter: AuditFilter = { campaign: opts.campaign, since: opts.since, actor: opts.actor };
-  const trail = await openAuditTrail(ctx.config);
+  const stores = await openStores(ctx.config, { max: 1 });
+  const trail = stores.audit;
   let entries: AuditEntry[];
   try {
     if (opts.verify === false) entries = await trail.list(filter);
@@ -61,7 +57,7 @@ export async function runAudit(opts: {
       entries = read.entries;
     }
   } finally {
-    await trail.close();
+    await stores.close();
   }
   if (opts.json) printJson(entries);
   else if (opts.csv) process.stdout.write(auditCsv(entries));
@@ -79,9 +75,10 @@ export async function runVerify(
 ): Promise<number> {
   const opts = { json: own.json ?? command?.optsWithGlobals().json };
   const ctx = createContext(opts.json);
-  const trail = await openAuditTrail(ctx.config);
+  const stores = await openStores(ctx.config, { max: 1 });
+  const trail = stores.audit;
   try {
-    const result = await withCampaignsChecked(ctx.config, trail, await trail.verify());
+    const result = await withCampaignsChecked(ctx.config, stores, await trail.verify());
     if (opts.json) printJson({ place: trail.place, ...result });
     if (!result.ok) {
       process.stderr.write(`giftjobs: audit trail broken (${trail.place}): ${result.problem}\n`);
@@ -95,7 +92,7 @@ export async function runVerify(
       );
     return 0;
   } finally {
-    await trail.close();
+    await stores.close();
   }
 }
 
@@ -106,7 +103,7 @@ export async function runVerify(
  */
 async function withCampaignsChecked(
   config: Config,
-  trail: AuditTrail,
+  stores: Stores,
   result: VerifyResult,
 ): Promise<VerifyResult> {
   if (!result.ok) return result;
@@ -122,20 +119,9 @@ async function withCampaignsChecked(
       `giftjobs: warning: ${error.message}; the ledger's campaigns are not checked for their import entries\n`,
     );
   }
-  known.push({ where: "the order journal", names: await journalNames(config) });
-  const problem = campaignWithoutImport(await trail.list(), known);
+  known.push({ where: "the order journal", names: await stores.journal.campaigns() });
+  const problem = campaignWithoutImport(await stores.audit.list(), known);
   return problem ? { ok: false, entries: result.entries, problem } : result;
-}
-
-async function journalNames(config: Config): Promise<string[]> {
-  if (!config.databaseUrl) return journalCampaigns({ dataDir: config.dataDir });
-  const { openCurrentDatabase } = await import("../../db/migrations.js");
-  const database = await openCurrentDatabase(config, { max: 1 });
-  try {
-    return await journalCampaigns({ database, dataDir: config.dataDir });
-  } finally {
-    await database.close();
-  }
 }
 
 export function auditCsv(entries: AuditEntry[]): string {

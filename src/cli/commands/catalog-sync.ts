@@ -2,7 +2,7 @@ import cliProgress from "cli-progress";
 import { apiClientFor } from "../../api/client-for-config.js";
 import { diffSummaryLine } from "../../catalog/diff-text.js";
 import { type SyncProgress, syncCatalog } from "../../catalog/sync-catalog.js";
-import { openCatalogStore } from "../../db/open-catalog-store.js";
+import { withStores } from "../../stores/stores.js";
 import { countryCode, wholeNumber } from "../option-parsers.js";
 import { type CommandContext, createContext, printJson } from "../run-action.js";
 
@@ -44,17 +44,19 @@ export async function runSync(flags: SyncFlags): Promise<number> {
   const progress = progressReporter(ctx);
   let result: Awaited<ReturnType<typeof syncCatalog>>;
   try {
-    result = await syncCatalog({
-      client: apiClientFor(ctx.config),
-      dataDir: ctx.config.dataDir,
-      store: await openCatalogStore(ctx.config),
-      apiVersion: ctx.config.apiVersion,
-      filters,
-      allowShrink: Boolean(flags.allowShrink),
-      keep,
-      log: ctx.log,
-      onProgress: progress.update,
-    });
+    result = await withStores(ctx.config, (stores) =>
+      syncCatalog({
+        client: apiClientFor(ctx.config),
+        dataDir: ctx.config.dataDir,
+        store: stores.catalog,
+        apiVersion: ctx.config.apiVersion,
+        filters,
+        allowShrink: Boolean(flags.allowShrink),
+        keep,
+        log: ctx.log,
+        onProgress: progress.update,
+      }),
+    );
   } finally {
     progress.stop();
   }

@@ -14,13 +14,11 @@ import {
   productRow,
   tableLine,
 } from "../../catalog/product-summary.js";
-import { openCatalogStore } from "../../db/open-catalog-store.js";
-import type { Database } from "../../db/open-database.js";
-import { PgProductOverrides } from "../../db/product-overrides.js";
 import { UserError } from "../../errors/user-error.js";
 import { Ledger } from "../../ledger/ledger.js";
 import { commandClient } from "../../redis/connection.js";
 import { RedisDownError } from "../../redis/redis-down.js";
+import { type Stores, withStores } from "../../stores/stores.js";
 import { countryCode } from "../option-parsers.js";
 import { stdoutGone } from "../output.js";
 import { type CommandContext, createContext, printJson } from "../run-action.js";
@@ -47,18 +45,13 @@ async function write(text: string): Promise<void> {
 
 /**
  * The product states pushed since the sync (product.update), as an import lays them over the
- * snapshot: the database's with one (docs/catalog-database.md, "The order journal and product
- * overrides"), else Redis's; none when Redis does not answer, said in one line (the snapshot is
- * still shown).
+ * snapshot, from the stores (docs/catalog-database.md, "The order journal and product
+ * overrides"); none when Redis does not answer, said in one line (the snapshot is still shown).
  */
-async function pushedStates(
-  ctx: CommandContext,
-  database: Database | undefined,
-): Promise<ProductOverrideMap> {
-  if (database) return new PgProductOverrides(database).read();
+async function pushedStates(ctx: CommandContext, stores: Stores): Promise<ProductOverrideMap> {
   try {
     return await withRedis(ctx.config, (redis) =>
-      new Ledger(commandClient(redis), ctx.config.prefix).productOverrides().read(),
+      stores.productOverrides(new Ledger(commandClient(redis), ctx.config.prefix)).read(),
     );
   } catch (error) {
     if (!(error instanceof RedisDownError)) throw error;
@@ -76,11 +69,14 @@ async function pushedStates(
  */
 export async function runShow(flags: ShowFlags): Promise<number> {
   const ctx = createContext(Boolean(flags.json));
+  return withStores(ctx.config, (stores) => show(ctx, stores, flags));
+}
+
+async function show(ctx: CommandContext, stores: Stores, flags: ShowFlags): Promise<number> {
   const country = flags.country === undefined ? undefined : countryCode("--country", flags.country);
-  const store = await openCatalogStore(ctx.config);
-  const snapshot = await requireCurrentSnapshot(store);
+  const snapshot = await requireCurrentSnapshot(stores.catalog);
   await snapshot.verifyProducts();
-  const pushed = await pushedStates(ctx, store.database);
+  const pushed = await pushedStates(ctx, stores);
   const overlay = productOverlay(pushed, snapshot.manifest.fetched_at);
   const selected = (product: RawProduct) =>
     (flags.code === undefined || productHasCode(product, flags.code)) &&
@@ -125,9 +121,12 @@ export async function runShow(flags: ShowFlags): Promise<number> {
 
 export async function runDiff(flags: { json?: boolean }): Promise<number> {
   const ctx = createContext(Boolean(flags.json));
-  const snapshot = await requireCurrentSnapshot(await openCatalogStore(ctx.config));
-  const diff = await snapshot.diff();
-  if (!diff) throw new UserError(`snapshot ${snapshot.name} has no diff.json`);
+  const diff = await withStores(ctx.config, async (stores) => {
+    const snapshot = await requireCurrentSnapshot(stores.catalog);
+    const found = await snapshot.diff();
+    if (!found) throw new UserError(`snapshot ${snapshot.name} has no diff.json`);
+    return found;
+  });
   if (ctx.json) printJson(diff);
   else process.stdout.write(`${diffText(diff)}\n`);
   return 0;

@@ -3,7 +3,6 @@ import { currentActor } from "../../audit/actor.js";
 import { EntryFirst } from "../../audit/audited.js";
 import { sha256OfFile } from "../../catalog/file-snapshot.js";
 import type { Config } from "../../config.js";
-import type { Database } from "../../db/open-database.js";
 import { UserError } from "../../errors/user-error.js";
 import { dailyLimitLine } from "../../import/daily-limit-note.js";
 import { parseColumnMap } from "../../import/header/column-map.js";
@@ -30,6 +29,7 @@ import { leftOutText } from "../../import/validation/risky-files.js";
 import { formatRowError } from "../../import/validation/row-error.js";
 import { parseBudget } from "../../orders/budget.js";
 import { plural } from "../../plural.js";
+import type { Stores } from "../../stores/stores.js";
 import { appendEntry } from "../audit-trail.js";
 import { terminalPrompt } from "../confirm-import.js";
 import { currencyCode } from "../option-parsers.js";
@@ -62,13 +62,13 @@ export async function runImport(file: string, opts: ImportFlags): Promise<number
 interface ImportPlanned {
   prepared: PreparedImport;
   plan: ImportResult;
-  database: Database | undefined;
+  stores: Stores | undefined;
 }
 
 interface ImportEnded {
   prepared: PreparedImport;
   end: ImportEnd;
-  database: Database | undefined;
+  stores: Stores | undefined;
 }
 
 /**
@@ -83,9 +83,9 @@ class ImportEntries {
   private hash: Promise<string | undefined> | undefined;
   /** The plan's entry, then a second one only when the import ended otherwise. */
   private readonly first = new EntryFirst<ImportPlanned, ImportEnded>({
-    plan: async ({ prepared, plan, database }) => {
+    plan: async ({ prepared, plan, stores }) => {
       const draft = importPlannedDraft(prepared, plan, currentActor(), await this.sha256());
-      await appendEntry(this.config, draft, database);
+      await appendEntry(this.config, draft, stores);
     },
     shortfall: (planned, { end }) =>
       saidByPlanned(end, planned.plan) ? undefined : `ended otherwise: ${end.kind}`,
@@ -97,8 +97,8 @@ class ImportEntries {
     private readonly file: string,
   ) {}
 
-  async planned(prepared: PreparedImport, plan: ImportResult, database?: Database) {
-    await this.first.before({ prepared, plan, database });
+  async planned(prepared: PreparedImport, plan: ImportResult, stores?: Stores) {
+    await this.first.before({ prepared, plan, stores });
   }
 
   async ended(ended: ImportEnded) {
@@ -107,9 +107,9 @@ class ImportEntries {
   }
 
   /** How the import ended: its only entry, or the second after its plan's. */
-  private async endEntry({ prepared, end, database }: ImportEnded) {
+  private async endEntry({ prepared, end, stores }: ImportEnded) {
     const draft = importAuditDraft(prepared, end, currentActor(), await this.sha256());
-    if (draft) await appendEntry(this.config, draft, database);
+    if (draft) await appendEntry(this.config, draft, stores);
   }
 
   /**
@@ -204,8 +204,8 @@ async function importFile(
       },
       ended: () => bar.stop(),
       print: (end) => printEnd(withFileNotes(end, notes), opts.json),
-      auditPlanned: (plan, database) => trail.planned(prepared, plan, database),
-      audit: (end, database) => trail.ended({ prepared, end, database }),
+      auditPlanned: (plan, stores) => trail.planned(prepared, plan, stores),
+      audit: (end, stores) => trail.ended({ prepared, end, stores }),
     });
   } finally {
     bar.stop();

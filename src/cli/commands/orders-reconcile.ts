@@ -40,7 +40,7 @@ export async function runReconcile(opts: {
   json?: boolean;
 }): Promise<number> {
   const ctx = createContext(opts.json);
-  return withServices(ctx.config, async ({ ledger, client, database }) => {
+  return withServices(ctx.config, async ({ ledger, client, stores }) => {
     await requireCampaign(ledger, opts.campaign);
     const bar = progressBar(ctx.interactive, "reconcile |{bar}| {value}/{total} {what}");
     let report: ReconcileReport;
@@ -75,7 +75,7 @@ export async function runReconcile(opts: {
             ),
           done: reconcileDetails,
         },
-        { database },
+        { stores },
       );
     } finally {
       bar.stop();

@@ -31,7 +31,7 @@ export async function runRetry(opts: {
   if (opts.force) throw new UserError(refusedForce(opts.newKey));
   checkRetryOptions(opts);
   const ctx = createContext(opts.json);
-  return withServices(ctx.config, async ({ ledger, database }) => {
+  return withServices(ctx.config, async ({ ledger, stores }) => {
     await requireCampaign(ledger, opts.campaign);
     if (opts.newKey && !opts.includeUncertain) {
       const status = await campaignStatus(ledger, opts.campaign);
@@ -68,8 +68,7 @@ export async function runRetry(opts: {
                 newKey: opts.newKey,
                 includeUncertain: opts.includeUncertain,
                 anyApiKey: opts.anyApiKey,
-                dataDir: ctx.config.dataDir,
-                database,
+                stores,
                 apiKey: apiKeyFingerprint(ctx.config.apiKey),
                 allowRepeats: opts.allowRepeats,
                 repeatWindowDays: ctx.config.repeatWindowDays,
@@ -78,7 +77,7 @@ export async function runRetry(opts: {
           ),
         done: retryDetails,
       },
-      { database },
+      { stores },
     );
     if (result.repeats)
       process.stderr.write(

@@ -2,9 +2,9 @@ import { writeFile } from "node:fs/promises";
 import { extname, resolve } from "node:path";
 import { loadCurrentIndex } from "../../catalog/current-snapshot.js";
 import { catalogPlace, fillCatalogHint } from "../../catalog/no-snapshot-error.js";
-import { openCatalogStore } from "../../db/open-catalog-store.js";
 import { UserError } from "../../errors/user-error.js";
 import { templateCsv, writeTemplateXlsx } from "../../import/order-template.js";
+import { withStores } from "../../stores/stores.js";
 import { createContext } from "../run-action.js";
 
 /** `orders template`: CSV on stdout, or a .csv or .xlsx file. */
@@ -17,7 +17,7 @@ export async function runTemplate(opts: {
   const ext = opts.out ? extname(opts.out).toLowerCase() : ".csv";
   if (ext !== ".csv" && ext !== ".xlsx")
     throw new UserError(`--out ${opts.out}: name a .csv or .xlsx file`);
-  const index = await loadCurrentIndex(await openCatalogStore(ctx.config));
+  const index = await withStores(ctx.config, (stores) => loadCurrentIndex(stores.catalog));
   if (!index)
     process.stderr.write(
       `note: no catalog snapshot in ${catalogPlace(ctx.config)}: the example row's product code is a placeholder (${fillCatalogHint(Boolean(ctx.config.databaseUrl))})\n`,

@@ -9,10 +9,11 @@ import {
   type ForgetJobResult,
   MAINTENANCE_QUEUE,
 } from "../../../jobs/maintenance/job.js";
-import { trailOf } from "../../../src/audit/trail-of.js";
 import { importCampaign } from "../../../src/import/import-campaign.js";
 import { ImportRefused } from "../../../src/import/import-errors.js";
 import { createLogger } from "../../../src/log.js";
+import { fileStores } from "../../../src/stores/file-stores.js";
+import { pgStores } from "../../../src/stores/pg-stores.js";
 import type { RunningWorkers } from "../../../src/worker/worker-options.js";
 import { type CampaignEnv, campaignEnv, depsOf, runWorkers } from "../../helpers/campaign-env.js";
 import { csvFile, validCsv } from "../../helpers/csv.js";
@@ -94,7 +95,10 @@ describe("the nightly job prunes the paid memory", () => {
     it(`of what was recorded before GIFTJOBS_REPEAT_WINDOW_DAYS ago, logs and audits it; a repeat within the window is still refused (${store})`, async () => {
       env = await campaignEnv({}, "prune-job");
       if (store === "PostgreSQL") db = await createTestDatabase("prune-job");
-      const deps = { ...depsOf(env), ...(db ? { database: db.database } : {}) };
+      const deps = {
+        ...depsOf(env),
+        ...(db ? { stores: pgStores(env.dataDir, db.database) } : {}),
+      };
       const old = await csvFile(env, "old.csv", validCsv(env.index, 3, "old").text);
       const recent = await csvFile(env, "recent.csv", validCsv(env.index, 2, "recent").text);
       await importCampaign({ file: old, campaign: "old" }, deps);
@@ -122,7 +126,7 @@ describe("the nightly job prunes the paid memory", () => {
       expect(line).toMatch(
         /^paid memory: pruned 3 entries and 1 imported file recorded before \d{4}-.*Z \(GIFTJOBS_REPEAT_WINDOW_DAYS=90\)$/,
       );
-      const trail = trailOf({ database: db?.database, dataDir: env.dataDir });
+      const trail = (db ? pgStores(env.dataDir, db.database) : fileStores(env.dataDir)).audit;
       const pruned = (await trail.list()).filter((e) => e.action === "prune");
       expect(pruned).toHaveLength(1);
       expect(pruned[0]).toMatchObject({

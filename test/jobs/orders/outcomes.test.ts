@@ -9,6 +9,7 @@ import { importCampaign } from "../../../src/import/import-campaign.js";
 import { pickSampleProducts, sampleCsv } from "../../../src/import/sample-csv.js";
 import { orderKey } from "../../../src/orders/keys.js";
 import { requestFromLedger } from "../../../src/orders/request.js";
+import { fileStores } from "../../../src/stores/file-stores.js";
 import { type CampaignEnv, depsOf, FAST_TIMINGS } from "../../helpers/campaign-env.js";
 import { control, sandboxOrders } from "../../helpers/sandbox.js";
 import { useCampaignEnv } from "../../helpers/use-campaign-env.js";
@@ -199,7 +200,10 @@ describe("order outcomes", () => {
     await control(env.sandbox, "/_sandbox/catalog", {
       mutate: { update: [{ code: product!.code, is_orderable: true }] },
     });
-    const retried = await retryCampaign(env.ledger, "c", { newKey: true, dataDir: env.dataDir });
+    const retried = await retryCampaign(env.ledger, "c", {
+      newKey: true,
+      stores: fileStores(env.dataDir),
+    });
     expect(retried.mode).toBe("new-key");
     await eventually(
       async () => (await status()).completed === 2,
