@@ -12,7 +12,8 @@ import { useTestDatabase } from "../helpers/database.js";
 import { sandboxOrders } from "../helpers/sandbox.js";
 import { eventually } from "../helpers/wait-for.js";
 
-const ROWS = 600;
+// More than one of the import's batches of 1,000 rows (RECORD_BATCH, src/import/import-recording.ts).
+const ROWS = 1200;
 const CAMPAIGN = "lost-db";
 
 let env: CampaignEnv | undefined;
@@ -62,7 +63,7 @@ describe("PostgreSQL lost in the middle of an import", () => {
       `CREATE TRIGGER outage BEFORE INSERT ON ${schema}.order_journal
          FOR EACH STATEMENT EXECUTE FUNCTION ${schema}.outage()`,
     );
-    // An order a row: the import's first batch of 500 rows is 500 journal lines, one INSERT.
+    // An order a row: the import's first batch of 1,000 rows is 1,000 journal lines, one INSERT.
     const args = ["orders", "import", file, "--campaign", CAMPAIGN, "--yes"];
     const lost = await giftjobs(e, args, db.env);
     expect(lost.code).toBe(1);
@@ -80,7 +81,10 @@ describe("PostgreSQL lost in the middle of an import", () => {
     await db.pool.query(`DROP TRIGGER outage ON ${schema}.order_journal`);
     const again = await giftjobs(e, args, db.env);
     expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 0, stderr: "" });
-    expect(again.stdout).toContain(`${ROWS - first.rows} new, ${first.rows} already known`);
+    const count = (n: number) => n.toLocaleString("en-US");
+    expect(again.stdout).toContain(
+      `${count(ROWS - first.rows)} new, ${count(first.rows)} already known`,
+    );
     expect((await journaled()).rows).toBe(ROWS);
 
     const workers = await runWorkers(e, { config: { ...e.config, ...db.config } });
