@@ -20,7 +20,7 @@ import {
   existingCampaign,
 } from "./import-checks.js";
 import { ImportDeclined, ImportRefused, invalidRowsText, RecordRefused } from "./import-errors.js";
-import { type Decided, recordCampaign } from "./import-recording.js";
+import { type Decided, type PassTwo, recordCampaign } from "./import-recording.js";
 import { holdingOf, ImportReport } from "./import-report.js";
 import { type ImportStages, importStages, type RecordingOptions } from "./import-stages.js";
 import { type ImportPlan, type RepeatCheck, type Survey, surveyFile } from "./import-survey.js";
@@ -67,7 +67,7 @@ async function importStaged(stages: ImportStages, deps: ImportDeps): Promise<Imp
   const hashing = new AbortController();
   const file = stages.read.file;
   const repeats =
-    memory && (await repeatCheck(recording, { file, signal: hashing.signal }, deps, memory));
+    memory && (await repeatCheck(recording, deps, { file, signal: hashing.signal, memory }));
   const spool = run.dryRun ? undefined : await RowSpool.create();
   try {
     // Before a row is read: an error file that cannot be written stops the import at once.
@@ -107,12 +107,12 @@ async function importWithSpool(
     holdingOf(stages.recording.hold, existing, survey),
   );
   await refuseRowsOrRepeats(stages.run, plan, report);
-  const decided = await checkBetweenPasses(stages, deps, plan, report, existing);
+  const decided = await checkBetweenPasses(stages, deps, { plan, report, existing });
   if (!plan.spool) return report.result();
   await askToRecord(stages.run, report, existing);
   // The audit entry, durable before the campaign or a row of it is recorded.
   await stages.run.beforeRecording?.(report.result(survey.newRows, 0));
-  return passTwo(stages, deps, { ...plan, spool: plan.spool }, report, decided);
+  return passTwo(stages, deps, { plan: { ...plan, spool: plan.spool }, report, decided });
 }
 
 /**
@@ -160,18 +160,17 @@ async function refuseRowsOrRepeats(
 async function checkBetweenPasses(
   { recording, pricing: limits, run }: ImportStages,
   deps: ImportDeps,
-  plan: ImportPlan,
-  report: ImportReport,
-  existing: Existing | undefined,
+  { plan, report, existing }: { plan: ImportPlan; report: ImportReport; existing?: Existing },
 ): Promise<Decided> {
   const { campaign, survey } = report;
   const refuse = (message: string) => report.refusal(message);
-  const verdict = await checkCampaign(recording, deps.ledger, survey, existing, plan, refuse);
+  const checked = { survey, existing, refuse };
+  const verdict = await checkCampaign(deps.ledger, { ...recording, ...checked, plan });
   report.pricing = await priceSurvey(survey, deps);
   // Four eyes: a price over GIFTJOBS_APPROVAL_THRESHOLD holds the campaign, as --hold does.
   report.fourEyes = thresholdPassed(limits.approvalThreshold, survey, existing);
   if (report.fourEyes) report.holding = holdingOf(true, existing, survey);
-  const budgets = checkBudgets(campaign, limits.budgets, survey, existing, refuse);
+  const budgets = checkBudgets({ ...checked, campaign, budgets: limits.budgets });
   report.budgetsReplaced = budgets.replaced;
   report.limitNotes = await dailyLimitNotes(limits.dailyLimit, deps.ledger, survey.newTotals);
   if (limits.balanceCheck && deps.client && !run.dryRun)
@@ -212,22 +211,19 @@ async function askToRecord(
 async function passTwo(
   { recording, run }: ImportStages,
   deps: ImportDeps,
-  plan: ImportPlan & { spool: RowSpool },
-  report: ImportReport,
-  decided: Decided,
+  { plan, report, decided }: Pick<PassTwo, "plan" | "decided"> & { report: ImportReport },
 ): Promise<ImportResult> {
   const { campaign, survey } = report;
   let written: { rows: number; orders: number };
   try {
     const hold = report.holding.hold;
-    written = await recordCampaign(
-      { ...recording, hold },
-      run.onProgress,
-      deps,
+    written = await recordCampaign(deps, {
+      recording: { ...recording, hold },
+      onProgress: run.onProgress,
       survey,
       plan,
       decided,
-    );
+    });
     if (plan.repeats && written.rows > 0) await recordFile(plan.repeats, campaign, written.rows);
   } catch (error) {
     if (!(error instanceof RecordRefused)) throw error;
@@ -264,9 +260,8 @@ async function checkName(
 /** The check of this import's rows against other campaigns' (docs/architecture/repeats.md). */
 async function repeatCheck(
   { campaign, repeats: choice, repeatWindowDays }: RecordingOptions,
-  { file, signal }: { file: string; signal: AbortSignal },
   deps: ImportDeps,
-  memory: PaidMemory,
+  { file, signal, memory }: { file: string; signal: AbortSignal; memory: PaidMemory },
 ): Promise<RepeatCheck> {
   const since = Date.now() - repeatWindowDays * 86_400_000;
   const lookup = await memory.lookup(campaign, since);
