@@ -42,8 +42,11 @@ export async function importCampaign(
   return importStaged(importStages(options), deps);
 }
 
-/** The import, its flags turned into each stage's own values (import-stages.ts). */
-async function importStaged(stages: ImportStages, deps: ImportDeps): Promise<ImportResult> {
+/**
+ * The import, its flags turned into each stage's own values (import-stages.ts): what `orders
+ * import` calls with the values its schema parsed (import-command.ts).
+ */
+export async function importStaged(stages: ImportStages, deps: ImportDeps): Promise<ImportResult> {
   const { recording, run } = stages;
   const { campaign } = recording;
   if (!CAMPAIGN_NAME.test(campaign)) {
