@@ -3,17 +3,9 @@ import type { Actor } from "../audit/actor.js";
 import type { AuditDetails, AuditDraft } from "../audit/entry.js";
 import { UserError } from "../errors/user-error.js";
 import { maskEmails, redactSecrets } from "../log.js";
-import { type Budget, budgetText } from "../orders/budget.js";
-import type { ImportEnd } from "./import-command.js";
+import { budgetText } from "../orders/budget.js";
+import type { ImportEnd, ImportNamed } from "./import-command.js";
 import type { ImportResult } from "./import-types.js";
-
-/** What an import's entries name: its file, campaign, --append and --budget (namedOf). */
-export interface ImportNamed {
-  file: string;
-  campaign: string;
-  append?: boolean;
-  budgets: readonly Budget[];
-}
 
 /** One entry's parts: what the import names, who ran it, the file's sha256 when read. */
 interface EntryOf {

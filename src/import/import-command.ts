@@ -11,13 +11,12 @@ import { DatabaseDownError } from "../db/database-error.js";
 import { UserError } from "../errors/user-error.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
-import { currencyCode, parseBudget } from "../orders/budget.js";
+import { type Budget, currencyCode, parseBudget } from "../orders/budget.js";
 import { plural } from "../plural.js";
 import type { RedisSettings } from "../redis/connection.js";
 import { isRedisAway, redisAddress } from "../redis/outage-reporter.js";
 import type { StoreSettings, Stores } from "../stores/stores.js";
 import { parseColumnMap } from "./header/column-map.js";
-import type { ImportNamed } from "./import-audit.js";
 import { importStaged } from "./import-campaign.js";
 import { ImportDeclined, ImportRefused } from "./import-errors.js";
 import {
@@ -53,7 +52,7 @@ const NO_CATALOG_NEEDS_CURRENCY =
  * each import stage takes (StageValues) beside what the command itself decides (--yes, --json,
  * the catalog check, --hold as given). A bad value throws the UserError naming its flag.
  */
-export function importCommandSchema(settings: ImportSettings) {
+function importCommandSchema(settings: ImportSettings) {
   return IMPORT_FLAGS.refine(
     (f) => f.catalogCheck || f.currency !== undefined,
     NO_CATALOG_NEEDS_CURRENCY,
@@ -185,6 +184,14 @@ export function parseImportCommand(flags: ImportFlags, settings: ImportSettings)
   const option =
     name === "file" ? "FILE" : `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
   throw new UserError(`${option}: ${issue.message}`);
+}
+
+/** What an import's entries name: its file, campaign, --append and --budget. */
+export interface ImportNamed {
+  file: string;
+  campaign: string;
+  append?: boolean;
+  budgets: readonly Budget[];
 }
 
 /** What an import's audit entries name: the file, the campaign, --append and --budget. */

@@ -30,7 +30,7 @@ export interface ValidationOptions {
 }
 
 /** What the new rows may cost, checked between the passes (budgets, four eyes, limits). */
-export interface PricingOptions {
+interface PricingOptions {
   budgets: readonly Budget[];
   approvalThreshold?: Readonly<Record<string, string>>;
   dailyLimit?: DailyLimit;
@@ -53,7 +53,7 @@ export interface RecordingOptions {
 }
 
 /** How the import runs as a whole: a dry run, invalid rows skipped, the question, progress. */
-export interface RunOptions {
+interface RunOptions {
   dryRun: boolean;
   skipInvalid: boolean;
   errorFile?: string;
