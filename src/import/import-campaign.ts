@@ -175,7 +175,10 @@ async function checkBetweenPasses(
   if (report.fourEyes) report.holding = holdingOf(true, existing, survey);
   const budgets = checkBudgets({ ...checked, campaign, budgets: limits.budgets });
   report.budgetsReplaced = budgets.replaced;
-  report.limitNotes = await dailyLimitNotes(limits.dailyLimit, deps.ledger, survey.newTotals);
+  report.limitNotes = await dailyLimitNotes(deps.ledger, {
+    limit: limits.dailyLimit,
+    totals: survey.newTotals,
+  });
   if (limits.balanceCheck && deps.client && !run.dryRun)
     await checkBalance(deps, survey, report.result());
   const { holdNow, state } = report.holding;

@@ -65,7 +65,11 @@ export async function checkCampaign(
     );
   const verdict = plan.journal?.verdict();
   if (verdict) {
-    const refusal = journalRefusal(verdict, plan.mode, campaign, plan.journal!.path);
+    const refusal = journalRefusal(verdict, {
+      mode: plan.mode,
+      campaign,
+      path: plan.journal!.path,
+    });
     if (refusal) throw refuse(refusal);
   }
   return verdict;

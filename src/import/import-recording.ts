@@ -153,18 +153,18 @@ async function writeCampaign(
 ): Promise<{ rows: number; orders: number }> {
   const { campaign, onProgress, survey, tagOrders } = written;
   const { mode, packer, journal, spool } = written.plan;
-  if (journal && packer) await repackFromSpool(spool, journal, survey.released, packer);
+  if (journal && packer)
+    await repackFromSpool(spool, { journal, released: survey.released, packer });
   const journalWriter = deps.stores.journal.appender(campaign);
   const paid = deps.stores.paidMemory.appender(campaign);
-  const writer = new CampaignWriter(
+  const writer = new CampaignWriter(deps, {
     campaign,
-    deps,
     survey,
     mode,
     packer,
-    { index: journal, writer: journalWriter, paid },
+    journal: { index: journal, writer: journalWriter, paid },
     tagOrders,
-  );
+  });
   const pipeline = new RecordingPipeline<PreparedBatch>(
     (batch) => writer.makeDurable(batch),
     async (batch) => {
