@@ -67,7 +67,8 @@ const VALUE = 2;
  * WorksheetReader then readRow made of them, cell for cell (the same types, shared strings,
  * formulas, dates by number format, errors), without a Row and a Cell object (and its style)
  * for each cell, nor a cached address for each reference: those were about a third of an
- * .xlsx import's reading time and most of its garbage beside a CSV's (docs/benchmarks.md).
+ * .xlsx import's reading time and most of its garbage beside a CSV's
+ * (docs/architecture/import.md, "Spreadsheets").
  */
 class SheetRowParser {
   readonly rows: SheetRow[] = [];
