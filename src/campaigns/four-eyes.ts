@@ -40,6 +40,15 @@ export function fourEyesHold(
 }
 
 /**
+ * A four-eyes rule as a sentence says it: the campaign's own price (`USD 1500.00 over 1000.00`,
+ * led by its currency) is "its price ...", its importer's day
+ * (`alice's imports of 2026-11-28: ...`, src/import/four-eyes-hold.ts) says itself.
+ */
+export function fourEyesRuleWords(rule: string): string {
+  return /^[A-Z]{3} /.test(rule) ? `its price ${rule}` : rule;
+}
+
+/**
  * Who may approve a held campaign, in the words the dashboard's campaigns list and the
  * campaign's page both show (docs/architecture/audit.md, "Four eyes"): held by the four-eyes
  * rule (`importers` given), a user of the users file with the approve role, not one who imported
@@ -67,7 +76,7 @@ export function withImporter(meta: CampaignMeta | undefined, name: string): stri
 export function checkFourEyes(campaign: string, meta: CampaignMeta, approver: Actor): void {
   const rule = (meta as FourEyesMeta)[FOUR_EYES_FIELDS.rule];
   if (!rule) return;
-  const rest = `campaign ${campaign} is held by the four-eyes rule (GIFTJOBS_APPROVAL_THRESHOLD: its price ${rule})`;
+  const rest = `campaign ${campaign} is held by the four-eyes rule (GIFTJOBS_APPROVAL_THRESHOLD: ${fourEyesRuleWords(rule)})`;
   if (importersOf(meta).some((n) => sameActor(n, approver.name)))
     throw new UserError(
       `${rest}: ${approver.name} imported it, so someone else must approve it (four eyes)`,

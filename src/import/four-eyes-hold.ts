@@ -1,3 +1,5 @@
+import { actorKey } from "../audit/actor.js";
+import type { ImportedToday } from "../ledger/imported-today.js";
 import { currencyDecimals, toUnits } from "../money.js";
 import { unitsText } from "../orders/budget.js";
 import type { Existing } from "./import-checks.js";
@@ -24,4 +26,48 @@ export function thresholdPassed(
       return `${currency} ${unitsText(planned, currency)} over ${limit}`;
   }
   return undefined;
+}
+
+/** What an import added to its importer's day (ImportedToday), so that it can give it back. */
+export interface ImporterDayCount {
+  /** The four-eyes rule the importer's day passes, in words, or undefined. */
+  rule: string | undefined;
+  /** Takes the import's rows off its importer's day: it ended before recording them. */
+  giveBack(): Promise<void>;
+}
+
+/**
+ * The four-eyes rule across campaigns (docs/architecture/audit.md, "Four eyes"): the new rows
+ * added to what their importer imported today, in every campaign, against
+ * GIFTJOBS_APPROVAL_THRESHOLD, so that a campaign split into several under the threshold is
+ * held once their sum passes it. `count` adds them (atomically: two imports at once each see the
+ * other's); without it (a dry run) they are only read beside the day's. Returns the first
+ * currency it passes in words (`alice's imports of 2026-11-28: USD 1500.00 over 1000.00`).
+ */
+export async function importerDayPassed(
+  threshold: Readonly<Record<string, string>> | undefined,
+  survey: Survey,
+  importer: { name: string; day: string; today: ImportedToday },
+  count: boolean,
+): Promise<ImporterDayCount> {
+  const added: Array<[string, bigint]> = [];
+  const { name, day, today } = importer;
+  const who = actorKey(name);
+  let rule: string | undefined;
+  if (!threshold || survey.newRows === 0) return { rule, giveBack: async () => {} };
+  for (const currency of survey.newTotals.currencies()) {
+    const limit = threshold[currency];
+    if (limit === undefined) continue;
+    const units = survey.newTotals.priceUnits(currency);
+    const total = count
+      ? await today.add(day, who, currency, units)
+      : (await today.read(day, who, currency)) + units;
+    if (count) added.push([currency, units]);
+    if (!rule && total > toUnits(limit, currencyDecimals(currency)))
+      rule = `${name}'s imports of ${day}: ${currency} ${unitsText(total, currency)} over ${limit}`;
+  }
+  const giveBack = async () => {
+    for (const [currency, units] of added.splice(0)) await today.add(day, who, currency, -units);
+  };
+  return { rule, giveBack };
 }

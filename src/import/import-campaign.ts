@@ -1,8 +1,10 @@
 import { stat } from "node:fs/promises";
+import { currentActor } from "../audit/actor.js";
 import { RepeatFinder } from "../campaigns/earlier-payments.js";
 import { forgetBegun, forgottenRefusal } from "../campaigns/forget-records.js";
 import { storedState } from "../campaigns/state.js";
 import { sha256OfFile } from "../catalog/file-snapshot.js";
+import { limitDay } from "../daily-limit.js";
 import { UserError } from "../errors/user-error.js";
 import { CAMPAIGN_NAME } from "../ledger/ledger.js";
 import { checkBudgetFlags } from "../orders/budget.js";
@@ -10,7 +12,7 @@ import { checkItemsPerOrder, OrderPacker } from "../orders/packing.js";
 import type { PaidMemory } from "../orders/paid-memory.js";
 import { checkCampaignName } from "./campaign-names.js";
 import { dailyLimitNotes } from "./daily-limit-note.js";
-import { thresholdPassed } from "./four-eyes-hold.js";
+import { importerDayPassed, thresholdPassed } from "./four-eyes-hold.js";
 import {
   checkBalance,
   checkBudgets,
@@ -107,11 +109,19 @@ async function importWithSpool(
     holdingOf(stages.recording.hold, existing, survey),
   );
   await refuseRowsOrRepeats(stages.run, plan, report);
-  const decided = await checkBetweenPasses(stages, deps, plan, report, existing);
-  if (!plan.spool) return report.result();
-  await askToRecord(stages.run, report, existing);
-  // The audit entry, durable before the campaign or a row of it is recorded.
-  await stages.run.beforeRecording?.(report.result(survey.newRows, 0));
+  let decided: Decided;
+  try {
+    decided = await checkBetweenPasses(stages, deps, plan, report, existing);
+    if (!plan.spool) return report.result();
+    await askToRecord(stages.run, report, existing);
+    // The audit entry, durable before the campaign or a row of it is recorded.
+    await stages.run.beforeRecording?.(report.result(survey.newRows, 0));
+  } catch (error) {
+    // Nothing recorded: the rows leave their importer's day. Should that fail too (Redis gone),
+    // the day counts them still, which can only hold a later import, never let one through.
+    await report.importerDay?.giveBack().catch(() => {});
+    throw error;
+  }
   return passTwo(stages, deps, { ...plan, spool: plan.spool }, report, decided);
 }
 
@@ -168,8 +178,16 @@ async function checkBetweenPasses(
   const refuse = (message: string) => report.refusal(message);
   const verdict = await checkCampaign(recording, deps.ledger, survey, existing, plan, refuse);
   report.pricing = await priceSurvey(survey, deps);
-  // Four eyes: a price over GIFTJOBS_APPROVAL_THRESHOLD holds the campaign, as --hold does.
-  report.fourEyes = thresholdPassed(limits.approvalThreshold, survey, existing);
+  // Four eyes: a price over GIFTJOBS_APPROVAL_THRESHOLD holds the campaign, as --hold does; so
+  // do new rows that take their importer's day over it, whatever campaigns it was spread over.
+  report.importerDay = await importerDayPassed(
+    limits.approvalThreshold,
+    survey,
+    importerDay(recording, limits, deps),
+    !run.dryRun,
+  );
+  report.fourEyes =
+    thresholdPassed(limits.approvalThreshold, survey, existing) ?? report.importerDay.rule;
   if (report.fourEyes) report.holding = holdingOf(true, existing, survey);
   const budgets = checkBudgets(campaign, limits.budgets, survey, existing, refuse);
   report.budgetsReplaced = budgets.replaced;
@@ -185,6 +203,20 @@ async function checkBetweenPasses(
     heldAfter: state === "held",
     fourEyes: report.fourEyes,
   };
+}
+
+/**
+ * Who imports and on which day, for the four-eyes rule across campaigns: the day of
+ * GIFTJOBS_LIMIT_TZ when a daily limit is set, else of UTC, as the day's spend is counted.
+ */
+function importerDay(
+  recording: ImportStages["recording"],
+  limits: ImportStages["pricing"],
+  deps: ImportDeps,
+) {
+  const name = recording.actor ?? currentActor().name;
+  const day = limitDay(new Date(), limits.dailyLimit?.tz ?? "UTC");
+  return { name, day, today: deps.ledger.importedToday };
 }
 
 /** The operator's yes to the new rows, when the run asks (a terminal's question). */

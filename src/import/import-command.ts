@@ -1,6 +1,7 @@
 import { join, resolve } from "node:path";
 import type { ApiClient } from "../api/client.js";
 import type { ExecutionMode } from "../api/order-request.js";
+import { fourEyesRuleWords } from "../campaigns/four-eyes.js";
 import { loadCurrentIndex } from "../catalog/current-snapshot.js";
 import type { CatalogIndex } from "../catalog/index-entry.js";
 import { catalogPlace, fillCatalogHint } from "../catalog/no-snapshot-error.js";
@@ -323,7 +324,7 @@ export function importedEnd(result: ImportResult, prepared: PreparedImport): Imp
   );
   if (result.four_eyes && result.state === "held" && !result.dry_run)
     notes.push(
-      `campaign ${result.campaign} is held: its price ${result.four_eyes} passes GIFTJOBS_APPROVAL_THRESHOLD, so a user of the users file with the approve role, not who imported it, must send it: \`giftjobs orders approve --campaign ${result.campaign}\` with their token (GIFTJOBS_USER_TOKEN or --token-file), or on the dashboard (four eyes)`,
+      `campaign ${result.campaign} is held: ${fourEyesRuleWords(result.four_eyes)} passes GIFTJOBS_APPROVAL_THRESHOLD, so a user of the users file with the approve role, not who imported it, must send it: \`giftjobs orders approve --campaign ${result.campaign}\` with their token (GIFTJOBS_USER_TOKEN or --token-file), or on the dashboard (four eyes)`,
     );
   else if (settings.requireApproval && !command.hold && result.state === "held" && !result.dry_run)
     notes.push(

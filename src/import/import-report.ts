@@ -1,5 +1,6 @@
 import type { StoredState } from "../ledger/types.js";
 import type { DailyLimitNote } from "./daily-limit-note.js";
+import type { ImporterDayCount } from "./four-eyes-hold.js";
 import type { Existing } from "./import-checks.js";
 import { ImportRefused } from "./import-errors.js";
 import type { Survey } from "./import-survey.js";
@@ -33,6 +34,8 @@ export class ImportReport {
   pricing: Pricing | undefined;
   /** The price that passed GIFTJOBS_APPROVAL_THRESHOLD, when one did. */
   fourEyes: string | undefined;
+  /** The new rows counted in their importer's day (four eyes), to give back if not recorded. */
+  importerDay: ImporterDayCount | undefined;
   budgetsReplaced: ImportResult["budgets_replaced"];
   limitNotes: DailyLimitNote[] = [];
 

@@ -5,6 +5,7 @@ import { LedgerCampaigns } from "./campaigns.js";
 import { DailySpend } from "./daily-limit.js";
 import { LedgerDispatch } from "./dispatch.js";
 import { LedgerFollows } from "./follow.js";
+import { ImportedToday } from "./imported-today.js";
 import { LedgerOrders } from "./orders.js";
 import { type CampaignKeys, LedgerStore } from "./store.js";
 
@@ -28,6 +29,8 @@ export class Ledger {
   readonly archive: LedgerArchive;
   /** The day's spend per currency and the daily limit's pause (daily-limit.ts). */
   readonly dailySpend: DailySpend;
+  /** What each person imported each day, for the four-eyes rule (imported-today.ts). */
+  readonly importedToday: ImportedToday;
   private readonly store: LedgerStore;
 
   constructor(redis: Redis, prefix: string) {
@@ -39,6 +42,7 @@ export class Ledger {
     this.archive = new LedgerArchive(this.store);
     const store = this.store;
     this.dailySpend = new DailySpend(redis, prefix, (c) => store.keys(c), store.runningKey());
+    this.importedToday = new ImportedToday(redis, prefix);
   }
 
   /** The names of a campaign's Redis keys. */

@@ -90,6 +90,87 @@ describe("four eyes above GIFTJOBS_APPROVAL_THRESHOLD", () => {
     expect(whole.stdout).toMatch(/^audit trail whole: 3 entries, the last \(3\) at \S+, in /);
   });
 
+  it("holds the import that takes its importer's day over the threshold, across campaigns", async () => {
+    const e = await setup("four-eyes-day");
+    const files = await Promise.all(
+      ["one", "two", "three", "four", "five", "six"].map(async (name) => {
+        const { text, currency } = validCsv(e.index, 3, `day-${name}`);
+        return { file: await csvFile(e, `${name}.csv`, text), currency };
+      }),
+    );
+    const currency = files[0]!.currency;
+    const json = (run: { stdout: string }) => JSON.parse(run.stdout);
+    const dry = await giftjobs(e, [
+      "orders",
+      "import",
+      files[0]!.file,
+      "--campaign",
+      "one",
+      "--dry-run",
+      "--json",
+    ]);
+    const price: string = json(dry).totals[currency].price;
+    // Each campaign alone is at the threshold, none over it.
+    const env = { GIFTJOBS_APPROVAL_THRESHOLD: `${currency}:${price}` };
+    const importAs = (who: string, at: number, campaign: string, ...more: string[]) =>
+      giftjobs(
+        e,
+        [
+          "--as",
+          who,
+          "orders",
+          "import",
+          files[at]!.file,
+          "--campaign",
+          campaign,
+          "--yes",
+          "--json",
+          ...more,
+        ],
+        env,
+      );
+
+    const one = await importAs("alice", 0, "one");
+    expect(json(one)).toMatchObject({ state: "running" });
+    expect(json(one).four_eyes).toBeUndefined();
+    // Bob's day is his own; a dry run counts nothing.
+    expect(json(await importAs("bob", 1, "two", "--dry-run"))).toMatchObject({ state: "running" });
+    const predicted = json(await importAs("alice", 1, "two", "--dry-run"));
+    expect(predicted).toMatchObject({ state: "held" });
+
+    const two = await importAs("alice", 1, "two");
+    expect(two.code).toBe(0);
+    const rule: string = json(two).four_eyes;
+    expect(rule).toMatch(
+      new RegExp(
+        `^alice's imports of (\\d{4}-\\d{2}-\\d{2}): ${currency} [\\d.]+ over ${price.replace(".", "\\.")}$`,
+      ),
+    );
+    expect(predicted.four_eyes).toBe(rule);
+    expect(json(two).state).toBe("held");
+    expect(two.stderr).toContain("campaign two is held: alice's imports of ");
+    const own = await giftjobs(e, ["--as", "alice", "orders", "approve", "--campaign", "two"]);
+    expect(own.code).toBe(2);
+    expect(own.stderr).toContain(`(GIFTJOBS_APPROVAL_THRESHOLD: ${rule}): alice imported it`);
+
+    // The same person by another spelling of the name.
+    expect(json(await importAs("ALICE ", 2, "three"))).toMatchObject({ state: "held" });
+
+    // An import refused after the count (its budget) leaves the day as it was.
+    const day = rule.slice("alice's imports of ".length, "alice's imports of ".length + 10);
+    const before = await e.ledger.importedToday.read(day, "alice", currency);
+    const refused = await importAs("alice", 3, "four", "--budget", `0.01:${currency}`);
+    expect(refused.code).toBe(2);
+    expect(await e.ledger.importedToday.read(day, "alice", currency)).toBe(before);
+
+    // Two imports at once by one person: each counts the other's rows.
+    const [five, six] = await Promise.all([
+      importAs("carol", 4, "five"),
+      importAs("carol", 5, "six"),
+    ]);
+    expect([json(five).state, json(six).state].sort()).toEqual(["held", "running"]);
+  });
+
   it("a campaign under the threshold runs as before", async () => {
     const e = await setup("under");
     const { run } = await heldImport(e, (c) => `${c}:1000000`);
