@@ -166,6 +166,8 @@ class SheetRowParser {
   /** The cell's text and problem, as readRow made them of exceljs's cell value. */
   private closeCell(row: SheetRow): void {
     const column = columnOf(this.cellRef);
+    // exceljs refused a cell in a row with no number (its address invalid): so does this.
+    if (!(row.number > 0)) throw new Error(`a cell's row has no number: ${this.cellRef}`);
     const { formula, value } = this;
     if (formula === undefined && value === undefined) return;
     let text: string;
