@@ -104,10 +104,20 @@ export function discountedPriceUnits(
  * ("10.50" -> "10.5", "10.00" -> "10"). Equal amounts spell the same, so hashes of rows agree.
  */
 export function canonicalDecimal(text: string): string {
+  if (text === lastDecimal) return lastCanonical;
   if (!isPlainDecimal(text)) throw new RangeError(`not a plain decimal: ${JSON.stringify(text)}`);
-  if (!text.includes(".")) return text;
-  return text.replace(/0+$/, "").replace(/\.$/, "");
+  const canonical = text.includes(".") ? text.replace(/0+$/, "").replace(/\.$/, "") : text;
+  lastDecimal = text;
+  lastCanonical = canonical;
+  return canonical;
 }
+
+/**
+ * The last answer of canonicalDecimal: a row's face value is asked for by the preflight, the
+ * payload hash and the paid fingerprint one after another, and a big file repeats a few values.
+ */
+let lastDecimal: string | undefined;
+let lastCanonical = "";
 
 /**
  * An amount as money is shown, in its currency's minor units ("25" USD -> "25.00", "12.5" ->

@@ -174,9 +174,7 @@ export class CampaignWriter {
     const released: string[] = [];
     for (const ready of orders) {
       // Same rows, same body: the key hashes sorted identities, so the items follow that order too.
-      const rows = [...ready.rows].sort((a, b) =>
-        a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0,
-      );
+      const rows = ready.rows.length === 1 ? ready.rows : [...ready.rows].sort(byIdentity);
       for (const p of rows) if (this.survey.released.has(p.identity)) released.push(p.identity);
       const generation =
         ready.journal?.generation ??
@@ -196,8 +194,7 @@ export class CampaignWriter {
         currency,
         this.tagOrders ? { name: this.campaign, tagKey: key } : { name: this.campaign },
       );
-      const sum = (field: "face" | "price") =>
-        String(rows.reduce((t, p) => t + BigInt(p[field]), 0n));
+      const sum = (field: "face" | "price") => sumUnits(rows, field);
       batch.push({
         order: {
           key,
@@ -219,6 +216,18 @@ export class CampaignWriter {
     }
     return { orders: batch, journalLines, paid: paidEntries(orders), released };
   }
+}
+
+function byIdentity(a: SpooledRow, b: SpooledRow): number {
+  return a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0;
+}
+
+/** The rows' face values or prices added up, in minor units; one row's as it is (one a row). */
+function sumUnits(rows: readonly SpooledRow[], field: "face" | "price"): string {
+  if (rows.length === 1) return String(BigInt(rows[0]![field]));
+  let total = 0n;
+  for (const p of rows) total += BigInt(p[field]);
+  return String(total);
 }
 
 /** A batch of pass 2 between `prepare` and `record`. */

@@ -187,11 +187,14 @@ async function writeCampaign(
       if (batch) await pipeline.add(batch);
     };
     let rows: SpoolEntry[] = [];
-    for await (const entries of spool.read()) {
-      rows = rows.length > 0 ? rows.concat(entries) : entries;
-      for (; rows.length >= RECORD_BATCH; rows = rows.slice(RECORD_BATCH))
-        await add(rows.slice(0, RECORD_BATCH));
-    }
+    // One array a batch, filled in place: no slice or concat of what is left a read.
+    for await (const entries of spool.read())
+      for (const entry of entries) {
+        rows.push(entry);
+        if (rows.length < RECORD_BATCH) continue;
+        await add(rows);
+        rows = [];
+      }
     if (rows.length > 0) await add(rows);
     await pipeline.drain();
   } catch (error) {

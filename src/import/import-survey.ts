@@ -128,14 +128,14 @@ export async function surveyFile(
   const { campaign } = input;
   const survey = new Survey();
   const lookups = new OneAtATime();
-  let batch: PlannedRow[] = [];
-  for await (const planned of plannedRows(input, deps.catalog, survey, plan.invalidFile)) {
-    batch.push(planned);
-    if (batch.length < BATCH) continue;
-    const full = batch;
-    batch = [];
+  for await (const batch of plannedRows(input, deps.catalog, survey, plan.invalidFile)) {
+    if (batch.length < BATCH) {
+      // The last one: no progress after it, as before.
+      await lookups.run(() => classify(campaign, batch, deps, survey, plan));
+      continue;
+    }
     await lookups.run(async () => {
-      await classify(campaign, full, deps, survey, plan);
+      await classify(campaign, batch, deps, survey, plan);
       input.onProgress?.({
         phase: "validate",
         rows: survey.rows,
@@ -145,25 +145,27 @@ export async function surveyFile(
       });
     });
   }
-  const last = batch;
-  if (last.length) await lookups.run(() => classify(campaign, last, deps, survey, plan));
   await lookups.drain();
   return survey;
 }
 
-/** Valid rows with their identity, payload hash, currency and price; errors go to the survey. */
+/**
+ * Valid rows with their identity, payload hash, currency and price, BATCH at a time (the last
+ * batch shorter, never empty): one promise a batch, not a row. Errors go to the survey.
+ */
 async function* plannedRows(
   { read, header, validation }: SurveyInput,
   catalog: CatalogIndex | undefined,
   survey: Survey,
   invalidFile: InvalidRowsFile | undefined,
-): AsyncGenerator<PlannedRow> {
+): AsyncGenerator<PlannedRow[]> {
   const preflight = new RowPreflight(catalog, validation.preflight);
   const occurrences = new OccurrenceCounter();
   const rowOptions = { ...validation.row, references: new ReferenceTracker() };
   const risky = new RiskyFileCheck(validation.risky);
   survey.leftOut = risky.leftOut;
   const { file, ...reading } = read;
+  let batch: PlannedRow[] = [];
   for await (const item of readOrderFile(file, {
     ...reading,
     ...header,
@@ -185,7 +187,7 @@ async function* plannedRows(
       await invalidFile?.write(item, outcome.errors);
       continue;
     }
-    yield {
+    batch.push({
       row: outcome.row,
       item,
       identity: rowIdentity(outcome.row, occurrences),
@@ -193,8 +195,12 @@ async function* plannedRows(
       currency: outcome.currency,
       faceUnits: outcome.faceUnits,
       priceUnits: outcome.priceUnits,
-    };
+    });
+    if (batch.length < BATCH) continue;
+    yield batch;
+    batch = [];
   }
+  if (batch.length > 0) yield batch;
   risky.onEnd(survey.rows);
 }
 

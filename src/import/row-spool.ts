@@ -64,18 +64,52 @@ export class RowSpool {
   async write(entries: readonly SpoolEntry[]): Promise<void> {
     if (entries.length === 0) return;
     let text = "";
-    for (const entry of entries) text += `${JSON.stringify(entry)}\n`;
+    for (const entry of entries) text += `${encodeEntry(entry)}\n`;
     await this.handle.write(text);
   }
 
   /** Every entry written, in order, in batches. */
   async *read(): AsyncGenerator<SpoolEntry[]> {
-    for await (const lines of readLineBatches(this.handle))
-      yield lines.map((line) => JSON.parse(line) as SpoolEntry);
+    for await (const lines of readLineBatches(this.handle)) {
+      const entries: SpoolEntry[] = new Array(lines.length);
+      for (let i = 0; i < lines.length; i++) entries[i] = decodeEntry(lines[i]!);
+      yield entries;
+    }
   }
 
   async close(): Promise<void> {
     await this.handle.close();
     if (this.leftover) await rm(this.leftover, { recursive: true, force: true });
   }
+}
+
+/**
+ * An entry's line: a JSON array of its fields in a fixed order rather than an object, so that
+ * the keys are neither written nor parsed a row: in a profile of the import bench the spool's
+ * JSON was some 6% of the import's CPU, before its garbage. An absent field is `0`.
+ */
+type SpoolLine = [string, string, string, string, string, OrderRow, RepeatOf | 0, string | 0];
+
+function encodeEntry(e: SpoolEntry): string {
+  const line: SpoolLine = [
+    e.identity,
+    e.payload,
+    e.currency,
+    e.face,
+    e.price,
+    e.row,
+    e.repeat_of ?? 0,
+    e.fingerprint ?? 0,
+  ];
+  return JSON.stringify(line);
+}
+
+function decodeEntry(text: string): SpoolEntry {
+  const [identity, payload, currency, face, price, row, repeat, fingerprint] = JSON.parse(
+    text,
+  ) as SpoolLine;
+  const entry: SpoolEntry = { kind: "new", identity, payload, currency, face, price, row };
+  if (repeat !== 0) entry.repeat_of = repeat;
+  if (fingerprint !== 0) entry.fingerprint = fingerprint;
+  return entry;
 }

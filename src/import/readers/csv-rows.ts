@@ -152,11 +152,12 @@ export function toRow(
   cells: readonly string[],
 ): CsvRow {
   const fields: Record<string, string> = {};
-  header.forEach((field, index) => {
-    if (field === "") return;
+  for (let index = 0; index < header.length; index++) {
+    const field = header[index]!;
+    if (field === "") continue;
     const cell = cells[index] ?? "";
     fields[field] = TRIMMED.has(field) ? cell.trim() : cell;
-  });
+  }
   if (ignored.length === 0) return { kind: "row", line, fields, cells: [...cells] };
   // No prototype: a header is any text, "__proto__" included.
   const rest: Record<string, string> = Object.create(null);

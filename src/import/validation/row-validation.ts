@@ -124,8 +124,11 @@ function checkFaceValue(value: string): string | undefined {
 
 function metadataOf(fields: Record<string, string>, line: number, errors: RowError[]) {
   const metadata: Record<string, string> = {};
-  for (const [field, value] of Object.entries(fields)) {
-    if (!field.startsWith(METADATA_PREFIX) || value === "") continue;
+  // No pair array a cell: a big import validates a million rows.
+  for (const field in fields) {
+    if (!field.startsWith(METADATA_PREFIX)) continue;
+    const value = fields[field]!;
+    if (value === "") continue;
     const key = field.slice(METADATA_PREFIX.length);
     if (chars(key) > LIMITS.metadataKeyChars) {
       errors.push({
@@ -194,7 +197,7 @@ export function validateRow(
   const sending = sendingOf(fields, options, sendingErrors, line);
   if (sending.distribution === "link") fail("email", linkEmailProblem("link", email));
   else fail("email", checkEmail(email));
-  errors.push(...sendingErrors);
+  for (const error of sendingErrors) errors.push(error);
   const faceProblem = "error" in read ? read.error : checkFaceValue(faceValue);
   fail("face_value", faceProblem);
   // Whole for a choice: asked only of a face value that is a plain decimal to begin with.
@@ -217,13 +220,12 @@ export function validateRow(
     : undefined;
   if (sendAt && "error" in sendAt) fail("send_at", sendAt.error);
   const metadata = metadataOf(fields, line, errors);
-  const refused = new Set(errors.map((e) => e.column));
   if (!sending.choice) return { ok: false, errors };
   const row: OrderRow = {
     line,
     email,
     product_code: sending.choice.product_code,
-    face_value: refused.has("face_value") ? "" : faceValue,
+    face_value: errors.some((e) => e.column === "face_value") ? "" : faceValue,
     ...templateOf(fields, options.defaultTemplateId),
     metadata,
   };
