@@ -179,12 +179,16 @@ async function writeCampaign(
       const batch = writer.prepare(survey.cards.priced(rows));
       if (batch) await pipeline.add(batch);
     };
+    // Filled a row at a time: no copy of the rows left over from each read.
     let rows: SpoolEntry[] = [];
-    for await (const entries of spool.read()) {
-      rows = rows.length > 0 ? rows.concat(entries) : entries;
-      for (; rows.length >= RECORD_BATCH; rows = rows.slice(RECORD_BATCH))
-        await add(rows.slice(0, RECORD_BATCH));
-    }
+    for await (const entries of spool.read())
+      for (const entry of entries) {
+        rows.push(entry);
+        if (rows.length < RECORD_BATCH) continue;
+        const full = rows;
+        rows = [];
+        await add(full);
+      }
     if (rows.length > 0) await add(rows);
     await pipeline.drain();
   } catch (error) {

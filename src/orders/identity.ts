@@ -67,6 +67,24 @@ export function payloadHash(row: OrderRow): string {
 }
 
 /**
+ * A row's identity and payload hash (rowIdentity, payloadHash) with each distinct text hashed
+ * once: for most rows (no default template, no template row's default currency) the two hashes
+ * are of the same text, and an import hashes a million rows.
+ */
+export function identityAndPayload(
+  row: OrderRow,
+  occurrences: OccurrenceCounter,
+): { identity: string; payload: string } {
+  const payloadText = normalise(row, row.template_id, true);
+  const payload = sha256(payloadText);
+  if (row.reference !== undefined) return { identity: rowIdentity(row, occurrences), payload };
+  const own = row.template_source === "row" ? row.template_id : undefined;
+  const contentText = normalise(row, own, false);
+  const content = contentText === payloadText ? payload : sha256(contentText);
+  return { identity: `h:${content}.${occurrences.next(content)}`, payload };
+}
+
+/**
  * Counts each content hash as rows go by: the first identical row is #0, the second #1, so two
  * identical rows are two deliberate cards. Memory is O(distinct rows), 40 to 80 bytes each,
  * off the JS heap.
