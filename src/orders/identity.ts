@@ -94,10 +94,7 @@ export class OccurrenceCounter {
 
   /** `hash` is a content hash (base64url SHA-256). */
   next(hash: string): number {
-    const digest = Buffer.from(hash, "base64url");
-    const index = this.counts.get(digest) ?? 0;
-    this.counts.set(digest, index + 1);
-    return index;
+    return this.counts.increment(Buffer.from(hash, "base64url"));
   }
 }
 
