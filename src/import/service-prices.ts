@@ -74,7 +74,7 @@ export async function priceWithService(
           }),
         RETRIES,
       );
-      readPrices(estimate, currency, batch, prices);
+      readPrices(estimate, { currency, batch, prices });
     }
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
@@ -136,9 +136,11 @@ function itemOf(card: Card): OrderEstimateItem {
  */
 function readPrices(
   estimate: OrderEstimate,
-  currency: string,
-  batch: [string, Card][],
-  prices: Map<string, bigint>,
+  {
+    currency,
+    batch,
+    prices,
+  }: { currency: string; batch: [string, Card][]; prices: Map<string, bigint> },
 ): void {
   const scale = currencyDecimals(currency);
   const units = (amount: string, what: string) => {

@@ -7,6 +7,13 @@ export interface Budget {
   currency?: string;
 }
 
+/** A 3-letter currency code (`--currency`), upper-cased; anything else names the flag. */
+export function currencyCode(flag: string, value: string): string {
+  if (!/^[A-Za-z]{3}$/.test(value))
+    throw new UserError(`${flag} must be a 3-letter currency code such as USD (got ${value})`);
+  return value.toUpperCase();
+}
+
 /** Parses `--budget 5000` or `--budget 5000.00:USD`; a bad value is a UserError. */
 export function parseBudget(text: string): Budget {
   const [amount = "", currency, ...rest] = text.trim().split(":");

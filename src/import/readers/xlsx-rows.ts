@@ -116,7 +116,12 @@ async function* workbookItems(
       found = true;
       const parsed = decodeSheet(sheet);
       const onRow = options.onPosition
-        ? await sheetPosition(path, model, sheet, parsed, options.onPosition)
+        ? await sheetPosition(path, {
+            reader: model,
+            sheet,
+            parsed,
+            onPosition: options.onPosition,
+          })
         : undefined;
       const { hidden, count } = choice;
       const context = { name: sheet.name, label, options, hidden, count, onRow };
