@@ -43,12 +43,12 @@ export class RepeatGroups {
     this.rows += 1;
     // One loop over the earlier rows, no set, filter or date a row: this runs for every row of
     // a repeated file (docs/architecture/repeats.md); the earliest time becomes a date in list().
-    let counted: Set<string> | undefined;
+    const counted: string[] = [];
     for (const row of earlier) {
       const group = this.group(row.campaign);
-      const first = earlier.length === 1 || !(counted ??= new Set()).has(row.campaign);
-      if (first) {
-        counted?.add(row.campaign);
+      // A row counts once for each campaign it repeats: a few campaigns at most, a list serves.
+      if (!counted.includes(row.campaign)) {
+        counted.push(row.campaign);
         group.rows += 1;
         if (group.lines.length < LINES_KEPT) group.lines.push(line);
         group.faceUnits.set(currency, (group.faceUnits.get(currency) ?? 0n) + faceUnits);
