@@ -25,52 +25,7 @@ export interface SpooledRow {
 export type SpoolEntry = SpooledRow;
 
 /**
- * A spool line: an entry's fields by position, without their names, which took a fifth of each
- * line and of its encoding and decoding; null for an absent repeat_of or fingerprint.
- */
-type SpoolLine = [
-  identity: string,
-  payload: string,
-  currency: string,
-  face: string,
-  price: string,
-  row: OrderRow,
-  repeatOf: RepeatOf | null,
-  fingerprint: string | null,
-];
-
-function spoolLine(e: SpoolEntry): SpoolLine {
-  const { identity, payload, currency, face, price, row } = e;
-  return [
-    identity,
-    payload,
-    currency,
-    face,
-    price,
-    row,
-    e.repeat_of ?? null,
-    e.fingerprint ?? null,
-  ];
-}
-
-function spoolEntry([
-  identity,
-  payload,
-  currency,
-  face,
-  price,
-  row,
-  repeatOf,
-  fingerprint,
-]: SpoolLine): SpoolEntry {
-  const entry: SpoolEntry = { kind: "new", identity, payload, currency, face, price, row };
-  if (repeatOf !== null) entry.repeat_of = repeatOf;
-  if (fingerprint !== null) entry.fingerprint = fingerprint;
-  return entry;
-}
-
-/**
- * What pass 1 of an import decided, kept on disk for pass 2 (one JSON array a line per entry, see SpoolLine), so that
+ * What pass 1 of an import decided, kept on disk for pass 2 (one JSON line per entry), so that
  * pass 2 records and sends exactly the rows pass 1 checked and priced — a file edited during
  * the import cannot slip an unchecked row in — without parsing and validating the file again.
  *
@@ -109,14 +64,14 @@ export class RowSpool {
   async write(entries: readonly SpoolEntry[]): Promise<void> {
     if (entries.length === 0) return;
     let text = "";
-    for (const entry of entries) text += `${JSON.stringify(spoolLine(entry))}\n`;
+    for (const entry of entries) text += `${JSON.stringify(entry)}\n`;
     await this.handle.write(text);
   }
 
   /** Every entry written, in order, in batches. */
   async *read(): AsyncGenerator<SpoolEntry[]> {
     for await (const lines of readLineBatches(this.handle))
-      yield lines.map((line) => spoolEntry(JSON.parse(line) as SpoolLine));
+      yield lines.map((line) => JSON.parse(line) as SpoolEntry);
   }
 
   async close(): Promise<void> {
