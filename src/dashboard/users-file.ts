@@ -41,7 +41,10 @@ export async function usersOf(store: UserStore): Promise<UserEntry[]> {
   return users;
 }
 
-/** The users of the file's text; `path` names it in messages. */
+/**
+ * The users of the file's text; `path` names it in messages.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export function parseUsers(text: string, path: string): UserEntry[] {
   const users: UserEntry[] = [];
   text.split(/\r?\n/).forEach((raw, index) => {

@@ -272,7 +272,10 @@ function gather(
   return rows;
 }
 
-/** What the ledger keeps of a row: what its item is made of, and its report line. */
+/**
+ * What the ledger keeps of a row: what its item is made of, and its report line.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export function ledgerRow(p: SpooledRow, generation: number): Omit<LedgerRow, "order"> {
   const { row } = p;
   return {

@@ -220,7 +220,10 @@ export interface PreparedImport {
   catalog: CatalogIndex | undefined;
 }
 
-/** The terminal side of an import: the prompt, and what is shown as it goes. */
+/**
+ * The terminal side of an import: the prompt, and what is shown as it goes.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export interface ImportTerminal {
   /** A question can be asked: input and output are both terminals. */
   canAsk: boolean;
@@ -290,7 +293,10 @@ export async function prepareImport(
   return { command, settings, catalog };
 }
 
-/** The import's stages: the command's values, with the terminal's prompt and progress. */
+/**
+ * The import's stages: the command's values, with the terminal's prompt and progress.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export function importStagesOf(
   { stages, yes }: ImportCommand,
   terminal: ImportTerminal & Pick<ImportHooks, "beforeRecording">,
@@ -406,7 +412,10 @@ async function auditThenPrint(
   }
 }
 
-/** An import that ran to its end: exit 0, with notes for stderr. */
+/**
+ * An import that ran to its end: exit 0, with notes for stderr.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export function importedEnd(result: ImportResult, prepared: PreparedImport): ImportEnd {
   const { command, settings } = prepared;
   const notes = (result.budgets_replaced ?? []).map(
@@ -423,7 +432,10 @@ export function importedEnd(result: ImportResult, prepared: PreparedImport): Imp
   return { kind: "imported", code: 0, result, json: importJson(result), notes };
 }
 
-/** An import that stopped: declined (exit 1) or refused (exit 2); any other error is thrown. */
+/**
+ * An import that stopped: declined (exit 1) or refused (exit 2); any other error is thrown.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export function stoppedEnd(error: unknown): ImportEnd {
   if (error instanceof ImportDeclined) {
     const json = importJson(error.result, error.message);
@@ -435,7 +447,10 @@ export function stoppedEnd(error: unknown): ImportEnd {
   return { kind: "refused", code: 2, error, json };
 }
 
-/** Redis went away after the import started: exit 1, saying what was recorded. */
+/**
+ * Redis went away after the import started: exit 1, saying what was recorded.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export function redisLostEnd(prepared: PreparedImport, recorded: number): ImportEnd {
   const line = redisLostLine(prepared.settings, recorded);
   // --json promises one document on every exit: what was recorded, and why it stopped.

@@ -42,6 +42,7 @@ const RETRIES = { retries: 2, minDelayMs: 500, unreachableTries: 3 };
  * import (docs/architecture/import.md, "Prices"). A refused API key does (RunError, exit 1, a dry
  * run too): no order could be sent with it. When the service is not asked (template rows, too
  * many cards) the key is checked all the same, with one GET /v2/balance.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
  */
 export async function priceWithService(
   cards: CardBook,

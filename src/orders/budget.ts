@@ -66,7 +66,10 @@ export interface CurrencyBudget {
   units: bigint;
 }
 
-/** A budget amount in the currency's minor units, rounded down (see CurrencyBudget.units). */
+/**
+ * A budget amount in the currency's minor units, rounded down (see CurrencyBudget.units).
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export function budgetUnits(amount: string, currency: string): bigint {
   const scale = currencyDecimals(currency);
   const finer = Math.max(scale, decimalPlaces(amount));

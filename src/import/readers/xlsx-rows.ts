@@ -5,7 +5,7 @@ import { nameList } from "../header/name-list.js";
 import type { CsvItem } from "./csv-rows.js";
 import { SharedStrings } from "./shared-strings.js";
 import { type ReadSheetOptions, sheetItems } from "./sheet-items.js";
-import { readRow } from "./xlsx-cells.js";
+import { type SheetSource, sheetRows } from "./xlsx-sheet-rows.js";
 import {
   decodeSharedStrings,
   decodeSheet,
@@ -125,7 +125,8 @@ async function* workbookItems(
         : undefined;
       const { hidden, count } = choice;
       const context = { name: sheet.name, label, options, hidden, count, onRow };
-      yield* sheetItems(sheet, (raw) => readRow(raw, strings), context);
+      const rows = sheetRows(sheet as unknown as SheetSource, strings);
+      yield* sheetItems(rows, (row) => row, context);
     }
     sheets.ended();
   } finally {
