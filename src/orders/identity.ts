@@ -61,7 +61,8 @@ export function contentHash(row: OrderRow): string {
 /**
  * Hash of what would be sent for the row (the default template and currency included). The
  * ledger keeps it per identity: a different hash under the same reference is a changed row, a
- * conflict.
+ * conflict. An import takes it from identityAndPayload.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
  */
 export function payloadHash(row: OrderRow): string {
   return sha256(normalise(row, row.template_id, true));
@@ -76,9 +77,10 @@ export function identityAndPayload(
   row: OrderRow,
   occurrences: OccurrenceCounter,
 ): { identity: string; payload: string } {
+  if (row.reference !== undefined)
+    return { identity: rowIdentity(row, occurrences), payload: payloadHash(row) };
   const payloadText = normalise(row, row.template_id, true);
   const payload = sha256(payloadText);
-  if (row.reference !== undefined) return { identity: rowIdentity(row, occurrences), payload };
   const own = row.template_source === "row" ? row.template_id : undefined;
   const contentText = normalise(row, own, false);
   const content = contentText === payloadText ? payload : sha256(contentText);
@@ -104,7 +106,8 @@ export class OccurrenceCounter {
  * else `h:` + its content hash + `.` + occurrence index. Both are hashes: the ledger lives in
  * Redis and holds no e-mail or reference in clear. Same file, any row order -> same identities,
  * as long as identical rows without reference keep their relative order (they are
- * interchangeable, so it does not matter which is #0).
+ * interchangeable, so it does not matter which is #0). An import takes it from identityAndPayload.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
  */
 export function rowIdentity(row: OrderRow, occurrences: OccurrenceCounter): string {
   if (row.reference !== undefined)
