@@ -3,7 +3,7 @@ import { type EarlierRow, type RepeatFinder, repeatOf } from "../campaigns/earli
 import type { CatalogIndex } from "../catalog/index-entry.js";
 import { samePayload } from "../ledger/codec.js";
 import type { LedgerRow } from "../ledger/ledger.js";
-import { OccurrenceCounter, payloadHash, rowIdentity } from "../orders/identity.js";
+import { identityAndPayload, OccurrenceCounter } from "../orders/identity.js";
 import type { JournalIndex } from "../orders/journal-index.js";
 import type { OrderRow } from "../orders/order-row.js";
 import type { OrderPacker } from "../orders/packing.js";
@@ -187,11 +187,12 @@ async function* plannedRows(
       await invalidFile?.write(item, outcome.errors);
       continue;
     }
+    const { identity, payload } = identityAndPayload(outcome.row, occurrences);
     batch.push({
       row: outcome.row,
       item,
-      identity: rowIdentity(outcome.row, occurrences),
-      payload: payloadHash(outcome.row),
+      identity,
+      payload,
       currency: outcome.currency,
       faceUnits: outcome.faceUnits,
       priceUnits: outcome.priceUnits,

@@ -30,7 +30,10 @@ const LINES_KEPT = 1000;
 
 /** Gathers an import's repeated rows into one group per earlier campaign. */
 export class RepeatGroups {
-  private readonly groups = new Map<string, RepeatGroup & { faceUnits: Map<string, bigint> }>();
+  private readonly groups = new Map<
+    string,
+    Omit<RepeatGroup, "recorded_at"> & { faceUnits: Map<string, bigint>; earliest: number }
+  >();
   /** Rows of this file that repeat some earlier row (a row counts once, however many it repeats). */
   rows = 0;
 
@@ -38,17 +41,21 @@ export class RepeatGroups {
 
   add(line: number, currency: string, faceUnits: bigint, earlier: readonly EarlierRow[]): void {
     this.rows += 1;
-    for (const campaign of new Set(earlier.map((e) => e.campaign))) {
-      const group = this.group(campaign);
-      group.rows += 1;
-      if (group.lines.length < LINES_KEPT) group.lines.push(line);
-      group.faceUnits.set(currency, (group.faceUnits.get(currency) ?? 0n) + faceUnits);
-      for (const row of earlier.filter((e) => e.campaign === campaign)) {
-        if (group.lines_there.length < LINES_KEPT) group.lines_there.push(row.line);
-        group.statuses[row.status] = (group.statuses[row.status] ?? 0) + 1;
-        const at = new Date(row.at).toISOString();
-        if (at < group.recorded_at) group.recorded_at = at;
+    // One loop over the earlier rows, no set, filter or date a row: this runs for every row of
+    // a repeated file (docs/architecture/repeats.md); the earliest time becomes a date in list().
+    const counted: string[] = [];
+    for (const row of earlier) {
+      const group = this.group(row.campaign);
+      // A row counts once for each campaign it repeats: a few campaigns at most, a list serves.
+      if (!counted.includes(row.campaign)) {
+        counted.push(row.campaign);
+        group.rows += 1;
+        if (group.lines.length < LINES_KEPT) group.lines.push(line);
+        group.faceUnits.set(currency, (group.faceUnits.get(currency) ?? 0n) + faceUnits);
       }
+      if (group.lines_there.length < LINES_KEPT) group.lines_there.push(row.line);
+      group.statuses[row.status] = (group.statuses[row.status] ?? 0) + 1;
+      if (row.at < group.earliest) group.earliest = row.at;
     }
   }
 
@@ -63,8 +70,9 @@ export class RepeatGroups {
 
   list(): RepeatGroup[] {
     return [...this.groups.values()]
-      .map(({ faceUnits, ...group }) => ({
+      .map(({ faceUnits, earliest, ...group }) => ({
         ...group,
+        recorded_at: new Date(earliest).toISOString(),
         lines_there: [...new Set(group.lines_there)].sort((a, b) => a - b),
         face_value: Object.fromEntries(
           [...faceUnits].map(([c, units]) => [c, fromUnits(units, currencyDecimals(c))]),
@@ -84,7 +92,7 @@ export class RepeatGroups {
         face_value: {},
         faceUnits: new Map(),
         statuses: {},
-        recorded_at: "9999",
+        earliest: Number.POSITIVE_INFINITY,
         outcome: this.outcome,
       };
       this.groups.set(campaign, group);

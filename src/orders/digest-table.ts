@@ -42,6 +42,27 @@ export class DigestTable {
     if (this.count * 2 > this.slots) this.grow();
   }
 
+  /**
+   * The digest's value (0 when absent), which then goes up by one: get and set in one lookup,
+   * for a count kept a row at a time (OccurrenceCounter).
+   */
+  increment(digest: Uint8Array): number {
+    const key = words(digest);
+    const slot = this.find(key);
+    // value + 1 is stored: the old value is stored - 1, the new one stored (set's limit).
+    const stored = this.values[slot]!;
+    if (stored === 0) {
+      this.keys.set(key, slot * 4);
+      this.values[slot] = 2;
+      this.count += 1;
+      if (this.count * 2 > this.slots) this.grow();
+      return 0;
+    }
+    if (stored >= 0xffffffff) throw new RangeError(`DigestTable value out of range: ${stored}`);
+    this.values[slot] = stored + 1;
+    return stored - 1;
+  }
+
   /** The slot holding `key`, else the empty slot where it would go (linear probing). */
   private find(key: Uint32Array): number {
     const mask = this.slots - 1;

@@ -61,10 +61,30 @@ export function contentHash(row: OrderRow): string {
 /**
  * Hash of what would be sent for the row (the default template and currency included). The
  * ledger keeps it per identity: a different hash under the same reference is a changed row, a
- * conflict.
+ * conflict. An import takes it from identityAndPayload.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
  */
 export function payloadHash(row: OrderRow): string {
   return sha256(normalise(row, row.template_id, true));
+}
+
+/**
+ * A row's identity and payload hash (rowIdentity, payloadHash) with each distinct text hashed
+ * once: for most rows (no default template, no template row's default currency) the two hashes
+ * are of the same text, and an import hashes a million rows.
+ */
+export function identityAndPayload(
+  row: OrderRow,
+  occurrences: OccurrenceCounter,
+): { identity: string; payload: string } {
+  if (row.reference !== undefined)
+    return { identity: rowIdentity(row, occurrences), payload: payloadHash(row) };
+  const payloadText = normalise(row, row.template_id, true);
+  const payload = sha256(payloadText);
+  const own = row.template_source === "row" ? row.template_id : undefined;
+  const contentText = normalise(row, own, false);
+  const content = contentText === payloadText ? payload : sha256(contentText);
+  return { identity: `h:${content}.${occurrences.next(content)}`, payload };
 }
 
 /**
@@ -77,10 +97,7 @@ export class OccurrenceCounter {
 
   /** `hash` is a content hash (base64url SHA-256). */
   next(hash: string): number {
-    const digest = Buffer.from(hash, "base64url");
-    const index = this.counts.get(digest) ?? 0;
-    this.counts.set(digest, index + 1);
-    return index;
+    return this.counts.increment(Buffer.from(hash, "base64url"));
   }
 }
 
@@ -89,7 +106,8 @@ export class OccurrenceCounter {
  * else `h:` + its content hash + `.` + occurrence index. Both are hashes: the ledger lives in
  * Redis and holds no e-mail or reference in clear. Same file, any row order -> same identities,
  * as long as identical rows without reference keep their relative order (they are
- * interchangeable, so it does not matter which is #0).
+ * interchangeable, so it does not matter which is #0). An import takes it from identityAndPayload.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
  */
 export function rowIdentity(row: OrderRow, occurrences: OccurrenceCounter): string {
   if (row.reference !== undefined)

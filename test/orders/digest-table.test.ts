@@ -22,6 +22,16 @@ describe("DigestTable", () => {
     expect(table.size).toBe(1);
   });
 
+  it("counts with increment as get and set do, through its growth", () => {
+    const table = new DigestTable();
+    for (let round = 0; round < 3; round++)
+      for (let i = 0; i < 10_000; i++) expect(table.increment(digest(`k${i}`))).toBe(round);
+    expect(table.size).toBe(10_000);
+    expect(table.get(digest("k42"))).toBe(3);
+    table.set(digest("k42"), 0xfffffffe);
+    expect(() => table.increment(digest("k42"))).toThrow(RangeError);
+  });
+
   it("tells keys apart by all 16 bytes, whatever slot they land in", () => {
     const table = new DigestTable();
     // Same first word (same slot), different later bytes: only the full key compares equal.

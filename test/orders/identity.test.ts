@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { validateRow } from "../../src/import/validation/row-validation.js";
 import {
   contentHash,
+  identityAndPayload,
   OccurrenceCounter,
   payloadHash,
   rowIdentity,
@@ -87,6 +88,25 @@ describe("row identity and order keys", () => {
     const counter = new OccurrenceCounter();
     expect(rowIdentity(before, counter)).toBe(rowIdentity(after, counter));
     expect(payloadHash(before)).not.toBe(payloadHash(after));
+  });
+
+  it("gives the import's identity and payload hash as rowIdentity and payloadHash do, each text hashed once", () => {
+    const rows = [
+      row(),
+      row(),
+      row({ template_id: "T1", template_source: "default" }),
+      row({ template_id: "T1", template_source: "row" }),
+      row({ reference: "R-9" }),
+      row({ selection_template_id: "S1", currency: "EUR", currency_source: "default" }),
+      row({ selection_template_id: "S1", currency: "EUR", currency_source: "row" }),
+    ];
+    const apart = new OccurrenceCounter();
+    const together = new OccurrenceCounter();
+    for (const r of rows)
+      expect(identityAndPayload(r, together)).toEqual({
+        identity: rowIdentity(r, apart),
+        payload: payloadHash(r),
+      });
   });
 
   it("holds nothing readable in identities or keys", async () => {
