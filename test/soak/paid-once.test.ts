@@ -15,8 +15,8 @@ import { runScenario } from "./soak-run.js";
 const SEEDS = Array.from({ length: 32 }, (_, i) => i + 1);
 
 describe.concurrent("paid once, whatever the service answers (soak seeds)", () => {
+  // The test's own expect: under describe.concurrent a failure names its own seed.
   for (const seed of SEEDS)
-    // The test's own expect: under describe.concurrent a failure names its own seed.
     it(`seed ${seed}`, async ({ expect }) => {
       const result = await runScenario(scenarioOf(seed));
       // The whole report, so a failing seed says what happened without a rerun.
