@@ -293,6 +293,18 @@ function readProblem(error: unknown): string {
   return position ? `not valid JSON (${position[0]})` : "not valid JSON";
 }
 
+/**
+ * The dashboard's users file a command's token is checked against (GIFTJOBS_USERS_FILE, the
+ * dashboard's `--users`; docs/architecture/audit.md, "Who acted"): its path and the setting
+ * that named it, for messages; unset (or empty): none. Read here only, as every setting is.
+ */
+export function usersFileSetting(
+  env: NodeJS.ProcessEnv = process.env,
+): { path: string; setting: string } | undefined {
+  const path = env.GIFTJOBS_USERS_FILE;
+  return path ? { path, setting: "GIFTJOBS_USERS_FILE" } : undefined;
+}
+
 export interface LoadConfigOptions {
   env?: NodeJS.ProcessEnv;
   /** Extra file layered over the defaults; `GIFTJOBS_CONFIG` when not given. */

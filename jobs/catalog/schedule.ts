@@ -9,7 +9,10 @@ import { CATALOG_JOB_OPTIONS, DEFAULT_CATALOG_CRON } from "./job.js";
 
 /** Id of the one job scheduler of the nightly catalog sync. */
 const CATALOG_SCHEDULER_ID = "catalog-sync-nightly";
-/** Name of catalog-sync jobs (scheduled or added by hand). */
+/**
+ * Name of catalog-sync jobs (scheduled or added by hand).
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export const CATALOG_SYNC_JOB_NAME = "catalog-sync";
 
 export interface CatalogScheduleOptions {
@@ -133,7 +136,10 @@ export async function unscheduleCatalogSync(
   );
 }
 
-/** The registered catalog scheduler, if any. */
+/**
+ * The registered catalog scheduler, if any.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export async function getCatalogSchedule(
   options: Pick<CatalogScheduleOptions, "connection" | "prefix">,
 ): Promise<CatalogSchedule | undefined> {

@@ -195,7 +195,10 @@ async function waitOutOutage(
   return putBack(attempt, deps.queue.ordersQueue, waitMs);
 }
 
-/** After this many 429s one job's further 429s use attempts, so nothing loops forever. */
+/**
+ * After this many 429s one job's further 429s use attempts, so nothing loops forever.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export const MAX_RATE_LIMITED = 100;
 
 /** 429: hold the queue (queue-wide), put the job back to waiting without using an attempt. */

@@ -43,6 +43,7 @@ interface JobRun {
  * (`deps.service.slots`); recording the answer and BullMQ's own bookkeeping happen after it is
  * given back, so they overlap the next job's request (docs/architecture/campaigns.md, "Sending
  * slots").
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
  */
 export async function processCreateOrder(
   job: Job<OrderJobData>,

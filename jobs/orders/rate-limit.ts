@@ -18,11 +18,6 @@ export function limiterFor(perMinute: number): RateLimiterOptions {
   return { max, duration };
 }
 
-/** The most jobs the limiter can start in any sliding minute (bursts at window starts). */
-export function worstCaseMinute({ max, duration }: RateLimiterOptions): number {
-  return max * (Math.floor(60_000 / duration) + 1);
-}
-
 /**
  * Backoff after 429s: at least 5 s, doubling while they repeat, reset by a success.
  * One instance per worker process; BullMQ applies the wait queue-wide.

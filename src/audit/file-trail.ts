@@ -16,7 +16,10 @@ import {
 import type { AuditTrail } from "./trail.js";
 import { readEntry, type StoredText, type TrailHead, verifyChain } from "./verify.js";
 
-/** The trail's file under the data dir, one entry a line. */
+/**
+ * The trail's file under the data dir, one entry a line.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export function auditFilePath(dataDir: string): string {
   return join(dataDir, "audit.ndjson");
 }

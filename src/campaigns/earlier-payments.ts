@@ -97,6 +97,7 @@ export class RepeatFinder {
 /**
  * The earlier rows a recorded repeat keeps on its ledger row: a row of a daily bonus may repeat
  * ninety, and each costs Redis bytes until the campaign is archived.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
  */
 export const REPEAT_OF_KEPT = 5;
 

@@ -89,6 +89,7 @@ function recordOf(identity: string, row: LedgerRow, order: LedgerOrder | undefin
  * `gifts line 12`, `gifts lines 12, 13; q3 line 4`, `...; and 3 older rows` past the ones kept.
  * Campaign names hold no space or `;` (CAMPAIGN_NAME), so the cell reads back one way. Empty for
  * a row that repeats none.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
  */
 export function repeatOfText(repeat: RepeatOf | undefined): string {
   if (!repeat) return "";

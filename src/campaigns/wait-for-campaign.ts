@@ -81,7 +81,10 @@ export async function whyFailed(
   return { line: failureLine(campaign, failures), failures };
 }
 
-/** The line of whyFailed (exported for its tests). */
+/**
+ * The line of whyFailed (exported for its tests).
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export function failureLine(campaign: string, failures: FailureCounts): string {
   const parts = (["failed_final", "failed_uncertain"] as const).flatMap((status) => {
     const entries = Object.entries(failures[status]).sort((a, b) => b[1] - a[1]);

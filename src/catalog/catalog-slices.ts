@@ -72,8 +72,8 @@ export function catalogSlices(bytes: Buffer): (Buffer | undefined)[] | undefined
  * received, joined by commas on one line), so that the database sync sends PostgreSQL the bytes
  * the service sent for each record instead of serialising every product again and converting
  * the string back to bytes (about 0.7 s of CPU in a sync of 100,000 products;
- * docs/benchmarks.md, "The catalog in PostgreSQL: figures"). PostgreSQL parses the text into
- * `record` (jsonb), which keeps the same values whatever their spelling.
+ * docs/benchmarks/earlier-rounds.md, "The catalog in PostgreSQL: figures"). PostgreSQL parses
+ * the text into `record` (jsonb), which keeps the same values whatever their spelling.
  *
  * Returns one slice per product, in order, or undefined when the text does not split into
  * exactly `count` objects: the caller then serialises the page's products itself. The text was

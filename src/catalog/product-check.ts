@@ -15,7 +15,10 @@ export function catalogProductProblems(product: unknown): string[] {
 const DECIMAL = /^\d+(\.\d+)?$/;
 const CURRENCY = /^[A-Z]{3}$/;
 
-/** Whether ProductCoreSchema accepts `value`. */
+/**
+ * Whether ProductCoreSchema accepts `value`.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export function isCoreValid(value: unknown): boolean {
   if (!isObject(value)) return false;
   const p = value;

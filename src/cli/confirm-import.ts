@@ -36,7 +36,10 @@ export function askYesNo(question: string, streams: PromptStreams): Promise<bool
   });
 }
 
-/** `Spend 39.54 USD, 12.00 EUR on 3 rows of campaign spring? [y/N] ` */
+/**
+ * `Spend 39.54 USD, 12.00 EUR on 3 rows of campaign spring? [y/N] `
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export function spendQuestion(plan: SpendPlan): string {
   const spend = Object.entries(plan.totals)
     .map(([currency, t]) => `${t.price} ${currency}`)
@@ -47,6 +50,7 @@ export function spendQuestion(plan: SpendPlan): string {
 /**
  * What the import will record, shown above the question: rows, per currency face value and
  * price, and who priced them.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
  */
 export function planText(plan: SpendPlan): string {
   const into = plan.existing
@@ -93,7 +97,10 @@ export function terminalPrompt(
   };
 }
 
-/** The `confirm` of an import (see confirmStep), asked on `choice.streams`. */
+/**
+ * The `confirm` of an import (see confirmStep), asked on `choice.streams`.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export function importConfirm(
   choice: ConfirmChoice,
 ): ((plan: SpendPlan) => Promise<boolean>) | undefined {

@@ -41,7 +41,10 @@ export function buildProgram(): Command {
     // A token proves a user of the users file (docs/architecture/audit.md, "Who acted").
     if (tokenFile === undefined && !process.env.GIFTJOBS_USER_TOKEN?.trim()) return;
     const { proveUser } = await import("./user-token.js");
-    await proveUser(tokenFile);
+    const { usersFileSetting } = await import("../config.js");
+    const { usersStore } = await import("../stores/stores.js");
+    const file = usersFileSetting();
+    await proveUser({ tokenFile, users: file && usersStore(file) });
   });
   registerSandbox(program);
   registerCatalog(program);

@@ -38,13 +38,6 @@ export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-/** A 3-letter currency code (`--currency`), upper-cased; anything else names the flag. */
-export function currencyCode(flag: string, value: string): string {
-  if (!/^[A-Za-z]{3}$/.test(value))
-    throw new UserError(`${flag} must be a 3-letter currency code such as USD (got ${value})`);
-  return value.toUpperCase();
-}
-
 /** A 2-letter country code (`--country`), upper-cased; anything else names the flag. */
 export function countryCode(flag: string, value: string): string {
   const code = value.toUpperCase();

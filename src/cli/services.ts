@@ -35,8 +35,10 @@ export interface Services extends RedisServices {
  * Services for a command that needs PostgreSQL when GIFTJOBS_DATABASE_URL is set (an import,
  * orders retry: the journal is there): it refuses to start without it.
  */
-async function openServices(config: Config): Promise<Services> {
-  const stores = await openStores(config);
+async function openServices(config: Config, given?: Stores): Promise<Services> {
+  const stores = given ?? (await openStores(config));
+  // Stores given are closed by whoever opened them, after the services.
+  const closeStores = () => (given ? Promise.resolve() : stores.close());
   let services: RedisServices | undefined;
   try {
     services = await connectServices(config);
@@ -51,13 +53,13 @@ async function openServices(config: Config): Promise<Services> {
         try {
           await redisServices.close();
         } finally {
-          await stores.close();
+          await closeStores();
         }
       },
     };
   } catch (error) {
     await services?.close().catch(() => {});
-    await stores.close().catch(() => {});
+    await closeStores().catch(() => {});
     throw error;
   }
 }
@@ -119,12 +121,16 @@ async function warnIfDatabaseAway(config: Config): Promise<void> {
   }
 }
 
-/** Runs `fn` with services open, closing them whatever happens. */
+/**
+ * Runs `fn` with services open, closing them whatever happens. An import opens its stores once
+ * (its catalog check reads them first) and gives them here: they are used, and left open.
+ */
 export function withServices<T>(
   config: Config,
   fn: (services: Services) => Promise<T>,
+  { stores }: { stores?: Stores } = {},
 ): Promise<T> {
-  return using(config, openServices(config), fn);
+  return using(config, openServices(config, stores), fn);
 }
 
 async function using<S extends RedisServices, T>(

@@ -1,29 +1,31 @@
 import { readFile } from "node:fs/promises";
 import { sameActor, setProvenActor } from "../audit/actor.js";
 import { UserTokens } from "../dashboard/user-tokens.js";
-import { readUsersFile } from "../dashboard/users-file.js";
+import { usersOf } from "../dashboard/users-file.js";
 import { UserError } from "../errors/user-error.js";
+import type { UserStore } from "../stores/stores.js";
 
 /**
  * A person proving who they are on the command line (docs/architecture/audit.md, "Who
  * acted"): the token `dashboard add-user` gave them, from `--token-file PATH` or
- * GIFTJOBS_USER_TOKEN, checked against the dashboard's users file (GIFTJOBS_USERS_FILE). The
- * user it names becomes the process's actor. The token is never printed, not even in an error.
+ * GIFTJOBS_USER_TOKEN, checked against the dashboard's users (`users`: the stores' users file,
+ * which GIFTJOBS_USERS_FILE names; src/config.ts, usersFileSetting). The user it names becomes
+ * the process's actor. The token is never printed, not even in an error.
  */
-export async function proveUser(tokenFile: string | undefined, env = process.env): Promise<void> {
+export async function proveUser(
+  { tokenFile, users }: { tokenFile: string | undefined; users: UserStore | undefined },
+  env = process.env,
+): Promise<void> {
   const given = await givenToken(tokenFile, env);
   if (!given) return;
-  const path = env.GIFTJOBS_USERS_FILE;
-  if (!path)
+  if (!users)
     throw new UserError(
       `${given.setting} needs GIFTJOBS_USERS_FILE: the dashboard's users file (its --users) to check the token against`,
     );
-  const user = await new UserTokens(await readUsersFile(path, "GIFTJOBS_USERS_FILE")).userOfToken(
-    given.token,
-  );
+  const user = await new UserTokens(await usersOf(users)).userOfToken(given.token);
   if (!user)
     throw new UserError(
-      `${given.setting}: the token is no user's of ${path} (a token of \`giftjobs dashboard add-user\`, gjd.ID.SECRET)`,
+      `${given.setting}: the token is no user's of ${users.where} (a token of \`giftjobs dashboard add-user\`, gjd.ID.SECRET)`,
     );
   const typed = env.GIFTJOBS_ACTOR?.trim();
   if (typed && !sameActor(typed, user.name))

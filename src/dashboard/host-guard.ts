@@ -23,7 +23,10 @@ function normalHost(name: string): string {
     .replace(/\.$/, "");
 }
 
-/** The host name of a Host header, without its port; "" when there is none. */
+/**
+ * The host name of a Host header, without its port; "" when there is none.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export function hostOfHeader(header: string | undefined): string {
   const value = (header ?? "").trim();
   const bracketed = /^(\[[^\]]*\])(:\d+)?$/.exec(value);

@@ -33,7 +33,10 @@ export class MinuteHistory {
   }
 }
 
-/** The hash's fields as points, oldest first; fields of another form are ignored. */
+/**
+ * The hash's fields as points, oldest first; fields of another form are ignored.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export function minutePoints(hash: Record<string, string>): MinutePoint[] {
   const byMinute = new Map<number, MinutePoint>();
   for (const [field, value] of Object.entries(hash)) {

@@ -28,14 +28,6 @@ const HEADER = `# giftjobs dashboard users: NAME:ROLES:ID:HASH, one a line (docs
 `;
 
 /**
- * Reads and checks the users file; a mistake is one line naming the file's line. `setting`
- * names where the path came from (the dashboard's `--users`, or the CLI's GIFTJOBS_USERS_FILE).
- */
-export async function readUsersFile(path: string, setting = "--users"): Promise<UserEntry[]> {
-  return usersOf({ where: path, text: () => readUsersText(path, false, setting) });
-}
-
-/**
  * The users of a store (src/stores: the users file, or where the stores keep them), read and
  * checked; none is a mistake, named with `where`.
  */
@@ -49,7 +41,10 @@ export async function usersOf(store: UserStore): Promise<UserEntry[]> {
   return users;
 }
 
-/** The users of the file's text; `path` names it in messages. */
+/**
+ * The users of the file's text; `path` names it in messages.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export function parseUsers(text: string, path: string): UserEntry[] {
   const users: UserEntry[] = [];
   text.split(/\r?\n/).forEach((raw, index) => {

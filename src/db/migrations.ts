@@ -41,7 +41,10 @@ const MIGRATIONS_DIR = join("src", "db", "migrations");
 
 const FILE_NAME = /^(\d{4})_([a-z0-9_]+)\.sql$/;
 
-/** The migrations this giftjobs knows, in version order. */
+/**
+ * The migrations this giftjobs knows, in version order.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export function knownMigrations(dir = join(packageRoot(), MIGRATIONS_DIR)): Migration[] {
   const migrations: Migration[] = [];
   for (const entry of readdirSync(dir).sort()) {
@@ -209,6 +212,7 @@ export async function schemaStatus(
  * The check at start of every command that uses the database: refuses, in one line, a schema
  * older than the code (`giftjobs db migrate` brings it up) or newer (another, newer giftjobs
  * migrated it), exit 2.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
  */
 export async function requireCurrentSchema(
   database: Database,

@@ -201,9 +201,11 @@ async function demoImportEntry(
   { file, append }: { file: string; append: boolean },
   planned: ImportResult,
 ): Promise<void> {
-  const command = { file, campaign: DEMO_CAMPAIGN, append, budgets: [] };
-  const sha256 = await sha256OfFile(file).catch(() => undefined);
-  await stores.audit.append(importPlannedDraft({ command }, planned, currentActor(), sha256));
+  const named = { file, campaign: DEMO_CAMPAIGN, append, budgets: [] };
+  const fileSha256 = await sha256OfFile(file).catch(() => undefined);
+  await stores.audit.append(
+    importPlannedDraft({ named, actor: currentActor(), fileSha256 }, planned),
+  );
 }
 
 async function waitUntilDone(ledger: Ledger, options: DemoOptions): Promise<CampaignStatus> {

@@ -49,16 +49,30 @@ export class CampaignWriter {
   /** The campaign's execution mode as stored (see Orders.record). */
   private campaignMode: Promise<ExecutionMode | null> | undefined;
 
+  private readonly campaign: string;
+  private readonly survey: Survey;
+  private readonly mode: ExecutionMode;
+  private readonly journal: WriterJournal;
+  /** The orders carry the tags naming campaign and key (see campaignTagsOrders). */
+  private readonly tagOrders: boolean;
+
   constructor(
-    private readonly campaign: string,
     private readonly deps: ImportDeps,
-    private readonly survey: Survey,
-    private readonly mode: ExecutionMode,
-    packer: OrderPacker | undefined,
-    private readonly journal: WriterJournal = { index: undefined, writer: undefined },
-    /** The orders carry the tags naming campaign and key (see campaignTagsOrders). */
-    private readonly tagOrders = false,
+    written: {
+      campaign: string;
+      survey: Survey;
+      mode: ExecutionMode;
+      packer: OrderPacker | undefined;
+      journal?: WriterJournal;
+      tagOrders?: boolean;
+    },
   ) {
+    this.campaign = written.campaign;
+    this.survey = written.survey;
+    this.mode = written.mode;
+    this.journal = written.journal ?? { index: undefined, writer: undefined };
+    this.tagOrders = written.tagOrders ?? false;
+    const { packer } = written;
     if (!packer) return;
     for (const order of packer.orders()) {
       const index = this.packed.push(order) - 1;
@@ -258,7 +272,10 @@ function gather(
   return rows;
 }
 
-/** What the ledger keeps of a row: what its item is made of, and its report line. */
+/**
+ * What the ledger keeps of a row: what its item is made of, and its report line.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export function ledgerRow(p: SpooledRow, generation: number): Omit<LedgerRow, "order"> {
   const { row } = p;
   return {

@@ -22,10 +22,16 @@ export interface DailyLimitNote {
 
 /** The notes of the currencies whose new rows' price passes what is left of today's limit. */
 export async function dailyLimitNotes(
-  limit: DailyLimit | undefined,
   ledger: Ledger,
-  totals: CampaignTotals,
-  now = new Date(),
+  {
+    limit,
+    totals,
+    now = new Date(),
+  }: {
+    limit: DailyLimit | undefined;
+    totals: CampaignTotals;
+    now?: Date;
+  },
 ): Promise<DailyLimitNote[]> {
   if (!limit) return [];
   const day = limitDay(now, limit.tz);

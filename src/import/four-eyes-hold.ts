@@ -45,10 +45,16 @@ export interface ImporterDayCount {
  * currency it passes in words (`alice's imports of 2026-11-28: USD 1500.00 over 1000.00`).
  */
 export async function importerDayPassed(
-  threshold: Readonly<Record<string, string>> | undefined,
   survey: Survey,
-  importer: { name: string; day: string; today: ImportedToday },
-  count: boolean,
+  {
+    threshold,
+    importer,
+    count,
+  }: {
+    threshold: Readonly<Record<string, string>> | undefined;
+    importer: { name: string; day: string; today: ImportedToday };
+    count: boolean;
+  },
 ): Promise<ImporterDayCount> {
   const added: Array<[string, bigint]> = [];
   const { name, day, today } = importer;

@@ -4,8 +4,15 @@ import type { AuditDetails, AuditDraft } from "../audit/entry.js";
 import { UserError } from "../errors/user-error.js";
 import { maskEmails, redactSecrets } from "../log.js";
 import { budgetText } from "../orders/budget.js";
-import type { ImportCommand, ImportEnd, PreparedImport } from "./import-command.js";
+import type { ImportEnd, ImportNamed } from "./import-command.js";
 import type { ImportResult } from "./import-types.js";
+
+/** One entry's parts: what the import names, who ran it, the file's sha256 when read. */
+interface EntryOf {
+  named: ImportNamed;
+  actor: Actor;
+  fileSha256: string | undefined;
+}
 
 /**
  * The entry written before anything is recorded (docs/architecture/audit.md, "An entry before
@@ -14,17 +21,15 @@ import type { ImportResult } from "./import-types.js";
  * in it. An import that then records otherwise gets a second entry (importEndDraft).
  */
 export function importPlannedDraft(
-  prepared: { command: Pick<ImportCommand, "file" | "campaign" | "append" | "budgets"> },
+  { named, actor, fileSha256 }: EntryOf,
   planned: ImportResult,
-  actor: Actor,
-  fileSha256: string | undefined,
 ): AuditDraft {
   const { orders: _counted, ...details } = resultDetails(planned);
   return {
     actor,
     action: "import",
-    campaign: prepared.command.campaign,
-    details: { ...fileDetails(prepared.command, fileSha256), ...details },
+    campaign: named.campaign,
+    details: { ...fileDetails(named, fileSha256), ...details },
     result: "ok",
   };
 }
@@ -44,26 +49,21 @@ export function saidByPlanned(end: ImportEnd, planned: ImportResult | undefined)
  * line, the API key and any e-mail address out of it.
  */
 export function importStoppedDraft(
-  command: Pick<ImportCommand, "file" | "campaign" | "append" | "budgets">,
+  { named, actor, fileSha256 }: EntryOf,
   error: unknown,
-  actor: Actor,
-  fileSha256: string | undefined,
 ): AuditDraft {
   const message = error instanceof Error ? error.message : String(error);
   return {
     actor,
     action: "import",
-    campaign: command.campaign,
-    details: fileDetails(command, fileSha256),
+    campaign: named.campaign,
+    details: fileDetails(named, fileSha256),
     result: error instanceof UserError ? "refused" : "failed",
     reason: maskEmails(redactSecrets(message.split("\n")[0]!)),
   };
 }
 
-function fileDetails(
-  command: Pick<ImportCommand, "file" | "append" | "budgets">,
-  fileSha256: string | undefined,
-): AuditDetails {
+function fileDetails(command: ImportNamed, fileSha256: string | undefined): AuditDetails {
   return {
     file: basename(command.file),
     file_sha256: fileSha256 ?? null,
@@ -78,12 +78,9 @@ function fileDetails(
  * ended. Counts and money only: no row's e-mail or reference. A dry run records nothing.
  */
 export function importAuditDraft(
-  prepared: PreparedImport,
+  { named: command, actor, fileSha256 }: EntryOf,
   end: ImportEnd,
-  actor: Actor,
-  fileSha256: string | undefined,
 ): AuditDraft | undefined {
-  const { command } = prepared;
   const result =
     "result" in end ? end.result : end.kind === "refused" ? end.error.result : undefined;
   if (result?.dry_run) return undefined;

@@ -22,7 +22,7 @@ import {
   existingCampaign,
 } from "./import-checks.js";
 import { ImportDeclined, ImportRefused, invalidRowsText, RecordRefused } from "./import-errors.js";
-import { type Decided, recordCampaign } from "./import-recording.js";
+import { type Decided, type PassTwo, recordCampaign } from "./import-recording.js";
 import { holdingOf, ImportReport } from "./import-report.js";
 import { type ImportStages, importStages, type RecordingOptions } from "./import-stages.js";
 import { type ImportPlan, type RepeatCheck, type Survey, surveyFile } from "./import-survey.js";
@@ -44,8 +44,11 @@ export async function importCampaign(
   return importStaged(importStages(options), deps);
 }
 
-/** The import, its flags turned into each stage's own values (import-stages.ts). */
-async function importStaged(stages: ImportStages, deps: ImportDeps): Promise<ImportResult> {
+/**
+ * The import, its flags turned into each stage's own values (import-stages.ts): what `orders
+ * import` calls with the values its schema parsed (import-command.ts).
+ */
+export async function importStaged(stages: ImportStages, deps: ImportDeps): Promise<ImportResult> {
   const { recording, run } = stages;
   const { campaign } = recording;
   if (!CAMPAIGN_NAME.test(campaign)) {
@@ -69,7 +72,7 @@ async function importStaged(stages: ImportStages, deps: ImportDeps): Promise<Imp
   const hashing = new AbortController();
   const file = stages.read.file;
   const repeats =
-    memory && (await repeatCheck(recording, { file, signal: hashing.signal }, deps, memory));
+    memory && (await repeatCheck(recording, deps, { file, signal: hashing.signal, memory }));
   const spool = run.dryRun ? undefined : await RowSpool.create();
   try {
     // Before a row is read: an error file that cannot be written stops the import at once.
@@ -111,7 +114,7 @@ async function importWithSpool(
   await refuseRowsOrRepeats(stages.run, plan, report);
   let decided: Decided;
   try {
-    decided = await checkBetweenPasses(stages, deps, plan, report, existing);
+    decided = await checkBetweenPasses(stages, deps, { plan, report, existing });
     if (!plan.spool) return report.result();
     await askToRecord(stages.run, report, existing);
     // The audit entry, durable before the campaign or a row of it is recorded.
@@ -122,7 +125,7 @@ async function importWithSpool(
     await report.importerDay?.giveBack().catch(() => {});
     throw error;
   }
-  return passTwo(stages, deps, { ...plan, spool: plan.spool }, report, decided);
+  return passTwo(stages, deps, { plan: { ...plan, spool: plan.spool }, report, decided });
 }
 
 /**
@@ -170,28 +173,29 @@ async function refuseRowsOrRepeats(
 async function checkBetweenPasses(
   { recording, pricing: limits, run }: ImportStages,
   deps: ImportDeps,
-  plan: ImportPlan,
-  report: ImportReport,
-  existing: Existing | undefined,
+  { plan, report, existing }: { plan: ImportPlan; report: ImportReport; existing?: Existing },
 ): Promise<Decided> {
   const { campaign, survey } = report;
   const refuse = (message: string) => report.refusal(message);
-  const verdict = await checkCampaign(recording, deps.ledger, survey, existing, plan, refuse);
+  const checked = { survey, existing, refuse };
+  const verdict = await checkCampaign(deps.ledger, { ...recording, ...checked, plan });
   report.pricing = await priceSurvey(survey, deps);
   // Four eyes: a price over GIFTJOBS_APPROVAL_THRESHOLD holds the campaign, as --hold does; so
   // do new rows that take their importer's day over it, whatever campaigns it was spread over.
-  report.importerDay = await importerDayPassed(
-    limits.approvalThreshold,
-    survey,
-    importerDay(recording, limits, deps),
-    !run.dryRun,
-  );
+  report.importerDay = await importerDayPassed(survey, {
+    threshold: limits.approvalThreshold,
+    importer: importerDay(recording, limits, deps),
+    count: !run.dryRun,
+  });
   report.fourEyes =
     thresholdPassed(limits.approvalThreshold, survey, existing) ?? report.importerDay.rule;
   if (report.fourEyes) report.holding = holdingOf(true, existing, survey);
-  const budgets = checkBudgets(campaign, limits.budgets, survey, existing, refuse);
+  const budgets = checkBudgets({ ...checked, campaign, budgets: limits.budgets });
   report.budgetsReplaced = budgets.replaced;
-  report.limitNotes = await dailyLimitNotes(limits.dailyLimit, deps.ledger, survey.newTotals);
+  report.limitNotes = await dailyLimitNotes(deps.ledger, {
+    limit: limits.dailyLimit,
+    totals: survey.newTotals,
+  });
   if (limits.balanceCheck && deps.client && !run.dryRun)
     await checkBalance(deps, survey, report.result());
   const { holdNow, state } = report.holding;
@@ -244,22 +248,19 @@ async function askToRecord(
 async function passTwo(
   { recording, run }: ImportStages,
   deps: ImportDeps,
-  plan: ImportPlan & { spool: RowSpool },
-  report: ImportReport,
-  decided: Decided,
+  { plan, report, decided }: Pick<PassTwo, "plan" | "decided"> & { report: ImportReport },
 ): Promise<ImportResult> {
   const { campaign, survey } = report;
   let written: { rows: number; orders: number };
   try {
     const hold = report.holding.hold;
-    written = await recordCampaign(
-      { ...recording, hold },
-      run.onProgress,
-      deps,
+    written = await recordCampaign(deps, {
+      recording: { ...recording, hold },
+      onProgress: run.onProgress,
       survey,
       plan,
       decided,
-    );
+    });
     if (plan.repeats && written.rows > 0) await recordFile(plan.repeats, campaign, written.rows);
   } catch (error) {
     if (!(error instanceof RecordRefused)) throw error;
@@ -296,9 +297,8 @@ async function checkName(
 /** The check of this import's rows against other campaigns' (docs/architecture/repeats.md). */
 async function repeatCheck(
   { campaign, repeats: choice, repeatWindowDays }: RecordingOptions,
-  { file, signal }: { file: string; signal: AbortSignal },
   deps: ImportDeps,
-  memory: PaidMemory,
+  { file, signal, memory }: { file: string; signal: AbortSignal; memory: PaidMemory },
 ): Promise<RepeatCheck> {
   const since = Date.now() - repeatWindowDays * 86_400_000;
   const lookup = await memory.lookup(campaign, since);

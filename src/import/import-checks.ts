@@ -39,19 +39,23 @@ export async function existingCampaign(
   return { meta, state: storedState(meta), rows: counts.total };
 }
 
+/** What a check between the passes looks at: pass 1's survey, the campaign, how to refuse. */
+export interface CampaignCheck {
+  survey: Survey;
+  existing: Existing | undefined;
+  refuse: (message: string) => ImportRefused;
+}
+
 /**
  * Whether the new rows may go into the campaign as it stands and as its journal tells it (a
  * cancelled or archived campaign, one that exists without --append, rows the journal ties to
  * others); returns the journal's verdict, for the warning before pass 2.
  */
 export async function checkCampaign(
-  { campaign, append }: Pick<RecordingOptions, "campaign" | "append">,
   ledger: Ledger,
-  survey: Survey,
-  existing: Existing | undefined,
-  plan: ImportPlan,
-  refuse: (message: string) => ImportRefused,
+  checked: Pick<RecordingOptions, "campaign" | "append"> & CampaignCheck & { plan: ImportPlan },
 ): Promise<JournalVerdict | undefined> {
+  const { campaign, append, survey, existing, plan, refuse } = checked;
   if (existing?.state === "cancelled" || existing?.state === "archived")
     throw refuse(closedText(campaign, existing.state));
   // The same import again after one cut short records the rest without --append.
@@ -61,7 +65,11 @@ export async function checkCampaign(
     );
   const verdict = plan.journal?.verdict();
   if (verdict) {
-    const refusal = journalRefusal(verdict, plan.mode, campaign, plan.journal!.path);
+    const refusal = journalRefusal(verdict, {
+      mode: plan.mode,
+      campaign,
+      path: plan.journal!.path,
+    });
     if (refusal) throw refuse(refusal);
   }
   return verdict;
@@ -73,12 +81,9 @@ export async function checkCampaign(
  * one, and in each the price recorded plus the new rows' must stay within it.
  */
 export function checkBudgets(
-  campaign: string,
-  budgets: readonly Budget[],
-  survey: Survey,
-  existing: Existing | undefined,
-  refuse: (message: string) => ImportRefused,
+  checked: CampaignCheck & { campaign: string; budgets: readonly Budget[] },
 ): { store: Map<string, CurrencyBudget>; replaced: ImportResult["budgets_replaced"] } {
+  const { campaign, budgets, survey, existing, refuse } = checked;
   const currencies = survey.totals.currencies();
   let given: Map<string, CurrencyBudget>;
   try {

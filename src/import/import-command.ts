@@ -1,6 +1,7 @@
 import { join, resolve } from "node:path";
+import * as z from "zod";
 import type { ApiClient } from "../api/client.js";
-import type { ExecutionMode } from "../api/order-request.js";
+import { REPEAT_WINDOW_DAYS } from "../campaigns/earlier-payments.js";
 import { fourEyesRuleWords } from "../campaigns/four-eyes.js";
 import { loadCurrentIndex } from "../catalog/current-snapshot.js";
 import type { CatalogIndex } from "../catalog/index-entry.js";
@@ -11,57 +12,197 @@ import { DatabaseDownError } from "../db/database-error.js";
 import { UserError } from "../errors/user-error.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
-import type { Budget } from "../orders/budget.js";
-import type { Distribution } from "../orders/order-row.js";
+import { type Budget, currencyCode, parseBudget } from "../orders/budget.js";
 import { plural } from "../plural.js";
 import type { RedisSettings } from "../redis/connection.js";
 import { isRedisAway, redisAddress } from "../redis/outage-reporter.js";
-import { type StoreSettings, type Stores, withStores } from "../stores/stores.js";
-import { importCampaign } from "./import-campaign.js";
+import type { StoreSettings, Stores } from "../stores/stores.js";
+import { parseColumnMap } from "./header/column-map.js";
+import { importStaged } from "./import-campaign.js";
 import { ImportDeclined, ImportRefused } from "./import-errors.js";
-import type { ImportOptions, ImportProgress, ImportResult, SpendPlan } from "./import-types.js";
+import {
+  decimalCommaOf,
+  type ImportHooks,
+  type ImportStages,
+  type StageValues,
+  stagesWith,
+} from "./import-stages.js";
+import type { ImportProgress, ImportResult, SpendPlan } from "./import-types.js";
 import type { ReadOrderRowsOptions } from "./readers/csv-rows.js";
 import { OrderFileError } from "./readers/order-file-error.js";
 
 /**
- * `orders import FILE` as its command line gave it, the flags parsed: `budgets` from --budget,
- * `map` from --map, `currency` from --currency.
+ * `orders import FILE`'s flags as commander parsed them (src/cli/definitions/orders.ts), and the
+ * file: parsed in one step into the stages' values (importCommandSchema). A new option is added
+ * there and in the stage that uses it (ImportStages, src/import/import-stages.ts), nowhere else
+ * (docs/architecture/import.md, "Options in one shape").
  */
-export interface ImportCommand {
+export type ImportFlags = z.input<ReturnType<typeof importCommandSchema>>;
+
+/** `orders import` parsed: what the command does itself, and each stage's values. */
+export type ImportCommand = z.output<ReturnType<typeof importCommandSchema>>;
+
+const flag = z.boolean().optional();
+
+/** Checked before the file is read: without a snapshot, every row needs this one currency. */
+const NO_CATALOG_NEEDS_CURRENCY =
+  "--no-catalog-check needs --currency CUR: the currency every row pays in";
+
+/**
+ * The schema of `orders import`: its flags and the settings it reads, parsed into the values
+ * each import stage takes (StageValues) beside what the command itself decides (--yes, --json,
+ * the catalog check, --hold as given). A bad value throws the UserError naming its flag.
+ */
+function importCommandSchema(settings: ImportSettings) {
+  return IMPORT_FLAGS.refine(
+    (f) => f.catalogCheck || f.currency !== undefined,
+    NO_CATALOG_NEEDS_CURRENCY,
+  ).transform((f) => ({
+    yes: Boolean(f.yes),
+    /** --hold as given; GIFTJOBS_REQUIRE_APPROVAL holds the campaign too (recording.hold). */
+    hold: Boolean(f.hold),
+    json: Boolean(f.json),
+    catalogCheck: f.catalogCheck,
+    stages: stageValuesOf(f, settings),
+  }));
+}
+
+/** The flags as commander gives them, each parsed to its value (a bad one names its flag). */
+const IMPORT_FLAGS = z.object({
+  file: z.string(),
+  campaign: z.string(),
+  dryRun: flag,
+  skipInvalid: flag,
+  errorFile: z.string().optional(),
+  budget: z
+    .array(z.string())
+    .default([])
+    .transform((given) => given.map(parseBudget)),
+  yes: flag,
+  hold: flag,
+  append: flag,
+  allowRepeats: flag,
+  skipRepeats: flag,
+  executionMode: z.enum(["async", "sync"]).default("async"),
+  itemsPerOrder: z.number().optional(),
+  templateId: z.string().optional(),
+  distribution: z.enum(["email", "link", "recipient"]).optional(),
+  map: z
+    .array(z.string())
+    .optional()
+    .transform((given) => given && parseColumnMap(given)),
+  strictColumns: flag,
+  delimiter: z.string().optional(),
+  decimalComma: flag,
+  sheet: z.string().optional(),
+  headerRow: z.number().optional(),
+  maxUnzippedMb: z.number().optional(),
+  currency: z
+    .string()
+    .optional()
+    .transform((given) => (given === undefined ? undefined : currencyCode("--currency", given))),
+  catalogCheck: z.boolean().default(true),
+  balanceCheck: z.boolean().default(true),
+  allowExample: flag,
+  fromReport: flag,
+  json: flag,
+});
+
+type ParsedFlags = z.output<typeof IMPORT_FLAGS>;
+
+/** Each stage's values: the flags parsed, over the settings' defaults. */
+function stageValuesOf(f: ParsedFlags, settings: ImportSettings): StageValues {
+  return {
+    read: {
+      file: f.file,
+      delimiter: f.delimiter,
+      sheet: f.sheet,
+      maxUnzippedBytes: f.maxUnzippedMb === undefined ? undefined : f.maxUnzippedMb * 2 ** 20,
+    },
+    header: {
+      map: f.map,
+      emailOptional: f.distribution === "link",
+      strictColumns: f.strictColumns,
+      headerRow: f.headerRow,
+    },
+    validation: {
+      risky: { file: f.file, allowExample: f.allowExample, fromReport: f.fromReport },
+      row: {
+        defaultTemplateId: f.templateId ?? settings.templateId,
+        defaultDistribution: f.distribution,
+        defaultCurrency: f.currency,
+        decimalComma: decimalCommaOf(f.decimalComma, f.delimiter),
+      },
+      preflight: { currency: f.currency },
+    },
+    pricing: {
+      budgets: f.budget,
+      approvalThreshold: settings.approvalThreshold,
+      dailyLimit: dailyLimitOf({
+        dailyLimit: settings.dailyLimit,
+        limitTz: settings.limitTz ?? "UTC",
+      }),
+      balanceCheck: f.balanceCheck,
+    },
+    recording: {
+      campaign: f.campaign,
+      append: Boolean(f.append),
+      hold: Boolean(f.hold) || settings.requireApproval,
+      executionMode: f.executionMode,
+      itemsPerOrder: f.itemsPerOrder,
+      repeats: f.allowRepeats ? "allow" : f.skipRepeats ? "skip" : "refuse",
+      repeatWindowDays: settings.repeatWindowDays ?? REPEAT_WINDOW_DAYS,
+    },
+    run: {
+      dryRun: Boolean(f.dryRun),
+      skipInvalid: Boolean(f.skipInvalid),
+      errorFile: errorFileOf(f, settings),
+    },
+  };
+}
+
+/** --error-file made absolute, else one per import under the campaign's folder. */
+function errorFileOf(
+  f: Pick<ParsedFlags, "errorFile" | "campaign">,
+  settings: ImportSettings,
+): string {
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  return resolve(
+    f.errorFile ?? join(settings.dataDir, "campaigns", f.campaign, `invalid-rows-${stamp}.csv`),
+  );
+}
+
+/**
+ * `orders import`'s flags parsed (importCommandSchema). A value of the wrong type (commander
+ * gives the right ones) is a UserError naming its flag all the same.
+ */
+export function parseImportCommand(flags: ImportFlags, settings: ImportSettings): ImportCommand {
+  const parsed = importCommandSchema(settings).safeParse(flags);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  if (issue.path.length === 0) throw new UserError(issue.message);
+  const name = String(issue.path[0]);
+  const option =
+    name === "file" ? "FILE" : `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  throw new UserError(`${option}: ${issue.message}`);
+}
+
+/** What an import's entries name: its file, campaign, --append and --budget. */
+export interface ImportNamed {
   file: string;
   campaign: string;
-  dryRun?: boolean;
-  skipInvalid?: boolean;
-  errorFile?: string;
-  budgets: Budget[];
-  yes?: boolean;
-  hold?: boolean;
   append?: boolean;
-  executionMode: ExecutionMode;
-  itemsPerOrder?: number;
-  templateId?: string;
-  /** --distribution: how rows without a distribution cell are sent. */
-  distribution?: Distribution;
-  map?: Record<string, string>;
-  strictColumns?: boolean;
-  delimiter?: string;
-  decimalComma?: boolean;
-  sheet?: string;
-  /** --header-row N: the header's line (row); else it is found among the first rows. */
-  headerRow?: number;
-  maxUnzippedMb?: number;
-  catalogCheck: boolean;
-  balanceCheck: boolean;
-  currency?: string;
-  json?: boolean;
-  /** --allow-example: the template's example row is imported. */
-  allowExample?: boolean;
-  /** --from-report: a giftjobs report's failed_final and cancelled rows are imported. */
-  fromReport?: boolean;
-  /** --allow-repeats: rows another campaign paid are recorded all the same. */
-  allowRepeats?: boolean;
-  /** --skip-repeats: rows another campaign paid are left out. */
-  skipRepeats?: boolean;
+  budgets: readonly Budget[];
+}
+
+/** What an import's audit entries name: the file, the campaign, --append and --budget. */
+export function namedOf({ stages }: Pick<ImportCommand, "stages">): ImportNamed {
+  return {
+    file: stages.read.file,
+    campaign: stages.recording.campaign,
+    append: stages.recording.append,
+    budgets: stages.pricing.budgets,
+  };
 }
 
 /** What `orders import` takes from the configuration. */
@@ -71,19 +212,18 @@ export type ImportSettings = Pick<Config, "templateId" | "requireApproval"> &
   Partial<Pick<Config, "repeatWindowDays" | "dailyLimit" | "limitTz">> &
   RedisSettings;
 
-/** An import ready to run: its command, the catalog to check rows against, its error file. */
+/** An import ready to run: its command, its settings, the catalog to check rows against. */
 export interface PreparedImport {
   command: ImportCommand;
   settings: ImportSettings;
   /** The current catalog snapshot's index; undefined with --no-catalog-check. */
   catalog: CatalogIndex | undefined;
-  /** Where --skip-invalid writes invalid rows. */
-  errorFile: string;
-  /** --hold, or GIFTJOBS_REQUIRE_APPROVAL: the campaign is recorded held. */
-  hold: boolean;
 }
 
-/** The terminal side of an import: the prompt, and what is shown as it goes. */
+/**
+ * The terminal side of an import: the prompt, and what is shown as it goes.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export interface ImportTerminal {
   /** A question can be asked: input and output are both terminals. */
   canAsk: boolean;
@@ -136,81 +276,39 @@ export type ImportEnd =
 
 /**
  * The checks of `orders import` before its file is read, and what it needs to run: the catalog
- * snapshot and the error file's path.
+ * snapshot, read from the import's stores (opened once for the whole import: the CLI passes the
+ * same ones to withServices).
  */
 export async function prepareImport(
   command: ImportCommand,
-  settings: ImportSettings,
+  { settings, stores }: { settings: ImportSettings; stores: Stores },
 ): Promise<PreparedImport> {
-  // Checked before the file is read: without a snapshot, every row needs this one currency.
-  if (!command.catalogCheck && !command.currency)
-    throw new UserError("--no-catalog-check needs --currency CUR: the currency every row pays in");
   // The configured store: PostgreSQL when GIFTJOBS_DATABASE_URL is set, else the data dir's files.
-  const catalog = command.catalogCheck
-    ? await withStores(settings, (stores) => loadCurrentIndex(stores.catalog))
-    : undefined;
+  const catalog = command.catalogCheck ? await loadCurrentIndex(stores.catalog) : undefined;
   if (command.catalogCheck && !catalog) {
     throw new UserError(
       `no catalog snapshot in ${catalogPlace(settings)}: ${fillCatalogHint(Boolean(settings.databaseUrl))}, or pass --no-catalog-check`,
     );
   }
-  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-  const errorFile = resolve(
-    command.errorFile ??
-      join(settings.dataDir, "campaigns", command.campaign, `invalid-rows-${stamp}.csv`),
-  );
-  const hold = Boolean(command.hold) || settings.requireApproval;
-  return { command, settings, catalog, errorFile, hold };
+  return { command, settings, catalog };
 }
 
-/** The ImportOptions of the command, with the terminal's prompt and progress. */
-export function importOptionsOf(prepared: PreparedImport, terminal: ImportTerminal): ImportOptions {
-  const { command: c, settings, errorFile, hold } = prepared;
-  return {
-    file: c.file,
-    campaign: c.campaign,
-    dryRun: c.dryRun,
-    skipInvalid: c.skipInvalid,
-    errorFile,
-    budgets: c.budgets,
-    hold,
-    append: c.append,
-    confirm: confirmStep({
-      yes: c.yes,
-      hold,
-      dryRun: c.dryRun,
-      canAsk: terminal.canAsk,
-      ask: (plan) => terminal.ask(plan),
-    }),
-    executionMode: c.executionMode,
-    itemsPerOrder: c.itemsPerOrder,
-    defaultTemplateId: c.templateId ?? settings.templateId,
-    distribution: c.distribution,
-    map: c.map,
-    header: {
-      strictColumns: c.strictColumns,
-      headerRow: c.headerRow,
-      onHeader: terminal.onHeader,
-      onTotalsRow: terminal.onTotalsRow,
-    },
-    delimiter: c.delimiter,
-    decimalComma: c.decimalComma,
-    onDecimalComma: terminal.onDecimalComma,
-    sheet: c.sheet,
-    maxUnzippedBytes: c.maxUnzippedMb === undefined ? undefined : c.maxUnzippedMb * 2 ** 20,
-    currency: c.currency,
-    balanceCheck: c.balanceCheck,
-    allowExample: c.allowExample,
-    fromReport: c.fromReport,
-    repeats: c.allowRepeats ? "allow" : c.skipRepeats ? "skip" : "refuse",
-    repeatWindowDays: settings.repeatWindowDays,
-    dailyLimit: dailyLimitOf({
-      dailyLimit: settings.dailyLimit,
-      limitTz: settings.limitTz ?? "UTC",
-    }),
-    approvalThreshold: settings.approvalThreshold,
-    onProgress: terminal.onProgress,
-  };
+/**
+ * The import's stages: the command's values, with the terminal's prompt and progress.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
+export function importStagesOf(
+  { stages, yes }: ImportCommand,
+  terminal: ImportTerminal & Pick<ImportHooks, "beforeRecording">,
+): ImportStages {
+  const confirm = confirmStep({
+    yes,
+    hold: stages.recording.hold,
+    dryRun: stages.run.dryRun,
+    canAsk: terminal.canAsk,
+    ask: (plan) => terminal.ask(plan),
+  });
+  return stagesWith(stages, { ...terminal, confirm });
 }
 
 /** The confirm step's choice: --yes, --hold, --dry-run, and the terminal's prompt. */
@@ -256,25 +354,23 @@ export async function runImportCommand(prepared: PreparedImport, io: ImportIo): 
   let connected = false;
   // The import's stores once open.
   let stores: Stores | undefined;
-  const options: ImportOptions = {
-    ...importOptionsOf(prepared, {
-      ...io,
-      onProgress: (p) => {
-        if (p.phase === "enqueue") recorded = p.enqueued;
-        io.onProgress(p);
-      },
-    }),
+  const stages = importStagesOf(prepared.command, {
+    ...io,
+    onProgress: (p) => {
+      if (p.phase === "enqueue") recorded = p.enqueued;
+      io.onProgress(p);
+    },
     beforeRecording: async (plan) => {
       await io.auditPlanned?.(plan, stores);
     },
-  };
+  });
   const { catalog } = prepared;
   try {
     return await io.withServices(async ({ ledger, client, stores: open }) => {
       connected = true;
       stores = open;
       const deps = { ledger, catalog, client, log: io.log, stores };
-      const end = await importCampaign(options, deps).then(
+      const end = await importStaged(stages, deps).then(
         (result) => {
           io.ended();
           return importedEnd(result, prepared);
@@ -316,7 +412,10 @@ async function auditThenPrint(
   }
 }
 
-/** An import that ran to its end: exit 0, with notes for stderr. */
+/**
+ * An import that ran to its end: exit 0, with notes for stderr.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export function importedEnd(result: ImportResult, prepared: PreparedImport): ImportEnd {
   const { command, settings } = prepared;
   const notes = (result.budgets_replaced ?? []).map(
@@ -333,7 +432,10 @@ export function importedEnd(result: ImportResult, prepared: PreparedImport): Imp
   return { kind: "imported", code: 0, result, json: importJson(result), notes };
 }
 
-/** An import that stopped: declined (exit 1) or refused (exit 2); any other error is thrown. */
+/**
+ * An import that stopped: declined (exit 1) or refused (exit 2); any other error is thrown.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export function stoppedEnd(error: unknown): ImportEnd {
   if (error instanceof ImportDeclined) {
     const json = importJson(error.result, error.message);
@@ -345,12 +447,15 @@ export function stoppedEnd(error: unknown): ImportEnd {
   return { kind: "refused", code: 2, error, json };
 }
 
-/** Redis went away after the import started: exit 1, saying what was recorded. */
+/**
+ * Redis went away after the import started: exit 1, saying what was recorded.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export function redisLostEnd(prepared: PreparedImport, recorded: number): ImportEnd {
   const line = redisLostLine(prepared.settings, recorded);
   // --json promises one document on every exit: what was recorded, and why it stopped.
   const json = {
-    ...refusalJson(prepared.command.campaign, new UserError(line)),
+    ...refusalJson(prepared.command.stages.recording.campaign, new UserError(line)),
     enqueued: recorded,
   };
   return { kind: "redis_lost", code: 1, json, line };
@@ -368,7 +473,7 @@ function databaseLostEnd(
 ): ImportEnd {
   const line = `giftjobs: ${error.message.replace(/: is it running\? \(GIFTJOBS_DATABASE_URL\)$/, "")} during the import (GIFTJOBS_DATABASE_URL): ${recorded} ${plural(recorded, "row was", "rows were")} recorded, each journaled first; run the same import again once it answers to record the rest`;
   const json = {
-    ...refusalJson(prepared.command.campaign, new UserError(line)),
+    ...refusalJson(prepared.command.stages.recording.campaign, new UserError(line)),
     enqueued: recorded,
   };
   // Printed as a lost Redis is: the line on stderr, exit 1.

@@ -34,20 +34,26 @@ export interface Decided {
   fourEyes?: string;
 }
 
+/** What pass 2 records: the stage's values, pass 1's survey and plan, and what was decided. */
+export interface PassTwo {
+  recording: RecordingOptions;
+  onProgress?: (progress: ImportProgress) => void;
+  survey: Survey;
+  plan: ImportPlan & { spool: RowSpool };
+  decided: Decided;
+}
+
 /**
  * Pass 2 with what goes before it: the campaign registered (held when it is to be) and its
  * budgets stored, then the rows recorded while the campaign is marked as being recorded.
  */
 export async function recordCampaign(
-  recording: RecordingOptions,
-  onProgress: ((progress: ImportProgress) => void) | undefined,
   deps: ImportDeps,
-  survey: Survey,
-  plan: ImportPlan & { spool: RowSpool },
-  { holdNow, existing, budgets, verdict, heldAfter, fourEyes }: Decided,
+  { recording, onProgress, survey, plan, decided }: PassTwo,
 ): Promise<{ rows: number; orders: number }> {
+  const { holdNow, existing, budgets, verdict, heldAfter, fourEyes } = decided;
   const { mode, itemsPerOrder } = plan;
-  const tagOrders = await orderTagsFor(recording.campaign, deps, existing, plan);
+  const tagOrders = await orderTagsFor(deps, { campaign: recording.campaign, existing, plan });
   await deps.ledger.campaigns.register(recording.campaign, {
     ...(tagOrders ? { order_tags: "1" } : {}),
     execution_mode: mode,
@@ -58,7 +64,7 @@ export async function recordCampaign(
   });
   // Held before a new row is recorded: the dispatcher never sees them in a running campaign.
   if (holdNow && existing) await moveCampaign(deps.ledger, recording.campaign, "hold");
-  await recordImporter(recording, deps, existing, heldAfter, fourEyes);
+  await recordImporter(deps, { ...recording, existing, held: heldAfter, fourEyes });
   // Said before the rows are: status and the report tell which campaigns it pays again.
   if (survey.repeats && survey.repeats.rows > 0 && recording.repeats === "allow")
     await deps.ledger.campaigns.setMeta(recording.campaign, {
@@ -73,7 +79,7 @@ export async function recordCampaign(
   const warning = verdict && journalWarning(verdict, recording.campaign, plan.journal!.path);
   if (warning) deps.log.warn({ campaign: recording.campaign }, warning);
   return recordingMarked(deps.ledger, recording.campaign, () =>
-    writeCampaign(recording.campaign, onProgress, deps, survey, plan, tagOrders),
+    writeCampaign(deps, { campaign: recording.campaign, onProgress, survey, plan, tagOrders }),
   );
 }
 
@@ -83,13 +89,14 @@ export async function recordCampaign(
  * running starts the list again, its rows being sent already.
  */
 async function recordImporter(
-  recording: Pick<RecordingOptions, "campaign" | "actor">,
   deps: ImportDeps,
-  existing: Existing | undefined,
-  held: boolean,
-  fourEyes: string | undefined,
+  recording: Pick<RecordingOptions, "campaign" | "actor"> & {
+    existing: Existing | undefined;
+    held: boolean;
+    fourEyes: string | undefined;
+  },
 ): Promise<void> {
-  const { campaign } = recording;
+  const { campaign, existing, held, fourEyes } = recording;
   if (!held) {
     if (existing) await deps.ledger.campaigns.clearMeta(campaign, FOUR_EYES_FIELDS.importers);
     return;
@@ -106,10 +113,12 @@ async function recordImporter(
  * and when they do, the marker beside the journal written (flushed) before any order is.
  */
 async function orderTagsFor(
-  campaign: string,
   deps: ImportDeps,
-  existing: Existing | undefined,
-  plan: ImportPlan,
+  {
+    campaign,
+    existing,
+    plan,
+  }: { campaign: string; existing: Existing | undefined; plan: ImportPlan },
 ): Promise<boolean> {
   const store = deps.stores.journal;
   const marker = await store.hasTagsMarker(campaign);
@@ -139,25 +148,23 @@ const RECORD_BATCH = 1000;
  * Returns what was new.
  */
 async function writeCampaign(
-  campaign: string,
-  onProgress: ((progress: ImportProgress) => void) | undefined,
   deps: ImportDeps,
-  survey: Survey,
-  { mode, packer, journal, spool }: ImportPlan & { spool: RowSpool },
-  tagOrders: boolean,
+  written: Omit<PassTwo, "recording" | "decided"> & { campaign: string; tagOrders: boolean },
 ): Promise<{ rows: number; orders: number }> {
-  if (journal && packer) await repackFromSpool(spool, journal, survey.released, packer);
+  const { campaign, onProgress, survey, tagOrders } = written;
+  const { mode, packer, journal, spool } = written.plan;
+  if (journal && packer)
+    await repackFromSpool(spool, { journal, released: survey.released, packer });
   const journalWriter = deps.stores.journal.appender(campaign);
   const paid = deps.stores.paidMemory.appender(campaign);
-  const writer = new CampaignWriter(
+  const writer = new CampaignWriter(deps, {
     campaign,
-    deps,
     survey,
     mode,
     packer,
-    { index: journal, writer: journalWriter, paid },
+    journal: { index: journal, writer: journalWriter, paid },
     tagOrders,
-  );
+  });
   const pipeline = new RecordingPipeline<PreparedBatch>(
     (batch) => writer.makeDurable(batch),
     async (batch) => {

@@ -62,7 +62,15 @@ interface RunOptions {
   onProgress?: (progress: ImportProgress) => void;
 }
 
-/** The import's flags, each stage's own: what a stage is not given it cannot depend on. */
+/**
+ * The import's flags, each stage's own: what a stage is not given it cannot depend on.
+ *
+ * A new option of `orders import` is added in two places: the command's schema
+ * (importCommandSchema, src/import/import-command.ts), which parses the flag straight into the
+ * value of the stage that uses it, and that stage's options here (docs/architecture/import.md,
+ * "Options in one shape"). importCampaign's flat ImportOptions (the library's) get it through
+ * stageValues below only when a library caller needs it.
+ */
 export interface ImportStages {
   read: ReadOptions;
   header: HeaderOptions;
@@ -72,11 +80,57 @@ export interface ImportStages {
   run: RunOptions;
 }
 
+/** What the import tells and asks as it goes: the terminal's (or a caller's) functions. */
+export interface ImportHooks {
+  onHeader?: HeaderOptions["onHeader"];
+  onTotalsRow?: HeaderOptions["onTotalsRow"];
+  /** Told once, at the first face_value read with a decimal comma, whether that was assumed. */
+  onDecimalComma?: (assumed: boolean) => void;
+  confirm?: RunOptions["confirm"];
+  beforeRecording?: RunOptions["beforeRecording"];
+  onProgress?: RunOptions["onProgress"];
+}
+
+/** The stages' values without their hooks: what a command's schema parses its flags into. */
+export interface StageValues {
+  read: ReadOptions;
+  header: Omit<HeaderOptions, "onHeader" | "onTotalsRow">;
+  validation: Omit<ValidationOptions, "row"> & {
+    row: Omit<ValidationOptions["row"], "onDecimalComma">;
+  };
+  pricing: PricingOptions;
+  recording: RecordingOptions;
+  run: Omit<RunOptions, "confirm" | "beforeRecording" | "onProgress">;
+}
+
+/** The stages: their values, and the hooks each is told through. */
+export function stagesWith(values: StageValues, hooks: ImportHooks): ImportStages {
+  const { header, validation, run } = values;
+  return {
+    ...values,
+    header: { ...header, onHeader: hooks.onHeader, onTotalsRow: hooks.onTotalsRow },
+    validation: {
+      ...validation,
+      row: { ...validation.row, onDecimalComma: toldOnce(validation.row, hooks) },
+    },
+    run: {
+      ...run,
+      confirm: hooks.confirm,
+      beforeRecording: hooks.beforeRecording,
+      onProgress: hooks.onProgress,
+    },
+  };
+}
+
 /**
- * The flat options of `importCampaign` turned once into the values each stage takes, their
- * defaults applied here: no stage reads the whole options object.
+ * The flat options of `importCampaign` (the library's) turned once into the values each stage
+ * takes, their defaults applied here: no stage reads the whole options object.
  */
 export function importStages(options: ImportOptions): ImportStages {
+  return stagesWith(stageValues(options), { ...options.header, ...options });
+}
+
+function stageValues(options: ImportOptions): StageValues {
   return {
     read: {
       file: options.file,
@@ -87,7 +141,8 @@ export function importStages(options: ImportOptions): ImportStages {
     header: {
       map: options.map,
       emailOptional: options.distribution === "link",
-      ...options.header,
+      strictColumns: options.header?.strictColumns,
+      headerRow: options.header?.headerRow,
     },
     validation: {
       risky: {
@@ -99,7 +154,7 @@ export function importStages(options: ImportOptions): ImportStages {
         defaultTemplateId: options.defaultTemplateId,
         defaultDistribution: options.distribution,
         defaultCurrency: options.currency,
-        ...decimalCommaOf(options),
+        decimalComma: decimalCommaOf(options.decimalComma, options.delimiter),
       },
       preflight: { currency: options.currency },
     },
@@ -124,27 +179,30 @@ export function importStages(options: ImportOptions): ImportStages {
       dryRun: options.dryRun ?? false,
       skipInvalid: Boolean(options.skipInvalid),
       errorFile: options.errorFile,
-      confirm: options.confirm,
-      beforeRecording: options.beforeRecording,
-      onProgress: options.onProgress,
     },
   };
 }
 
 /**
- * Whether face values use a decimal comma (see ImportOptions.decimalComma). It is told once an
- * import, so each import turns its options into stages once.
+ * Whether face values use a decimal comma (see ImportOptions.decimalComma): unset, a
+ * ';'-separated file reads either mark ("either", assumed).
  */
-function decimalCommaOf(
-  options: ImportOptions,
-): Pick<ValidateRowOptions, "decimalComma" | "onDecimalComma"> {
-  const assumed = options.decimalComma === undefined && options.delimiter === ";";
+export function decimalCommaOf(
+  decimalComma: boolean | undefined,
+  delimiter: string | undefined,
+): boolean | "either" {
+  return decimalComma ?? (delimiter === ";" ? "either" : false);
+}
+
+/** The row stage's onDecimalComma: the hook told once an import whether it was assumed. */
+function toldOnce(
+  row: StageValues["validation"]["row"],
+  hooks: ImportHooks,
+): ValidateRowOptions["onDecimalComma"] {
+  const assumed = row.decimalComma === "either";
   let told = false;
-  return {
-    decimalComma: options.decimalComma ?? (assumed ? "either" : false),
-    onDecimalComma: () => {
-      if (!told) options.onDecimalComma?.(assumed);
-      told = true;
-    },
+  return () => {
+    if (!told) hooks.onDecimalComma?.(assumed);
+    told = true;
   };
 }

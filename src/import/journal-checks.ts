@@ -12,9 +12,7 @@ import type { RowSpool } from "./row-spool.js";
  */
 export function journalRefusal(
   verdict: JournalVerdict,
-  mode: ExecutionMode,
-  campaign: string,
-  path: string,
+  { mode, campaign, path }: { mode: ExecutionMode; campaign: string; path: string },
 ): string | undefined {
   const { incomplete } = verdict;
   if (incomplete.rows > 0)
@@ -42,9 +40,11 @@ export function journalWarning(
  */
 export async function repackFromSpool(
   spool: RowSpool,
-  journal: JournalIndex,
-  released: ReadonlyMap<string, number>,
-  packer: OrderPacker,
+  {
+    journal,
+    released,
+    packer,
+  }: { journal: JournalIndex; released: ReadonlyMap<string, number>; packer: OrderPacker },
 ): Promise<void> {
   if (journal.verdict().repacked === 0) return;
   for await (const entries of spool.read()) {

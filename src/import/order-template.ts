@@ -4,7 +4,10 @@ import type { CatalogIndex, CatalogIndexEntry } from "../catalog/index-entry.js"
 import { notOrderableReason } from "../catalog/orderable.js";
 import { UserError } from "../errors/user-error.js";
 
-/** The columns of `orders template`, in order. */
+/**
+ * The columns of `orders template`, in order.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export const TEMPLATE_COLUMNS = [
   "email",
   "product_code",
@@ -56,6 +59,7 @@ function denominationText(entry: CatalogIndexEntry): string {
 /**
  * The example row: a LIVE gift card of the snapshot (of `country`), with a face value it
  * accepts, so the template imports as it is; without a snapshot, a placeholder product code.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
  */
 export function templateExample(
   index: CatalogIndex | undefined,

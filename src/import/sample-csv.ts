@@ -32,6 +32,7 @@ function faceValueFor(entry: CatalogIndexEntry, i: number): string {
 /**
  * Picks orderable gift cards of one currency, open and fixed denominations both where the
  * catalog has them, so a sample campaign exercises both kinds.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
  */
 export function pickSampleProducts(
   index: CatalogIndex,
@@ -55,7 +56,10 @@ export function pickSampleProducts(
   return picked;
 }
 
-/** CSV text of `rows` valid order rows built from the snapshot's index. */
+/**
+ * CSV text of `rows` valid order rows built from the snapshot's index.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export function sampleCsv(index: CatalogIndex, options: SampleOptions): string {
   const products = pickSampleProducts(index, options.products ?? 4, options.currency);
   if (products.length === 0)

@@ -42,6 +42,7 @@ const RETRIES = { retries: 2, minDelayMs: 500, unreachableTries: 3 };
  * import (docs/architecture/import.md, "Prices"). A refused API key does (RunError, exit 1, a dry
  * run too): no order could be sent with it. When the service is not asked (template rows, too
  * many cards) the key is checked all the same, with one GET /v2/balance.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
  */
 export async function priceWithService(
   cards: CardBook,
@@ -74,7 +75,7 @@ export async function priceWithService(
           }),
         RETRIES,
       );
-      readPrices(estimate, currency, batch, prices);
+      readPrices(estimate, { currency, batch, prices });
     }
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
@@ -136,9 +137,11 @@ function itemOf(card: Card): OrderEstimateItem {
  */
 function readPrices(
   estimate: OrderEstimate,
-  currency: string,
-  batch: [string, Card][],
-  prices: Map<string, bigint>,
+  {
+    currency,
+    batch,
+    prices,
+  }: { currency: string; batch: [string, Card][]; prices: Map<string, bigint> },
 ): void {
   const scale = currencyDecimals(currency);
   const units = (amount: string, what: string) => {

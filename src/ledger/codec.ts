@@ -70,6 +70,7 @@ const LONG_NAMES = new Map<string, keyof LedgerOrder>(
 /**
  * The characters of the payload hash a row keeps: 72 bits, so a changed row passes for the same
  * once in 2^72. Rows written before kept 16 (96 bits), and are compared on all of them.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
  */
 export const PAYLOAD_HASH_CHARS = 12;
 

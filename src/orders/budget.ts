@@ -7,6 +7,13 @@ export interface Budget {
   currency?: string;
 }
 
+/** A 3-letter currency code (`--currency`), upper-cased; anything else names the flag. */
+export function currencyCode(flag: string, value: string): string {
+  if (!/^[A-Za-z]{3}$/.test(value))
+    throw new UserError(`${flag} must be a 3-letter currency code such as USD (got ${value})`);
+  return value.toUpperCase();
+}
+
 /** Parses `--budget 5000` or `--budget 5000.00:USD`; a bad value is a UserError. */
 export function parseBudget(text: string): Budget {
   const [amount = "", currency, ...rest] = text.trim().split(":");
@@ -59,7 +66,10 @@ export interface CurrencyBudget {
   units: bigint;
 }
 
-/** A budget amount in the currency's minor units, rounded down (see CurrencyBudget.units). */
+/**
+ * A budget amount in the currency's minor units, rounded down (see CurrencyBudget.units).
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export function budgetUnits(amount: string, currency: string): bigint {
   const scale = currencyDecimals(currency);
   const finer = Math.max(scale, decimalPlaces(amount));

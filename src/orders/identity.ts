@@ -51,6 +51,7 @@ function normalise(row: OrderRow, templateId: string | undefined, withDefaults: 
  * Hash of what the file says about the card (reference excluded; only a template, or a
  * template row's currency, the row itself names). Identical rows share it; the occurrence index
  * then tells them apart.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
  */
 export function contentHash(row: OrderRow): string {
   const own = row.template_source === "row" ? row.template_id : undefined;

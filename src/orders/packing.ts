@@ -29,7 +29,10 @@ export function checkItemsPerOrder(itemsPerOrder: number | undefined, mode: Exec
   return n;
 }
 
-/** With one row per order no sorting is needed: each row is its own order, as it streams by. */
+/**
+ * With one row per order no sorting is needed: each row is its own order, as it streams by.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export function singleRowOrder(identity: string, currency: string): PackedOrder {
   return { currency, identities: [identity] };
 }
@@ -79,14 +82,4 @@ export class OrderPacker {
       }
     }
   }
-}
-
-/** Packs `{identity, currency}` pairs in one call; see OrderPacker for the cost. */
-export function packOrders(
-  rows: Iterable<{ identity: string; currency: string }>,
-  itemsPerOrder: number,
-): PackedOrder[] {
-  const packer = new OrderPacker(itemsPerOrder);
-  for (const row of rows) packer.add(row.identity, row.currency);
-  return [...packer.orders()];
 }

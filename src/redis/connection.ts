@@ -10,6 +10,7 @@ import { registerSecret } from "../log.js";
  * turn; a write per command is a system call per command, which on a small VM costs more than
  * Redis takes to run the command. Commands, replies and their order are unchanged; a command
  * waits at most until the end of the turn.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
  */
 export class CoalescingRedis extends Redis {
   private corked = false;

@@ -2,6 +2,7 @@
  * The words a Lua script's reply opens with, each with one meaning whichever script answers it
  * (docs/architecture/ledger.md, "The scripts"): a script answers `{word, ...}` and one decoder
  * per script turns that into a TypeScript union.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
  */
 export const REPLIES = {
   recorded: "the batch's new orders were recorded: {rows added, rows left out, orders added}",

@@ -6,6 +6,7 @@ import { readLuaScript } from "./lua-scripts.js";
  * header names its KEYS, ARGV and replies) and how many keys it takes (`[least, most]` when it
  * varies: a key per running campaign, an optional index). See docs/architecture/ledger.md,
  * "The scripts".
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
  */
 export const SCRIPTS = {
   giftjobsLedgerRecord: { file: "src/ledger/lua/record.lua", keys: 7 },

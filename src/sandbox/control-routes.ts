@@ -41,7 +41,10 @@ function guarded<T>(fn: () => T): T {
   }
 }
 
-/** Tells API keys apart without showing them: the first 8 hex digits of their sha256. */
+/**
+ * Tells API keys apart without showing them: the first 8 hex digits of their sha256.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export function apiKeyId(apiKey: string): string {
   return createHash("sha256").update(apiKey).digest("hex").slice(0, 8);
 }

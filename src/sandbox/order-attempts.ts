@@ -1,7 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { errorTypeOf, header } from "./http-util.js";
 
-/** One POST /v2/order as the sandbox saw it end (`SandboxOptions.onOrderAttempt`). */
+/**
+ * One POST /v2/order as the sandbox saw it end (`SandboxOptions.onOrderAttempt`).
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export interface OrderAttempt {
   /** When it ended, epoch ms. */
   at: number;

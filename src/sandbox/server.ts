@@ -22,6 +22,7 @@ import type { Product } from "./types.js";
 import type { WebhookFaults } from "./webhook-faults.js";
 import { WebhookSender } from "./webhook-sender.js";
 
+/** @internal exported for its tests (docs/development.md, "Exports for tests") */
 export const LATEST_VERSION = "2024-02-05";
 /** Versions the sandbox serves; the OpenAPI document lists no earlier live one. */
 const KNOWN_VERSIONS = new Set([LATEST_VERSION]);

@@ -1,4 +1,5 @@
-import type { OpenStoresOptions, StoreSettings, Stores } from "./types.js";
+import { usersFile } from "./file-stores.js";
+import type { OpenStoresOptions, StoreSettings, Stores, UserStore, UsersFile } from "./types.js";
 
 export type { OpenStoresOptions, StoreSettings, Stores, UserStore } from "./types.js";
 
@@ -27,4 +28,12 @@ export async function withStores<T>(
   } finally {
     await stores.close();
   }
+}
+
+/**
+ * The dashboard's users where the stores keep them (the users file, with either store), without
+ * opening the rest: a command's token is checked against them before the command runs.
+ */
+export function usersStore(file: UsersFile): UserStore {
+  return usersFile(file);
 }

@@ -192,6 +192,7 @@ export class Dispatcher {
  * How many times its own job slots one worker process keeps in the window at most: enough for
  * that many such processes to find work, and for a window refilled every pass (20 ms or more
  * apart) to stay ahead of them.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
  */
 export const WINDOW_SLOTS_FACTOR = 10;
 

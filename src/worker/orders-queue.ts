@@ -28,6 +28,7 @@ import { ServiceWatch } from "./service-watch.js";
  * one (a few Redis round trips), another job already holds the slot it gave back and the
  * service still sees `concurrency` requests in flight (docs/architecture/campaigns.md, "Sending
  * slots").
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
  */
 export function orderJobSlots(concurrency: number): number {
   return concurrency + Math.max(1, Math.ceil(concurrency / 5));

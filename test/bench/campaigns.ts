@@ -25,7 +25,7 @@ import { silentLogger } from "../../src/log.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
 import { fileStores } from "../../src/stores/file-stores.js";
 import { dispatchWindow } from "../../src/worker/dispatcher.js";
-import { figure, figureNote } from "../helpers/bench-figures.js";
+import { printFigure, printNotes } from "../helpers/bench-figures.js";
 import { loadAverage } from "../helpers/bench-stats.js";
 import { exited, spawnCli } from "../helpers/cli.js";
 import { cleanPrefix, REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
@@ -63,20 +63,10 @@ const fixed = (n: number, digits = 0) =>
   n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 /** Prints the table, and keeps it under `title` for `--write` (test/helpers/bench-figures.ts). */
-function table(title: string, rows: string[][]): void {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)) + 2);
-  for (const row of rows)
-    process.stdout.write(`    ${row.map((cell, i) => cell.padEnd(widths[i]!)).join("")}\n`);
-  figure(title, rows);
-}
+const table = (title: string, rows: string[][]) => printFigure(title, rows, "    ");
 
 /** Prints the lines under a table, and keeps them under it for `--write`. */
-function verdicts(lines: string[]): void {
-  for (const line of lines) {
-    process.stdout.write(`    ${line}\n`);
-    figureNote(line);
-  }
-}
+const verdicts = (lines: string[]) => printNotes(lines, "    ");
 
 const verdict = (met: boolean) => (met ? "met" : "MISSED");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

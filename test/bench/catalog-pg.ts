@@ -19,6 +19,7 @@ import {
   measureInChild,
   runChild,
 } from "../helpers/bench-child.js";
+import { printFigure, printNotes } from "../helpers/bench-figures.js";
 import { loadAverage, spread } from "../helpers/bench-stats.js";
 import {
   CATALOG_PRODUCTS,
@@ -176,6 +177,12 @@ export async function runPostgres(url: string, rounds = PG_ROUNDS): Promise<void
     await measureOnce(script, "pg-floor", url, schema); // warm-up
     const ratios: number[] = [];
     const rss: number[] = [];
+    const rows = [
+      ["round", "floor", "floor CPU", "floor peak RSS", "sync", "products", "sync CPU"].concat([
+        "sync RSS, start -> peak",
+        "ratio",
+      ]),
+    ];
     for (let round = 1; round <= rounds; round++) {
       // From round 2 on, 2,000 products changed since the last sync: a diff with changes to keep.
       if (round > 1) await changeProducts(url, 2000, round);
@@ -183,21 +190,37 @@ export async function runPostgres(url: string, rounds = PG_ROUNDS): Promise<void
       const y = await measureOnce(script, "pg-sync", url, schema);
       ratios.push(y.ms / f.ms);
       rss.push(y.maxRss);
-      process.stdout.write(
-        `postgres round ${round}${round === 1 ? " (first snapshot)" : " (with diff)   "}: ` +
-          `floor ${seconds(f.ms)} (${f.pages} pages, cpu ${seconds(f.cpuMs)}, peak RSS ${mb(f.maxRss)}), ` +
-          `sync ${seconds(y.ms)} (${y.products} products, cpu ${seconds(y.cpuMs)}, RSS ${mb(y.startRss)} -> ` +
-          `peak ${mb(y.maxRss)}), ratio ${(y.ms / f.ms).toFixed(2)}x\n`,
-      );
+      rows.push([
+        `${round}${round === 1 ? " (first snapshot)" : " (with diff)"}`,
+        `${seconds(f.ms)} (${f.pages} pages)`,
+        seconds(f.cpuMs),
+        mb(f.maxRss),
+        seconds(y.ms),
+        String(y.products),
+        seconds(y.cpuMs),
+        `${mb(y.startRss)} -> ${mb(y.maxRss)}`,
+        `${(y.ms / f.ms).toFixed(2)}x`,
+      ]);
     }
+    printFigure(`PostgreSQL: the sync against the floor, ${rounds} rounds`, rows);
     const q = await queryTimes(schema);
-    process.stdout.write(
-      `postgres ${loadAverage()} after the rounds\n` +
-        `postgres ratio ${spread(ratios)}, worst ${Math.max(...ratios).toFixed(2)}x (goal <= 1.30x); ` +
-        `sync peak RSS median ${mb(median(rss))}, worst ${mb(Math.max(...rss))} (goal < 250 MB)\n` +
-        `queries on ${rounds > 0 ? CATALOG_PRODUCTS.toLocaleString("en-US") : "0"} products (median of ${QUERY_RUNS}): ` +
-        `current products of a country ${q.country.toFixed(1)} ms (${q.rows[0]} rows), ` +
-        `changes since a date ${q.since.toFixed(1)} ms (${q.rows[1]} rows) (goal < 50 ms each)\n`,
+    printNotes([
+      `${loadAverage()} after the rounds`,
+      `ratio ${spread(ratios)}, worst ${Math.max(...ratios).toFixed(2)}x (goal <= 1.30x); ` +
+        `sync peak RSS median ${mb(median(rss))}, worst ${mb(Math.max(...rss))} (goal < 250 MB)`,
+    ]);
+    printFigure(
+      `PostgreSQL: the documented queries on ${rounds > 0 ? CATALOG_PRODUCTS.toLocaleString("en-US") : "0"} products, median of ${QUERY_RUNS}`,
+      [
+        ["query", "time", "rows", "goal"],
+        [
+          "current products of a country",
+          `${q.country.toFixed(1)} ms`,
+          String(q.rows[0]),
+          "< 50 ms",
+        ],
+        ["changes since a date", `${q.since.toFixed(1)} ms`, String(q.rows[1]), "< 50 ms"],
+      ],
     );
   } finally {
     await database.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {});

@@ -18,6 +18,7 @@ import {
   measureInChild,
   runChild,
 } from "../helpers/bench-child.js";
+import { printFigure, printNotes } from "../helpers/bench-figures.js";
 import { loadAverage, spread } from "../helpers/bench-stats.js";
 import {
   CATALOG_ROUNDS,
@@ -117,6 +118,23 @@ async function runFiles(script: string, url: string, dataDir: string): Promise<v
   const cursorRatios: number[] = [];
   const syncRss: number[] = [];
   const floorRss: number[] = [];
+  const rows = [
+    [
+      "round",
+      "floor",
+      "floor CPU",
+      "floor peak RSS",
+      "sync",
+      "products",
+      "on disk",
+      "sync CPU",
+      "sync RSS, start -> peak",
+      "ratio",
+      "cursor-only floor",
+      "its CPU",
+      "ratio to it",
+    ],
+  ];
   for (let round = 1; round <= CATALOG_ROUNDS; round++) {
     const floor = await measureOnce(script, "floor", url, dataDir);
     const cursorFloor = await measureOnce(script, "cursor-floor", url, dataDir);
@@ -127,24 +145,31 @@ async function runFiles(script: string, url: string, dataDir: string): Promise<v
     cursorRatios.push(sync.ms / cursorFloor.ms);
     syncRss.push(sync.maxRss);
     floorRss.push(floor.maxRss);
-    process.stdout.write(
-      `round ${round}${round === 1 ? " (first snapshot)" : " (with diff)   "}: ` +
-        `floor ${seconds(floor.ms)} (${floor.pages} pages, cpu ${seconds(floor.cpuMs)}, ` +
-        `RSS ${mb(floor.startRss)} -> peak ${mb(floor.maxRss)}), ` +
-        `sync ${seconds(sync.ms)} (${sync.products} products, ${mb(sync.bytes ?? 0)} on disk, ` +
-        `cpu ${seconds(sync.cpuMs)}, RSS ${mb(sync.startRss)} -> peak ${mb(sync.maxRss)}), ` +
-        `ratio ${ratio.toFixed(2)}x; cursor-only floor ${seconds(cursorFloor.ms)} ` +
-        `(cpu ${seconds(cursorFloor.cpuMs)}), ratio to it ${(sync.ms / cursorFloor.ms).toFixed(2)}x\n`,
-    );
+    rows.push([
+      `${round}${round === 1 ? " (first snapshot)" : " (with diff)"}`,
+      `${seconds(floor.ms)} (${floor.pages} pages)`,
+      seconds(floor.cpuMs),
+      mb(floor.maxRss),
+      seconds(sync.ms),
+      String(sync.products),
+      mb(sync.bytes ?? 0),
+      seconds(sync.cpuMs),
+      `${mb(sync.startRss)} -> ${mb(sync.maxRss)}`,
+      `${ratio.toFixed(2)}x`,
+      seconds(cursorFloor.ms),
+      seconds(cursorFloor.cpuMs),
+      `${(sync.ms / cursorFloor.ms).toFixed(2)}x`,
+    ]);
   }
-  process.stdout.write(
-    `${loadAverage()} after the rounds\n` +
-      `ratio ${spread(ratios)}, worst ${Math.max(...ratios).toFixed(2)}x (goal <= 1.20x); ` +
+  printFigure(`Files: the sync against the floor, ${CATALOG_ROUNDS} rounds`, rows);
+  printNotes([
+    `${loadAverage()} after the rounds`,
+    `ratio ${spread(ratios)}, worst ${Math.max(...ratios).toFixed(2)}x (goal <= 1.20x); ` +
       `sync peak RSS median ${mb(median(syncRss))}, worst ${mb(Math.max(...syncRss))} (goal <= 200 MB); ` +
-      `floor peak RSS median ${mb(median(floorRss))}\n` +
-      `ratio to the cursor-only floor (the service's own answer time): ` +
-      `${spread(cursorRatios)}, worst ${Math.max(...cursorRatios).toFixed(2)}x\n`,
-  );
+      `floor peak RSS median ${mb(median(floorRss))}`,
+    "ratio to the cursor-only floor (the service's own answer time): " +
+      `${spread(cursorRatios)}, worst ${Math.max(...cursorRatios).toFixed(2)}x`,
+  ]);
 }
 
 const childKind = process.env.BENCH_CATALOG_CHILD;

@@ -10,6 +10,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ledger } from "../../src/ledger/ledger.js";
+import { printFigure, printNotes } from "../helpers/bench-figures.js";
 import { loadAverage, spread } from "../helpers/bench-stats.js";
 import { median } from "../helpers/median.js";
 import { cleanPrefix, REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
@@ -112,9 +113,8 @@ export async function run(): Promise<void> {
       GIFTJOBS_DATABASE_URL: "",
       CI: "true",
     });
-    process.stdout.write(
-      `${RUNS} rounds of each; ${loadAverage()} before; bin/giftjobs.js (dist/cli/)\n`,
-    );
+    const before = `${loadAverage()} before`;
+    process.stdout.write(`${RUNS} rounds of each; ${before}; bin/giftjobs.js (dist/cli/)\n`);
     const header = [
       "command",
       "node -e 0",
@@ -156,15 +156,8 @@ export async function run(): Promise<void> {
         `${mb(median(commandRss.map((r) => r.maxRss)))} (node -e 0: ${mb(median(floorRss.map((r) => r.maxRss)))})`,
       ]);
     }
-    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-    for (const row of [header, ...rows])
-      process.stdout.write(
-        `${row
-          .map((c, i) => c.padEnd(widths[i]! + 2))
-          .join("")
-          .trimEnd()}\n`,
-      );
-    process.stdout.write(`${loadAverage()} after\n`);
+    printFigure(`Start-up, the median of ${RUNS} rounds`, [header, ...rows]);
+    printNotes([`${before}, ${loadAverage()} after`]);
   } finally {
     await cleanPrefix(redis, prefix);
     await cleanPrefix(redis, `${prefix}-empty`);

@@ -32,6 +32,7 @@ import {
   runChild,
   startChild,
 } from "../helpers/bench-child.js";
+import { printFigure, printNotes } from "../helpers/bench-figures.js";
 import { loadAverage, spread } from "../helpers/bench-stats.js";
 import { freePort } from "../helpers/free-port.js";
 import { recordedBodies } from "../helpers/ledger-fixtures.js";
@@ -355,12 +356,6 @@ async function runClient(
 const fixed = (n: number, digits = 0) =>
   n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-function table(rows: string[][]): void {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)) + 2);
-  for (const row of rows)
-    process.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i]!)).join("")}\n`);
-}
-
 /** CPU seconds of this process and of Redis while `fn` runs. */
 async function cpuOf<T>(
   redis: Campaign["redis"],
@@ -529,7 +524,10 @@ async function endToEnd(bench: Bench): Promise<void> {
       `${cpuText(apart.value)} + ${fixed(apart.receiverCpu, 1)} s`,
     ]);
   }
-  table(rows);
+  printFigure(
+    `(a) ${fixed(ORDERS)} async orders, concurrency ${CONCURRENCY}, latency ${LATENCY_MS} ms, ${E2E_ROUNDS} rounds`,
+    rows,
+  );
   // The same once more with the follow-up of async orders (GET /v2/order polls) held back
   // until the orders are sent: what the create path costs on its own.
   await resetSandbox(bench, E2E_FAULTS);
@@ -541,12 +539,15 @@ async function endToEnd(bench: Bench): Promise<void> {
     firstPollDelayMs: 600_000,
   }).finally(() => again.dispose());
   const createRate = createOnly.sent / (createOnly.sentMs / 1000);
-  process.stdout.write(
-    `    ${loadAverage()} after the rounds\n` +
-      `    workers / bare: ${spread(ratios)}, worst ${fixed(Math.min(...ratios), 2)}x (goal >= 0.9x)\n` +
-      `    with webhooks: ${spread(webhookRatios)}, worst ${fixed(Math.min(...webhookRatios), 2)}x (goal >= 0.9x); ` +
-      `receiver apart (giftjobs webhooks): ${spread(apartRatios)}, worst ${fixed(Math.min(...apartRatios), 2)}x\n` +
-      `    create path alone (polls held back): ${fixed(createRate)} orders/s\n`,
+  printNotes(
+    [
+      `${loadAverage()} after the rounds`,
+      `workers / bare: ${spread(ratios)}, worst ${fixed(Math.min(...ratios), 2)}x (goal >= 0.9x)`,
+      `with webhooks: ${spread(webhookRatios)}, worst ${fixed(Math.min(...webhookRatios), 2)}x (goal >= 0.9x); ` +
+        `receiver apart (giftjobs webhooks): ${spread(apartRatios)}, worst ${fixed(Math.min(...apartRatios), 2)}x`,
+      `create path alone (polls held back): ${fixed(createRate)} orders/s`,
+    ],
+    "    ",
   );
 }
 
@@ -566,7 +567,7 @@ async function rateLimit(bench: Bench): Promise<number> {
     process.stdout.write(
       `\n(b) sandbox limit ${fixed(LIMIT_PER_MINUTE)}/min, worker limiter from orderRateLimitPerMinute ${fixed(LIMIT_PER_MINUTE)}, ${fixed(run.ms / 1000, 1)} s\n`,
     );
-    table([
+    printFigure(`(b) the rate limit, ${fixed(LIMIT_PER_MINUTE)}/min`, [
       ["orders created", "per minute", "achieved / allowed", "429s", "share of 429s"],
       [
         fixed(created),
@@ -591,14 +592,12 @@ async function packing(bench: Bench, singleRowsPerMinute: number): Promise<void>
     process.stdout.write(
       `\n(c) ${fixed(PACKED_ROWS)} rows in ${fixed(c.orders)} orders of 200 items, same limit (import took ${fixed(c.importMs / 1000, 1)} s)\n`,
     );
-    table([
+    printFigure("(c) 200 items an order against one", [
       ["items per order", "rows", "time", "rows per minute"],
       ["200", fixed(run.sent), `${fixed(run.ms / 1000, 1)} s`, fixed(perMinute)],
       ["1 (from b)", "", "", fixed(singleRowsPerMinute)],
     ]);
-    process.stdout.write(
-      `    200 vs 1: ${fixed(perMinute / singleRowsPerMinute, 1)}x (goal >= 150x)\n`,
-    );
+    printNotes([`200 vs 1: ${fixed(perMinute / singleRowsPerMinute, 1)}x (goal >= 150x)`], "    ");
   } finally {
     await c.dispose();
   }

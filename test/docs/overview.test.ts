@@ -1,11 +1,11 @@
 // docs/architecture/overview.md is the start-here page: the seven files to read first, in order,
 // each a file of the repository, and where each kind of state lives: a row for each store of
-// STORE_PLACES (src/stores/store-places.ts), so a new store cannot go unmentioned.
+// STORE_PLACES (test/helpers/store-places.ts), so a new store cannot go unmentioned.
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { QUEUES } from "../../jobs/registry.js";
-import { STORE_PLACES } from "../../src/stores/store-places.js";
+import { STORE_PLACES } from "../helpers/store-places.js";
 
 const PAGE = new URL("../../docs/architecture/overview.md", import.meta.url);
 

@@ -31,6 +31,27 @@ export function figureNote(line: string): void {
   recorded.at(-1)?.notes.push(line);
 }
 
+/** Prints a table in padded columns under `indent`, and keeps it under `title` for `--write`. */
+export function printFigure(title: string, rows: string[][], indent = ""): void {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)) + 2);
+  for (const row of rows)
+    process.stdout.write(
+      `${indent}${row
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join("")
+        .trimEnd()}\n`,
+    );
+  figure(title, rows);
+}
+
+/** Prints lines under the last table, and keeps them under it for `--write`. */
+export function printNotes(lines: readonly string[], indent = ""): void {
+  for (const line of lines) {
+    process.stdout.write(`${indent}${line}\n`);
+    figureNote(line);
+  }
+}
+
 /** The tables kept since the last call, and none kept after it. */
 export function takeFigures(): Figure[] {
   return recorded.splice(0);

@@ -7,12 +7,14 @@ import {
   confirmStep,
   type ImportCommand,
   type ImportEnd,
+  type ImportFlags,
   type ImportIo,
   type ImportSettings,
   type ImportTerminal,
   importedEnd,
-  importOptionsOf,
+  importStagesOf,
   type PreparedImport,
+  parseImportCommand,
   prepareImport,
   redisLostEnd,
   runImportCommand,
@@ -34,32 +36,24 @@ const SETTINGS: ImportSettings = {
   redisUrl: "redis://redis.example:6390",
 };
 
-function command(overrides: Partial<ImportCommand> = {}): ImportCommand {
-  return {
-    file: "orders.csv",
-    campaign: "spring",
-    budgets: [],
-    executionMode: "async",
-    catalogCheck: false,
-    balanceCheck: true,
-    currency: "USD",
-    ...overrides,
-  };
+function command(flags: Partial<ImportFlags> = {}, settings = SETTINGS): ImportCommand {
+  return parseImportCommand(
+    { file: "orders.csv", campaign: "spring", catalogCheck: false, currency: "USD", ...flags },
+    settings,
+  );
 }
 
 function prepared(
-  overrides: Partial<ImportCommand> = {},
+  flags: Partial<ImportFlags> = {},
   settings: Partial<ImportSettings> = {},
 ): PreparedImport {
   const all = { ...SETTINGS, ...settings };
-  const c = command(overrides);
-  return {
-    command: c,
-    settings: all,
-    catalog: undefined,
-    errorFile: "/data/errors.csv",
-    hold: Boolean(c.hold) || all.requireApproval,
-  };
+  return { command: command(flags, all), settings: all, catalog: undefined };
+}
+
+/** prepareImport with the data dir's stores. */
+function prepare(c: ImportCommand, settings: ImportSettings = SETTINGS) {
+  return prepareImport(c, { settings, stores: fileStores(settings.dataDir) });
 }
 
 const PLAN: SpendPlan = {
@@ -98,74 +92,107 @@ function result(overrides: Partial<ImportResult> = {}): ImportResult {
   };
 }
 
-describe("orders import: the flags to ImportOptions", () => {
-  it("maps every flag, with the configuration's template and the error file prepared", () => {
+describe("orders import: the flags to the stages' values", () => {
+  it("parses every flag into its stage, with the configuration's template and the error file", () => {
     const t = terminal();
-    const options = importOptionsOf(
-      prepared({
+    const stages = importStagesOf(
+      command({
         dryRun: true,
         skipInvalid: true,
-        budgets: [{ amount: "100", currency: "USD" }],
+        errorFile: "/data/errors.csv",
+        budget: ["100:usd"],
         append: true,
         executionMode: "sync",
         itemsPerOrder: 1,
-        map: { "E-mail": "email" },
+        map: ["E-mail=email"],
         strictColumns: true,
         delimiter: ";",
         decimalComma: false,
         sheet: "Orders",
         maxUnzippedMb: 3,
         balanceCheck: false,
+        currency: "usd",
       }),
       t,
     );
-    expect(options).toMatchObject({
+    expect(stages.read).toEqual({
       file: "orders.csv",
-      campaign: "spring",
-      dryRun: true,
-      skipInvalid: true,
-      errorFile: "/data/errors.csv",
+      delimiter: ";",
+      sheet: "Orders",
+      maxUnzippedBytes: 3 * 2 ** 20,
+    });
+    expect(stages.header).toMatchObject({
+      map: { "E-mail": "email" },
+      strictColumns: true,
+      emailOptional: false,
+      onHeader: t.onHeader,
+    });
+    expect(stages.validation.row).toMatchObject({
+      defaultTemplateId: "tpl-config",
+      defaultCurrency: "USD",
+      decimalComma: false,
+    });
+    expect(stages.validation.preflight).toEqual({ currency: "USD" });
+    expect(stages.pricing).toMatchObject({
       budgets: [{ amount: "100", currency: "USD" }],
+      balanceCheck: false,
+    });
+    expect(stages.recording).toMatchObject({
+      campaign: "spring",
       hold: false,
       append: true,
       executionMode: "sync",
       itemsPerOrder: 1,
-      defaultTemplateId: "tpl-config",
-      map: { "E-mail": "email" },
-      header: { strictColumns: true, onHeader: t.onHeader },
-      delimiter: ";",
-      decimalComma: false,
-      onDecimalComma: t.onDecimalComma,
-      sheet: "Orders",
-      maxUnzippedBytes: 3 * 2 ** 20,
-      currency: "USD",
-      balanceCheck: false,
+      repeats: "refuse",
+    });
+    expect(stages.run).toMatchObject({
+      dryRun: true,
+      skipInvalid: true,
+      errorFile: "/data/errors.csv",
       onProgress: t.onProgress,
     });
     // A dry run asks nothing.
-    expect(options.confirm).toBeUndefined();
+    expect(stages.run.confirm).toBeUndefined();
   });
 
   it("--template-id over the configuration's; no --max-unzipped-mb, no limit given", () => {
-    const options = importOptionsOf(prepared({ templateId: "tpl-flag" }), terminal());
-    expect(options.defaultTemplateId).toBe("tpl-flag");
-    expect(options.maxUnzippedBytes).toBeUndefined();
+    const { stages } = command({ templateId: "tpl-flag" });
+    expect(stages.validation.row.defaultTemplateId).toBe("tpl-flag");
+    expect(stages.read.maxUnzippedBytes).toBeUndefined();
   });
 
-  it("GIFTJOBS_REQUIRE_APPROVAL holds the import, --yes or not, and asks nothing", async () => {
-    const p = await prepareImport(command({ yes: true }), { ...SETTINGS, requireApproval: true });
-    expect(p.hold).toBe(true);
-    const options = importOptionsOf(p, terminal({ canAsk: true }));
-    expect(options.hold).toBe(true);
-    expect(options.confirm).toBeUndefined();
+  it("--allow-repeats and --skip-repeats choose the repeats", () => {
+    expect(command({ allowRepeats: true }).stages.recording.repeats).toBe("allow");
+    expect(command({ skipRepeats: true }).stages.recording.repeats).toBe("skip");
+  });
+
+  it("a bad value names its flag", () => {
+    expect(() => command({ currency: "dollars" })).toThrow(
+      "--currency must be a 3-letter currency code",
+    );
+    expect(() => command({ budget: ["lots"] })).toThrow(UserError);
+    expect(() => command({ map: ["no-equals"] })).toThrow(UserError);
+    expect(() => command({ executionMode: "fast" as "sync" })).toThrow("--execution-mode");
+  });
+
+  it("GIFTJOBS_REQUIRE_APPROVAL holds the import, --yes or not, and asks nothing", () => {
+    const c = command({ yes: true }, { ...SETTINGS, requireApproval: true });
+    expect(c.stages.recording.hold).toBe(true);
+    expect(c.hold).toBe(false);
+    const stages = importStagesOf(c, terminal({ canAsk: true }));
+    expect(stages.recording.hold).toBe(true);
+    expect(stages.run.confirm).toBeUndefined();
   });
 });
 
 describe("orders import: before the file is read", () => {
-  it("--no-catalog-check needs --currency", async () => {
-    const error = await prepareImport(command({ currency: undefined }), SETTINGS).catch(
-      (e: unknown) => e,
-    );
+  it("--no-catalog-check needs --currency", () => {
+    let error: unknown;
+    try {
+      command({ currency: undefined });
+    } catch (e) {
+      error = e;
+    }
     expect(error).toBeInstanceOf(UserError);
     expect((error as Error).message).toBe(
       "--no-catalog-check needs --currency CUR: the currency every row pays in",
@@ -174,10 +201,10 @@ describe("orders import: before the file is read", () => {
 
   it("a catalog check without a snapshot is refused, naming the folder", async () => {
     const dataDir = await tmpDir("cmd-nosnap");
-    const error = await prepareImport(command({ catalogCheck: true }), {
-      ...SETTINGS,
-      dataDir,
-    }).catch((e: unknown) => e);
+    const settings = { ...SETTINGS, dataDir };
+    const error = await prepare(command({ catalogCheck: true }, settings), settings).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(UserError);
     expect((error as Error).message).toBe(
       `no catalog snapshot in ${join(dataDir, "catalog")}: run \`giftjobs catalog sync\` first, or pass --no-catalog-check`,
@@ -185,14 +212,14 @@ describe("orders import: before the file is read", () => {
   });
 
   it("the error file: --error-file made absolute, else one per import under the campaign", async () => {
-    const given = await prepareImport(command({ errorFile: "bad.csv" }), SETTINGS);
-    expect(given.errorFile).toBe(join(process.cwd(), "bad.csv"));
-    const made = await prepareImport(command(), SETTINGS);
-    expect(made.errorFile).toMatch(
+    const given = await prepare(command({ errorFile: "bad.csv" }));
+    expect(given.command.stages.run.errorFile).toBe(join(process.cwd(), "bad.csv"));
+    const made = await prepare(command());
+    expect(made.command.stages.run.errorFile).toMatch(
       /^\/data\/campaigns\/spring\/invalid-rows-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z\.csv$/,
     );
-    expect(made.hold).toBe(false);
-    expect((await prepareImport(command({ hold: true }), SETTINGS)).hold).toBe(true);
+    expect(made.command.stages.recording.hold).toBe(false);
+    expect((await prepare(command({ hold: true }))).command.stages.recording.hold).toBe(true);
   });
 });
 
@@ -315,7 +342,7 @@ describe("orders import: the run, on a ledger of no campaigns", () => {
 
   async function run(
     text: string,
-    overrides: Partial<ImportCommand>,
+    overrides: Partial<ImportFlags>,
     io: Partial<ImportIo> & { ledger?: Ledger } = {},
   ): Promise<{ code: number; events: string[]; end: ImportEnd | undefined }> {
     const dir = await tmpDir("cmd-run");

@@ -5,7 +5,7 @@ import { DamagedFileError } from "../../src/catalog/damaged-file-error.js";
 import { journalPath, OrderJournalWriter, voidLine } from "../../src/orders/journal.js";
 import { JournalIndex } from "../../src/orders/journal-index.js";
 import { orderKey } from "../../src/orders/keys.js";
-import { packOrders } from "../../src/orders/packing.js";
+import { packOrders } from "../helpers/packing.js";
 import { tmpDir } from "../helpers/tmp-dir.js";
 
 const CAMPAIGN = "spring";

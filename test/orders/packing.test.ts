@@ -4,9 +4,9 @@ import {
   checkItemsPerOrder,
   MAX_ITEMS_PER_ORDER,
   OrderPacker,
-  packOrders,
   singleRowOrder,
 } from "../../src/orders/packing.js";
+import { packOrders } from "../helpers/packing.js";
 
 function pairs(count: number): { identity: string; currency: string }[] {
   return Array.from({ length: count }, (_, i) => ({

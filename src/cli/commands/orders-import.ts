@@ -5,7 +5,6 @@ import { sha256OfFile } from "../../catalog/file-snapshot.js";
 import type { Config } from "../../config.js";
 import { UserError } from "../../errors/user-error.js";
 import { dailyLimitLine } from "../../import/daily-limit-note.js";
-import { parseColumnMap } from "../../import/header/column-map.js";
 import { FileNotes } from "../../import/header/header-report.js";
 import {
   importAuditDraft,
@@ -14,9 +13,11 @@ import {
   saidByPlanned,
 } from "../../import/import-audit.js";
 import {
-  type ImportCommand,
   type ImportEnd,
+  type ImportFlags,
+  namedOf,
   type PreparedImport,
+  parseImportCommand,
   prepareImport,
   refusalJson,
   runImportCommand,
@@ -29,23 +30,18 @@ import { leftOutText } from "../../import/validation/risky-files.js";
 import { formatRowError } from "../../import/validation/row-error.js";
 import { parseBudget } from "../../orders/budget.js";
 import { plural } from "../../plural.js";
-import type { Stores } from "../../stores/stores.js";
+import { openStores, type Stores } from "../../stores/stores.js";
 import { appendEntry } from "../audit-trail.js";
 import { terminalPrompt } from "../confirm-import.js";
-import { currencyCode } from "../option-parsers.js";
 import { progressBar } from "../progress.js";
 import { type CommandContext, createContext, printJson } from "../run-action.js";
 import { withServices } from "../services.js";
 
-/** The flags of `orders import`: --budget, --map and --currency as given, the rest as parsed. */
-type ImportFlags = Omit<ImportCommand, "file" | "budgets" | "map" | "currency"> & {
-  budget?: string[];
-  map?: string[];
-  currency?: string;
-};
+/** The flags of `orders import` as commander gives them: parsed once, by parseImportCommand. */
+type CommandFlags = Omit<ImportFlags, "file">;
 
 /** `orders import FILE`: see docs/commands.md, "Importing". */
-export async function runImport(file: string, opts: ImportFlags): Promise<number> {
+export async function runImport(file: string, opts: CommandFlags): Promise<number> {
   const ctx = createContext(opts.json);
   const trail = new ImportEntries(ctx.config, file);
   try {
@@ -84,7 +80,7 @@ class ImportEntries {
   /** The plan's entry, then a second one only when the import ended otherwise. */
   private readonly first = new EntryFirst<ImportPlanned, ImportEnded>({
     plan: async ({ prepared, plan, stores }) => {
-      const draft = importPlannedDraft(prepared, plan, currentActor(), await this.sha256());
+      const draft = importPlannedDraft(await this.entryOf(prepared), plan);
       await appendEntry(this.config, draft, stores);
     },
     shortfall: (planned, { end }) =>
@@ -108,7 +104,7 @@ class ImportEntries {
 
   /** How the import ended: its only entry, or the second after its plan's. */
   private async endEntry({ prepared, end, stores }: ImportEnded) {
-    const draft = importAuditDraft(prepared, end, currentActor(), await this.sha256());
+    const draft = importAuditDraft(await this.entryOf(prepared), end);
     if (draft) await appendEntry(this.config, draft, stores);
   }
 
@@ -116,8 +112,9 @@ class ImportEntries {
    * The import stopped by an error before its end's entry (before the file was read, or while
    * recording after its plan's): one saying so, if the trail takes it.
    */
-  async stopped(command: ImportFlags, error: unknown) {
+  async stopped(command: CommandFlags, error: unknown) {
     if (this.endTried) return;
+    // The flags as given: a bad --budget is left out of the entry that says it was refused.
     const budgets = (command.budget ?? []).flatMap((b) => {
       try {
         return [parseBudget(b)];
@@ -125,14 +122,18 @@ class ImportEntries {
         return [];
       }
     });
+    const named = { ...command, file: this.file, budgets };
     const draft = importStoppedDraft(
-      { ...command, file: this.file, budgets },
+      { named, actor: currentActor(), fileSha256: await this.sha256() },
       error,
-      currentActor(),
-      await this.sha256(),
     );
     // The trail away (PostgreSQL down) is said by the error the command reports already.
     await appendEntry(this.config, draft).catch(() => undefined);
+  }
+
+  /** The entry's parts: what the import names, who runs it, the file's sha256. */
+  private async entryOf({ command }: PreparedImport) {
+    return { named: namedOf(command), actor: currentActor(), fileSha256: await this.sha256() };
   }
 
   private sha256(): Promise<string | undefined> {
@@ -157,16 +158,33 @@ async function fileSha256(file: string): Promise<string | undefined> {
 
 async function importFile(
   file: string,
-  opts: ImportFlags,
+  opts: CommandFlags,
   { ctx, trail }: { ctx: CommandContext; trail: ImportEntries },
 ): Promise<number> {
+  const command = parseImportCommand({ ...opts, file }, ctx.config);
+  // Opened once for the whole import: the catalog's check, then the import's services.
+  const stores = await openStores(ctx.config);
+  try {
+    const prepared = await prepareImport(command, { settings: ctx.config, stores });
+    return await runPrepared(prepared, { ctx, trail, stores, json: command.json });
+  } finally {
+    await stores.close().catch(() => undefined);
+  }
+}
+
+/** The import with its terminal: the progress bar, the file's notes, and how it ended. */
+async function runPrepared(
+  prepared: PreparedImport,
+  {
+    ctx,
+    trail,
+    stores,
+    json,
+  }: { ctx: CommandContext; trail: ImportEntries; stores: Stores; json: boolean },
+): Promise<number> {
+  const file = prepared.command.stages.read.file;
   // What was read and left out of the file: said as it is read, and in --json's `file`.
   const notes = new FileNotes();
-  const budgets = (opts.budget ?? []).map(parseBudget);
-  const map = opts.map ? parseColumnMap(opts.map) : undefined;
-  const currency =
-    opts.currency === undefined ? undefined : currencyCode("--currency", opts.currency);
-  const prepared = await prepareImport({ ...opts, file, budgets, map, currency }, ctx.config);
   const fileBytes = ctx.interactive
     ? await stat(file).then(
         (s) => s.size,
@@ -183,7 +201,7 @@ async function importFile(
   // Stopped however the import ends, Redis unreachable included: the terminal gets its cursor back.
   try {
     return await runImportCommand(prepared, {
-      withServices: (fn) => withServices(ctx.config, fn),
+      withServices: (fn) => withServices(ctx.config, fn, { stores }),
       log: ctx.log,
       ...terminalPrompt({ input: process.stdin, output: process.stderr }, () => bar.stop()),
       onHeader: (h) => process.stderr.write(notes.onHeader(h)),
@@ -203,9 +221,9 @@ async function importFile(
         bar.update(value, { phase: p.phase, rows: p.rows, enqueued: p.enqueued });
       },
       ended: () => bar.stop(),
-      print: (end) => printEnd(withFileNotes(end, notes), opts.json),
-      auditPlanned: (plan, stores) => trail.planned(prepared, plan, stores),
-      audit: (end, stores) => trail.ended({ prepared, end, stores }),
+      print: (end) => printEnd(withFileNotes(end, notes), json),
+      auditPlanned: (plan, open) => trail.planned(prepared, plan, open),
+      audit: (end, open) => trail.ended({ prepared, end, stores: open }),
     });
   } finally {
     bar.stop();

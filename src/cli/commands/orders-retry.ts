@@ -1,9 +1,11 @@
+import * as z from "zod";
 import { apiKeyFingerprint } from "../../api/client.js";
 import { firstThenAmend, planFirst } from "../../audit/audited.js";
 import type { AuditDetails } from "../../audit/entry.js";
 import { requireCampaign } from "../../campaigns/find-campaign.js";
 import {
   checkRetryOptions,
+  type RetryOptions,
   type RetryResult,
   retryCampaign,
   retryShortfall,
@@ -17,19 +19,35 @@ import { withServices } from "../services.js";
 
 const number = (n: number) => n.toLocaleString("en-US");
 
+const flag = z.boolean().optional();
+
+/**
+ * `orders retry`'s flags as commander gives them, parsed in one step into the retry's values
+ * (RetryOptions, src/campaigns/retry.ts) beside the command's own (--campaign, --json): a new
+ * option is a field here and the RetryOptions field it becomes. The old `--force` and a pair
+ * of flags that do not go together are refused here, naming the flags.
+ */
+const RETRY_FLAGS = z
+  .object({
+    campaign: z.string(),
+    newKey: flag,
+    includeUncertain: flag,
+    anyApiKey: flag,
+    /** The old spelling of both flags, refused (refusedForce). */
+    force: flag,
+    allowRepeats: flag,
+    json: flag,
+  })
+  .transform(({ campaign, json, force, ...retry }) => {
+    if (force) throw new UserError(refusedForce(retry.newKey));
+    checkRetryOptions(retry);
+    return { campaign, json: Boolean(json), retry: retry satisfies RetryOptions };
+  });
+
 /** `orders retry`: failed rows queued again (docs/commands.md, "Retry"). */
-export async function runRetry(opts: {
-  campaign: string;
-  newKey?: boolean;
-  includeUncertain?: boolean;
-  anyApiKey?: boolean;
-  /** The old spelling of both flags, refused (refusedForce). */
-  force?: boolean;
-  allowRepeats?: boolean;
-  json?: boolean;
-}): Promise<number> {
-  if (opts.force) throw new UserError(refusedForce(opts.newKey));
-  checkRetryOptions(opts);
+export async function runRetry(flags: z.input<typeof RETRY_FLAGS>): Promise<number> {
+  const { campaign, json, retry } = RETRY_FLAGS.parse(flags);
+  const opts = { campaign, json, ...retry };
   const ctx = createContext(opts.json);
   return withServices(ctx.config, async ({ ledger, stores }) => {
     await requireCampaign(ledger, opts.campaign);
@@ -65,12 +83,9 @@ export async function runRetry(opts: {
             firstThenAmend((plan) => first(retryDetails(plan)), retryShortfall, retryDetails),
             (beforeMove) =>
               retryCampaign(ledger, opts.campaign, {
-                newKey: opts.newKey,
-                includeUncertain: opts.includeUncertain,
-                anyApiKey: opts.anyApiKey,
+                ...retry,
                 stores,
                 apiKey: apiKeyFingerprint(ctx.config.apiKey),
-                allowRepeats: opts.allowRepeats,
                 repeatWindowDays: ctx.config.repeatWindowDays,
                 beforeMove,
               }),

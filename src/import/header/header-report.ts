@@ -21,6 +21,7 @@ function rowWord(report: HeaderReport): string {
  * sheets skipped), where the header was found when rows above it were left out, the columns it
  * renamed (only when some header was not already a field name) and the columns it ignores.
  * Names are bounded: the first few, then "and N more".
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
  */
 export function headerReportLines(report: HeaderReport): string[] {
   const lines: string[] = [];

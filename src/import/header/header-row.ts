@@ -1,7 +1,10 @@
 import type { RowError } from "../validation/row-error.js";
 import { knownColumns } from "./header.js";
 
-/** How many non-blank rows at the top are searched for the header. */
+/**
+ * How many non-blank rows at the top are searched for the header.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export const HEADER_SEARCH_ROWS = 20;
 
 /** A row that names at least this many known columns is a header (every valid one does). */

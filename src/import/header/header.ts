@@ -69,6 +69,10 @@ export type ResolvedHeader =
   | { ok: false; errors: RowError[] };
 
 export interface ResolveHeaderOptions {
+  /** `--map`: source header -> field, matched first. */
+  map?: Readonly<Record<string, string>>;
+  /** The physical line the header is on. @defaultValue 1 */
+  line?: number;
   /**
    * A column that maps to no field is an error rather than ignored (`--strict-columns`).
    * @defaultValue false
@@ -112,10 +116,9 @@ function unknownMessage(source: string, index: number): string {
  */
 export function resolveHeader(
   names: readonly string[],
-  map: Readonly<Record<string, string>> = {},
-  line = 1,
   options: ResolveHeaderOptions = {},
 ): ResolvedHeader {
+  const { map = {}, line = 1 } = options;
   const single = names.length === 1 ? names[0] : undefined;
   if (single?.includes(";")) {
     // A one-column header holding ';' is a ';' file read with ','; say so, not "unknown column".
@@ -176,7 +179,7 @@ export function resolveHeader(
   const unclaimed = names.filter(
     (name, i) => fields[i] === "" && name.trim() !== "" && !isFixListColumn(name),
   );
-  errors.push(...missingErrors(missing, names, unclaimed, line));
+  errors.push(...missingErrors(missing, { names, unclaimed, line }));
   return errors.length > 0
     ? { ok: false, errors: boundErrors(errors, line) }
     : { ok: true, fields, renamed, ignored };
@@ -203,9 +206,11 @@ function fieldOfHeader(source: string): { field?: string; currency?: string } {
  */
 function missingErrors(
   missing: readonly string[],
-  names: readonly string[],
-  unclaimed: readonly string[],
-  line: number,
+  {
+    names,
+    unclaimed,
+    line,
+  }: { names: readonly string[]; unclaimed: readonly string[]; line: number },
 ): RowError[] {
   const headers = names.map((n) => n.trim()).filter((n) => n !== "");
   const taken = new Set<string>();

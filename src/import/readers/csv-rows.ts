@@ -215,7 +215,9 @@ function headerFound(
   const { line, names } = found.header;
   // An error file's cells were escaped as it was written (fix-list-cell.ts).
   const fixList = isFixListHeader(found.header.row.cells);
-  const resolved = resolveHeader(names, options.map, line, {
+  const resolved = resolveHeader(names, {
+    map: options.map,
+    line,
     strictColumns: options.strictColumns,
     emailOptional: options.emailOptional,
   });

@@ -18,6 +18,7 @@ export function fixListCell(cell: string): string {
 /**
  * A cell of a fix list as it was before fixListCell: one leading apostrophe is taken off when
  * what follows it is one fixListCell escapes. Any other cell is read as it is.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
  */
 export function readFixListCell(cell: string): string {
   return cell.startsWith("'") && ESCAPED.test(cell.slice(1)) ? cell.slice(1) : cell;

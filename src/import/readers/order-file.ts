@@ -94,6 +94,7 @@ function count(text: string, char: string): number {
  * neither, when it is named .tsv), else comma-separated; an explicit `delimiter` wins. A file
  * named .xlsx that is text is read as text when its first line holds a comma or a tab (or the
  * given delimiter): a CSV export given the wrong name; otherwise it is refused.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
  */
 export function orderFileKind(
   path: string,

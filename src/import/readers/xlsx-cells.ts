@@ -27,9 +27,9 @@ function dateText(date: Date): string {
 
 /**
  * The cells that are neither text nor a number, as the text a CSV export would show: rare, so
- * they may cost an object each (the common cells cost none: see readRow).
+ * they may cost an object each (the common cells cost none: see xlsx-sheet-rows.ts).
  */
-function otherCellText(value: ExcelJS.CellValue, strings: SharedStrings): CellText {
+export function otherCellText(value: ExcelJS.CellValue, strings: SharedStrings): CellText {
   if (value === null || value === undefined) return { text: "" };
   if (typeof value === "string") return { text: value };
   if (typeof value === "number") return { text: String(value), problem: numberProblem(value) };
@@ -80,13 +80,6 @@ export function columnLetters(column: number): string {
   return letters;
 }
 
-/** The index of a cell that names a shared string (as `sharedStrings: "emit"` leaves it). */
-function sharedIndex(value: ExcelJS.CellValue): number | undefined {
-  if (typeof value !== "object" || value === null || !("sharedString" in value)) return undefined;
-  const index = (value as { sharedString: unknown }).sharedString;
-  return typeof index === "number" ? index : undefined;
-}
-
 /** A row's cells as text; `problems[i]`, when set, is why cell i cannot be taken as a value. */
 export interface SheetRow {
   number: number;
@@ -94,41 +87,6 @@ export interface SheetRow {
   problems?: (string | undefined)[];
   /** Characters in all its cells. */
   chars: number;
-}
-
-/**
- * A row's cells as text. One string per cell and no other object for text and numbers, which
- * is nearly every cell: every object a row makes is garbage the import's heap grows with.
- */
-export function readRow(row: ExcelJS.Row, strings: SharedStrings): SheetRow {
-  const cells: string[] = [];
-  let problems: (string | undefined)[] | undefined;
-  let chars = 0;
-  row.eachCell({ includeEmpty: false }, (cell, column) => {
-    const value = cell.value;
-    let text: string | undefined;
-    let problem: string | undefined;
-    if (typeof value === "string") text = value;
-    else if (typeof value === "number") {
-      text = String(value);
-      problem = numberProblem(value);
-    } else {
-      const index = sharedIndex(value);
-      if (index !== undefined) text = strings.get(index);
-      if (text === undefined) {
-        const other = otherCellText(value, strings);
-        text = other.text;
-        problem = other.problem;
-      }
-    }
-    cells[column - 1] = text;
-    chars += text.length;
-    if (problem === undefined) return;
-    problems ??= [];
-    problems[column - 1] = problem;
-  });
-  for (let i = 0; i < cells.length; i++) cells[i] ??= "";
-  return { number: row.number, cells, problems, chars };
 }
 
 export function trimTrailingEmpty(cells: string[]): string[] {

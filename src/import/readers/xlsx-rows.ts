@@ -5,7 +5,7 @@ import { nameList } from "../header/name-list.js";
 import type { CsvItem } from "./csv-rows.js";
 import { SharedStrings } from "./shared-strings.js";
 import { type ReadSheetOptions, sheetItems } from "./sheet-items.js";
-import { readRow } from "./xlsx-cells.js";
+import { type SheetSource, sheetRows } from "./xlsx-sheet-rows.js";
 import {
   decodeSharedStrings,
   decodeSheet,
@@ -116,11 +116,17 @@ async function* workbookItems(
       found = true;
       const parsed = decodeSheet(sheet);
       const onRow = options.onPosition
-        ? await sheetPosition(path, model, sheet, parsed, options.onPosition)
+        ? await sheetPosition(path, {
+            reader: model,
+            sheet,
+            parsed,
+            onPosition: options.onPosition,
+          })
         : undefined;
       const { hidden, count } = choice;
       const context = { name: sheet.name, label, options, hidden, count, onRow };
-      yield* sheetItems(sheet, (raw) => readRow(raw, strings), context);
+      const rows = sheetRows(sheet as unknown as SheetSource, strings);
+      yield* sheetItems(rows, (row) => row, context);
     }
     sheets.ended();
   } finally {

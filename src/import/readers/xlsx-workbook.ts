@@ -148,10 +148,17 @@ export function decodeSharedStrings(reader: ExcelJS.stream.xlsx.WorkbookReader):
  */
 export async function sheetPosition(
   path: string,
-  reader: ReaderModel,
-  sheet: WorksheetReader,
-  parsed: { bytes: number },
-  onPosition: (bytes: number) => void,
+  {
+    reader,
+    sheet,
+    parsed,
+    onPosition,
+  }: {
+    reader: ReaderModel;
+    sheet: WorksheetReader;
+    parsed: { bytes: number };
+    onPosition: (bytes: number) => void;
+  },
 ): Promise<(() => void) | undefined> {
   const rId = reader.model?.sheets?.find((s) => s.name === sheet.name)?.rId;
   const target = reader.workbookRels?.find((rel) => rel.Id === rId)?.Target;

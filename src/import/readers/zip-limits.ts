@@ -71,7 +71,12 @@ export async function checkZipDirectory(
     );
   }
   for (const entry of entries) {
-    const refusal = ratioRefusal(entry.name, entry.size, entry.compressedSize, limits, "");
+    const refusal = ratioRefusal(limits, {
+      name: entry.name,
+      bytes: entry.size,
+      packed: entry.compressedSize,
+      over: "",
+    });
     if (refusal)
       throw new UserError(`${label}: refused before unpacking: ${refusal}; ${raiseHint(total)}`);
   }
@@ -83,11 +88,8 @@ export async function checkZipDirectory(
  * "over " while it is still unpacking (its bytes so far).
  */
 function ratioRefusal(
-  name: string,
-  bytes: number,
-  packed: number,
   limits: UnzippedLimits,
-  over: string,
+  { name, bytes, packed, over }: { name: string; bytes: number; packed: number; over: string },
 ): string | undefined {
   if (limits.ratio === undefined || bytes <= limits.ratioFrom) return undefined;
   if (bytes <= limits.ratio * packed) return undefined;
@@ -267,7 +269,7 @@ export class UnzipGuard {
       const limit = sizeText(this.limits.bytes);
       return `${this.label}: ${quoted(name)} unpacks past the limit of ${limit} for the whole workbook${stated}; ${raiseHint()}`;
     }
-    const ratio = ratioRefusal(name, bytes, packed, this.limits, "over ");
+    const ratio = ratioRefusal(this.limits, { name, bytes, packed, over: "over " });
     return ratio && `${this.label}: ${ratio}${stated}; ${raiseHint()}`;
   }
 

@@ -5,7 +5,10 @@ const LISTED = 3;
 /** Distinct unknown codes whose message is remembered; past it, messages are worked out again. */
 const MEMO_LIMIT = 10_000;
 
-/** True when `a` becomes `b` by one insertion, deletion or substitution (or none). */
+/**
+ * True when `a` becomes `b` by one insertion, deletion or substitution (or none).
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export function withinOneEdit(a: string, b: string): boolean {
   if (Math.abs(a.length - b.length) > 1) return false;
   let i = 0;

@@ -161,6 +161,7 @@ export function productRowCheck(
  * campaign learns of a bad row before anything is paid. Pure: the caller loads the index once.
  * Without an index (`--no-catalog-check`) only the decimals are checked, against
  * `options.currency`, and the price is the face value (the discount is unknown).
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
  */
 export function preflightRow(
   row: OrderRow,

@@ -8,12 +8,16 @@ import { OrderFileError } from "../readers/order-file-error.js";
  * rows. Each is refused in one line (exit 2) unless its flag says it is meant.
  */
 
-/** The e-mail address of `orders template`'s example row (order-template.ts). */
+/**
+ * The e-mail address of `orders template`'s example row (order-template.ts).
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export const EXAMPLE_EMAIL = "recipient@example.com";
 
 /**
  * The columns only a giftjobs report has (src/campaigns/report.ts): a header with all of them is
  * a report's, whatever else it holds.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
  */
 export const REPORT_ONLY_COLUMNS = ["status", "order_id", "idempotency_key"] as const;
 
@@ -31,7 +35,10 @@ export interface RiskyFileOptions {
   fromReport?: boolean;
 }
 
-/** Whether a header's cells are a giftjobs report's (trimmed, any case). */
+/**
+ * Whether a header's cells are a giftjobs report's (trimmed, any case).
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export function isReportHeader(names: readonly string[]): boolean {
   const lower = new Set(names.map((name) => name.trim().toLowerCase()));
   return REPORT_ONLY_COLUMNS.every((column) => lower.has(column));

@@ -128,7 +128,7 @@ describe("header synonyms", () => {
 
   it("--map wins over the table, and its renames are reported as such", () => {
     const resolved = resolveHeader(["Email Address", "E-mail", "SKU", "Amount"], {
-      "Email Address": "reference",
+      map: { "Email Address": "reference" },
     });
     expect(resolved).toEqual({
       ok: true,
@@ -145,7 +145,7 @@ describe("header synonyms", () => {
 
   it("a --map to no field and a metadata column without a key stay errors", () => {
     const bad = resolveHeader(["email", "SKU", "Amount", "Notes", "metadata."], {
-      Notes: "notes",
+      map: { Notes: "notes" },
     });
     expect(bad.ok).toBe(false);
     expect(!bad.ok && bad.errors.map((e) => e.column)).toEqual(["Notes", "metadata."]);

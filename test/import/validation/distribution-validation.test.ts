@@ -258,9 +258,7 @@ describe("the header of such files", () => {
     expect(resolveHeader(["email", "product_codes", "face_value"]).ok).toBe(true);
     expect(resolveHeader(["email", "Selection Template", "face_value", "Currency"]).ok).toBe(true);
     expect(resolveHeader(["Distribution", "product_code", "face_value"]).ok).toBe(true);
-    expect(resolveHeader(["product_code", "face_value"], {}, 1, { emailOptional: true }).ok).toBe(
-      true,
-    );
+    expect(resolveHeader(["product_code", "face_value"], { emailOptional: true }).ok).toBe(true);
     expect(resolveHeader(["product_code", "face_value"])).toMatchObject({
       ok: false,
       errors: [

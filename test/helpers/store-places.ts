@@ -1,6 +1,6 @@
-import type { Stores } from "./types.js";
+import type { Stores } from "../../src/stores/types.js";
 
-/** One store of openStores (stores.ts): where it lives with each setting, and what it holds. */
+/** One store of openStores (src/stores/stores.ts): where it lives with each setting, and what it holds. */
 export interface StorePlace {
   /** The store's name, as docs/architecture/overview.md's "Where state lives" names it. */
   name: string;
@@ -12,7 +12,7 @@ export interface StorePlace {
   holds: string;
 }
 
-/** The stores of Stores (stores.ts), each of which has a place below: one missing is a type error. */
+/** The stores of Stores (src/stores/stores.ts), each of which has a place below: one missing is a type error. */
 type StoreName = Exclude<keyof Stores, "kind" | "dataDir" | "close">;
 
 const PLACES: Record<StoreName, StorePlace> = {
