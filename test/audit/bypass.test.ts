@@ -137,6 +137,47 @@ async function lifeWithShutOutput(e: CampaignEnv, shut: Shut, env: Record<string
   expect((await e.ledger.campaigns.meta(campaign)).state).toBe("cancelled");
 }
 
+/** The trail's file moved aside and a directory put in its place: no append can succeed. */
+async function breakTrail(e: CampaignEnv): Promise<void> {
+  const path = auditFilePath(e.dataDir);
+  await rename(path, `${path}.aside`).catch(() => undefined);
+  await mkdir(path);
+}
+
+/** The directory gone and the trail's file (when there was one) back. */
+async function mendTrail(e: CampaignEnv): Promise<void> {
+  const path = auditFilePath(e.dataDir);
+  await rmdir(path);
+  await rename(`${path}.aside`, path).catch(() => undefined);
+}
+
+/**
+ * Two rows whose orders the service made and answered 500 (the env's failAfterRate 1):
+ * failed_uncertain, made; the workers stopped after.
+ */
+async function uncertainCampaign(
+  envs: ReturnType<typeof useCampaignEnv>,
+  e: CampaignEnv,
+  campaign: string,
+): Promise<void> {
+  const file = await csvFile(e, `${campaign}.csv`, validCsv(e.index, 2, campaign).text);
+  await importCampaign(
+    {
+      file,
+      campaign,
+      executionMode: "sync",
+      jobOptions: { attempts: 1, backoff: { type: "fixed", delay: 10 } },
+    },
+    depsOf(e),
+  );
+  await envs.work(e, { concurrency: 1, timings: FAST_TIMINGS });
+  await eventually(
+    async () => (await campaignStatus(e.ledger, campaign)).failed_uncertain === 2,
+    "failed_uncertain",
+  );
+  await envs.stopWorkers();
+}
+
 describe("output that cannot be written, on the data dir's trail", () => {
   for (const shut of ["stdout", "stderr", "both", "stdout after a line"] as const)
     it(`every audited command with ${shut} shut by its reader does its work and writes its entry`, async () => {
@@ -193,25 +234,20 @@ describe("an entry before its effect", () => {
     const e = await setup("no-entry-approve");
     const file = await csvFile(e, "h.csv", validCsv(e.index, 2, "h").text);
     await giftjobs(e, ["orders", "import", file, "--campaign", "h", "--hold", "--yes"]);
-    const path = auditFilePath(e.dataDir);
-    await rename(path, `${path}.aside`);
-    await mkdir(path);
+    await breakTrail(e);
     const approve = await giftjobs(e, ["orders", "approve", "--campaign", "h"]);
     expect(approve.code).toBe(1);
     expect((await e.ledger.campaigns.meta("h")).state).toBe("held");
 
-    await rmdir(path);
-    await rename(`${path}.aside`, path);
+    await mendTrail(e);
     expect((await giftjobs(e, ["orders", "approve", "--campaign", "h"])).code).toBe(0);
     expect((await giftjobs(e, ["orders", "pause", "--campaign", "h"])).code).toBe(0);
-    await rename(path, `${path}.aside`);
-    await mkdir(path);
+    await breakTrail(e);
     const resume = await giftjobs(e, ["orders", "resume", "--campaign", "h"]);
     expect(resume.code).toBe(1);
     expect((await e.ledger.campaigns.meta("h")).state).toBe("paused");
 
-    await rmdir(path);
-    await rename(`${path}.aside`, path);
+    await mendTrail(e);
     const entries = await entriesOf(e, "h");
     expect(steps(entries)).toEqual(["import ok", "approve ok", "pause ok"]);
     // Written before the move: the state it moves to, the campaign's rows and money.
@@ -238,13 +274,10 @@ describe("an entry before its effect", () => {
           body: `csrf=${encodeURIComponent(csrf)}&confirmed=yes`,
         });
       };
-      const path = auditFilePath(e.dataDir);
-      await rename(path, `${path}.aside`);
-      await mkdir(path);
+      await breakTrail(e);
       await (await approve()).text();
       expect((await e.ledger.campaigns.meta("d")).state).toBe("held");
-      await rmdir(path);
-      await rename(`${path}.aside`, path);
+      await mendTrail(e);
       expect(await (await approve()).text()).toContain("campaign d approved");
       expect((await e.ledger.campaigns.meta("d")).state).toBe("running");
     } finally {
@@ -259,41 +292,10 @@ describe("an entry before its effect", () => {
 describe("a retry whose entry cannot be written", () => {
   const envs = useCampaignEnv();
 
-  /** Two rows, each order made by the service then answered 500: failed_uncertain. */
-  async function uncertainCampaign(e: CampaignEnv, campaign: string) {
-    const file = await csvFile(e, `${campaign}.csv`, validCsv(e.index, 2, campaign).text);
-    await importCampaign(
-      {
-        file,
-        campaign,
-        executionMode: "sync",
-        jobOptions: { attempts: 1, backoff: { type: "fixed", delay: 10 } },
-      },
-      depsOf(e),
-    );
-    await envs.work(e, { concurrency: 1, timings: FAST_TIMINGS });
-    await eventually(
-      async () => (await campaignStatus(e.ledger, campaign)).failed_uncertain === 2,
-      "failed_uncertain",
-    );
-    await envs.stopWorkers();
-    e.sandbox.setFaults({ failAfterRate: 0 });
-  }
-
-  const breakTrail = async (e: CampaignEnv) => {
-    const path = auditFilePath(e.dataDir);
-    await rename(path, `${path}.aside`).catch(() => undefined);
-    await mkdir(path);
-  };
-  const mendTrail = async (e: CampaignEnv) => {
-    const path = auditFilePath(e.dataDir);
-    await rmdir(path);
-    await rename(`${path}.aside`, path).catch(() => undefined);
-  };
-
   it("re-queues nothing, on the CLI and on the dashboard", async () => {
     const e = await envs.setup("no-entry-retry", { apiKey: "test-key-123456", failAfterRate: 1 });
-    await uncertainCampaign(e, "u");
+    await uncertainCampaign(envs, e, "u");
+    e.sandbox.setFaults({ failAfterRate: 0 });
     await breakTrail(e);
     const retry = await giftjobs(e, ["orders", "retry", "--campaign", "u"]);
     expect(retry.code).toBe(1);
@@ -331,34 +333,13 @@ describe("a retry whose entry cannot be written", () => {
 describe("a reconcile whose entry cannot be written", () => {
   const envs = useCampaignEnv();
 
-  /** Two rows whose orders the service made and answered 500: failed_uncertain, made. */
-  async function uncertainCampaign(e: CampaignEnv, campaign: string) {
-    const file = await csvFile(e, `${campaign}.csv`, validCsv(e.index, 2, campaign).text);
-    await importCampaign(
-      {
-        file,
-        campaign,
-        executionMode: "sync",
-        jobOptions: { attempts: 1, backoff: { type: "fixed", delay: 10 } },
-      },
-      depsOf(e),
-    );
-    await envs.work(e, { concurrency: 1, timings: FAST_TIMINGS });
-    await eventually(
-      async () => (await campaignStatus(e.ledger, campaign)).failed_uncertain === 2,
-      "failed_uncertain",
-    );
-    await envs.stopWorkers();
-  }
-
   it("settles nothing; with the trail back it settles, its entry holding the plan", async () => {
     const e = await envs.setup("no-entry-reconcile", {
       apiKey: "test-key-123456",
       failAfterRate: 1,
     });
-    await uncertainCampaign(e, "r");
-    const path = auditFilePath(e.dataDir);
-    await mkdir(path);
+    await uncertainCampaign(envs, e, "r");
+    await breakTrail(e);
     const args = ["orders", "reconcile", "--campaign", "r", "--min-age", "0"];
     const refused = await giftjobs(e, args);
     expect(refused.code).toBe(1);
@@ -369,7 +350,7 @@ describe("a reconcile whose entry cannot be written", () => {
       completed: 0,
     });
 
-    await rmdir(path);
+    await mendTrail(e);
     const settled = await giftjobs(e, args);
     expect(settled.code, settled.stderr).toBe(0);
     expect(await campaignStatus(e.ledger, "r")).toMatchObject({
@@ -383,7 +364,7 @@ describe("a reconcile whose entry cannot be written", () => {
 
   it("a settlement the ledger refuses after the entry gets a second entry, refused", async () => {
     const e = await envs.setup("amend-reconcile", { apiKey: "test-key-123456", failAfterRate: 1 });
-    await uncertainCampaign(e, "m");
+    await uncertainCampaign(envs, e, "m");
     const trail = new FileAuditTrail(e.dataDir);
     const settled = (r: ReconcileReport) => ({
       uncertain: r.uncertain.map((u) => `${u.ledger_order} ${u.outcome}`),

@@ -10,10 +10,11 @@ import { type Config, loadConfig } from "../../src/config.js";
 import { limitDay } from "../../src/daily-limit.js";
 import { type RunningDashboard, startDashboard } from "../../src/dashboard/start-dashboard.js";
 import { limitReason } from "../../src/ledger/daily-limit.js";
-import { Ledger } from "../../src/ledger/ledger.js";
+import type { Ledger } from "../../src/ledger/ledger.js";
 import { ARTIFACTS, launchBrowser } from "../helpers/browser.js";
+import { dashboardLedger } from "../helpers/dashboard-ledger.js";
 import { oneRowOrders } from "../helpers/ledger-fixtures.js";
-import { REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
+import { REDIS_URL, testRedis } from "../helpers/redis.js";
 import { tmpDir } from "../helpers/tmp-dir.js";
 
 const CAMPAIGN = "winter-fails";
@@ -78,15 +79,7 @@ describe("giftjobs dashboard: campaign page", () => {
     await redis?.quit();
   });
   beforeEach(async () => {
-    prefix = uniquePrefix("dashc");
-    config = loadConfig({
-      env: {
-        GIFTJOBS_API_URL: "http://127.0.0.1:9",
-        GIFTJOBS_REDIS_URL: REDIS_URL,
-        GIFTJOBS_PREFIX: prefix,
-      },
-    });
-    ledger = new Ledger(redis, prefix);
+    ({ prefix, config, ledger } = dashboardLedger(redis, "dashc"));
     await seed(ledger);
   });
   afterEach(async () => {

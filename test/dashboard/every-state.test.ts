@@ -9,13 +9,14 @@ import { UnauthorizedError } from "../../src/api/errors/index.js";
 import { cancelCampaign, pauseIfRunning } from "../../src/campaigns/control.js";
 import { FOUR_EYES_FIELDS } from "../../src/campaigns/four-eyes.js";
 import { WorkerBeats } from "../../src/campaigns/worker-beats.js";
-import { type Config, loadConfig } from "../../src/config.js";
+import type { Config } from "../../src/config.js";
 import { type RunningDashboard, startDashboard } from "../../src/dashboard/start-dashboard.js";
 import { limitReason } from "../../src/ledger/daily-limit.js";
-import { Ledger } from "../../src/ledger/ledger.js";
+import type { Ledger } from "../../src/ledger/ledger.js";
 import { ARTIFACTS, launchBrowser } from "../helpers/browser.js";
+import { dashboardLedger } from "../helpers/dashboard-ledger.js";
 import { oneRowOrders } from "../helpers/ledger-fixtures.js";
-import { REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
+import { testRedis } from "../helpers/redis.js";
 
 /** A laptop's screen (docs/architecture/operators.md, "The dashboard"). */
 const VIEWPORT = { width: 1280, height: 800 };
@@ -162,15 +163,7 @@ describe("the campaigns list with a campaign in every state, at 1280x800", () =>
     await redis?.quit();
   });
   beforeEach(async () => {
-    prefix = uniquePrefix("dashs");
-    config = loadConfig({
-      env: {
-        GIFTJOBS_API_URL: "http://127.0.0.1:9",
-        GIFTJOBS_REDIS_URL: REDIS_URL,
-        GIFTJOBS_PREFIX: prefix,
-      },
-    });
-    ledger = new Ledger(redis, prefix);
+    ({ prefix, config, ledger } = dashboardLedger(redis, "dashs"));
     reasonsOf = await seed(ledger, redis, prefix);
     dashboard = await startDashboard({ config, port: 0 });
   });

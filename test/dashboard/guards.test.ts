@@ -2,11 +2,12 @@ import type { Redis } from "ioredis";
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { storedState } from "../../src/campaigns/state.js";
-import { type Config, loadConfig } from "../../src/config.js";
+import type { Config } from "../../src/config.js";
 import { type RunningDashboard, startDashboard } from "../../src/dashboard/start-dashboard.js";
-import { Ledger } from "../../src/ledger/ledger.js";
+import type { Ledger } from "../../src/ledger/ledger.js";
 import { ARTIFACTS, launchBrowser } from "../helpers/browser.js";
 import { type CliChild, finished, runCli, spawnCli } from "../helpers/cli.js";
+import { dashboardLedger } from "../helpers/dashboard-ledger.js";
 import { csrfOf, FORM, send } from "../helpers/http-send.js";
 import { oneRowOrders } from "../helpers/ledger-fixtures.js";
 import { REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
@@ -30,15 +31,7 @@ describe("giftjobs dashboard: Host, Origin and token guards", () => {
     await redis?.quit();
   });
   beforeEach(async () => {
-    const prefix = uniquePrefix("dashg");
-    config = loadConfig({
-      env: {
-        GIFTJOBS_API_URL: "http://127.0.0.1:9",
-        GIFTJOBS_REDIS_URL: REDIS_URL,
-        GIFTJOBS_PREFIX: prefix,
-      },
-    });
-    ledger = new Ledger(redis, prefix);
+    ({ config, ledger } = dashboardLedger(redis, "dashg"));
     await ledger.campaigns.register(CAMPAIGN, { execution_mode: "sync", state: "held" });
     await ledger.orders.record(CAMPAIGN, oneRowOrders(CAMPAIGN, ["a"]));
   });

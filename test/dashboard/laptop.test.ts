@@ -9,10 +9,11 @@ import { cancelCampaign, pauseIfRunning } from "../../src/campaigns/control.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import { MinuteHistory } from "../../src/dashboard/minute-history.js";
 import { type RunningDashboard, startDashboard } from "../../src/dashboard/start-dashboard.js";
-import { Ledger } from "../../src/ledger/ledger.js";
+import type { Ledger } from "../../src/ledger/ledger.js";
 import { ARTIFACTS, launchBrowser } from "../helpers/browser.js";
+import { dashboardLedger } from "../helpers/dashboard-ledger.js";
 import { oneRowOrders } from "../helpers/ledger-fixtures.js";
-import { REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
+import { testRedis, uniquePrefix } from "../helpers/redis.js";
 import { startRedisServer } from "../helpers/redis-server.js";
 import { eventually } from "../helpers/wait-for.js";
 
@@ -138,15 +139,7 @@ describe("the dashboard on a laptop (1280 px)", () => {
     await redis?.quit();
   });
   beforeEach(async () => {
-    prefix = uniquePrefix("dashl");
-    config = loadConfig({
-      env: {
-        GIFTJOBS_API_URL: "http://127.0.0.1:9",
-        GIFTJOBS_REDIS_URL: REDIS_URL,
-        GIFTJOBS_PREFIX: prefix,
-      },
-    });
-    ledger = new Ledger(redis, prefix);
+    ({ prefix, config, ledger } = dashboardLedger(redis, "dashl"));
     await seed(ledger, redis, prefix);
     // BullMQ holds a window's worth of jobs: 8 here, for 640 rows waiting.
     queue = new Queue<OrderJobData>(QUEUES.orders, { connection: redis, prefix });

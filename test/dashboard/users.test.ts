@@ -4,13 +4,14 @@ import { Writable } from "node:stream";
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { storedState } from "../../src/campaigns/state.js";
-import { type Config, loadConfig } from "../../src/config.js";
+import type { Config } from "../../src/config.js";
 import { SessionCookies } from "../../src/dashboard/session-cookie.js";
 import { type RunningDashboard, startDashboard } from "../../src/dashboard/start-dashboard.js";
 import { addUser, parseRoles, parseUsers } from "../../src/dashboard/users-file.js";
-import { Ledger } from "../../src/ledger/ledger.js";
+import type { Ledger } from "../../src/ledger/ledger.js";
 import { createLogger } from "../../src/log.js";
 import { runCli } from "../helpers/cli.js";
+import { dashboardLedger } from "../helpers/dashboard-ledger.js";
 import { csrfOf, FORM, send } from "../helpers/http-send.js";
 import { oneRowOrders } from "../helpers/ledger-fixtures.js";
 import { REDIS_URL, testRedis, uniquePrefix } from "../helpers/redis.js";
@@ -35,15 +36,7 @@ describe("giftjobs dashboard --users: named users and their roles", () => {
     await redis?.quit();
   });
   beforeEach(async () => {
-    const prefix = uniquePrefix("dashu");
-    config = loadConfig({
-      env: {
-        GIFTJOBS_API_URL: "http://127.0.0.1:9",
-        GIFTJOBS_REDIS_URL: REDIS_URL,
-        GIFTJOBS_PREFIX: prefix,
-      },
-    });
-    ledger = new Ledger(redis, prefix);
+    ({ config, ledger } = dashboardLedger(redis, "dashu"));
     await ledger.campaigns.register("held-one", { execution_mode: "sync", state: "held" });
     await ledger.orders.record("held-one", oneRowOrders("held-one", ["a"]));
     await ledger.campaigns.register("running-one", { execution_mode: "sync" });
