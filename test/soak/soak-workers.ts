@@ -2,7 +2,10 @@
 // (API key, version, timeout), and now and then a worker in a child process SIGKILLed mid-attempt.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { bundleCli } from "../../scripts/cli-bundle.mjs";
 import type { RunningWorkers } from "../../src/worker/worker-options.js";
 import { type CampaignEnv, runWorkers } from "../helpers/campaign-env.js";
 import type { Trace } from "./trace.js";
@@ -11,6 +14,28 @@ import { NORMAL_TIMEOUT_MS, SOAK_WORKERS } from "./worker-options.js";
 const CHILD = fileURLToPath(new URL("./worker-child.ts", import.meta.url));
 // By path, not by name, as test/helpers/cli.ts does.
 const TSX = new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+let compiledChild: Promise<string[]> | undefined;
+
+/**
+ * How a child worker is run: worker-child.ts bundled by esbuild once per process, as the CLI the
+ * tests spawn is (test/helpers/cli-build.ts). Under tsx a child took 2.2 s to load, bundled
+ * 0.7 s (2026-11-28, load average 10), and a seed with a killed or frozen worker waits for it.
+ * Inside node_modules, so the packages left out of the bundle resolve; one folder per process,
+ * removed as it exits, so a soak and a test run side by side do not build over each other.
+ * GIFTJOBS_TEST_CLI=tsx runs the child under tsx, as it does the CLI.
+ */
+function childArgs(): Promise<string[]> {
+  if (process.env.GIFTJOBS_TEST_CLI === "tsx") return Promise.resolve(["--import", TSX, CHILD]);
+  compiledChild ??= (async () => {
+    const outdir = join(ROOT, "node_modules", ".cache", `giftjobs-soak-child-${process.pid}`);
+    process.once("exit", () => rmSync(outdir, { recursive: true, force: true }));
+    await bundleCli({ name: "worker-child", entry: CHILD, outdir, outExtension: ".mjs" });
+    return [join(outdir, "worker-child.mjs")];
+  })();
+  return compiledChild;
+}
 
 /** What a worker is configured with, which the sequence changes. */
 export interface WorkerSettings {
@@ -118,7 +143,7 @@ export class SoakWorkers {
   }
 
   private async spawnChild(): Promise<ChildProcess> {
-    const child = spawn(process.execPath, ["--import", TSX, CHILD], {
+    const child = spawn(process.execPath, await childArgs(), {
       env: this.childEnv(),
       stdio: ["pipe", "pipe", "pipe"],
     });
