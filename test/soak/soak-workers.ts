@@ -45,6 +45,9 @@ export interface WorkerSettings {
   timeoutMs: number;
 }
 
+/** What the campaigns' rows are doing, as the child worker waits for an attempt to catch. */
+export type Sending = "in flight" | "nothing ahead" | "waiting";
+
 /** The harness could not do its part (a child worker that would not start): not a finding. */
 export class HarnessError extends Error {
   override readonly name = "HarnessError";
@@ -180,11 +183,13 @@ export class SoakWorkers {
 
   /**
    * The in-process workers stop and a worker in a child process takes over; resolves `afterMs`
-   * after an order of the campaign went in flight (or 2 s after the child was ready without one).
+   * after an order of the campaign went in flight (or 2 s after the child was ready without one,
+   * or at once when no row is left to send: nothing can go in flight then, and the 2 s were
+   * most of such a seed's time).
    */
   private async childMidAttempt(
     afterMs: number,
-    inFlight: () => Promise<boolean>,
+    look: () => Promise<Sending>,
   ): Promise<ChildProcess> {
     await this.stop();
     const child = await this.spawnChild().catch(async (error: unknown) => {
@@ -195,7 +200,12 @@ export class SoakWorkers {
     });
     this.trace.note(`worker child ${child.pid} ready`);
     const deadline = Date.now() + 2000;
-    while (!(await inFlight()) && Date.now() < deadline) await sleep(5);
+    for (;;) {
+      const now = await look();
+      if (now === "nothing ahead") this.trace.note("no row left to send: no attempt to catch");
+      if (now !== "waiting" || Date.now() >= deadline) break;
+      await sleep(5);
+    }
     await sleep(afterMs);
     return child;
   }
@@ -204,8 +214,8 @@ export class SoakWorkers {
    * A worker in a child process is SIGKILLed mid-attempt; the in-process workers start again
    * and take its job over once its lock runs out.
    */
-  async killOne(afterMs: number, inFlight: () => Promise<boolean>): Promise<void> {
-    const child = await this.childMidAttempt(afterMs, inFlight);
+  async killOne(afterMs: number, look: () => Promise<Sending>): Promise<void> {
+    const child = await this.childMidAttempt(afterMs, look);
     const exited = once(child, "exit");
     child.kill("SIGKILL");
     await exited;
@@ -220,12 +230,8 @@ export class SoakWorkers {
    * started with, until the campaign is brought to rest
    * (docs/architecture/keys-and-exactly-once.md, "Exactly once": a stalled job taken over).
    */
-  async freezeOne(
-    afterMs: number,
-    freezeMs: number,
-    inFlight: () => Promise<boolean>,
-  ): Promise<void> {
-    const child = await this.childMidAttempt(afterMs, inFlight);
+  async freezeOne(afterMs: number, freezeMs: number, look: () => Promise<Sending>): Promise<void> {
+    const child = await this.childMidAttempt(afterMs, look);
     child.kill("SIGSTOP");
     this.trace.note(`worker child ${child.pid} frozen`);
     await this.start();
