@@ -5,6 +5,7 @@
 // an entry; a tampered line read by `giftjobs audit` is named, exit 1; a campaign recorded with
 // no import entry fails `audit verify`. The same on PostgreSQL as the trail's place.
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, readFile, rename, rmdir, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { currentActor } from "../../src/audit/actor.js";
@@ -97,6 +98,58 @@ async function entriesOf(
 }
 
 const steps = (entries: Listed[]) => entries.map((x) => `${x.action} ${x.result}`);
+
+/** The data dir's trail made unwritable: a folder where its file was (kept aside, if any). */
+async function breakTrail(e: CampaignEnv): Promise<void> {
+  const path = auditFilePath(e.dataDir);
+  await rename(path, `${path}.aside`).catch(() => undefined);
+  await mkdir(path);
+}
+
+/** The trail back as breakTrail found it. */
+async function mendTrail(e: CampaignEnv): Promise<void> {
+  const path = auditFilePath(e.dataDir);
+  await rmdir(path);
+  await rename(`${path}.aside`, path).catch(() => undefined);
+}
+
+/** A dashboard action on a campaign, confirmed, with the csrf token its page carries. */
+async function dashboardAction(dashboardUrl: string, campaign: string, action: string) {
+  const page = await (await fetch(new URL(`campaigns/${campaign}`, dashboardUrl))).text();
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
+  return fetch(new URL(`campaigns/${campaign}/actions/${action}`, dashboardUrl), {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: `csrf=${encodeURIComponent(csrf)}&confirmed=yes`,
+  });
+}
+
+/**
+ * Two rows of `campaign`, each order made by the service then answered 500 (the env's sandbox
+ * has failAfterRate 1): failed_uncertain, made. The workers stopped after.
+ */
+async function uncertainCampaign(
+  envs: ReturnType<typeof useCampaignEnv>,
+  e: CampaignEnv,
+  campaign: string,
+): Promise<void> {
+  const file = await csvFile(e, `${campaign}.csv`, validCsv(e.index, 2, campaign).text);
+  await importCampaign(
+    {
+      file,
+      campaign,
+      executionMode: "sync",
+      jobOptions: { attempts: 1, backoff: { type: "fixed", delay: 10 } },
+    },
+    depsOf(e),
+  );
+  await envs.work(e, { concurrency: 1, timings: FAST_TIMINGS });
+  await eventually(
+    async () => (await campaignStatus(e.ledger, campaign)).failed_uncertain === 2,
+    "failed_uncertain",
+  );
+  await envs.stopWorkers();
+}
 
 /** Every audited step of a campaign's life, each run with its outputs shut as `shut` says. */
 async function lifeWithShutOutput(e: CampaignEnv, shut: Shut, env: Record<string, string> = {}) {
@@ -229,22 +282,13 @@ describe("an entry before its effect", () => {
     await giftjobs(e, ["orders", "import", file, "--campaign", "d", "--hold", "--yes"]);
     const dashboard = await startDashboard({ config: e.config, port: 0, allowActions: true });
     try {
-      const approve = async () => {
-        const page = await (await fetch(new URL("campaigns/d", dashboard.url))).text();
-        const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
-        return fetch(new URL("campaigns/d/actions/approve", dashboard.url), {
-          method: "POST",
-          headers: { "content-type": "application/x-www-form-urlencoded" },
-          body: `csrf=${encodeURIComponent(csrf)}&confirmed=yes`,
-        });
-      };
-      const path = auditFilePath(e.dataDir);
-      await rename(path, `${path}.aside`);
-      await mkdir(path);
+      const approve = () => dashboardAction(dashboard.url, "d", "approve");
+      // The import's entry is there: the trail's file is moved aside, and back.
+      expect(existsSync(auditFilePath(e.dataDir))).toBe(true);
+      await breakTrail(e);
       await (await approve()).text();
       expect((await e.ledger.campaigns.meta("d")).state).toBe("held");
-      await rmdir(path);
-      await rename(`${path}.aside`, path);
+      await mendTrail(e);
       expect(await (await approve()).text()).toContain("campaign d approved");
       expect((await e.ledger.campaigns.meta("d")).state).toBe("running");
     } finally {
@@ -259,41 +303,10 @@ describe("an entry before its effect", () => {
 describe("a retry whose entry cannot be written", () => {
   const envs = useCampaignEnv();
 
-  /** Two rows, each order made by the service then answered 500: failed_uncertain. */
-  async function uncertainCampaign(e: CampaignEnv, campaign: string) {
-    const file = await csvFile(e, `${campaign}.csv`, validCsv(e.index, 2, campaign).text);
-    await importCampaign(
-      {
-        file,
-        campaign,
-        executionMode: "sync",
-        jobOptions: { attempts: 1, backoff: { type: "fixed", delay: 10 } },
-      },
-      depsOf(e),
-    );
-    await envs.work(e, { concurrency: 1, timings: FAST_TIMINGS });
-    await eventually(
-      async () => (await campaignStatus(e.ledger, campaign)).failed_uncertain === 2,
-      "failed_uncertain",
-    );
-    await envs.stopWorkers();
-    e.sandbox.setFaults({ failAfterRate: 0 });
-  }
-
-  const breakTrail = async (e: CampaignEnv) => {
-    const path = auditFilePath(e.dataDir);
-    await rename(path, `${path}.aside`).catch(() => undefined);
-    await mkdir(path);
-  };
-  const mendTrail = async (e: CampaignEnv) => {
-    const path = auditFilePath(e.dataDir);
-    await rmdir(path);
-    await rename(`${path}.aside`, path).catch(() => undefined);
-  };
-
   it("re-queues nothing, on the CLI and on the dashboard", async () => {
     const e = await envs.setup("no-entry-retry", { apiKey: "test-key-123456", failAfterRate: 1 });
-    await uncertainCampaign(e, "u");
+    await uncertainCampaign(envs, e, "u");
+    e.sandbox.setFaults({ failAfterRate: 0 });
     await breakTrail(e);
     const retry = await giftjobs(e, ["orders", "retry", "--campaign", "u"]);
     expect(retry.code).toBe(1);
@@ -301,16 +314,7 @@ describe("a retry whose entry cannot be written", () => {
 
     const dashboard = await startDashboard({ config: e.config, port: 0, allowActions: true });
     try {
-      const post = async () => {
-        const page = await (await fetch(new URL("campaigns/u", dashboard.url))).text();
-        const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
-        const res = await fetch(new URL("campaigns/u/actions/retry", dashboard.url), {
-          method: "POST",
-          headers: { "content-type": "application/x-www-form-urlencoded" },
-          body: `csrf=${encodeURIComponent(csrf)}&confirmed=yes`,
-        });
-        return res.text();
-      };
+      const post = async () => (await dashboardAction(dashboard.url, "u", "retry")).text();
       await post();
       expect((await campaignStatus(e.ledger, "u")).failed_uncertain).toBe(2);
       await mendTrail(e);
@@ -331,34 +335,13 @@ describe("a retry whose entry cannot be written", () => {
 describe("a reconcile whose entry cannot be written", () => {
   const envs = useCampaignEnv();
 
-  /** Two rows whose orders the service made and answered 500: failed_uncertain, made. */
-  async function uncertainCampaign(e: CampaignEnv, campaign: string) {
-    const file = await csvFile(e, `${campaign}.csv`, validCsv(e.index, 2, campaign).text);
-    await importCampaign(
-      {
-        file,
-        campaign,
-        executionMode: "sync",
-        jobOptions: { attempts: 1, backoff: { type: "fixed", delay: 10 } },
-      },
-      depsOf(e),
-    );
-    await envs.work(e, { concurrency: 1, timings: FAST_TIMINGS });
-    await eventually(
-      async () => (await campaignStatus(e.ledger, campaign)).failed_uncertain === 2,
-      "failed_uncertain",
-    );
-    await envs.stopWorkers();
-  }
-
   it("settles nothing; with the trail back it settles, its entry holding the plan", async () => {
     const e = await envs.setup("no-entry-reconcile", {
       apiKey: "test-key-123456",
       failAfterRate: 1,
     });
-    await uncertainCampaign(e, "r");
-    const path = auditFilePath(e.dataDir);
-    await mkdir(path);
+    await uncertainCampaign(envs, e, "r");
+    await breakTrail(e);
     const args = ["orders", "reconcile", "--campaign", "r", "--min-age", "0"];
     const refused = await giftjobs(e, args);
     expect(refused.code).toBe(1);
@@ -369,7 +352,7 @@ describe("a reconcile whose entry cannot be written", () => {
       completed: 0,
     });
 
-    await rmdir(path);
+    await mendTrail(e);
     const settled = await giftjobs(e, args);
     expect(settled.code, settled.stderr).toBe(0);
     expect(await campaignStatus(e.ledger, "r")).toMatchObject({
@@ -383,7 +366,7 @@ describe("a reconcile whose entry cannot be written", () => {
 
   it("a settlement the ledger refuses after the entry gets a second entry, refused", async () => {
     const e = await envs.setup("amend-reconcile", { apiKey: "test-key-123456", failAfterRate: 1 });
-    await uncertainCampaign(e, "m");
+    await uncertainCampaign(envs, e, "m");
     const trail = new FileAuditTrail(e.dataDir);
     const settled = (r: ReconcileReport) => ({
       uncertain: r.uncertain.map((u) => `${u.ledger_order} ${u.outcome}`),
