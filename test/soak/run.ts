@@ -1,4 +1,5 @@
-// `npm run soak -- --seeds N [--from S]` runs seeds S..S+N-1 (S defaults to 1);
+// `npm run soak -- --seeds N [--from S]` runs seeds S..S+N-1 (N defaults to 32,
+// twice the seeds `npm test` runs; S defaults to 1);
 // `npm run soak -- --seed S [--seed T ...]` replays given seeds; `--verbose` prints every trace.
 // Prints each failing seed with its events and trace; exit 1 when any seed fails.
 // (Issue 31; the plan is scenario.ts, the invariants check.ts.)
@@ -23,7 +24,7 @@ function seedsToRun(): { seeds: number[]; verbose: boolean } {
   };
   if (values.seed?.length)
     return { seeds: values.seed.map((s) => whole("seed", s)), verbose: values.verbose };
-  const count = whole("seeds", values.seeds ?? "10");
+  const count = whole("seeds", values.seeds ?? "32");
   const from = whole("from", values.from ?? "1");
   return { seeds: Array.from({ length: count }, (_, i) => from + i), verbose: values.verbose };
 }

@@ -28,7 +28,7 @@ import {
   type Violation,
 } from "./check.js";
 import { eventText, OTHER_CAMPAIGN, type Scenario, type SoakEvent } from "./scenario.js";
-import { HarnessError, SoakWorkers } from "./soak-workers.js";
+import { HarnessError, type Sending, SoakWorkers } from "./soak-workers.js";
 import { Trace } from "./trace.js";
 import { NORMAL_TIMEOUT_MS, SHORT_TIMEOUT_MS, SLOW_LATENCY_MS } from "./worker-options.js";
 
@@ -249,9 +249,9 @@ class SoakRun {
       case "funds":
         return this.setBalance(event.low ? "0" : TOP_UP);
       case "kill-worker":
-        return this.workers.killOne(event.afterMs, () => this.inFlight());
+        return this.workers.killOne(event.afterMs, () => this.sending());
       case "freeze-worker":
-        return this.workers.freezeOne(event.afterMs, event.freezeMs, () => this.inFlight());
+        return this.workers.freezeOne(event.afterMs, event.freezeMs, () => this.sending());
       case "pause":
         return this.operator("pause", () => pauseCampaign(this.env.ledger, CAMPAIGN));
       case "resume":
@@ -293,8 +293,14 @@ class SoakRun {
     await control(this.env.sandbox, "/_sandbox/balances", { [this.currency]: amount });
   }
 
-  private async inFlight(): Promise<boolean> {
-    return (await this.env.ledger.campaigns.counts(CAMPAIGN)).in_flight > 0;
+  /** An order of the campaign in flight; else whether any campaign has rows left to send. */
+  private async sending(): Promise<Sending> {
+    if ((await this.env.ledger.campaigns.counts(CAMPAIGN)).in_flight > 0) return "in flight";
+    for (const campaign of this.campaigns) {
+      const counts = await this.env.ledger.campaigns.counts(campaign);
+      if (counts.queued + counts.in_flight + counts.submitted > 0) return "waiting";
+    }
+    return "nothing ahead";
   }
 
   private async operator(what: string, command: () => Promise<unknown>): Promise<void> {

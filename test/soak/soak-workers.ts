@@ -2,7 +2,10 @@
 // (API key, version, timeout), and now and then a worker in a child process SIGKILLed mid-attempt.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { bundleCli } from "../../scripts/cli-bundle.mjs";
 import type { RunningWorkers } from "../../src/worker/worker-options.js";
 import { type CampaignEnv, runWorkers } from "../helpers/campaign-env.js";
 import type { Trace } from "./trace.js";
@@ -11,6 +14,28 @@ import { NORMAL_TIMEOUT_MS, SOAK_WORKERS } from "./worker-options.js";
 const CHILD = fileURLToPath(new URL("./worker-child.ts", import.meta.url));
 // By path, not by name, as test/helpers/cli.ts does.
 const TSX = new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+let compiledChild: Promise<string[]> | undefined;
+
+/**
+ * How a child worker is run: worker-child.ts bundled by esbuild once per process, as the CLI the
+ * tests spawn is (test/helpers/cli-build.ts). Under tsx a child took 2.2 s to load, bundled
+ * 0.7 s (2026-11-28, load average 10), and a seed with a killed or frozen worker waits for it.
+ * Inside node_modules, so the packages left out of the bundle resolve; one folder per process,
+ * removed as it exits, so a soak and a test run side by side do not build over each other.
+ * GIFTJOBS_TEST_CLI=tsx runs the child under tsx, as it does the CLI.
+ */
+function childArgs(): Promise<string[]> {
+  if (process.env.GIFTJOBS_TEST_CLI === "tsx") return Promise.resolve(["--import", TSX, CHILD]);
+  compiledChild ??= (async () => {
+    const outdir = join(ROOT, "node_modules", ".cache", `giftjobs-soak-child-${process.pid}`);
+    process.once("exit", () => rmSync(outdir, { recursive: true, force: true }));
+    await bundleCli({ name: "worker-child", entry: CHILD, outdir, outExtension: ".mjs" });
+    return [join(outdir, "worker-child.mjs")];
+  })();
+  return compiledChild;
+}
 
 /** What a worker is configured with, which the sequence changes. */
 export interface WorkerSettings {
@@ -19,6 +44,9 @@ export interface WorkerSettings {
   apiVersion: string | undefined;
   timeoutMs: number;
 }
+
+/** What the campaigns' rows are doing, as the child worker waits for an attempt to catch. */
+export type Sending = "in flight" | "nothing ahead" | "waiting";
 
 /** The harness could not do its part (a child worker that would not start): not a finding. */
 export class HarnessError extends Error {
@@ -118,7 +146,7 @@ export class SoakWorkers {
   }
 
   private async spawnChild(): Promise<ChildProcess> {
-    const child = spawn(process.execPath, ["--import", TSX, CHILD], {
+    const child = spawn(process.execPath, await childArgs(), {
       env: this.childEnv(),
       stdio: ["pipe", "pipe", "pipe"],
     });
@@ -155,11 +183,13 @@ export class SoakWorkers {
 
   /**
    * The in-process workers stop and a worker in a child process takes over; resolves `afterMs`
-   * after an order of the campaign went in flight (or 2 s after the child was ready without one).
+   * after an order of the campaign went in flight (or 2 s after the child was ready without one,
+   * or at once when no row is left to send: nothing can go in flight then, and the 2 s were
+   * most of such a seed's time).
    */
   private async childMidAttempt(
     afterMs: number,
-    inFlight: () => Promise<boolean>,
+    look: () => Promise<Sending>,
   ): Promise<ChildProcess> {
     await this.stop();
     const child = await this.spawnChild().catch(async (error: unknown) => {
@@ -170,7 +200,12 @@ export class SoakWorkers {
     });
     this.trace.note(`worker child ${child.pid} ready`);
     const deadline = Date.now() + 2000;
-    while (!(await inFlight()) && Date.now() < deadline) await sleep(5);
+    for (;;) {
+      const now = await look();
+      if (now === "nothing ahead") this.trace.note("no row left to send: no attempt to catch");
+      if (now !== "waiting" || Date.now() >= deadline) break;
+      await sleep(5);
+    }
     await sleep(afterMs);
     return child;
   }
@@ -179,8 +214,8 @@ export class SoakWorkers {
    * A worker in a child process is SIGKILLed mid-attempt; the in-process workers start again
    * and take its job over once its lock runs out.
    */
-  async killOne(afterMs: number, inFlight: () => Promise<boolean>): Promise<void> {
-    const child = await this.childMidAttempt(afterMs, inFlight);
+  async killOne(afterMs: number, look: () => Promise<Sending>): Promise<void> {
+    const child = await this.childMidAttempt(afterMs, look);
     const exited = once(child, "exit");
     child.kill("SIGKILL");
     await exited;
@@ -195,12 +230,8 @@ export class SoakWorkers {
    * started with, until the campaign is brought to rest
    * (docs/architecture/keys-and-exactly-once.md, "Exactly once": a stalled job taken over).
    */
-  async freezeOne(
-    afterMs: number,
-    freezeMs: number,
-    inFlight: () => Promise<boolean>,
-  ): Promise<void> {
-    const child = await this.childMidAttempt(afterMs, inFlight);
+  async freezeOne(afterMs: number, freezeMs: number, look: () => Promise<Sending>): Promise<void> {
+    const child = await this.childMidAttempt(afterMs, look);
     child.kill("SIGSTOP");
     this.trace.note(`worker child ${child.pid} frozen`);
     await this.start();
