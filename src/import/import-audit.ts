@@ -4,7 +4,8 @@ import type { AuditDetails, AuditDraft } from "../audit/entry.js";
 import { UserError } from "../errors/user-error.js";
 import { maskEmails, redactSecrets } from "../log.js";
 import { budgetText } from "../orders/budget.js";
-import type { ImportEnd, ImportNamed } from "./import-command.js";
+import type { ImportEnd } from "./import-command.js";
+import type { ImportNamed } from "./import-flags.js";
 import type { ImportResult } from "./import-types.js";
 
 /** One entry's parts: what the import names, who ran it, the file's sha256 when read. */

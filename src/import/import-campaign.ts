@@ -46,7 +46,7 @@ export async function importCampaign(
 
 /**
  * The import, its flags turned into each stage's own values (import-stages.ts): what `orders
- * import` calls with the values its schema parsed (import-command.ts).
+ * import` calls with the values its schema parsed (import-flags.ts).
  */
 export async function importStaged(stages: ImportStages, deps: ImportDeps): Promise<ImportResult> {
   const { recording, run } = stages;

@@ -1,217 +1,23 @@
-import { join, resolve } from "node:path";
-import * as z from "zod";
 import type { ApiClient } from "../api/client.js";
-import { REPEAT_WINDOW_DAYS } from "../campaigns/earlier-payments.js";
 import { fourEyesRuleWords } from "../campaigns/four-eyes.js";
 import { loadCurrentIndex } from "../catalog/current-snapshot.js";
 import type { CatalogIndex } from "../catalog/index-entry.js";
 import { catalogPlace, fillCatalogHint } from "../catalog/no-snapshot-error.js";
-import type { Config } from "../config.js";
-import { dailyLimitOf } from "../daily-limit.js";
 import { DatabaseDownError } from "../db/database-error.js";
 import { UserError } from "../errors/user-error.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
-import { type Budget, currencyCode, parseBudget } from "../orders/budget.js";
 import { plural } from "../plural.js";
 import type { RedisSettings } from "../redis/connection.js";
 import { isRedisAway, redisAddress } from "../redis/outage-reporter.js";
-import type { StoreSettings, Stores } from "../stores/stores.js";
-import { parseColumnMap } from "./header/column-map.js";
+import type { Stores } from "../stores/stores.js";
 import { importStaged } from "./import-campaign.js";
 import { ImportDeclined, ImportRefused } from "./import-errors.js";
-import {
-  decimalCommaOf,
-  type ImportHooks,
-  type ImportStages,
-  type StageValues,
-  stagesWith,
-} from "./import-stages.js";
+import type { ImportCommand, ImportSettings } from "./import-flags.js";
+import { type ImportHooks, type ImportStages, stagesWith } from "./import-stages.js";
 import type { ImportProgress, ImportResult, SpendPlan } from "./import-types.js";
 import type { ReadOrderRowsOptions } from "./readers/csv-rows.js";
 import { OrderFileError } from "./readers/order-file-error.js";
-
-/**
- * `orders import FILE`'s flags as commander parsed them (src/cli/definitions/orders.ts), and the
- * file: parsed in one step into the stages' values (importCommandSchema). A new option is added
- * there and in the stage that uses it (ImportStages, src/import/import-stages.ts), nowhere else
- * (docs/architecture/import.md, "Options in one shape").
- */
-export type ImportFlags = z.input<ReturnType<typeof importCommandSchema>>;
-
-/** `orders import` parsed: what the command does itself, and each stage's values. */
-export type ImportCommand = z.output<ReturnType<typeof importCommandSchema>>;
-
-const flag = z.boolean().optional();
-
-/** Checked before the file is read: without a snapshot, every row needs this one currency. */
-const NO_CATALOG_NEEDS_CURRENCY =
-  "--no-catalog-check needs --currency CUR: the currency every row pays in";
-
-/**
- * The schema of `orders import`: its flags and the settings it reads, parsed into the values
- * each import stage takes (StageValues) beside what the command itself decides (--yes, --json,
- * the catalog check, --hold as given). A bad value throws the UserError naming its flag.
- */
-function importCommandSchema(settings: ImportSettings) {
-  return IMPORT_FLAGS.refine(
-    (f) => f.catalogCheck || f.currency !== undefined,
-    NO_CATALOG_NEEDS_CURRENCY,
-  ).transform((f) => ({
-    yes: Boolean(f.yes),
-    /** --hold as given; GIFTJOBS_REQUIRE_APPROVAL holds the campaign too (recording.hold). */
-    hold: Boolean(f.hold),
-    json: Boolean(f.json),
-    catalogCheck: f.catalogCheck,
-    stages: stageValuesOf(f, settings),
-  }));
-}
-
-/** The flags as commander gives them, each parsed to its value (a bad one names its flag). */
-const IMPORT_FLAGS = z.object({
-  file: z.string(),
-  campaign: z.string(),
-  dryRun: flag,
-  skipInvalid: flag,
-  errorFile: z.string().optional(),
-  budget: z
-    .array(z.string())
-    .default([])
-    .transform((given) => given.map(parseBudget)),
-  yes: flag,
-  hold: flag,
-  append: flag,
-  allowRepeats: flag,
-  skipRepeats: flag,
-  executionMode: z.enum(["async", "sync"]).default("async"),
-  itemsPerOrder: z.number().optional(),
-  templateId: z.string().optional(),
-  distribution: z.enum(["email", "link", "recipient"]).optional(),
-  map: z
-    .array(z.string())
-    .optional()
-    .transform((given) => given && parseColumnMap(given)),
-  strictColumns: flag,
-  delimiter: z.string().optional(),
-  decimalComma: flag,
-  sheet: z.string().optional(),
-  headerRow: z.number().optional(),
-  maxUnzippedMb: z.number().optional(),
-  currency: z
-    .string()
-    .optional()
-    .transform((given) => (given === undefined ? undefined : currencyCode("--currency", given))),
-  catalogCheck: z.boolean().default(true),
-  balanceCheck: z.boolean().default(true),
-  allowExample: flag,
-  fromReport: flag,
-  json: flag,
-});
-
-type ParsedFlags = z.output<typeof IMPORT_FLAGS>;
-
-/** Each stage's values: the flags parsed, over the settings' defaults. */
-function stageValuesOf(f: ParsedFlags, settings: ImportSettings): StageValues {
-  return {
-    read: {
-      file: f.file,
-      delimiter: f.delimiter,
-      sheet: f.sheet,
-      maxUnzippedBytes: f.maxUnzippedMb === undefined ? undefined : f.maxUnzippedMb * 2 ** 20,
-    },
-    header: {
-      map: f.map,
-      emailOptional: f.distribution === "link",
-      strictColumns: f.strictColumns,
-      headerRow: f.headerRow,
-    },
-    validation: {
-      risky: { file: f.file, allowExample: f.allowExample, fromReport: f.fromReport },
-      row: {
-        defaultTemplateId: f.templateId ?? settings.templateId,
-        defaultDistribution: f.distribution,
-        defaultCurrency: f.currency,
-        decimalComma: decimalCommaOf(f.decimalComma, f.delimiter),
-      },
-      preflight: { currency: f.currency },
-    },
-    pricing: {
-      budgets: f.budget,
-      approvalThreshold: settings.approvalThreshold,
-      dailyLimit: dailyLimitOf({
-        dailyLimit: settings.dailyLimit,
-        limitTz: settings.limitTz ?? "UTC",
-      }),
-      balanceCheck: f.balanceCheck,
-    },
-    recording: {
-      campaign: f.campaign,
-      append: Boolean(f.append),
-      hold: Boolean(f.hold) || settings.requireApproval,
-      executionMode: f.executionMode,
-      itemsPerOrder: f.itemsPerOrder,
-      repeats: f.allowRepeats ? "allow" : f.skipRepeats ? "skip" : "refuse",
-      repeatWindowDays: settings.repeatWindowDays ?? REPEAT_WINDOW_DAYS,
-    },
-    run: {
-      dryRun: Boolean(f.dryRun),
-      skipInvalid: Boolean(f.skipInvalid),
-      errorFile: errorFileOf(f, settings),
-    },
-  };
-}
-
-/** --error-file made absolute, else one per import under the campaign's folder. */
-function errorFileOf(
-  f: Pick<ParsedFlags, "errorFile" | "campaign">,
-  settings: ImportSettings,
-): string {
-  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-  return resolve(
-    f.errorFile ?? join(settings.dataDir, "campaigns", f.campaign, `invalid-rows-${stamp}.csv`),
-  );
-}
-
-/**
- * `orders import`'s flags parsed (importCommandSchema). A value of the wrong type (commander
- * gives the right ones) is a UserError naming its flag all the same.
- */
-export function parseImportCommand(flags: ImportFlags, settings: ImportSettings): ImportCommand {
-  const parsed = importCommandSchema(settings).safeParse(flags);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  if (issue.path.length === 0) throw new UserError(issue.message);
-  const name = String(issue.path[0]);
-  const option =
-    name === "file" ? "FILE" : `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-  throw new UserError(`${option}: ${issue.message}`);
-}
-
-/** What an import's entries name: its file, campaign, --append and --budget. */
-export interface ImportNamed {
-  file: string;
-  campaign: string;
-  append?: boolean;
-  budgets: readonly Budget[];
-}
-
-/** What an import's audit entries name: the file, the campaign, --append and --budget. */
-export function namedOf({ stages }: Pick<ImportCommand, "stages">): ImportNamed {
-  return {
-    file: stages.read.file,
-    campaign: stages.recording.campaign,
-    append: stages.recording.append,
-    budgets: stages.pricing.budgets,
-  };
-}
-
-/** What `orders import` takes from the configuration. */
-export type ImportSettings = Pick<Config, "templateId" | "requireApproval"> &
-  StoreSettings &
-  Partial<Pick<Config, "approvalThreshold">> &
-  Partial<Pick<Config, "repeatWindowDays" | "dailyLimit" | "limitTz">> &
-  RedisSettings;
-
 /** An import ready to run: its command, its settings, the catalog to check rows against. */
 export interface PreparedImport {
   command: ImportCommand;

@@ -66,7 +66,7 @@ interface RunOptions {
  * The import's flags, each stage's own: what a stage is not given it cannot depend on.
  *
  * A new option of `orders import` is added in two places: the command's schema
- * (importCommandSchema, src/import/import-command.ts), which parses the flag straight into the
+ * (importCommandSchema, src/import/import-flags.ts), which parses the flag straight into the
  * value of the stage that uses it, and that stage's options here (docs/architecture/import.md,
  * "Options in one shape"). importCampaign's flat ImportOptions (the library's) get it through
  * stageValues below only when a library caller needs it.

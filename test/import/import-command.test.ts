@@ -5,22 +5,24 @@ import type { ApiClient } from "../../src/api/client.js";
 import { UserError } from "../../src/errors/user-error.js";
 import {
   confirmStep,
-  type ImportCommand,
   type ImportEnd,
-  type ImportFlags,
   type ImportIo,
-  type ImportSettings,
   type ImportTerminal,
   importedEnd,
   importStagesOf,
   type PreparedImport,
-  parseImportCommand,
   prepareImport,
   redisLostEnd,
   runImportCommand,
   stoppedEnd,
 } from "../../src/import/import-command.js";
 import { ImportDeclined, ImportRefused } from "../../src/import/import-errors.js";
+import {
+  type ImportCommand,
+  type ImportFlags,
+  type ImportSettings,
+  parseImportCommand,
+} from "../../src/import/import-flags.js";
 import type { ImportResult, SpendPlan } from "../../src/import/import-types.js";
 import type { Ledger } from "../../src/ledger/ledger.js";
 import { createLogger } from "../../src/log.js";

@@ -14,15 +14,13 @@ import {
 } from "../../import/import-audit.js";
 import {
   type ImportEnd,
-  type ImportFlags,
-  namedOf,
   type PreparedImport,
-  parseImportCommand,
   prepareImport,
   refusalJson,
   runImportCommand,
 } from "../../import/import-command.js";
 import type { ImportRefused } from "../../import/import-errors.js";
+import { type ImportFlags, namedOf, parseImportCommand } from "../../import/import-flags.js";
 import type { ImportResult } from "../../import/import-types.js";
 import { pricingText } from "../../import/pricing.js";
 import { repeatLine } from "../../import/repeats.js";
