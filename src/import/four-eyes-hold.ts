@@ -60,16 +60,16 @@ export async function importerDayPassed(
   const { name, day, today } = importer;
   const who = actorKey(name);
   let rule: string | undefined;
-  if (!threshold || survey.newRows === 0) return { rule, giveBack: async () => {} };
+  if (survey.newRows === 0) return { rule, giveBack: async () => {} };
+  // Counted with or without a threshold, in every currency: one set at noon counts the morning.
   for (const currency of survey.newTotals.currencies()) {
-    const limit = threshold[currency];
-    if (limit === undefined) continue;
+    const limit = threshold?.[currency];
     const units = survey.newTotals.priceUnits(currency);
     const total = count
       ? await today.add(day, who, currency, units)
       : (await today.read(day, who, currency)) + units;
     if (count) added.push([currency, units]);
-    if (!rule && total > toUnits(limit, currencyDecimals(currency)))
+    if (!rule && limit !== undefined && total > toUnits(limit, currencyDecimals(currency)))
       rule = `${name}'s imports of ${day}: ${currency} ${unitsText(total, currency)} over ${limit}`;
   }
   const giveBack = async () => {
