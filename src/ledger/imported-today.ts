@@ -1,5 +1,7 @@
 import type { Redis } from "ioredis";
 import { redisKey } from "../redis/redis-key.js";
+import { replyWord } from "../redis/replies.js";
+import { runScript } from "../redis/scripts.js";
 
 /**
  * What each person imported on each day, per currency, across campaigns (docs/architecture/
@@ -16,18 +18,14 @@ export class ImportedToday {
 
   /**
    * Adds `units` to what `who` (a name key: actorKey) imported in `currency` on `day`, in one
-   * step whatever runs beside it, and returns the total with them. Negative `units` give back.
+   * step whatever runs beside it, and returns the total with them. Negative `units` give back;
+   * a total back at nothing is removed, so an import that recorded nothing leaves no key.
    */
   async add(day: string, who: string, currency: string, units: bigint): Promise<bigint> {
-    const key = this.key(day);
-    const answer = await this.redis
-      .multi()
-      .hincrby(key, `${currency} ${who}`, units.toString())
-      .expire(key, KEPT_SECONDS)
-      .exec();
-    const [error, total] = answer?.[0] ?? [new Error("the transaction was discarded"), 0];
-    if (error) throw error;
-    return BigInt(total as number | string);
+    const args = { field: `${currency} ${who}`, units: units.toString(), seconds: KEPT_SECONDS };
+    const reply = await runScript(this.redis, SCRIPT, [this.key(day)], [JSON.stringify(args)]);
+    if (replyWord(reply, SCRIPT) !== "counted") throw new Error(`${SCRIPT} answered ${reply}`);
+    return BigInt((reply as [string, number])[1]);
   }
 
   /** What `who` imported in `currency` on `day`, minor units. */
@@ -39,6 +37,8 @@ export class ImportedToday {
     return redisKey(this.prefix, "imported-today", day);
   }
 }
+
+const SCRIPT = "giftjobsLedgerCountImported";
 
 /** Two days: the day's imports, and the next day's in the furthest time zone. */
 const KEPT_SECONDS = 2 * 24 * 3600;

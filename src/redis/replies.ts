@@ -37,6 +37,7 @@ export const REPLIES = {
   not_ended: "the campaign has rows pending or failed_uncertain: nothing written",
   not_marked: "the campaign's forget was not begun: nothing written",
   product_recorded: "the product's state was recorded",
+  counted: "the importer's day was counted: {their total that day in the currency, minor units}",
   stale: "a state of the product as new or newer is recorded: nothing changed",
 } as const;
 

@@ -22,6 +22,7 @@ export const SCRIPTS = {
   giftjobsLedgerClearArchived: { file: "src/ledger/lua/clear-archived.lua", keys: 6 },
   giftjobsLedgerFinishRestore: { file: "src/ledger/lua/finish-restore.lua", keys: 5 },
   giftjobsLedgerPauseForLimit: { file: "src/ledger/lua/pause-for-limit.lua", keys: [1, Infinity] },
+  giftjobsLedgerCountImported: { file: "src/ledger/lua/count-imported.lua", keys: 1 },
   giftjobsRecordProductState: { file: "src/catalog/lua/record-product-state.lua", keys: 1 },
   giftjobsClaimMessage: { file: "src/webhooks/lua/claim-message.lua", keys: 2 },
   giftjobsForgetMark: { file: "src/campaigns/lua/forget-mark.lua", keys: 2 },

@@ -100,8 +100,10 @@ describe("confirm", () => {
         campaign: "asked",
         confirm: async (plan) => {
           plans.push(plan);
-          // Pass 2 has not begun: nothing of the campaign is in Redis yet.
-          expect(await redisKeys(e)).toEqual([]);
+          // Pass 2 has not begun: nothing of the campaign is in Redis yet, only the importer's
+          // day counting its rows (so that an import beside it sees them), given back on "no".
+          const day = expect.stringMatching(/:imported-today:\d{4}-\d\d-\d\d$/);
+          expect(await redisKeys(e)).toEqual([day]);
           return false;
         },
       },

@@ -339,6 +339,10 @@ describe("orders import: the run, on a ledger of no campaigns", () => {
         getRows: (_: string, identities: string[]) => answer(identities.map(() => undefined)),
         getOrders: () => answer([]),
       },
+      importedToday: {
+        add: (...[, , , units]: unknown[]) => answer(units),
+        read: () => answer(0n),
+      },
     } as unknown as Ledger;
   }
 
