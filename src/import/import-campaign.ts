@@ -1,5 +1,4 @@
 import { stat } from "node:fs/promises";
-import { currentActor } from "../audit/actor.js";
 import { RepeatFinder } from "../campaigns/earlier-payments.js";
 import { forgetBegun, forgottenRefusal } from "../campaigns/forget-records.js";
 import { storedState } from "../campaigns/state.js";
@@ -24,7 +23,12 @@ import {
 import { ImportDeclined, ImportRefused, invalidRowsText, RecordRefused } from "./import-errors.js";
 import { type Decided, type PassTwo, recordCampaign } from "./import-recording.js";
 import { holdingOf, ImportReport } from "./import-report.js";
-import { type ImportStages, importStages, type RecordingOptions } from "./import-stages.js";
+import {
+  type ImportStages,
+  importerOf,
+  importStages,
+  type RecordingOptions,
+} from "./import-stages.js";
 import { type ImportPlan, type RepeatCheck, type Survey, surveyFile } from "./import-survey.js";
 import type { ImportDeps, ImportOptions, ImportResult } from "./import-types.js";
 import { InvalidRowsFile } from "./invalid-rows-file.js";
@@ -218,7 +222,7 @@ function importerDay(
   limits: ImportStages["pricing"],
   deps: ImportDeps,
 ) {
-  const name = recording.actor ?? currentActor().name;
+  const name = importerOf(recording);
   const day = limitDay(new Date(), limits.dailyLimit?.tz ?? "UTC");
   return { name, day, today: deps.ledger.importedToday };
 }

@@ -1,5 +1,4 @@
 import type { JobsOptions } from "bullmq";
-import { currentActor } from "../audit/actor.js";
 import { FOUR_EYES_FIELDS, withImporter } from "../campaigns/four-eyes.js";
 import { moveCampaign } from "../campaigns/state.js";
 import { addedRepeats } from "../campaigns/status.js";
@@ -12,7 +11,7 @@ import { plural } from "../plural.js";
 import { CampaignWriter, type PreparedBatch } from "./campaign-writer.js";
 import type { Existing } from "./import-checks.js";
 import { RecordRefused } from "./import-errors.js";
-import type { RecordingOptions } from "./import-stages.js";
+import { importerOf, type RecordingOptions } from "./import-stages.js";
 import type { ImportPlan, Survey } from "./import-survey.js";
 import type { ImportDeps, ImportProgress } from "./import-types.js";
 import { journalWarning, repackFromSpool } from "./journal-checks.js";
@@ -101,7 +100,7 @@ async function recordImporter(
     if (existing) await deps.ledger.campaigns.clearMeta(campaign, FOUR_EYES_FIELDS.importers);
     return;
   }
-  const name = recording.actor ?? currentActor().name;
+  const name = importerOf(recording);
   await deps.ledger.campaigns.setMeta(campaign, {
     [FOUR_EYES_FIELDS.importers]: withImporter(existing?.meta, name),
     ...(fourEyes ? { [FOUR_EYES_FIELDS.rule]: fourEyes } : {}),

@@ -1,5 +1,6 @@
 import type { JobsOptions } from "bullmq";
 import type { ExecutionMode } from "../api/order-request.js";
+import { currentActor } from "../audit/actor.js";
 import { REPEAT_WINDOW_DAYS } from "../campaigns/earlier-payments.js";
 import type { DailyLimit } from "../daily-limit.js";
 import type { Budget } from "../orders/budget.js";
@@ -50,6 +51,14 @@ export interface RecordingOptions {
   actor?: string;
   repeats: RepeatsChoice;
   repeatWindowDays: number;
+}
+
+/**
+ * Who runs the import: the actor named (`--as`, a token's user) or the current one
+ * (src/audit/actor.ts). Recorded on a held campaign and counted in their day, both by this name.
+ */
+export function importerOf(recording: Pick<RecordingOptions, "actor">): string {
+  return recording.actor ?? currentActor().name;
 }
 
 /** How the import runs as a whole: a dry run, invalid rows skipped, the question, progress. */
