@@ -128,8 +128,9 @@ export async function surveyFile(
   const { campaign } = input;
   const survey = new Survey();
   const lookups = new OneAtATime();
-  for await (const batch of plannedRows(input, deps.catalog, survey, plan.invalidFile)) {
-    if (batch.length < BATCH) {
+  for await (const rows of plannedRows(input, deps.catalog, survey, plan.invalidFile)) {
+    const batch = { rows, earlier: plan.repeats && lookUpEarlier(rows, plan.repeats) };
+    if (rows.length < BATCH) {
       // The last one: no progress after it, as before.
       await lookups.run(() => classify(campaign, batch, deps, survey, plan));
       continue;
@@ -147,6 +148,33 @@ export async function surveyFile(
   }
   await lookups.drain();
   return survey;
+}
+
+/** A batch of valid rows, and the lookup of the earlier rows they repeat, begun as it was read. */
+interface ReadBatch {
+  rows: PlannedRow[];
+  /** None without a repeats check. */
+  earlier: Promise<LookedUp> | undefined;
+}
+
+/** Each row's paid fingerprint, and the earlier rows of other campaigns it repeats. */
+interface LookedUp {
+  fingerprints: (string | undefined)[];
+  earlier: EarlierRow[][];
+}
+
+/**
+ * The earlier rows a batch's rows repeat (docs/architecture/repeats.md), looked up for every row
+ * as soon as the batch is read, beside the batch before it being classified: the lookup (one
+ * query of the paid memory, then the earlier campaigns' ledgers) reads only what other campaigns
+ * recorded, which pass 1 never writes. Which rows count as new is decided by `classify`.
+ */
+function lookUpEarlier(rows: readonly PlannedRow[], repeats: RepeatCheck): Promise<LookedUp> {
+  const fingerprints = rows.map((p) => paidFingerprint(p.row, p.currency));
+  const found = repeats.finder.find(fingerprints).then((earlier) => ({ fingerprints, earlier }));
+  // Awaited by classify; the catch only stops an "unhandled rejection" meanwhile.
+  found.catch(() => {});
+  return found;
 }
 
 /**
@@ -254,7 +282,7 @@ function everyProblem(
  */
 async function classify(
   campaign: string,
-  batch: PlannedRow[],
+  { rows: batch, earlier: lookedUp }: ReadBatch,
   deps: ImportDeps,
   survey: Survey,
   plan: ImportPlan,
@@ -270,7 +298,10 @@ async function classify(
   const orders = new Map(
     (await deps.ledger.orders.getOrders(campaign, numbers)).map((o, i) => [numbers[i], o]),
   );
-  const { fingerprints, earlier } = await earlierRows(batch, recorded, plan);
+  const { fingerprints, earlier } = await earlierRows(batch, recorded, {
+    lookedUp,
+    journal: plan.journal,
+  });
   const toWrite: SpoolEntry[] = [];
   for (const [i, planned] of batch.entries()) {
     const known = recorded[i];
@@ -334,15 +365,16 @@ async function classify(
 
 /**
  * For each row of a batch that is new to this campaign, its paid fingerprint and the earlier rows
- * of other campaigns it repeats (docs/architecture/repeats.md): one lookup for the batch, never
- * one a row.
+ * of other campaigns it repeats (docs/architecture/repeats.md), from the batch's lookup (one for
+ * the batch, never one a row); none for the other rows.
  */
 async function earlierRows(
   batch: readonly PlannedRow[],
   recorded: readonly (LedgerRow | undefined)[],
-  { repeats, journal }: ImportPlan,
-): Promise<{ fingerprints: (string | undefined)[]; earlier: EarlierRow[][] }> {
-  if (!repeats) return { fingerprints: [], earlier: batch.map(() => []) };
+  { lookedUp, journal }: { lookedUp: Promise<LookedUp> | undefined; journal?: JournalIndex },
+): Promise<LookedUp> {
+  if (!lookedUp) return { fingerprints: [], earlier: batch.map(() => []) };
+  const found = await lookedUp;
   // A row the ledger knows with the same content is no new payment; a changed one may be. Nor is
   // one the campaign's journal names: a lost ledger's row, recorded here before, whose order
   // keeps its key (docs/architecture/repeats.md, "The check").
@@ -350,9 +382,10 @@ async function earlierRows(
     (recorded[i] && samePayload(recorded[i].payload_hash, p.payload)) ||
     (!recorded[i] && journal?.lineOf(p.identity) !== undefined)
       ? undefined
-      : paidFingerprint(p.row, p.currency),
+      : found.fingerprints[i],
   );
-  return { fingerprints, earlier: await repeats.finder.find(fingerprints) };
+  const earlier = fingerprints.map((f, i) => (f === undefined ? [] : found.earlier[i]!));
+  return { fingerprints, earlier };
 }
 
 /**
