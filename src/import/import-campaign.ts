@@ -21,16 +21,12 @@ import {
   existingCampaign,
 } from "./import-checks.js";
 import { ImportDeclined, ImportRefused, invalidRowsText, RecordRefused } from "./import-errors.js";
+import { type ImportOptions, importStages } from "./import-flags.js";
 import { type Decided, type PassTwo, recordCampaign } from "./import-recording.js";
 import { holdingOf, ImportReport } from "./import-report.js";
-import {
-  type ImportStages,
-  importerOf,
-  importStages,
-  type RecordingOptions,
-} from "./import-stages.js";
+import { type ImportStages, importerOf, type RecordingOptions } from "./import-stages.js";
 import { type ImportPlan, type RepeatCheck, type Survey, surveyFile } from "./import-survey.js";
-import type { ImportDeps, ImportOptions, ImportResult } from "./import-types.js";
+import type { ImportDeps, ImportResult } from "./import-types.js";
 import { InvalidRowsFile } from "./invalid-rows-file.js";
 import { RepeatGroups, repeatLine } from "./repeats.js";
 import { RowSpool } from "./row-spool.js";

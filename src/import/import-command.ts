@@ -58,7 +58,7 @@ export interface ImportIo extends ImportTerminal {
   print(end: ImportEnd): void;
   /**
    * Records what the import is about to record in the audit trail, durably, before the campaign
-   * or any row is recorded (ImportOptions.beforeRecording); an error stops the import there.
+   * or any row is recorded (ImportHooks.beforeRecording); an error stops the import there.
    */
   auditPlanned?(planned: ImportResult, stores: Stores | undefined): Promise<void>;
   /**

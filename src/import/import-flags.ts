@@ -11,7 +11,14 @@ import { type Budget, currencyCode, parseBudget } from "../orders/budget.js";
 import type { RedisSettings } from "../redis/connection.js";
 import type { StoreSettings } from "../stores/stores.js";
 import { parseColumnMap } from "./header/column-map.js";
-import { decimalCommaOf, type StageValues } from "./import-stages.js";
+import {
+  decimalCommaOf,
+  type ImportHooks,
+  type ImportStages,
+  type RecordingOptions,
+  type StageValues,
+  stagesWith,
+} from "./import-stages.js";
 
 /**
  * `orders import FILE`'s flags as commander parsed them (src/cli/definitions/orders.ts), and the
@@ -35,7 +42,7 @@ const NO_CATALOG_NEEDS_CURRENCY =
  * each import stage takes (StageValues) beside what the command itself decides (--yes, --json,
  * the catalog check, --hold as given). A bad value throws the UserError naming its flag.
  */
-function importCommandSchema(settings: ImportSettings) {
+function importCommandSchema(settings: StageSettings) {
   return IMPORT_FLAGS.refine(
     (f) => f.catalogCheck || f.currency !== undefined,
     NO_CATALOG_NEEDS_CURRENCY,
@@ -93,7 +100,7 @@ const IMPORT_FLAGS = z.object({
 type ParsedFlags = z.output<typeof IMPORT_FLAGS>;
 
 /** Each stage's values: the flags parsed, over the settings' defaults. */
-function stageValuesOf(f: ParsedFlags, settings: ImportSettings): StageValues {
+function stageValuesOf(f: ParsedFlags, settings: StageSettings): StageValues {
   return {
     read: {
       file: f.file,
@@ -129,7 +136,7 @@ function stageValuesOf(f: ParsedFlags, settings: ImportSettings): StageValues {
     recording: {
       campaign: f.campaign,
       append: Boolean(f.append),
-      hold: Boolean(f.hold) || settings.requireApproval,
+      hold: Boolean(f.hold) || settings.requireApproval === true,
       executionMode: f.executionMode,
       itemsPerOrder: f.itemsPerOrder,
       repeats: f.allowRepeats ? "allow" : f.skipRepeats ? "skip" : "refuse",
@@ -143,22 +150,25 @@ function stageValuesOf(f: ParsedFlags, settings: ImportSettings): StageValues {
   };
 }
 
-/** --error-file made absolute, else one per import under the campaign's folder. */
+/**
+ * --error-file made absolute, else one per import under the campaign's folder; none without a
+ * data dir (a library caller that names no file and no data dir).
+ */
 function errorFileOf(
   f: Pick<ParsedFlags, "errorFile" | "campaign">,
-  settings: ImportSettings,
-): string {
+  settings: StageSettings,
+): string | undefined {
+  if (f.errorFile !== undefined) return resolve(f.errorFile);
+  if (settings.dataDir === undefined) return undefined;
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-  return resolve(
-    f.errorFile ?? join(settings.dataDir, "campaigns", f.campaign, `invalid-rows-${stamp}.csv`),
-  );
+  return resolve(join(settings.dataDir, "campaigns", f.campaign, `invalid-rows-${stamp}.csv`));
 }
 
 /**
  * `orders import`'s flags parsed (importCommandSchema). A value of the wrong type (commander
  * gives the right ones) is a UserError naming its flag all the same.
  */
-export function parseImportCommand(flags: ImportFlags, settings: ImportSettings): ImportCommand {
+export function parseImportCommand(flags: ImportFlags, settings: StageSettings): ImportCommand {
   const parsed = importCommandSchema(settings).safeParse(flags);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
@@ -187,9 +197,52 @@ export function namedOf({ stages }: Pick<ImportCommand, "stages">): ImportNamed 
   };
 }
 
+/**
+ * The settings the flags default to (GIFTJOBS_TEMPLATE_ID, GIFTJOBS_REQUIRE_APPROVAL, the
+ * four-eyes threshold, the repeats window, the daily limit and its time zone) and the data dir
+ * the error file goes under. Unset: as when the setting is not set.
+ */
+export type StageSettings = Partial<
+  Pick<
+    Config,
+    | "templateId"
+    | "requireApproval"
+    | "approvalThreshold"
+    | "repeatWindowDays"
+    | "dailyLimit"
+    | "limitTz"
+    | "dataDir"
+  >
+>;
+
 /** What `orders import` takes from the configuration. */
-export type ImportSettings = Pick<Config, "templateId" | "requireApproval"> &
+export type ImportSettings = StageSettings &
+  Pick<Config, "templateId" | "requireApproval"> &
   StoreSettings &
-  Partial<Pick<Config, "approvalThreshold">> &
-  Partial<Pick<Config, "repeatWindowDays" | "dailyLimit" | "limitTz">> &
   RedisSettings;
+
+/**
+ * importCampaign's options (the library's): `orders import`'s flags as the command takes them
+ * (docs/commands.md), the settings they default to, and what the import tells and asks as it
+ * goes. They are parsed by the command's own schema (importStages), so the library and the
+ * command cannot differ in a default or a check.
+ */
+export type ImportOptions = Omit<ImportFlags, "yes" | "json"> &
+  ImportHooks & {
+    /** The settings the flags default to; none: the defaults of unset settings. */
+    settings?: StageSettings;
+    /**
+     * Attempts and backoff of the order jobs, recorded on a new campaign for the dispatcher.
+     * @defaultValue ORDER_JOB_OPTIONS
+     */
+    jobOptions?: RecordingOptions["jobOptions"];
+    /** Who runs the import (src/audit/actor.ts). @defaultValue the current actor's name */
+    actor?: string;
+  };
+
+/** importCampaign's options parsed by the command's schema into each stage's values. */
+export function importStages(options: ImportOptions): ImportStages {
+  const { settings = {}, jobOptions, actor } = options;
+  const { stages } = parseImportCommand(options, settings);
+  return stagesWith({ ...stages, recording: { ...stages.recording, jobOptions, actor } }, options);
+}

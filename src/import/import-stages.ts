@@ -1,10 +1,9 @@
 import type { JobsOptions } from "bullmq";
 import type { ExecutionMode } from "../api/order-request.js";
 import { currentActor } from "../audit/actor.js";
-import { REPEAT_WINDOW_DAYS } from "../campaigns/earlier-payments.js";
 import type { DailyLimit } from "../daily-limit.js";
 import type { Budget } from "../orders/budget.js";
-import type { ImportOptions, ImportProgress, ImportResult, SpendPlan } from "./import-types.js";
+import type { ImportProgress, ImportResult, SpendPlan } from "./import-types.js";
 import type { ReadOrderFileOptions } from "./readers/order-file.js";
 import type { RepeatsChoice } from "./repeats.js";
 import type { PreflightOptions } from "./validation/preflight.js";
@@ -77,8 +76,8 @@ interface RunOptions {
  * A new option of `orders import` is added in two places: the command's schema
  * (importCommandSchema, src/import/import-flags.ts), which parses the flag straight into the
  * value of the stage that uses it, and that stage's options here (docs/architecture/import.md,
- * "Options in one shape"). importCampaign's flat ImportOptions (the library's) get it through
- * stageValues below only when a library caller needs it.
+ * "Options in one shape"). importCampaign (the library's) takes the same flags and parses them
+ * through the same schema, so it has the option too.
  */
 export interface ImportStages {
   read: ReadOptions;
@@ -132,68 +131,7 @@ export function stagesWith(values: StageValues, hooks: ImportHooks): ImportStage
 }
 
 /**
- * The flat options of `importCampaign` (the library's) turned once into the values each stage
- * takes, their defaults applied here: no stage reads the whole options object.
- */
-export function importStages(options: ImportOptions): ImportStages {
-  return stagesWith(stageValues(options), { ...options.header, ...options });
-}
-
-function stageValues(options: ImportOptions): StageValues {
-  return {
-    read: {
-      file: options.file,
-      delimiter: options.delimiter,
-      sheet: options.sheet,
-      maxUnzippedBytes: options.maxUnzippedBytes,
-    },
-    header: {
-      map: options.map,
-      emailOptional: options.distribution === "link",
-      strictColumns: options.header?.strictColumns,
-      headerRow: options.header?.headerRow,
-    },
-    validation: {
-      risky: {
-        file: options.file,
-        allowExample: options.allowExample,
-        fromReport: options.fromReport,
-      },
-      row: {
-        defaultTemplateId: options.defaultTemplateId,
-        defaultDistribution: options.distribution,
-        defaultCurrency: options.currency,
-        decimalComma: decimalCommaOf(options.decimalComma, options.delimiter),
-      },
-      preflight: { currency: options.currency },
-    },
-    pricing: {
-      budgets: options.budgets ?? [],
-      approvalThreshold: options.approvalThreshold,
-      dailyLimit: options.dailyLimit,
-      balanceCheck: options.balanceCheck !== false,
-    },
-    recording: {
-      campaign: options.campaign,
-      append: Boolean(options.append),
-      hold: Boolean(options.hold),
-      executionMode: options.executionMode ?? "async",
-      itemsPerOrder: options.itemsPerOrder,
-      jobOptions: options.jobOptions,
-      actor: options.actor,
-      repeats: options.repeats ?? "refuse",
-      repeatWindowDays: options.repeatWindowDays ?? REPEAT_WINDOW_DAYS,
-    },
-    run: {
-      dryRun: options.dryRun ?? false,
-      skipInvalid: Boolean(options.skipInvalid),
-      errorFile: options.errorFile,
-    },
-  };
-}
-
-/**
- * Whether face values use a decimal comma (see ImportOptions.decimalComma): unset, a
+ * Whether face values use a decimal comma (`--decimal-comma`): unset, a
  * ';'-separated file reads either mark ("either", assumed).
  */
 export function decimalCommaOf(

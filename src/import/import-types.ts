@@ -1,142 +1,14 @@
-import type { JobsOptions } from "bullmq";
 import type { ApiClient } from "../api/client.js";
-import type { ExecutionMode } from "../api/order-request.js";
 import type { CatalogIndex } from "../catalog/index-entry.js";
-import type { DailyLimit } from "../daily-limit.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { StoredState } from "../ledger/types.js";
 import type { Logger } from "../log.js";
-import type { Budget } from "../orders/budget.js";
-import type { Distribution } from "../orders/order-row.js";
 import type { CurrencyTotal } from "../orders/totals.js";
 import type { Stores } from "../stores/stores.js";
 import type { DailyLimitNote } from "./daily-limit-note.js";
 import type { PricedBy, Pricing } from "./pricing.js";
-import type { ReadOrderRowsOptions } from "./readers/csv-rows.js";
-import type { RepeatGroup, RepeatsChoice } from "./repeats.js";
+import type { RepeatGroup } from "./repeats.js";
 import type { RowError } from "./validation/row-error.js";
-
-/** Options of `orders import`. */
-export interface ImportOptions {
-  /**
-   * GIFTJOBS_DAILY_LIMIT: new rows that alone pass what is left of today's limit are said so
-   * before the question (src/import/daily-limit-note.ts). None: no limit.
-   */
-  dailyLimit?: DailyLimit;
-  file: string;
-  campaign: string;
-  /**
-   * face_value uses ',' as its decimal mark. Unset: for a ';'-separated file (as spreadsheets
-   * export them where ',' is the decimal mark) a ',' value is read as one, and
-   * `onDecimalComma` says so; a '.' value still reads as it always did.
-   */
-  decimalComma?: boolean;
-  /** Told once, at the first face_value read with a decimal comma, whether that was assumed. */
-  onDecimalComma?: (assumed: boolean) => void;
-  /** Everything but the ledger and the queue. @defaultValue false */
-  dryRun?: boolean;
-  /** Enqueue the valid rows; write the invalid ones to `errorFile`. @defaultValue false */
-  skipInvalid?: boolean;
-  /** Where invalid rows go with --skip-invalid. */
-  errorFile?: string;
-  /**
-   * At most one per currency; a budget without a currency only alone, for a file of one
-   * currency. Stored on the campaign (`budget:CUR`), replacing its budget in that currency;
-   * with none, the campaign's stored budgets apply. Checked against what the campaign has
-   * recorded plus the new rows, in pass 1 and again atomically as each batch is recorded.
-   */
-  budgets?: readonly Budget[];
-  /** @defaultValue "async" */
-  executionMode?: ExecutionMode;
-  /** @defaultValue 1 */
-  itemsPerOrder?: number;
-  defaultTemplateId?: string;
-  /**
-   * How rows without a distribution cell are sent (`--distribution`): by e-mail, as a link the
-   * operator hands out, or to a known recipient. @defaultValue "email"
-   */
-  distribution?: Distribution;
-  map?: Record<string, string>;
-  /** `strictColumns`, `headerRow`, `onHeader` and `onTotalsRow` of the file readers. */
-  header?: Pick<ReadOrderRowsOptions, "strictColumns" | "onHeader" | "headerRow" | "onTotalsRow">;
-  delimiter?: string;
-  /** The sheet of an .xlsx workbook. @defaultValue its first sheet */
-  sheet?: string;
-  /**
-   * The most an .xlsx workbook's entries may unpack to, together (`--max-unzipped-mb`); given,
-   * their ratio to their packed size is not checked. @defaultValue 200 MB, and that ratio
-   * (docs/architecture/import.md, "Spreadsheets")
-   */
-  maxUnzippedBytes?: number;
-  /**
-   * Payment currency: checked against each row's products; the currency when there is no
-   * catalog check, and of template rows without a currency cell.
-   */
-  currency?: string;
-  /**
-   * `--allow-example`: import the template's example row (recipient@example.com) like any
-   * other; without it a file holding it is refused (docs/order-files.md, "Files that are
-   * refused"). @defaultValue false
-   */
-  allowExample?: boolean;
-  /**
-   * `--from-report`: the file is a giftjobs report; its failed_final and cancelled rows are
-   * imported as new orders (their order columns only), the others left out and counted. Without
-   * it a report is refused. @defaultValue false
-   */
-  fromReport?: boolean;
-  /** Refuse a campaign over the account balance where the service tells it. @defaultValue true */
-  balanceCheck?: boolean;
-  /**
-   * Attempts and backoff of the order jobs, recorded on a new campaign for the dispatcher.
-   * @defaultValue ORDER_JOB_OPTIONS
-   */
-  jobOptions?: Pick<JobsOptions, "attempts" | "backoff">;
-  /**
-   * Record the campaign as held: nothing is sent until `orders approve`. A running or paused
-   * campaign that gets new rows becomes held. @defaultValue false
-   */
-  hold?: boolean;
-  /**
-   * Allow new rows into a campaign that exists; without it such an import is refused. Rows
-   * already known (a re-run) and changed rows released from a final failure need no append.
-   * @defaultValue false
-   */
-  append?: boolean;
-  /**
-   * Asked after pass 1 (every check passed) and before anything is recorded, when there are new
-   * rows to record (not on a dry run). False: nothing is recorded, ImportDeclined is thrown.
-   */
-  confirm?: (plan: SpendPlan) => Promise<boolean>;
-  /**
-   * Told what is about to be recorded, after `confirm` and before the campaign or any row is:
-   * the audit entry is written here, so no row a worker can send is without its entry
-   * (docs/architecture/audit.md, "An entry before its effect"). An error stops the import with
-   * nothing recorded. Not called on a dry run, nor when an earlier check refused.
-   */
-  beforeRecording?: (planned: ImportResult) => Promise<void>;
-  /**
-   * Rows whose fingerprint matches a row another campaign recorded and did not end with nothing
-   * made (docs/architecture/repeats.md): refused (the import records nothing), skipped (the
-   * other rows are recorded), or allowed (recorded, and the campaign says it repeats them).
-   * @defaultValue "refuse"
-   */
-  repeats?: RepeatsChoice;
-  /**
-   * Who runs the import (src/audit/actor.ts): recorded on the campaign while it is held, so the
-   * four-eyes rule can refuse their own approval. @defaultValue the current actor's name
-   */
-  actor?: string;
-  /**
-   * GIFTJOBS_APPROVAL_THRESHOLD: a campaign whose planned price passes it in a currency is held
-   * (docs/architecture/audit.md, "Four eyes").
-   */
-  approvalThreshold?: Readonly<Record<string, string>>;
-  /** How far back the paid memory is looked at, in days. @defaultValue 90 */
-  repeatWindowDays?: number;
-  /** Called as rows are read and enqueued. */
-  onProgress?: (progress: ImportProgress) => void;
-}
 
 /** Where an import is: for a progress bar. */
 export interface ImportProgress {

@@ -17,7 +17,7 @@ describe("a campaign the worker pauses", () => {
     const { text, currency } = validCsv(e.index, 4, "ap");
     const file = await csvFile(e, "a.csv", text);
     await importCampaign(
-      { file, campaign: "p", hold: true, budgets: [{ amount: "100000", currency }] },
+      { file, campaign: "p", hold: true, budget: [`100000:${currency}`] },
       depsOf(e),
     );
     const planned = (await e.ledger.campaigns.meta("p"))[`planned_price:${currency}`]!;

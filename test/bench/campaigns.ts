@@ -111,7 +111,7 @@ async function importFile(
   const dir = records ?? (await mkdtemp(join(tmpdir(), "gj-bench-stores-")));
   try {
     return await importCampaign(
-      { file, campaign, itemsPerOrder, ...(records ? { repeats: "allow" as const } : {}) },
+      { file, campaign, itemsPerOrder, ...(records ? { allowRepeats: true } : {}) },
       { ledger, catalog: bench.index, log: silentLogger, stores: fileStores(dir) },
     );
   } finally {

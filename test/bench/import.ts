@@ -131,7 +131,7 @@ async function importOnce(
       file: task.file,
       campaign: task.campaign,
       balanceCheck: false,
-      ...(task.allowRepeats ? { repeats: "allow" as const } : {}),
+      ...(task.allowRepeats ? { allowRepeats: true } : {}),
     },
     base,
   );

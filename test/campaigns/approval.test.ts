@@ -142,7 +142,7 @@ describe("confirm", () => {
     await importCampaign({ file, campaign: "n", dryRun: true, confirm }, depsOf(e));
     expect(asked).toBe(0);
     const over = await importCampaign(
-      { file, campaign: "n", confirm, budgets: [{ amount: "0.01", currency }] },
+      { file, campaign: "n", confirm, budget: [`0.01:${currency}`] },
       depsOf(e),
     ).catch((err: unknown) => err);
     expect(over).toBeInstanceOf(ImportRefused);

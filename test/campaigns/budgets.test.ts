@@ -33,10 +33,7 @@ describe("--budget per currency", () => {
       importCampaign(
         {
           ...opts,
-          budgets: [
-            { amount: "1000", currency: a },
-            { amount: "1000", currency: "XTS" },
-          ],
+          budget: [`1000:${a}`, "1000:XTS"],
         },
         depsOf(e),
       ),
@@ -44,15 +41,11 @@ describe("--budget per currency", () => {
     expect(wrong.message).toBe(
       `--budget 1000:XTS: the file has no XTS rows (it pays in ${[a, b].sort().join(", ")}); give budgets only for its currencies`,
     );
-    const missing = await refusal(
-      importCampaign({ ...opts, budgets: [{ amount: "1000", currency: a }] }, depsOf(e)),
-    );
+    const missing = await refusal(importCampaign({ ...opts, budget: [`1000:${a}`] }, depsOf(e)));
     expect(missing.message).toBe(
       `the file pays in ${b} but no --budget is given for it: pass --budget AMOUNT:${b}`,
     );
-    const plain = await refusal(
-      importCampaign({ ...opts, budgets: [{ amount: "1000" }] }, depsOf(e)),
-    );
+    const plain = await refusal(importCampaign({ ...opts, budget: ["1000"] }, depsOf(e)));
     expect(plain.message).toMatch(
       /^--budget 1000: the file pays in .*; give a budget per currency/,
     );
@@ -60,10 +53,7 @@ describe("--budget per currency", () => {
       importCampaign(
         {
           ...opts,
-          budgets: [
-            { amount: "1", currency: a },
-            { amount: "2", currency: a },
-          ],
+          budget: [`1:${a}`, `2:${a}`],
         },
         depsOf(e),
       ),
@@ -74,10 +64,7 @@ describe("--budget per currency", () => {
     const both = await importCampaign(
       {
         ...opts,
-        budgets: [
-          { amount: "100000", currency: a },
-          { amount: "100000.005", currency: b },
-        ],
+        budget: [`100000:${a}`, `100000.005:${b}`],
       },
       depsOf(e),
     );
@@ -121,7 +108,7 @@ describe("a stored budget", () => {
     const dry = await importCampaign({ file: first, campaign: "b", dryRun: true }, depsOf(e));
     const exact = dry.totals[currency]!.price;
     await importCampaign(
-      { file: first, campaign: "b", budgets: [{ amount: exact, currency }] },
+      { file: first, campaign: "b", budget: [`${exact}:${currency}`] },
       depsOf(e),
     );
     const total = (await e.ledger.campaigns.counts("b")).total;
@@ -138,10 +125,13 @@ describe("a stored budget", () => {
     expect((await e.ledger.campaigns.counts("b")).total).toBe(3);
 
     const allPrice = (
-      await importCampaign({ file: all, campaign: "x", dryRun: true, repeats: "allow" }, depsOf(e))
+      await importCampaign(
+        { file: all, campaign: "x", dryRun: true, allowRepeats: true },
+        depsOf(e),
+      )
     ).totals[currency]!.price;
     const raised = await importCampaign(
-      { file: all, campaign: "b", append: true, budgets: [{ amount: allPrice, currency }] },
+      { file: all, campaign: "b", append: true, budget: [`${allPrice}:${currency}`] },
       depsOf(e),
     );
     expect(raised.enqueued).toBe(3);
@@ -162,7 +152,7 @@ describe("a stored budget", () => {
         file: first,
         campaign: "c",
         balanceCheck: false,
-        budgets: [{ amount: "100000", currency: a }],
+        budget: [`100000:${a}`],
       },
       depsOf(e),
     );
@@ -178,10 +168,7 @@ describe("a stored budget", () => {
     const e = await setup("budget-race");
     const { text, currency } = validCsv(e.index, 1, "r");
     const file = await csvFile(e, "one.csv", text);
-    await importCampaign(
-      { file, campaign: "race", budgets: [{ amount: "100000", currency }] },
-      depsOf(e),
-    );
+    await importCampaign({ file, campaign: "race", budget: [`100000:${currency}`] }, depsOf(e));
     const planned = BigInt((await e.ledger.campaigns.meta("race"))[`planned_price:${currency}`]!);
     // Room for one more order of 600 units, not two.
     await e.ledger.campaigns.setMeta("race", { [`budget:${currency}`]: String(planned + 1000n) });
@@ -231,7 +218,7 @@ describe("a stored budget", () => {
 
           return true;
         },
-        budgets: [{ amount: "100000", currency }],
+        budget: [`100000:${currency}`],
       },
       depsOf(e),
     ).then(
@@ -253,7 +240,7 @@ describe("the send-time check", () => {
     const { text, currency } = validCsv(e.index, 3, "p");
     const file = await csvFile(e, "a.csv", text);
     await importCampaign(
-      { file, campaign: "p", hold: true, budgets: [{ amount: "100000", currency }] },
+      { file, campaign: "p", hold: true, budget: [`100000:${currency}`] },
       depsOf(e),
     );
     const planned = (await e.ledger.campaigns.meta("p"))[`planned_price:${currency}`]!;
@@ -293,10 +280,7 @@ describe("the send-time check", () => {
     const e = await setup("budget-start");
     const { text, currency } = validCsv(e.index, 1, "q");
     const file = await csvFile(e, "a.csv", text);
-    await importCampaign(
-      { file, campaign: "q", budgets: [{ amount: "100000", currency }] },
-      depsOf(e),
-    );
+    await importCampaign({ file, campaign: "q", budget: [`100000:${currency}`] }, depsOf(e));
     const [key] = await e.redis.lrange(e.ledger.keys("q").pending, 0, -1);
     await e.ledger.campaigns.setMeta("q", { [`budget:${currency}`]: "0" });
     const started = await e.ledger.orders.start({ campaign: "q", number: Number(key), patch: {} });

@@ -101,7 +101,7 @@ describe("moving file journals into PostgreSQL", () => {
     const file = await csvFile(e, "orders.csv", text);
     await importCampaign({ file, campaign: "a-first", itemsPerOrder: 10 }, depsOf(e));
     await importCampaign(
-      { file, campaign: "b-both", itemsPerOrder: 10, repeats: "allow" },
+      { file, campaign: "b-both", itemsPerOrder: 10, allowRepeats: true },
       depsOf(e),
     );
     // b-both also has a line in the database (an import after the switch).

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { REPEAT_WINDOW_DAYS } from "../../src/campaigns/earlier-payments.js";
-import { importStages } from "../../src/import/import-stages.js";
+import { importStages } from "../../src/import/import-flags.js";
 
 /**
- * importCampaign's options turned once into each stage's values (src/import/import-stages.ts):
- * the defaults the stages rely on are applied there, and each value holds its stage's flags.
+ * importCampaign's options (the command's flags) parsed by the command's own schema into each
+ * stage's values (src/import/import-flags.ts): the defaults the stages rely on are applied there,
+ * and each value holds its stage's flags.
  */
 describe("importStages", () => {
   it("applies the defaults of a bare import", () => {
@@ -29,21 +30,23 @@ describe("importStages", () => {
       file: "o.xlsx",
       campaign: "spring",
       sheet: "Orders",
-      maxUnzippedBytes: 1024,
-      map: { "E-mail": "email" },
-      header: { headerRow: 3, strictColumns: true, onHeader },
+      maxUnzippedMb: 2,
+      map: ["E-mail=email"],
+      headerRow: 3,
+      strictColumns: true,
+      onHeader,
       distribution: "link",
       currency: "EUR",
-      defaultTemplateId: "tpl",
+      templateId: "tpl",
       fromReport: true,
       balanceCheck: false,
-      budgets: [{ amount: "10", currency: "EUR" }],
+      budget: ["10:eur"],
     });
     expect(stages.read).toEqual({
       file: "o.xlsx",
       delimiter: undefined,
       sheet: "Orders",
-      maxUnzippedBytes: 1024,
+      maxUnzippedBytes: 2 * 2 ** 20,
     });
     expect(stages.header).toEqual({
       map: { "E-mail": "email" },
@@ -51,6 +54,7 @@ describe("importStages", () => {
       headerRow: 3,
       strictColumns: true,
       onHeader,
+      onTotalsRow: undefined,
     });
     expect(stages.validation.risky).toEqual({
       file: "o.xlsx",
@@ -91,5 +95,42 @@ describe("importStages", () => {
       decimalComma: false,
     });
     expect(validation.row.decimalComma).toBe(false);
+  });
+
+  it("takes the settings' defaults, and the library's own values, beside the flags", () => {
+    const stages = importStages({
+      file: "o.csv",
+      campaign: "spring",
+      skipInvalid: true,
+      allowRepeats: true,
+      actor: "alice",
+      jobOptions: { attempts: 3 },
+      settings: {
+        templateId: "tpl-set",
+        requireApproval: true,
+        repeatWindowDays: 7,
+        dataDir: "/data",
+        approvalThreshold: { USD: "1000.00" },
+      },
+    });
+    expect(stages.recording).toMatchObject({
+      hold: true,
+      repeats: "allow",
+      repeatWindowDays: 7,
+      actor: "alice",
+      jobOptions: { attempts: 3 },
+    });
+    expect(stages.validation.row.defaultTemplateId).toBe("tpl-set");
+    expect(stages.pricing.approvalThreshold).toEqual({ USD: "1000.00" });
+    expect(stages.run.errorFile).toMatch(/^\/data\/campaigns\/spring\/invalid-rows-.*\.csv$/);
+  });
+
+  it("refuses a bad value naming its flag, as the command does", () => {
+    expect(() => importStages({ file: "o.csv", campaign: "spring", budget: ["ten"] })).toThrow(
+      /^--budget "ten": /,
+    );
+    expect(() => importStages({ file: "o.csv", campaign: "spring", catalogCheck: false })).toThrow(
+      /--no-catalog-check needs --currency/,
+    );
   });
 });

@@ -54,7 +54,7 @@ describe("re-importing a campaign", () => {
     ] as const) {
       // The same rows in both campaigns: the second pays them again, knowingly.
       const first = await importCampaign(
-        { file: original, campaign, itemsPerOrder, repeats: "allow" },
+        { file: original, campaign, itemsPerOrder, allowRepeats: true },
         depsOf(e),
       );
       expect(first).toMatchObject({ enqueued: 57, already_known: 0, orders });

@@ -14,7 +14,8 @@ import { renderCampaignPage } from "../../src/dashboard/campaign-page.js";
 import { UserError } from "../../src/errors/user-error.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import { ImportRefused } from "../../src/import/import-errors.js";
-import type { ImportDeps, ImportOptions } from "../../src/import/import-types.js";
+import type { ImportOptions } from "../../src/import/import-flags.js";
+import type { ImportDeps } from "../../src/import/import-types.js";
 import { Ledger } from "../../src/ledger/ledger.js";
 import { fileStores } from "../../src/stores/file-stores.js";
 import { pgStores } from "../../src/stores/pg-stores.js";
@@ -97,12 +98,7 @@ describe("paid once across campaigns", () => {
         ]),
       ],
     });
-    const map = {
-      "Work Email": "email",
-      Amount: "face_value",
-      Gift: "product_code",
-      Ref: "reference",
-    };
+    const map = ["Work Email=email", "Amount=face_value", "Gift=product_code", "Ref=reference"];
     const error = await refusal(imported(e, { file: hr, campaign: "q4-hr", map }));
     expect(error.result.repeats).toMatchObject([{ campaign: "q4", rows: 5 }]);
     expect(error.message).not.toContain("this file was imported");
@@ -111,7 +107,7 @@ describe("paid once across campaigns", () => {
   it("--allow-repeats pays them and the campaign says so; --skip-repeats records the others only", async () => {
     const { e, file, text } = await sheet("allow-skip", 4);
     await imported(e, { file, campaign: "gifts" });
-    const allowed = await imported(e, { file, campaign: "bonus", repeats: "allow" });
+    const allowed = await imported(e, { file, campaign: "bonus", allowRepeats: true });
     expect(allowed).toMatchObject({
       enqueued: 4,
       repeats: [{ campaign: "gifts", rows: 4, outcome: "allowed" }],
@@ -121,7 +117,7 @@ describe("paid once across campaigns", () => {
     // Two more people beside the four: only they are recorded.
     const more = validCsv(e.index, 6, "ref").text.trimEnd().split("\n").slice(5);
     const wider = await csvFile(e, "wider.csv", `${text}${more.join("\n")}\n`);
-    const skipped = await imported(e, { file: wider, campaign: "december", repeats: "skip" });
+    const skipped = await imported(e, { file: wider, campaign: "december", skipRepeats: true });
     expect(skipped).toMatchObject({ rows: 6, enqueued: 2 });
     expect(skipped.repeats).toHaveLength(2);
     expect(skipped.repeats!.map((g) => [g.campaign, g.rows, g.outcome])).toEqual([
@@ -248,7 +244,7 @@ describe("the report names the rows paid again", () => {
     const allowed = await imported(e, {
       file: bonusFile,
       campaign: "bonus",
-      repeats: "allow",
+      allowRepeats: true,
       hold: true,
     });
     expect(allowed).toMatchObject({ enqueued: 4, repeats: [{ campaign: "gifts", rows: 3 }] });

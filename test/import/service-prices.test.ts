@@ -251,8 +251,8 @@ describe("an import's prices are the service's", () => {
     const service = expectedTotals(e, lines, () => "0");
     expect(toUnits(snapshot.USD!, 2)).toBeLessThan(toUnits(service.USD!, 2));
 
-    const budgets = [{ amount: snapshot.USD!, currency: "USD" }];
-    const over = await importCampaign({ file, campaign: "b", budgets }, depsOf(e)).catch(
+    const budget = [`${snapshot.USD!}:USD`];
+    const over = await importCampaign({ file, campaign: "b", budget }, depsOf(e)).catch(
       (error: unknown) => error,
     );
     expect(over).toBeInstanceOf(ImportRefused);

@@ -142,7 +142,7 @@ describe("worker metrics", () => {
     const deps = { ...depsOf(env), log: quietLog };
     await importCampaign({ file, campaign: "kept", hold: true }, deps);
     // The same rows as kept's: paid again, knowingly (docs/architecture/repeats.md).
-    await importCampaign({ file, campaign: "gone", repeats: "allow" }, deps);
+    await importCampaign({ file, campaign: "gone", allowRepeats: true }, deps);
     await cancelCampaign(env.ledger, "gone");
     metrics = await startMetrics({ config: env.config, port: 0 });
     const m = await scrape();
@@ -162,7 +162,7 @@ describe("worker metrics", () => {
     }
     expect((await scrape()).get('giftjobs_orders_total{outcome="cancelled"}')).toBe(4);
     // A later cancel is counted on top.
-    await importCampaign({ file, campaign: "gone-too", repeats: "allow" }, deps);
+    await importCampaign({ file, campaign: "gone-too", allowRepeats: true }, deps);
     await cancelCampaign(env.ledger, "gone-too");
     expect((await scrape()).get('giftjobs_orders_total{outcome="cancelled"}')).toBe(8);
   });

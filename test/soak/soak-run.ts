@@ -151,7 +151,7 @@ class SoakRun {
         balanceCheck: false,
         // A re-import after a lost ledger names a campaign the journal and paid memory know.
         append: what !== "import",
-        repeats: allowRepeats ? "allow" : "refuse",
+        allowRepeats,
       },
       {
         ledger: this.env.ledger,

@@ -8,7 +8,8 @@ import { loadCurrentIndex } from "../../src/catalog/current-snapshot.js";
 import { type ProductOverride, ProductOverrides } from "../../src/catalog/product-overrides.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
-import type { ImportOptions, ImportResult } from "../../src/import/import-types.js";
+import type { ImportOptions } from "../../src/import/import-flags.js";
+import type { ImportResult } from "../../src/import/import-types.js";
 import { Ledger } from "../../src/ledger/ledger.js";
 import type { Product } from "../../src/sandbox/types.js";
 import { fileStores } from "../../src/stores/file-stores.js";
@@ -132,9 +133,9 @@ describe("product.update", () => {
     const priced = await importOne(w, product.code, "100.00");
     expect(priced.totals.USD).toMatchObject({ face_value: "100.00", price });
     const cents = Math.round(Number(price) * 100) - 1;
-    const under = { budgets: [{ amount: (cents / 100).toFixed(2), currency: "USD" }] };
+    const under = { budget: [`${(cents / 100).toFixed(2)}:USD`] };
     expect(await refusal(importOne(w, product.code, "100.00", under))).toMatch(/budget/i);
-    const enough = { budgets: [{ amount: price, currency: "USD" }] };
+    const enough = { budget: [`${price}:USD`] };
     expect((await importOne(w, product.code, "100.00", enough)).valid).toBe(1);
   });
 

@@ -154,7 +154,7 @@ describe("stalled campaigns", () => {
     await writeFile(file, sampleCsv(e.index, { rows: 3 }));
     await importCampaign({ file, campaign: "n" }, depsOf(e));
     // The same rows as n's, held: recorded knowingly (docs/architecture/repeats.md).
-    await importCampaign({ file, campaign: "h", hold: true, repeats: "allow" }, depsOf(e));
+    await importCampaign({ file, campaign: "h", hold: true, allowRepeats: true }, depsOf(e));
     const beats = new WorkerBeats(e.redis, e.config.prefix);
 
     const { status, listed } = await cliViews(e, "n");

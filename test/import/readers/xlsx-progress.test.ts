@@ -30,7 +30,7 @@ async function progressOf(
   const events: ImportProgress[] = [];
   const onProgress = (p: ImportProgress) => events.push({ ...p });
   // The same rows in both campaigns: the second pays them again, knowingly.
-  const options = { file, campaign, onProgress, repeats: "allow" as const };
+  const options = { file, campaign, onProgress, allowRepeats: true };
   const result = await importCampaign(options, depsOf(e));
   expect(result.enqueued).toBe(ROWS);
   return { events, size: (await stat(file)).size };
