@@ -240,8 +240,31 @@ export type ImportOptions = Omit<ImportFlags, "yes" | "json"> &
     actor?: string;
   };
 
-/** importCampaign's options parsed by the command's schema into each stage's values. */
+/** What importCampaign takes besides the flags: a name not here nor a flag is refused. */
+const LIBRARY_OPTIONS = new Set<string>([
+  "settings",
+  "jobOptions",
+  "actor",
+  ...(Object.keys({
+    onHeader: true,
+    onTotalsRow: true,
+    onDecimalComma: true,
+    confirm: true,
+    beforeRecording: true,
+    onProgress: true,
+  } satisfies Record<keyof ImportHooks, true>) as (keyof ImportHooks)[]),
+]);
+
+/**
+ * importCampaign's options parsed by the command's schema into each stage's values. A name that
+ * is no option throws (a TypeError: a caller's mistake), where the schema would drop it: an
+ * option spelled wrong would otherwise be an import without it.
+ */
 export function importStages(options: ImportOptions): ImportStages {
+  const unknown = Object.keys(options).filter(
+    (name) => !(name in IMPORT_FLAGS.shape) && !LIBRARY_OPTIONS.has(name),
+  );
+  if (unknown.length > 0) throw new TypeError(`importCampaign: no option ${unknown.join(", ")}`);
   const { settings = {}, jobOptions, actor } = options;
   const { stages } = parseImportCommand(options, settings);
   return stagesWith({ ...stages, recording: { ...stages.recording, jobOptions, actor } }, options);

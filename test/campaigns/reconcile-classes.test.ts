@@ -4,7 +4,6 @@ import { describe, expect, it } from "vitest";
 import { archiveCampaign } from "../../src/campaigns/archive.js";
 import { campaignStatus } from "../../src/campaigns/status.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
-import type { RepeatsChoice } from "../../src/import/repeats.js";
 import { sampleCsv } from "../../src/import/sample-csv.js";
 import { type CampaignEnv, depsOf, FAST_TIMINGS, giftjobs } from "../helpers/campaign-env.js";
 import { item, orderBody, postOrder, stats } from "../helpers/sandbox.js";
@@ -28,7 +27,7 @@ describe("orders reconcile: the classes of the window's orders", () => {
     env: CampaignEnv,
     campaign: string,
     csv: string,
-    repeats?: RepeatsChoice,
+    allowRepeats?: boolean,
   ) {
     const file = join(env.dataDir, `${campaign}.csv`);
     await writeFile(file, csv);
@@ -38,7 +37,7 @@ describe("orders reconcile: the classes of the window's orders", () => {
         campaign,
         executionMode: "sync",
         jobOptions: ONE_ATTEMPT,
-        ...(repeats ? { repeats } : {}),
+        allowRepeats,
       },
       depsOf(env),
     );
@@ -59,7 +58,7 @@ describe("orders reconcile: the classes of the window's orders", () => {
     });
     await importFile(env, "sibling", sibling);
     // The same people paid the same cards again, knowingly.
-    await importFile(env, "again", base, "allow");
+    await importFile(env, "again", base, true);
     await envs.work(env, { concurrency: 2, timings: FAST_TIMINGS });
     const rows = { base: 2, sibling: 6, again: 2 };
     for (const [campaign, n] of Object.entries(rows))

@@ -125,6 +125,13 @@ describe("importStages", () => {
     expect(stages.run.errorFile).toMatch(/^\/data\/campaigns\/spring\/invalid-rows-.*\.csv$/);
   });
 
+  it("refuses a name that is no option, where the schema would drop it", () => {
+    const spread = { repeats: "allow" } as object;
+    expect(() => importStages({ file: "o.csv", campaign: "spring", ...spread })).toThrow(
+      "importCampaign: no option repeats",
+    );
+  });
+
   it("refuses a bad value naming its flag, as the command does", () => {
     expect(() => importStages({ file: "o.csv", campaign: "spring", budget: ["ten"] })).toThrow(
       /^--budget "ten": /,
