@@ -20,50 +20,68 @@ export interface PaidEntry {
 
 /** Room for this many entries to start with; the columns grow by half when full. */
 const INITIAL = 1 << 12;
-/** Bytes of `identity face` an entry takes, about: `ref:` and 43 characters, a space, 4 digits. */
-const TEXT_BYTES = 52;
+/** Bytes of an entry's identity and face value, about: a packed `ref:` digest, a space, 4 digits. */
+const TEXT_BYTES = 40;
 /** No next entry of the same fingerprint. */
 const NONE = 0xffffffff;
+/** The most campaign and currency names an index tells apart (Uint16 columns). */
+const MAX_NAMES = 0xffff;
+
+/** How an entry's identity is held (identity.ts): a digest's 32 bytes, or the text itself. */
+const TEXT = 0;
+const REF = 1;
+const CONTENT = 2;
+/**
+ * `ref:` and `h:` identities whose 43 characters are a SHA-256 digest's base64url exactly (its
+ * last character carries 2 unused bits, so only these 16 end one): packed into 32 bytes.
+ */
+const REF_IDENTITY = /^ref:[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
+const CONTENT_IDENTITY = /^h:[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]\.[0-9]+$/;
+const SPACE = 0x20;
 
 /** A paid memory file's row: [fingerprint, identity, line, currency, face units]. */
 export type PaidRecord = readonly [string, string, number, string, string];
 
 /**
  * The other campaigns' paid memory as a file lookup holds it (docs/architecture/repeats.md, "The
- * check"): every entry in the window, kept outside the JS heap in typed arrays, about 130 bytes
+ * check"): every entry in the window, kept outside the JS heap in typed arrays, about 85 bytes
  * an entry where an object each cost about 700 bytes of heap (a million remembered rows held
  * 2.6 GB of RSS during an import that repeated them all). An entry becomes a PaidEntry again only
  * when a row of the import asks for its fingerprint, a batch at a time.
  *
- * Fingerprints are keyed by the first 16 bytes of their digest (DigestTable); the entries of one fingerprint
- * are chained, newest first, and given back in the order they were added.
+ * Fingerprints are keyed by the first 16 bytes of their digest (DigestTable, made for the count
+ * expected); the entries of one fingerprint are chained, newest first, and given back in the
+ * order they were added. Entries added together (a line of the file) share their campaign and
+ * time, held once per batch; an identity that is a digest is held as its 32 bytes.
  */
 export class PaidIndex {
-  private readonly heads = new DigestTable();
+  private readonly heads: DigestTable;
   private readonly names: string[] = [];
   private readonly nameIndex = new Map<string, number>();
+  /** Per batch of entries added with one campaign and time: that campaign (a name) and time. */
+  private readonly batchCampaign: number[] = [];
+  private readonly batchAt: number[] = [];
   private capacity: number;
   private count = 0;
-  /** Per entry: the next (older) entry of its fingerprint, its campaign and currency (names), line. */
+  /** Per entry: the next (older) entry of its fingerprint, its batch, currency (a name), line. */
   private next: Uint32Array;
-  private campaign: Uint32Array;
-  private currency: Uint32Array;
+  private batch: Uint32Array;
+  private currency: Uint16Array;
   private line: Uint32Array;
-  private at: Float64Array;
-  /** Per entry `identity face`, UTF-8, one after another; `ends` marks where each stops. */
+  /** Per entry its identity (packed) and ` face`, one after another; `ends` marks each end. */
   private text: Buffer;
   private textLength = 0;
   private ends: Uint32Array;
 
   /** `expected`: about how many entries will be added (room made at once, none wasted growing). */
-  constructor(expected = INITIAL) {
-    const capacity = Math.max(INITIAL, Math.ceil(expected));
+  constructor(expected?: number) {
+    const capacity = Math.max(INITIAL, Math.ceil(expected ?? 0));
+    this.heads = new DigestTable(expected === undefined ? undefined : capacity);
     this.capacity = capacity;
     this.next = new Uint32Array(capacity);
-    this.campaign = new Uint32Array(capacity);
-    this.currency = new Uint32Array(capacity);
+    this.batch = new Uint32Array(capacity);
+    this.currency = new Uint16Array(capacity);
     this.line = new Uint32Array(capacity);
-    this.at = new Float64Array(capacity);
     this.ends = new Uint32Array(capacity);
     this.text = Buffer.alloc(capacity * TEXT_BYTES);
   }
@@ -79,11 +97,10 @@ export class PaidIndex {
     const key = keyOf(fingerprint);
     this.next[i] = this.heads.get(key) ?? NONE;
     this.heads.set(key, i);
-    this.campaign[i] = this.nameOf(campaign);
+    this.batch[i] = this.batchOf(this.nameOf(campaign), at);
     this.currency[i] = this.nameOf(currency);
     this.line[i] = line;
-    this.at[i] = at;
-    this.addText(`${identity} ${face}`);
+    this.addText(identity, face);
     this.ends[i] = this.textLength;
   }
 
@@ -97,51 +114,93 @@ export class PaidIndex {
 
   private entry(i: number, fingerprint: string): PaidEntry {
     const start = i === 0 ? 0 : this.ends[i - 1]!;
-    const text = this.text.toString("utf8", start, this.ends[i]);
-    const space = text.lastIndexOf(" ");
+    const end = this.ends[i]!;
+    // The face is digits: the last space is the one before it, whatever bytes the identity holds.
+    const space = this.text.lastIndexOf(SPACE, end - 1);
+    const batch = this.batch[i]!;
     return {
-      campaign: this.names[this.campaign[i]!]!,
+      campaign: this.names[this.batchCampaign[batch]!]!,
       fingerprint,
-      identity: text.slice(0, space),
+      identity: this.identityAt(start, space),
       line: this.line[i]!,
       currency: this.names[this.currency[i]!]!,
-      face: text.slice(space + 1),
-      at: this.at[i]!,
+      face: this.text.toString("latin1", space + 1, end),
+      at: this.batchAt[batch]!,
     };
+  }
+
+  private identityAt(start: number, end: number): string {
+    const { text } = this;
+    switch (text[start]) {
+      case REF:
+        return `ref:${text.toString("base64url", start + 1, start + 33)}`;
+      case CONTENT:
+        return `h:${text.toString("base64url", start + 1, start + 33)}${text.toString("latin1", start + 33, end)}`;
+      default:
+        return text.toString("utf8", start + 1, end);
+    }
+  }
+
+  /** The batch of entries added with this campaign and time: the last one, or a new one. */
+  private batchOf(campaign: number, at: number): number {
+    const last = this.batchAt.length - 1;
+    if (last >= 0 && this.batchAt[last] === at && this.batchCampaign[last] === campaign)
+      return last;
+    this.batchCampaign.push(campaign);
+    return this.batchAt.push(at) - 1;
   }
 
   /** Campaign and currency names, each held once. */
   private nameOf(name: string): number {
     let index = this.nameIndex.get(name);
     if (index === undefined) {
+      if (this.names.length === MAX_NAMES)
+        throw new RangeError(`PaidIndex holds at most ${MAX_NAMES} names`);
       index = this.names.push(name) - 1;
       this.nameIndex.set(name, index);
     }
     return index;
   }
 
-  private addText(text: string): void {
-    const bytes = Buffer.byteLength(text);
-    if (this.textLength + bytes > this.text.length) {
-      const bigger = Buffer.alloc(Math.max(this.text.length * 1.5, this.textLength + bytes));
-      this.text.copy(bigger, 0, 0, this.textLength);
-      this.text = bigger;
+  /** An entry's identity, packed when it is a digest's text, then a space and its face. */
+  private addText(identity: string, face: string): void {
+    // At most: a tag, the identity as UTF-8, a space and the face.
+    this.room(2 + Buffer.byteLength(identity) + face.length);
+    const { text } = this;
+    let at = this.textLength;
+    if (REF_IDENTITY.test(identity)) {
+      text[at++] = REF;
+      at += text.write(identity.slice(4), at, "base64url");
+    } else if (CONTENT_IDENTITY.test(identity)) {
+      text[at++] = CONTENT;
+      at += text.write(identity.slice(2, 45), at, "base64url");
+      at += text.write(identity.slice(45), at, "latin1");
+    } else {
+      text[at++] = TEXT;
+      at += text.write(identity, at, "utf8");
     }
-    this.textLength += this.text.write(text, this.textLength);
+    text[at++] = SPACE;
+    this.textLength = at + text.write(face, at, "latin1");
+  }
+
+  private room(bytes: number): void {
+    if (this.textLength + bytes <= this.text.length) return;
+    const bigger = Buffer.alloc(Math.max(this.text.length * 1.5, this.textLength + bytes));
+    this.text.copy(bigger, 0, 0, this.textLength);
+    this.text = bigger;
   }
 
   private grow(): void {
     this.capacity = Math.ceil(this.capacity * 1.5);
-    const grown = <T extends Uint32Array | Float64Array>(old: T): T => {
+    const grown = <T extends Uint32Array | Uint16Array>(old: T): T => {
       const bigger = new (old.constructor as new (n: number) => T)(this.capacity);
       bigger.set(old);
       return bigger;
     };
     this.next = grown(this.next);
-    this.campaign = grown(this.campaign);
+    this.batch = grown(this.batch);
     this.currency = grown(this.currency);
     this.line = grown(this.line);
-    this.at = grown(this.at);
     this.ends = grown(this.ends);
   }
 }

@@ -13,6 +13,14 @@ describe("DigestTable", () => {
     expect(table.get(digest("k100000"))).toBeUndefined();
   });
 
+  it("made for a count, keeps that many and more (no power of two of slots)", () => {
+    const table = new DigestTable(30_000);
+    for (let i = 0; i < 50_000; i++) table.set(digest(`k${i}`), i);
+    expect(table.size).toBe(50_000);
+    for (let i = 0; i < 50_000; i += 3) expect(table.get(digest(`k${i}`))).toBe(i);
+    expect(table.get(digest("k50000"))).toBeUndefined();
+  });
+
   it("overwrites a value without counting the key twice, and keeps 0", () => {
     const table = new DigestTable();
     table.set(digest("a"), 0);

@@ -33,6 +33,29 @@ describe("PaidIndex", () => {
     expect(index.size).toBe(3);
   });
 
+  it("gives back identities that are digests exactly, packed or not", () => {
+    const index = new PaidIndex(4);
+    const digest = sha256("a reference");
+    // The last character of a 32-byte digest's base64url carries two unused bits: one that
+    // sets them is not what the digest's bytes give back, so it is kept as text.
+    const odd = `${digest.slice(0, 42)}B`;
+    const identities = [`ref:${digest}`, `h:${digest}.12`, `ref:${odd}`, `h:${odd}.0`, "h:x y.1"];
+    identities.forEach((identity, i) => {
+      index.add(`c${i}`, 1000 + i, [sha256(`fp${i}`), identity, i, "USD", String(i)]);
+    });
+    expect(identities.map((_, i) => index.find(sha256(`fp${i}`))[0])).toEqual(
+      identities.map((identity, i) => ({
+        campaign: `c${i}`,
+        fingerprint: sha256(`fp${i}`),
+        identity,
+        line: i,
+        currency: "USD",
+        face: String(i),
+        at: 1000 + i,
+      })),
+    );
+  });
+
   it("takes fingerprints that are no SHA-256 text, and grows past its first room", () => {
     const index = new PaidIndex();
     for (let i = 0; i < 10_000; i++)
