@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
+import { cleanUpLater } from "./cleanup.js";
 import { COMPILED_CLI } from "./cli-build.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -50,6 +51,9 @@ export function spawnCli(
     stdio: ["ignore", "pipe", "pipe"],
     ...user,
   });
+  // A child still running when its test ends (the test timed out, or failed before it stopped
+  // it) is stopped then: once a `demo` left so ran on for an hour beside the later files.
+  cleanUpLater(() => stopLeftRunning(child));
   let output = "";
   let stdout = "";
   let stderr = "";
@@ -96,6 +100,16 @@ export function runCli(
   as: RunAs = {},
 ): Promise<CliRun> {
   return finished(spawnCli(args, env, cwd, as));
+}
+
+/** SIGTERM, as an operator stops it; SIGKILL after 10 s. Nothing when it has ended. */
+async function stopLeftRunning(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const ended = exited(child);
+  child.kill("SIGTERM");
+  const killed = setTimeout(() => child.kill("SIGKILL"), 10_000);
+  await ended;
+  clearTimeout(killed);
 }
 
 export function exited(child: ChildProcess): Promise<number | null> {

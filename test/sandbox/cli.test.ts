@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { sandboxOptions } from "../../src/cli/commands/sandbox.js";
 import { UserError } from "../../src/errors/user-error.js";
-import { type CliChild, finished, spawnCli } from "../helpers/cli.js";
+import { type CliChild, exited, finished, spawnCli } from "../helpers/cli.js";
 
 const children: CliChild[] = [];
 
@@ -107,5 +107,23 @@ describe("giftjobs sandbox", () => {
     const result = await done;
     expect(result.code).toBe(0);
     expect(result.stdout + result.stderr).not.toContain("s3cret-key");
+  });
+
+  // The tests' own helper (test/helpers/cli.ts): a child its test left running is stopped once
+  // the test ends, as a timed-out test would leave one. Spawned without this file's afterEach.
+  let left: CliChild | undefined;
+  it("a child left running by its test (the helper stops it after the test) ...", async () => {
+    left = spawnCli(["sandbox", "--port", "0", "--products", "3"]);
+    await new Promise<void>((resolve, reject) => {
+      left!.stdout?.on("data", () => resolve());
+      left!.on("close", () => reject(new Error(`exited early: ${left!.output()}`)));
+    });
+    expect(left.exitCode).toBeNull();
+  });
+
+  it("... has been stopped, by SIGTERM, before the next test", async () => {
+    expect(left).toBeDefined();
+    expect(left!.exitCode !== null || left!.signalCode !== null).toBe(true);
+    expect(await exited(left!)).toBe(0);
   });
 });
