@@ -102,6 +102,14 @@ export class OccurrenceCounter {
 }
 
 /**
+ * The two shapes rowIdentity gives whose 43 characters are a SHA-256 digest's base64url exactly
+ * (its last character carries 2 unused bits, so only these 16 end one): `ref:DIGEST` and
+ * `h:DIGEST.N`. The paid index holds such a digest as its 32 bytes (paid-index.ts).
+ */
+export const REF_IDENTITY = /^ref:[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
+export const CONTENT_IDENTITY = /^h:[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]\.[0-9]+$/;
+
+/**
  * A row's identity in the campaign ledger: `ref:` + hash of its reference when it has one,
  * else `h:` + its content hash + `.` + occurrence index. Both are hashes: the ledger lives in
  * Redis and holds no e-mail or reference in clear. Same file, any row order -> same identities,

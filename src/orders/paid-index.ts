@@ -1,5 +1,6 @@
 import { hash } from "node:crypto";
 import { DigestTable } from "./digest-table.js";
+import { CONTENT_IDENTITY, REF_IDENTITY } from "./identity.js";
 
 /**
  * A row some campaign recorded, as the paid memory keeps it (docs/architecture/repeats.md): who
@@ -31,12 +32,6 @@ const MAX_NAMES = 0xffff;
 const TEXT = 0;
 const REF = 1;
 const CONTENT = 2;
-/**
- * `ref:` and `h:` identities whose 43 characters are a SHA-256 digest's base64url exactly (its
- * last character carries 2 unused bits, so only these 16 end one): packed into 32 bytes.
- */
-const REF_IDENTITY = /^ref:[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
-const CONTENT_IDENTITY = /^h:[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]\.[0-9]+$/;
 const SPACE = 0x20;
 
 /** A paid memory file's row: [fingerprint, identity, line, currency, face units]. */
