@@ -1,19 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sandboxOptions } from "../../src/cli/commands/sandbox.js";
 import { UserError } from "../../src/errors/user-error.js";
 import { type CliChild, exited, finished, spawnCli } from "../helpers/cli.js";
 
-const children: CliChild[] = [];
-
-function giftjobs(args: string[]): CliChild {
-  const child = spawnCli(args);
-  children.push(child);
-  return child;
-}
-
-afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
-});
+// A child a test leaves running is stopped when that test ends (spawnCli, test/helpers/cli.ts).
+const giftjobs = (args: string[]): CliChild => spawnCli(args);
 
 const defaults = {
   port: "4010",
@@ -110,7 +101,7 @@ describe("giftjobs sandbox", () => {
   });
 
   // The tests' own helper (test/helpers/cli.ts): a child its test left running is stopped once
-  // the test ends, as a timed-out test would leave one. Spawned without this file's afterEach.
+  // the test ends, as a timed-out test would leave one.
   let left: CliChild | undefined;
   it("a child left running by its test (the helper stops it after the test) ...", async () => {
     left = spawnCli(["sandbox", "--port", "0", "--products", "3"]);
