@@ -115,6 +115,7 @@ describe("giftjobs sandbox", () => {
   it("... has been stopped, by SIGTERM, before the next test", async () => {
     expect(left).toBeDefined();
     expect(left!.exitCode !== null || left!.signalCode !== null).toBe(true);
-    expect(await exited(left!)).toBe(0);
+    const code = await exited(left!);
+    expect({ code, signal: left!.signalCode }).toEqual({ code: 0, signal: null });
   });
 });

@@ -27,8 +27,10 @@ export async function runDashboard(opts: DashboardFlags): Promise<number> {
     usersFile: opts.users,
     log: ctx.log,
   });
+  // Listened for before the line that says it is ready: a supervisor may stop it right after.
+  const stopped = untilSignal();
   process.stdout.write(`dashboard on ${dashboard.url}\n`);
-  await untilSignal();
+  await stopped;
   await dashboard.close();
   return 0;
 }

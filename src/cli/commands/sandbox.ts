@@ -2,6 +2,7 @@ import { UserError } from "../../errors/user-error.js";
 import { isPlainDecimal } from "../../money.js";
 import { faultAmount, type SandboxOptions, startSandbox, webhookKey } from "../../sandbox/index.js";
 import { wholeNumber } from "../option-parsers.js";
+import { untilSignal } from "../until-signal.js";
 
 export interface SandboxFlags {
   port: string;
@@ -119,19 +120,13 @@ export async function runSandbox(flags: SandboxFlags): Promise<number> {
   const options = sandboxOptions(flags);
   const sandbox = await startSandbox(options);
   const key = options.apiKey === undefined ? "none" : "set";
+  // Listened for before the line that says it is ready: a supervisor may stop it right after.
+  const stopped = untilSignal();
   // The key itself is never printed: "set" says only that one is required.
   process.stdout.write(
     `sandbox listening on ${sandbox.url} (${sandbox.state.catalog.size} products, api key: ${key})\n`,
   );
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      resolve();
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-  });
+  await stopped;
   await sandbox.close();
   return 0;
 }

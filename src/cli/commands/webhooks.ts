@@ -45,8 +45,10 @@ export async function runWebhooks(opts: WebhooksFlags): Promise<number> {
           log: ctx.log,
         });
   ctx.log.info({ url: receiver.url, metrics: server?.url }, "receiving webhooks");
+  // Listened for before the line that says it is ready: a supervisor may stop it right after.
+  const stopped = untilSignal();
   process.stdout.write(`webhooks receiver listening on ${receiver.url}\n`);
-  await untilSignal();
+  await stopped;
   await receiver.close();
   await server?.close();
   outage?.close();
