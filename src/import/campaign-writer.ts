@@ -157,6 +157,14 @@ export class CampaignWriter {
     return a ? { g, k, i, a } : { g, k, i };
   }
 
+  /** A new order's generation: its rows' highest, a row released from a final failure's next. */
+  private generationOf(rows: readonly SpooledRow[]): number {
+    let generation = 0;
+    for (const p of rows)
+      generation = Math.max(generation, this.survey.released.get(p.identity) ?? 0);
+    return generation;
+  }
+
   finish(): void {
     // Pass 1 packed exactly the rows it spooled, so every order is whole by now.
     const left = this.waiting.size + this.waitingJournal.size;
@@ -176,9 +184,7 @@ export class CampaignWriter {
       // Same rows, same body: the key hashes sorted identities, so the items follow that order too.
       const rows = ready.rows.length === 1 ? ready.rows : [...ready.rows].sort(byIdentity);
       for (const p of rows) if (this.survey.released.has(p.identity)) released.push(p.identity);
-      const generation =
-        ready.journal?.generation ??
-        Math.max(...rows.map((p) => this.survey.released.get(p.identity) ?? 0));
+      const generation = ready.journal?.generation ?? this.generationOf(rows);
       const identities = rows.map((p) => p.identity);
       const currency = rows[0]!.currency;
       if (rows.some((p) => p.currency !== currency))
@@ -194,25 +200,24 @@ export class CampaignWriter {
         currency,
         this.tagOrders ? { name: this.campaign, tagKey: key } : { name: this.campaign },
       );
-      const sum = (field: "face" | "price") => sumUnits(rows, field);
-      batch.push({
-        order: {
-          key,
-          identities,
-          generation,
-          status: "queued",
-          mode: this.mode,
-          currency,
-          face: sum("face"),
-          price: sum("price"),
-          ...(description !== undefined ? { description } : {}),
-          ...(metadata !== undefined ? { metadata } : {}),
-          // The packer groups rows by send_at: all of an order's rows share it.
-          ...(rows[0]!.row.send_at !== undefined ? { send_at: rows[0]!.row.send_at } : {}),
-          ...(ready.journal ? lostLedgerMark(ready.journal.apiKey) : {}),
-        },
-        rows: rows.map((p) => [p.identity, ledgerRow(p, generation)]),
-      });
+      const order: LedgerOrder = {
+        key,
+        identities,
+        generation,
+        status: "queued",
+        mode: this.mode,
+        currency,
+        face: sumUnits(rows, "face"),
+        price: sumUnits(rows, "price"),
+      };
+      // Set only when present (no spread of a fresh object an order: an import makes one a row).
+      if (description !== undefined) order.description = description;
+      if (metadata !== undefined) order.metadata = metadata;
+      // The packer groups rows by send_at: all of an order's rows share it.
+      const sendAt = rows[0]!.row.send_at;
+      if (sendAt !== undefined) order.send_at = sendAt;
+      if (ready.journal) Object.assign(order, lostLedgerMark(ready.journal.apiKey));
+      batch.push({ order, rows: rows.map((p) => [p.identity, ledgerRow(p, generation)]) });
     }
     return { orders: batch, journalLines, paid: paidEntries(orders), released };
   }
@@ -222,9 +227,12 @@ function byIdentity(a: SpooledRow, b: SpooledRow): number {
   return a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0;
 }
 
-/** The rows' face values or prices added up, in minor units; one row's as it is (one a row). */
+/**
+ * The rows' face values or prices added up, in minor units. One row's as it is: pass 1 wrote it
+ * as the digits of a bigint (String of its units), which no parse would change.
+ */
 function sumUnits(rows: readonly SpooledRow[], field: "face" | "price"): string {
-  if (rows.length === 1) return String(BigInt(rows[0]![field]));
+  if (rows.length === 1) return rows[0]![field];
   let total = 0n;
   for (const p of rows) total += BigInt(p[field]);
   return String(total);
@@ -287,7 +295,7 @@ function gather(
  */
 export function ledgerRow(p: SpooledRow, generation: number): Omit<LedgerRow, "order"> {
   const { row } = p;
-  return {
+  const stored: Omit<LedgerRow, "order"> = {
     line: row.line,
     generation,
     payload_hash: p.payload,
@@ -295,17 +303,16 @@ export function ledgerRow(p: SpooledRow, generation: number): Omit<LedgerRow, "o
     product_code: row.product_code,
     face_value: row.face_value,
     currency: p.currency,
-    ...(row.reference !== undefined ? { reference: row.reference } : {}),
-    ...(row.template_id !== undefined ? { template_id: row.template_id } : {}),
-    // Only when present: an e-mail row of one product is stored as it always was.
-    ...(row.distribution !== undefined ? { distribution: row.distribution } : {}),
-    ...(row.recipient_reference !== undefined
-      ? { recipient_reference: row.recipient_reference }
-      : {}),
-    ...(row.product_codes !== undefined ? { product_codes: row.product_codes } : {}),
-    ...(row.selection_template_id !== undefined
-      ? { selection_template_id: row.selection_template_id }
-      : {}),
-    ...(p.repeat_of !== undefined ? { repeat_of: p.repeat_of } : {}),
   };
+  // Each only when present (an e-mail row of one product is stored as it always was), set
+  // rather than spread: an import makes one a row.
+  if (row.reference !== undefined) stored.reference = row.reference;
+  if (row.template_id !== undefined) stored.template_id = row.template_id;
+  if (row.distribution !== undefined) stored.distribution = row.distribution;
+  if (row.recipient_reference !== undefined) stored.recipient_reference = row.recipient_reference;
+  if (row.product_codes !== undefined) stored.product_codes = row.product_codes;
+  if (row.selection_template_id !== undefined)
+    stored.selection_template_id = row.selection_template_id;
+  if (p.repeat_of !== undefined) stored.repeat_of = p.repeat_of;
+  return stored;
 }

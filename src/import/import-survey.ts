@@ -303,7 +303,10 @@ async function classify(
     journal: plan.journal,
   });
   const toWrite: SpoolEntry[] = [];
-  for (const [i, planned] of batch.entries()) {
+  // Rows refused here, written to the error file after the loop, in their order: no promise a row.
+  const refused: [CsvItem, RowError][] = [];
+  for (let i = 0; i < batch.length; i++) {
+    const planned = batch[i]!;
     const known = recorded[i];
     const order = known ? orders.get(known.order) : undefined;
     if (known && !samePayload(known.payload_hash, planned.payload)) {
@@ -315,7 +318,7 @@ async function classify(
           message: `row changed since line ${known.line} was imported under this reference (status ${order?.status ?? "unknown"}); refused: use a new reference for a new card`,
         };
         survey.addRowErrors([error]);
-        await invalidFile?.write(planned.item, [error]);
+        refused.push([planned.item, error]);
         continue;
       }
       // Its earlier order failed for good (nothing was made): the changed row may go, as the next generation.
@@ -327,7 +330,7 @@ async function classify(
     const journalLine = journal?.note(planned.identity, !known);
     const fresh = !known || survey.released.has(planned.identity);
     const repeated = fresh ? earlier[i]! : [];
-    const skipped = await noteRepeat(planned, repeated, plan);
+    const skipped = noteRepeat(planned, repeated, plan.repeats, refused);
     const { row, currency, faceUnits, priceUnits } = planned;
     survey.cards.count(row, currency, faceUnits, priceUnits, fresh && !skipped);
     if (!fresh) {
@@ -341,25 +344,22 @@ async function classify(
     survey.newTotals.add(planned.currency, planned.faceUnits, planned.priceUnits);
     if (known || journalLine === undefined)
       packer?.add(planned.identity, planned.currency, planned.row.send_at);
-    const { identity, payload } = planned;
-    const face = String(planned.faceUnits);
-    const price = String(planned.priceUnits);
-    // Recorded with --allow-repeats: its report names the rows it pays again.
-    const repeat = repeated.length > 0 ? { repeat_of: repeatOf(repeated) } : {};
-    // Hashed once: pass 2 writes it to the paid memory (paidEntries).
-    const fingerprint = fingerprints[i] !== undefined ? { fingerprint: fingerprints[i] } : {};
-    toWrite.push({
+    const entry: SpoolEntry = {
       kind: "new",
-      identity,
-      payload,
+      identity: planned.identity,
+      payload: planned.payload,
       currency,
-      face,
-      price,
+      face: String(faceUnits),
+      price: String(priceUnits),
       row,
-      ...repeat,
-      ...fingerprint,
-    });
+    };
+    // Recorded with --allow-repeats: its report names the rows it pays again.
+    if (repeated.length > 0) entry.repeat_of = repeatOf(repeated);
+    // Hashed once: pass 2 writes it to the paid memory (paidEntries).
+    if (fingerprints[i] !== undefined) entry.fingerprint = fingerprints[i];
+    toWrite.push(entry);
   }
+  if (invalidFile) for (const [item, error] of refused) await invalidFile.write(item, [error]);
   await spool?.write(toWrite);
 }
 
@@ -390,17 +390,17 @@ async function earlierRows(
 
 /**
  * Notes a new row that repeats earlier rows; true when it is to be left out (--skip-repeats).
- * Refused, it goes to the error file with the earlier row it repeats.
+ * Refused, it goes to `refused`, for the error file, with the earlier row it repeats.
  */
-async function noteRepeat(
+function noteRepeat(
   planned: PlannedRow,
   earlier: readonly EarlierRow[],
-  { repeats, invalidFile }: ImportPlan,
-): Promise<boolean> {
+  repeats: RepeatCheck | undefined,
+  refused: [CsvItem, RowError][],
+): boolean {
   if (earlier.length === 0 || !repeats) return false;
   repeats.groups.add(planned.row.line, planned.currency, planned.faceUnits, earlier);
-  if (repeats.choice === "refuse")
-    await invalidFile?.write(planned.item, [repeatError(planned, earlier)]);
+  if (repeats.choice === "refuse") refused.push([planned.item, repeatError(planned, earlier)]);
   return repeats.choice === "skip";
 }
 
