@@ -113,6 +113,14 @@ export function canonicalDecimal(text: string): string {
 }
 
 /**
+ * Whether a plain decimal survives the trip through a JSON number, the form the service takes a
+ * face value in: `25.50` does, a 20-digit amount would be sent rounded.
+ */
+export function sendsExactly(decimal: string): boolean {
+  return String(Number(decimal)) === canonicalDecimal(decimal);
+}
+
+/**
  * The last answer of canonicalDecimal: a row's face value is asked for by the preflight, the
  * payload hash and the paid fingerprint one after another, and a big file repeats a few values.
  */

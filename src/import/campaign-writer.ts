@@ -9,7 +9,7 @@ import { orderKey } from "../orders/keys.js";
 import type { OrderPacker } from "../orders/packing.js";
 import { paidFingerprint } from "../orders/paid-fingerprint.js";
 import type { NewPaidEntry, PaidAppender } from "../orders/paid-memory.js";
-import { buildOrderRequest } from "../orders/request.js";
+import { orderOwnParts } from "../orders/request.js";
 import type { Survey } from "./import-survey.js";
 import type { ImportDeps } from "./import-types.js";
 import type { SpoolEntry, SpooledRow } from "./row-spool.js";
@@ -195,9 +195,8 @@ export class CampaignWriter {
       // A journal order is in the journal already.
       if (!ready.journal) journalLines.push(this.journalLine(generation, key, identities));
       // The ledger keeps what the body is made of: the rows' items, and the order's own parts.
-      const { description, metadata } = buildOrderRequest(
+      const { description, metadata } = orderOwnParts(
         rows.map((p) => p.row),
-        currency,
         this.tagOrders ? { name: this.campaign, tagKey: key } : { name: this.campaign },
       );
       const order: LedgerOrder = {

@@ -6,7 +6,7 @@ import type {
 } from "../api/order-request.js";
 import { UserError } from "../errors/user-error.js";
 import type { LedgerOrder, LedgerRow } from "../ledger/types.js";
-import { canonicalDecimal } from "../money.js";
+import { sendsExactly } from "../money.js";
 import { LIMITS } from "./limits.js";
 import type { OrderRow } from "./order-row.js";
 import { orderTags, roomForTags, TAG_KEY } from "./order-tags.js";
@@ -29,11 +29,9 @@ export interface CampaignInfo {
  * back the same, such as a 20-digit amount, is refused rather than sent rounded.
  */
 function faceValueNumber(faceValue: string): number {
-  const value = Number(faceValue);
-  if (String(value) !== canonicalDecimal(faceValue)) {
+  if (!sendsExactly(faceValue))
     throw new RangeError(`face_value ${faceValue} cannot be sent exactly as a JSON number`);
-  }
-  return value;
+  return Number(faceValue);
 }
 
 /** What an item is made of: the row's fields the service gets. */
@@ -115,32 +113,48 @@ export function buildOrderRequest(
   currency: string,
   campaign: CampaignInfo,
 ): OrderRequest {
-  if (rows.length < 1 || rows.length > MAX_ITEMS_PER_ORDER) {
-    throw new RangeError(`an order holds 1 to ${MAX_ITEMS_PER_ORDER} rows (got ${rows.length})`);
-  }
   const body: OrderRequest = {
     payment_method: { type: "ACCOUNT_BALANCE", currency },
     items: rows.map(itemOf),
   };
+  const { description, metadata } = orderOwnParts(rows, campaign);
+  if (description !== undefined) body.description = description;
+  if (metadata !== undefined) body.metadata = metadata;
+  return body;
+}
+
+/**
+ * An order's own description and metadata, as buildOrderRequest gives them to its body: what
+ * the ledger keeps of an order besides its rows, which an import makes without the items.
+ */
+export function orderOwnParts(
+  rows: readonly OrderRow[],
+  campaign: CampaignInfo,
+): Pick<OrderRequest, "description" | "metadata"> {
+  if (rows.length < 1 || rows.length > MAX_ITEMS_PER_ORDER) {
+    throw new RangeError(`an order holds 1 to ${MAX_ITEMS_PER_ORDER} rows (got ${rows.length})`);
+  }
   const tags = campaign.tagKey === undefined ? {} : orderTags(campaign.name, campaign.tagKey);
   const [only] = rows;
   if (rows.length === 1 && only) {
-    if (only.description !== undefined) body.description = only.description;
+    const parts: Pick<OrderRequest, "description" | "metadata"> = {};
+    if (only.description !== undefined) parts.description = only.description;
     const metadata = roomForTags(only.metadata) ? { ...only.metadata, ...tags } : only.metadata;
-    if (Object.keys(metadata).length > 0) body.metadata = sortedRecord(metadata);
-    return body;
+    if (Object.keys(metadata).length > 0) parts.metadata = sortedRecord(metadata);
+    return parts;
   }
   if ([...campaign.name].length > LIMITS.metadataValueChars) {
     throw new UserError(
       `campaign name is longer than ${LIMITS.metadataValueChars} characters; it goes into order metadata`,
     );
   }
-  body.description = truncate(
-    campaign.description ?? `giftjobs campaign ${campaign.name}`,
-    LIMITS.descriptionChars,
-  );
-  body.metadata = sortedRecord({ campaign: campaign.name, ...tags });
-  return body;
+  return {
+    description: truncate(
+      campaign.description ?? `giftjobs campaign ${campaign.name}`,
+      LIMITS.descriptionChars,
+    ),
+    metadata: sortedRecord({ campaign: campaign.name, ...tags }),
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { isPlainDecimal } from "../../money.js";
+import { isPlainDecimal, sendsExactly } from "../../money.js";
 import { LIMITS } from "../../orders/limits.js";
 import type { Distribution, OrderRow } from "../../orders/order-row.js";
 import { INVISIBLE, quoted } from "../../orders/quoted.js";
@@ -119,6 +119,9 @@ function checkFaceValue(value: string): string | undefined {
     return `face_value must be a plain decimal like 25 or 10.50, without sign, currency symbol, separators or exponent (got ${quoted(value)})`;
   }
   if (/^[0.]+$/.test(value)) return `face_value must be more than zero (got ${value})`;
+  // Told here, with its line, rather than when its order is made in pass 2.
+  if (!sendsExactly(value))
+    return `face_value ${value} has more digits than the service's JSON number keeps: it would be sent rounded`;
   return undefined;
 }
 

@@ -170,6 +170,18 @@ describe("validateRow", () => {
     expect(errorsOf({ face_value: "0" })[0]?.message).toMatch(/more than zero/);
   });
 
+  it("refuses a face value the service's JSON number would round, naming it", () => {
+    expect(errorsOf({ face_value: "123456789012345678.5" })).toEqual([
+      {
+        line: 2,
+        column: "face_value",
+        message:
+          "face_value 123456789012345678.5 has more digits than the service's JSON number keeps: it would be sent rounded",
+      },
+    ]);
+    expect(errorsOf({ face_value: "1000000.50" })).toEqual([]);
+  });
+
   it("limits description to 128 characters, counting characters not UTF-16 units", () => {
     expect(errorsOf({ description: "é".repeat(128) })).toEqual([]);
     expect(errorsOf({ description: "🎁".repeat(128) })).toEqual([]);
