@@ -1,11 +1,14 @@
 import { defineConfig } from "vitest/config";
+import { SHARED_WORKER_FILES } from "./test/helpers/shared-worker-files.js";
 import SlowestFirstSequencer from "./test/helpers/slowest-first.js";
 import TimingsReporter from "./test/helpers/timings-reporter.js";
 
+const ALL = ["test/**/*.test.ts"];
+const NEVER = ["test/bench/**", "node_modules/**"];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    exclude: ["test/bench/**", "node_modules/**"],
+    exclude: NEVER,
     // Deletes each test's Redis prefixes and temporary folders after it (test/helpers/setup.ts).
     setupFiles: ["test/helpers/setup.ts"],
     // The CLI the tests spawn, compiled once per run (test/helpers/cli-build.ts).
@@ -20,5 +23,16 @@ export default defineConfig({
     sequence: { sequencer: SlowestFirstSequencer },
     // With GIFTJOBS_WRITE_TIMINGS=1 the run writes its timings into test/timings.json.
     reporters: ["default", new TimingsReporter()],
+    projects: [
+      // Small files that leave nothing behind, in shared workers (test/helpers/shared-worker-files.ts).
+      {
+        extends: true,
+        test: { name: "shared", include: [...SHARED_WORKER_FILES], isolate: false },
+      },
+      {
+        extends: true,
+        test: { name: "isolated", include: ALL, exclude: [...NEVER, ...SHARED_WORKER_FILES] },
+      },
+    ],
   },
 });
