@@ -16,7 +16,7 @@ import type { ImportDeps, ImportProgress } from "./import-types.js";
 import type { InvalidRowsFile } from "./invalid-rows-file.js";
 import { OneAtATime } from "./one-at-a-time.js";
 import type { CsvItem, CsvRow } from "./readers/csv-rows.js";
-import { readOrderFile } from "./readers/order-file.js";
+import { readOrderFileBatches } from "./readers/order-file.js";
 import type { RepeatGroups, RepeatsChoice } from "./repeats.js";
 import type { RowSpool, SpoolEntry } from "./row-spool.js";
 import { ReferenceTracker } from "./validation/reference-tracker.js";
@@ -194,11 +194,15 @@ async function* plannedRows(
   survey.leftOut = risky.leftOut;
   const { file, ...reading } = read;
   let batch: PlannedRow[] = [];
-  for await (const item of readOrderFile(file, {
+  // Where each row of the reader's batch ends in the file, told as the reader made the batch:
+  // the bar moves row by row as the rows are checked, not a batch ahead of them. (A totals row
+  // the reader leaves out has a position and no item: the bar is then a row ahead, no more.)
+  const ends: number[] = [];
+  for await (const items of readOrderFileBatches(file, {
     ...reading,
     ...header,
     onPosition: (bytes) => {
-      survey.bytes = bytes;
+      ends.push(bytes);
     },
     onHeader: (found) => {
       risky.onHeader(found);
@@ -207,27 +211,34 @@ async function* plannedRows(
       header.onHeader?.(found);
     },
   })) {
-    if (!risky.admit(item)) continue;
-    survey.rows += 1;
-    const outcome = checkItem(item, rowOptions, preflight);
-    if ("errors" in outcome) {
-      survey.addRowErrors(outcome.errors);
-      await invalidFile?.write(item, outcome.errors);
-      continue;
+    // A loop over the reader's batch: no promise a row but for an invalid row's line written.
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
+      survey.bytes = ends[Math.min(i, ends.length - 1)] ?? survey.bytes;
+      if (!risky.admit(item)) continue;
+      survey.rows += 1;
+      const outcome = checkItem(item, rowOptions, preflight);
+      if ("errors" in outcome) {
+        survey.addRowErrors(outcome.errors);
+        await invalidFile?.write(item, outcome.errors);
+        continue;
+      }
+      const { identity, payload } = identityAndPayload(outcome.row, occurrences);
+      batch.push({
+        row: outcome.row,
+        item,
+        identity,
+        payload,
+        currency: outcome.currency,
+        faceUnits: outcome.faceUnits,
+        priceUnits: outcome.priceUnits,
+      });
+      if (batch.length < BATCH) continue;
+      yield batch;
+      batch = [];
     }
-    const { identity, payload } = identityAndPayload(outcome.row, occurrences);
-    batch.push({
-      row: outcome.row,
-      item,
-      identity,
-      payload,
-      currency: outcome.currency,
-      faceUnits: outcome.faceUnits,
-      priceUnits: outcome.priceUnits,
-    });
-    if (batch.length < BATCH) continue;
-    yield batch;
-    batch = [];
+    survey.bytes = ends.at(-1) ?? survey.bytes;
+    ends.length = 0;
   }
   if (batch.length > 0) yield batch;
   risky.onEnd(survey.rows);

@@ -256,15 +256,28 @@ function headerFound(
 
 /**
  * Reads an order CSV as a stream and yields its data rows one by one: memory does not grow
- * with the file. The header is found first (HeaderSearch: title rows above it are left out)
- * and checked (missing or duplicate columns, and with `strictColumns` unknown ones, throw an
- * OrderFileError naming its line); a row with the wrong number of fields is yielded as a
- * problem and reading goes on. Blank lines and totals rows are skipped.
+ * with the file. The rows of readOrderRowBatches, which the import reads.
  */
 export async function* readOrderRows(
   input: Readable | string,
   options: ReadOrderRowsOptions = {},
 ): AsyncGenerator<CsvItem> {
+  for await (const items of readOrderRowBatches(input, options)) yield* items;
+}
+
+/**
+ * Reads an order CSV as a stream and yields its data rows in batches, as the parser gives them
+ * (never empty; at most RECORDS_BUFFERED and a few more): one promise a batch rather than one a row
+ * and a generator, which a million rows feel. Memory does not grow with the file. The header is
+ * found first (HeaderSearch: title rows above it are left out) and checked (missing or
+ * duplicate columns, and with `strictColumns` unknown ones, throw an OrderFileError naming its
+ * line); a row with the wrong number of fields is yielded as a problem and reading goes on.
+ * Blank lines and totals rows are skipped.
+ */
+export async function* readOrderRowBatches(
+  input: Readable | string,
+  options: ReadOrderRowsOptions = {},
+): AsyncGenerator<CsvItem[]> {
   const label = options.label ?? (typeof input === "string" ? input : "input");
   const delimiter = checkDelimiter(options.delimiter ?? ",");
   const raw = typeof input === "string" ? createReadStream(input) : input;
@@ -285,18 +298,22 @@ export async function* readOrderRows(
   const search = new HeaderSearch<ParsedRecord>({ headerRow: options.headerRow, map: options.map });
   let item: ((record: ParsedRecord) => CsvItem | undefined) | undefined;
   try {
-    for await (const record of parsedRecords(parser, lines)) {
-      if (item !== undefined) {
-        const next = item(record);
-        if (next !== undefined) yield next;
-        continue;
+    for await (const records of parsedRecords(parser, lines)) {
+      const items: CsvItem[] = [];
+      for (const record of records) {
+        if (item !== undefined) {
+          const next = item(record);
+          if (next !== undefined) items.push(next);
+          continue;
+        }
+        if (isBlank(record.cells)) continue;
+        const names = isFixListHeader(record.cells) ? readFixListCells(record.cells) : record.cells;
+        const found = search.offer({ line: record.line, names, row: record });
+        if (found === undefined) continue;
+        item = headerFound(found, label, options);
+        for (const held of heldItems(found, item)) items.push(held);
       }
-      if (isBlank(record.cells)) continue;
-      const names = isFixListHeader(record.cells) ? readFixListCells(record.cells) : record.cells;
-      const found = search.offer({ line: record.line, names, row: record });
-      if (found === undefined) continue;
-      item = headerFound(found, label, options);
-      yield* heldItems(found, item);
+      if (items.length > 0) yield items;
     }
     if (item === undefined) {
       const found = search.end();
@@ -305,7 +322,8 @@ export async function* readOrderRows(
         throw new OrderFileError(label, [{ line: 1, column: "", message }]);
       }
       item = headerFound(found, label, options);
-      yield* heldItems(found, item);
+      const items = [...heldItems(found, item)];
+      if (items.length > 0) yield items;
     }
   } catch (error) {
     throw fileError(label, error, lines);
@@ -321,12 +339,13 @@ export async function* readOrderRows(
 const RECORDS_BUFFERED = 2000;
 
 /**
- * The parser's records, each given its line as it is parsed, not as it is read: when parsing
+ * The parser's records, as many as it gave since the last were read, each given its line as it
+ * is parsed, not as it is read: when parsing
  * fails, the error names the line after the last record parsed, though records parsed before it
  * may not have been read yet. (csv-parse's `on_record` would do the same, but builds two info
  * objects a record: as much CPU as the parse itself, measured on 400,000 rows.)
  */
-async function* parsedRecords(parser: Parser, lines: LineTracker): AsyncGenerator<ParsedRecord> {
+async function* parsedRecords(parser: Parser, lines: LineTracker): AsyncGenerator<ParsedRecord[]> {
   const queue: ParsedRecord[] = [];
   let ended = false;
   let failure: unknown;
@@ -350,7 +369,7 @@ async function* parsedRecords(parser: Parser, lines: LineTracker): AsyncGenerato
   });
   for (;;) {
     if (queue.length > 0) {
-      yield* queue.splice(0);
+      yield queue.splice(0);
       continue;
     }
     if (failure !== undefined) throw failure;

@@ -1,7 +1,7 @@
 import { extname } from "node:path";
 import { inflateRawSync } from "node:zlib";
 import { UserError } from "../../errors/user-error.js";
-import { type CsvItem, type ReadOrderRowsOptions, readOrderRows } from "./csv-rows.js";
+import { type CsvItem, type ReadOrderRowsOptions, readOrderRowBatches } from "./csv-rows.js";
 import { openOrderInput } from "./order-input.js";
 
 /** How an order file is read: an .xlsx workbook, an .ods spreadsheet, or text with a delimiter. */
@@ -144,12 +144,21 @@ export function orderFileKind(
 /**
  * Reads an order file of any kind orderFileKind recognises (.csv, .tsv, .txt, .xlsx, .ods) as
  * the same items: the import does not care which it was. A file refused by its first bytes is
- * read no further, a pipe or a device included (order-input.ts).
+ * read no further, a pipe or a device included (order-input.ts). The items of
+ * readOrderFileBatches, one by one.
  */
 export async function* readOrderFile(
   path: string,
   options: ReadOrderFileOptions = {},
 ): AsyncGenerator<CsvItem> {
+  for await (const items of readOrderFileBatches(path, options)) yield* items;
+}
+
+/** readOrderFile's items in batches (never empty), as the import reads them: see readKind. */
+export async function* readOrderFileBatches(
+  path: string,
+  options: ReadOrderFileOptions = {},
+): AsyncGenerator<CsvItem[]> {
   const label = options.label ?? path;
   const input = await openOrderInput(path, label);
   try {
@@ -162,23 +171,46 @@ export async function* readOrderFile(
   }
 }
 
-/** The rows of a file whose kind is known. */
+/**
+ * The rows of a file whose kind is known, in batches: a text file's as its parser gives them
+ * (one promise a batch, not a row: readOrderRowBatches), a workbook's as its reader yields them,
+ * gathered.
+ */
 async function* readKind(
   path: string,
   kind: OrderFileKind,
   options: ReadOrderFileOptions,
-): AsyncGenerator<CsvItem> {
+): AsyncGenerator<CsvItem[]> {
   const { sheet, delimiter: _, maxUnzippedBytes, ...rest } = options;
   if (kind.type === "xlsx") {
     // Loaded here: exceljs only for a workbook (docs/architecture/command-line.md, "Start-up").
     const { readXlsxRows } = await import("./xlsx-rows.js");
-    yield* readXlsxRows(path, { ...rest, sheet, maxUnzippedBytes });
+    yield* gathered(readXlsxRows(path, { ...rest, sheet, maxUnzippedBytes }));
     return;
   }
   if (kind.type === "ods") {
     const { readOdsRows } = await import("./ods-rows.js");
-    yield* readOdsRows(path, { ...rest, sheet, maxUnzippedBytes });
+    yield* gathered(readOdsRows(path, { ...rest, sheet, maxUnzippedBytes }));
     return;
   }
-  yield* readOrderRows(path, { ...rest, delimiter: kind.delimiter, encoding: kind.encoding });
+  yield* readOrderRowBatches(path, {
+    ...rest,
+    delimiter: kind.delimiter,
+    encoding: kind.encoding,
+  });
 }
+
+/** Items a workbook's reader yields, WORKBOOK_BATCH at a time (the last batch shorter). */
+async function* gathered(items: AsyncIterable<CsvItem>): AsyncGenerator<CsvItem[]> {
+  let batch: CsvItem[] = [];
+  for await (const item of items) {
+    batch.push(item);
+    if (batch.length < WORKBOOK_BATCH) continue;
+    yield batch;
+    batch = [];
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/** A workbook's rows a batch: as many as the CSV parser gives at most. */
+const WORKBOOK_BATCH = 2000;
