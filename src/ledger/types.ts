@@ -60,7 +60,7 @@ export interface LedgerOrder {
   price?: string;
   /** Face value in minor units (a string). */
   face?: string;
-  /** The body's description and metadata, when it has them (see buildOrderRequest). */
+  /** The body's description and metadata, when it has them (see orderOwnParts). */
   description?: string;
   metadata?: Record<string, string>;
   /** Not created before this time (ms since 1970): its rows' send_at. */

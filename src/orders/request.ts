@@ -79,7 +79,11 @@ export function productsOf(row: ItemSource): ProductChoice {
   return { type: "SINGLE", value: row.product_code };
 }
 
-function itemOf(row: ItemSource): OrderRequestItem {
+/**
+ * A row's item in its order's body.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
+export function itemOf(row: ItemSource): OrderRequestItem {
   return {
     face_value: faceValueNumber(row.face_value),
     distribution_method: distributionOf(row),
@@ -102,30 +106,11 @@ function truncate(text: string, max: number): string {
 }
 
 /**
- * Builds the order body for rows of one currency. The service has description and metadata
- * on the order only, not per item: a one-row order carries the row's own; an order of several
- * rows cannot carry theirs, so it gets the campaign's description and `{campaign: NAME}` (the
- * rows' own stay in the ledger and the report). Pass rows in the packed order's identity
- * order: a retry must send the very same body under the same key.
- */
-export function buildOrderRequest(
-  rows: readonly OrderRow[],
-  currency: string,
-  campaign: CampaignInfo,
-): OrderRequest {
-  const body: OrderRequest = {
-    payment_method: { type: "ACCOUNT_BALANCE", currency },
-    items: rows.map(itemOf),
-  };
-  const { description, metadata } = orderOwnParts(rows, campaign);
-  if (description !== undefined) body.description = description;
-  if (metadata !== undefined) body.metadata = metadata;
-  return body;
-}
-
-/**
- * An order's own description and metadata, as buildOrderRequest gives them to its body: what
- * the ledger keeps of an order besides its rows, which an import makes without the items.
+ * An order's own description and metadata, beside its rows' items (`itemOf`) in its body. The
+ * service has description and metadata on the order only, not per item: a one-row order carries
+ * the row's own; an order of several rows cannot carry theirs, so it gets the campaign's
+ * description and `{campaign: NAME}` (the rows' own stay in the ledger and the report). The
+ * ledger keeps them with the order: requestFromLedger sends them with the rows' items.
  */
 export function orderOwnParts(
   rows: readonly OrderRow[],
@@ -159,7 +144,7 @@ export function orderOwnParts(
 
 /**
  * The body of an order recorded in the ledger, from its record and its rows (in the order's
- * identity order): the body buildOrderRequest made at import, item for item, since the rows
+ * identity order): the body of its rows' items and its own parts (orderOwnParts) as the import made them, since the rows
  * keep what the items are made of and the order its description and metadata. Every attempt
  * under the order's key sends this same body.
  */

@@ -4,14 +4,11 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import type { CatalogIndex } from "../../src/catalog/index-entry.js";
-import {
-  type CsvItem,
-  type ReadOrderRowsOptions,
-  readOrderRows,
-} from "../../src/import/readers/csv-rows.js";
+import type { CsvItem, ReadOrderRowsOptions } from "../../src/import/readers/csv-rows.js";
 import { pickSampleProducts, sampleCsv } from "../../src/import/sample-csv.js";
 import type { OrderRow } from "../../src/orders/order-row.js";
 import type { CampaignEnv } from "./campaign-env.js";
+import { readOrderRows } from "./read-items.js";
 
 /** Feeds text in chunks of `chunk` bytes, so records straddle chunk boundaries. */
 export function streamOf(text: string, chunk = 7): Readable {

@@ -7,8 +7,9 @@ import { decodeRow, encodeRow } from "../../src/ledger/codec.js";
 import type { LedgerOrder } from "../../src/ledger/types.js";
 import { contentHash, payloadHash } from "../../src/orders/identity.js";
 import type { OrderRow } from "../../src/orders/order-row.js";
-import { buildOrderRequest, requestFromLedger } from "../../src/orders/request.js";
+import { requestFromLedger } from "../../src/orders/request.js";
 import { row } from "../helpers/csv.js";
+import { buildOrderRequest } from "../helpers/order-body.js";
 
 const LINK = row({ email: "", distribution: "link" });
 const RECIPIENT = row({ distribution: "recipient", recipient_reference: "emp.42@acme" });

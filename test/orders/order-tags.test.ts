@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { campaignTagsOrders, roomForTags, tagsOf } from "../../src/orders/order-tags.js";
-import { buildOrderRequest, requestFromLedger } from "../../src/orders/request.js";
+import { requestFromLedger } from "../../src/orders/request.js";
 import { row } from "../helpers/csv.js";
 import { ledgerOrder, ledgerRow } from "../helpers/ledger-fixtures.js";
+import { buildOrderRequest } from "../helpers/order-body.js";
 
 const KEY = "gj1_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG";
 

@@ -18,7 +18,8 @@ import {
 } from "../../src/orders/identity.js";
 import { orderKey } from "../../src/orders/keys.js";
 import type { OrderRow } from "../../src/orders/order-row.js";
-import { buildOrderRequest, requestFromLedger } from "../../src/orders/request.js";
+import { requestFromLedger } from "../../src/orders/request.js";
+import { buildOrderRequest } from "../helpers/order-body.js";
 
 const FIELDS: Record<string, string>[] = [
   {

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { decodeOrder, decodeRow, encodeOrder, encodeRow } from "../../src/ledger/codec.js";
 import type { OrderRow } from "../../src/orders/order-row.js";
-import { buildOrderRequest, requestFromLedger } from "../../src/orders/request.js";
+import { requestFromLedger } from "../../src/orders/request.js";
 import { row } from "../helpers/csv.js";
 import { ledgerOrder, ledgerRow } from "../helpers/ledger-fixtures.js";
+import { buildOrderRequest } from "../helpers/order-body.js";
 
 describe("buildOrderRequest", () => {
   it("puts a single row's description and metadata on the order, keys sorted", () => {

@@ -3,10 +3,10 @@
 // what it answers validates against the OpenAPI document, and so do the bodies giftjobs builds.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { OrderRow } from "../../src/orders/order-row.js";
-import { buildOrderRequest } from "../../src/orders/request.js";
 import type { Product, Sandbox } from "../../src/sandbox/index.js";
 import { row } from "../helpers/csv.js";
 import { ajv, DOC_ID, responseSchema } from "../helpers/openapi.js";
+import { buildOrderRequest } from "../helpers/order-body.js";
 import {
   type Answer,
   call,

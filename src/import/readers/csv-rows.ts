@@ -255,17 +255,6 @@ function headerFound(
 }
 
 /**
- * Reads an order CSV as a stream and yields its data rows one by one: memory does not grow
- * with the file. The rows of readOrderRowBatches, which the import reads.
- */
-export async function* readOrderRows(
-  input: Readable | string,
-  options: ReadOrderRowsOptions = {},
-): AsyncGenerator<CsvItem> {
-  for await (const items of readOrderRowBatches(input, options)) yield* items;
-}
-
-/**
  * Reads an order CSV as a stream and yields its data rows in batches, as the parser gives them
  * (never empty; at most RECORDS_BUFFERED and a few more): one promise a batch rather than one a row
  * and a generator, which a million rows feel. Memory does not grow with the file. The header is

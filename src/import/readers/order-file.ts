@@ -143,18 +143,10 @@ export function orderFileKind(
 
 /**
  * Reads an order file of any kind orderFileKind recognises (.csv, .tsv, .txt, .xlsx, .ods) as
- * the same items: the import does not care which it was. A file refused by its first bytes is
- * read no further, a pipe or a device included (order-input.ts). The items of
- * readOrderFileBatches, one by one.
+ * the same items, in batches (never empty; see readKind): the import does not care which it
+ * was. A file refused by its first bytes is read no further, a pipe or a device included
+ * (order-input.ts).
  */
-export async function* readOrderFile(
-  path: string,
-  options: ReadOrderFileOptions = {},
-): AsyncGenerator<CsvItem> {
-  for await (const items of readOrderFileBatches(path, options)) yield* items;
-}
-
-/** readOrderFile's items in batches (never empty), as the import reads them: see readKind. */
 export async function* readOrderFileBatches(
   path: string,
   options: ReadOrderFileOptions = {},

@@ -52,7 +52,7 @@ function sheetChoice(
 
 /**
  * Reads an .xlsx workbook's first visible sheet (or `sheet`) with exceljs's streaming reader, as the
- * same items as readOrderRows: the rows are not all held in memory. The shared strings are,
+ * same items as readOrderRowBatches: the rows are not all held in memory. The shared strings are,
  * compactly (SharedStrings), up to SHARED_STRINGS_LIMITS: a workbook past them is refused in
  * one line. exceljs writes each sheet to a temporary file when it comes before the shared
  * strings in the zip (as Excel saves them), and reads it back once the strings are known. A

@@ -1,8 +1,8 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { readOrderRows } from "../../../src/import/readers/csv-rows.js";
 import { validateRow } from "../../../src/import/validation/row-validation.js";
 import { findGc } from "../../helpers/gc.js";
+import { readOrderRows } from "../../helpers/read-items.js";
 
 const ROWS = 200_000;
 

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { readOrderRows } from "../../../src/import/readers/csv-rows.js";
 import { OrderFileError } from "../../../src/import/readers/order-file-error.js";
 import { readAll, streamOf } from "../../helpers/csv.js";
+import { readOrderRows } from "../../helpers/read-items.js";
 
 const HEADER = "email,product_code,face_value";
 

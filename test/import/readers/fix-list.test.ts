@@ -4,12 +4,12 @@ import { parse } from "csv-parse/sync";
 import { stringify } from "csv-stringify/sync";
 import { afterEach, describe, expect, it } from "vitest";
 import { importCampaign } from "../../../src/import/import-campaign.js";
-import { readOrderFile } from "../../../src/import/readers/order-file.js";
 import type { LedgerRow } from "../../../src/ledger/ledger.js";
 import { shownMoney } from "../../../src/money.js";
 import { sha256 } from "../../../src/sha256.js";
 import { type CampaignEnv, campaignEnv, depsOf, giftjobs } from "../../helpers/campaign-env.js";
 import { csvFile } from "../../helpers/csv.js";
+import { readOrderFile } from "../../helpers/read-items.js";
 import { openProduct, xlsxFile } from "../../helpers/xlsx.js";
 
 let env: CampaignEnv | undefined;

@@ -1,10 +1,8 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { CsvItem, HeaderReport } from "../../../src/import/readers/csv-rows.js";
-import {
-  type ReadOrderFileOptions,
-  readOrderFile,
-} from "../../../src/import/readers/order-file.js";
+import type { ReadOrderFileOptions } from "../../../src/import/readers/order-file.js";
+import { readOrderFile } from "../../helpers/read-items.js";
 
 /**
  * Workbooks as other producers save them (test/fixtures/readers/make.py writes them with
