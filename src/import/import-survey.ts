@@ -195,8 +195,8 @@ async function* plannedRows(
   const { file, ...reading } = read;
   let batch: PlannedRow[] = [];
   // Where each row of the reader's batch ends in the file, told as the reader made the batch:
-  // the bar moves row by row as the rows are checked, not a batch ahead of them. (A totals row
-  // the reader leaves out has a position and no item: the bar is then a row ahead, no more.)
+  // the bar moves row by row as the rows are checked, not a batch ahead of them. (A row the
+  // reader tells and leaves out, a totals row, puts the bar one row ahead until the batch ends.)
   const ends: number[] = [];
   for await (const items of readOrderFileBatches(file, {
     ...reading,

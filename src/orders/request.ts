@@ -144,9 +144,9 @@ export function orderOwnParts(
 
 /**
  * The body of an order recorded in the ledger, from its record and its rows (in the order's
- * identity order): the body of its rows' items and its own parts (orderOwnParts) as the import made them, since the rows
- * keep what the items are made of and the order its description and metadata. Every attempt
- * under the order's key sends this same body.
+ * identity order): its rows' items and its own parts (orderOwnParts) as the import made them,
+ * since the rows keep what the items are made of and the order its description and metadata.
+ * Every attempt under the order's key sends this same body.
  */
 export function requestFromLedger(
   order: LedgerOrder,
