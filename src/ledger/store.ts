@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { redisKey } from "../redis/redis-key.js";
-import { defineScripts, runScript, type ScriptName } from "../redis/scripts.js";
+import { runScript, type ScriptName } from "../redis/scripts.js";
 
 /** A follow-set member: campaign names hold no space. */
 export function followMember(campaign: string, number: number | "*"): string {
@@ -25,15 +25,13 @@ export interface CampaignKeys {
 
 /**
  * What the parts of the ledger share: one connection, the key prefix with the names of the
- * keys under it, and `run`, which runs a Lua script (defined on the connection once).
+ * keys under it, and `run`, which runs a Lua script (defined on the connection at its first run).
  */
 export class LedgerStore {
   constructor(
     readonly redis: Redis,
     readonly prefix: string,
-  ) {
-    defineScripts(redis);
-  }
+  ) {}
 
   /** Runs one of the scripts (src/redis/scripts.ts) with every key it touches in `keys`. */
   run(name: ScriptName, keys: string[], args: string[]): Promise<unknown> {

@@ -43,24 +43,21 @@ function textOf(name: ScriptName): string {
   return text;
 }
 
-const defined = new WeakSet<Redis>();
-
 /**
- * Defines every script on `redis`, once per connection: ioredis then sends EVALSHA, not the
- * script text, each call (and the text again only after a SCRIPT FLUSH or a failover).
+ * Defines script `name` on `redis` at its first run on the connection: ioredis then sends
+ * EVALSHA, not the script text, each call (and the text again only after a SCRIPT FLUSH or a
+ * failover). One at a time, not all at once: a command reads and hashes only the scripts it
+ * runs (all of them took some 17 ms of a command's start).
  */
-export function defineScripts(redis: Redis): void {
-  if (defined.has(redis)) return;
-  for (const name of Object.keys(SCRIPTS) as ScriptName[])
-    if (!(name in redis)) redis.defineCommand(name, { lua: textOf(name) });
-  defined.add(redis);
+function defineScript(redis: Redis, name: ScriptName): void {
+  if (!(name in redis)) redis.defineCommand(name, { lua: textOf(name) });
 }
 
 type Command = (...args: (string | number | Buffer)[]) => Promise<unknown>;
 
 /**
  * Runs script `name` on `redis` with `keys` (as many as its entry in SCRIPTS says) and `args`;
- * defines the scripts on the connection first if they are not.
+ * defines it on the connection first if it is not.
  */
 export function runScript(
   redis: Redis,
@@ -74,7 +71,7 @@ export function runScript(
     const why = `${name} takes ${describe(expected)} keys, given ${keys.length}`;
     return Promise.reject(new RangeError(why));
   }
-  defineScripts(redis);
+  defineScript(redis, name);
   const command = (redis as unknown as Record<string, Command>)[name]!;
   return command.call(redis, keys.length, ...keys, ...args);
 }
