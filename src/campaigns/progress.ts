@@ -1,3 +1,4 @@
+import { grouped } from "../grouped.js";
 import { type CampaignStatus, pendingRows } from "./status.js";
 
 /** Progress of a campaign as an operator reads it: the worker's log lines, `status --wait`. */
@@ -32,13 +33,11 @@ export function rowProgress(status: CampaignStatus): RowProgress {
   };
 }
 
-const count = (n: number) => n.toLocaleString("en-US");
-
 /** `300 of 300 rows done: 91 completed, 0 failed, 209 cancelled`. */
 export function doneText(p: RowProgress): string {
   return (
-    `${count(p.done)} of ${count(p.total)} rows done: ${count(p.completed)} completed, ` +
-    `${count(p.failed)} failed, ${count(p.cancelled)} cancelled`
+    `${grouped(p.done)} of ${grouped(p.total)} rows done: ${grouped(p.completed)} completed, ` +
+    `${grouped(p.failed)} failed, ${grouped(p.cancelled)} cancelled`
   );
 }
 

@@ -9,6 +9,7 @@ import {
 import { type RetryResult, retryCampaign, retryShortfall } from "../campaigns/retry.js";
 import type { CampaignSummary } from "../campaigns/summary.js";
 import type { DailyLimit } from "../daily-limit.js";
+import { grouped } from "../grouped.js";
 import type { Ledger } from "../ledger/ledger.js";
 import type { StoredState } from "../ledger/types.js";
 import { plural } from "../plural.js";
@@ -146,14 +147,14 @@ export const CAMPAIGN_ACTIONS: readonly CampaignAction[] = [
     unrecorded: true,
     run: async (ledger, c) => {
       const taken = await cancelCampaign(ledger, c);
-      return `campaign ${c} cancelled (${taken.toLocaleString("en-US")} ${plural(taken, "order")} taken off the pending list); no new order will be created`;
+      return `campaign ${c} cancelled (${grouped(taken)} ${plural(taken, "order")} taken off the pending list); no new order will be created`;
     },
   },
   // archive: another engineer adds it here (see above).
 ];
 
 function retryLine(result: RetryResult): string {
-  return `${result.rows.toLocaleString("en-US")} ${plural(result.rows, "row")} in ${result.orders.toLocaleString("en-US")} ${plural(result.orders, "order")} re-queued (${result.mode})`;
+  return `${grouped(result.rows)} ${plural(result.rows, "row")} in ${grouped(result.orders)} ${plural(result.orders, "order")} re-queued (${result.mode})`;
 }
 
 export function findAction(name: string): CampaignAction | undefined {

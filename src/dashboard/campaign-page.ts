@@ -2,6 +2,7 @@ import { whoMayApprove } from "../campaigns/four-eyes.js";
 import { doneText, rowProgress } from "../campaigns/progress.js";
 import { repeatsText } from "../campaigns/status.js";
 import type { CampaignSummary } from "../campaigns/summary.js";
+import { grouped } from "../grouped.js";
 import { maskEmails } from "../log.js";
 import { plural } from "../plural.js";
 import { type AuditListing, auditTable } from "./audit-table.js";
@@ -120,7 +121,7 @@ function summary(s: CampaignSummary): string {
     ["cancelled", s.cancelled],
     ["replayed", s.replayed],
   ]
-    .map(([k, n]) => `${escapeHtml(k)} ${escapeHtml(Number(n).toLocaleString("en-US"))}`)
+    .map(([k, n]) => `${escapeHtml(k)} ${escapeHtml(grouped(Number(n)))}`)
     .join(" · ");
   const money = Object.entries(s.money)
     .map(
@@ -133,7 +134,7 @@ function summary(s: CampaignSummary): string {
   return `<dl class="summary">
 <dt>state</dt><dd class="state">${escapeHtml(s.state)}</dd>${paused}${stalled}${repeats(s)}
 <dt>done</dt><dd class="done">${escapeHtml(doneText(rowProgress(s)))}</dd>
-<dt>rows</dt><dd>${escapeHtml(s.total.toLocaleString("en-US"))}: ${counts}</dd>
+<dt>rows</dt><dd>${escapeHtml(grouped(s.total))}: ${counts}</dd>
 <dt>money</dt><dd>${money || "-"}</dd>
 ${time("created", s.created_at)}${time("approved", s.approved_at)}${time("finished", s.finished_at)}${time("cancelled", s.cancelled_at)}${time("archived", s.archived_at)}
 </dl>`;
@@ -165,7 +166,7 @@ function failures(s: CampaignSummary, page: FailurePage, listed: readonly Failur
   const filters = [
     all ? "<strong>all</strong>" : `<a href="${path}">all</a>`,
     ...FAILURE_STATUSES.map((status) => {
-      const label = `${status} (${s[status].toLocaleString("en-US")})`;
+      const label = `${status} (${grouped(s[status])})`;
       return !all && listed[0] === status
         ? `<strong>${label}</strong>`
         : `<a href="${path}?status=${status}">${label}</a>`;
@@ -185,12 +186,9 @@ ${pager(path, page, all ? undefined : listed[0])}`;
 /** One line per reason: how many rows, which lines, and the command that deals with them. */
 function groups(campaign: string, list: FailureGroup[]): string {
   const rows = list.map((g) => {
-    const more =
-      g.rows > g.lines.length
-        ? ` and ${(g.rows - g.lines.length).toLocaleString("en-US")} more`
-        : "";
+    const more = g.rows > g.lines.length ? ` and ${grouped(g.rows - g.lines.length)} more` : "";
     const reason = [g.error_type, g.error_message].filter(Boolean).join(": ") || "-";
-    return `<tr data-group="${escapeHtml(g.status)}"><td class="n">${escapeHtml(g.rows.toLocaleString("en-US"))}</td><td>${escapeHtml(g.status)}</td><td class="reason">${escapeHtml(reason)}</td><td><small>lines ${escapeHtml(g.lines.join(", "))}${escapeHtml(more)}</small></td><td>${nextStep(campaign, g.status)}</td></tr>`;
+    return `<tr data-group="${escapeHtml(g.status)}"><td class="n">${escapeHtml(grouped(g.rows))}</td><td>${escapeHtml(g.status)}</td><td class="reason">${escapeHtml(reason)}</td><td><small>lines ${escapeHtml(g.lines.join(", "))}${escapeHtml(more)}</small></td><td>${nextStep(campaign, g.status)}</td></tr>`;
   });
   return `<table class="groups"><thead><tr><th>rows</th><th>status</th><th>reason</th><th>lines</th><th>next</th></tr></thead><tbody>
 ${rows.join("\n")}
@@ -234,7 +232,7 @@ function pager(path: string, page: FailurePage, status: FailureStatus | undefine
   const href = (n: number) => `${path}?${status ? `status=${status}&amp;` : ""}page=${n}`;
   const previous = page.page > 1 ? `<a href="${href(page.page - 1)}" rel="prev">previous</a>` : "";
   const next = page.page < page.pages ? `<a href="${href(page.page + 1)}" rel="next">next</a>` : "";
-  const where = `page ${page.page} of ${page.pages} (${page.total.toLocaleString("en-US")} ${plural(page.total, "row")})`;
+  const where = `page ${page.page} of ${page.pages} (${grouped(page.total)} ${plural(page.total, "row")})`;
   return `<p class="pager">${[previous, where, next].filter(Boolean).join(" ")}</p>`;
 }
 

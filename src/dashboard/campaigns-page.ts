@@ -1,5 +1,6 @@
 import { whoMayApprove } from "../campaigns/four-eyes.js";
 import { doneText, rowProgress } from "../campaigns/progress.js";
+import { grouped } from "../grouped.js";
 import { ROW_STATUSES } from "../ledger/row-status.js";
 import { maskEmails } from "../log.js";
 import type { CampaignOverview } from "./campaign-overviews.js";
@@ -79,9 +80,7 @@ function table(
   ].map((c) => `<th>${c}</th>`);
   const now = Date.now();
   const rows = campaigns.map((c) => {
-    const counts = COUNTS.map(
-      (k) => `<td class="n">${escapeHtml(c[k].toLocaleString("en-US"))}</td>`,
-    );
+    const counts = COUNTS.map((k) => `<td class="n">${escapeHtml(grouped(c[k]))}</td>`);
     const link = `<a href="${campaignPath(c.campaign)}">${escapeHtml(c.campaign)}</a>`;
     const spark = sparkline(
       histories?.get(c.campaign) ?? [],

@@ -1,4 +1,5 @@
 import { type CampaignState, campaignState } from "../campaigns/state.js";
+import { grouped } from "../grouped.js";
 import type { Ledger } from "../ledger/ledger.js";
 import { plural } from "../plural.js";
 import { escapeHtml } from "./html-escape.js";
@@ -60,15 +61,15 @@ function lineOf(list: WaitingRows[], name: (campaign: string) => string): string
   const rows = list.reduce((n, w) => n + w.queued + w.in_flight + w.submitted, 0);
   const parts = list.slice(0, SHOWN).map((w) => {
     const counts = [
-      w.queued ? `${w.queued.toLocaleString("en-US")} queued` : "",
-      w.in_flight ? `${w.in_flight.toLocaleString("en-US")} in flight` : "",
-      w.submitted ? `${w.submitted.toLocaleString("en-US")} submitted` : "",
+      w.queued ? `${grouped(w.queued)} queued` : "",
+      w.in_flight ? `${grouped(w.in_flight)} in flight` : "",
+      w.submitted ? `${grouped(w.submitted)} submitted` : "",
     ].filter(Boolean);
     return `${name(w.campaign)} ${counts.join(", ")} (${w.state})`;
   });
   const more = list.length > SHOWN ? `; and ${list.length - SHOWN} more campaigns` : "";
   const campaigns = list.length === 1 ? "1 campaign" : `${list.length} campaigns`;
-  return `${rows.toLocaleString("en-US")} ${plural(rows, "row")} to send in ${campaigns}: ${parts.join("; ")}${more}`;
+  return `${grouped(rows)} ${plural(rows, "row")} to send in ${campaigns}: ${parts.join("; ")}${more}`;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { grouped } from "../grouped.js";
 import { type DoctorCheck, failed, passed } from "./doctor-check.js";
 import type { NodeReport, RedisReport } from "./redis-nodes.js";
 
@@ -95,7 +96,7 @@ function memory(report: RedisReport, nodes: NodeReport[]): DoctorCheck {
       `${line}: over ${MEMORY_LIMIT_SHARE * 100}%; raise maxmemory or archive finished campaigns (orders archive)`,
     );
   }
-  return passed("memory", `${line}: room for about ${room.toLocaleString("en-US")} more rows`);
+  return passed("memory", `${line}: room for about ${grouped(room)} more rows`);
 }
 
 function mb(bytes: number): string {

@@ -7,6 +7,7 @@ import {
 } from "../api/order-estimate.js";
 import type { EstimatedItem, OrderEstimate } from "../api/schemas.js";
 import { withRetries } from "../catalog/retry-policy.js";
+import { grouped } from "../grouped.js";
 import type { Logger } from "../log.js";
 import { currencyDecimals, toUnits } from "../money.js";
 import { type Card, type CardBook, cardKey } from "./card-prices.js";
@@ -55,7 +56,7 @@ export async function priceWithService(
   if (cards.overflow) {
     await checkKey(client, deps.log);
     return local(
-      `the service was not asked: more than ${cards.size.toLocaleString("en-US")} distinct ` +
+      `the service was not asked: more than ${grouped(cards.size)} distinct ` +
         "cards (product and face value) to price",
     );
   }

@@ -40,6 +40,7 @@ export const SHARED_WORKER_FILES: readonly string[] = [
   "test/docs/overview.test.ts",
   "test/doctor/paid-memory-check.test.ts",
   "test/errors/did-you-mean.test.ts",
+  "test/grouped.test.ts",
   "test/import/confirm-prompt.test.ts",
   "test/import/header/column-map.test.ts",
   "test/import/header/exported-header.test.ts",

@@ -21,6 +21,7 @@ import type { WorkerBeats } from "../../campaigns/worker-beats.js";
 import type { Config } from "../../config.js";
 import { dailyLimitOf, daySpendOf } from "../../daily-limit.js";
 import { demoCampaignHint } from "../../demo/demo-prefix.js";
+import { grouped } from "../../grouped.js";
 import type { Ledger } from "../../ledger/ledger.js";
 import { plural } from "../../plural.js";
 import { auditedCommand, type WithoutTrail } from "../audit-trail.js";
@@ -116,7 +117,7 @@ export const runCancel = lifecycle("cancel", "warn", async (ledger, name, worker
     line:
       before === "cancelled"
         ? `campaign ${name} is already cancelled${since(summary.cancelled_at)}`
-        : `campaign ${name} cancelled: ${number(summary.cancelled)} ${plural(summary.cancelled, "row")} cancelled (${number(cancelled)} ${plural(cancelled, "order")} taken off the pending list); no new order will be created`,
+        : `campaign ${name} cancelled: ${grouped(summary.cancelled)} ${plural(summary.cancelled, "row")} cancelled (${grouped(cancelled)} ${plural(cancelled, "order")} taken off the pending list); no new order will be created`,
   };
 });
 
@@ -204,8 +205,6 @@ function lifecycle(
   );
 }
 
-const number = (n: number) => n.toLocaleString("en-US");
-
 /** ` (since T)` when known. */
 function since(at: string | null): string {
   return at ? ` (since ${at})` : "";
@@ -227,7 +226,7 @@ export function summaryText(s: CampaignSummary): string {
   for (const [currency, m] of Object.entries(s.money)) {
     const budget = m.budget ? `, budget ${m.budget}` : "";
     lines.push(
-      `  ${currency}: ${number(m.rows)} ${plural(m.rows, "row")}, face value ${m.face_value}, price ${m.price}, spent ${m.spent}${maybeSpent(m)}${budget}`,
+      `  ${currency}: ${grouped(m.rows)} ${plural(m.rows, "row")}, face value ${m.face_value}, price ${m.price}, spent ${m.spent}${maybeSpent(m)}${budget}`,
     );
   }
   if (s.stalled) lines.push(`  STALLED (${s.stalled.reason}): ${s.stalled.message}`);
@@ -260,16 +259,16 @@ function listText(all: CampaignSummary[]): string {
   const rows = all.map((s) => [
     s.campaign,
     s.state,
-    number(s.total),
-    number(s.queued + s.in_flight + s.submitted),
+    grouped(s.total),
+    grouped(s.queued + s.in_flight + s.submitted),
     s.scheduled
-      ? `${number(s.scheduled)} from ${s.next_send_at?.slice(0, 16).replace("T", " ")}`
+      ? `${grouped(s.scheduled)} from ${s.next_send_at?.slice(0, 16).replace("T", " ")}`
       : "-",
     // DONE: rows at an end, its parts apart (docs/concepts.md, "Done").
-    number(s.done),
-    number(s.completed),
-    number(s.failed_final + s.failed_uncertain),
-    number(s.cancelled),
+    grouped(s.done),
+    grouped(s.completed),
+    grouped(s.failed_final + s.failed_uncertain),
+    grouped(s.cancelled),
     Object.entries(s.money)
       .map(
         ([c, m]) => `${m.spent}${isZero(m.uncertain) ? "" : `(+${m.uncertain}?)`}/${m.price} ${c}`,

@@ -4,10 +4,9 @@ import {
   type RestoreResult,
   restoreCampaign,
 } from "../../campaigns/archive.js";
+import { grouped } from "../../grouped.js";
 import { plural } from "../../plural.js";
 import { campaignCommand } from "./campaigns.js";
-
-const number = (n: number) => n.toLocaleString("en-US");
 
 /** `orders archive`. */
 export const runArchive = campaignCommand(
@@ -33,10 +32,10 @@ function archiveText(r: ArchiveResult): string {
   const what =
     r.outcome === "already"
       ? `campaign ${r.campaign} was archived already (${r.archived_at}); its files match the manifest`
-      : `campaign ${r.campaign} archived: ${number(r.rows)} ${plural(r.rows, "row")}, ${number(r.orders)} ${plural(r.orders, "order")}`;
+      : `campaign ${r.campaign} archived: ${grouped(r.rows)} ${plural(r.rows, "row")}, ${grouped(r.orders)} ${plural(r.orders, "order")}`;
   return `${what}\n  archive: ${r.archive}\n`;
 }
 
 function restoreText(r: RestoreResult): string {
-  return `campaign ${r.campaign} restored (${r.state}): ${number(r.rows)} ${plural(r.rows, "row")}, ${number(r.orders)} ${plural(r.orders, "order")}, from ${r.archive}\n`;
+  return `campaign ${r.campaign} restored (${r.state}): ${grouped(r.rows)} ${plural(r.rows, "row")}, ${grouped(r.orders)} ${plural(r.orders, "order")}, from ${r.archive}\n`;
 }

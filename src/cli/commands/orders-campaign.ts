@@ -24,6 +24,7 @@ import {
 } from "../../campaigns/wait-for-campaign.js";
 import type { WorkerBeats } from "../../campaigns/worker-beats.js";
 import type { Config } from "../../config.js";
+import { grouped } from "../../grouped.js";
 import type { Ledger } from "../../ledger/ledger.js";
 import { writeAboveOverlay } from "../../log.js";
 import { plural } from "../../plural.js";
@@ -32,8 +33,6 @@ import { OutageReporter, redisAddress } from "../../redis/outage-reporter.js";
 import { progressBar } from "../progress.js";
 import { createContext, printJson } from "../run-action.js";
 import { withRedisServices } from "../services.js";
-
-const number = (n: number) => n.toLocaleString("en-US");
 
 /** Cells of the --wait bar. */
 const BAR_WIDTH = 30;
@@ -87,13 +86,13 @@ function report(status: CampaignStatus, json?: boolean): void {
   const s = status;
   process.stdout.write(
     `campaign ${s.campaign} (${s.state}): ${doneText(rowProgress(s))}\n` +
-      `  queued ${number(s.queued)}, in flight ${number(s.in_flight)}, submitted ${number(s.submitted)}\n` +
+      `  queued ${grouped(s.queued)}, in flight ${grouped(s.in_flight)}, submitted ${grouped(s.submitted)}\n` +
       (s.scheduled
-        ? `  scheduled ${number(s.scheduled)} of the queued rows, the next at ${s.next_send_at}\n`
+        ? `  scheduled ${grouped(s.scheduled)} of the queued rows, the next at ${s.next_send_at}\n`
         : "") +
-      `  completed ${number(s.completed)}, failed_final ${number(s.failed_final)}, failed_uncertain ${number(s.failed_uncertain)}, cancelled ${number(s.cancelled)}\n` +
+      `  completed ${grouped(s.completed)}, failed_final ${grouped(s.failed_final)}, failed_uncertain ${grouped(s.failed_uncertain)}, cancelled ${grouped(s.cancelled)}\n` +
       (s.replayed
-        ? `  WARNING: ${number(s.replayed)} ${plural(s.replayed, "row was", "rows were")} replayed: the service answered with orders made before this campaign was imported\n`
+        ? `  WARNING: ${grouped(s.replayed)} ${plural(s.replayed, "row was", "rows were")} replayed: the service answered with orders made before this campaign was imported\n`
         : "") +
       (s.paused ? `  PAUSED since ${s.paused.since}: ${s.paused.reason}\n` : "") +
       (s.stalled ? `  ${stalledText(s.stalled)}\n` : "") +
@@ -171,7 +170,7 @@ async function waitWithBar(
         const progress = rowProgress(status);
         bar.update(done, {
           cells: progressCells(progress, BAR_WIDTH),
-          parts: `${number(progress.completed)} completed, ${number(progress.failed)} failed, ${number(progress.cancelled)} cancelled`,
+          parts: `${grouped(progress.completed)} completed, ${grouped(progress.failed)} failed, ${grouped(progress.cancelled)} cancelled`,
           rate: rate.toFixed(1),
           eta_text: formatDuration(etaSeconds),
           paused: status.paused

@@ -6,6 +6,7 @@ import {
   forgetEndedBefore,
 } from "../../campaigns/forget.js";
 import { UserError } from "../../errors/user-error.js";
+import { grouped } from "../../grouped.js";
 import { plural } from "../../plural.js";
 import { commandClient } from "../../redis/connection.js";
 import { auditedCommand } from "../audit-trail.js";
@@ -26,8 +27,6 @@ interface ForgetFlags {
 export interface ForgetPrompt {
   streams?: PromptStreams;
 }
-
-const number = (n: number) => n.toLocaleString("en-US");
 
 /**
  * `orders forget`: one ended campaign (--campaign) or every one that ended before a date
@@ -93,7 +92,7 @@ async function confirmForget(plan: ForgetSummary, streams: PromptStreams): Promi
     .filter((l) => !l.startsWith("--dry-run"));
   streams.output.write(lines.join("\n"));
   return askYesNo(
-    `\nRemove the e-mails, references and names of ${number(rows)} ${plural(rows, "row")} in ${going.length} ${plural(going.length, "campaign")}, for good? [y/N] `,
+    `\nRemove the e-mails, references and names of ${grouped(rows)} ${plural(rows, "row")} in ${going.length} ${plural(going.length, "campaign")}, for good? [y/N] `,
     streams,
   );
 }
@@ -133,5 +132,5 @@ function campaignText(c: CampaignForgotten): string {
     c.files.rewritten.length ? `${c.files.rewritten.length} files rewritten` : "",
     c.files.removed.length ? `${c.files.removed.length} files removed` : "",
   ].filter(Boolean);
-  return `${what}: ${number(c.rows)} rows without e-mail, reference or names${files.length ? `; ${files.join(", ")}` : ""}; money, counts, ids and statuses kept`;
+  return `${what}: ${grouped(c.rows)} rows without e-mail, reference or names${files.length ? `; ${files.join(", ")}` : ""}; money, counts, ids and statuses kept`;
 }

@@ -4,6 +4,7 @@ import { EntryFirst } from "../../audit/audited.js";
 import { sha256OfFile } from "../../catalog/file-snapshot.js";
 import type { Config } from "../../config.js";
 import { UserError } from "../../errors/user-error.js";
+import { grouped } from "../../grouped.js";
 import { dailyLimitLine } from "../../import/daily-limit-note.js";
 import { FileNotes } from "../../import/header/header-report.js";
 import {
@@ -263,24 +264,24 @@ function printEnd(end: ImportEnd, json?: boolean): void {
   }
 }
 
-const number = (n: number) => n.toLocaleString("en-US");
-
 function printImportSummary(r: ImportResult): void {
   const out = process.stdout;
   out.write(
     `campaign ${r.campaign}${r.dry_run ? " (dry run: nothing recorded or enqueued)" : ""}\n`,
   );
-  const problems = r.problems ? ` (${number(r.problems)} ${plural(r.problems, "problem")})` : "";
+  const problems = r.problems ? ` (${grouped(r.problems)} ${plural(r.problems, "problem")})` : "";
   out.write(
-    `  rows ${number(r.rows)}: ${number(r.valid)} valid, ${number(r.invalid)} invalid${problems}\n`,
+    `  rows ${grouped(r.rows)}: ${grouped(r.valid)} valid, ${grouped(r.invalid)} invalid${problems}\n`,
   );
   // Held: recorded, nothing sent (docs/commands.md, "Importing").
   const held = r.state === "held" && !r.dry_run;
   if (!r.dry_run) {
     const orders = held
-      ? `${number(r.orders)} ${plural(r.orders, "order")} recorded, held: nothing is sent until \`giftjobs orders approve --campaign ${r.campaign}\``
-      : `${number(r.orders)} ${plural(r.orders, "order")} enqueued`;
-    out.write(`  ${number(r.enqueued)} new, ${number(r.already_known)} already known; ${orders}\n`);
+      ? `${grouped(r.orders)} ${plural(r.orders, "order")} recorded, held: nothing is sent until \`giftjobs orders approve --campaign ${r.campaign}\``
+      : `${grouped(r.orders)} ${plural(r.orders, "order")} enqueued`;
+    out.write(
+      `  ${grouped(r.enqueued)} new, ${grouped(r.already_known)} already known; ${orders}\n`,
+    );
   }
   // Rows another campaign paid: left out (--skip-repeats) or paid again (--allow-repeats).
   for (const group of r.repeats ?? [])
@@ -289,7 +290,7 @@ function printImportSummary(r: ImportResult): void {
     );
   for (const [currency, t] of Object.entries(r.totals)) {
     out.write(
-      `  ${currency}: face value ${t.face_value}, price ${t.price} (${number(t.rows)} ${plural(t.rows, "row")})\n`,
+      `  ${currency}: face value ${t.face_value}, price ${t.price} (${grouped(t.rows)} ${plural(t.rows, "row")})\n`,
     );
   }
   // A dry run says who priced it; an import, which showed it before asking, only when not the
@@ -308,6 +309,6 @@ function printImportSummary(r: ImportResult): void {
 function printRefusal(error: ImportRefused): void {
   for (const e of error.result.errors) process.stderr.write(`${formatRowError(e)}\n`);
   if (error.result.more_errors)
-    process.stderr.write(`... and ${number(error.result.more_errors)} more problems\n`);
+    process.stderr.write(`... and ${grouped(error.result.more_errors)} more problems\n`);
   for (const line of error.message.split("\n")) process.stderr.write(`giftjobs: error: ${line}\n`);
 }

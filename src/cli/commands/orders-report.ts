@@ -7,12 +7,11 @@ import { writeCampaignReport } from "../../campaigns/archive.js";
 import { requireCampaign } from "../../campaigns/find-campaign.js";
 import { repeatsField, repeatsText } from "../../campaigns/status.js";
 import { UserError } from "../../errors/user-error.js";
+import { grouped } from "../../grouped.js";
 import type { Ledger } from "../../ledger/ledger.js";
 import { plural } from "../../plural.js";
 import { createContext, printJson } from "../run-action.js";
 import { withRedisServices } from "../services.js";
-
-const number = (n: number) => n.toLocaleString("en-US");
 
 /** `--out -` means stdout, as it does for most tools (docs/commands.md, "Every command and option"). */
 const STDOUT = "-";
@@ -42,7 +41,7 @@ export async function runReport(opts: {
     if (opts.json) printJson({ campaign: opts.campaign, rows, report: out, ...repeats });
     else
       process.stdout.write(
-        `${number(rows)} ${plural(rows, "row")} written to ${out}\n` +
+        `${grouped(rows)} ${plural(rows, "row")} written to ${out}\n` +
           (repeats.repeats
             ? `  ${repeatsText(repeats.repeats)} (paid again knowingly: --allow-repeats; the rows name them in column repeat_of)\n`
             : ""),

@@ -12,12 +12,11 @@ import {
 } from "../../campaigns/retry.js";
 import { campaignStatus, repeatsText } from "../../campaigns/status.js";
 import { UserError } from "../../errors/user-error.js";
+import { grouped } from "../../grouped.js";
 import { plural } from "../../plural.js";
 import { auditedCommand } from "../audit-trail.js";
 import { createContext, printJson } from "../run-action.js";
 import { withServices } from "../services.js";
-
-const number = (n: number) => n.toLocaleString("en-US");
 
 const flag = z.boolean().optional();
 
@@ -96,7 +95,7 @@ export async function runRetry(flags: z.input<typeof RETRY_FLAGS>): Promise<numb
     );
     if (result.repeats)
       process.stderr.write(
-        `note: ${number(result.repeats)} ${plural(result.repeats, "order keeps its", "orders keep their")} rows: another campaign has paid the same people the same cards since (--allow-repeats to send them all the same)\n`,
+        `note: ${grouped(result.repeats)} ${plural(result.repeats, "order keeps its", "orders keep their")} rows: another campaign has paid the same people the same cards since (--allow-repeats to send them all the same)\n`,
       );
     if (result.repeated)
       process.stderr.write(
@@ -104,13 +103,13 @@ export async function runRetry(flags: z.input<typeof RETRY_FLAGS>): Promise<numb
       );
     if (result.unclear > 0)
       process.stderr.write(
-        `note: ${number(result.unclear)} ${plural(result.unclear, "order keeps its", "orders keep their")} key: an attempt under it ended unclear, so an order may exist. ` +
+        `note: ${grouped(result.unclear)} ${plural(result.unclear, "order keeps its", "orders keep their")} key: an attempt under it ended unclear, so an order may exist. ` +
           "Retry them with their same key; --new-key --include-uncertain only once you have checked the service's orders.\n",
       );
     if (opts.json) printJson({ campaign: opts.campaign, ...result });
     else
       process.stdout.write(
-        `${number(result.rows)} ${plural(result.rows, "row")} in ${number(result.orders)} ${plural(result.orders, "order")} re-queued (${result.mode})\n`,
+        `${grouped(result.rows)} ${plural(result.rows, "row")} in ${grouped(result.orders)} ${plural(result.orders, "order")} re-queued (${result.mode})\n`,
       );
     return 0;
   });

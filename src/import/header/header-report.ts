@@ -1,3 +1,4 @@
+import { grouped } from "../../grouped.js";
 import type { HeaderReport } from "../readers/csv-rows.js";
 import { NAMES_LISTED, nameList, shownName } from "./name-list.js";
 import type { TotalsRow } from "./totals-row.js";
@@ -94,7 +95,7 @@ export class FileNotes {
   /** Said once the file is read: the totals rows not told one by one. */
   endText(): string {
     const more = this.totalsCount - this.totals.length;
-    return more > 0 ? `and ${more.toLocaleString("en-US")} more totals rows left out\n` : "";
+    return more > 0 ? `and ${grouped(more)} more totals rows left out\n` : "";
   }
 
   /**

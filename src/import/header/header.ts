@@ -1,3 +1,4 @@
+import { grouped } from "../../grouped.js";
 import type { RowError } from "../validation/row-error.js";
 import { splitHeaderCurrency } from "./header-currency.js";
 import { synonymField } from "./header-synonyms.js";
@@ -256,7 +257,7 @@ function boundErrors(errors: RowError[], line: number): RowError[] {
       kept.push({
         line,
         column: "",
-        message: `and ${(count - NAMES_LISTED).toLocaleString("en-US")} more ${kind}`,
+        message: `and ${grouped(count - NAMES_LISTED)} more ${kind}`,
       });
   }
   return kept;

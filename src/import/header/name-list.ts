@@ -1,3 +1,5 @@
+import { grouped } from "../../grouped.js";
+
 /** How many names a warning or an error lists before "and N more". */
 export const NAMES_LISTED = 5;
 
@@ -28,5 +30,5 @@ export function nameList(
 ): string {
   const listed = names.slice(0, max).map(show).join(", ");
   const more = names.length - max;
-  return more > 0 ? `${listed} and ${more.toLocaleString("en-US")} more` : listed;
+  return more > 0 ? `${listed} and ${grouped(more)} more` : listed;
 }

@@ -1,4 +1,5 @@
 import { SaxesParser, type SaxesTagNS } from "saxes";
+import { grouped } from "../../grouped.js";
 import { MAX_RECORD_CHARS } from "./csv-rows.js";
 import { attr, cellStart, is, NS, type OdsCellStart, odsCellText, repeatOf } from "./ods-cells.js";
 import { OrderFileError } from "./order-file-error.js";
@@ -227,18 +228,18 @@ export class OdsContent {
 
   private tooLong(): never {
     const line = this.rowNumber + 1;
-    const message = `a row longer than ${MAX_RECORD_CHARS.toLocaleString("en-US")} characters`;
+    const message = `a row longer than ${grouped(MAX_RECORD_CHARS)} characters`;
     throw new OrderFileError(this.label, [{ line, column: "", message }]);
   }
 
   private pastColumns(columns: number): never {
     const line = this.rowNumber + 1;
-    const message = `the row has cells in ${columns.toLocaleString("en-US")} columns, past the ${MAX_COLUMNS.toLocaleString("en-US")} a sheet has (a damaged file?)`;
+    const message = `the row has cells in ${grouped(columns)} columns, past the ${grouped(MAX_COLUMNS)} a sheet has (a damaged file?)`;
     throw new OrderFileError(this.label, [{ line, column: "", message }]);
   }
 
   private pastRows(line: number): never {
-    const message = `rows with values go past row ${MAX_ROWS.toLocaleString("en-US")}, the last a sheet has (a damaged file?)`;
+    const message = `rows with values go past row ${grouped(MAX_ROWS)}, the last a sheet has (a damaged file?)`;
     throw new OrderFileError(this.label, [{ line, column: "", message }]);
   }
 }

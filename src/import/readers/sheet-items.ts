@@ -1,3 +1,4 @@
+import { grouped } from "../../grouped.js";
 import { resolveHeader } from "../header/header.js";
 import { type FoundHeader, HeaderRowError, HeaderSearch } from "../header/header-row.js";
 import { shownName } from "../header/name-list.js";
@@ -45,7 +46,7 @@ function checkRowSize(row: SheetRow, label: string): void {
     {
       line: row.number,
       column: "",
-      message: `a row longer than ${MAX_RECORD_CHARS.toLocaleString("en-US")} characters`,
+      message: `a row longer than ${grouped(MAX_RECORD_CHARS)} characters`,
     },
   ]);
 }

@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
 import type ExcelJS from "exceljs";
 import { UserError } from "../../errors/user-error.js";
+import { grouped } from "../../grouped.js";
 import { SHARED_STRINGS_LIMITS, type SharedStrings } from "./shared-strings.js";
 import { zipEntrySizes } from "./zip-entry-sizes.js";
 import { checkZipDirectory, UnzipGuard, unzippedLimits } from "./zip-limits.js";
@@ -98,8 +99,8 @@ export function sharedText(text: unknown): string {
 export function tooManyStrings(label: string, strings: SharedStrings): UserError {
   const limit = SHARED_STRINGS_LIMITS;
   return new UserError(
-    `${label}: its shared strings table passes the limit of ${limit.count.toLocaleString("en-US")} strings or ${limit.bytes / 2 ** 20} MB of text ` +
-      `(${strings.count.toLocaleString("en-US")} strings, ${(strings.bytes / 2 ** 20).toFixed(0)} MB read): ` +
+    `${label}: its shared strings table passes the limit of ${grouped(limit.count)} strings or ${limit.bytes / 2 ** 20} MB of text ` +
+      `(${grouped(strings.count)} strings, ${(strings.bytes / 2 ** 20).toFixed(0)} MB read): ` +
       "it would be held in memory whole; save the sheet as CSV UTF-8 and import that",
   );
 }
