@@ -69,7 +69,9 @@ export class RepeatGroups {
   }
 
   list(): RepeatGroup[] {
+    // By time, as numbers: no localeCompare of the ISO texts, which loads ICU (src/grouped.ts).
     return [...this.groups.values()]
+      .sort((a, b) => a.earliest - b.earliest)
       .map(({ faceUnits, earliest, ...group }) => ({
         ...group,
         recorded_at: new Date(earliest).toISOString(),
@@ -77,8 +79,7 @@ export class RepeatGroups {
         face_value: Object.fromEntries(
           [...faceUnits].map(([c, units]) => [c, fromUnits(units, currencyDecimals(c))]),
         ),
-      }))
-      .sort((a, b) => a.recorded_at.localeCompare(b.recorded_at));
+      }));
   }
 
   private group(campaign: string) {

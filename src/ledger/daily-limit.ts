@@ -111,7 +111,9 @@ export class DailySpend {
   async onDay(day: string): Promise<Map<string, bigint>> {
     const fields = await this.redis.hgetall(dailySpendKey(this.prefix));
     const spent = new Map<string, bigint>();
-    for (const [field, value] of Object.entries(fields).sort(([a], [b]) => a.localeCompare(b))) {
+    // By code point, not localeCompare: the same order for these fields (CURRENCY:YYYY-MM-DD),
+    // and no ICU collator loaded for it (src/grouped.ts).
+    for (const [field, value] of Object.entries(fields).sort(([a], [b]) => (a < b ? -1 : 1))) {
       const at = field.indexOf(":");
       if (field.slice(at + 1) === day) spent.set(field.slice(0, at), BigInt(value));
     }
