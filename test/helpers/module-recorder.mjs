@@ -32,8 +32,14 @@ function noteIntl() {
   };
   for (const name of ["DateTimeFormat", "NumberFormat", "Collator", "PluralRules", "ListFormat"]) {
     Intl[name] = new Proxy(Intl[name], {
-      construct: (target, args) => (note(`Intl.${name}`), Reflect.construct(target, args)),
-      apply: (target, self, args) => (note(`Intl.${name}`), Reflect.apply(target, self, args)),
+      construct(target, args) {
+        note(`Intl.${name}`);
+        return Reflect.construct(target, args);
+      },
+      apply(target, self, args) {
+        note(`Intl.${name}`);
+        return Reflect.apply(target, self, args);
+      },
     });
   }
   const methods = [
