@@ -127,7 +127,9 @@ export class Dispatcher {
         numbers.map((n) => queue.getJobState(orderJobId(campaign, n))),
       );
       // No job, or one that is over (a failed job kept for inspection, say, whose order was
-      // then retried under the same key: BullMQ would ignore a new job of that id).
+      // then retried under the same key: BullMQ would ignore a new job of that id). "unknown"
+      // is also a job whose hash outlived its place in the queue (keys lost one by one: an
+      // eviction, a flush while workers run): removed too, or its id would hide the new job.
       const lost = numbers
         .map((number, i) => ({ number, state: states[i]! }))
         .filter(({ state }) => OVER.has(state));
@@ -143,7 +145,8 @@ export class Dispatcher {
           await ledger.dispatch.leaveWindow(campaign, number);
           continue;
         }
-        if (state !== "unknown") await queue.remove(orderJobId(campaign, number));
+        // A locked job (a worker still on it) is not removed: that worker's run is its job.
+        await queue.remove(orderJobId(campaign, number));
         again.push({ campaign, order: number });
       }
       await enqueueOrders(queue, again, await this.optionsOf(campaign));

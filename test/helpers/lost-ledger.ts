@@ -11,7 +11,7 @@ import { pgStores } from "../../src/stores/pg-stores.js";
 import { type CampaignEnv, depsOf } from "./campaign-env.js";
 import { csvFile, validCsv } from "./csv.js";
 import type { TestDatabase } from "./database.js";
-import { cleanPrefix } from "./redis.js";
+import { loseKeys } from "./redis.js";
 import { sandboxOrders } from "./sandbox.js";
 import { useCampaignEnv } from "./use-campaign-env.js";
 import { eventually } from "./wait-for.js";
@@ -81,9 +81,9 @@ export function useLostLedger(db?: TestDatabase) {
     return paid;
   }
 
-  /** Every key under the test's prefix goes, the ledger and BullMQ's queue both. */
+  /** Every key under the test's prefix goes at once, the ledger and BullMQ's queue both. */
   async function loseRedis(e: CampaignEnv): Promise<void> {
-    await cleanPrefix(e.redis, e.config.prefix);
+    await loseKeys(e.redis, e.config.prefix);
     expect(await e.ledger.campaigns.exists(CAMPAIGN)).toBe(false);
   }
 

@@ -33,6 +33,22 @@ export async function cleanPrefix(redis: Redis, prefix: string): Promise<void> {
   await deleteKeys(redis, `${prefix}:*`);
 }
 
+/**
+ * Loses every key under the prefix at once, as a Redis that restarts empty does: one script, so
+ * workers that run meanwhile see all of it or none of it. (cleanPrefix goes a SCAN page at a
+ * time: a write between pages can outlive it, a partial loss no restart makes.)
+ */
+export async function loseKeys(redis: Redis, prefix: string): Promise<void> {
+  // A test Redis is standalone: a script may touch keys it was not given.
+  await redis.eval(
+    `local keys = redis.call('KEYS', ARGV[1])
+for i = 1, #keys, 1000 do redis.call('UNLINK', unpack(keys, i, math.min(i + 999, #keys))) end
+return #keys`,
+    0,
+    `${prefix}:*`,
+  );
+}
+
 async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
   let cursor = "0";
   do {

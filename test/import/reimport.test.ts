@@ -255,6 +255,30 @@ describe("re-importing a campaign", () => {
     expect(await dispatcher.repair()).toBe(0);
   });
 
+  it("repair re-adds a job whose hash outlived its place in the queue (a partial loss)", async () => {
+    // Keys that go one by one (an eviction, a flush while workers run) can leave a job's hash
+    // in no list: BullMQ would ignore a new job of its id, so repair must take the hash first.
+    const e = await setup("orphan");
+    const file = await csvFile(e, "a.csv", validCsv(e.index, 1).text);
+    await importCampaign({ file, campaign: "orphan" }, depsOf(e));
+    const [{ number }] = (await e.ledger.dispatch.handOut(100)) as [{ number: number }];
+    const id = orderJobId("orphan", number);
+    await e.queue.add("order-create", { campaign: "orphan", order: number }, { jobId: id });
+    await e.redis.del(`${e.config.prefix}:${QUEUES.orders}:wait`);
+    expect(await e.queue.getJobState(id)).toBe("unknown");
+    expect(await e.redis.exists(`${e.config.prefix}:${QUEUES.orders}:${id}`)).toBe(1);
+
+    const dispatcher = new Dispatcher({
+      ledger: e.ledger,
+      queue: e.queue,
+      log: quietLog,
+      window: 100,
+    });
+    expect(await dispatcher.repair()).toBe(1);
+    expect(await e.queue.getJobState(id)).toBe("waiting");
+    expect(await dispatcher.repair()).toBe(0);
+  });
+
   it("refuses --items-per-order 200 in sync mode before touching anything", async () => {
     const e = await setup("sync");
     const file = await csvFile(e, "a.csv", validCsv(e.index, 2).text);

@@ -17,7 +17,7 @@ import { apiKeyId } from "../../src/sandbox/index.js";
 import { fileStores } from "../../src/stores/file-stores.js";
 import { startWebhookReceiver } from "../../src/webhooks/webhook-receiver.js";
 import { type CampaignEnv, campaignEnv, quietLog } from "../helpers/campaign-env.js";
-import { cleanPrefix, testRedis } from "../helpers/redis.js";
+import { loseKeys, testRedis } from "../helpers/redis.js";
 import { control, sandboxOrders } from "../helpers/sandbox.js";
 import { newWebhookSecret } from "../helpers/webhook-inbox.js";
 import {
@@ -341,13 +341,13 @@ class SoakRun {
   }
 
   /**
-   * Every key under the prefix goes, as a Redis flush would (ledger, queue, follow set), with
+   * Every key under the prefix goes, at once, as a Redis flush would (ledger, queue, follow set), with
    * the workers stopped first or still running; the order journal on disk stays. The same file
    * is imported again (docs/architecture/keys-and-exactly-once.md, "Lost ledger").
    */
   private async loseLedger(live: boolean): Promise<void> {
     if (!live) await this.workers.stop();
-    await cleanPrefix(this.env.redis, this.env.config.prefix);
+    await loseKeys(this.env.redis, this.env.config.prefix);
     this.trace.note("Redis keys of the prefix deleted");
     for (const campaign of [...this.campaigns]) await this.importFile("re-import", campaign);
     await this.workers.start();
