@@ -130,16 +130,11 @@ export class Dispatcher {
       // then retried under the same key: BullMQ would ignore a new job of that id). "unknown"
       // is also a job whose hash outlived its place in the queue (keys lost one by one: an
       // eviction, a flush while workers run): removed too, or its id would hide the new job.
-      const lost = numbers
-        .map((number, i) => ({ number, state: states[i]! }))
-        .filter(({ state }) => OVER.has(state));
+      const lost = numbers.filter((_, i) => OVER.has(states[i]!));
       if (lost.length === 0) continue;
-      const orders = await ledger.orders.getOrders(
-        campaign,
-        lost.map((l) => l.number),
-      );
+      const orders = await ledger.orders.getOrders(campaign, lost);
       const again: OrderJobData[] = [];
-      for (const [i, { number, state }] of lost.entries()) {
+      for (const [i, number] of lost.entries()) {
         const status = orders[i]?.status;
         if (status !== "queued" && status !== "in_flight") {
           await ledger.dispatch.leaveWindow(campaign, number);
