@@ -1,6 +1,7 @@
 import type { ExecutionMode } from "../api/order-request.js";
 import { RunError } from "../errors/run-error.js";
 import type { LedgerOrder, LedgerRow } from "../ledger/ledger.js";
+import { type EncodedRecord, encodeRecord } from "../ledger/orders.js";
 import type { NewOrder } from "../ledger/types.js";
 import type { JournalLine } from "../orders/journal.js";
 import type { JournalIndex } from "../orders/journal-index.js";
@@ -46,8 +47,8 @@ export class CampaignWriter {
   private readonly waiting = new Map<number, SpooledRow[]>();
   /** Rows of journal orders, by line, until each order is whole. */
   private readonly waitingJournal = new Map<number, SpooledRow[]>();
-  /** The campaign's execution mode as stored (see Orders.record). */
-  private campaignMode: Promise<ExecutionMode | null> | undefined;
+  /** The campaign's execution mode as stored, which its orders need not repeat (encodeRecord). */
+  private readonly campaignMode: ExecutionMode | null;
 
   private readonly campaign: string;
   private readonly survey: Survey;
@@ -65,9 +66,12 @@ export class CampaignWriter {
       packer: OrderPacker | undefined;
       journal?: WriterJournal;
       tagOrders?: boolean;
+      /** Read once: a campaign's mode never changes once registered (before pass 2). */
+      campaignMode: ExecutionMode | null;
     },
   ) {
     this.campaign = written.campaign;
+    this.campaignMode = written.campaignMode;
     this.survey = written.survey;
     this.mode = written.mode;
     this.journal = written.journal ?? { index: undefined, writer: undefined };
@@ -100,15 +104,10 @@ export class CampaignWriter {
   }
 
   /** Records the batch's orders, made durable before; each goes on the pending list in RECORD. */
-  async record({ orders, released }: PreparedBatch): Promise<void> {
+  async record({ encoded, released }: PreparedBatch): Promise<void> {
     for (const identity of released)
       await this.deps.ledger.orders.releaseRow(this.campaign, identity);
-    // Read once: the campaign's mode never changes once registered (before pass 2).
-    this.campaignMode ??= this.deps.ledger.campaigns
-      .meta(this.campaign)
-      .then((meta) => (meta.execution_mode as ExecutionMode | undefined) ?? null);
-    const mode = await this.campaignMode;
-    const recorded = await this.deps.ledger.orders.record(this.campaign, orders, mode);
+    const recorded = await this.deps.ledger.orders.recordEncoded(encoded);
     this.rows += recorded.added;
     this.orders += recorded.orders;
     this.leftOut += recorded.leftOut;
@@ -218,7 +217,9 @@ export class CampaignWriter {
       if (ready.journal) Object.assign(order, lostLedgerMark(ready.journal.apiKey));
       batch.push({ order, rows: rows.map((p) => [p.identity, ledgerRow(p, generation)]) });
     }
-    return { orders: batch, journalLines, paid: paidEntries(orders), released };
+    // Encoded here, ahead: recording a batch waits for the one before it, encoding need not.
+    const encoded = encodeRecord(this.campaign, batch, this.campaignMode);
+    return { encoded, journalLines, paid: paidEntries(orders), released };
   }
 }
 
@@ -239,7 +240,8 @@ function sumUnits(rows: readonly SpooledRow[], field: "face" | "price"): string 
 
 /** A batch of pass 2 between `prepare` and `record`. */
 export interface PreparedBatch {
-  orders: NewOrder[];
+  /** The orders as RECORD takes them. */
+  encoded: EncodedRecord;
   journalLines: JournalLine[];
   paid: NewPaidEntry[];
   /** Rows released from a final failure, taken out before their next generation is recorded. */

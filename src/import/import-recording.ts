@@ -1,4 +1,5 @@
 import type { JobsOptions } from "bullmq";
+import type { ExecutionMode } from "../api/order-request.js";
 import { FOUR_EYES_FIELDS, withImporter } from "../campaigns/four-eyes.js";
 import { moveCampaign } from "../campaigns/state.js";
 import { addedRepeats } from "../campaigns/status.js";
@@ -154,6 +155,7 @@ async function writeCampaign(
   const { mode, packer, journal, spool } = written.plan;
   if (journal && packer)
     await repackFromSpool(spool, { journal, released: survey.released, packer });
+  const stored = (await deps.ledger.campaigns.meta(campaign)).execution_mode;
   const journalWriter = deps.stores.journal.appender(campaign);
   const paid = deps.stores.paidMemory.appender(campaign);
   const writer = new CampaignWriter(deps, {
@@ -163,6 +165,7 @@ async function writeCampaign(
     packer,
     journal: { index: journal, writer: journalWriter, paid },
     tagOrders,
+    campaignMode: (stored as ExecutionMode | undefined) ?? null,
   });
   const pipeline = new RecordingPipeline<PreparedBatch>(
     (batch) => writer.makeDurable(batch),

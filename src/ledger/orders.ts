@@ -122,24 +122,27 @@ export class LedgerOrders {
     /** The campaign's mode as stored, when the caller read it already (an import, once). */
     campaignMode?: ExecutionMode | null,
   ): Promise<{ added: number; leftOut: number; orders: number }> {
-    const now = Date.now();
-    const keys = this.store.keys(campaign);
     // The campaign's mode, which its orders need not repeat: its first import's, never changed
     // after (`register` keeps it), so an order recorded without it reads it from there.
     const mode =
       campaignMode !== undefined
         ? campaignMode
-        : ((await this.store.redis.hget(keys.meta, "execution_mode")) as ExecutionMode | null);
-    const context = { campaign, mode: mode ?? undefined };
-    const batch = orders.map(({ order, rows }) => [
-      encodeOrder(order, context),
-      order.status,
-      order.currency ?? "",
-      order.face ?? "",
-      order.price ?? "",
-      rows.map(([identity, row]) => [identity, row.line, rowTail(row)]),
-      order.send_at !== undefined && order.send_at > now ? String(order.send_at) : "",
-    ]);
+        : ((await this.store.redis.hget(
+            this.store.keys(campaign).meta,
+            "execution_mode",
+          )) as ExecutionMode | null);
+    return this.recordEncoded(encodeRecord(campaign, orders, mode));
+  }
+
+  /**
+   * `record` of orders encoded before (encodeRecord): an import encodes a batch while the one
+   * before it is being recorded, so that Redis's turn is all a batch waits for.
+   */
+  async recordEncoded(
+    encoded: EncodedRecord,
+  ): Promise<{ added: number; leftOut: number; orders: number }> {
+    const { campaign } = encoded;
+    const keys = this.store.keys(campaign);
     const reply = await this.store.run(
       "giftjobsLedgerRecord",
       [
@@ -151,7 +154,7 @@ export class LedgerOrders {
         keys.scheduled,
         this.store.runningKey(),
       ],
-      [JSON.stringify({ campaign, orders: batch })],
+      [encoded.argument],
     );
     const answer = decodeRecord(reply);
     if (answer.kind === "recorded") {
@@ -432,4 +435,35 @@ function transitionArgs(run: TransitionRun, patch: Record<string, unknown>, now:
     index_id: indexed ? (run.patch?.order_id ?? undefined) : undefined,
     made_at: run.madeAt,
   };
+}
+
+/** New orders as RECORD's argument (see LedgerOrders.recordEncoded). */
+export interface EncodedRecord {
+  campaign: string;
+  /** RECORD's ARGV[1]. */
+  argument: string;
+}
+
+/**
+ * New orders as RECORD takes them, for a campaign of `mode` (as stored: its orders do not repeat
+ * it). An order whose send_at is past by now goes to the pending list, a later one to the
+ * scheduled set.
+ */
+export function encodeRecord(
+  campaign: string,
+  orders: readonly NewOrder[],
+  mode: ExecutionMode | null,
+): EncodedRecord {
+  const now = Date.now();
+  const context = { campaign, mode: mode ?? undefined };
+  const batch = orders.map(({ order, rows }) => [
+    encodeOrder(order, context),
+    order.status,
+    order.currency ?? "",
+    order.face ?? "",
+    order.price ?? "",
+    rows.map(([identity, row]) => [identity, row.line, rowTail(row)]),
+    order.send_at !== undefined && order.send_at > now ? String(order.send_at) : "",
+  ]);
+  return { campaign, argument: JSON.stringify({ campaign, orders: batch }) };
 }
