@@ -63,6 +63,7 @@ export async function importStaged(stages: ImportStages, deps: ImportDeps): Prom
   const itemsPerOrder = checkItemsPerOrder(recording.itemsPerOrder, mode);
   const packer = itemsPerOrder > 1 ? new OrderPacker(itemsPerOrder) : undefined;
   const journal = await deps.stores.journal.load(campaign);
+  const newCampaign = !(await deps.ledger.campaigns.exists(campaign));
   const invalidFile =
     run.skipInvalid && run.errorFile && !run.dryRun
       ? new InvalidRowsFile(run.errorFile, deps.catalog)
@@ -85,6 +86,7 @@ export async function importStaged(stages: ImportStages, deps: ImportDeps): Prom
       invalidFile,
       spool,
       repeats,
+      newCampaign,
     });
   } catch (error) {
     // Stopped before the error file was put in place (a file refused half way, Redis gone):

@@ -56,6 +56,11 @@ export async function checkCampaign(
   checked: Pick<RecordingOptions, "campaign" | "append"> & CampaignCheck & { plan: ImportPlan },
 ): Promise<JournalVerdict | undefined> {
   const { campaign, append, survey, existing, plan, refuse } = checked;
+  // Pass 1 took every row for new: another import made the campaign while this one read.
+  if (plan.newCampaign && existing)
+    throw refuse(
+      `campaign ${campaign} was created by another import while this one read the file; nothing was enqueued: import the file again${append ? "" : " with --append"} to add the rows it does not have`,
+    );
   if (existing?.state === "cancelled" || existing?.state === "archived")
     throw refuse(closedText(campaign, existing.state));
   // The same import again after one cut short records the rest without --append.

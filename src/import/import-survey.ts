@@ -2,7 +2,7 @@ import type { ExecutionMode } from "../api/order-request.js";
 import { type EarlierRow, type RepeatFinder, repeatOf } from "../campaigns/earlier-payments.js";
 import type { CatalogIndex } from "../catalog/index-entry.js";
 import { samePayload } from "../ledger/codec.js";
-import type { LedgerRow } from "../ledger/ledger.js";
+import type { LedgerOrder, LedgerRow } from "../ledger/ledger.js";
 import { identityAndPayload, OccurrenceCounter } from "../orders/identity.js";
 import type { JournalIndex } from "../orders/journal-index.js";
 import type { OrderRow } from "../orders/order-row.js";
@@ -93,6 +93,12 @@ export interface ImportPlan {
   spool: RowSpool | undefined;
   /** The check against other campaigns' rows; none without a paid memory (no data dir). */
   repeats?: RepeatCheck;
+  /**
+   * The campaign had no ledger when pass 1 began: no row can be known to it, so pass 1 looks
+   * none up (a new campaign's rows are all new). One that appears meanwhile is refused between
+   * the passes (checkCampaign).
+   */
+  newCampaign: boolean;
 }
 
 /** How an import checks its rows against other campaigns' (docs/architecture/repeats.md). */
@@ -299,16 +305,7 @@ async function classify(
   plan: ImportPlan,
 ): Promise<void> {
   const { packer, journal, invalidFile, spool } = plan;
-  const recorded = await deps.ledger.orders.getRows(
-    campaign,
-    batch.map((p) => p.identity),
-  );
-  const numbers = [
-    ...new Set(recorded.filter((r): r is LedgerRow => r !== undefined).map((r) => r.order)),
-  ];
-  const orders = new Map(
-    (await deps.ledger.orders.getOrders(campaign, numbers)).map((o, i) => [numbers[i], o]),
-  );
+  const { recorded, orders } = await ledgerRecords(campaign, batch, deps, plan.newCampaign);
   const { fingerprints, earlier } = await earlierRows(batch, recorded, {
     lookedUp,
     journal: plan.journal,
@@ -372,6 +369,25 @@ async function classify(
   }
   if (invalidFile) for (const [item, error] of refused) await invalidFile.write(item, [error]);
   await spool?.write(toWrite);
+}
+
+/** The ledger's records of a batch's rows, and of their orders; none for a new campaign. */
+async function ledgerRecords(
+  campaign: string,
+  batch: readonly PlannedRow[],
+  deps: ImportDeps,
+  newCampaign: boolean,
+): Promise<{ recorded: (LedgerRow | undefined)[]; orders: Map<number, LedgerOrder | undefined> }> {
+  if (newCampaign) return { recorded: new Array(batch.length), orders: new Map() };
+  const recorded = await deps.ledger.orders.getRows(
+    campaign,
+    batch.map((p) => p.identity),
+  );
+  const numbers = [
+    ...new Set(recorded.filter((r): r is LedgerRow => r !== undefined).map((r) => r.order)),
+  ];
+  const found = await deps.ledger.orders.getOrders(campaign, numbers);
+  return { recorded, orders: new Map(found.map((o, i) => [numbers[i]!, o])) };
 }
 
 /**

@@ -261,7 +261,8 @@ describe("re-importing a campaign", () => {
     const e = await setup("orphan");
     const file = await csvFile(e, "a.csv", validCsv(e.index, 1).text);
     await importCampaign({ file, campaign: "orphan" }, depsOf(e));
-    const [{ number }] = (await e.ledger.dispatch.handOut(100)) as [{ number: number }];
+    const [handed] = await e.ledger.dispatch.handOut(100);
+    const number = handed!.number;
     const id = orderJobId("orphan", number);
     await e.queue.add("order-create", { campaign: "orphan", order: number }, { jobId: id });
     await e.redis.del(`${e.config.prefix}:${QUEUES.orders}:wait`);
@@ -277,6 +278,57 @@ describe("re-importing a campaign", () => {
     expect(await dispatcher.repair()).toBe(1);
     expect(await e.queue.getJobState(id)).toBe("waiting");
     expect(await dispatcher.repair()).toBe(0);
+  });
+
+  it("a new campaign's rows are not looked up; one another import made meanwhile is refused", async () => {
+    // Pass 1 of a campaign with no ledger takes every row for new without asking Redis: when
+    // another import makes the campaign while this one reads, nothing it decided holds.
+    const e = await setup("new-race");
+    const { text } = validCsv(e.index, 6);
+    const file = await csvFile(e, "a.csv", text);
+    const half = await csvFile(
+      e,
+      "half.csv",
+      `${text.trimEnd().split("\n").slice(0, 4).join("\n")}\n`,
+    );
+    const deps = depsOf(e);
+    const stores = deps.stores;
+    let lookups = 0;
+    const getRows = e.ledger.orders.getRows.bind(e.ledger.orders);
+    e.ledger.orders.getRows = (campaign, identities) => {
+      lookups += 1;
+      return getRows(campaign, identities);
+    };
+    const racing = {
+      ...deps,
+      stores: {
+        ...stores,
+        // Read as pass 1 begins, after the import saw no campaign: the other import runs here.
+        productOverrides: (ledger: typeof e.ledger) => {
+          const overrides = stores.productOverrides(ledger);
+          return {
+            ...overrides,
+            applyTo: async (catalog: typeof e.index) => {
+              await importCampaign({ file: half, campaign: "race" }, depsOf(e));
+              return overrides.applyTo(catalog);
+            },
+          };
+        },
+      },
+    };
+    const error = await importCampaign({ file, campaign: "race" }, racing).catch(
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(ImportRefused);
+    expect((error as Error).message).toBe(
+      "campaign race was created by another import while this one read the file; nothing was enqueued: import the file again with --append to add the rows it does not have",
+    );
+    expect(lookups).toBe(0);
+    expect(await e.ledger.campaigns.counts("race")).toMatchObject({ total: 3 });
+    // Then the same file again: the campaign exists, its rows are looked up, the rest added.
+    const again = await importCampaign({ file, campaign: "race", append: true }, depsOf(e));
+    expect(again).toMatchObject({ enqueued: 3, already_known: 3 });
+    expect(lookups).toBeGreaterThan(0);
   });
 
   it("refuses --items-per-order 200 in sync mode before touching anything", async () => {
