@@ -140,8 +140,10 @@ export class Dispatcher {
           await ledger.dispatch.leaveWindow(campaign, number);
           continue;
         }
-        // A locked job (a worker still on it) is not removed: that worker's run is its job.
-        await queue.remove(orderJobId(campaign, number));
+        // BullMQ keeps a job a worker holds (locked), whatever its lists say: that worker's run
+        // is its job, and a new one of its id would be ignored. Once its lock lapses, the next
+        // repair takes it.
+        if ((await queue.remove(orderJobId(campaign, number))) === 0) continue;
         again.push({ campaign, order: number });
       }
       await enqueueOrders(queue, again, await this.optionsOf(campaign));

@@ -278,6 +278,21 @@ describe("re-importing a campaign", () => {
     expect(await dispatcher.repair()).toBe(1);
     expect(await e.queue.getJobState(id)).toBe("waiting");
     expect(await dispatcher.repair()).toBe(0);
+
+    // The same, but a worker holds the job (locked): it is that worker's, neither removed nor
+    // counted as repaired.
+    const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+    const taker = new Worker(QUEUES.orders, null, { connection, prefix: e.config.prefix });
+    try {
+      expect((await taker.getNextJob("token"))?.id).toBe(id);
+      await e.redis.del(`${e.config.prefix}:${QUEUES.orders}:active`);
+      expect(await e.queue.getJobState(id)).toBe("unknown");
+      expect(await dispatcher.repair()).toBe(0);
+      expect(await e.redis.exists(`${e.config.prefix}:${QUEUES.orders}:${id}`)).toBe(1);
+    } finally {
+      await taker.close();
+      await connection.quit();
+    }
   });
 
   it("a new campaign's rows are not looked up; one another import made meanwhile is refused", async () => {
