@@ -32,6 +32,23 @@ async function setup(label: string): Promise<CampaignEnv> {
   return env;
 }
 
+/** A dispatcher over the env's ledger and queue, for its repair pass. */
+function repairerOf(e: CampaignEnv): Dispatcher {
+  return new Dispatcher({ ledger: e.ledger, queue: e.queue, log: quietLog, window: 100 });
+}
+
+/** A worker without a processor, on a connection of its own, that takes jobs as `fn` asks. */
+async function withTaker(e: CampaignEnv, fn: (taker: Worker) => Promise<void>): Promise<void> {
+  const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  const taker = new Worker(QUEUES.orders, null, { connection, prefix: e.config.prefix });
+  try {
+    await fn(taker);
+  } finally {
+    await taker.close();
+    await connection.quit();
+  }
+}
+
 /** Every row of the campaign with its identity. */
 async function ledgerRows(e: CampaignEnv, campaign: string): Promise<[string, LedgerRow][]> {
   const rows: [string, LedgerRow][] = [];
@@ -192,12 +209,7 @@ describe("re-importing a campaign", () => {
       to: "completed",
     });
 
-    const dispatcher = new Dispatcher({
-      ledger: e.ledger,
-      queue: e.queue,
-      log: quietLog,
-      window: 100,
-    });
+    const dispatcher = repairerOf(e);
     expect(await dispatcher.repair()).toBe(7);
     const jobs = await e.queue.getJobs(["wait", "delayed", "prioritized", "active"]);
     expect(jobs.map((j) => j.id).sort()).toEqual(
@@ -226,9 +238,7 @@ describe("re-importing a campaign", () => {
     const [liveOrder, , failedOrder] = numbers;
     await e.queue.add("order-create", { campaign: "lost", order: liveOrder! }, { jobId: live });
     await e.queue.add("order-create", { campaign: "lost", order: failedOrder! }, { jobId: failed });
-    const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-    const taker = new Worker(QUEUES.orders, null, { connection, prefix: e.config.prefix });
-    try {
+    await withTaker(e, async (taker) => {
       const taken = await taker.getNextJob("token");
       expect(taken?.id).toBe(live);
       // Put the live one back: only the second one fails.
@@ -236,19 +246,11 @@ describe("re-importing a campaign", () => {
       const next = await taker.getNextJob("token");
       expect(next?.id).toBe(failed);
       await next!.moveToFailed(new Error("lost"), "token", false);
-    } finally {
-      await taker.close();
-      await connection.quit();
-    }
+    });
     expect(await e.queue.getJobState(failed)).toBe("failed");
     expect(missing).toBeDefined();
 
-    const dispatcher = new Dispatcher({
-      ledger: e.ledger,
-      queue: e.queue,
-      log: quietLog,
-      window: 100,
-    });
+    const dispatcher = repairerOf(e);
     expect(await dispatcher.repair()).toBe(2);
     for (const key of keys)
       expect(["waiting", "delayed"]).toContain(await e.queue.getJobState(key));
@@ -269,30 +271,20 @@ describe("re-importing a campaign", () => {
     expect(await e.queue.getJobState(id)).toBe("unknown");
     expect(await e.redis.exists(`${e.config.prefix}:${QUEUES.orders}:${id}`)).toBe(1);
 
-    const dispatcher = new Dispatcher({
-      ledger: e.ledger,
-      queue: e.queue,
-      log: quietLog,
-      window: 100,
-    });
+    const dispatcher = repairerOf(e);
     expect(await dispatcher.repair()).toBe(1);
     expect(await e.queue.getJobState(id)).toBe("waiting");
     expect(await dispatcher.repair()).toBe(0);
 
     // The same, but a worker holds the job (locked): it is that worker's, neither removed nor
     // counted as repaired.
-    const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-    const taker = new Worker(QUEUES.orders, null, { connection, prefix: e.config.prefix });
-    try {
+    await withTaker(e, async (taker) => {
       expect((await taker.getNextJob("token"))?.id).toBe(id);
       await e.redis.del(`${e.config.prefix}:${QUEUES.orders}:active`);
       expect(await e.queue.getJobState(id)).toBe("unknown");
       expect(await dispatcher.repair()).toBe(0);
       expect(await e.redis.exists(`${e.config.prefix}:${QUEUES.orders}:${id}`)).toBe(1);
-    } finally {
-      await taker.close();
-      await connection.quit();
-    }
+    });
   });
 
   it("a new campaign's rows are not looked up; one another import made meanwhile is refused", async () => {
