@@ -28,9 +28,37 @@ function encodeRandom(length: number): string {
   return out;
 }
 
-/** A ULID-like identifier: 10 time characters then 16 random ones, Crockford base32. */
+/** Adds one to a Crockford base32 string, carrying leftwards (a 16-character part never overflows). */
+function incrementBase32(text: string): string {
+  const chars = text.split("");
+  for (let i = chars.length - 1; i >= 0; i--) {
+    const next = CROCKFORD.indexOf(chars[i] as string) + 1;
+    if (next < CROCKFORD.length) {
+      chars[i] = CROCKFORD[next] as string;
+      return chars.join("");
+    }
+    chars[i] = "0";
+  }
+  return chars.join("");
+}
+
+let lastTime = -1;
+let lastRandom = "";
+
+/**
+ * A ULID-like identifier: 10 time characters then 16 random ones, Crockford base32. Monotonic, as
+ * ULID's monotonic factory: within one millisecond (or a clock that stepped back) the random part
+ * of the last one is incremented, so ids sort in the order they were made. GET /v2/order pages by
+ * id, and two orders made in the same millisecond must not swap places.
+ */
 function ulidLike(now = Date.now()): string {
-  return encodeTime(now) + encodeRandom(16);
+  if (now <= lastTime) {
+    lastRandom = incrementBase32(lastRandom);
+    return encodeTime(lastTime) + lastRandom;
+  }
+  lastTime = now;
+  lastRandom = encodeRandom(16);
+  return encodeTime(now) + lastRandom;
 }
 
 export function orderId(now?: number): string {
