@@ -1,7 +1,7 @@
 import { mkdir, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { parseFileJson } from "../catalog/damaged-file-error.js";
-import { withFileLock } from "../catalog/file-lock.js";
+import { LockLease, withFileLock } from "../catalog/file-lock.js";
 import { OrderJournalWriter } from "./journal.js";
 import { type Dated, memoryLines, pruneFile, tallyBefore } from "./paid-files.js";
 import { type PaidEntry, PaidIndex, type PaidRecord } from "./paid-index.js";
@@ -108,20 +108,32 @@ export class FilePaidMemory implements PaidMemory {
     return withFileLock(join(dir, "paid-memory.lock"), "the paid memory's lock", fn);
   }
 
+  /**
+   * An import's appends hold the campaign's lock as a lease (LockLease): taken once for a run of
+   * batches, not once a batch, and given back within two seconds for a prune waiting on it.
+   */
   appender(campaign: string): PaidAppender {
     const writer = new OrderJournalWriter(this.path(campaign, "paid.ndjson"));
+    const dir = join(this.dataDir, "campaigns", campaign);
+    // Each time the lock is taken: the file held open since the last batch may have been pruned
+    // away while the lock was given back.
+    const lease = new LockLease(join(dir, "paid-memory.lock"), "the paid memory's lock", () =>
+      writer.closeIfReplaced(),
+    );
     return {
       append: async (entries) => {
         if (entries.length === 0) return;
         const r = entries.map((e) => [e.fingerprint, e.identity, e.line, e.currency, e.face]);
         const text = `${JSON.stringify({ t: Date.now(), r })}\n`;
-        await this.locked(campaign, async () => {
-          // The file held open since the last batch may have been pruned away meanwhile.
-          await writer.closeIfReplaced();
-          await writer.appendText(text);
-        });
+        await lease.run(() => writer.appendText(text));
       },
-      close: () => writer.close(),
+      close: async () => {
+        try {
+          await lease.close();
+        } finally {
+          await writer.close();
+        }
+      },
     };
   }
 

@@ -227,6 +227,43 @@ describe("pruning the paid memory in files", () => {
     ]);
   });
 
+  it("an import's appends hold the lock as a lease: given back when they stop, and to a waiter while they go on", async () => {
+    const dir = await tmpDir("paid-lease");
+    const memory = new FilePaidMemory(dir);
+    const appender = memory.appender("a");
+    const lock = join(dir, "campaigns", "a", "paid-memory.lock");
+    let n = 1;
+    try {
+      await appender.append([entry(n)]);
+      // Still held after the append: the next batch's append takes no lock of its own.
+      expect(existsSync(lock)).toBe(true);
+      await eventually(async () => !existsSync(lock), "the lock given back once no append comes");
+      n += 1;
+      await appender.append([entry(n)]);
+      const heldFrom = n;
+      let waited = false;
+      const waiter = withFileLock(lock, "the test's lock", async () => {
+        waited = true;
+      });
+      // The waiter gets its turn while the appends go on (the lease yields after two seconds).
+      while (!waited) {
+        n += 1;
+        if (n > 20_000) throw new Error("the waiter never got the lock");
+        await appender.append([entry(n)]);
+      }
+      await waiter;
+      // Not one waiter's turn a batch: the lease went on across many appends first.
+      expect(n - heldFrom).toBeGreaterThan(10);
+      n += 1;
+      await appender.append([entry(n)]);
+    } finally {
+      await appender.close();
+    }
+    expect(existsSync(lock)).toBe(false);
+    const fingerprints = Array.from({ length: n }, (_, i) => `fp-${i + 1}`);
+    expect(await foundIn(memory, fingerprints)).toEqual(fingerprints.map(() => ["a"]));
+  });
+
   it("waits for the campaign's lock, which each append holds", async () => {
     const dir = await tmpDir("paid-prune-lock");
     const memory = new FilePaidMemory(dir);
