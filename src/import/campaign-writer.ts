@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { ExecutionMode } from "../api/order-request.js";
 import { RunError } from "../errors/run-error.js";
 import type { LedgerOrder, LedgerRow } from "../ledger/ledger.js";
@@ -13,6 +14,7 @@ import type { NewPaidEntry, PaidAppender } from "../orders/paid-memory.js";
 import { orderOwnParts } from "../orders/request.js";
 import type { Survey } from "./import-survey.js";
 import type { ImportDeps } from "./import-types.js";
+import type { Sending } from "./recording-pipeline.js";
 import type { SpoolEntry, SpooledRow } from "./row-spool.js";
 
 /**
@@ -56,6 +58,8 @@ export class CampaignWriter {
   private readonly journal: WriterJournal;
   /** The orders carry the tags naming campaign and key (see campaignTagsOrders). */
   private readonly tagOrders: boolean;
+  /** This import's fence in RECORD, and the number of the last batch prepared. */
+  private readonly fence = { id: randomUUID(), batch: 0 };
 
   constructor(
     private readonly deps: ImportDeps,
@@ -103,10 +107,33 @@ export class CampaignWriter {
     await Promise.all([this.journal.writer?.append(journalLines), this.journal.paid?.append(paid)]);
   }
 
-  /** Records the batch's orders, made durable before; each goes on the pending list in RECORD. */
-  async record({ encoded, released }: PreparedBatch): Promise<void> {
-    for (const identity of released)
-      await this.deps.ledger.orders.releaseRow(this.campaign, identity);
+  /**
+   * Sends the batch's orders, made durable before, to RECORD, which puts each on the pending
+   * list; `recorded` settles with its answer. Sent at once, before the batch before it has
+   * answered (RecordingPipeline): RECORD's fence refuses it unless that one was recorded. A batch
+   * that releases rows first waits for that answer (`before`): a release is not fenced.
+   */
+  record(batch: PreparedBatch, before: Promise<void>): Sending {
+    if (batch.released.length === 0) return { sent: Promise.resolve(), recorded: this.send(batch) };
+    let sent = () => {};
+    const sending = new Promise<void>((resolve) => {
+      sent = resolve;
+    });
+    const recorded = (async () => {
+      try {
+        await before;
+        for (const identity of batch.released)
+          await this.deps.ledger.orders.releaseRow(this.campaign, identity);
+      } finally {
+        // Sent below, in this same turn; or not at all: the next batch then finds the fence shut.
+        sent();
+      }
+      return this.send(batch);
+    })();
+    return { sent: sending, recorded };
+  }
+
+  private async send({ encoded }: PreparedBatch): Promise<void> {
     const recorded = await this.deps.ledger.orders.recordEncoded(encoded);
     this.rows += recorded.added;
     this.orders += recorded.orders;
@@ -164,6 +191,12 @@ export class CampaignWriter {
     return generation;
   }
 
+  /** Takes RECORD's fence away once every batch is answered (else it expires within the hour). */
+  async removeFence(): Promise<void> {
+    if (this.fence.batch > 0)
+      await this.deps.ledger.orders.removeFence(this.campaign, this.fence.id);
+  }
+
   finish(): void {
     // Pass 1 packed exactly the rows it spooled, so every order is whole by now.
     const left = this.waiting.size + this.waitingJournal.size;
@@ -218,7 +251,8 @@ export class CampaignWriter {
       batch.push({ order, rows: rows.map((p) => [p.identity, ledgerRow(p, generation)]) });
     }
     // Encoded here, ahead: recording a batch waits for the one before it, encoding need not.
-    const encoded = encodeRecord(this.campaign, batch, this.campaignMode);
+    this.fence.batch += 1;
+    const encoded = encodeRecord(this.campaign, batch, this.campaignMode, { ...this.fence });
     return { encoded, journalLines, paid: paidEntries(orders), released };
   }
 }

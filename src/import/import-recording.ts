@@ -169,9 +169,9 @@ async function writeCampaign(
   });
   const pipeline = new RecordingPipeline<PreparedBatch>(
     (batch) => writer.makeDurable(batch),
-    async (batch) => {
-      await writer.record(batch);
-      progress();
+    (batch, before) => {
+      const sending = writer.record(batch, before);
+      return { sent: sending.sent, recorded: sending.recorded.then(progress) };
     },
   );
   const progress = () =>
@@ -206,6 +206,8 @@ async function writeCampaign(
   } finally {
     await journalWriter?.close();
     await paid?.close();
+    // Left should Redis not answer now: it expires within the hour, and a new import has its own.
+    await writer.removeFence().catch(() => {});
   }
   writer.finish();
   progress();

@@ -1,15 +1,26 @@
+/** What `record` returns: when the batch's record was sent, and when it was answered. */
+export interface Sending {
+  /** Settles once the record is sent: the next batch's may be sent after it. */
+  sent: Promise<void>;
+  /** Settles once the record is answered: recorded, or refused. */
+  recorded: Promise<void>;
+}
+
 /**
  * Pass 2's two steps a batch, overlapped (docs/architecture/import.md, "Pass 2 in step"): a
  * batch's lines are written to the journal and the paid memory, and flushed, while Redis records
- * the batch before it, and the reader prepares the next meanwhile. What exactly-once needs is
- * kept: a batch is recorded only once its own lines are durable and the batch before it is
- * recorded, and lines are appended in the order of their batches. Once a step fails, no batch
- * after it is written or recorded, and the failure surfaces at the next `add` or at `drain`.
- * At most two batches are in flight (one being made durable, one being recorded): memory does
- * not grow with the file.
+ * the batch before it, and the reader prepares the next meanwhile. A batch's record is sent as
+ * soon as its own lines are durable and the batch before it was sent, without waiting for that
+ * one's answer, so that Redis goes from one batch to the next without waiting on this process:
+ * the store refuses a batch whose predecessor was not recorded (RECORD's fence), so no batch is
+ * recorded after one that failed. Lines are appended in the order of their batches. Once a step
+ * fails, no batch after it is written or sent, and the failure surfaces at the next `add` or at
+ * `drain`. At most two batches are in flight (one being made durable or sent, one being
+ * recorded): memory does not grow with the file.
  */
 export class RecordingPipeline<T> {
   private durable: Promise<void> = Promise.resolve();
+  private sent: Promise<void> = Promise.resolve();
   private recorded: Promise<void> = Promise.resolve();
   /** The batch before the last one, recorded: the reader waits for it before it adds one more. */
   private recordedBefore: Promise<void> = Promise.resolve();
@@ -17,28 +28,43 @@ export class RecordingPipeline<T> {
 
   constructor(
     private readonly makeDurable: (batch: T) => Promise<void>,
-    private readonly record: (batch: T) => Promise<void>,
+    /**
+     * Sends the batch's record; called in the batches' order, each once its lines are durable and
+     * the batch before it was sent. `before` settles when the batch before it is recorded (or
+     * refused), for a batch that must wait for it.
+     */
+    private readonly record: (batch: T, before: Promise<void>) => Sending,
   ) {}
 
   async add(batch: T): Promise<void> {
     await this.recordedBefore.catch(() => {});
     if (this.failed) return this.drain();
+    const before = this.recorded;
     const durable = this.durable.then(() => (this.failed ? undefined : this.makeDurable(batch)));
-    // Settles after every batch before it, failing with the first failure in their order.
-    const recorded = Promise.allSettled([this.recorded, durable]).then(([before, own]) => {
-      if (before.status === "rejected") throw before.reason;
-      if (own.status === "rejected") throw own.reason;
-      return this.record(batch);
+    const sending = Promise.all([this.sent, durable]).then(() => {
+      // A failure known by now stops the send; one not yet known is the fence's to stop.
+      if (this.failed) throw new Error("an earlier batch failed");
+      return this.record(batch, before);
     });
+    const sent = sending.then((s) => s.sent);
+    // Settles after every batch before it, failing with the first failure in their order.
+    const recorded = Promise.allSettled([before, sending.then((s) => s.recorded)]).then(
+      ([earlier, own]) => {
+        if (earlier.status === "rejected") throw earlier.reason;
+        if (own.status === "rejected") throw own.reason;
+      },
+    );
     // A failure stops the later batches' writes; it is kept for `add` or `drain` to throw, the
     // catches only stop an "unhandled rejection" meanwhile.
     const stop = () => {
       this.failed = true;
     };
     durable.catch(stop);
+    sent.catch(stop);
     recorded.catch(stop);
-    this.recordedBefore = this.recorded;
+    this.recordedBefore = before;
     this.durable = durable.catch(() => {});
+    this.sent = sent;
     this.recorded = recorded;
   }
 

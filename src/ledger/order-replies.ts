@@ -12,6 +12,7 @@ import type { StartResult, StoredState } from "./types.js";
 export type RecordReply =
   | { kind: "recorded"; added: number; leftOut: number; orders: number }
   | { kind: "not_allowed"; state: StoredState }
+  | { kind: "fenced" }
   | { kind: "budget_exceeded"; currency: string; planned: bigint; adding: bigint; budget: bigint };
 
 export function decodeRecord(reply: unknown): RecordReply {
@@ -24,6 +25,8 @@ export function decodeRecord(reply: unknown): RecordReply {
     }
     case "not_allowed":
       return { kind, state: values[0] as StoredState };
+    case "fenced":
+      return { kind };
     case "budget_exceeded": {
       const [currency, planned, adding, budget] = values as [string, string, string, string];
       return {

@@ -18,7 +18,7 @@ import {
   decodeTransition,
   type TransitionReply,
 } from "./order-replies.js";
-import { BudgetExceededError, CampaignClosedError } from "./record-errors.js";
+import { BudgetExceededError, CampaignClosedError, RecordFencedError } from "./record-errors.js";
 import type { RowStatus } from "./row-status.js";
 import { followMember, type LedgerStore } from "./store.js";
 import type {
@@ -153,10 +153,12 @@ export class LedgerOrders {
         keys.meta,
         keys.scheduled,
         this.store.runningKey(),
+        ...(encoded.fence ? [this.store.fenceKey(campaign, encoded.fence)] : []),
       ],
       [encoded.argument],
     );
     const answer = decodeRecord(reply);
+    if (answer.kind === "fenced") throw new RecordFencedError(campaign);
     if (answer.kind === "recorded") {
       const { added, leftOut, orders: ordersAdded } = answer;
       return { added, leftOut, orders: ordersAdded };
@@ -164,6 +166,11 @@ export class LedgerOrders {
     if (answer.kind === "not_allowed") throw new CampaignClosedError(campaign, answer.state);
     const { currency, planned, adding, budget } = answer;
     throw new BudgetExceededError(currency, planned, adding, budget);
+  }
+
+  /** Removes an import's fence (see RecordFence) once its batches are all answered. */
+  async removeFence(campaign: string, id: string): Promise<void> {
+    await this.store.redis.del(this.store.fenceKey(campaign, id));
   }
 
   /**
@@ -442,6 +449,18 @@ export interface EncodedRecord {
   campaign: string;
   /** RECORD's ARGV[1]. */
   argument: string;
+  /** The import's fence this batch passes (see RecordFence); none outside an import. */
+  fence?: string;
+}
+
+/**
+ * Where an import's batches go through RECORD's fence: its own id, and each batch's number in
+ * it, from 1. An import sends a batch before the one before it has answered; RECORD records a
+ * batch only after that one (docs/architecture/import.md, "Pass 2 in step").
+ */
+export interface RecordFence {
+  id: string;
+  batch: number;
 }
 
 /**
@@ -453,6 +472,7 @@ export function encodeRecord(
   campaign: string,
   orders: readonly NewOrder[],
   mode: ExecutionMode | null,
+  fence?: RecordFence,
 ): EncodedRecord {
   const now = Date.now();
   const context = { campaign, mode: mode ?? undefined };
@@ -465,5 +485,7 @@ export function encodeRecord(
     rows.map(([identity, row]) => [identity, row.line, rowTail(row)]),
     order.send_at !== undefined && order.send_at > now ? String(order.send_at) : "",
   ]);
-  return { campaign, argument: JSON.stringify({ campaign, orders: batch }) };
+  if (!fence) return { campaign, argument: JSON.stringify({ campaign, orders: batch }) };
+  const argument = JSON.stringify({ campaign, orders: batch, fence: fence.batch });
+  return { campaign, argument, fence: fence.id };
 }

@@ -1,3 +1,4 @@
+import { RunError } from "../errors/run-error.js";
 import type { StoredState } from "./types.js";
 
 /** RECORD refused a batch: its new orders would take a currency's planned price over the budget. */
@@ -24,5 +25,19 @@ export class CampaignClosedError extends Error {
     readonly state: StoredState,
   ) {
     super(`campaign ${campaign} is ${state}: no rows can be added to it`);
+  }
+}
+
+/**
+ * RECORD refused a batch of an import at its fence: the import's batch before it is not recorded
+ * there. Either that batch was refused (its own error is the one reported) or Redis no longer
+ * holds what this import recorded (a restart without persistence, keys lost).
+ */
+export class RecordFencedError extends RunError {
+  override readonly name = "RecordFencedError";
+  constructor(readonly campaign: string) {
+    super(
+      `campaign ${campaign}: Redis no longer holds the rows this import recorded (restarted or lost its keys?); nothing more was recorded: import the file again to record the rest, each row once`,
+    );
   }
 }

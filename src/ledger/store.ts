@@ -52,6 +52,14 @@ export class LedgerStore {
     };
   }
 
+  /**
+   * An import's fence for RECORD (see RecordFence in orders.ts): the number of its last batch
+   * recorded. Not among `keys`: it lives while the import runs, and expires should it crash.
+   */
+  fenceKey(campaign: string, id: string): string {
+    return `${redisKey(this.prefix, "campaign", campaign)}:fence:${id}`;
+  }
+
   /** The set of every campaign's name. */
   campaignsKey(): string {
     return redisKey(this.prefix, "campaigns");

@@ -8,6 +8,8 @@ export const REPLIES = {
   recorded: "the batch's new orders were recorded: {rows added, rows left out, orders added}",
   budget_exceeded:
     "the new orders would take a currency's planned price over its budget, nothing written: {currency, planned, batch, budget}",
+  fenced:
+    "the import's batch before this one was not recorded (refused, or its keys lost), nothing written",
   moved: "the order moved: {previous, status reached}",
   started: "the order is in flight: {order, rows, campaign created at, execution mode}",
   rekeyed: "the rows moved to a new order of the next generation: {its number}",

@@ -9,7 +9,7 @@ import { readLuaScript } from "./lua-scripts.js";
  * @internal exported for its tests (docs/development.md, "Exports for tests")
  */
 export const SCRIPTS = {
-  giftjobsLedgerRecord: { file: "src/ledger/lua/record.lua", keys: 7 },
+  giftjobsLedgerRecord: { file: "src/ledger/lua/record.lua", keys: [7, 8] },
   giftjobsLedgerTransition: { file: "src/ledger/lua/transition.lua", keys: [11, 12] },
   giftjobsLedgerRekey: { file: "src/ledger/lua/rekey.lua", keys: 8 },
   giftjobsLedgerReleaseRow: { file: "src/ledger/lua/release-row.lua", keys: 3 },

@@ -1,6 +1,9 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { pauseIfRunning, resumeCampaign } from "../../src/campaigns/control.js";
 import { Ledger } from "../../src/ledger/ledger.js";
+import { encodeRecord } from "../../src/ledger/orders.js";
+import { RecordFencedError } from "../../src/ledger/record-errors.js";
+import { LedgerStore } from "../../src/ledger/store.js";
 import { requestFromLedger } from "../../src/orders/request.js";
 import { OrderIndex } from "../../src/webhooks/order-index.js";
 import { ledgerOrder, ledgerRow } from "../helpers/ledger-fixtures.js";
@@ -37,6 +40,36 @@ describe("ledger", () => {
     expect(await ledger.orders.getOrder("c1", 2)).toEqual(stored);
     const counts = await ledger.campaigns.counts("c1");
     expect(counts).toMatchObject({ total: 3, queued: 3, completed: 0 });
+  });
+
+  it("records an import's batch only after the one before it (the fence), a batch sent again too", async () => {
+    const batch = (identity: string, line: number) => [
+      {
+        order: ledgerOrder("c3", [identity]),
+        rows: [[identity, ledgerRow(line)]] as [string, ReturnType<typeof ledgerRow>][],
+      },
+    ];
+    const fence = (n: number) => ({ id: "import-1", batch: n });
+    const first = encodeRecord("c3", batch("a", 2), null, fence(1));
+    const second = encodeRecord("c3", batch("b", 3), null, fence(2));
+    // Batch 2 before batch 1 was recorded: refused, nothing written.
+    await expect(ledger.orders.recordEncoded(second)).rejects.toThrow(RecordFencedError);
+    expect(await ledger.orders.getRows("c3", ["b"])).toEqual([undefined]);
+    expect(await ledger.orders.recordEncoded(first)).toMatchObject({ added: 1 });
+    expect(await ledger.orders.recordEncoded(second)).toMatchObject({ added: 1 });
+    // Sent again (a reconnection resends what was not answered): passes, adds nothing.
+    expect(await ledger.orders.recordEncoded(second)).toMatchObject({ added: 0, leftOut: 1 });
+    const key = new LedgerStore(r.redis, r.prefix).fenceKey("c3", "import-1");
+    expect(await r.redis.get(key)).toBe("2");
+    // It outlives a crashed import by an hour at most.
+    expect(await r.redis.pttl(key)).toBeGreaterThan(3_500_000);
+    expect(await r.redis.pttl(key)).toBeLessThanOrEqual(3_600_000);
+    // Batch 4 after batch 2: batch 3 was not recorded.
+    await expect(
+      ledger.orders.recordEncoded(encodeRecord("c3", batch("d", 5), null, fence(4))),
+    ).rejects.toThrow(/Redis no longer holds the rows this import recorded/);
+    await ledger.orders.removeFence("c3", "import-1");
+    expect(await r.redis.exists(key)).toBe(0);
   });
 
   it("adds a batch's planned totals exactly, past 12 digits too, and pends its orders in order", async () => {

@@ -16,6 +16,7 @@
       KEYS[5] meta hash
       KEYS[6] scheduled sorted set
       KEYS[7] running set
+      KEYS[8] the import's fence (optional, with `fence`): the number of its last batch recorded
 
       ARGV[1] JSON object of named fields:
         campaign  the campaign (it joins the running set when it runs)
@@ -24,9 +25,13 @@
                   [orderJson, status, currency, face, price, [[identity, line, rowTail], ...],
                   sendAt], where a row is stored as `[line,number` .. rowTail (see rowTail in
                   codec.ts); currency, face, price and sendAt are '' when absent
+        fence     with KEYS[8]: the batch's number in its import, from 1. An import sends a
+                  batch before the one before it has answered, so a batch is recorded only
+                  when the one before it was (or when it was itself, sent again)
 
     Output: a word of REPLIES (src/redis/replies.ts), then its values
       {'recorded', rows added, rows left out, orders added}; nothing is written, and instead:
+      {'fenced'} when the fence does not hold the batch before this one;
       {'not_allowed', state} when the campaign is cancelled or archived;
       {'budget_exceeded', currency, planned, batch, budget} when the new orders of one currency
         would take its planned price over the campaign's budget there (`budget:CUR`): checked
@@ -53,6 +58,15 @@ end
 
 local a = cjson.decode(ARGV[1])
 local orders = a.orders
+local fence = a.fence
+if fence and fence > 1 then
+  local last = tonumber(redis.call('GET', KEYS[8]) or '0')
+  if last ~= fence - 1 and last ~= fence then return {'fenced'} end
+end
+-- The fence moves with each batch recorded; it outlives a crashed import by an hour at most.
+local function pass_fence()
+  if fence then redis.call('SET', KEYS[8], fence, 'PX', 3600000) end
+end
 local state = redis.call('HGET', KEYS[5], 'state')
 if state == 'cancelled' or state == 'archived' then return {'not_allowed', state} end
 local new = {}
@@ -87,6 +101,7 @@ for _, c in ipairs(currencies) do
 end
 if #new == 0 then
   redis.call('HINCRBY', KEYS[3], 'total', 0)
+  pass_fence()
   return {'recorded', 0, left_out, 0}
 end
 
@@ -147,4 +162,5 @@ end
 redis.call('HINCRBY', KEYS[3], 'total', added)
 redis.call('HDEL', KEYS[5], 'finished_at')
 keep_dispatched(KEYS[5], KEYS[7], a.campaign)
+pass_fence()
 return {'recorded', added, left_out, #new}
