@@ -58,21 +58,15 @@ export class RepeatFinder {
 
   /** The statuses of a campaign's rows: its ledger's, else its archive's, else "unknown". */
   private async statuses(campaign: string, entries: PaidEntry[]): Promise<string[]> {
-    const rows = await this.ledger.orders.getRows(
+    const known = await this.ledger.orders.rowStatuses(
       campaign,
       entries.map((e) => e.identity),
     );
-    const numbers = [...new Set(rows.flatMap((r) => (r ? [r.order] : [])))];
-    const orders = await this.ledger.orders.getOrders(campaign, numbers);
-    const statusOf = new Map(numbers.map((n, i) => [n, orders[i]?.status ?? "unknown"]));
     const result: string[] = [];
-    for (const [i, row] of rows.entries()) {
-      if (row) result.push(statusOf.get(row.order) ?? "unknown");
-      else
-        result.push(
-          (await this.archivedStatuses(campaign))?.get(entries[i]!.identity) ?? "unknown",
-        );
-    }
+    for (const [i, status] of known.entries())
+      result.push(
+        status ?? (await this.archivedStatuses(campaign))?.get(entries[i]!.identity) ?? "unknown",
+      );
     return result;
   }
 

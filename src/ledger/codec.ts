@@ -142,12 +142,14 @@ export function encodeOrder(order: LedgerOrder, context: OrderContext): string {
   return JSON.stringify(stored);
 }
 
+const FORMAT_1_ORDER =
+  "an order recorded by an earlier giftjobs (ledger format 1): finish or archive its campaign with that version";
+const FORMAT_1_ROW =
+  "a row recorded by an earlier giftjobs (ledger format 1): finish or archive its campaign with that version";
+
 export function decodeOrder(text: string, context: OrderContext): LedgerOrder {
   const stored = JSON.parse(text) as Record<string, unknown>;
-  if (!("k" in stored))
-    throw new Error(
-      "an order recorded by an earlier giftjobs (ledger format 1): finish or archive its campaign with that version",
-    );
+  if (!("k" in stored)) throw new Error(FORMAT_1_ORDER);
   const order: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(stored)) {
     const long = LONG_NAMES.get(name);
@@ -226,12 +228,23 @@ export function encodeRow(row: LedgerRow): string {
   return `[${row.line},${row.order}${rowTail(row)}`;
 }
 
+/** An order's status alone, without the rest of it decoded (decodeOrder). */
+export function orderStatus(text: string): string {
+  const stored = JSON.parse(text) as Record<string, unknown>;
+  if (!("k" in stored)) throw new Error(FORMAT_1_ORDER);
+  return stored.s as string;
+}
+
+/** The number of a row's order alone, without the rest of it decoded (decodeRow). */
+export function rowOrder(text: string): number {
+  const cells = JSON.parse(text) as unknown;
+  if (!Array.isArray(cells)) throw new Error(FORMAT_1_ROW);
+  return cells[1] as number;
+}
+
 export function decodeRow(text: string): LedgerRow {
   const cells = JSON.parse(text) as unknown;
-  if (!Array.isArray(cells))
-    throw new Error(
-      "a row recorded by an earlier giftjobs (ledger format 1): finish or archive its campaign with that version",
-    );
+  if (!Array.isArray(cells)) throw new Error(FORMAT_1_ROW);
   const [line, order, generation, hash, email, product, face, currency, reference, template] =
     cells as [number, number, number, string, string, string, string, string, string, unknown];
   const row: LedgerRow = {

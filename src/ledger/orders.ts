@@ -7,6 +7,8 @@ import {
   encodeOrder,
   encodeOrderFields,
   encodeRow,
+  orderStatus,
+  rowOrder,
   rowTail,
 } from "./codec.js";
 import { dailySpendKey, startLimitArgs } from "./daily-limit.js";
@@ -93,6 +95,25 @@ export class LedgerOrders {
     if (rows.length === 0) return;
     const fields = rows.flatMap(([identity, row]) => [identity, encodeRow(row)]);
     await this.store.redis.hset(this.store.keys(campaign).rows, ...fields);
+  }
+
+  /**
+   * The status of each row's order (undefined where the row is unknown, "unknown" where its order
+   * is): what the repeats check asks of an earlier campaign, a row of a repeated sheet at a
+   * time, without decoding its rows and orders whole.
+   */
+  async rowStatuses(campaign: string, identities: string[]): Promise<(string | undefined)[]> {
+    if (identities.length === 0) return [];
+    const keys = this.store.keys(campaign);
+    const rows = await this.store.redis.hmget(keys.rows, ...identities);
+    const numbers = rows.map((r) => (r ? rowOrder(r) : undefined));
+    const distinct = [...new Set(numbers.filter((n): n is number => n !== undefined))];
+    if (distinct.length === 0) return numbers.map(() => undefined);
+    const orders = await this.store.redis.hmget(keys.orders, ...distinct.map(String));
+    const status = new Map(
+      distinct.map((n, i) => [n, orders[i] ? orderStatus(orders[i]) : "unknown"]),
+    );
+    return numbers.map((n) => (n === undefined ? undefined : status.get(n)));
   }
 
   async getOrder(campaign: string, number: number): Promise<LedgerOrder | undefined> {
