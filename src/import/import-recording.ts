@@ -137,11 +137,13 @@ function retryPolicy({ attempts, backoff }: Pick<JobsOptions, "attempts" | "back
 }
 
 /**
- * Rows a batch of pass 2: each batch costs a journal and a paid-memory flush, the paid memory's
- * lock and a RECORD call; the floor of the import bench writes 1,000 rows a pipeline too. RECORD
- * holds Redis about 13 µs a row (docs/benchmarks.md), some 13 ms a batch.
+ * Rows a batch of pass 2: each batch costs a journal and a paid-memory flush and a RECORD call
+ * (RECORD holds Redis about 8 µs a row, some 4 ms a batch). 500 rather than the 1,000 of the
+ * import bench's floor: what two batches in flight hold outlives the young generation's
+ * collections, and at 1,000 the import's peak RSS at a million rows was some 15-20 MB higher
+ * for no less time (docs/architecture/import.md, "Pass 2 in step").
  */
-const RECORD_BATCH = 1000;
+const RECORD_BATCH = 500;
 
 /**
  * Pass 2: from the spool of pass 1, record the ledger, then add the jobs, a batch at a time.
