@@ -8,6 +8,7 @@ import { UserError } from "../../src/errors/user-error.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import { ImportRefused } from "../../src/import/import-errors.js";
 import type { LedgerRow } from "../../src/ledger/ledger.js";
+import { RecordFencedError } from "../../src/ledger/record-errors.js";
 import { orderKey } from "../../src/orders/keys.js";
 import { Dispatcher } from "../../src/worker/dispatcher.js";
 import {
@@ -18,7 +19,7 @@ import {
   quietLog,
 } from "../helpers/campaign-env.js";
 import { csvFile, shuffleLines, validCsv } from "../helpers/csv.js";
-import { REDIS_URL } from "../helpers/redis.js";
+import { loseKeys, REDIS_URL } from "../helpers/redis.js";
 
 let env: CampaignEnv | undefined;
 
@@ -336,6 +337,32 @@ describe("re-importing a campaign", () => {
     const again = await importCampaign({ file, campaign: "race", append: true }, depsOf(e));
     expect(again).toMatchObject({ enqueued: 3, already_known: 3 });
     expect(lookups).toBeGreaterThan(0);
+  });
+
+  it("Redis losing its keys while pass 2 records stops the import at RECORD's fence; imported again, each row is recorded once", async () => {
+    const e = await setup("fence");
+    const rows = 1600; // four batches of pass 2 (500 rows each)
+    const file = await csvFile(e, "a.csv", validCsv(e.index, rows).text);
+    let lost = false;
+    const onProgress = ({ phase, enqueued }: { phase: string; enqueued: number }) => {
+      // After the first batch is answered, the next may already be sent: a later one is not.
+      if (phase !== "enqueue" || enqueued === 0 || lost) return;
+      lost = true;
+      void loseKeys(e.redis, e.config.prefix);
+    };
+    const error = await importCampaign({ file, campaign: "fenced", onProgress }, depsOf(e)).catch(
+      (err: unknown) => err,
+    );
+    expect(lost).toBe(true);
+    expect(error).toBeInstanceOf(RecordFencedError);
+    expect((error as Error).message).toMatch(
+      /^campaign fenced: Redis no longer holds the rows this import recorded .*import the file again/,
+    );
+    // The rows recorded before the loss are in the journal: the next import rebuilds their orders
+    // from it and records the rest, every row once.
+    await importCampaign({ file, campaign: "fenced" }, depsOf(e));
+    expect((await e.ledger.campaigns.counts("fenced")).total).toBe(rows);
+    expect((await ledgerRows(e, "fenced")).length).toBe(rows);
   });
 
   it("refuses --items-per-order 200 in sync mode before touching anything", async () => {
