@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { ExecutionMode } from "../api/order-request.js";
 import { RunError } from "../errors/run-error.js";
 import type { LedgerOrder, LedgerRow } from "../ledger/ledger.js";
-import { type EncodedRecord, encodeRecord } from "../ledger/orders.js";
+import { type EncodedRecord, encodeRecord } from "../ledger/record-argument.js";
 import type { NewOrder } from "../ledger/types.js";
 import type { JournalLine } from "../orders/journal.js";
 import type { JournalIndex } from "../orders/journal-index.js";

@@ -4,12 +4,10 @@ import { unusualCurrencyDecimals } from "../money.js";
 import {
   decodeOrder,
   decodeRow,
-  encodeOrder,
   encodeOrderFields,
   encodeRow,
   orderStatus,
   rowOrder,
-  rowTail,
 } from "./codec.js";
 import { dailySpendKey, startLimitArgs } from "./daily-limit.js";
 import {
@@ -20,6 +18,7 @@ import {
   decodeTransition,
   type TransitionReply,
 } from "./order-replies.js";
+import { type EncodedRecord, encodeRecord } from "./record-argument.js";
 import { BudgetExceededError, CampaignClosedError, RecordFencedError } from "./record-errors.js";
 import type { RowStatus } from "./row-status.js";
 import { followMember, type LedgerStore } from "./store.js";
@@ -189,7 +188,7 @@ export class LedgerOrders {
     throw new BudgetExceededError(currency, planned, adding, budget);
   }
 
-  /** Removes an import's fence (see RecordFence) once its batches are all answered. */
+  /** Removes an import's fence (see RecordFence in record-argument.ts) once its batches are all answered. */
   async removeFence(campaign: string, id: string): Promise<void> {
     await this.store.redis.del(this.store.fenceKey(campaign, id));
   }
@@ -463,50 +462,4 @@ function transitionArgs(run: TransitionRun, patch: Record<string, unknown>, now:
     index_id: indexed ? (run.patch?.order_id ?? undefined) : undefined,
     made_at: run.madeAt,
   };
-}
-
-/** New orders as RECORD's argument (see LedgerOrders.recordEncoded). */
-export interface EncodedRecord {
-  campaign: string;
-  /** RECORD's ARGV[1]. */
-  argument: string;
-  /** The import's fence this batch passes (see RecordFence); none outside an import. */
-  fence?: string;
-}
-
-/**
- * Where an import's batches go through RECORD's fence: its own id, and each batch's number in
- * it, from 1. An import sends a batch before the one before it has answered; RECORD records a
- * batch only after that one (docs/architecture/import.md, "Pass 2 in step").
- */
-export interface RecordFence {
-  id: string;
-  batch: number;
-}
-
-/**
- * New orders as RECORD takes them, for a campaign of `mode` (as stored: its orders do not repeat
- * it). An order whose send_at is past by now goes to the pending list, a later one to the
- * scheduled set.
- */
-export function encodeRecord(
-  campaign: string,
-  orders: readonly NewOrder[],
-  mode: ExecutionMode | null,
-  fence?: RecordFence,
-): EncodedRecord {
-  const now = Date.now();
-  const context = { campaign, mode: mode ?? undefined };
-  const batch = orders.map(({ order, rows }) => [
-    encodeOrder(order, context),
-    order.status,
-    order.currency ?? "",
-    order.face ?? "",
-    order.price ?? "",
-    rows.map(([identity, row]) => [identity, row.line, rowTail(row)]),
-    order.send_at !== undefined && order.send_at > now ? String(order.send_at) : "",
-  ]);
-  if (!fence) return { campaign, argument: JSON.stringify({ campaign, orders: batch }) };
-  const argument = JSON.stringify({ campaign, orders: batch, fence: fence.batch });
-  return { campaign, argument, fence: fence.id };
 }

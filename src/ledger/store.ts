@@ -53,7 +53,7 @@ export class LedgerStore {
   }
 
   /**
-   * An import's fence for RECORD (see RecordFence in orders.ts): the number of its last batch
+   * An import's fence for RECORD (see RecordFence in record-argument.ts): the number of its last batch
    * recorded. Not among `keys`: it lives while the import runs, and expires should it crash.
    */
   fenceKey(campaign: string, id: string): string {

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { pauseIfRunning, resumeCampaign } from "../../src/campaigns/control.js";
 import { Ledger } from "../../src/ledger/ledger.js";
-import { encodeRecord } from "../../src/ledger/orders.js";
+import { encodeRecord } from "../../src/ledger/record-argument.js";
 import { RecordFencedError } from "../../src/ledger/record-errors.js";
 import { LedgerStore } from "../../src/ledger/store.js";
 import { requestFromLedger } from "../../src/orders/request.js";
