@@ -1,6 +1,7 @@
 import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { isProcessAlive } from "../catalog/process-alive.js";
 import { RunError } from "../errors/run-error.js";
 
@@ -15,9 +16,9 @@ const STALE_MS = 60_000;
 /** An append holds the lock for milliseconds, a prune for seconds; this long is someone stuck. */
 const GIVE_UP_MS = 30_000;
 const POLL_MS = 15;
-/** A lease (LockLease) is given back when no work has come for this long, */
+/** A lease (LockLease) is given back when no work has come for this long. */
 const LEASE_IDLE_MS = 100;
-/** and after it has been held this long, for a waiter's turn. */
+/** A lease held this long is given back for a waiter's turn. */
 const LEASE_HOLD_MS = 2000;
 
 /**
@@ -65,8 +66,6 @@ async function takeFileLock(path: string, what: string): Promise<() => Promise<v
     await sleep(POLL_MS);
   }
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * A lock file held across a run of short pieces of work that come one after another (an
