@@ -1,3 +1,4 @@
+import { setImmediate as turnOfTheLoop } from "node:timers/promises";
 import type { JobsOptions } from "bullmq";
 import type { ExecutionMode } from "../api/order-request.js";
 import { FOUR_EYES_FIELDS, withImporter } from "../campaigns/four-eyes.js";
@@ -187,6 +188,11 @@ async function writeCampaign(
   try {
     // The service's prices when it gave them (docs/architecture/import.md, "Prices").
     const add = async (rows: SpoolEntry[]) => {
+      // The answers come in before the next batch is prepared (several ms of the main thread):
+      // a batch's lines written, RECORD's reply. Taken in after it, each would wait for it, and
+      // the steps of a batch in flight (docs/architecture/import.md, "Pass 2 in step") would
+      // wait for one preparation each.
+      await turnOfTheLoop();
       const batch = writer.prepare(survey.cards.priced(rows));
       if (batch) await pipeline.add(batch);
     };

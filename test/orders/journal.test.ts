@@ -1,4 +1,5 @@
-import { appendFile, readFile, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { appendFile, readdir, readFile, readlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DamagedFileError } from "../../src/catalog/damaged-file-error.js";
@@ -119,6 +120,25 @@ describe("the order journal", () => {
     expect((await JournalIndex.load(path, CAMPAIGN)).lines).toBe(2);
   });
 
+  // Linux tells an open file's flags in /proc; elsewhere the writer may fall back to a datasync.
+  it.runIf(process.platform === "linux")(
+    "appends through a file opened O_APPEND | O_DSYNC: each write is on disk when it returns",
+    async () => {
+      const dir = await tmpDir("journal-dsync");
+      const path = journalPath(dir, CAMPAIGN);
+      const writer = new OrderJournalWriter(path);
+      await importOrders(writer, identities(2), 1);
+      try {
+        const flags = await openFlags(path);
+        expect(flags & constants.O_DSYNC).toBe(constants.O_DSYNC);
+        expect(flags & constants.O_APPEND).toBe(constants.O_APPEND);
+      } finally {
+        await writer.close();
+      }
+      expect(await readFile(path, "utf8")).toMatch(/^(\{[^\n]+\}\n){2}$/);
+    },
+  );
+
   it("refuses a damaged line, and a journal of another campaign, naming file and line", async () => {
     const dir = await tmpDir("journal-bad");
     const path = join(dir, "orders.ndjson");
@@ -177,3 +197,15 @@ describe("the order journal", () => {
     expect(index.lineOf("ref:x")).toBeUndefined();
   });
 });
+
+/** The flags (open(2)) of this process's descriptor open on `path`, as Linux's /proc tells them. */
+async function openFlags(path: string): Promise<number> {
+  for (const fd of await readdir("/proc/self/fd")) {
+    const target = await readlink(`/proc/self/fd/${fd}`).catch(() => "");
+    if (target !== path) continue;
+    const info = await readFile(`/proc/self/fdinfo/${fd}`, "utf8");
+    const octal = /^flags:\s+([0-7]+)$/m.exec(info)?.[1];
+    if (octal !== undefined) return Number.parseInt(octal, 8);
+  }
+  throw new Error(`${path} is not open`);
+}
