@@ -49,10 +49,13 @@ export class RepeatFinder {
     for (const [campaign, entries] of byCampaign)
       for (const [i, status] of (await this.statuses(campaign, entries)).entries())
         statuses.set(entries[i]!, status);
+    // Most rows repeat nothing: theirs is a new empty list, not a map and a filter of one.
     return matches.map((list) =>
-      list
-        .map((entry) => ({ ...entry, status: statuses.get(entry) ?? "unknown" }))
-        .filter((row) => !NOTHING_MADE.has(row.status)),
+      list.length === 0
+        ? []
+        : list
+            .map((entry) => ({ ...entry, status: statuses.get(entry) ?? "unknown" }))
+            .filter((row) => !NOTHING_MADE.has(row.status)),
     );
   }
 

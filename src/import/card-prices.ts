@@ -118,16 +118,20 @@ export class CardBook {
     return { all, fresh };
   }
 
-  /** Spooled rows as pass 2 records them: at the service's price of their card, if it gave one. */
+  /**
+   * Spooled rows as pass 2 records them: at the service's price of their card, if it gave one.
+   * Set in place, not copied a row: the entries are pass 2's own, just read from the spool.
+   */
   priced(entries: SpooledRow[]): SpooledRow[] {
     const prices = this.servicePrices;
     if (!prices) return entries;
-    return entries.map((entry) => {
+    for (const entry of entries) {
       const key = cardKey(entry.currency, productsOf(entry.row), BigInt(entry.face));
       const price = prices.get(key);
       // Pass 1 counted every row it spooled: a row of no card would be recorded at a guess.
       if (price === undefined) throw new Error(`line ${entry.row.line}: a spooled row of no card`);
-      return { ...entry, price: String(price) };
-    });
+      entry.price = String(price);
+    }
+    return entries;
   }
 }

@@ -43,23 +43,38 @@ export class DigestTable {
   }
 
   get(digest: Uint8Array): number | undefined {
-    const slot = this.find(words(digest));
-    const stored = this.values[slot]!;
+    const stored = this.values[this.find(digest)]!;
     return stored === 0 ? undefined : stored - 1;
   }
 
   /** `value` is a whole number below 2^32 - 1. */
   set(digest: Uint8Array, value: number): void {
-    if (!Number.isInteger(value) || value < 0 || value >= 0xffffffff)
-      throw new RangeError(`DigestTable value out of range: ${value}`);
-    const key = words(digest);
-    const slot = this.find(key);
-    if (this.values[slot] === 0) {
-      this.keys.set(key, slot * 4);
-      this.count += 1;
-    }
+    this.replace(digest, value);
+  }
+
+  /** set, in the same lookup telling the value it replaced (undefined for a new key). */
+  replace(digest: Uint8Array, value: number): number | undefined {
+    checkValue(value);
+    const slot = this.find(digest);
+    const stored = this.values[slot]!;
     this.values[slot] = value + 1;
-    if (this.count > this.slots * this.maxLoad) this.grow();
+    if (stored !== 0) return stored - 1;
+    this.add(slot, digest);
+    return undefined;
+  }
+
+  /**
+   * The digest's value when it has one, left as it is; else `value` is stored and undefined
+   * returned: get then set in one lookup, for a file's references (ReferenceTracker).
+   */
+  claim(digest: Uint8Array, value: number): number | undefined {
+    checkValue(value);
+    const slot = this.find(digest);
+    const stored = this.values[slot]!;
+    if (stored !== 0) return stored - 1;
+    this.values[slot] = value + 1;
+    this.add(slot, digest);
+    return undefined;
   }
 
   /**
@@ -67,15 +82,12 @@ export class DigestTable {
    * for a count kept a row at a time (OccurrenceCounter).
    */
   increment(digest: Uint8Array): number {
-    const key = words(digest);
-    const slot = this.find(key);
+    const slot = this.find(digest);
     // value + 1 is stored: the old value is stored - 1, the new one stored (set's limit).
     const stored = this.values[slot]!;
     if (stored === 0) {
-      this.keys.set(key, slot * 4);
       this.values[slot] = 2;
-      this.count += 1;
-      if (this.count > this.slots * this.maxLoad) this.grow();
+      this.add(slot, digest);
       return 0;
     }
     if (stored >= 0xffffffff) throw new RangeError(`DigestTable value out of range: ${stored}`);
@@ -83,21 +95,36 @@ export class DigestTable {
     return stored - 1;
   }
 
-  /** The slot holding `key`, else the empty slot where it would go (linear probing). */
-  private find(key: Uint32Array): number {
-    const slots = this.slots;
+  /** The digest's key written into `slot`, whose value was just set; grows when it is time. */
+  private add(slot: number, digest: Uint8Array): void {
+    const at = slot * 4;
+    this.keys[at] = word(digest, 0);
+    this.keys[at + 1] = word(digest, 4);
+    this.keys[at + 2] = word(digest, 8);
+    this.keys[at + 3] = word(digest, 12);
+    this.count += 1;
+    if (this.count > this.slots * this.maxLoad) this.grow();
+  }
+
+  /**
+   * The slot holding the digest's key, else the empty slot where it would go (linear probing).
+   * The key's words are read into locals, not an array: a lookup allocates nothing (an import
+   * makes two a row).
+   */
+  private find(digest: Uint8Array): number {
+    if (digest.length < 16) throw new RangeError("DigestTable keys are at least 16 bytes");
+    return this.findWords(word(digest, 0), word(digest, 4), word(digest, 8), word(digest, 12));
+  }
+
+  private findWords(k0: number, k1: number, k2: number, k3: number): number {
+    const { slots, keys, values } = this;
     // SHA-256 output is uniform: its first word is a good index as it is. A presized table's
     // count of slots is no power of two: the word is taken modulo it (its low 31 bits, a small
     // integer to V8, whose modulo is an integer one).
-    for (let slot = (key[0]! & 0x7fffffff) % slots; ; slot = slot + 1 === slots ? 0 : slot + 1) {
-      if (this.values[slot] === 0) return slot;
+    for (let slot = (k0 & 0x7fffffff) % slots; ; slot = slot + 1 === slots ? 0 : slot + 1) {
+      if (values[slot] === 0) return slot;
       const at = slot * 4;
-      if (
-        this.keys[at] === key[0] &&
-        this.keys[at + 1] === key[1] &&
-        this.keys[at + 2] === key[2] &&
-        this.keys[at + 3] === key[3]
-      )
+      if (keys[at] === k0 && keys[at + 1] === k1 && keys[at + 2] === k2 && keys[at + 3] === k3)
         return slot;
     }
   }
@@ -109,22 +136,23 @@ export class DigestTable {
     this.values = new Uint32Array(this.slots);
     for (let slot = 0; slot < slots; slot++) {
       if (values[slot] === 0) continue;
-      const key = keys.subarray(slot * 4, slot * 4 + 4);
-      const to = this.find(key);
-      this.keys.set(key, to * 4);
+      const at = slot * 4;
+      const to = this.findWords(keys[at]!, keys[at + 1]!, keys[at + 2]!, keys[at + 3]!);
+      this.keys.set(keys.subarray(at, at + 4), to * 4);
       this.values[to] = values[slot]!;
     }
   }
 }
 
-/** The first 16 bytes of a digest as four 32-bit words. */
-function words(digest: Uint8Array): Uint32Array {
-  if (digest.length < 16) throw new RangeError("DigestTable keys are at least 16 bytes");
-  const view = new DataView(digest.buffer, digest.byteOffset, 16);
-  return Uint32Array.of(
-    view.getUint32(0, true),
-    view.getUint32(4, true),
-    view.getUint32(8, true),
-    view.getUint32(12, true),
+/** A value the table can hold: a whole number below 2^32 - 1 (it stores value + 1). */
+function checkValue(value: number): void {
+  if (!Number.isInteger(value) || value < 0 || value >= 0xffffffff)
+    throw new RangeError(`DigestTable value out of range: ${value}`);
+}
+
+/** The little-endian 32-bit word of a digest at `at`, unsigned. */
+function word(digest: Uint8Array, at: number): number {
+  return (
+    (digest[at]! | (digest[at + 1]! << 8) | (digest[at + 2]! << 16) | (digest[at + 3]! << 24)) >>> 0
   );
 }

@@ -90,8 +90,7 @@ export class PaidIndex {
     if (this.count === this.capacity) this.grow();
     const i = this.count++;
     const key = keyOf(fingerprint);
-    this.next[i] = this.heads.get(key) ?? NONE;
-    this.heads.set(key, i);
+    this.next[i] = this.heads.replace(key, i) ?? NONE;
     this.batch[i] = this.batchOf(this.nameOf(campaign), at);
     this.currency[i] = this.nameOf(currency);
     this.line[i] = line;
@@ -101,6 +100,8 @@ export class PaidIndex {
 
   /** The entries with `fingerprint`, oldest added first. */
   find(fingerprint: string): PaidEntry[] {
+    // A first campaign's import asks for each of its rows: no key to decode.
+    if (this.count === 0) return [];
     const found: PaidEntry[] = [];
     let i = this.heads.get(keyOf(fingerprint)) ?? NONE;
     for (; i !== NONE; i = this.next[i]!) found.push(this.entry(i, fingerprint));

@@ -105,7 +105,7 @@ describe("CardBook", () => {
       price: "10",
       row: row({ product_code: "A", face_value: "0.10" }),
     };
-    expect(book.priced([spooled])).toEqual([{ ...spooled, price: "9" }]);
+    expect(book.priced([{ ...spooled }])).toEqual([{ ...spooled, price: "9" }]);
     expect(() => book.priced([{ ...spooled, face: "20" }])).toThrow(/a spooled row of no card/);
   });
 

@@ -40,6 +40,21 @@ describe("DigestTable", () => {
     expect(() => table.increment(digest("k42"))).toThrow(RangeError);
   });
 
+  it("claims a key once (the first value stays) and replaces a value telling the one before, through its growth", () => {
+    const table = new DigestTable();
+    for (let i = 0; i < 10_000; i++) expect(table.claim(digest(`k${i}`), i)).toBeUndefined();
+    for (let i = 0; i < 10_000; i += 9) expect(table.claim(digest(`k${i}`), 7)).toBe(i);
+    expect(table.size).toBe(10_000);
+    expect(table.get(digest("k18"))).toBe(18);
+    expect(table.replace(digest("k18"), 5)).toBe(18);
+    expect(table.replace(digest("new"), 6)).toBeUndefined();
+    expect([table.get(digest("k18")), table.get(digest("new")), table.size]).toEqual([
+      5, 6, 10_001,
+    ]);
+    expect(() => table.claim(digest("x"), -1)).toThrow(RangeError);
+    expect(() => table.replace(digest("x"), 0xffffffff)).toThrow(RangeError);
+  });
+
   it("tells keys apart by all 16 bytes, whatever slot they land in", () => {
     const table = new DigestTable();
     // Same first word (same slot), different later bytes: only the full key compares equal.

@@ -13,10 +13,7 @@ export class ReferenceTracker {
   claim(reference: string, line: number): number | undefined {
     // The digest the row's identity is made of: one hash a reference.
     const digest = referenceDigest(reference);
-    const earlier = this.lines.get(digest);
-    if (earlier !== undefined) return earlier;
-    this.lines.set(digest, line);
-    return undefined;
+    return this.lines.claim(digest, line);
   }
 
   get size(): number {
