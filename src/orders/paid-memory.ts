@@ -1,5 +1,5 @@
 import { mkdir, readdir, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { parseFileJson } from "../catalog/damaged-file-error.js";
 import { LockLease, withFileLock } from "../catalog/file-lock.js";
 import { OrderJournalWriter } from "./journal.js";
@@ -94,6 +94,9 @@ const WEIGHTS = {
  * lock file `paid-memory.lock`: imports take no lock of a campaign (two may record into one at
  * once), so a prune renaming a file over the one an import holds open would lose its next batch.
  */
+/** The paid memory's lock as its messages name it. */
+const LOCK_NAME = "the paid memory's lock";
+
 export class FilePaidMemory implements PaidMemory {
   constructor(readonly dataDir: string) {}
 
@@ -101,11 +104,16 @@ export class FilePaidMemory implements PaidMemory {
     return join(this.dataDir, "campaigns", campaign, file);
   }
 
+  /** The campaign's lock file, beside its memory: a prune's and an import's appends take it. */
+  private lockPath(campaign: string): string {
+    return join(this.dataDir, "campaigns", campaign, "paid-memory.lock");
+  }
+
   /** Runs `fn` holding the campaign's lock (made with its folder when new). */
   private async locked<T>(campaign: string, fn: () => Promise<T>): Promise<T> {
-    const dir = join(this.dataDir, "campaigns", campaign);
-    await mkdir(dir, { recursive: true });
-    return withFileLock(join(dir, "paid-memory.lock"), "the paid memory's lock", fn);
+    const path = this.lockPath(campaign);
+    await mkdir(dirname(path), { recursive: true });
+    return withFileLock(path, LOCK_NAME, fn);
   }
 
   /**
@@ -114,12 +122,9 @@ export class FilePaidMemory implements PaidMemory {
    */
   appender(campaign: string): PaidAppender {
     const writer = new OrderJournalWriter(this.path(campaign, "paid.ndjson"));
-    const dir = join(this.dataDir, "campaigns", campaign);
     // Each time the lock is taken: the file held open since the last batch may have been pruned
     // away while the lock was given back.
-    const lease = new LockLease(join(dir, "paid-memory.lock"), "the paid memory's lock", () =>
-      writer.closeIfReplaced(),
-    );
+    const lease = new LockLease(this.lockPath(campaign), LOCK_NAME, () => writer.closeIfReplaced());
     return {
       append: async (entries) => {
         if (entries.length === 0) return;
