@@ -29,14 +29,30 @@ export class RepeatFinder {
   /** Archived campaigns' row statuses by identity, read once per campaign when first needed. */
   private readonly archived = new Map<string, Map<string, string> | undefined>();
 
+  /** The paid memory's entries; none once released. */
+  private lookup: PaidLookup | undefined;
+
   constructor(
-    private readonly lookup: PaidLookup,
+    lookup: PaidLookup,
     private readonly ledger: Ledger,
     private readonly dataDir: string | undefined,
-  ) {}
+  ) {
+    this.lookup = lookup;
+  }
+
+  /**
+   * Lets go of the entries once no row is left to look up: a file lookup holds every entry of
+   * the window (about 85 bytes a row: 85 MB for a million), which pass 2 of an import has no use
+   * for (docs/architecture/repeats.md, "The check").
+   */
+  release(): void {
+    this.lookup = undefined;
+    this.archived.clear();
+  }
 
   /** For each fingerprint, the earlier rows it repeats (none for an undefined one). */
   async find(fingerprints: readonly (string | undefined)[]): Promise<EarlierRow[][]> {
+    if (!this.lookup) throw new Error("the repeats lookup was released: no row is left to find");
     const matches = await this.lookup.find(fingerprints);
     const byCampaign = new Map<string, PaidEntry[]>();
     for (const list of matches)

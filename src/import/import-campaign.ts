@@ -140,11 +140,14 @@ async function passOne(stages: ImportStages, deps: ImportDeps, plan: ImportPlan)
   const catalog =
     deps.catalog && (await deps.stores.productOverrides(deps.ledger).applyTo(deps.catalog));
   const { recording, read, header, validation, run } = stages;
-  return surveyFile(
+  const survey = await surveyFile(
     { campaign: recording.campaign, read, header, validation, onProgress: run.onProgress },
     { ...deps, catalog },
     plan,
   );
+  // Every row is looked up: the other campaigns' entries are not held through pass 2.
+  plan.repeats?.finder.release();
+  return survey;
 }
 
 /**

@@ -42,6 +42,27 @@ describe("ledger", () => {
     expect(counts).toMatchObject({ total: 3, queued: 3, completed: 0 });
   });
 
+  it("tells each row's order status in Redis, a row it does not have undefined (ROW_STATUSES)", async () => {
+    await seed();
+    await ledger.orders.transition({
+      campaign: "c1",
+      number: 2,
+      from: ["queued"],
+      to: "in_flight",
+    });
+    const statuses = await ledger.orders.rowStatuses("c1", ["a", "x", "c", "b"]);
+    expect(statuses).toEqual(["queued", undefined, "in_flight", "queued"]);
+    // A row whose order the ledger no longer has.
+    await r.redis.hdel(ledger.keys("c1").orders, "1");
+    expect(await ledger.orders.rowStatuses("c1", ["b", "c"])).toEqual(["unknown", "in_flight"]);
+    expect(await ledger.orders.rowStatuses("c1", [])).toEqual([]);
+    // More rows than one call asks about (1,000), in their order.
+    const many = Array.from({ length: 2500 }, (_, i) => ["a", "x", "c"][i % 3]!);
+    const told = await ledger.orders.rowStatuses("c1", many);
+    expect(told).toHaveLength(2500);
+    expect(told.slice(1998, 2001)).toEqual(["unknown", undefined, "in_flight"]);
+  });
+
   it("records an import's batch only after the one before it (the fence), a batch sent again too", async () => {
     const batch = (identity: string, line: number) => [
       {
@@ -385,6 +406,13 @@ describe("ledger", () => {
     await r.redis.hset(k.orders, "gj1_x", JSON.stringify({ identities: ["a"], status: "queued" }));
     await expect(ledger.orders.getRows("old", ["a"])).rejects.toThrow(/ledger format 1/);
     await expect(ledger.orders.all("old").next()).rejects.toThrow(/ledger format 1/);
+    await expect(ledger.orders.rowStatuses("old", ["a"])).rejects.toThrow(/ledger format 1/);
+    // A row of today's format in an order of format 1.
+    await r.redis.hset(k.rows, "b", '[3,7,0,"h","e@x","P","10","USD",""]');
+    await r.redis.hset(k.orders, "7", JSON.stringify({ identities: ["b"], status: "queued" }));
+    await expect(ledger.orders.rowStatuses("old", ["b"])).rejects.toThrow(
+      /an order recorded by an earlier giftjobs/,
+    );
   });
 
   it("pauses once with a reason and resumes", async () => {
