@@ -1,21 +1,16 @@
 import { randomUUID } from "node:crypto";
 import type { ExecutionMode } from "../api/order-request.js";
-import { RunError } from "../errors/run-error.js";
-import type { LedgerOrder, LedgerRow } from "../ledger/ledger.js";
-import { type EncodedRecord, encodeRecord } from "../ledger/record-argument.js";
-import type { NewOrder } from "../ledger/types.js";
-import type { JournalLine } from "../orders/journal.js";
 import type { JournalIndex } from "../orders/journal-index.js";
 import type { JournalAppender } from "../orders/journal-store.js";
-import { orderKey } from "../orders/keys.js";
 import type { OrderPacker } from "../orders/packing.js";
-import { paidFingerprint } from "../orders/paid-fingerprint.js";
-import type { NewPaidEntry, PaidAppender } from "../orders/paid-memory.js";
-import { orderOwnParts } from "../orders/request.js";
+import type { PaidAppender } from "../orders/paid-memory.js";
+import { BatchPreparer, type PreparedBatch } from "./batch-preparer.js";
 import type { Survey } from "./import-survey.js";
 import type { ImportDeps } from "./import-types.js";
 import type { Sending } from "./recording-pipeline.js";
-import type { SpoolEntry, SpooledRow } from "./row-spool.js";
+import type { SpoolEntry } from "./row-spool.js";
+
+export type { PreparedBatch };
 
 /**
  * The journal as pass 2 uses it: the index read at the start, and where new orders go; and
@@ -27,39 +22,24 @@ export interface WriterJournal {
   paid?: PaidAppender;
 }
 
-/** An order whose rows are all read; `journal`: rebuilt from the journal, at its generation. */
-interface ReadyOrder {
-  rows: SpooledRow[];
-  journal?: { generation: number; apiKey: string | undefined };
-}
-
 /**
- * Turns planned rows into ledger records and jobs. With one row per order each row is an order
- * at once; with packing, or an order of the journal, rows wait until every row of their order
- * has been read.
+ * Records pass 2's batches: each made durable in the journal and the paid memory, then sent to
+ * RECORD; counts what RECORD added. The batches are prepared by a BatchPreparer, here (`prepare`)
+ * or in a worker thread given `preparerInput` (pass-two-thread.ts).
  */
 export class CampaignWriter {
   rows = 0;
   orders = 0;
   /** Rows another import recorded between pass 1 and this one (see RECORD): not added here. */
   leftOut = 0;
-  /** identity -> index of its packed order; only with packing. */
-  private readonly orderOf = new Map<string, number>();
-  private readonly packed: { identities: string[]; currency: string }[] = [];
-  private readonly waiting = new Map<number, SpooledRow[]>();
-  /** Rows of journal orders, by line, until each order is whole. */
-  private readonly waitingJournal = new Map<number, SpooledRow[]>();
-  /** The campaign's execution mode as stored, which its orders need not repeat (encodeRecord). */
-  private readonly campaignMode: ExecutionMode | null;
+  /** What a BatchPreparer is made of, here or in a worker thread. */
+  readonly preparerInput: ConstructorParameters<typeof BatchPreparer>[0];
+  private readonly preparer: BatchPreparer;
+  /** Batches sent to RECORD, under this import's fence (`fenceId`). */
+  private sentBatches = 0;
 
   private readonly campaign: string;
-  private readonly survey: Survey;
-  private readonly mode: ExecutionMode;
   private readonly journal: WriterJournal;
-  /** The orders carry the tags naming campaign and key (see campaignTagsOrders). */
-  private readonly tagOrders: boolean;
-  /** This import's fence in RECORD, and the number of the last batch prepared. */
-  private readonly fence = { id: randomUUID(), batch: 0 };
 
   constructor(
     private readonly deps: ImportDeps,
@@ -75,17 +55,19 @@ export class CampaignWriter {
     },
   ) {
     this.campaign = written.campaign;
-    this.campaignMode = written.campaignMode;
-    this.survey = written.survey;
-    this.mode = written.mode;
     this.journal = written.journal ?? { index: undefined, writer: undefined };
-    this.tagOrders = written.tagOrders ?? false;
-    const { packer } = written;
-    if (!packer) return;
-    for (const order of packer.orders()) {
-      const index = this.packed.push(order) - 1;
-      for (const identity of order.identities) this.orderOf.set(identity, index);
-    }
+    this.preparerInput = {
+      campaign: written.campaign,
+      mode: written.mode,
+      campaignMode: written.campaignMode,
+      tagOrders: written.tagOrders ?? false,
+      released: written.survey.released,
+      packed: written.packer ? [...written.packer.orders()] : undefined,
+      journal: this.journal.index,
+      keyFingerprint: deps.client?.keyFingerprint,
+      fenceId: randomUUID(),
+    };
+    this.preparer = new BatchPreparer(this.preparerInput);
   }
 
   /**
@@ -93,8 +75,12 @@ export class CampaignWriter {
    * (`makeDurable`), then the ledger (`record`); undefined when no order is whole yet.
    */
   prepare(fresh: SpoolEntry[]): PreparedBatch | undefined {
-    const orders = this.completeOrders(fresh);
-    return orders.length > 0 ? this.place(orders) : undefined;
+    return this.preparer.prepare(fresh);
+  }
+
+  /** Every order is whole once the spool is read (pass 1 packed exactly the rows it spooled). */
+  finish(): void {
+    this.preparer.finish();
   }
 
   /**
@@ -114,6 +100,7 @@ export class CampaignWriter {
    * that releases rows first waits for that answer (`before`): a release is not fenced.
    */
   record(batch: PreparedBatch, before: Promise<void>): Sending {
+    this.sentBatches += 1;
     if (batch.released.length === 0) return { sent: Promise.resolve(), recorded: this.send(batch) };
     let sent = () => {};
     const sending = new Promise<void>((resolve) => {
@@ -140,214 +127,9 @@ export class CampaignWriter {
     this.leftOut += recorded.leftOut;
   }
 
-  /** Holds rows until their order is whole; returns the orders now whole. */
-  private completeOrders(fresh: SpooledRow[]): ReadyOrder[] {
-    const ready: ReadyOrder[] = [];
-    for (const planned of fresh) {
-      const line = this.journalLineOf(planned);
-      if (line !== undefined) {
-        const index = this.journal.index!;
-        const rows = gather(this.waitingJournal, line, planned, index.size(line));
-        if (rows)
-          ready.push({
-            rows,
-            journal: { generation: index.generation(line), apiKey: index.apiKey(line) },
-          });
-        continue;
-      }
-      if (this.packed.length === 0) {
-        ready.push({ rows: [planned] });
-        continue;
-      }
-      const index = this.orderOf.get(planned.identity);
-      // Pass 1 packed exactly the rows it spooled: a row in no order would be lost silently.
-      if (index === undefined) throw new Error(`${this.campaign}: a spooled row is in no order`);
-      const rows = gather(this.waiting, index, planned, this.packed[index]!.identities.length);
-      if (rows) ready.push({ rows });
-    }
-    return ready;
-  }
-
-  /** The journal order a new row is rebuilt in: one all of whose rows this import adds. */
-  private journalLineOf(planned: SpooledRow): number | undefined {
-    const index = this.journal.index;
-    // A released row's order is the ledger's business: it moves to the next generation.
-    if (!index || this.survey.released.has(planned.identity)) return undefined;
-    const line = index.lineOf(planned.identity);
-    return line !== undefined && index.reproduces(line) ? line : undefined;
-  }
-
-  /** A journal line of a new order, naming the API key it is expected to be sent with. */
-  private journalLine(g: number, k: string, i: string[]): JournalLine {
-    const a = this.deps.client?.keyFingerprint;
-    return a ? { g, k, i, a } : { g, k, i };
-  }
-
-  /** A new order's generation: its rows' highest, a row released from a final failure's next. */
-  private generationOf(rows: readonly SpooledRow[]): number {
-    let generation = 0;
-    for (const p of rows)
-      generation = Math.max(generation, this.survey.released.get(p.identity) ?? 0);
-    return generation;
-  }
-
   /** Takes RECORD's fence away once every batch is answered (else it expires within the hour). */
   async removeFence(): Promise<void> {
-    if (this.fence.batch > 0)
-      await this.deps.ledger.orders.removeFence(this.campaign, this.fence.id);
+    if (this.sentBatches > 0)
+      await this.deps.ledger.orders.removeFence(this.campaign, this.preparerInput.fenceId);
   }
-
-  finish(): void {
-    // Pass 1 packed exactly the rows it spooled, so every order is whole by now.
-    const left = this.waiting.size + this.waitingJournal.size;
-    if (left > 0) throw new Error(`${this.campaign}: ${left} packed order(s) left incomplete`);
-  }
-
-  /**
-   * The ledger's records of the orders, each to be put on the campaign's pending list by RECORD:
-   * the dispatcher sends them from there (docs/architecture/campaigns.md, "Campaigns and the
-   * dispatcher"); and the journal's lines of the new ones, the paid memory's of their rows.
-   */
-  private place(orders: ReadyOrder[]): PreparedBatch {
-    const batch: NewOrder[] = [];
-    const journalLines: JournalLine[] = [];
-    const released: string[] = [];
-    for (const ready of orders) {
-      // Same rows, same body: the key hashes sorted identities, so the items follow that order too.
-      const rows = ready.rows.length === 1 ? ready.rows : [...ready.rows].sort(byIdentity);
-      for (const p of rows) if (this.survey.released.has(p.identity)) released.push(p.identity);
-      const generation = ready.journal?.generation ?? this.generationOf(rows);
-      const identities = rows.map((p) => p.identity);
-      const currency = rows[0]!.currency;
-      if (rows.some((p) => p.currency !== currency))
-        throw new RunError(
-          `campaign ${this.campaign}: rows the journal recorded in one order now pay in different currencies (the catalog changed?); nothing more was recorded`,
-        );
-      const key = orderKey(this.campaign, generation, identities);
-      // A journal order is in the journal already.
-      if (!ready.journal) journalLines.push(this.journalLine(generation, key, identities));
-      // The ledger keeps what the body is made of: the rows' items, and the order's own parts.
-      const { description, metadata } = orderOwnParts(
-        rows.map((p) => p.row),
-        this.tagOrders ? { name: this.campaign, tagKey: key } : { name: this.campaign },
-      );
-      const order: LedgerOrder = {
-        key,
-        identities,
-        generation,
-        status: "queued",
-        mode: this.mode,
-        currency,
-        face: sumUnits(rows, "face"),
-        price: sumUnits(rows, "price"),
-      };
-      // Set only when present (no spread of a fresh object an order: an import makes one a row).
-      if (description !== undefined) order.description = description;
-      if (metadata !== undefined) order.metadata = metadata;
-      // The packer groups rows by send_at: all of an order's rows share it.
-      const sendAt = rows[0]!.row.send_at;
-      if (sendAt !== undefined) order.send_at = sendAt;
-      if (ready.journal) Object.assign(order, lostLedgerMark(ready.journal.apiKey));
-      batch.push({ order, rows: rows.map((p) => [p.identity, ledgerRow(p, generation)]) });
-    }
-    // Encoded here, ahead: recording a batch waits for the one before it, encoding need not.
-    this.fence.batch += 1;
-    const encoded = encodeRecord(this.campaign, batch, this.campaignMode, { ...this.fence });
-    return { encoded, journalLines, paid: paidEntries(orders), released };
-  }
-}
-
-function byIdentity(a: SpooledRow, b: SpooledRow): number {
-  return a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : 0;
-}
-
-/**
- * The rows' face values or prices added up, in minor units. One row's as it is: pass 1 wrote it
- * as the digits of a bigint (String of its units), which no parse would change.
- */
-function sumUnits(rows: readonly SpooledRow[], field: "face" | "price"): string {
-  if (rows.length === 1) return rows[0]![field];
-  let total = 0n;
-  for (const p of rows) total += BigInt(p[field]);
-  return String(total);
-}
-
-/** A batch of pass 2 between `prepare` and `record`. */
-export interface PreparedBatch {
-  /** The orders as RECORD takes them. */
-  encoded: EncodedRecord;
-  journalLines: JournalLine[];
-  paid: NewPaidEntry[];
-  /** Rows released from a final failure, taken out before their next generation is recorded. */
-  released: string[];
-}
-
-/** The paid memory's entries of the orders' rows (a row naming nobody has none). */
-function paidEntries(orders: readonly ReadyOrder[]): NewPaidEntry[] {
-  const entries: NewPaidEntry[] = [];
-  for (const { rows } of orders)
-    for (const p of rows) {
-      const fingerprint = p.fingerprint ?? paidFingerprint(p.row, p.currency);
-      if (fingerprint === undefined) continue;
-      const { identity, currency, face } = p;
-      entries.push({ fingerprint, identity, line: p.row.line, currency, face });
-    }
-  return entries;
-}
-
-/**
- * An order rebuilt from the journal for rows the ledger did not know (a lost ledger): the lost
- * ledger may have sent it, so it starts with the mark of an unclear attempt, made with the API
- * key its journal line names (docs/architecture/keys-and-exactly-once.md, "One key while an order
- * may exist"). Sent with that key, the service replays what it made; with another, nothing is sent.
- */
-function lostLedgerMark(
-  apiKey: string | undefined,
-): Partial<Pick<LedgerOrder, "unclear" | "unclear_api_key">> {
-  return { unclear: "ledger_lost", ...(apiKey ? { unclear_api_key: apiKey } : {}) };
-}
-
-/** Adds a row to its order's waiting rows; returns them all once the order has `size`. */
-function gather(
-  waiting: Map<number, SpooledRow[]>,
-  order: number,
-  planned: SpooledRow,
-  size: number,
-): SpooledRow[] | undefined {
-  const rows = waiting.get(order) ?? [];
-  rows.push(planned);
-  if (rows.length < size) {
-    waiting.set(order, rows);
-    return undefined;
-  }
-  waiting.delete(order);
-  return rows;
-}
-
-/**
- * What the ledger keeps of a row: what its item is made of, and its report line.
- * @internal exported for its tests (docs/development.md, "Exports for tests")
- */
-export function ledgerRow(p: SpooledRow, generation: number): Omit<LedgerRow, "order"> {
-  const { row } = p;
-  const stored: Omit<LedgerRow, "order"> = {
-    line: row.line,
-    generation,
-    payload_hash: p.payload,
-    email: row.email,
-    product_code: row.product_code,
-    face_value: row.face_value,
-    currency: p.currency,
-  };
-  // Each only when present (an e-mail row of one product is stored as it always was), set
-  // rather than spread: an import makes one a row.
-  if (row.reference !== undefined) stored.reference = row.reference;
-  if (row.template_id !== undefined) stored.template_id = row.template_id;
-  if (row.distribution !== undefined) stored.distribution = row.distribution;
-  if (row.recipient_reference !== undefined) stored.recipient_reference = row.recipient_reference;
-  if (row.product_codes !== undefined) stored.product_codes = row.product_codes;
-  if (row.selection_template_id !== undefined)
-    stored.selection_template_id = row.selection_template_id;
-  if (p.repeat_of !== undefined) stored.repeat_of = p.repeat_of;
-  return stored;
 }

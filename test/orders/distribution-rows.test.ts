@@ -2,7 +2,7 @@
 // LinkDistribution, RecipientDistribution, MultipleProduct, PayoutSelectionTemplate), their
 // identities and hashes, and their ledger rows through the stored form and back.
 import { describe, expect, it } from "vitest";
-import { ledgerRow } from "../../src/import/campaign-writer.js";
+import { ledgerRow } from "../../src/import/batch-preparer.js";
 import { decodeRow, encodeRow } from "../../src/ledger/codec.js";
 import type { LedgerOrder } from "../../src/ledger/types.js";
 import { contentHash, payloadHash } from "../../src/orders/identity.js";

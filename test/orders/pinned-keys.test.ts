@@ -6,7 +6,7 @@
 // (docs/architecture/ledger.md, "What a row costs"): such rows are still read, and give the same
 // body; `stored` is the row as it is written now.
 import { describe, expect, it } from "vitest";
-import { ledgerRow } from "../../src/import/campaign-writer.js";
+import { ledgerRow } from "../../src/import/batch-preparer.js";
 import { validateRow } from "../../src/import/validation/row-validation.js";
 import { decodeRow, encodeRow, samePayload } from "../../src/ledger/codec.js";
 import type { LedgerOrder, LedgerRow } from "../../src/ledger/types.js";
@@ -113,7 +113,7 @@ describe("keys of e-mail rows of one product, as they were", () => {
       expect(JSON.stringify(buildOrderRequest([row], "USD", { name: "spring" }))).toBe(pinned.body);
       const stored = encodeRow(ledgerRowOf(row));
       expect(stored).toBe(pinned.stored);
-      // The import's own ledger row, as CampaignWriter records it.
+      // The import's own ledger row, as BatchPreparer makes it.
       const spooled = {
         kind: "new" as const,
         identity,

@@ -93,7 +93,7 @@ describe("buildOrderRequest", () => {
 });
 
 describe("requestFromLedger", () => {
-  /** What import records for these rows (see CampaignWriter.place), and the body it made. */
+  /** What import records for these rows (see BatchPreparer.place), and the body it made. */
   function recorded(rows: OrderRow[]) {
     const made = buildOrderRequest(rows, "USD", { name: "spring" });
     const identities = rows.map((_, i) => `id${i}`);
