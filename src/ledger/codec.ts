@@ -142,9 +142,9 @@ export function encodeOrder(order: LedgerOrder, context: OrderContext): string {
   return JSON.stringify(stored);
 }
 
-export const FORMAT_1_ORDER =
+const FORMAT_1_ORDER =
   "an order recorded by an earlier giftjobs (ledger format 1): finish or archive its campaign with that version";
-export const FORMAT_1_ROW =
+const FORMAT_1_ROW =
   "a row recorded by an earlier giftjobs (ledger format 1): finish or archive its campaign with that version";
 
 export function decodeOrder(text: string, context: OrderContext): LedgerOrder {
@@ -226,6 +226,20 @@ function readRepeatOf(p: unknown[], pm: unknown): RepeatOf {
 
 export function encodeRow(row: LedgerRow): string {
   return `[${row.line},${row.order}${rowTail(row)}`;
+}
+
+/** An order's status alone, without the rest of it decoded (decodeOrder). */
+export function orderStatus(text: string): string {
+  const stored = JSON.parse(text) as Record<string, unknown>;
+  if (!("k" in stored)) throw new Error(FORMAT_1_ORDER);
+  return stored.s as string;
+}
+
+/** The number of a row's order alone, without the rest of it decoded (decodeRow). */
+export function rowOrder(text: string): number {
+  const cells = JSON.parse(text) as unknown;
+  if (!Array.isArray(cells)) throw new Error(FORMAT_1_ROW);
+  return cells[1] as number;
 }
 
 export function decodeRow(text: string): LedgerRow {

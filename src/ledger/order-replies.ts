@@ -3,7 +3,7 @@
 import type { ExecutionMode } from "../api/order-request.js";
 import type { DailyLimit } from "../daily-limit.js";
 import { replyWord } from "../redis/replies.js";
-import { decodeOrder, decodeRow, FORMAT_1_ORDER, FORMAT_1_ROW } from "./codec.js";
+import { decodeOrder, decodeRow } from "./codec.js";
 import { limitReachedOf, limitReason } from "./daily-limit.js";
 import type { RowStatus } from "./row-status.js";
 import type { StartResult, StoredState } from "./types.js";
@@ -51,18 +51,6 @@ export function decodeReleaseRow(
   if (kind === "released") return { released: true, generation: Number(value) };
   if (kind === "not_allowed" || kind === "unknown") return { released: false, status: value };
   throw new Error(`RELEASE_ROW answered ${kind}, which it never does`);
-}
-
-/**
- * What ROW_STATUSES answers (lua/row-statuses.lua), read: each row's order status, undefined for
- * a row the ledger does not have.
- */
-export function decodeRowStatuses(reply: unknown): (string | undefined)[] {
-  const kind = replyWord(reply, "ROW_STATUSES");
-  const values = (reply as string[]).slice(1);
-  if (kind === "format_1") throw new Error(values[0] === "order" ? FORMAT_1_ORDER : FORMAT_1_ROW);
-  if (kind !== "statuses") throw new Error(`ROW_STATUSES answered ${kind}, which it never does`);
-  return values.map((status) => (status === "" ? undefined : status));
 }
 
 /** What TRANSITION answers (lua/transition.lua), read. */

@@ -1,13 +1,19 @@
 import type { ExecutionMode } from "../api/order-request.js";
 import type { DailyLimit } from "../daily-limit.js";
 import { unusualCurrencyDecimals } from "../money.js";
-import { decodeOrder, decodeRow, encodeOrderFields, encodeRow } from "./codec.js";
+import {
+  decodeOrder,
+  decodeRow,
+  encodeOrderFields,
+  encodeRow,
+  orderStatus,
+  rowOrder,
+} from "./codec.js";
 import { dailySpendKey, startLimitArgs } from "./daily-limit.js";
 import {
   decodeRecord,
   decodeRekey,
   decodeReleaseRow,
-  decodeRowStatuses,
   decodeStart,
   decodeTransition,
   type TransitionReply,
@@ -68,10 +74,6 @@ interface TransitionRun extends TransitionOptions {
  * The ledger's orders and rows: reading them, recording new ones, and every change of an
  * order's status (start, transition, rekey, release), each in one script.
  */
-const STATUSES = "giftjobsLedgerRowStatuses";
-/** Rows a ROW_STATUSES call asks about, at most. */
-const STATUSES_A_CALL = 1000;
-
 export class LedgerOrders {
   constructor(private readonly store: LedgerStore) {}
 
@@ -100,15 +102,17 @@ export class LedgerOrders {
    * time, without decoding its rows and orders whole.
    */
   async rowStatuses(campaign: string, identities: string[]): Promise<(string | undefined)[]> {
+    if (identities.length === 0) return [];
     const keys = this.store.keys(campaign);
-    const chunks: Promise<(string | undefined)[]>[] = [];
-    // A thousand a call: the script answers its list through unpack, whose stack is limited.
-    for (let i = 0; i < identities.length; i += STATUSES_A_CALL) {
-      const chunk = identities.slice(i, i + STATUSES_A_CALL);
-      const args = [JSON.stringify({ identities: chunk })];
-      chunks.push(this.store.run(STATUSES, [keys.rows, keys.orders], args).then(decodeRowStatuses));
-    }
-    return (await Promise.all(chunks)).flat();
+    const rows = await this.store.redis.hmget(keys.rows, ...identities);
+    const numbers = rows.map((r) => (r ? rowOrder(r) : undefined));
+    const distinct = [...new Set(numbers.filter((n): n is number => n !== undefined))];
+    if (distinct.length === 0) return numbers.map(() => undefined);
+    const orders = await this.store.redis.hmget(keys.orders, ...distinct.map(String));
+    const status = new Map(
+      distinct.map((n, i) => [n, orders[i] ? orderStatus(orders[i]) : "unknown"]),
+    );
+    return numbers.map((n) => (n === undefined ? undefined : status.get(n)));
   }
 
   async getOrder(campaign: string, number: number): Promise<LedgerOrder | undefined> {

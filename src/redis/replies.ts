@@ -40,9 +40,6 @@ export const REPLIES = {
   not_marked: "the campaign's forget was not begun: nothing written",
   product_recorded: "the product's state was recorded",
   counted: "the importer's day was counted: {their total that day in the currency, minor units}",
-  statuses:
-    "each row's order status, in the order asked: {a status, '' for a row not in the ledger, 'unknown' for one whose order is not}",
-  format_1: "a row or an order of ledger format 1 (an earlier giftjobs): {'row' or 'order'}",
   stale: "a state of the product as new or newer is recorded: nothing changed",
 } as const;
 

@@ -23,7 +23,6 @@ export const SCRIPTS = {
   giftjobsLedgerFinishRestore: { file: "src/ledger/lua/finish-restore.lua", keys: 5 },
   giftjobsLedgerPauseForLimit: { file: "src/ledger/lua/pause-for-limit.lua", keys: [1, Infinity] },
   giftjobsLedgerCountImported: { file: "src/ledger/lua/count-imported.lua", keys: 1 },
-  giftjobsLedgerRowStatuses: { file: "src/ledger/lua/row-statuses.lua", keys: 2 },
   giftjobsRecordProductState: { file: "src/catalog/lua/record-product-state.lua", keys: 1 },
   giftjobsClaimMessage: { file: "src/webhooks/lua/claim-message.lua", keys: 2 },
   giftjobsForgetMark: { file: "src/campaigns/lua/forget-mark.lua", keys: 2 },

@@ -42,7 +42,7 @@ describe("ledger", () => {
     expect(counts).toMatchObject({ total: 3, queued: 3, completed: 0 });
   });
 
-  it("tells each row's order status in Redis, a row it does not have undefined (ROW_STATUSES)", async () => {
+  it("tells each row's order status, a row it does not have undefined (the repeats check's question)", async () => {
     await seed();
     await ledger.orders.transition({
       campaign: "c1",
@@ -56,7 +56,7 @@ describe("ledger", () => {
     await r.redis.hdel(ledger.keys("c1").orders, "1");
     expect(await ledger.orders.rowStatuses("c1", ["b", "c"])).toEqual(["unknown", "in_flight"]);
     expect(await ledger.orders.rowStatuses("c1", [])).toEqual([]);
-    // More rows than one call asks about (1,000), in their order.
+    // An order of several rows, asked for many times over, in the rows' order.
     const many = Array.from({ length: 2500 }, (_, i) => ["a", "x", "c"][i % 3]!);
     const told = await ledger.orders.rowStatuses("c1", many);
     expect(told).toHaveLength(2500);
