@@ -97,6 +97,12 @@ describe("validateRow", () => {
       ["jane\u0000@example.com", /invisible or control character \(U\+0000\)/],
       ["jane\uD800@example.com", /invisible or control character \(U\+D800\)/],
       ["jane_(work)@example.com", /is not a valid e-mail address/],
+      // Past `~` but ASCII (DEL), and below the space (a tab): controls all the same.
+      ["jane\u007f@example.com", /invisible or control character \(U\+007F\)/],
+      ["jane\t@example.com", /invisible or control character \(U\+0009\)/],
+      // 255 characters, and 254 that are 259 UTF-16 units: the limit counts characters.
+      [`${"a".repeat(243)}@example.com`, /longer than 254 characters/],
+      [`${"\u{1F600}".repeat(127)}@a.io`, /ASCII only/],
     ];
     for (const [email, reason] of cases) {
       const [error] = errorsOf({ email });
