@@ -310,6 +310,31 @@ describe("pruning the paid memory in files", () => {
   });
 });
 
+describe("the paid memory in PostgreSQL", () => {
+  it("has paid_rows analyzed when an import appended many rows, so the next lookup takes the fingerprint index", async () => {
+    db = await createTestDatabase("paid-analyze");
+    const memory = new PgPaidMemory(db.database);
+    const tuples = async () =>
+      Number(
+        (await db!.pool.query("SELECT reltuples FROM pg_class WHERE oid = 'paid_rows'::regclass"))
+          .rows[0].reltuples,
+      );
+    // A few rows: no analyze (a table never analyzed says -1).
+    await append(memory, "small", [entry(1), entry(2)]);
+    expect(await tuples()).toBe(-1);
+    const appender = memory.appender("big");
+    for (let batch = 0; batch < 20; batch++)
+      await appender.append(Array.from({ length: 500 }, (_, i) => entry(batch * 500 + i)));
+    await appender.close();
+    expect(await tuples()).toBe(10_002);
+    const plan = await db.pool.query(
+      "EXPLAIN SELECT * FROM paid_rows WHERE fingerprint = ANY($1) AND campaign <> 'x' AND recorded_at >= to_timestamp(0)",
+      [["fp-1", "fp-2"]],
+    );
+    expect(plan.rows.map((r) => r["QUERY PLAN"]).join("\n")).toContain("paid_rows_fingerprint");
+  });
+});
+
 describe("pruning the paid memory in PostgreSQL", () => {
   it("removes what was recorded before the time in one transaction, keeps the newer", async () => {
     db = await createTestDatabase("paid-prune");
