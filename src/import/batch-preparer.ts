@@ -6,6 +6,7 @@ import type { NewOrder } from "../ledger/types.js";
 import type { JournalLine } from "../orders/journal.js";
 import type { JournalIndex } from "../orders/journal-index.js";
 import { orderKey } from "../orders/keys.js";
+import type { PackedOrder } from "../orders/packing.js";
 import { paidFingerprint } from "../orders/paid-fingerprint.js";
 import type { NewPaidEntry } from "../orders/paid-memory.js";
 import { orderOwnParts } from "../orders/request.js";
@@ -17,14 +18,8 @@ interface ReadyOrder {
   journal?: { generation: number; apiKey: string | undefined };
 }
 
-/** A packed order of pass 1 (OrderPacker.orders): its rows' identities and its currency. */
-export interface PackedOrder {
-  identities: string[];
-  currency: string;
-}
-
 /** What pass 2 prepares its batches from besides the rows: the campaign and how it is recorded. */
-export interface PreparerInput {
+interface PreparerInput {
   campaign: string;
   mode: ExecutionMode;
   /** The campaign's execution mode as stored, which its orders need not repeat (encodeRecord). */
@@ -33,7 +28,7 @@ export interface PreparerInput {
   tagOrders: boolean;
   /** Rows released from a final failure: identity -> next generation. */
   released: ReadonlyMap<string, number>;
-  /** With packing, the orders pass 1 packed; none with one row an order. */
+  /** With packing, the orders pass 1 packed (OrderPacker.orders); none with one row an order. */
   packed: readonly PackedOrder[] | undefined;
   /** The campaign's order journal as read at the start; none without one. */
   journal: JournalIndex | undefined;
@@ -47,7 +42,7 @@ export interface PreparerInput {
  * Pass 2's batches as RECORD, the journal and the paid memory take them, from the spooled rows:
  * with one row an order each row is an order at once; with packing, or an order of the journal,
  * rows wait until every row of their order has been read. What it does is a function of its rows
- * and input alone (no Redis, no file), so a worker thread can do it (pass-two-thread.ts).
+ * and input alone: no Redis, no file (CampaignWriter writes and records what it prepares).
  */
 export class BatchPreparer {
   /** identity -> index of its packed order; only with packing. */
@@ -78,11 +73,6 @@ export class BatchPreparer {
     this.packed = input.packed ?? [];
     for (const [index, order] of this.packed.entries())
       for (const identity of order.identities) this.orderOf.set(identity, index);
-  }
-
-  /** How many batches were prepared: RECORD's fence has one number each. */
-  get batches(): number {
-    return this.fence.batch;
   }
 
   /**
@@ -144,6 +134,7 @@ export class BatchPreparer {
     return generation;
   }
 
+  /** Every order is whole once the spool is read (pass 1 packed exactly the rows it spooled). */
   finish(): void {
     // Pass 1 packed exactly the rows it spooled, so every order is whole by now.
     const left = this.waiting.size + this.waitingJournal.size;

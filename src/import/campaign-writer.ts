@@ -24,18 +24,17 @@ export interface WriterJournal {
 
 /**
  * Records pass 2's batches: each made durable in the journal and the paid memory, then sent to
- * RECORD; counts what RECORD added. The batches are prepared by a BatchPreparer, here (`prepare`)
- * or in a worker thread given `preparerInput` (pass-two-thread.ts).
+ * RECORD; counts what RECORD added. Its BatchPreparer makes the batches (`prepare`).
  */
 export class CampaignWriter {
   rows = 0;
   orders = 0;
   /** Rows another import recorded between pass 1 and this one (see RECORD): not added here. */
   leftOut = 0;
-  /** What a BatchPreparer is made of, here or in a worker thread. */
-  readonly preparerInput: ConstructorParameters<typeof BatchPreparer>[0];
   private readonly preparer: BatchPreparer;
-  /** Batches sent to RECORD, under this import's fence (`fenceId`). */
+  /** This import's fence in RECORD (RecordFence): the preparer numbers its batches. */
+  private readonly fenceId = randomUUID();
+  /** Batches sent to RECORD under the fence. */
   private sentBatches = 0;
 
   private readonly campaign: string;
@@ -56,7 +55,7 @@ export class CampaignWriter {
   ) {
     this.campaign = written.campaign;
     this.journal = written.journal ?? { index: undefined, writer: undefined };
-    this.preparerInput = {
+    this.preparer = new BatchPreparer({
       campaign: written.campaign,
       mode: written.mode,
       campaignMode: written.campaignMode,
@@ -65,9 +64,8 @@ export class CampaignWriter {
       packed: written.packer ? [...written.packer.orders()] : undefined,
       journal: this.journal.index,
       keyFingerprint: deps.client?.keyFingerprint,
-      fenceId: randomUUID(),
-    };
-    this.preparer = new BatchPreparer(this.preparerInput);
+      fenceId: this.fenceId,
+    });
   }
 
   /**
@@ -78,7 +76,7 @@ export class CampaignWriter {
     return this.preparer.prepare(fresh);
   }
 
-  /** Every order is whole once the spool is read (pass 1 packed exactly the rows it spooled). */
+  /** Throws unless every order is whole (BatchPreparer.finish). */
   finish(): void {
     this.preparer.finish();
   }
@@ -130,6 +128,6 @@ export class CampaignWriter {
   /** Takes RECORD's fence away once every batch is answered (else it expires within the hour). */
   async removeFence(): Promise<void> {
     if (this.sentBatches > 0)
-      await this.deps.ledger.orders.removeFence(this.campaign, this.preparerInput.fenceId);
+      await this.deps.ledger.orders.removeFence(this.campaign, this.fenceId);
   }
 }

@@ -86,6 +86,9 @@ const WEIGHTS = {
   "imports.ndjson": { field: "imports", weigh: () => 1 },
 } as const;
 
+/** The paid memory's lock as its messages name it. */
+const LOCK_NAME = "the paid memory's lock";
+
 /**
  * The memory as files: `campaigns/NAME/paid.ndjson` and `campaigns/NAME/imports.ndjson` under the
  * data dir, beside the campaign's order journal; a line per batch, flushed before the batch is
@@ -94,9 +97,6 @@ const WEIGHTS = {
  * lock file `paid-memory.lock`: imports take no lock of a campaign (two may record into one at
  * once), so a prune renaming a file over the one an import holds open would lose its next batch.
  */
-/** The paid memory's lock as its messages name it. */
-const LOCK_NAME = "the paid memory's lock";
-
 export class FilePaidMemory implements PaidMemory {
   constructor(readonly dataDir: string) {}
 
