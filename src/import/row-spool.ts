@@ -25,7 +25,7 @@ export interface SpooledRow {
 export type SpoolEntry = SpooledRow;
 
 /**
- * What pass 1 of an import decided, kept on disk for pass 2 (one JSON line per entry), so that
+ * What pass 1 of an import decided, kept on disk for pass 2 (one line per entry), so that
  * pass 2 records and sends exactly the rows pass 1 checked and priced — a file edited during
  * the import cannot slip an unchecked row in — without parsing and validating the file again.
  *
@@ -45,7 +45,7 @@ export class RowSpool {
     let handle: FileHandle;
     try {
       dir = await mkdtemp(join(parent, "giftjobs-import-"));
-      handle = await open(join(dir, "rows.jsonl"), "w+", 0o600);
+      handle = await open(join(dir, "rows.tsv"), "w+", 0o600);
     } catch (error) {
       if (dir) await rm(dir, { recursive: true, force: true });
       throw new UserError(
@@ -84,32 +84,103 @@ export class RowSpool {
 }
 
 /**
- * An entry's line: a JSON array of its fields in a fixed order rather than an object, so that
- * the keys are neither written nor parsed a row: in a profile of the import bench the spool's
- * JSON was some 6% of the import's CPU, before its garbage. An absent field is `0`.
+ * An entry's line: its cells in a fixed order, separated by tabs, the entry's own and then its
+ * row's (SPOOL_CELLS). Not JSON: in CPU profiles of the 1,000,000-row import bench, making,
+ * writing, reading and parsing the spool's lines took 3.8 s as JSON arrays and 2.0 s as these,
+ * which are a third shorter (318 bytes a line of the bench's, 214).
+ *
+ * A cell is empty when its field is absent. A text is written as it is, but for `\`, a tab, a
+ * line feed and a carriage return, written `\\`, `\t`, `\n`, `\r`, and the empty text, written
+ * `\e`; a number in decimal; an object (metadata, product codes, repeats) as its JSON, escaped as
+ * a text. A row's texts come from decoded files, so hold no lone surrogate, which UTF-8 could
+ * not keep. A line with another number of cells was not written by this spool: it throws.
  */
-type SpoolLine = [string, string, string, string, string, OrderRow, RepeatOf | 0, string | 0];
+const SPOOL_CELLS = 23;
 
-function encodeEntry(e: SpoolEntry): string {
-  const line: SpoolLine = [
-    e.identity,
-    e.payload,
-    e.currency,
-    e.face,
-    e.price,
-    e.row,
-    e.repeat_of ?? 0,
-    e.fingerprint ?? 0,
-  ];
-  return JSON.stringify(line);
+const EMPTY = "\\e";
+const UNSAFE = /[\t\n\r\\]/;
+const UNSAFE_ALL = /[\t\n\r\\]/g;
+const ESCAPED_ALL = /\\(.)/g;
+
+function escapeChar(c: string): string {
+  return c === "\t" ? "\\t" : c === "\n" ? "\\n" : c === "\r" ? "\\r" : "\\\\";
 }
 
-function decodeEntry(text: string): SpoolEntry {
-  const [identity, payload, currency, face, price, row, repeat, fingerprint] = JSON.parse(
-    text,
-  ) as SpoolLine;
-  const entry: SpoolEntry = { kind: "new", identity, payload, currency, face, price, row };
-  if (repeat !== 0) entry.repeat_of = repeat;
-  if (fingerprint !== 0) entry.fingerprint = fingerprint;
+function unescapeChar(_: string, c: string): string {
+  return c === "t" ? "\t" : c === "n" ? "\n" : c === "r" ? "\r" : c;
+}
+
+function text(value: string | undefined): string {
+  if (value === undefined) return "";
+  if (value === "") return EMPTY;
+  return UNSAFE.test(value) ? value.replace(UNSAFE_ALL, escapeChar) : value;
+}
+
+function json(value: unknown): string {
+  return value === undefined ? "" : text(JSON.stringify(value));
+}
+
+function readText(cell: string): string | undefined {
+  if (cell === "") return undefined;
+  if (!cell.includes("\\")) return cell;
+  return cell === EMPTY ? "" : cell.replace(ESCAPED_ALL, unescapeChar);
+}
+
+/** A cell that is never empty: what encodeEntry writes of a field an entry always has. */
+function readRequired(cell: string): string {
+  return readText(cell) ?? "";
+}
+
+function readJson<T>(cell: string): T | undefined {
+  const value = readText(cell);
+  return value === undefined ? undefined : (JSON.parse(value) as T);
+}
+
+/** One string, not an array joined: an import writes a million. */
+function encodeEntry(e: SpoolEntry): string {
+  const r = e.row;
+  const metadata = Object.keys(r.metadata).length > 0 ? json(r.metadata) : "";
+  return `${text(e.identity)}\t${text(e.payload)}\t${text(e.currency)}\t${text(e.face)}\t${text(e.price)}\t${json(e.repeat_of)}\t${text(e.fingerprint)}\t${r.line}\t${text(r.email)}\t${text(r.product_code)}\t${text(r.face_value)}\t${text(r.template_id)}\t${r.template_source}\t${text(r.description)}\t${text(r.reference)}\t${r.send_at ?? ""}\t${metadata}\t${text(r.distribution)}\t${text(r.recipient_reference)}\t${json(r.product_codes)}\t${text(r.selection_template_id)}\t${text(r.currency)}\t${text(r.currency_source)}`;
+}
+
+function decodeEntry(line: string): SpoolEntry {
+  const c = line.split("\t");
+  if (c.length !== SPOOL_CELLS)
+    throw new Error(`the import's spool holds a line of ${c.length} cells, not ${SPOOL_CELLS}`);
+  const row: OrderRow = {
+    line: Number(c[7]),
+    email: readRequired(c[8]!),
+    product_code: readRequired(c[9]!),
+    face_value: readRequired(c[10]!),
+    template_source: c[12] as OrderRow["template_source"],
+    metadata: readJson<Record<string, string>>(c[16]!) ?? {},
+  };
+  // Each only when present, as validation makes a row.
+  put(row, "template_id", readText(c[11]!));
+  put(row, "description", readText(c[13]!));
+  put(row, "reference", readText(c[14]!));
+  if (c[15] !== "") row.send_at = Number(c[15]);
+  put(row, "distribution", readText(c[17]!) as OrderRow["distribution"]);
+  put(row, "recipient_reference", readText(c[18]!));
+  put(row, "product_codes", readJson<string[]>(c[19]!));
+  put(row, "selection_template_id", readText(c[20]!));
+  put(row, "currency", readText(c[21]!));
+  put(row, "currency_source", readText(c[22]!) as OrderRow["currency_source"]);
+  const entry: SpoolEntry = {
+    kind: "new",
+    identity: readRequired(c[0]!),
+    payload: readRequired(c[1]!),
+    currency: readRequired(c[2]!),
+    face: readRequired(c[3]!),
+    price: readRequired(c[4]!),
+    row,
+  };
+  put(entry, "repeat_of", readJson<RepeatOf>(c[5]!));
+  put(entry, "fingerprint", readText(c[6]!));
   return entry;
+}
+
+/** Sets an optional field only when it has a value: an absent one stays absent, not undefined. */
+function put<T, K extends keyof T>(target: T, key: K, value: T[K] | undefined): void {
+  if (value !== undefined) target[key] = value;
 }

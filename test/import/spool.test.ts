@@ -58,7 +58,8 @@ describe("the row spool", () => {
   it("gives back a row with every field, its repeats and fingerprint, exactly (no field lost)", async () => {
     const scratch = await tmpDir("spool-test");
     const spool = await RowSpool.create(scratch);
-    const full: OrderRow = {
+    // Required: a field added to OrderRow must be added here, and so to the spool's line.
+    const full: Required<OrderRow> = {
       line: 7,
       email: "",
       product_code: "",
@@ -96,6 +97,26 @@ describe("the row spool", () => {
         face: "1",
         price: "1",
         row: row(8),
+      },
+      {
+        // What the line's cells are made of: tabs, line ends, backslashes, an escape's look.
+        kind: "new",
+        identity: "ref:c",
+        payload: "h",
+        currency: "EUR",
+        face: "1",
+        price: "1",
+        row: {
+          ...full,
+          email: "a\tb@example.com",
+          description: "one\ntwo\r\nthree\\e \\t\t",
+          reference: "\\e",
+          template_id: "",
+          metadata: { "tab\tkey": "line\nvalue\\", "": "" },
+          product_codes: ["A\tB", "\\", ""],
+          recipient_reference: "\\\\n",
+        },
+        repeat_of: { rows: [{ campaign: "tab\tname", line: 1 }] },
       },
     ];
     await spool.write(entries);
