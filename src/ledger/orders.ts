@@ -175,7 +175,7 @@ export class LedgerOrders {
         this.store.runningKey(),
         ...(encoded.fence ? [this.store.fenceKey(campaign, encoded.fence)] : []),
       ],
-      [encoded.argument],
+      encoded.args,
     );
     const answer = decodeRecord(reply);
     if (answer.kind === "fenced") throw new RecordFencedError(campaign);

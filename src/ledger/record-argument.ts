@@ -2,11 +2,11 @@ import type { ExecutionMode } from "../api/order-request.js";
 import { encodeOrder, rowTail } from "./codec.js";
 import type { NewOrder } from "./types.js";
 
-/** New orders as RECORD's argument (see LedgerOrders.recordEncoded). */
+/** New orders as RECORD's arguments (see LedgerOrders.recordEncoded). */
 export interface EncodedRecord {
   campaign: string;
-  /** RECORD's ARGV[1]. */
-  argument: string;
+  /** RECORD's ARGV: the batch's JSON object, then its texts (lua/record.lua). */
+  args: string[];
   /** The import's fence this batch passes (see RecordFence); none outside an import. */
   fence?: string;
 }
@@ -34,16 +34,22 @@ export function encodeRecord(
 ): EncodedRecord {
   const now = Date.now();
   const context = { campaign, mode: mode ?? undefined };
-  const batch = orders.map(({ order, rows }) => [
-    encodeOrder(order, context),
-    order.status,
-    order.currency ?? "",
-    order.face ?? "",
-    order.price ?? "",
-    rows.map(([identity, row]) => [identity, row.line, rowTail(row)]),
-    order.send_at !== undefined && order.send_at > now ? String(order.send_at) : "",
-  ]);
-  if (!fence) return { campaign, argument: JSON.stringify({ campaign, orders: batch }) };
-  const argument = JSON.stringify({ campaign, orders: batch, fence: fence.batch });
-  return { campaign, argument, fence: fence.id };
+  // ARGV[1] goes first once made; the texts follow it, each order's JSON and then its rows'
+  // identities and tails, as Redis takes them, unescaped (lua/record.lua).
+  const args: string[] = [""];
+  const batch = orders.map(({ order, rows }) => {
+    args.push(encodeOrder(order, context));
+    const lines = rows.map(([identity, row]) => {
+      args.push(identity, rowTail(row));
+      return row.line;
+    });
+    const sendAt = order.send_at !== undefined && order.send_at > now ? String(order.send_at) : "";
+    return [order.status, order.currency ?? "", order.face ?? "", order.price ?? "", sendAt, lines];
+  });
+  if (!fence) {
+    args[0] = JSON.stringify({ campaign, orders: batch });
+    return { campaign, args };
+  }
+  args[0] = JSON.stringify({ campaign, orders: batch, fence: fence.batch });
+  return { campaign, args, fence: fence.id };
 }

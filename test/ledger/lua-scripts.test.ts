@@ -24,6 +24,14 @@ function luaFiles(folder: string): { scripts: string[]; includes: string[] } {
 const scripts = FOLDERS.flatMap((folder) => luaFiles(folder).scripts);
 const includes = FOLDERS.flatMap((folder) => luaFiles(folder).includes);
 
+/**
+ * The one script whose ARGV holds more than ARGV[1]: RECORD takes an import's order and row texts
+ * beside it, unescaped, since inside it their escaping and decoding were a quarter of its time.
+ */
+const TEXTS_BESIDE_ARGV1: Record<string, string> = {
+  "src/ledger/lua/record.lua": "ARGV[2...]: each order's JSON, then its rows' identities and tails",
+};
+
 /** Lua without its comments (none of the scripts has `--` inside a string). */
 function code(lua: string): string {
   return lua.replace(/--\[(=*)\[[\s\S]*?\]\1\]/g, "").replace(/--.*$/gm, "");
@@ -85,8 +93,15 @@ describe("the ledger's Lua files", () => {
   it.each(scripts)("%s reads its ARGV as one JSON object of named fields, if any", (file) => {
     const text = code(readLuaScript(file));
     const reads = [...text.matchAll(/ARGV(\[[^\]]*\])?/g)].map((m) => m[0]);
-    for (const read of reads) expect(read, file).toBe("ARGV[1]");
     const decoded = text.match(/cjson\.decode\(ARGV\[1\]\)/g) ?? [];
+    if (file in TEXTS_BESIDE_ARGV1) {
+      // Its texts follow ARGV[1], read by their place in it, never decoded.
+      expect(decoded.length, file).toBe(1);
+      for (const read of reads.filter((r) => r !== "ARGV[1]"))
+        expect(read, file).toMatch(/^ARGV\[[a-z_]+( [+-] [0-9a-z_ *]+)?\]$/);
+      return;
+    }
+    for (const read of reads) expect(read, file).toBe("ARGV[1]");
     expect(decoded.length, file).toBe(reads.length);
   });
 
