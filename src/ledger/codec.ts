@@ -235,11 +235,18 @@ export function orderStatus(text: string): string {
   return stored.s as string;
 }
 
-/** The number of a row's order alone, without the rest of it decoded (decodeRow). */
+/**
+ * The number of a row's order alone, without the rest of it decoded (decodeRow): its second
+ * cell, which encodeRow and RECORD write as the digits between `[line,` and the next comma. The
+ * repeats check asks it of every earlier row a repeat pays again.
+ */
 export function rowOrder(text: string): number {
-  const cells = JSON.parse(text) as unknown;
-  if (!Array.isArray(cells)) throw new Error(FORMAT_1_ROW);
-  return cells[1] as number;
+  if (!text.startsWith("[")) throw new Error(FORMAT_1_ROW);
+  const first = text.indexOf(",");
+  const second = text.indexOf(",", first + 1);
+  const order = first < 0 || second < 0 ? Number.NaN : Number(text.slice(first + 1, second));
+  if (Number.isInteger(order)) return order;
+  return (JSON.parse(text) as unknown[])[1] as number;
 }
 
 export function decodeRow(text: string): LedgerRow {

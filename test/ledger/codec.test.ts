@@ -5,6 +5,7 @@ import {
   encodeOrder,
   encodeRow,
   PAYLOAD_HASH_CHARS,
+  rowOrder,
   samePayload,
 } from "../../src/ledger/codec.js";
 import type { LedgerOrder } from "../../src/ledger/types.js";
@@ -135,5 +136,24 @@ describe("the earlier rows a repeat row pays again", () => {
       pm: 3,
     });
     expect(decodeRow(text)).toEqual(row);
+  });
+});
+
+describe("a row's order number read alone", () => {
+  it("is the number decodeRow reads, whatever the row's cells hold", () => {
+    const row = decodeRow(BEFORE.row);
+    for (const [line, order, reference] of [
+      [2, 1, "plain"],
+      [123456, 98765432, 'a,"b",[c]'],
+      [7, 0, ","],
+    ] as const) {
+      const text = encodeRow({ ...row, line, order, reference });
+      expect(rowOrder(text)).toBe(order);
+      expect(rowOrder(text)).toBe(decodeRow(text).order);
+    }
+  });
+
+  it("refuses a row of ledger format 1 as decodeRow does", () => {
+    expect(() => rowOrder('{"line":2,"order":1}')).toThrow(/ledger format 1/);
   });
 });
