@@ -18,6 +18,7 @@ export function orderKey(
   if (!Number.isInteger(generation) || generation < 0) {
     throw new RangeError(`generation must be a whole number >= 0 (got ${generation})`);
   }
-  const sorted = [...identities].sort();
+  // One row's order needs no copy to sort: an import makes a key a row.
+  const sorted = identities.length === 1 ? identities : [...identities].sort();
   return KEY_PREFIX + sha256(JSON.stringify([campaign, generation, sorted]));
 }

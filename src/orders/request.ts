@@ -97,8 +97,26 @@ export function itemOf(row: ItemSource): OrderRequestItem {
  */
 function sortedRecord(record: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const key of Object.keys(record).sort()) out[key] = record[key]!;
+  for (const key of sortedKeys(record)) out[key] = record[key]!;
   return out;
+}
+
+/**
+ * A record's keys in the order Array.prototype.sort gives them (by UTF-16 code units), sorted
+ * in place by insertion when there are few: an import sorts an order's metadata (its two tags at
+ * least), and for so few keys sort's set-up was most of its cost, and most of what the import
+ * allocated in sorting (173 MB of 3.1 GB for 200,000 rows, in an allocation profile).
+ */
+function sortedKeys(record: Record<string, string>): string[] {
+  const keys = Object.keys(record);
+  if (keys.length > 16) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    for (; j >= 0 && keys[j]! > key; j--) keys[j + 1] = keys[j]!;
+    keys[j + 1] = key;
+  }
+  return keys;
 }
 
 function truncate(text: string, max: number): string {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { decodeOrder, decodeRow, encodeOrder, encodeRow } from "../../src/ledger/codec.js";
 import type { OrderRow } from "../../src/orders/order-row.js";
-import { requestFromLedger } from "../../src/orders/request.js";
+import { orderOwnParts, requestFromLedger } from "../../src/orders/request.js";
 import { row } from "../helpers/csv.js";
 import { ledgerOrder, ledgerRow } from "../helpers/ledger-fixtures.js";
 import { buildOrderRequest } from "../helpers/order-body.js";
@@ -170,5 +170,23 @@ describe("requestFromLedger", () => {
   it("refuses to make a body with a row missing", () => {
     const { order, ledgerRows } = recorded([row(), row({ email: "b@example.com" })]);
     expect(() => requestFromLedger(order, [ledgerRows[0], undefined])).toThrow(/id1 is missing/);
+  });
+});
+
+describe("an order's metadata keys", () => {
+  it("come in Array.prototype.sort's order, however many and whatever they hold", () => {
+    const names = ["z", "a", "B", "é", "aa", "", "Z", "a b", "😀", "ab", "Ä", "_", "-", "10", "9"];
+    for (const count of [1, 2, 3, 5, 8, 15, 16, 17]) {
+      const metadata = Object.fromEntries(
+        Array.from({ length: count }, (_, i) => [`${names[i % names.length]}${i}`, String(i)]),
+      );
+      const parts = orderOwnParts([row({ metadata })], { name: "spring" });
+      const sorted = Object.fromEntries(
+        Object.keys(metadata)
+          .sort()
+          .map((k) => [k, metadata[k]]),
+      );
+      expect(JSON.stringify(parts.metadata), `${count} keys`).toBe(JSON.stringify(sorted));
+    }
   });
 });
