@@ -3,6 +3,9 @@
 /** The npm packages bundled into the chunks; every other dependency stays external. */
 export declare const BUNDLED_PACKAGES: string[];
 
+/** The worker threads' entries (output name -> source), bundled beside the chunks. */
+export declare const WORKER_ENTRIES: Record<string, string>;
+
 /** The name of the file, in each output folder, that says which sources each chunk holds. */
 export declare const METAFILE: string;
 

@@ -21,6 +21,14 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
  */
 export const BUNDLED_PACKAGES = ["commander", "zod", "pino", "ioredis"];
 
+/**
+ * The worker threads' entries, each bundled beside the chunks under its own name, where the
+ * module that starts it looks for it (src/import/readers/csv-records-thread.ts).
+ */
+export const WORKER_ENTRIES = {
+  "csv-records-worker": join(ROOT, "src", "import", "readers", "csv-records-worker.ts"),
+};
+
 /** The name of the file, in each output folder, that says which sources each chunk holds. */
 export const METAFILE = "meta.json";
 
@@ -39,7 +47,7 @@ async function externalPackages() {
 export async function bundleCli({ name, entry, outdir, outExtension = ".js" }) {
   await rm(outdir, { recursive: true, force: true });
   const result = await esbuild.build({
-    entryPoints: { [name]: entry },
+    entryPoints: { [name]: entry, ...WORKER_ENTRIES },
     outdir,
     // The metafile's paths relative to the project, wherever the build was started.
     absWorkingDir: ROOT,

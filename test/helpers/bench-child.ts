@@ -33,11 +33,14 @@ export async function childScript(file: string): Promise<string> {
   if (CHILD_RUNTIME === "tsx") return file;
   const dir = join(ROOT, "node_modules", ".cache", "giftjobs-bench");
   await mkdir(dir, { recursive: true });
-  const outfile = join(dir, basename(file).replace(/\.ts$/, "-child.mjs"));
+  const name = basename(file).replace(/\.ts$/, "-child");
   const esbuild = await import("esbuild");
+  // The workers the code starts are bundled beside it, as the CLI's are (scripts/cli-bundle.mjs).
+  const { WORKER_ENTRIES } = await import("../../scripts/cli-bundle.mjs");
   await esbuild.build({
-    entryPoints: [file],
-    outfile,
+    entryPoints: { [name]: file, ...WORKER_ENTRIES },
+    outdir: dir,
+    outExtension: { ".js": ".mjs" },
     bundle: true,
     platform: "node",
     format: "esm",
@@ -45,7 +48,7 @@ export async function childScript(file: string): Promise<string> {
     packages: "external",
     logLevel: "warning",
   });
-  return outfile;
+  return join(dir, `${name}.mjs`);
 }
 
 function spawnChild(script: string, env: Record<string, string>) {

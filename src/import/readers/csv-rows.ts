@@ -1,11 +1,13 @@
-import { createReadStream } from "node:fs";
-import { type Readable, Transform } from "node:stream";
-import { CsvError, type Parser, parse } from "csv-parse";
+import { stat } from "node:fs/promises";
+import type { Readable } from "node:stream";
+import { CsvError } from "csv-parse";
 import { UserError } from "../../errors/user-error.js";
 import { type IgnoredColumn, type RenamedColumn, resolveHeader } from "../header/header.js";
 import { type FoundHeader, HeaderRowError, HeaderSearch } from "../header/header-row.js";
 import { type TotalsRow, totalsLabel } from "../header/totals-row.js";
 import type { RowError } from "../validation/row-error.js";
+import { type ParsedRecord, type RecordSource, readRecords } from "./csv-records.js";
+import { recordsInThread } from "./csv-records-thread.js";
 import { isFixListHeader, readFixListCells } from "./fix-list-cell.js";
 import { OrderFileError } from "./order-file-error.js";
 
@@ -66,6 +68,12 @@ export interface ReadOrderRowsOptions {
   onTotalsRow?: (row: TotalsRow) => void;
   /** The text's encoding, when not UTF-8: UTF-16 with a BOM. @defaultValue UTF-8 */
   encoding?: "utf-16le" | "utf-16be";
+  /**
+   * A regular file of this many bytes or more is parsed in a worker thread
+   * (csv-records-thread.ts); anything else (a pipe, a device, a smaller file) in this one.
+   * @defaultValue THREAD_FROM_BYTES
+   */
+  threadFrom?: number;
 }
 
 /** How the header's columns were matched: reported once, before the first row. */
@@ -89,33 +97,8 @@ export interface HeaderReport {
   sheet?: { name: string; hidden: string[]; count: number };
 }
 
-/**
- * A legitimate row is a few KB at most (description 128, metadata 20 x 200); the cap keeps an
- * unclosed quote from pulling the rest of a large file into memory before failing.
- */
-export const MAX_RECORD_CHARS = 1_000_000;
-
 /** Cells that are trimmed: identifiers and amounts, where stray spaces are never meant. */
 const TRIMMED = new Set(["email", "product_code", "face_value"]);
-
-interface ParsedRecord {
-  line: number;
-  cells: string[];
-  /** Bytes of the input parsed up to the end of this record. */
-  bytes: number;
-}
-
-const LINE_BREAK = /\r\n|\r|\n/g;
-
-function lineBreaks(cells: readonly string[]): number {
-  let count = 0;
-  for (const cell of cells) {
-    // Most cells hold no line break: two scans cost less than a regex match a cell.
-    if (cell.indexOf("\n") === -1 && cell.indexOf("\r") === -1) continue;
-    count += cell.match(LINE_BREAK)?.length ?? 0;
-  }
-  return count;
-}
 
 function checkDelimiter(delimiter: string): string {
   if (delimiter.length !== 1 || /["\r\n]/.test(delimiter)) {
@@ -124,28 +107,6 @@ function checkDelimiter(delimiter: string): string {
     );
   }
   return delimiter;
-}
-
-/**
- * Physical line numbers of records. csv-parse's own `info.lines` counts a CRLF inside a quoted
- * field as two lines, so lines are counted here from the cells' own line breaks: a record spans
- * 1 + its embedded breaks. Blank lines are records too (the parser does not skip them), counted
- * like any other and left out by the reader.
- */
-class LineTracker {
-  private next = 1;
-
-  /** The line the record about to be read starts on. */
-  peek(): number {
-    return this.next;
-  }
-
-  /** Accounts for a record; returns the line it starts on. */
-  take(cells: readonly string[]): number {
-    const start = this.next;
-    this.next = start + lineBreaks(cells) + 1;
-    return start;
-  }
 }
 
 export function toRow(
@@ -173,11 +134,11 @@ export function isBlank(cells: readonly string[]): boolean {
   return cells.every((cell) => cell.trim() === "");
 }
 
-function fileError(label: string, error: unknown, lines: LineTracker): Error {
+function fileError(label: string, error: unknown, records: RecordSource): Error {
   if (error instanceof OrderFileError || error instanceof UserError) return error;
   if (error instanceof HeaderRowError) return new OrderFileError(label, [error.error]);
   if (error instanceof CsvError) {
-    const line = lines.peek();
+    const line = records.failedLine();
     const message =
       error.code === "CSV_MAX_RECORD_SIZE"
         ? "a record longer than 1,000,000 characters (a quote that is never closed?)"
@@ -191,19 +152,6 @@ function fileError(label: string, error: unknown, lines: LineTracker): Error {
     return new UserError(`cannot read ${label}: ${(error as Error).message}`);
   }
   return error as Error;
-}
-
-/** UTF-16 text decoded to UTF-8 for the parser, its BOM left out (TextDecoder's default). */
-function utf16Text(encoding: "utf-16le" | "utf-16be"): Transform {
-  const decoder = new TextDecoder(encoding);
-  return new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      done(null, decoder.decode(chunk, { stream: true }));
-    },
-    flush(done) {
-      done(null, decoder.decode());
-    },
-  });
 }
 
 /**
@@ -268,28 +216,21 @@ export async function* readOrderRowBatches(
   options: ReadOrderRowsOptions = {},
 ): AsyncGenerator<CsvItem[]> {
   const label = options.label ?? (typeof input === "string" ? input : "input");
-  const delimiter = checkDelimiter(options.delimiter ?? ",");
-  const raw = typeof input === "string" ? createReadStream(input) : input;
-  const source = options.encoding === undefined ? raw : raw.pipe(utf16Text(options.encoding));
-  const lines = new LineTracker();
-  const parser = parse({
-    bom: true,
-    delimiter,
-    relax_column_count: true,
-    relax_quotes: true,
-    // Blank lines come as records ([""]): counted as lines, left out below.
-    skip_empty_lines: false,
-    max_record_size: MAX_RECORD_CHARS,
-  });
-  raw.on("error", (error: Error) => parser.destroy(error));
-  if (source !== raw) source.on("error", (error: Error) => parser.destroy(error));
-  source.pipe(parser);
+  const reading = {
+    delimiter: checkDelimiter(options.delimiter ?? ","),
+    encoding: options.encoding,
+  };
+  const threadFrom = options.threadFrom ?? THREAD_FROM_BYTES;
+  const records =
+    typeof input === "string" && (await isFileOfAtLeast(input, threadFrom))
+      ? recordsInThread(input, reading)
+      : readRecords(input, reading);
   const search = new HeaderSearch<ParsedRecord>({ headerRow: options.headerRow, map: options.map });
   let item: ((record: ParsedRecord) => CsvItem | undefined) | undefined;
   try {
-    for await (const records of parsedRecords(parser, lines)) {
+    for await (const batch of records.batches) {
       const items: CsvItem[] = [];
-      for (const record of records) {
+      for (const record of batch) {
         if (item !== undefined) {
           const next = item(record);
           if (next !== undefined) items.push(next);
@@ -315,59 +256,23 @@ export async function* readOrderRowBatches(
       if (items.length > 0) yield items;
     }
   } catch (error) {
-    throw fileError(label, error, lines);
+    throw fileError(label, error, records);
   } finally {
-    parser.destroy();
-    if (source !== raw) source.destroy();
-    if (typeof input === "string") raw.destroy();
-    else raw.unpipe();
+    await records.close();
   }
 }
 
-/** Records buffered before the reader pauses the parser: a few batches of the import's. */
-const RECORDS_BUFFERED = 2000;
-
 /**
- * The parser's records, as many as it gave since the last were read, each given its line as it
- * is parsed, not as it is read: when parsing fails, the error names the line after the last
- * record parsed, though records parsed before it may not have been read yet. (csv-parse's `on_record` would do the same, but builds two info
- * objects a record: as much CPU as the parse itself, measured on 400,000 rows.)
+ * From this size on a file's records are parsed in a worker thread, beside the checks of the
+ * rows before them (docs/architecture/import.md, "Parsing beside the checks"): about 20,000
+ * rows, where starting the thread costs a few hundredths of the parse it takes over.
  */
-async function* parsedRecords(parser: Parser, lines: LineTracker): AsyncGenerator<ParsedRecord[]> {
-  const queue: ParsedRecord[] = [];
-  let ended = false;
-  let failure: unknown;
-  let wake: (() => void) | undefined;
-  const signal = () => {
-    wake?.();
-    wake = undefined;
-  };
-  parser.on("data", (cells: string[]) => {
-    queue.push({ line: lines.take(cells), cells, bytes: parser.info.bytes });
-    if (queue.length >= RECORDS_BUFFERED) parser.pause();
-    signal();
-  });
-  parser.once("end", () => {
-    ended = true;
-    signal();
-  });
-  parser.once("error", (error: unknown) => {
-    failure = error;
-    signal();
-  });
-  for (;;) {
-    if (queue.length > 0) {
-      yield queue.splice(0);
-      continue;
-    }
-    if (failure !== undefined) throw failure;
-    if (ended) return;
-    const woken = new Promise<void>((resolve) => {
-      wake = resolve;
-    });
-    parser.resume();
-    await woken;
-  }
+const THREAD_FROM_BYTES = 1 << 20;
+
+/** Whether `path` is a regular file of `bytes` or more: a pipe or a device is read here. */
+async function isFileOfAtLeast(path: string, bytes: number): Promise<boolean> {
+  const info = await stat(path).catch(() => undefined);
+  return info?.isFile() === true && info.size >= bytes;
 }
 
 /** The data rows read while the header was searched for, as items. */

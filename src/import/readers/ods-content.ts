@@ -1,6 +1,6 @@
 import { SaxesParser, type SaxesTagNS } from "saxes";
 import { grouped } from "../../grouped.js";
-import { MAX_RECORD_CHARS } from "./csv-rows.js";
+import { MAX_RECORD_CHARS } from "./csv-records.js";
 import { attr, cellStart, is, NS, type OdsCellStart, odsCellText, repeatOf } from "./ods-cells.js";
 import { OrderFileError } from "./order-file-error.js";
 import type { SheetRow } from "./xlsx-cells.js";

@@ -4,19 +4,14 @@ import { type FoundHeader, HeaderRowError, HeaderSearch } from "../header/header
 import { shownName } from "../header/name-list.js";
 import { totalsLabel } from "../header/totals-row.js";
 import type { RowError } from "../validation/row-error.js";
-import {
-  type CsvItem,
-  isBlank,
-  MAX_RECORD_CHARS,
-  type ReadOrderRowsOptions,
-  toRow,
-} from "./csv-rows.js";
+import { MAX_RECORD_CHARS } from "./csv-records.js";
+import { type CsvItem, isBlank, type ReadOrderRowsOptions, toRow } from "./csv-rows.js";
 import { isFixListHeader, readFixListCells } from "./fix-list-cell.js";
 import { OrderFileError } from "./order-file-error.js";
 import { columnLetters, type SheetRow, trimTrailingEmpty } from "./xlsx-cells.js";
 
 /** What reading a workbook's sheet takes, .xlsx or .ods. */
-export interface ReadSheetOptions extends Omit<ReadOrderRowsOptions, "delimiter"> {
+export interface ReadSheetOptions extends Omit<ReadOrderRowsOptions, "delimiter" | "threadFrom"> {
   /** The sheet to read, by name, hidden or not. @defaultValue the workbook's first visible sheet */
   sheet?: string;
   /**
