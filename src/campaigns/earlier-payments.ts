@@ -66,13 +66,14 @@ export class RepeatFinder {
       for (const [i, status] of (await this.statuses(campaign, entries)).entries())
         statuses.set(entries[i]!, status);
     // Most rows repeat nothing: theirs is a new empty list, not a map and a filter of one.
-    return matches.map((list) =>
-      list.length === 0
-        ? []
-        : list
-            .map((entry) => ({ ...entry, status: statuses.get(entry) ?? "unknown" }))
-            .filter((row) => !NOTHING_MADE.has(row.status)),
-    );
+    return matches.map((list) => {
+      const rows: EarlierRow[] = [];
+      for (const entry of list) {
+        const status = statuses.get(entry) ?? "unknown";
+        if (!NOTHING_MADE.has(status)) rows.push(earlierRow(entry, status));
+      }
+      return rows;
+    });
   }
 
   /** The statuses of a campaign's rows: its ledger's, else its archive's, else "unknown". */
@@ -105,6 +106,15 @@ export class RepeatFinder {
     this.archived.set(campaign, statuses);
     return statuses;
   }
+}
+
+/**
+ * An entry with its status, each field named rather than spread: a repeat of a million rows
+ * makes one a row, and the spread was 0.6 s of its first pass's CPU (profile of the import bench).
+ */
+function earlierRow(entry: PaidEntry, status: string): EarlierRow {
+  const { campaign, fingerprint, identity, line, currency, face, at } = entry;
+  return { campaign, fingerprint, identity, line, currency, face, at, status };
 }
 
 /**

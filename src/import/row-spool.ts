@@ -101,6 +101,7 @@ const EMPTY = "\\e";
 const UNSAFE = /[\t\n\r\\]/;
 const UNSAFE_ALL = /[\t\n\r\\]/g;
 const ESCAPED_ALL = /\\(.)/g;
+const BACKSLASHES = /\\/g;
 
 function escapeChar(c: string): string {
   return c === "\t" ? "\\t" : c === "\n" ? "\\n" : c === "\r" ? "\\r" : "\\\\";
@@ -116,8 +117,11 @@ function text(value: string | undefined): string {
   return UNSAFE.test(value) ? value.replace(UNSAFE_ALL, escapeChar) : value;
 }
 
+/** JSON writes a tab or a line break as `\\t`, `\\n`: of the escapes, it needs only `\\`'s. */
 function json(value: unknown): string {
-  return value === undefined ? "" : text(JSON.stringify(value));
+  if (value === undefined) return "";
+  const encoded = JSON.stringify(value);
+  return encoded.includes("\\") ? encoded.replace(BACKSLASHES, "\\\\") : encoded;
 }
 
 function readText(cell: string): string | undefined {
