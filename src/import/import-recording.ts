@@ -140,7 +140,7 @@ function retryPolicy({ attempts, backoff }: Pick<JobsOptions, "attempts" | "back
 /**
  * Rows a batch of pass 2: each batch costs a journal and a paid-memory flush and a RECORD call
  * (RECORD holds Redis about 8 µs a row, some 4 ms a batch). 500 rather than the 1,000 of the
- * import bench's floor: what two batches in flight hold outlives the young generation's
+ * import bench's floor: what the batches in flight hold outlives the young generation's
  * collections, and at 1,000 the import's peak RSS at a million rows was some 15-20 MB higher
  * for no less time (docs/architecture/import.md, "Pass 2 in step").
  */
