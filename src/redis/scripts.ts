@@ -53,7 +53,9 @@ function defineScript(redis: Redis, name: ScriptName): void {
   if (!(name in redis)) redis.defineCommand(name, { lua: textOf(name) });
 }
 
-type Command = (...args: (string | number | Buffer)[]) => Promise<unknown>;
+type Command = (
+  ...args: (string | number | Buffer | readonly (string | Buffer)[])[]
+) => Promise<unknown>;
 
 /**
  * Runs script `name` on `redis` with `keys` (as many as its entry in SCRIPTS says) and `args`;
@@ -73,7 +75,10 @@ export function runScript(
   }
   defineScript(redis, name);
   const command = (redis as unknown as Record<string, Command>)[name]!;
-  return command.call(redis, keys.length, ...keys, ...args);
+  // The lists as they are, not spread: ioredis flattens a command's arguments, and RECORD of an
+  // import's last batch of packed orders may take some hundreds of thousands (a spread of that
+  // many overflows the stack).
+  return command.call(redis, keys.length, keys, args);
 }
 
 function describe(keys: number | readonly [number, number]): string {

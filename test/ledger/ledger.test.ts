@@ -42,6 +42,26 @@ describe("ledger", () => {
     expect(counts).toMatchObject({ total: 3, queued: 3, completed: 0 });
   });
 
+  it("records 70,000 rows in one call: RECORD's texts are passed on, not spread", async () => {
+    // An import of packed orders records its last batch whole, however big: 3 texts a one-row
+    // order here, some 210,000 in all, which a spread into the call overflowed the stack with.
+    const rows = 70_000;
+    const orders = Array.from({ length: rows }, (_, i) => {
+      const identity = `big-${i}`;
+      return {
+        order: ledgerOrder("big", [identity]),
+        rows: [[identity, ledgerRow(i + 2)]] as [string, ReturnType<typeof ledgerRow>][],
+      };
+    });
+    expect(await ledger.orders.record("big", orders)).toEqual({
+      added: rows,
+      leftOut: 0,
+      orders: rows,
+    });
+    const [last] = await ledger.orders.getRows("big", [`big-${rows - 1}`]);
+    expect(last).toEqual({ ...ledgerRow(rows + 1), order: rows });
+  });
+
   it("tells each row's order status, a row it does not have undefined (the repeats check's question)", async () => {
     await seed();
     await ledger.orders.transition({
