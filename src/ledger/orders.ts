@@ -70,6 +70,9 @@ interface TransitionRun extends TransitionOptions {
   madeAt?: string;
 }
 
+/** Fields an HMGET asks for at most (LedgerOrders.hmgetMany). */
+const HMGET_CHUNK = 10_000;
+
 /**
  * The ledger's orders and rows: reading them, recording new ones, and every change of an
  * order's status (start, transition, rekey, release), each in one script.
@@ -104,15 +107,28 @@ export class LedgerOrders {
   async rowStatuses(campaign: string, identities: string[]): Promise<(string | undefined)[]> {
     if (identities.length === 0) return [];
     const keys = this.store.keys(campaign);
-    const rows = await this.store.redis.hmget(keys.rows, ...identities);
+    const rows = await this.hmgetMany(keys.rows, identities);
     const numbers = rows.map((r) => (r ? rowOrder(r) : undefined));
     const distinct = [...new Set(numbers.filter((n): n is number => n !== undefined))];
     if (distinct.length === 0) return numbers.map(() => undefined);
-    const orders = await this.store.redis.hmget(keys.orders, ...distinct.map(String));
+    const orders = await this.hmgetMany(keys.orders, distinct.map(String));
     const status = new Map(
       distinct.map((n, i) => [n, orders[i] ? orderStatus(orders[i]) : "unknown"]),
     );
     return numbers.map((n) => (n === undefined ? undefined : status.get(n)));
+  }
+
+  /**
+   * HMGET of any number of fields, HMGET_CHUNK a command (sent together): a batch whose rows
+   * repeat many earlier rows asks of a great many, and one spread of them all into a call
+   * overflows the stack.
+   */
+  private async hmgetMany(key: string, fields: string[]): Promise<(string | null)[]> {
+    if (fields.length <= HMGET_CHUNK) return this.store.redis.hmget(key, ...fields);
+    const chunks: Promise<(string | null)[]>[] = [];
+    for (let i = 0; i < fields.length; i += HMGET_CHUNK)
+      chunks.push(this.store.redis.hmget(key, ...fields.slice(i, i + HMGET_CHUNK)));
+    return (await Promise.all(chunks)).flat();
   }
 
   async getOrder(campaign: string, number: number): Promise<LedgerOrder | undefined> {
