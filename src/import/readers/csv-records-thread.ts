@@ -36,7 +36,8 @@ function startWorker(workerData: unknown): Worker {
 
 /**
  * The parser holds a few thousand records at a time, so its young generation is kept small: at
- * V8's default the thread added some 20 MB to a big import's peak RSS, which is measured.
+ * V8's default the thread added some 20 MB to the peak RSS of the import bench's million rows
+ * (one round each way), and the bench holds that peak to 1.5x its floor's.
  */
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 4 };
 
