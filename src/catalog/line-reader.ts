@@ -2,10 +2,11 @@ import { createReadStream } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 
 /**
- * The lines of a UTF-8 file in batches (one per 1 MiB chunk): one await per chunk instead of
- * one per line makes it several times faster than node:readline on the 100k-line files of a
- * snapshot. Holds a chunk at a time. `end` stops at a byte offset (exclusive). An open file
- * handle is read from its start and left open.
+ * The lines of a UTF-8 file in batches (one per CHUNK_BYTES chunk): one await per chunk instead
+ * of one per line makes it several times faster than node:readline on the 100k-line files of a
+ * snapshot. Holds a chunk at a time, and a line longer than a chunk as its pieces until it ends.
+ * `end` stops at a byte offset (exclusive). An open file handle is read from its start; the
+ * stream closes it once read (a second read of it fails), and closing it again does nothing.
  */
 export async function* readLineBatches(
   file: string | FileHandle,
@@ -14,31 +15,46 @@ export async function* readLineBatches(
   if (options.end !== undefined && options.end <= 0) return;
   const streamOptions = {
     encoding: "utf8" as const,
-    highWaterMark: 1 << 20,
+    highWaterMark: CHUNK_BYTES,
     end: options.end === undefined ? undefined : options.end - 1,
   };
   const stream =
     typeof file === "string"
       ? createReadStream(file, streamOptions)
       : file.createReadStream({ ...streamOptions, start: 0, autoClose: false });
-  let rest = "";
+  // The start of a line not ended yet, in the pieces of it each chunk held: joined once at its
+  // end, not added to chunk after chunk (a line of many chunks would be copied again each time).
+  let rest: string[] = [];
   try {
     for await (const chunk of stream as AsyncIterable<string>) {
-      const text = rest + chunk;
       const lines: string[] = [];
       let start = 0;
-      for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", start)) {
-        lines.push(text.slice(start, nl));
+      for (let nl = chunk.indexOf("\n"); nl !== -1; nl = chunk.indexOf("\n", start)) {
+        const line = chunk.slice(start, nl);
+        if (rest.length === 0) lines.push(line);
+        else {
+          rest.push(line);
+          lines.push(rest.join(""));
+          rest = [];
+        }
         start = nl + 1;
       }
-      rest = text.slice(start);
+      if (start < chunk.length) rest.push(chunk.slice(start));
       if (lines.length > 0) yield lines;
     }
-    if (rest !== "") yield [rest];
+    if (rest.length > 0) yield [rest.join("")];
   } finally {
     stream.destroy();
   }
 }
+
+/**
+ * 32 KiB: a chunk's text stays under V8's 128 KB for an ordinary heap object even at two bytes a
+ * character. Chunks of 1 MiB were each a string in its large-object space, which every line cut
+ * from it kept alive; an import's pass 2 reads its spool through here (docs/architecture/import.md,
+ * "Strings of a batch").
+ */
+const CHUNK_BYTES = 1 << 15;
 
 /** readLineBatches with the number (from 1) of each batch's first line, for error messages. */
 export async function* readNumberedLineBatches(
