@@ -63,9 +63,19 @@ export class RowSpool {
 
   async write(entries: readonly SpoolEntry[]): Promise<void> {
     if (entries.length === 0) return;
+    // Pieces of at most CHUNK_CHARS, not the batch as one string: a string over 128 KB is
+    // allocated in V8's large-object space, and 500 rows repeating earlier rows, with the rows
+    // they repeat, came to about 140 KB (docs/architecture/import.md, "Strings of a batch").
+    const pieces: string[] = [];
     let text = "";
-    for (const entry of entries) text += `${encodeEntry(entry)}\n`;
-    await this.handle.write(text);
+    for (const entry of entries) {
+      text += `${encodeEntry(entry)}\n`;
+      if (text.length < CHUNK_CHARS) continue;
+      pieces.push(text);
+      text = "";
+    }
+    if (text !== "") pieces.push(text);
+    for (const piece of pieces) await this.handle.write(piece);
   }
 
   /** Every entry written, in order, in batches. */
@@ -96,6 +106,9 @@ export class RowSpool {
  * not keep. A line with another number of cells was not written by this spool: it throws.
  */
 const SPOOL_CELLS = 23;
+
+/** Characters of a piece the spool writes at once: under 128 KB even at two bytes a character. */
+const CHUNK_CHARS = 32_768;
 
 const EMPTY = "\\e";
 const UNSAFE = /[\t\n\r\\]/;
