@@ -78,7 +78,36 @@ export function runScript(
   // The lists as they are, not spread: ioredis flattens a command's arguments, and RECORD of an
   // import's last batch of packed orders may take some hundreds of thousands (a spread of that
   // many overflows the stack).
-  return command.call(redis, keys.length, keys, args);
+  return command.call(redis, keys.length, keys, asWritten(args));
+}
+
+/**
+ * Arguments of more than this many characters together are sent as bytes (see asWritten). Below
+ * 32,768 the command as one string stays under V8's 128 KB for an ordinary heap object, even
+ * when its characters take two bytes each.
+ */
+const BIG_COMMAND_CHARS = 32_768;
+
+/**
+ * The arguments, the first of them as bytes when they are many characters together: a command
+ * holding a Buffer is written by ioredis into one Buffer, piece by piece, where a command of
+ * strings is joined into one string for the socket. A string over 128 KB is allocated in V8's
+ * large-object space, which made each of an import's RECORDs (500 rows, about 200 KB) cost some
+ * 1.5 ms more to write: 2.9 s of a 1,000,000-row import's main thread (docs/architecture/import.md,
+ * "Strings of a batch").
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
+export function asWritten(args: readonly (string | Buffer)[]): readonly (string | Buffer)[] {
+  let chars = 0;
+  for (const arg of args) {
+    chars += arg.length;
+    if (chars > BIG_COMMAND_CHARS) break;
+  }
+  const first = args[0];
+  if (chars <= BIG_COMMAND_CHARS || typeof first !== "string") return args;
+  const written = args.slice();
+  written[0] = Buffer.from(first);
+  return written;
 }
 
 function describe(keys: number | readonly [number, number]): string {

@@ -6,8 +6,8 @@ import { describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/package-root.js";
 import { readLuaScript } from "../../src/redis/lua-scripts.js";
 import { REPLIES } from "../../src/redis/replies.js";
-import { runScript, SCRIPTS } from "../../src/redis/scripts.js";
-import { testRedis } from "../helpers/redis.js";
+import { asWritten, runScript, SCRIPTS } from "../../src/redis/scripts.js";
+import { cleanPrefix, testRedis, uniquePrefix } from "../helpers/redis.js";
 import { tmpDir } from "../helpers/tmp-dir.js";
 
 const ROOT = packageRoot();
@@ -129,6 +129,26 @@ describe("the ledger's Lua files", () => {
         /giftjobsLedgerStart takes 8 keys, given 1/,
       );
     } finally {
+      await redis.quit();
+    }
+  });
+
+  it("sends a command of many characters as bytes, every character as it was", async () => {
+    // Over 32,768 characters, two bytes and four of UTF-8 among them: the first argument goes
+    // as a Buffer (ioredis then writes the command piece by piece, never as one string).
+    const field = `USD ${"é€😀-".repeat(9_000)}`;
+    const args = [JSON.stringify({ field, units: "5", seconds: 60 })];
+    expect(Buffer.isBuffer(asWritten(args)[0])).toBe(true);
+    expect(asWritten(["USD", "small"])).toEqual(["USD", "small"]);
+    const redis = testRedis();
+    const prefix = uniquePrefix("big-command");
+    try {
+      const key = `${prefix}:today`;
+      const answer = await runScript(redis, "giftjobsLedgerCountImported", [key], args);
+      expect(answer).toEqual(["counted", 5]);
+      expect(await redis.hgetall(key)).toEqual({ [field]: "5" });
+    } finally {
+      await cleanPrefix(redis, prefix);
       await redis.quit();
     }
   });
