@@ -1,3 +1,4 @@
+import { stat } from "node:fs/promises";
 import type { ExecutionMode } from "../api/order-request.js";
 import { type EarlierRow, type RepeatFinder, repeatOf } from "../campaigns/earlier-payments.js";
 import type { CatalogIndex } from "../catalog/index-entry.js";
@@ -196,6 +197,11 @@ async function* plannedRows(
   const preflight = new RowPreflight(catalog, validation.preflight);
   const occurrences = new OccurrenceCounter();
   const rowOptions = { ...validation.row, references: new ReferenceTracker() };
+  const tables = new FileTables(
+    await regularFileSize(read.file),
+    occurrences,
+    rowOptions.references,
+  );
   const risky = new RiskyFileCheck(validation.risky);
   survey.leftOut = risky.leftOut;
   const { file, ...reading } = read;
@@ -223,6 +229,7 @@ async function* plannedRows(
       survey.bytes = ends[Math.min(i, ends.length - 1)] ?? survey.bytes;
       if (!risky.admit(item)) continue;
       survey.rows += 1;
+      tables.estimate(survey.rows, survey.bytes);
       const outcome = checkItem(item, rowOptions, preflight);
       if ("errors" in outcome) {
         survey.addRowErrors(outcome.errors);
@@ -248,6 +255,44 @@ async function* plannedRows(
   }
   if (batch.length > 0) yield batch;
   risky.onEnd(survey.rows);
+}
+
+/** Rows read before pass 1 tells its tables how many rows the file holds, from their bytes. */
+const ESTIMATE_AFTER_ROWS = 1000;
+
+/**
+ * The tables pass 1 keeps a digest of each row in (the file's references, its rows' contents),
+ * told once, after ESTIMATE_AFTER_ROWS rows, how many rows the file holds in all, as far as the
+ * bytes read so far tell, with 10% more (a table told too few grows by half): each is then made
+ * that size at once instead of doubling as it fills, about 29 MB where doubling came to 42 MB
+ * for a million rows, and 63 MB while the last doubling copied (DigestTable.reserve). A pipe or
+ * standard input, whose size is not known, is left to the doublings.
+ */
+class FileTables {
+  private told = false;
+
+  constructor(
+    private readonly fileBytes: number | undefined,
+    private readonly occurrences: OccurrenceCounter,
+    private readonly references: ReferenceTracker,
+  ) {}
+
+  estimate(rows: number, bytesRead: number): void {
+    if (this.told || rows < ESTIMATE_AFTER_ROWS) return;
+    this.told = true;
+    if (this.fileBytes === undefined || bytesRead <= 0) return;
+    const expected = Math.ceil((this.fileBytes / bytesRead) * rows * 1.1);
+    // Each table as many rows as used it so far, in proportion: rows with a reference use one,
+    // rows without the other.
+    this.references.reserve(Math.ceil((expected * this.references.size) / rows));
+    this.occurrences.reserve(Math.ceil((expected * this.occurrences.size) / rows));
+  }
+}
+
+/** The size of a regular file; undefined for anything else (a pipe, a device) or none. */
+async function regularFileSize(path: string): Promise<number | undefined> {
+  const info = await stat(path).catch(() => undefined);
+  return info?.isFile() ? info.size : undefined;
 }
 
 type CheckedItem =

@@ -23,8 +23,9 @@ export class DigestTable {
   /** value + 1 per slot; 0 marks an empty slot. */
   private values: Uint32Array;
   private count = 0;
-  /** The share of slots in use past which the table doubles. */
-  private readonly maxLoad: number;
+  /** The share of slots in use past which the table grows, and by how much. */
+  private maxLoad: number;
+  private growth = 2;
 
   /**
    * `expected`: how many keys it will hold, when that is known before (PaidIndex): the table is
@@ -40,6 +41,25 @@ export class DigestTable {
 
   get size(): number {
     return this.count;
+  }
+
+  /** Bytes its arrays take. */
+  get bytes(): number {
+    return this.keys.byteLength + this.values.byteLength;
+  }
+
+  /**
+   * Makes room for `count` keys in all, three quarters full at most, when it has less: one
+   * rehash of the keys so far rather than the doublings to come, and a table of 1.33 slots a key
+   * rather than up to 4 (an import's tables, once it can tell how many rows its file holds).
+   */
+  reserve(count: number): void {
+    const slots = Math.ceil(count / PRESIZED_LOAD) + 1;
+    if (slots <= this.slots) return;
+    this.rehash(slots);
+    this.maxLoad = PRESIZED_LOAD;
+    // Told too few, it was told nearly enough: half as much again, not twice as much.
+    this.growth = 1.5;
   }
 
   get(digest: Uint8Array): number | undefined {
@@ -130,8 +150,12 @@ export class DigestTable {
   }
 
   private grow(): void {
+    this.rehash(Math.ceil(this.slots * this.growth));
+  }
+
+  private rehash(size: number): void {
     const { keys, values, slots } = this;
-    this.slots = slots * 2;
+    this.slots = size;
     this.keys = new Uint32Array(this.slots * 4);
     this.values = new Uint32Array(this.slots);
     for (let slot = 0; slot < slots; slot++) {

@@ -99,6 +99,16 @@ export class OccurrenceCounter {
   next(hash: string): number {
     return this.counts.increment(Buffer.from(hash, "base64url"));
   }
+
+  /** Rows counted so far (of distinct content). */
+  get size(): number {
+    return this.counts.size;
+  }
+
+  /** Makes room for `count` distinct contents in all (DigestTable.reserve). */
+  reserve(count: number): void {
+    this.counts.reserve(count);
+  }
 }
 
 /**

@@ -21,6 +21,30 @@ describe("DigestTable", () => {
     expect(table.get(digest("k50000"))).toBeUndefined();
   });
 
+  it("makes room for a count it is told later, keeping the keys it has, in less than doubling takes", () => {
+    const grown = new DigestTable();
+    const reserved = new DigestTable();
+    for (let i = 0; i < 1000; i++) {
+      grown.set(digest(`k${i}`), i);
+      reserved.set(digest(`k${i}`), i);
+    }
+    reserved.reserve(100_000);
+    reserved.reserve(10);
+    for (let i = 1000; i < 100_000; i++) {
+      grown.set(digest(`k${i}`), i);
+      reserved.set(digest(`k${i}`), i);
+    }
+    expect(reserved.size).toBe(100_000);
+    for (let i = 0; i < 100_000; i += 7) expect(reserved.get(digest(`k${i}`))).toBe(i);
+    expect(reserved.get(digest("k100000"))).toBeUndefined();
+    // 20 bytes a slot: 1.33 slots a key, where doubling at half full came to 2.6 here.
+    expect(reserved.bytes).toBeLessThanOrEqual(Math.ceil(100_000 / 0.75 + 1) * 20);
+    expect(grown.bytes).toBeGreaterThan(reserved.bytes * 1.5);
+    // Told too few, it still grows.
+    for (let i = 100_000; i < 150_000; i++) reserved.set(digest(`k${i}`), i);
+    expect(reserved.get(digest("k149999"))).toBe(149_999);
+  });
+
   it("overwrites a value without counting the key twice, and keeps 0", () => {
     const table = new DigestTable();
     table.set(digest("a"), 0);

@@ -19,4 +19,9 @@ export class ReferenceTracker {
   get size(): number {
     return this.lines.size;
   }
+
+  /** Makes room for `count` references in all (DigestTable.reserve). */
+  reserve(count: number): void {
+    this.lines.reserve(count);
+  }
 }
