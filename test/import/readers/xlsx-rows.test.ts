@@ -7,6 +7,7 @@ import { readXlsxRows } from "../../../src/import/readers/xlsx-rows.js";
 import { tmpDir } from "../../helpers/tmp-dir.js";
 import { eventually } from "../../helpers/wait-for.js";
 import { xlsxFile } from "../../helpers/xlsx.js";
+import { writeXlsxSheet } from "../../helpers/zip-bomb.js";
 
 const ROWS = 20_000;
 
@@ -79,5 +80,22 @@ describe("readXlsxRows leaves no temporary file behind", () => {
     const left = async () => (await sheetFiles()).filter((name) => !before.includes(name));
     await eventually(async () => (await left()).length === 0, "the temporary files removed", 2000);
     expect(await left()).toEqual([]);
+  });
+});
+
+describe("readXlsxRows of a damaged sheet", () => {
+  it("refuses it in one line naming the file and where its XML is damaged", async () => {
+    const dir = await tmpDir("xlsx-damaged");
+    const xml =
+      '<?xml version="1.0" encoding="UTF-8"?><worksheet><sheetData><row r="1">' +
+      '<c r="A1" t="inlineStr"><is><t>email</t></is></c><c r="B1" t="inlineStr"><is><t>face_value</t></is></c></row>' +
+      '<row r="2"><c r="A2" t="inlineStr"><is><t>a@b.co</is></c></row></sheetData></worksheet>';
+    const file = await writeXlsxSheet(join(dir, "damaged.xlsx"), xml);
+    await expect(async () => {
+      for await (const _ of readXlsxRows(file)) {
+      }
+    }).rejects.toThrow(
+      `damaged.xlsx: not a readable .xlsx workbook (the sheet's XML is damaged at character ${xml.indexOf("</is></c></row></sheetData>") + 1}: </is> where </t> was expected)`,
+    );
   });
 });
