@@ -184,7 +184,11 @@ export class SheetXml {
   /** Element names seen, so that a name is not cut from the chunk again for each tag. */
   private readonly names: string[] = [];
 
-  constructor(private readonly handler: XmlHandler) {}
+  /** `part` names the XML in messages: "the sheet's XML", "the shared strings' XML". */
+  constructor(
+    private readonly handler: XmlHandler,
+    private readonly part = "the sheet's XML",
+  ) {}
 
   write(chunk: string): void {
     const xml = this.rest.length === 0 ? chunk : this.rest + chunk;
@@ -421,6 +425,6 @@ export class SheetXml {
   }
 
   private fail(at: number, message: string): never {
-    throw new Error(`the sheet's XML is damaged at character ${this.base + at + 1}: ${message}`);
+    throw new Error(`${this.part} is damaged at character ${this.base + at + 1}: ${message}`);
   }
 }

@@ -1,5 +1,4 @@
 import type { Readable } from "node:stream";
-import ExcelJS from "exceljs";
 import { UserError } from "../../errors/user-error.js";
 import { nameList } from "../header/name-list.js";
 import type { CsvItem } from "./csv-rows.js";
@@ -7,17 +6,18 @@ import { SharedStrings } from "./shared-strings.js";
 import { type ReadSheetOptions, sheetItems } from "./sheet-items.js";
 import { type SheetSource, sheetRows } from "./xlsx-sheet-rows.js";
 import {
-  decodeSharedStrings,
   decodeSheet,
   nameSheets,
   READER_OPTIONS,
   type ReaderEvent,
   type ReaderModel,
+  readSharedStrings,
   SheetFiles,
   sharedText,
   sheetPosition,
   tooManyStrings,
   workbookError,
+  workbookReaderClass,
 } from "./xlsx-workbook.js";
 import { readZipSheet } from "./zip-sheet.js";
 
@@ -88,8 +88,9 @@ async function* workbookItems(
   options: ReadXlsxRowsOptions,
 ): AsyncGenerator<CsvItem, { found: boolean; seen: string[] }> {
   const label = options.label ?? path;
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(source, READER_OPTIONS);
-  decodeSharedStrings(reader);
+  const WorkbookReader = workbookReaderClass();
+  const reader = new WorkbookReader(source, READER_OPTIONS);
+  readSharedStrings(reader);
   nameSheets(reader);
   const strings = new SharedStrings();
   const seen: string[] = [];
