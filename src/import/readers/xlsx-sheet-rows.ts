@@ -241,19 +241,18 @@ export class SheetRowParser implements XmlHandler {
 }
 
 /**
- * The worksheet's rows, as read from its XML (SheetXml, then SheetRowParser). As exceljs, a
- * damaged document stops the reading, and the document is not required to close: rows end at
- * their `</row>`.
+ * The worksheet's rows, as read from its XML (SheetXml, then SheetRowParser), a batch for each
+ * chunk that ends a row (none empty). As exceljs, a damaged document stops the reading, and the
+ * document is not required to close: rows end at their `</row>`.
  */
 export async function* sheetRows(
   source: SheetSource,
   strings: SharedStrings,
-): AsyncGenerator<SheetRow> {
+): AsyncGenerator<SheetRow[]> {
   const rows = new SheetRowParser(source, strings);
   const xml = new SheetXml(rows);
   for await (const chunk of source.iterator) {
     xml.write(typeof chunk === "string" ? chunk : chunk.toString("utf8"));
-    const ready = rows.rows.splice(0);
-    for (const row of ready) yield row;
+    if (rows.rows.length > 0) yield rows.rows.splice(0);
   }
 }

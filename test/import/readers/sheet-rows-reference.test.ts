@@ -74,7 +74,7 @@ function saxesRows(xml: string, size: number): SheetRow[] {
 async function tokenizerRows(xml: string, size: number): Promise<SheetRow[]> {
   const source = { iterator: chunks(xml, size), workbook: WORKBOOK } as unknown as SheetSource;
   const rows: SheetRow[] = [];
-  for await (const row of sheetRows(source, strings())) rows.push(row);
+  for await (const batch of sheetRows(source, strings())) rows.push(...batch);
   return rows;
 }
 

@@ -29,7 +29,7 @@ async function rowsOf(xml: string, chunk = 7, date1904 = false): Promise<SheetRo
   strings.add("first");
   strings.add("Zoë & co");
   const rows: SheetRow[] = [];
-  for await (const row of sheetRows(source(xml, chunk, date1904), strings)) rows.push(row);
+  for await (const batch of sheetRows(source(xml, chunk, date1904), strings)) rows.push(...batch);
   return rows;
 }
 
