@@ -69,6 +69,8 @@ const VALUE = 2;
  * for each cell, nor a cached address for each reference: those were about a third of an
  * .xlsx import's reading time and most of its garbage beside a CSV's
  * (docs/architecture/import.md, "Spreadsheets").
+ * @internal exported for its tests (docs/development.md, "Exports for tests"): fed saxes's
+ * events there, as the reference the tokenizer's rows are checked against.
  */
 export class SheetRowParser implements XmlHandler {
   readonly rows: SheetRow[] = [];

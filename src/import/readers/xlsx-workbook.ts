@@ -150,7 +150,10 @@ export function readSharedStrings(reader: ExcelJS.stream.xlsx.WorkbookReader): v
   internal._parseSharedStrings = sharedStringsOf;
 }
 
-/** The shared strings of the entry, as exceljs's reader emits them. */
+/**
+ * The shared strings of the entry, as exceljs's reader emits them.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
 export async function* sharedStringsOf(
   entry: NodeJS.ReadableStream,
 ): AsyncGenerator<{ index: number; text: string }> {
