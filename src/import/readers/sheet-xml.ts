@@ -32,6 +32,9 @@ const COMMENT = 1;
 const CDATA = 2;
 const INSTRUCTION = 3;
 
+/** Elements open at once past this are refused: a worksheet nests fewer than ten. */
+const MAX_DEPTH = 1000;
+
 /** A tag, entity or instruction still open past this many characters is refused, not held. */
 const MAX_MARKUP = 1024 * 1024;
 
@@ -169,8 +172,8 @@ class TagAttributes implements XmlAttributes {
  * character references decoded and line ends as LF, CDATA as text; comments, processing
  * instructions and the XML declaration skipped. A DOCTYPE, an unknown entity, a closing tag
  * that does not match, a second root, text outside the root and characters XML does not allow
- * are refused with the character they were found at. Only the open elements' names are held,
- * and at most one unfinished tag or entity (up to MAX_MARKUP) between chunks
+ * are refused with the character they were found at. Only the open elements' names are held
+ * (up to MAX_DEPTH), and at most one unfinished tag or entity (up to MAX_MARKUP) between chunks
  * (docs/architecture/import.md, "Spreadsheets").
  */
 export class SheetXml {
@@ -422,7 +425,7 @@ export class SheetXml {
     this.sawRoot = true;
     this.handler.open(name, this.attributes);
     if (selfClosing) this.handler.close(name);
-    else this.elements.push(name);
+    else if (this.elements.push(name) > MAX_DEPTH) this.fail(lt, "elements nested too deep");
     return end;
   }
 

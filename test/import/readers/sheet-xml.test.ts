@@ -105,6 +105,7 @@ describe("SheetXml", () => {
     ["<a>\u0001</a>", /a character XML does not allow/],
     ["<a/ >", /'\/' in a tag not followed by '>'/],
     ["< a/>", /a tag without a name/],
+    ["<a>".repeat(1001), /elements nested too deep/],
   ])("refuses %j, saying where", (xml, message) => {
     for (const chunk of [1, 3, xml.length]) {
       expect(() => events(xml, chunk)).toThrow(/^the sheet's XML is damaged at character \d+: /);
