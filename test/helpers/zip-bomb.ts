@@ -148,6 +148,10 @@ export function writeXlsxBomb(
     ],
     ...(options.statedMb === undefined ? {} : { statedSize: options.statedMb * 2 ** 20 }),
   };
+  return writeWorkbookOf(path, sheet);
+}
+
+function writeWorkbookOf(path: string, sheet: ZipEntry): Promise<string> {
   return writeZip(path, [
     { name: "[Content_Types].xml", parts: [{ text: TYPES }] },
     { name: "_rels/.rels", parts: [{ text: RELS }] },
@@ -155,4 +159,9 @@ export function writeXlsxBomb(
     { name: "xl/_rels/workbook.xml.rels", parts: [{ text: WORKBOOK_RELS }] },
     sheet,
   ]);
+}
+
+/** A workbook of one sheet, "Orders", whose XML is `xml` as given (damaged, say). */
+export function writeXlsxSheet(path: string, xml: string): Promise<string> {
+  return writeWorkbookOf(path, { name: "xl/worksheets/sheet1.xml", parts: [{ text: xml }] });
 }

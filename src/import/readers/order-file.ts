@@ -177,7 +177,7 @@ async function* readKind(
   if (kind.type === "xlsx") {
     // Loaded here: exceljs only for a workbook (docs/architecture/command-line.md, "Start-up").
     const { readXlsxRows } = await import("./xlsx-rows.js");
-    yield* gathered(readXlsxRows(path, { ...rest, sheet, maxUnzippedBytes }));
+    yield* regathered(readXlsxRows(path, { ...rest, sheet, maxUnzippedBytes }));
     return;
   }
   if (kind.type === "ods") {
@@ -200,6 +200,20 @@ async function* gathered(items: AsyncIterable<CsvItem>): AsyncGenerator<CsvItem[
     if (batch.length < WORKBOOK_BATCH) continue;
     yield batch;
     batch = [];
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/** A workbook reader's batches (one a chunk of its XML) joined up to WORKBOOK_BATCH items. */
+async function* regathered(batches: AsyncIterable<CsvItem[]>): AsyncGenerator<CsvItem[]> {
+  let batch: CsvItem[] = [];
+  for await (const items of batches) {
+    for (const item of items) {
+      batch.push(item);
+      if (batch.length < WORKBOOK_BATCH) continue;
+      yield batch;
+      batch = [];
+    }
   }
   if (batch.length > 0) yield batch;
 }

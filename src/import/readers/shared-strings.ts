@@ -1,3 +1,5 @@
+import type { XmlHandler } from "./sheet-xml.js";
+
 /**
  * The limits of a workbook's shared strings table, which must be held whole while its sheet is
  * read (cells name their text by index into it). Beyond either the workbook is refused before
@@ -61,5 +63,46 @@ export class SharedStrings {
     const grown = Buffer.allocUnsafe(Math.max(needed, doubled));
     this.text.copy(grown, 0, 0, this.used);
     this.text = grown;
+  }
+}
+
+/**
+ * The strings of xl/sharedStrings.xml from its XML's events (SheetXml), each `<si>` as
+ * exceljs's reader read it: its text, or its rich text runs (`<r>`) joined; the text events
+ * of an `<si>` are joined, a `<t>` starting again. Unlike exceljs, a phonetic run (`<rPh>`,
+ * the reading of Japanese text) is skipped: exceljs read the reading in place of the text.
+ */
+export class SharedStringsParser implements XmlHandler {
+  /** Strings read and not yet taken. */
+  readonly strings: string[] = [];
+  private current: string | undefined;
+  private runs: string[] | undefined;
+  private phonetic = 0;
+
+  open(name: string): void {
+    if (name === "rPh") this.phonetic++;
+    if (this.phonetic > 0) return;
+    if (name === "si") {
+      this.current = undefined;
+      this.runs = undefined;
+    } else if (name === "t") this.current = undefined;
+  }
+
+  text(text: string): void {
+    if (this.phonetic === 0) this.current = this.current === undefined ? text : this.current + text;
+  }
+
+  close(name: string): void {
+    if (name === "rPh") this.phonetic--;
+    if (this.phonetic > 0 || name === "rPh") return;
+    if (name === "r") {
+      this.runs ??= [];
+      this.runs.push(this.current ?? "");
+      this.current = undefined;
+    } else if (name === "si") {
+      this.strings.push(this.runs === undefined ? (this.current ?? "") : this.runs.join(""));
+      this.current = undefined;
+      this.runs = undefined;
+    }
   }
 }

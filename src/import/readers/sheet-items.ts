@@ -127,48 +127,102 @@ function headerFound(
 }
 
 /**
- * The rows of one sheet (an .xlsx worksheet, an .ods table) as the CSV reader gives them, each
- * read by `read`: the header is found among the first
- * rows (HeaderSearch), lines are the sheet's row numbers, blank and totals rows are skipped.
+ * The reading of one sheet's rows (an .xlsx worksheet, an .ods table) as the CSV reader gives
+ * them: the header is found among the first rows (HeaderSearch), lines are the sheet's row
+ * numbers, blank and totals rows are skipped. A header that cannot be read is thrown as it
+ * comes (HeaderRowError, which sheetError says as the file's).
  */
+class SheetReader {
+  private readonly search: HeaderSearch<SheetRow>;
+  private item: ((row: SheetRow) => CsvItem | undefined) | undefined;
+
+  constructor(private readonly context: SheetContext) {
+    const { options } = context;
+    this.search = new HeaderSearch<SheetRow>({ headerRow: options.headerRow, map: options.map });
+  }
+
+  /** Reads the next row: the items it gives (none, one, or the rows held while the header was sought) go to `out`. */
+  offer(row: SheetRow, out: CsvItem[]): void {
+    this.context.onRow?.();
+    checkRowSize(row, this.context.label);
+    if (this.item !== undefined) {
+      const next = this.item(row);
+      if (next !== undefined) out.push(next);
+      return;
+    }
+    if (isBlank(row.cells)) return;
+    const names = isFixListHeader(row.cells) ? readFixListCells(row.cells) : row.cells;
+    const found = this.search.offer({ line: row.number, names: trimTrailingEmpty(names), row });
+    if (found === undefined) return;
+    this.item = headerFound(found, this.context);
+    out.push(...heldItems(found, this.item));
+  }
+
+  /** The sheet ended: a header still sought is taken from the rows seen, or the sheet refused. */
+  end(out: CsvItem[]): void {
+    if (this.item !== undefined) return;
+    const found = this.search.end();
+    if (found === undefined) {
+      const message = `sheet ${shownName(this.context.name)} is empty: no header row`;
+      throw new OrderFileError(this.context.label, [{ line: 1, column: "", message }]);
+    }
+    out.push(...heldItems(found, headerFound(found, this.context)));
+  }
+}
+
+function sheetError(error: unknown, context: SheetContext): unknown {
+  return error instanceof HeaderRowError
+    ? new OrderFileError(sheetLabel(context), [error.error])
+    : error;
+}
+
+/** The items of a sheet's rows, each read by `read` (SheetReader), one at a time. */
 export async function* sheetItems<R>(
   sheet: AsyncIterable<R>,
   read: (raw: R) => SheetRow,
   context: SheetContext,
 ): AsyncGenerator<CsvItem> {
-  const { label, options } = context;
-  const search = new HeaderSearch<SheetRow>({ headerRow: options.headerRow, map: options.map });
-  let item: ((row: SheetRow) => CsvItem | undefined) | undefined;
+  const reader = new SheetReader(context);
+  const out: CsvItem[] = [];
   try {
     for await (const raw of sheet) {
-      const row = read(raw);
-      context.onRow?.();
-      checkRowSize(row, label);
-      if (item !== undefined) {
-        const next = item(row);
-        if (next !== undefined) yield next;
-        continue;
-      }
-      if (isBlank(row.cells)) continue;
-      const names = isFixListHeader(row.cells) ? readFixListCells(row.cells) : row.cells;
-      const found = search.offer({ line: row.number, names: trimTrailingEmpty(names), row });
-      if (found === undefined) continue;
-      item = headerFound(found, context);
-      yield* heldItems(found, item);
+      reader.offer(read(raw), out);
+      for (const item of out.splice(0)) yield item;
     }
-    if (item === undefined) {
-      const found = search.end();
-      if (found === undefined) {
-        const message = `sheet ${shownName(context.name)} is empty: no header row`;
-        throw new OrderFileError(label, [{ line: 1, column: "", message }]);
-      }
-      yield* heldItems(found, headerFound(found, context));
-    }
+    reader.end(out);
+    for (const item of out.splice(0)) yield item;
   } catch (error) {
-    if (error instanceof HeaderRowError)
-      throw new OrderFileError(sheetLabel(context), [error.error]);
-    throw error;
+    throw sheetError(error, context);
   }
+}
+
+/**
+ * The items of a sheet's rows, given in batches, as batches (none empty): one promise a batch,
+ * not a row, as the CSV reader's (docs/architecture/import.md, "Spreadsheets"). The items a
+ * batch gave before a row is refused are given before the refusal.
+ */
+export async function* sheetItemBatches(
+  batches: AsyncIterable<SheetRow[]>,
+  context: SheetContext,
+): AsyncGenerator<CsvItem[]> {
+  const reader = new SheetReader(context);
+  for await (const rows of batches) {
+    const out: CsvItem[] = [];
+    try {
+      for (const row of rows) reader.offer(row, out);
+    } catch (error) {
+      if (out.length > 0) yield out;
+      throw sheetError(error, context);
+    }
+    if (out.length > 0) yield out;
+  }
+  const out: CsvItem[] = [];
+  try {
+    reader.end(out);
+  } catch (error) {
+    throw sheetError(error, context);
+  }
+  if (out.length > 0) yield out;
 }
 
 /**

@@ -1,23 +1,23 @@
 import type { Readable } from "node:stream";
-import ExcelJS from "exceljs";
 import { UserError } from "../../errors/user-error.js";
 import { nameList } from "../header/name-list.js";
 import type { CsvItem } from "./csv-rows.js";
 import { SharedStrings } from "./shared-strings.js";
-import { type ReadSheetOptions, sheetItems } from "./sheet-items.js";
+import { type ReadSheetOptions, sheetItemBatches } from "./sheet-items.js";
 import { type SheetSource, sheetRows } from "./xlsx-sheet-rows.js";
 import {
-  decodeSharedStrings,
   decodeSheet,
   nameSheets,
   READER_OPTIONS,
   type ReaderEvent,
   type ReaderModel,
+  readSharedStrings,
   SheetFiles,
   sharedText,
   sheetPosition,
   tooManyStrings,
   workbookError,
+  workbookReaderClass,
 } from "./xlsx-workbook.js";
 import { readZipSheet } from "./zip-sheet.js";
 
@@ -52,7 +52,8 @@ function sheetChoice(
 
 /**
  * Reads an .xlsx workbook's first visible sheet (or `sheet`) with exceljs's streaming reader, as the
- * same items as readOrderRowBatches: the rows are not all held in memory. The shared strings are,
+ * same items as readOrderRowBatches, in batches (none empty; sheetItemBatches): the rows are not
+ * all held in memory. The shared strings are,
  * compactly (SharedStrings), up to SHARED_STRINGS_LIMITS: a workbook past them is refused in
  * one line. exceljs writes each sheet to a temporary file when it comes before the shared
  * strings in the zip (as Excel saves them), and reads it back once the strings are known. A
@@ -61,7 +62,7 @@ function sheetChoice(
 export async function* readXlsxRows(
   path: string,
   options: ReadXlsxRowsOptions = {},
-): AsyncGenerator<CsvItem> {
+): AsyncGenerator<CsvItem[]> {
   const label = options.label ?? path;
   const opening = { label, maxUnzippedBytes: options.maxUnzippedBytes, failed: workbookError };
   const { found, seen } = yield* readZipSheet(path, opening, (source) =>
@@ -79,17 +80,18 @@ export async function* readXlsxRows(
 }
 
 /**
- * The items of the sheet read, from the guarded stream. Answers whether one was read, and the
+ * The items of the sheet read, in batches, from the guarded stream. Answers whether one was read, and the
  * sheets seen (readXlsxRows says why none was).
  */
 async function* workbookItems(
   path: string,
   source: Readable,
   options: ReadXlsxRowsOptions,
-): AsyncGenerator<CsvItem, { found: boolean; seen: string[] }> {
+): AsyncGenerator<CsvItem[], { found: boolean; seen: string[] }> {
   const label = options.label ?? path;
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(source, READER_OPTIONS);
-  decodeSharedStrings(reader);
+  const WorkbookReader = workbookReaderClass();
+  const reader = new WorkbookReader(source, READER_OPTIONS);
+  readSharedStrings(reader);
   nameSheets(reader);
   const strings = new SharedStrings();
   const seen: string[] = [];
@@ -126,7 +128,7 @@ async function* workbookItems(
       const { hidden, count } = choice;
       const context = { name: sheet.name, label, options, hidden, count, onRow };
       const rows = sheetRows(sheet as unknown as SheetSource, strings);
-      yield* sheetItems(rows, (row) => row, context);
+      yield* sheetItemBatches(rows, context);
     }
     sheets.ended();
   } finally {

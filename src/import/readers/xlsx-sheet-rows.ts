@@ -1,5 +1,5 @@
-import { SaxesParser, type SaxesTagPlain } from "saxes";
 import type { SharedStrings } from "./shared-strings.js";
+import { SheetXml, type XmlAttributes, type XmlHandler } from "./sheet-xml.js";
 import { numberProblem, otherCellText, type SheetRow } from "./xlsx-cells.js";
 
 /** What of exceljs's streaming worksheet reader the rows are read from (not in its typings). */
@@ -25,7 +25,7 @@ function columnOf(ref: string | undefined): number {
   return column;
 }
 
-/** exceljs's xmlDecode of a str or inlineStr cell's text (after saxes has decoded it once). */
+/** exceljs's xmlDecode of a str or inlineStr cell's text (after the XML's own decoding). */
 function xmlDecode(text: string): string {
   if (!text.includes("&")) return text;
   return text.replace(/&([a-z]*);/g, (c) => {
@@ -63,14 +63,16 @@ const FORMULA = 1;
 const VALUE = 2;
 
 /**
- * The rows of a worksheet's XML as SheetRows, straight from the SAX events: what exceljs's
+ * The rows of a worksheet's XML as SheetRows, straight from its XML's events: what exceljs's
  * WorksheetReader then readRow made of them, cell for cell (the same types, shared strings,
  * formulas, dates by number format, errors), without a Row and a Cell object (and its style)
  * for each cell, nor a cached address for each reference: those were about a third of an
  * .xlsx import's reading time and most of its garbage beside a CSV's
  * (docs/architecture/import.md, "Spreadsheets").
+ * @internal exported for its tests (docs/development.md, "Exports for tests"): fed saxes's
+ * events there, as the reference the tokenizer's rows are checked against.
  */
-class SheetRowParser {
+export class SheetRowParser implements XmlHandler {
   readonly rows: SheetRow[] = [];
   private inRows = false;
   private row: SheetRow | undefined;
@@ -89,22 +91,24 @@ class SheetRowParser {
     private readonly strings: SharedStrings,
   ) {}
 
-  open(tag: SaxesTagPlain): void {
-    switch (tag.name) {
+  open(name: string, attributes: XmlAttributes): void {
+    switch (name) {
       case "sheetData":
         this.inRows = true;
         break;
       case "row":
-        if (this.inRows) this.openRow(tag.attributes);
+        if (this.inRows) this.openRow(attributes);
         break;
       case "c":
         if (this.row === undefined) break;
         this.inCell = true;
-        this.cellRef = tag.attributes.r;
-        this.cellStyle = Number.parseInt(tag.attributes.s as string, 10);
-        this.cellType = tag.attributes.t;
+        this.cellRef = attributes.get("r");
+        this.cellStyle = Number.parseInt(attributes.get("s") as string, 10);
+        this.cellType = attributes.get("t");
         this.formula = undefined;
         this.value = undefined;
+        // The text between cells is no cell's (exceljs gave it to the last cell's value, read).
+        this.target = NO_TEXT;
         break;
       case "f":
         if (this.inCell) {
@@ -128,8 +132,8 @@ class SheetRowParser {
     else if (this.target === VALUE) this.value += text;
   }
 
-  close(tag: SaxesTagPlain): void {
-    switch (tag.name) {
+  close(name: string): void {
+    switch (name) {
       case "sheetData":
         this.inRows = false;
         break;
@@ -144,11 +148,11 @@ class SheetRowParser {
     }
   }
 
-  private openRow(attributes: Record<string, string>): void {
-    this.row = { number: Number.parseInt(attributes.r as string, 10), cells: [], chars: 0 };
-    this.rowFormat = attributes.s
-      ? (this.source.workbook.styles.getStyleModel(Number.parseInt(attributes.s, 10)) ?? undefined)
-          ?.numFmt
+  private openRow(attributes: XmlAttributes): void {
+    const style = attributes.get("s");
+    this.row = { number: Number.parseInt(attributes.get("r") as string, 10), cells: [], chars: 0 };
+    this.rowFormat = style
+      ? (this.source.workbook.styles.getStyleModel(Number.parseInt(style, 10)) ?? undefined)?.numFmt
       : undefined;
   }
 
@@ -239,26 +243,18 @@ class SheetRowParser {
 }
 
 /**
- * The worksheet's rows, as read from its XML (SheetRowParser). As exceljs, a SAX error stops
- * the reading, and the document is not required to close: rows end at their `</row>`.
+ * The worksheet's rows, as read from its XML (SheetXml, then SheetRowParser), a batch for each
+ * chunk that ends a row (none empty). As exceljs, a damaged document stops the reading, and the
+ * document is not required to close: rows end at their `</row>`.
  */
 export async function* sheetRows(
   source: SheetSource,
   strings: SharedStrings,
-): AsyncGenerator<SheetRow> {
+): AsyncGenerator<SheetRow[]> {
   const rows = new SheetRowParser(source, strings);
-  const sax = new SaxesParser();
-  let error: Error | undefined;
-  sax.on("error", (e) => {
-    error = e;
-  });
-  sax.on("opentag", (tag) => rows.open(tag as SaxesTagPlain));
-  sax.on("text", (text) => rows.text(text));
-  sax.on("closetag", (tag) => rows.close(tag as SaxesTagPlain));
+  const xml = new SheetXml(rows);
   for await (const chunk of source.iterator) {
-    sax.write(typeof chunk === "string" ? chunk : chunk.toString("utf8"));
-    if (error) throw error;
-    const ready = rows.rows.splice(0);
-    for (const row of ready) yield row;
+    xml.write(typeof chunk === "string" ? chunk : chunk.toString("utf8"));
+    if (rows.rows.length > 0) yield rows.rows.splice(0);
   }
 }

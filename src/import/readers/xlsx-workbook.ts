@@ -1,9 +1,15 @@
 import { stat } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { StringDecoder } from "node:string_decoder";
 import type ExcelJS from "exceljs";
 import { UserError } from "../../errors/user-error.js";
 import { grouped } from "../../grouped.js";
-import { SHARED_STRINGS_LIMITS, type SharedStrings } from "./shared-strings.js";
+import {
+  SHARED_STRINGS_LIMITS,
+  type SharedStrings,
+  SharedStringsParser,
+} from "./shared-strings.js";
+import { SheetXml } from "./sheet-xml.js";
 import { zipEntrySizes } from "./zip-entry-sizes.js";
 import { checkZipDirectory, UnzipGuard, unzippedLimits } from "./zip-limits.js";
 
@@ -129,17 +135,36 @@ export function decodeSheet(sheet: WorksheetReader): { bytes: number } {
   return counter;
 }
 
-/** See decodeSheet: the shared strings entry (a stream) is read as UTF-8 text across chunks. */
-export function decodeSharedStrings(reader: ExcelJS.stream.xlsx.WorkbookReader): void {
+/**
+ * exceljs's reading of the shared strings entry replaced by SharedStringsParser over SheetXml,
+ * the entry read as UTF-8 text across chunks (see decodeSheet): exceljs's saxes was about a
+ * fifth of an import's reading of the workbook (docs/architecture/import.md, "Spreadsheets").
+ * Each string comes as exceljs's own `sharedStrings: "emit"` gives it, `{index, text}`.
+ */
+export function readSharedStrings(reader: ExcelJS.stream.xlsx.WorkbookReader): void {
   const internal = reader as unknown as {
     _parseSharedStrings?: (entry: NodeJS.ReadableStream) => AsyncGenerator<unknown>;
   };
-  const parse = internal._parseSharedStrings;
-  if (typeof parse !== "function") throw new Error("exceljs has no _parseSharedStrings to wrap");
-  internal._parseSharedStrings = function textEntry(entry) {
-    entry.setEncoding("utf8");
-    return parse.call(this, entry);
-  };
+  if (typeof internal._parseSharedStrings !== "function")
+    throw new Error("exceljs has no _parseSharedStrings to replace");
+  internal._parseSharedStrings = sharedStringsOf;
+}
+
+/**
+ * The shared strings of the entry, as exceljs's reader emits them.
+ * @internal exported for its tests (docs/development.md, "Exports for tests")
+ */
+export async function* sharedStringsOf(
+  entry: NodeJS.ReadableStream,
+): AsyncGenerator<{ index: number; text: string }> {
+  entry.setEncoding("utf8");
+  const parser = new SharedStringsParser();
+  const xml = new SheetXml(parser, "the shared strings' XML");
+  let index = 0;
+  for await (const chunk of entry) {
+    xml.write(chunk as string);
+    for (const text of parser.strings.splice(0)) yield { index: index++, text };
+  }
 }
 
 /**
@@ -217,6 +242,16 @@ export class SheetFiles {
       for (const stream of this.streams) stream.destroy?.();
     }
   }
+}
+
+/**
+ * exceljs's streaming reader, required alone: the package's entry loads its writers, its CSV
+ * support and the rest as well, which an import never uses (docs/architecture/import.md,
+ * "Spreadsheets").
+ */
+export function workbookReaderClass(): typeof ExcelJS.stream.xlsx.WorkbookReader {
+  const fromExceljs = createRequire(createRequire(import.meta.url).resolve("exceljs"));
+  return fromExceljs("./lib/stream/xlsx/workbook-reader.js");
 }
 
 /** How readXlsxRows has exceljs read a workbook. */

@@ -95,7 +95,7 @@ describe("an .xlsx workbook that unpacks past the limits (a zip bomb)", () => {
     process.env.TMPDIR = tmp;
     const read = async (options: { maxUnzippedBytes?: number }) => {
       const rows = [];
-      for await (const item of readXlsxRows(file, options)) rows.push(item);
+      for await (const batch of readXlsxRows(file, options)) rows.push(...batch);
       return rows;
     };
     try {

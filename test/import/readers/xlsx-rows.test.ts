@@ -7,8 +7,14 @@ import { readXlsxRows } from "../../../src/import/readers/xlsx-rows.js";
 import { tmpDir } from "../../helpers/tmp-dir.js";
 import { eventually } from "../../helpers/wait-for.js";
 import { xlsxFile } from "../../helpers/xlsx.js";
+import { writeXlsxSheet } from "../../helpers/zip-bomb.js";
 
 const ROWS = 20_000;
+
+/** The items of readXlsxRows's batches, one at a time. */
+async function* items<T>(batches: AsyncIterable<T[]>): AsyncGenerator<T> {
+  for await (const batch of batches) yield* batch;
+}
 
 /** Text that is mostly characters of 2 and 3 UTF-8 bytes, different on each row. */
 const description = (i: number) => `東京 ${i} Zoë Ünal ß ① ${"東京ü".repeat(8)}`;
@@ -35,7 +41,7 @@ describe("readXlsxRows", () => {
       const file = await workbook(join(dir, "text.xlsx"), shared);
       const wrong: string[] = [];
       let i = 0;
-      for await (const item of readXlsxRows(file)) {
+      for await (const item of items(readXlsxRows(file))) {
         if (item.kind !== "row" || item.fields.description !== description(i))
           wrong.push(`line ${item.line}: ${JSON.stringify(item.cells)}`);
         i++;
@@ -68,10 +74,10 @@ describe("readXlsxRows leaves no temporary file behind", () => {
     const before = await sheetFiles();
 
     let read = 0;
-    for await (const _ of readXlsxRows(good)) read++;
+    for await (const batch of readXlsxRows(good)) read += batch.length;
     expect(read).toBe(50);
     await expect(async () => {
-      for await (const _ of readXlsxRows(bad)) read++;
+      for await (const batch of readXlsxRows(bad)) read += batch.length;
     }).rejects.toThrow(/bad.xlsx \(sheet "Orders"\): line 1/);
     for await (const _ of readXlsxRows(good, { sheet: "Orders" })) break;
 
@@ -79,5 +85,22 @@ describe("readXlsxRows leaves no temporary file behind", () => {
     const left = async () => (await sheetFiles()).filter((name) => !before.includes(name));
     await eventually(async () => (await left()).length === 0, "the temporary files removed", 2000);
     expect(await left()).toEqual([]);
+  });
+});
+
+describe("readXlsxRows of a damaged sheet", () => {
+  it("refuses it in one line naming the file and where its XML is damaged", async () => {
+    const dir = await tmpDir("xlsx-damaged");
+    const xml =
+      '<?xml version="1.0" encoding="UTF-8"?><worksheet><sheetData><row r="1">' +
+      '<c r="A1" t="inlineStr"><is><t>email</t></is></c><c r="B1" t="inlineStr"><is><t>face_value</t></is></c></row>' +
+      '<row r="2"><c r="A2" t="inlineStr"><is><t>a@b.co</is></c></row></sheetData></worksheet>';
+    const file = await writeXlsxSheet(join(dir, "damaged.xlsx"), xml);
+    await expect(async () => {
+      for await (const _ of readXlsxRows(file)) {
+      }
+    }).rejects.toThrow(
+      `damaged.xlsx: not a readable .xlsx workbook (the sheet's XML is damaged at character ${xml.indexOf("</is></c></row></sheetData>") + 1}: </is> where </t> was expected)`,
+    );
   });
 });

@@ -29,7 +29,7 @@ async function rowsOf(xml: string, chunk = 7, date1904 = false): Promise<SheetRo
   strings.add("first");
   strings.add("Zoë & co");
   const rows: SheetRow[] = [];
-  for await (const row of sheetRows(source(xml, chunk, date1904), strings)) rows.push(row);
+  for await (const batch of sheetRows(source(xml, chunk, date1904), strings)) rows.push(...batch);
   return rows;
 }
 
@@ -89,5 +89,48 @@ describe("sheetRows", () => {
       /reference/,
     );
     await expect(rowsOf(sheet('<row r="1"><c r="A1"><v>1</c></row>'))).rejects.toThrow();
+  });
+
+  it("reads the XML as the tokenizer tells it: quotes, order, comments, CDATA, entities cut", async () => {
+    const xml = sheet(
+      "<!-- rows --><row r='1'><c t='s' s='0' r='B1'><v>0</v></c><!-- <c r='C1'> -->" +
+        '<c r="C1" t="str"><v><![CDATA[a<b]]></v></c><c r="D1" t="str"><v>x &#10;&#x41;&amp;amp;</v></c>' +
+        '<?pi <c r="E1"> ?><c r="E1" t="inlineStr"><is><t xml:space="preserve"> pad </t></is></c></row>',
+    );
+    const expected = [{ number: 1, cells: ["", "first", "a<b", "x \nA&", " pad "], chars: 18 }];
+    for (const chunk of [1, 2, 3, 5, 8, 13]) expect(await rowsOf(xml, chunk)).toEqual(expected);
+  });
+
+  it("reads what exceljs read of odd cells: empty values, runs of inline text, spaces between", async () => {
+    const rows = await rowsOf(
+      sheet(
+        '<row r="1">\n  <c r="A1" t="str"><v/></c>\n  <c r="B1"><v/></c>\n  <c r="C1"/>\n' +
+          '  <c r="D1" t="inlineStr"><is><r><t>one</t></r><r><t>two</t></r></is></c>\n  <c r="E1">\n  </c>\n</row>',
+      ),
+    );
+    // An empty <v/> of a number is NaN, as exceljs read it; of an inline string's runs exceljs
+    // kept the last. A cell with no value is blank, whatever the spaces before it.
+    expect(rows[0]?.cells).toEqual(["", "NaN", "", "two"]);
+    expect(rows[0]?.problems?.[1]).toMatch(/not a finite number/);
+    expect(rows[0]?.problems?.filter((p) => p !== undefined)).toHaveLength(1);
+  });
+
+  it("reads no row of prefixed elements (x:row), as exceljs; refuses a cell without r", async () => {
+    const prefixed =
+      '<x:worksheet xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><x:sheetData>' +
+      '<x:row r="1"><x:c r="A1" t="s"><x:v>0</x:v></x:c></x:row></x:sheetData></x:worksheet>';
+    expect(await rowsOf(prefixed)).toEqual([]);
+    await expect(rowsOf(sheet('<row r="1"><c t="s"><v>0</v></c></row>'))).rejects.toThrow(
+      "a cell's reference is not one: undefined",
+    );
+  });
+
+  it("says where the XML is damaged", async () => {
+    await expect(rowsOf(sheet('<row r="1"><c r="A1"><v>1</c></row>'), 4)).rejects.toThrow(
+      "the sheet's XML is damaged at character 86: </c> where </v> was expected",
+    );
+    await expect(
+      rowsOf(sheet('<row r="1"><c r="A1" t="str"><v>&nbsp;</v></c></row>')),
+    ).rejects.toThrow(/damaged at character \d+: an unknown entity &nbsp;/);
   });
 });
