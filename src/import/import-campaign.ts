@@ -1,4 +1,3 @@
-import { stat } from "node:fs/promises";
 import { RepeatFinder } from "../campaigns/earlier-payments.js";
 import { forgetBegun, forgottenRefusal } from "../campaigns/forget-records.js";
 import { storedState } from "../campaigns/state.js";
@@ -28,6 +27,7 @@ import { type ImportStages, importerOf, type RecordingOptions } from "./import-s
 import { type ImportPlan, type RepeatCheck, type Survey, surveyFile } from "./import-survey.js";
 import type { ImportDeps, ImportResult } from "./import-types.js";
 import { InvalidRowsFile } from "./invalid-rows-file.js";
+import { regularFileSize } from "./readers/order-input.js";
 import { RepeatGroups, repeatLine } from "./repeats.js";
 import { RowSpool } from "./row-spool.js";
 import { priceSurvey } from "./service-prices.js";
@@ -324,8 +324,7 @@ async function repeatCheck(
  * /dev/stdin), whose bytes a second reader would take from the import's own.
  */
 async function regularFileHash(file: string, signal: AbortSignal): Promise<string | undefined> {
-  const info = await stat(file).catch(() => undefined);
-  if (!info?.isFile()) return undefined;
+  if ((await regularFileSize(file)) === undefined) return undefined;
   return sha256OfFile(file, signal).catch(() => undefined);
 }
 

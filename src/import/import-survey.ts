@@ -1,4 +1,3 @@
-import { stat } from "node:fs/promises";
 import type { ExecutionMode } from "../api/order-request.js";
 import { type EarlierRow, type RepeatFinder, repeatOf } from "../campaigns/earlier-payments.js";
 import type { CatalogIndex } from "../catalog/index-entry.js";
@@ -18,6 +17,7 @@ import type { InvalidRowsFile } from "./invalid-rows-file.js";
 import { OneAtATime } from "./one-at-a-time.js";
 import type { CsvItem, CsvRow } from "./readers/csv-rows.js";
 import { readOrderFileBatches } from "./readers/order-file.js";
+import { regularFileSize } from "./readers/order-input.js";
 import type { RepeatGroups, RepeatsChoice } from "./repeats.js";
 import type { RowSpool, SpoolEntry } from "./row-spool.js";
 import { ReferenceTracker } from "./validation/reference-tracker.js";
@@ -287,12 +287,6 @@ class FileTables {
     this.references.reserve(Math.ceil((expected * this.references.size) / rows));
     this.occurrences.reserve(Math.ceil((expected * this.occurrences.size) / rows));
   }
-}
-
-/** The size of a regular file; undefined for anything else (a pipe, a device) or none. */
-async function regularFileSize(path: string): Promise<number | undefined> {
-  const info = await stat(path).catch(() => undefined);
-  return info?.isFile() ? info.size : undefined;
 }
 
 type CheckedItem =

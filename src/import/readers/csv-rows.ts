@@ -1,4 +1,3 @@
-import { stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { CsvError } from "csv-parse";
 import { UserError } from "../../errors/user-error.js";
@@ -10,6 +9,7 @@ import { type ParsedRecord, type RecordSource, readRecords } from "./csv-records
 import { recordsInThread } from "./csv-records-thread.js";
 import { isFixListHeader, readFixListCells } from "./fix-list-cell.js";
 import { OrderFileError } from "./order-file-error.js";
+import { regularFileSize } from "./order-input.js";
 
 /** A data row: cells keyed by field (after `--map`); `line` is where the record starts. */
 export interface CsvRow {
@@ -271,8 +271,7 @@ const THREAD_FROM_BYTES = 1 << 20;
 
 /** Whether `path` is a regular file of `bytes` or more: a pipe or a device is read here. */
 async function isFileOfAtLeast(path: string, bytes: number): Promise<boolean> {
-  const info = await stat(path).catch(() => undefined);
-  return info?.isFile() === true && info.size >= bytes;
+  return ((await regularFileSize(path)) ?? -1) >= bytes;
 }
 
 /** The data rows read while the header was searched for, as items. */

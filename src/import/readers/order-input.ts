@@ -1,5 +1,5 @@
 import { createWriteStream } from "node:fs";
-import { type FileHandle, mkdtemp, open, rm } from "node:fs/promises";
+import { type FileHandle, mkdtemp, open, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
@@ -83,4 +83,13 @@ function streamInput(handle: FileHandle, sample: Buffer): OrderInput {
       if (dir !== undefined) await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The size of `path` when it is a regular file; undefined for a pipe, a device (`<(...)`,
+ * /dev/stdin) or nothing there: only a regular file can be told by its size, or read twice.
+ */
+export async function regularFileSize(path: string): Promise<number | undefined> {
+  const info = await stat(path).catch(() => undefined);
+  return info?.isFile() ? info.size : undefined;
 }
