@@ -66,16 +66,14 @@ export class RowSpool {
     // Pieces of at most CHUNK_CHARS, not the batch as one string: a string over 128 KB is
     // allocated in V8's large-object space, and 500 rows repeating earlier rows, with the rows
     // they repeat, came to about 140 KB (docs/architecture/import.md, "Strings of a batch").
-    const pieces: string[] = [];
     let text = "";
     for (const entry of entries) {
       text += `${encodeEntry(entry)}\n`;
       if (text.length < CHUNK_CHARS) continue;
-      pieces.push(text);
+      await this.handle.write(text);
       text = "";
     }
-    if (text !== "") pieces.push(text);
-    for (const piece of pieces) await this.handle.write(piece);
+    if (text !== "") await this.handle.write(text);
   }
 
   /** Every entry written, in order, in batches. */
