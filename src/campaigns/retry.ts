@@ -198,20 +198,24 @@ async function planRetry(
   campaign: string,
   options: RetryOptions & { statuses: string[] },
 ): Promise<RetryPlan> {
-  const earlierOf = options.newKey ? await repeatCheck(ledger, campaign, options) : undefined;
+  const repeats = options.newKey ? await repeatCheck(ledger, campaign, options) : undefined;
   const plan: RetryPlan = { moves: [], unclear: 0, repeats: 0 };
-  for await (const [number, order] of ledger.orders.all(campaign)) {
-    const checked = options.includeUncertain;
-    const absent = Boolean(options.newKey && !checked && reconciledAbsent(order));
-    if (!options.statuses.includes(order.status) && !absent) continue;
-    // REKEY refuses it without a clearance (src/ledger/lua/rekey.lua): not planned.
-    if (options.newKey && !checked && !absent && order.unclear) {
-      plan.unclear += 1;
-      continue;
+  try {
+    for await (const [number, order] of ledger.orders.all(campaign)) {
+      const checked = options.includeUncertain;
+      const absent = Boolean(options.newKey && !checked && reconciledAbsent(order));
+      if (!options.statuses.includes(order.status) && !absent) continue;
+      // REKEY refuses it without a clearance (src/ledger/lua/rekey.lua): not planned.
+      if (options.newKey && !checked && !absent && order.unclear) {
+        plan.unclear += 1;
+        continue;
+      }
+      const marks = repeats ? await repeats.marks(order.identities) : [];
+      if (marks.length > 0 && !options.allowRepeats) plan.repeats += 1;
+      else plan.moves.push({ number, order, absent, marks });
     }
-    const marks = earlierOf ? await earlierOf(order.identities) : [];
-    if (marks.length > 0 && !options.allowRepeats) plan.repeats += 1;
-    else plan.moves.push({ number, order, absent, marks });
+  } finally {
+    await repeats?.finder.release();
   }
   return plan;
 }
@@ -331,13 +335,16 @@ async function underNewKey(
  * The rows of an order that repeat rows another campaign recorded and did not end with nothing
  * made, with those rows: a failed_final row's person may have been paid since by another
  * campaign (imported while nothing was made here), and a new key would pay them again
- * (docs/architecture/repeats.md, "Retries"). Undefined without a paid memory.
+ * (docs/architecture/repeats.md, "Retries"). Undefined without a paid memory; else `marks`
+ * answers for an order, and `finder` is released once the plan is made.
  */
 async function repeatCheck(
   ledger: Ledger,
   campaign: string,
   options: RetryOptions,
-): Promise<((identities: string[]) => Promise<RepeatMark[]>) | undefined> {
+): Promise<
+  { finder: RepeatFinder; marks: (identities: string[]) => Promise<RepeatMark[]> } | undefined
+> {
   const memory = options.stores?.paidMemory;
   if (!memory) return undefined;
   const since = Date.now() - (options.repeatWindowDays ?? REPEAT_WINDOW_DAYS) * 86_400_000;
@@ -346,7 +353,7 @@ async function repeatCheck(
     ledger,
     options.stores?.dataDir,
   );
-  return async (identities) => {
+  const marks = async (identities: string[]) => {
     const rows = await ledger.orders.getRows(campaign, identities);
     const fingerprints = rows.map((row) => row && paidFingerprint(row, row.currency));
     const found = await finder.find(fingerprints);
@@ -356,4 +363,5 @@ async function repeatCheck(
       return row && earlier.length > 0 ? [{ identity, row, earlier }] : [];
     });
   };
+  return { finder, marks };
 }

@@ -79,6 +79,8 @@ export class PgPaidMemory implements PaidMemory {
         }
         return fingerprints.map((f) => (f === undefined ? [] : (byFingerprint.get(f) ?? [])));
       },
+      // Each find is a query of its own: nothing is held between them.
+      close: async () => {},
     };
   }
 

@@ -74,8 +74,9 @@ export async function importStaged(stages: ImportStages, deps: ImportDeps): Prom
   const file = stages.read.file;
   const repeats =
     memory && (await repeatCheck(recording, deps, { file, signal: hashing.signal, memory }));
-  const spool = run.dryRun ? undefined : await RowSpool.create();
+  let spool: RowSpool | undefined;
   try {
+    spool = run.dryRun ? undefined : await RowSpool.create();
     // Before a row is read: an error file that cannot be written stops the import at once.
     await invalidFile?.open();
     return await importWithSpool(stages, deps, {
@@ -96,6 +97,8 @@ export async function importStaged(stages: ImportStages, deps: ImportDeps): Prom
   } finally {
     hashing.abort();
     await spool?.close();
+    // Pass 1 releases it when it ends; here when it did not (an error, a signal).
+    await repeats?.finder.release();
   }
 }
 
@@ -146,7 +149,7 @@ async function passOne(stages: ImportStages, deps: ImportDeps, plan: ImportPlan)
     plan,
   );
   // Every row is looked up: the other campaigns' entries are not held through pass 2.
-  plan.repeats?.finder.release();
+  await plan.repeats?.finder.release();
   return survey;
 }
 

@@ -1,10 +1,7 @@
-import { type FileHandle, mkdtemp, open, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { readLineBatches } from "../catalog/line-reader.js";
-import { UserError } from "../errors/user-error.js";
 import type { RepeatOf } from "../ledger/types.js";
 import type { OrderRow } from "../orders/order-row.js";
+import { openPrivateTempFile, type PrivateTempFile } from "../private-temp-file.js";
 
 /** A new row as pass 1 checked it: what pass 2 records and sends. */
 export interface SpooledRow {
@@ -33,32 +30,13 @@ export type SpoolEntry = SpooledRow;
  * the system allows it, unlinked as soon as it is open: a crashed import leaves nothing behind.
  */
 export class RowSpool {
-  private constructor(
-    private readonly handle: FileHandle,
-    /** The folder still to remove at close, where it could not be removed at once. */
-    private readonly leftover: string | undefined,
-  ) {}
+  private constructor(private readonly file: PrivateTempFile) {}
 
   /** A new, empty spool in a private folder under `parent` (TMPDIR by default). */
-  static async create(parent = tmpdir()): Promise<RowSpool> {
-    let dir: string | undefined;
-    let handle: FileHandle;
-    try {
-      dir = await mkdtemp(join(parent, "giftjobs-import-"));
-      handle = await open(join(dir, "rows.tsv"), "w+", 0o600);
-    } catch (error) {
-      if (dir) await rm(dir, { recursive: true, force: true });
-      throw new UserError(
-        `cannot create the import's spool file in ${parent} (set TMPDIR to a writable folder with room for about 300 bytes a row): ${(error as Error).message}`,
-      );
-    }
-    try {
-      await rm(dir, { recursive: true });
-      return new RowSpool(handle, undefined);
-    } catch {
-      // Windows refuses to delete an open file: the folder goes at close instead.
-      return new RowSpool(handle, dir);
-    }
+  static async create(parent?: string): Promise<RowSpool> {
+    return new RowSpool(
+      await openPrivateTempFile("the import's spool file", "about 300 bytes a row", parent),
+    );
   }
 
   async write(entries: readonly SpoolEntry[]): Promise<void> {
@@ -70,24 +48,23 @@ export class RowSpool {
     for (const entry of entries) {
       text += `${encodeEntry(entry)}\n`;
       if (text.length < CHUNK_CHARS) continue;
-      await this.handle.write(text);
+      await this.file.handle.write(text);
       text = "";
     }
-    if (text !== "") await this.handle.write(text);
+    if (text !== "") await this.file.handle.write(text);
   }
 
   /** Every entry written, in order, in batches. */
   async *read(): AsyncGenerator<SpoolEntry[]> {
-    for await (const lines of readLineBatches(this.handle)) {
+    for await (const lines of readLineBatches(this.file.handle)) {
       const entries: SpoolEntry[] = new Array(lines.length);
       for (let i = 0; i < lines.length; i++) entries[i] = decodeEntry(lines[i]!);
       yield entries;
     }
   }
 
-  async close(): Promise<void> {
-    await this.handle.close();
-    if (this.leftover) await rm(this.leftover, { recursive: true, force: true });
+  close(): Promise<void> {
+    return this.file.close();
   }
 }
 

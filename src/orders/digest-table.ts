@@ -14,11 +14,15 @@ const PRESIZED_LOAD = 0.75;
  *
  * Keys are the first 16 bytes of a SHA-256 digest. Two different inputs share them with a
  * chance of about n²/2^129 (below 10^-26 for a billion rows), so the table treats equal
- * prefixes as equal inputs.
+ * prefixes as equal inputs. A table of 8-byte keys takes 12 bytes a slot, not 20, for a user
+ * that keeps the whole digest elsewhere and compares it on each hit (PaidIndex): 8 bytes are
+ * shared by two of a million keys with a chance of about 1 in 37 million.
  */
 export class DigestTable {
   private slots: number;
-  /** Four 32-bit words of key per slot. */
+  /** 32-bit words of key per slot: 4, or 2 for 8-byte keys. */
+  private readonly words: 2 | 4;
+  /** `words` words of key per slot. */
   private keys: Uint32Array;
   /** value + 1 per slot; 0 marks an empty slot. */
   private values: Uint32Array;
@@ -30,12 +34,13 @@ export class DigestTable {
   /**
    * `expected`: how many keys it will hold, when that is known before (PaidIndex): the table is
    * made that size at once, three quarters full at most. Unknown: it starts small and doubles
-   * when half full.
+   * when half full. `keyBytes`: the bytes of each digest it keys by, its first 16 or 8.
    */
-  constructor(expected?: number) {
+  constructor(expected?: number, keyBytes: 8 | 16 = 16) {
+    this.words = keyBytes === 8 ? 2 : 4;
     this.maxLoad = expected === undefined ? 0.5 : PRESIZED_LOAD;
     this.slots = Math.max(INITIAL_SLOTS, Math.ceil((expected ?? 0) / PRESIZED_LOAD) + 1);
-    this.keys = new Uint32Array(this.slots * 4);
+    this.keys = new Uint32Array(this.slots * this.words);
     this.values = new Uint32Array(this.slots);
   }
 
@@ -117,11 +122,13 @@ export class DigestTable {
 
   /** The digest's key written into `slot`, whose value was just set; grows when it is time. */
   private add(slot: number, digest: Uint8Array): void {
-    const at = slot * 4;
+    const at = slot * this.words;
     this.keys[at] = word(digest, 0);
     this.keys[at + 1] = word(digest, 4);
-    this.keys[at + 2] = word(digest, 8);
-    this.keys[at + 3] = word(digest, 12);
+    if (this.words === 4) {
+      this.keys[at + 2] = word(digest, 8);
+      this.keys[at + 3] = word(digest, 12);
+    }
     this.count += 1;
     if (this.count > this.slots * this.maxLoad) this.grow();
   }
@@ -132,19 +139,25 @@ export class DigestTable {
    * makes two a row).
    */
   private find(digest: Uint8Array): number {
-    if (digest.length < 16) throw new RangeError("DigestTable keys are at least 16 bytes");
+    if (digest.length < this.words * 4)
+      throw new RangeError(`DigestTable keys are at least ${this.words * 4} bytes`);
+    if (this.words === 2) return this.findWords(word(digest, 0), word(digest, 4), 0, 0);
     return this.findWords(word(digest, 0), word(digest, 4), word(digest, 8), word(digest, 12));
   }
 
   private findWords(k0: number, k1: number, k2: number, k3: number): number {
-    const { slots, keys, values } = this;
+    const { slots, keys, values, words } = this;
     // SHA-256 output is uniform: its first word is a good index as it is. A presized table's
     // count of slots is no power of two: the word is taken modulo it (its low 31 bits, a small
     // integer to V8, whose modulo is an integer one).
     for (let slot = (k0 & 0x7fffffff) % slots; ; slot = slot + 1 === slots ? 0 : slot + 1) {
       if (values[slot] === 0) return slot;
-      const at = slot * 4;
-      if (keys[at] === k0 && keys[at + 1] === k1 && keys[at + 2] === k2 && keys[at + 3] === k3)
+      const at = slot * words;
+      if (
+        keys[at] === k0 &&
+        keys[at + 1] === k1 &&
+        (words === 2 || (keys[at + 2] === k2 && keys[at + 3] === k3))
+      )
         return slot;
     }
   }
@@ -154,15 +167,18 @@ export class DigestTable {
   }
 
   private rehash(size: number): void {
-    const { keys, values, slots } = this;
+    const { keys, values, slots, words } = this;
     this.slots = size;
-    this.keys = new Uint32Array(this.slots * 4);
+    this.keys = new Uint32Array(this.slots * words);
     this.values = new Uint32Array(this.slots);
     for (let slot = 0; slot < slots; slot++) {
       if (values[slot] === 0) continue;
-      const at = slot * 4;
-      const to = this.findWords(keys[at]!, keys[at + 1]!, keys[at + 2]!, keys[at + 3]!);
-      this.keys.set(keys.subarray(at, at + 4), to * 4);
+      const at = slot * words;
+      const to =
+        words === 2
+          ? this.findWords(keys[at]!, keys[at + 1]!, 0, 0)
+          : this.findWords(keys[at]!, keys[at + 1]!, keys[at + 2]!, keys[at + 3]!);
+      this.keys.set(keys.subarray(at, at + words), to * words);
       this.values[to] = values[slot]!;
     }
   }

@@ -1,4 +1,6 @@
 import { hash } from "node:crypto";
+import { readSync, writeSync } from "node:fs";
+import { openPrivateTempFile, type PrivateTempFile } from "../private-temp-file.js";
 import { DigestTable } from "./digest-table.js";
 import { CONTENT_IDENTITY, REF_IDENTITY } from "./identity.js";
 
@@ -19,35 +21,60 @@ export interface PaidEntry {
   at: number;
 }
 
-/** Room for this many entries to start with; the columns grow by half when full. */
-const INITIAL = 1 << 12;
-/** Bytes of an entry's identity and face value, about: a packed `ref:` digest, a space, 4 digits. */
-const TEXT_BYTES = 40;
-/** No next entry of the same fingerprint. */
-const NONE = 0xffffffff;
-/** The most campaign and currency names an index tells apart (Uint16 columns). */
-const MAX_NAMES = 0xffff;
-
-/** How an entry's identity is held (identity.ts): a digest's 32 bytes, or the text itself. */
-const TEXT = 0;
-const REF = 1;
-const CONTENT = 2;
-const SPACE = 0x20;
-
 /** A paid memory file's row: [fingerprint, identity, line, currency, face units]. */
 export type PaidRecord = readonly [string, string, number, string, string];
 
 /**
+ * An entry's record in the index's file, 8-byte aligned (its offset / 8 fits a table's value):
+ * the older entry of its key (offset / 8 + 1, 0 for none), its batch, line, currency (a name),
+ * the length of its text, the fingerprint's 32-byte digest, then the text: the identity (packed
+ * when a digest's) and ` face`.
+ */
+const PREV = 0;
+const BATCH = 4;
+const LINE = 8;
+const CURRENCY = 12;
+const TEXT_LENGTH = 16;
+const DIGEST = 20;
+const TEXT = 52;
+const ALIGN = 8;
+/** Records are written through a buffer of this size; a bigger record is written alone. */
+const WRITE_BYTES = 1 << 20;
+/**
+ * A read takes records no further apart than this in one `pread`, up to READ_BYTES at once: the
+ * entries of a file imported again lie in the order of its rows, so a batch's are one read.
+ */
+const GAP_BYTES = 4096;
+const READ_BYTES = 1 << 18;
+/** Bytes read past a run's last record's start: most records are shorter (about 96 bytes). */
+const RECORD_GUESS = 256;
+/** No older entry of the same key. */
+const NONE = 0;
+/** The most campaign and currency names an index tells apart (a record's Uint16 currency). */
+const MAX_NAMES = 0xffff;
+
+/** How an entry's identity is held (identity.ts): a digest's 32 bytes, or the text itself. */
+const TEXT_TAG = 0;
+const REF_TAG = 1;
+const CONTENT_TAG = 2;
+const SPACE = 0x20;
+
+/**
  * The other campaigns' paid memory as a file lookup holds it (docs/architecture/repeats.md, "The
- * check"): every entry in the window, kept outside the JS heap in typed arrays, about 85 bytes
- * an entry where an object each cost about 700 bytes of heap (a million remembered rows held
- * 2.6 GB of RSS during an import that repeated them all). An entry becomes a PaidEntry again only
- * when a row of the import asks for its fingerprint, a batch at a time.
+ * check"): every entry of the window, written to a private temporary file (about 96 bytes an
+ * entry), with only a table of their fingerprints' digests in memory (DigestTable of 8-byte
+ * keys, made for the count expected: 16 bytes an entry). Held in typed arrays, the entries took
+ * 86 MB of RSS per million, the most of what a repeat of a million rows held beyond a first
+ * import; in the file they are the OS's cache's, which the system takes back when it needs it.
  *
- * Fingerprints are keyed by the first 16 bytes of their digest (DigestTable, made for the count
- * expected); the entries of one fingerprint are chained, newest first, and given back in the
- * order they were added. Entries added together (a line of the file) share their campaign and
- * time, held once per batch; an identity that is a digest is held as its 32 bytes.
+ * An entry becomes a PaidEntry again only when a row of the import asks for its fingerprint, a
+ * batch at a time: the batch's records are read in order of their place in the file, records
+ * close together in one read. Reads are synchronous: from the OS's cache a read takes a few
+ * microseconds, less than handing it to the thread pool would.
+ *
+ * The entries of one fingerprint are chained, newest first, and given back in the order they
+ * were added. Entries added together (a line of the file) share their campaign and time, held
+ * once per batch in memory.
  */
 export class PaidIndex {
   private readonly heads: DigestTable;
@@ -56,29 +83,34 @@ export class PaidIndex {
   /** Per batch of entries added with one campaign and time: that campaign (a name) and time. */
   private readonly batchCampaign: number[] = [];
   private readonly batchAt: number[] = [];
-  private capacity: number;
   private count = 0;
-  /** Per entry: the next (older) entry of its fingerprint, its batch, currency (a name), line. */
-  private next: Uint32Array;
-  private batch: Uint32Array;
-  private currency: Uint16Array;
-  private line: Uint32Array;
-  /** Per entry its identity (packed) and ` face`, one after another; `ends` marks each end. */
-  private text: Buffer;
-  private textLength = 0;
-  private ends: Uint32Array;
+  /** Bytes written to the file, and bytes waiting in `pending` after them. */
+  private written = 0;
+  private readonly pending = Buffer.alloc(WRITE_BYTES);
+  private pendingLength = 0;
+  private readonly scratch = Buffer.allocUnsafe(READ_BYTES + RECORD_GUESS);
+  private closed = false;
 
-  /** `expected`: about how many entries will be added (room made at once, none wasted growing). */
-  constructor(expected?: number) {
-    const capacity = Math.max(INITIAL, Math.ceil(expected ?? 0));
-    this.heads = new DigestTable(expected === undefined ? undefined : capacity);
-    this.capacity = capacity;
-    this.next = new Uint32Array(capacity);
-    this.batch = new Uint32Array(capacity);
-    this.currency = new Uint16Array(capacity);
-    this.line = new Uint32Array(capacity);
-    this.ends = new Uint32Array(capacity);
-    this.text = Buffer.alloc(capacity * TEXT_BYTES);
+  private constructor(
+    private readonly file: PrivateTempFile,
+    expected: number | undefined,
+  ) {
+    // Keyed by 8 bytes of each digest: a record read is compared in full (find), so two
+    // fingerprints sharing them share a chain and are still told apart.
+    this.heads = new DigestTable(expected === undefined ? undefined : Math.ceil(expected), 8);
+  }
+
+  /**
+   * An empty index, its file under `parent` (TMPDIR by default). `expected`: about how many
+   * entries will be added (its table made that size at once, none wasted growing).
+   */
+  static async create(expected?: number, parent?: string): Promise<PaidIndex> {
+    const file = await openPrivateTempFile(
+      "the paid memory's lookup file",
+      "about 100 bytes a remembered row",
+      parent,
+    );
+    return new PaidIndex(file, expected);
   }
 
   get size(): number {
@@ -87,54 +119,160 @@ export class PaidIndex {
 
   /** Adds one entry of `campaign`, recorded at `at` (ms). */
   add(campaign: string, at: number, [fingerprint, identity, line, currency, face]: PaidRecord) {
-    if (this.count === this.capacity) this.grow();
-    const i = this.count++;
-    const key = keyOf(fingerprint);
-    this.next[i] = this.heads.replace(key, i) ?? NONE;
-    this.batch[i] = this.batchOf(this.nameOf(campaign), at);
-    this.currency[i] = this.nameOf(currency);
-    this.line[i] = line;
-    this.addText(identity, face);
-    this.ends[i] = this.textLength;
+    const digest = digestOf(fingerprint);
+    const at8 = (this.written + this.pendingLength) / ALIGN;
+    const record = this.record(2 + Buffer.byteLength(identity) + face.length);
+    const older = this.heads.replace(digest, at8) ?? -1;
+    record.writeUInt32LE(older + 1, PREV);
+    record.writeUInt32LE(this.batchOf(this.nameOf(campaign), at), BATCH);
+    record.writeUInt32LE(line, LINE);
+    record.writeUInt16LE(this.nameOf(currency), CURRENCY);
+    digest.copy(record, DIGEST, 0, 32);
+    const length = writeText(record, TEXT, identity, face) - TEXT;
+    record.writeUInt32LE(length, TEXT_LENGTH);
+    this.commit(TEXT + length, record);
+    this.count += 1;
   }
 
-  /** The entries with `fingerprint`, oldest added first. */
-  find(fingerprint: string): PaidEntry[] {
-    // A first campaign's import asks for each of its rows: no key to decode.
-    if (this.count === 0) return [];
-    const found: PaidEntry[] = [];
-    let i = this.heads.get(keyOf(fingerprint)) ?? NONE;
-    for (; i !== NONE; i = this.next[i]!) found.push(this.entry(i, fingerprint));
-    return found.reverse();
+  /** For each fingerprint (undefined: a row naming nobody), its entries, oldest added first. */
+  find(fingerprints: readonly (string | undefined)[]): PaidEntry[][] {
+    const found = fingerprints.map((): PaidEntry[] => []);
+    // A first campaign's import asks for each of its rows: nothing to read.
+    if (this.count === 0) return found;
+    this.flush();
+    const digests = fingerprints.map((f) => (f === undefined ? undefined : digestOf(f)));
+    let wanted: Wanted[] = [];
+    digests.forEach((digest, row) => {
+      const head = digest && this.heads.get(digest);
+      if (head !== undefined) wanted.push({ row, at8: head });
+    });
+    // Each round reads the records asked for and asks for the older ones of their keys.
+    while (wanted.length > 0) {
+      const older: Wanted[] = [];
+      this.read(wanted, (want, record, start) => {
+        const digest = digests[want.row]!;
+        if (digest.compare(record, start + DIGEST, start + DIGEST + 32, 0, 32) === 0)
+          found[want.row]!.push(this.entry(record, start, fingerprints[want.row]!));
+        const prev = record.readUInt32LE(start + PREV);
+        if (prev !== NONE) older.push({ row: want.row, at8: prev - 1 });
+      });
+      wanted = older;
+    }
+    for (const entries of found) entries.reverse();
+    return found;
   }
 
-  private entry(i: number, fingerprint: string): PaidEntry {
-    const start = i === 0 ? 0 : this.ends[i - 1]!;
-    const end = this.ends[i]!;
+  /** Closes and so removes its file; the index answers nothing after. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.file.close();
+  }
+
+  /** Room for a record of TEXT + `textBytes` at most, in `pending` (or a buffer of its own). */
+  private record(textBytes: number): Buffer {
+    const bytes = TEXT + textBytes + ALIGN;
+    if (bytes > WRITE_BYTES) {
+      this.flush();
+      return Buffer.alloc(bytes);
+    }
+    if (this.pendingLength + bytes > WRITE_BYTES) this.flush();
+    return this.pending.subarray(this.pendingLength);
+  }
+
+  /** Takes the record of `bytes` made in `record` (see record()), padded to ALIGN. */
+  private commit(bytes: number, record: Buffer): void {
+    const padded = Math.ceil(bytes / ALIGN) * ALIGN;
+    if (record.buffer === this.pending.buffer) {
+      this.pendingLength += padded;
+      return;
+    }
+    this.writeAll(record.subarray(0, padded));
+  }
+
+  private flush(): void {
+    if (this.pendingLength === 0) return;
+    const length = this.pendingLength;
+    this.pendingLength = 0;
+    this.writeAll(this.pending.subarray(0, length));
+  }
+
+  private writeAll(bytes: Buffer): void {
+    const fd = this.fd();
+    for (let done = 0; done < bytes.length; )
+      done += writeSync(fd, bytes, done, bytes.length - done, this.written + done);
+    this.written += bytes.length;
+  }
+
+  /**
+   * Reads the records `wanted` asks for, in order of their place in the file, and hands each to
+   * `take` with the buffer holding it and where it starts there.
+   */
+  private read(wanted: Wanted[], take: (want: Wanted, record: Buffer, start: number) => void) {
+    wanted.sort((a, b) => a.at8 - b.at8);
+    for (let first = 0; first < wanted.length; ) {
+      const from = wanted[first]!.at8 * ALIGN;
+      let last = first;
+      while (last + 1 < wanted.length) {
+        const next = wanted[last + 1]!.at8 * ALIGN;
+        if (next - wanted[last]!.at8 * ALIGN > GAP_BYTES || next - from > READ_BYTES) break;
+        last += 1;
+      }
+      const end = this.readAt(this.scratch, from, wanted[last]!.at8 * ALIGN + RECORD_GUESS - from);
+      for (let i = first; i <= last; i++) {
+        const start = wanted[i]!.at8 * ALIGN - from;
+        if (
+          start + TEXT <= end &&
+          start + TEXT + this.scratch.readUInt32LE(start + TEXT_LENGTH) <= end
+        )
+          take(wanted[i]!, this.scratch, start);
+        else take(wanted[i]!, this.recordAt(wanted[i]!.at8 * ALIGN), 0);
+      }
+      first = last + 1;
+    }
+  }
+
+  /** One record read alone: one longer than the read that found its start. */
+  private recordAt(offset: number): Buffer {
+    const head = Buffer.alloc(TEXT);
+    this.readAt(head, offset, TEXT);
+    const record = Buffer.alloc(TEXT + head.readUInt32LE(TEXT_LENGTH));
+    this.readAt(record, offset, record.length);
+    return record;
+  }
+
+  /** Reads up to `length` bytes at `offset` into `into`; the bytes read (fewer at the end). */
+  private readAt(into: Buffer, offset: number, length: number): number {
+    const fd = this.fd();
+    let done = 0;
+    while (done < length) {
+      const n = readSync(fd, into, done, length - done, offset + done);
+      if (n === 0) break;
+      done += n;
+    }
+    return done;
+  }
+
+  private fd(): number {
+    if (this.closed) throw new Error("the paid index is closed");
+    return this.file.handle.fd;
+  }
+
+  private entry(record: Buffer, start: number, fingerprint: string): PaidEntry {
+    const textStart = start + TEXT;
+    const end = textStart + record.readUInt32LE(start + TEXT_LENGTH);
     // The face is digits: the last space is the one before it, whatever bytes the identity holds.
-    const space = this.text.lastIndexOf(SPACE, end - 1);
-    const batch = this.batch[i]!;
+    const space = record.lastIndexOf(SPACE, end - 1);
+    const batch = record.readUInt32LE(start + BATCH);
     return {
       campaign: this.names[this.batchCampaign[batch]!]!,
       fingerprint,
-      identity: this.identityAt(start, space),
-      line: this.line[i]!,
-      currency: this.names[this.currency[i]!]!,
-      face: this.text.toString("latin1", space + 1, end),
+      identity: identityAt(record, textStart, space),
+      line: record.readUInt32LE(start + LINE),
+      currency: this.names[record.readUInt16LE(start + CURRENCY)]!,
+      face: record.toString("latin1", space + 1, end),
       at: this.batchAt[batch]!,
     };
-  }
-
-  private identityAt(start: number, end: number): string {
-    const { text } = this;
-    switch (text[start]) {
-      case REF:
-        return `ref:${text.toString("base64url", start + 1, start + 33)}`;
-      case CONTENT:
-        return `h:${text.toString("base64url", start + 1, start + 33)}${text.toString("latin1", start + 33, end)}`;
-      default:
-        return text.toString("utf8", start + 1, end);
-    }
   }
 
   /** The batch of entries added with this campaign and time: the last one, or a new one. */
@@ -157,52 +295,45 @@ export class PaidIndex {
     }
     return index;
   }
+}
 
-  /** An entry's identity, packed when it is a digest's text, then a space and its face. */
-  private addText(identity: string, face: string): void {
-    // At most: a tag, the identity as UTF-8, a space and the face.
-    this.room(2 + Buffer.byteLength(identity) + face.length);
-    const { text } = this;
-    let at = this.textLength;
-    if (REF_IDENTITY.test(identity)) {
-      text[at++] = REF;
-      at += text.write(identity.slice(4), at, "base64url");
-    } else if (CONTENT_IDENTITY.test(identity)) {
-      text[at++] = CONTENT;
-      at += text.write(identity.slice(2, 45), at, "base64url");
-      at += text.write(identity.slice(45), at, "latin1");
-    } else {
-      text[at++] = TEXT;
-      at += text.write(identity, at, "utf8");
-    }
-    text[at++] = SPACE;
-    this.textLength = at + text.write(face, at, "latin1");
+/** A record asked for: for the fingerprint of `row`, at offset `at8` * ALIGN. */
+interface Wanted {
+  row: number;
+  at8: number;
+}
+
+/** An entry's identity, packed when it is a digest's text, then a space and its face. */
+function writeText(into: Buffer, start: number, identity: string, face: string): number {
+  let at = start;
+  if (REF_IDENTITY.test(identity)) {
+    into[at++] = REF_TAG;
+    at += into.write(identity.slice(4), at, "base64url");
+  } else if (CONTENT_IDENTITY.test(identity)) {
+    into[at++] = CONTENT_TAG;
+    at += into.write(identity.slice(2, 45), at, "base64url");
+    at += into.write(identity.slice(45), at, "latin1");
+  } else {
+    into[at++] = TEXT_TAG;
+    at += into.write(identity, at, "utf8");
   }
+  into[at++] = SPACE;
+  return at + into.write(face, at, "latin1");
+}
 
-  private room(bytes: number): void {
-    if (this.textLength + bytes <= this.text.length) return;
-    const bigger = Buffer.alloc(Math.max(this.text.length * 1.5, this.textLength + bytes));
-    this.text.copy(bigger, 0, 0, this.textLength);
-    this.text = bigger;
-  }
-
-  private grow(): void {
-    this.capacity = Math.ceil(this.capacity * 1.5);
-    const grown = <T extends Uint32Array | Uint16Array>(old: T): T => {
-      const bigger = new (old.constructor as new (n: number) => T)(this.capacity);
-      bigger.set(old);
-      return bigger;
-    };
-    this.next = grown(this.next);
-    this.batch = grown(this.batch);
-    this.currency = grown(this.currency);
-    this.line = grown(this.line);
-    this.ends = grown(this.ends);
+function identityAt(text: Buffer, start: number, end: number): string {
+  switch (text[start]) {
+    case REF_TAG:
+      return `ref:${text.toString("base64url", start + 1, start + 33)}`;
+    case CONTENT_TAG:
+      return `h:${text.toString("base64url", start + 1, start + 33)}${text.toString("latin1", start + 33, end)}`;
+    default:
+      return text.toString("utf8", start + 1, end);
   }
 }
 
 /** A fingerprint (base64url SHA-256: paid-fingerprint.ts) is its own digest; anything else is hashed. */
-function keyOf(fingerprint: string): Buffer {
+function digestOf(fingerprint: string): Buffer {
   return SHA256_TEXT.test(fingerprint)
     ? Buffer.from(fingerprint, "base64url")
     : hash("sha256", fingerprint, "buffer");

@@ -36,6 +36,8 @@ export interface PaidAppender {
 export interface PaidLookup {
   /** For each fingerprint (undefined: a row naming nobody), the entries that share it. */
   find(fingerprints: readonly (string | undefined)[]): Promise<PaidEntry[][]>;
+  /** Lets go of what it holds (a file lookup's file); it answers nothing after. */
+  close(): Promise<void>;
 }
 
 /**
@@ -92,10 +94,11 @@ const LOCK_NAME = "the paid memory's lock";
 /**
  * The memory as files: `campaigns/NAME/paid.ndjson` and `campaigns/NAME/imports.ndjson` under the
  * data dir, beside the campaign's order journal; a line per batch, flushed before the batch is
- * recorded. A lookup reads the other campaigns' files once and answers from memory (PaidIndex:
- * about 85 bytes per remembered row, outside the heap). Each append, and a prune's rewrite, holds the campaign's
- * lock file `paid-memory.lock`: imports take no lock of a campaign (two may record into one at
- * once), so a prune renaming a file over the one an import holds open would lose its next batch.
+ * recorded. A lookup reads the other campaigns' files once into a temporary file it answers from
+ * (PaidIndex: about 27 bytes per remembered row in memory, outside the heap). Each append, and a
+ * prune's rewrite, holds the campaign's lock file `paid-memory.lock`: imports take no lock of a
+ * campaign (two may record into one at once), so a prune renaming a file over the one an import
+ * holds open would lose its next batch.
  */
 export class FilePaidMemory implements PaidMemory {
   constructor(readonly dataDir: string) {}
@@ -154,16 +157,19 @@ export class FilePaidMemory implements PaidMemory {
 
   async lookup(campaign: string, since: number): Promise<PaidLookup> {
     const others = (await this.campaigns()).filter((other) => other !== campaign);
-    const index = new PaidIndex((await this.bytes(others)) / PAID_LINE_BYTES);
-    for (const other of others) {
-      for await (const line of this.lines<PaidLine>(this.path(other, "paid.ndjson"))) {
-        if (line.t < since) continue;
-        for (const record of line.r) index.add(other, line.t, record);
+    const index = await PaidIndex.create((await this.bytes(others)) / PAID_LINE_BYTES);
+    try {
+      for (const other of others) {
+        for await (const line of this.lines<PaidLine>(this.path(other, "paid.ndjson"))) {
+          if (line.t < since) continue;
+          for (const record of line.r) index.add(other, line.t, record);
+        }
       }
+    } catch (error) {
+      await index.close();
+      throw error;
     }
-    return {
-      find: async (fingerprints) => fingerprints.map((f) => (f === undefined ? [] : index.find(f))),
-    };
+    return { find: async (fingerprints) => index.find(fingerprints), close: () => index.close() };
   }
 
   /** The size of the campaigns' paid.ndjson files together, in bytes. */

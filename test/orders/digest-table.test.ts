@@ -45,6 +45,18 @@ describe("DigestTable", () => {
     expect(reserved.get(digest("k149999"))).toBe(149_999);
   });
 
+  it("of 8-byte keys, keeps 100,000 through its growth in 12 bytes a slot, and takes keys alike in those 8 as one", () => {
+    const table = new DigestTable(undefined, 8);
+    for (let i = 0; i < 100_000; i++) table.set(digest(`k${i}`), i);
+    expect(table.size).toBe(100_000);
+    for (let i = 0; i < 100_000; i += 7) expect(table.get(digest(`k${i}`))).toBe(i);
+    expect(table.get(digest("k100000"))).toBeUndefined();
+    expect(table.bytes % 12).toBe(0);
+    const other = Buffer.from(digest("k42"));
+    other[8] = other[8]! ^ 0xff;
+    expect(table.get(other)).toBe(42);
+  });
+
   it("overwrites a value without counting the key twice, and keeps 0", () => {
     const table = new DigestTable();
     table.set(digest("a"), 0);
