@@ -27,6 +27,7 @@ import type { CatalogIndex } from "../../src/catalog/index-entry.js";
 import { syncCatalog } from "../../src/catalog/sync-catalog.js";
 import { openDatabase } from "../../src/db/open-database.js";
 import { UserError } from "../../src/errors/user-error.js";
+import { limitHeapGrowthForImport } from "../../src/import/heap-growth.js";
 import { importCampaign } from "../../src/import/import-campaign.js";
 import type { ImportDeps } from "../../src/import/import-types.js";
 import { Ledger } from "../../src/ledger/ledger.js";
@@ -91,6 +92,8 @@ async function measure(task: ChildTask): Promise<void> {
       }));
       return;
     }
+    // As `orders import` sets it for its process before it begins.
+    limitHeapGrowthForImport();
     const catalog = (await loadCurrentIndex(task.dataDir))!;
     const ledger = new Ledger(redis, task.prefix);
     const database = task.schema

@@ -7,6 +7,7 @@ import { UserError } from "../../errors/user-error.js";
 import { grouped } from "../../grouped.js";
 import { dailyLimitLine } from "../../import/daily-limit-note.js";
 import { FileNotes } from "../../import/header/header-report.js";
+import { limitHeapGrowthForImport } from "../../import/heap-growth.js";
 import {
   importAuditDraft,
   importPlannedDraft,
@@ -41,6 +42,7 @@ type CommandFlags = Omit<ImportFlags, "file">;
 
 /** `orders import FILE`: see docs/commands.md, "Importing". */
 export async function runImport(file: string, opts: CommandFlags): Promise<number> {
+  limitHeapGrowthForImport();
   const ctx = createContext(opts.json);
   const trail = new ImportEntries(ctx.config, file);
   try {
