@@ -43,7 +43,7 @@ export class RepeatFinder {
   /**
    * Lets go of the entries once no row is left to look up, or the work ends otherwise: a file
    * lookup holds a temporary file of every entry of the window (about 100 bytes a row) and a
-   * table of them in memory (27 MB for a million), which pass 2 of an import has no use for
+   * table of them in memory (16 MB for a million), which pass 2 of an import has no use for
    * (docs/architecture/repeats.md, "The check"). Once released it finds nothing; again, it does
    * nothing.
    */

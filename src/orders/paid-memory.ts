@@ -95,7 +95,7 @@ const LOCK_NAME = "the paid memory's lock";
  * The memory as files: `campaigns/NAME/paid.ndjson` and `campaigns/NAME/imports.ndjson` under the
  * data dir, beside the campaign's order journal; a line per batch, flushed before the batch is
  * recorded. A lookup reads the other campaigns' files once into a temporary file it answers from
- * (PaidIndex: about 27 bytes per remembered row in memory, outside the heap). Each append, and a
+ * (PaidIndex: about 16 bytes per remembered row in memory, outside the heap). Each append, and a
  * prune's rewrite, holds the campaign's lock file `paid-memory.lock`: imports take no lock of a
  * campaign (two may record into one at once), so a prune renaming a file over the one an import
  * holds open would lose its next batch.

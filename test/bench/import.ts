@@ -217,7 +217,7 @@ const verdict = (met: boolean) => (met ? "met" : "MISSED");
 function printTable(title: string, lines: [string, Measured][]): void {
   const width = Math.max(10, ...lines.map(([name]) => name.length + 2));
   const table = [
-    ["", "time", "rows/s", "peak RSS", "start RSS", "CPU", "Redis CPU", "Redis B/row"],
+    ["", "time", "rows/s", "peak RSS", "start RSS", "CPU", "GC", "Redis CPU", "Redis B/row"],
     ...lines.map(([name, r]) => [
       name,
       seconds(r.ms),
@@ -225,6 +225,7 @@ function printTable(title: string, lines: [string, Measured][]): void {
       mb(r.maxRss),
       mb(r.startRss),
       seconds(r.cpuMs),
+      seconds(r.gcMs),
       seconds(r.redisCpu * 1000),
       r.rows > 0 ? String(Math.round(r.redisBytes / r.rows)) : "-",
     ]),

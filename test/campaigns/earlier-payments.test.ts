@@ -17,14 +17,20 @@ describe("RepeatFinder", () => {
     at: 1,
   });
 
-  it("finds earlier rows with their ledger's statuses, and holds no entry once released", async () => {
+  it("finds earlier rows with their ledger's statuses, and closes its lookup once released", async () => {
     const ledger = new Ledger(r.redis, r.prefix);
     await ledger.orders.record("before", [
       { order: ledgerOrder("before", ["a"]), rows: [["a", ledgerRow(2)]] },
     ]);
     const held = { entries: [entry("a", 2), entry("gone", 3)] };
+    let closed = 0;
     const finder = new RepeatFinder(
-      { find: async (fingerprints) => fingerprints.map((f) => (f ? held.entries : [])) },
+      {
+        find: async (fingerprints) => fingerprints.map((f) => (f ? held.entries : [])),
+        close: async () => {
+          closed += 1;
+        },
+      },
       ledger,
       undefined,
     );
@@ -34,8 +40,10 @@ describe("RepeatFinder", () => {
       ["gone", "unknown"],
     ]);
     expect(none).toEqual([]);
-    // Pass 2 of an import has no row to look up: the entries (85 MB a million) are let go.
-    finder.release();
+    // Pass 2 of an import has no row to look up: the lookup (its file) is closed, once.
+    await finder.release();
+    await finder.release();
+    expect(closed).toBe(1);
     await expect(finder.find(["f"])).rejects.toThrow(/released/);
   });
 });

@@ -5,6 +5,7 @@
 import { spawn } from "node:child_process";
 import { mkdir } from "node:fs/promises";
 import { basename, join } from "node:path";
+import { PerformanceObserver } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -23,6 +24,8 @@ export interface ChildMeasure {
   maxRss: number;
   /** User + system CPU of the measured part. */
   cpuMs: number;
+  /** Time the main thread spent in garbage collection during the measured part. */
+  gcMs: number;
 }
 
 /**
@@ -120,16 +123,25 @@ export async function runChild<T>(script: string, env: Record<string, string>): 
 /** Child side: runs `work`, then prints its report with time, CPU and RSS as the last line. */
 export async function measureInChild<T extends object>(work: () => Promise<T>): Promise<void> {
   const startRss = process.memoryUsage().rss;
+  let gcMs = 0;
+  const collections = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) gcMs += entry.duration;
+  });
+  collections.observe({ entryTypes: ["gc"] });
   const cpu = process.cpuUsage();
   const started = performance.now();
   const report = await work();
   const ms = performance.now() - started;
   const used = process.cpuUsage(cpu);
+  // The entries of the last collections are delivered on a later turn.
+  await new Promise((resolve) => setImmediate(resolve));
+  collections.disconnect();
   const measure: ChildMeasure = {
     ms,
     startRss,
     maxRss: process.resourceUsage().maxRSS * 1024,
     cpuMs: (used.user + used.system) / 1000,
+    gcMs,
   };
   // A report field named like a measure would be overwritten without a word (orders (a) once
   // reported its whole run as its send time that way).
