@@ -118,6 +118,32 @@ describe("the row spool", () => {
         },
         repeat_of: { rows: [{ campaign: "tab\tname", line: 1 }] },
       },
+      {
+        kind: "new",
+        identity: "ref:d",
+        payload: "h",
+        currency: "EUR",
+        face: "1",
+        price: "1",
+        row: row(9),
+        repeat_of: {
+          rows: [
+            { campaign: "q4.gifts_2026-01", line: 12 },
+            { campaign: "B", line: 4 },
+          ],
+          more: 90,
+        },
+      },
+      {
+        kind: "new",
+        identity: "ref:e",
+        payload: "h",
+        currency: "EUR",
+        face: "1",
+        price: "1",
+        row: row(10),
+        repeat_of: { rows: [], more: 1 },
+      },
     ];
     await spool.write(entries);
     const read: SpoolEntry[] = [];

@@ -4,6 +4,7 @@ import {
   decodeRow,
   encodeOrder,
   encodeRow,
+  orderStatus,
   PAYLOAD_HASH_CHARS,
   rowOrder,
   samePayload,
@@ -155,5 +156,35 @@ describe("a row's order number read alone", () => {
 
   it("refuses a row of ledger format 1 as decodeRow does", () => {
     expect(() => rowOrder('{"line":2,"order":1}')).toThrow(/ledger format 1/);
+  });
+});
+
+describe("an order's status read alone", () => {
+  it("is the status decodeOrder reads, whatever the order's other fields hold and in any order", () => {
+    const orders = [
+      BEFORE.order,
+      encodeOrder(TAGGED, CONTEXT),
+      encodeOrder(
+        { ...TAGGED, status: "failed_final", description: 'said "s":"completed"' },
+        CONTEXT,
+      ),
+      encodeOrder({ ...TAGGED, metadata: { s: "completed", team: "x" } }, CONTEXT),
+      // As Lua's cjson writes an order a script changed: its keys in any order.
+      `{"em":"\\"s\\":\\"completed\\"","s":"cancelled","k":"${KEY}","i":["${ID}"],"g":1}`,
+      `{"i":["s"],"k":"${KEY}","s":"submitted","d":"x\\\\","g":0}`,
+    ];
+    for (const text of orders) expect(orderStatus(text)).toBe(decodeOrder(text, CONTEXT).status);
+    expect(orders.map(orderStatus)).toEqual([
+      "queued",
+      "queued",
+      "failed_final",
+      "queued",
+      "cancelled",
+      "submitted",
+    ]);
+  });
+
+  it("refuses an order of ledger format 1 as decodeOrder does", () => {
+    expect(() => orderStatus('{"key":"x","status":"queued"}')).toThrow(/ledger format 1/);
   });
 });
