@@ -1,4 +1,5 @@
 import { readLineBatches } from "../catalog/line-reader.js";
+import { CAMPAIGN_NAME } from "../ledger/ledger.js";
 import type { RepeatOf } from "../ledger/types.js";
 import type { OrderRow } from "../orders/order-row.js";
 import { openPrivateTempFile, type PrivateTempFile } from "../private-temp-file.js";
@@ -128,22 +129,19 @@ function readJson<T>(cell: string): T | undefined {
   return value === undefined ? undefined : (JSON.parse(value) as T);
 }
 
-/** A campaign name as CAMPAIGN_NAME allows it: nothing a repeat_of cell's marks are made of. */
-const PLAIN_CAMPAIGN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-
 /**
  * The rows a row repeats (--allow-repeats), each `campaign:line`, separated by commas, then
  * `+more` when there are more: `gifts:12,q3:4+3`. A repeat of a million rows writes and reads one
- * a row, and as JSON that took 2.5 s of its CPU (profile of the import bench). A campaign name
- * that is not plain (only a paid memory from elsewhere could hold one) is written as JSON, which
- * begins with `{`, as no plain name does.
+ * a row, and as JSON that took 2.5 s of its CPU (profile of the import bench). A name as
+ * CAMPAIGN_NAME allows holds none of `:`, `,` or `+`; any other (only a paid memory from
+ * elsewhere could hold one) is written as JSON, which begins with `{`, as no such name does.
  */
 function repeatOfCell(repeatOf: RepeatOf | undefined): string {
   if (repeatOf === undefined) return "";
   if (repeatOf.rows.length === 0) return json(repeatOf);
   let cell = "";
   for (const { campaign, line } of repeatOf.rows) {
-    if (!PLAIN_CAMPAIGN.test(campaign)) return json(repeatOf);
+    if (!CAMPAIGN_NAME.test(campaign)) return json(repeatOf);
     cell += `${cell === "" ? "" : ","}${campaign}:${line}`;
   }
   return repeatOf.more === undefined ? cell : `${cell}+${repeatOf.more}`;
