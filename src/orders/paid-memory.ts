@@ -157,7 +157,10 @@ export class FilePaidMemory implements PaidMemory {
 
   async lookup(campaign: string, since: number): Promise<PaidLookup> {
     const others = (await this.campaigns()).filter((other) => other !== campaign);
-    const index = await PaidIndex.create((await this.bytes(others)) / PAID_LINE_BYTES);
+    const bytes = await this.bytes(others);
+    // No other campaign remembers a row (a first campaign): no file to make for none.
+    if (bytes === 0) return { find: async (fps) => fps.map(() => []), close: async () => {} };
+    const index = await PaidIndex.create(bytes / PAID_LINE_BYTES);
     try {
       for (const other of others) {
         for await (const line of this.lines<PaidLine>(this.path(other, "paid.ndjson"))) {
